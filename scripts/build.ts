@@ -1,0 +1,105 @@
+/**
+ * Builds dist/ exactly as `clasp push` sends it: Code.js, Sidebar.html, appsscript.json.
+ * API_BASE_URL (environment) sets the service's base URL; without it the build targets the local sandbox.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import ts from 'typescript';
+import { resolveEndpoint } from '../src/core/config';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+export const SANDBOX_BASE_URL = 'http://127.0.0.1:8787/api/v1/';
+const GLOBAL_NAME = 'ProfileEmailFinder';
+
+interface EntryPoint {
+  name: string;
+  params: string[];
+  jsDoc: string;
+}
+
+/** Every exported function of src/main.ts, with its parameters and JSDoc, read with the TypeScript parser. */
+export function readEntryPoints(file = join(root, 'src/main.ts')): EntryPoint[] {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2020, true);
+  const entries: EntryPoint[] = [];
+  for (const statement of source.statements) {
+    if (!ts.isFunctionDeclaration(statement) || !statement.name) continue;
+    const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    if (!exported) continue;
+    const comments = ts.getLeadingCommentRanges(text, statement.getFullStart()) ?? [];
+    const docs = comments.filter((c) => text.slice(c.pos, c.pos + 3) === '/**');
+    const last = docs[docs.length - 1];
+    entries.push({
+      name: statement.name.text,
+      params: statement.parameters.map((p) => p.name.getText(source)),
+      jsDoc: last ? text.slice(last.pos, last.end) : '',
+    });
+  }
+  return entries;
+}
+
+function wrapper(entry: EntryPoint): string {
+  const params = entry.params.join(', ');
+  return `${entry.jsDoc}\nfunction ${entry.name}(${params}) {\n  return ${GLOBAL_NAME}.${entry.name}(${params});\n}\n`;
+}
+
+/** Apps Script allows only https prefixes in urlFetchWhitelist; the loopback sandbox needs none. */
+function manifest(base: string): string {
+  const template = JSON.parse(readFileSync(join(root, 'appsscript.json'), 'utf8'));
+  const https = /^https:\/\/([^/]+)\//i.exec(base);
+  if (https) template.urlFetchWhitelist = [`https://${https[1].toLowerCase()}/`];
+  else delete template.urlFetchWhitelist;
+  return `${JSON.stringify(template, null, 2)}\n`;
+}
+
+async function buildSidebar(): Promise<string> {
+  const script = await build({
+    entryPoints: [join(root, 'src/sidebar/sidebar.ts')],
+    bundle: true,
+    format: 'iife',
+    target: 'es2019',
+    write: false,
+    minify: true,
+    legalComments: 'none',
+  });
+  const js = script.outputFiles[0].text.replace(/<\/script/gi, '<\\/script');
+  const css = readFileSync(join(root, 'src/sidebar/sidebar.css'), 'utf8');
+  const html = readFileSync(join(root, 'src/sidebar/Sidebar.html'), 'utf8');
+  return html.replace('/* INLINE_CSS */', () => css).replace('/* INLINE_JS */', () => js);
+}
+
+export async function buildAll(baseUrl = process.env.API_BASE_URL || SANDBOX_BASE_URL): Promise<void> {
+  const endpoint = resolveEndpoint(baseUrl);
+  if (!endpoint.ok) throw new Error(endpoint.message);
+  const bundle = await build({
+    entryPoints: [join(root, 'src/main.ts')],
+    bundle: true,
+    format: 'iife',
+    globalName: GLOBAL_NAME,
+    target: 'es2020',
+    platform: 'neutral',
+    write: false,
+    legalComments: 'none',
+    define: { __API_BASE_URL__: JSON.stringify(endpoint.base) },
+  });
+  const header = `// Profile Email Finder for Sheets. Built from src/ by scripts/build.ts: do not edit.\n// Service base URL at build time: ${endpoint.base}\n\n`;
+  const wrappers = readEntryPoints().map(wrapper).join('\n');
+  rmSync(dist, { recursive: true, force: true });
+  mkdirSync(dist, { recursive: true });
+  writeFileSync(join(dist, 'Code.js'), `${header}${wrappers}\n${bundle.outputFiles[0].text}`);
+  writeFileSync(join(dist, 'Sidebar.html'), await buildSidebar());
+  writeFileSync(join(dist, 'appsscript.json'), manifest(endpoint.base));
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  buildAll().then(
+    () => console.log(`Built dist/ for ${resolveEndpoint(process.env.API_BASE_URL || SANDBOX_BASE_URL).ok ? process.env.API_BASE_URL || SANDBOX_BASE_URL : ''}`),
+    (error) => {
+      console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
+      process.exit(1);
+    },
+  );
+}

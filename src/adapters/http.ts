@@ -1,0 +1,105 @@
+/** UrlFetchApp adapter: parallel batches through fetchAll, isolation of transport failures, bounded retries. */
+import {
+  buildLookupRequest,
+  type HttpRequest,
+  interpretFetchException,
+  interpretLookupResponse,
+  type LookupOutcome,
+  redactKey,
+  type ServiceError,
+} from '../core/lookup';
+import { type RetryPolicy, retryDelayMs } from '../core/retry';
+
+export interface LookupPlan {
+  apiKey: string;
+  endpoint: string;
+  /** Requests per fetchAll call. */
+  concurrency: number;
+  /** Epoch ms after which no new request is started. */
+  deadline: number;
+  retry: RetryPolicy;
+}
+
+export interface LookupReport {
+  /** By URL as sent. URLs missing here were never sent (deadline, or the run was halted). */
+  outcomes: Map<string, LookupOutcome>;
+  /** The first error that stops or pauses a run (401, 402, 404, quota), if any. */
+  halt?: ServiceError;
+  requestsSent: number;
+}
+
+type RawAnswer = { status: number; body: string } | { thrown: string };
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * fetchAll throws as a whole when any request fails at the transport level, losing the other answers.
+ * Then split the batch in halves and send again, down to the single failing request.
+ * (Answers lost that way were charged by the service already; the note in README "Credits" says so.)
+ */
+function sendIsolated(requests: HttpRequest[], plan: LookupPlan, counter: { sent: number }): RawAnswer[] {
+  if (requests.length === 0) return [];
+  try {
+    counter.sent += requests.length;
+    const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
+    return responses.map((response) => ({ status: response.getResponseCode(), body: response.getContentText() }));
+  } catch (error) {
+    const message = redactKey(errorMessage(error), plan.apiKey);
+    const quotaOrSingle = requests.length === 1 || interpretFetchException(message).error === 'quota';
+    if (quotaOrSingle || Date.now() >= plan.deadline) return requests.map(() => ({ thrown: message }));
+    const middle = Math.ceil(requests.length / 2);
+    return [
+      ...sendIsolated(requests.slice(0, middle), plan, counter),
+      ...sendIsolated(requests.slice(middle), plan, counter),
+    ];
+  }
+}
+
+function interpret(answer: RawAnswer, apiKey: string): LookupOutcome {
+  if ('thrown' in answer) return interpretFetchException(answer.thrown);
+  const outcome = interpretLookupResponse(answer.status, answer.body);
+  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+}
+
+/** Looks up distinct URLs (as the user wrote them) in parallel batches, retrying what may pass on a later try. */
+export function lookupMany(urls: string[], plan: LookupPlan): LookupReport {
+  const outcomes = new Map<string, LookupOutcome>();
+  const counter = { sent: 0 };
+  let halt: ServiceError | undefined;
+  let pending = urls.slice();
+  for (let attempt = 1; attempt <= plan.retry.maxAttempts && pending.length > 0 && !halt; attempt++) {
+    const retryLater: string[] = [];
+    for (let start = 0; start < pending.length && !halt; start += plan.concurrency) {
+      if (Date.now() >= plan.deadline) break;
+      const chunk = pending.slice(start, start + plan.concurrency);
+      const answers = sendIsolated(
+        chunk.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url)),
+        plan,
+        counter,
+      );
+      chunk.forEach((url, index) => {
+        const outcome = interpret(answers[index], plan.apiKey);
+        outcomes.set(url, outcome);
+        if (outcome.kind !== 'error') return;
+        if (outcome.effect !== 'continue') halt = halt ?? outcome;
+        else if (outcome.retryable && attempt < plan.retry.maxAttempts) retryLater.push(url);
+      });
+    }
+    const delay = retryDelayMs(plan.retry, attempt + 1);
+    if (retryLater.length === 0 || halt || Date.now() + delay >= plan.deadline) break;
+    Utilities.sleep(delay);
+    pending = retryLater;
+  }
+  return { outcomes, halt, requestsSent: counter.sent };
+}
+
+export function sendOne(request: HttpRequest): RawAnswer {
+  try {
+    const response = UrlFetchApp.fetch(request.url, request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions);
+    return { status: response.getResponseCode(), body: response.getContentText() };
+  } catch (error) {
+    return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };
+  }
+}

@@ -1,0 +1,215 @@
+/** PropertiesService and CacheService adapter: the user's key and settings, the add-on's configuration, the result cache. */
+import { resolveEndpoint, type EndpointResult } from '../core/config';
+import { stableHash } from '../core/hash';
+import type { LookupResult } from '../core/lookup';
+import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
+
+const API_KEY_PROPERTY = 'PEF_API_KEY';
+const SETTINGS_PROPERTY = 'PEF_SETTINGS';
+const RESULT_PREFIX = 'pef.r.';
+
+// Apps Script quotas: 500 KB per property store, 9 KB per value
+// (https://developers.google.com/apps-script/guides/services/quotas). The cache keeps well below the store
+// limit so job state and settings always fit.
+const CACHE_BUDGET_BYTES = 350 * 1024;
+const CACHE_EVICT_TO_BYTES = 280 * 1024;
+
+/** The user's own key. In a custom function this is the spreadsheet owner's (Apps Script's rule). */
+export function readApiKey(): string | null {
+  const key = PropertiesService.getUserProperties().getProperty(API_KEY_PROPERTY);
+  return key && key.trim() !== '' ? key : null;
+}
+
+export function writeApiKey(key: string): void {
+  PropertiesService.getUserProperties().setProperty(API_KEY_PROPERTY, key);
+}
+
+export function deleteApiKey(): void {
+  PropertiesService.getUserProperties().deleteProperty(API_KEY_PROPERTY);
+}
+
+export interface Settings {
+  /** Write the output column titles in the header row. */
+  writeHeader: boolean;
+  /** Add Account type and Name columns. */
+  extraFields: boolean;
+  /** Look up rows that already hold a result again (costs credits). */
+  recheck: boolean;
+}
+
+export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };
+
+export function readSettings(): Settings {
+  const raw = PropertiesService.getUserProperties().getProperty(SETTINGS_PROPERTY);
+  if (!raw) return { ...DEFAULT_SETTINGS };
+  try {
+    const parsed = JSON.parse(raw) as Partial<Settings>;
+    return {
+      writeHeader: typeof parsed.writeHeader === 'boolean' ? parsed.writeHeader : DEFAULT_SETTINGS.writeHeader,
+      extraFields: typeof parsed.extraFields === 'boolean' ? parsed.extraFields : DEFAULT_SETTINGS.extraFields,
+      recheck: typeof parsed.recheck === 'boolean' ? parsed.recheck : DEFAULT_SETTINGS.recheck,
+    };
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+}
+
+export function writeSettings(settings: Settings): void {
+  PropertiesService.getUserProperties().setProperty(SETTINGS_PROPERTY, JSON.stringify(settings));
+}
+
+/** The add-on owner's configuration in script properties, read once per execution. */
+export interface ScriptConfig {
+  endpoint: EndpointResult;
+  stepBudgetMs?: number;
+  batchSize?: number;
+  concurrency?: number;
+}
+
+let scriptConfig: ScriptConfig | undefined;
+
+function positiveInt(raw: string | undefined): number | undefined {
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+}
+
+export function readScriptConfig(): ScriptConfig {
+  if (scriptConfig) return scriptConfig;
+  const props = PropertiesService.getScriptProperties().getProperties();
+  scriptConfig = {
+    endpoint: resolveEndpoint(props.API_BASE_URL || __API_BASE_URL__),
+    stepBudgetMs: positiveInt(props.ENRICH_STEP_BUDGET_MS),
+    batchSize: positiveInt(props.ENRICH_BATCH_SIZE),
+    concurrency: positiveInt(props.FETCH_CONCURRENCY),
+  };
+  return scriptConfig;
+}
+
+function cacheKey(urlKey: string): string {
+  return RESULT_PREFIX + stableHash(urlKey);
+}
+
+function isQuotaError(error: unknown): boolean {
+  return /quota|too large/i.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Results by normalised URL, kept in document properties so they survive reloads and days
+ * (CacheService entries live at most 6 hours). Shared by =FINDEMAIL and the bulk run.
+ */
+export class ResultCache {
+  private readonly props = PropertiesService.getDocumentProperties();
+  private knownBytes: number | undefined;
+
+  /** One service call whatever the number of keys. */
+  getMany(urlKeys: string[]): Map<string, LookupResult> {
+    const found = new Map<string, LookupResult>();
+    if (urlKeys.length === 1) {
+      const cached = decodeResult(this.props.getProperty(cacheKey(urlKeys[0])));
+      if (cached) found.set(urlKeys[0], cached.result);
+    } else if (urlKeys.length > 1) {
+      const snapshot = this.snapshot();
+      for (const urlKey of urlKeys) {
+        const cached = snapshot(urlKey);
+        if (cached) found.set(urlKey, cached.result);
+      }
+    }
+    return found;
+  }
+
+  /** Reads the whole store once; the returned function looks results up in memory. */
+  snapshot(): (urlKey: string) => CachedResult | undefined {
+    const all = this.props.getProperties();
+    this.knownBytes = cacheBytes(all);
+    return (urlKey) => decodeResult(all[cacheKey(urlKey)]);
+  }
+
+  /** The property values for these results, to be written by `putMany` or together with other state. */
+  encode(entries: Array<[string, LookupResult]>): Record<string, string> {
+    const now = Date.now();
+    const values: Record<string, string> = {};
+    for (const [urlKey, result] of entries) values[cacheKey(urlKey)] = encodeResult(result, now);
+    if (this.knownBytes !== undefined) {
+      for (const key of Object.keys(values)) this.knownBytes += key.length + values[key].length;
+    }
+    return values;
+  }
+
+  /** One write; when the store is full, evicts the oldest results first and writes again. */
+  putMany(entries: Array<[string, LookupResult]>): void {
+    if (entries.length === 0) return;
+    const values = this.encode(entries);
+    try {
+      this.props.setProperties(values);
+    } catch (error) {
+      if (!isQuotaError(error)) throw error;
+      this.evict();
+      this.props.setProperties(values);
+    }
+    this.evictIfFull();
+  }
+
+  /** Evicts when the size known from the last snapshot (plus what was written since) is over budget. */
+  evictIfFull(): void {
+    if (this.knownBytes !== undefined && this.knownBytes > CACHE_BUDGET_BYTES) this.evict();
+  }
+
+  /** Keeps the newest results under the target size, under the document lock so no other writer is lost. */
+  evict(): void {
+    const lock = LockService.getDocumentLock();
+    if (!lock || !lock.tryLock(5000)) return;
+    try {
+      const all = this.props.getProperties();
+      const results = Object.keys(all)
+        .filter((key) => key.startsWith(RESULT_PREFIX))
+        .map((key) => ({ key, bytes: key.length + all[key].length, savedAt: decodeResult(all[key])?.savedAt ?? 0 }))
+        .sort((a, b) => b.savedAt - a.savedAt);
+      const kept: Record<string, string> = {};
+      for (const key of Object.keys(all)) if (!key.startsWith(RESULT_PREFIX)) kept[key] = all[key];
+      let bytes = 0;
+      for (const entry of results) {
+        if (bytes + entry.bytes > CACHE_EVICT_TO_BYTES) break;
+        bytes += entry.bytes;
+        kept[entry.key] = all[entry.key];
+      }
+      this.props.setProperties(kept, true);
+      this.knownBytes = bytes;
+    } finally {
+      lock.releaseLock();
+    }
+  }
+}
+
+function cacheBytes(all: Record<string, string>): number {
+  let bytes = 0;
+  for (const key of Object.keys(all)) if (key.startsWith(RESULT_PREFIX)) bytes += key.length + all[key].length;
+  return bytes;
+}
+
+const HALT_KEY = 'pef.halt';
+
+export interface Halt {
+  message: string;
+  keyHash: string;
+}
+
+/** After a 401 or 402, formulas stop calling the service for a short window (document cache, shared by all cells). */
+export function readHalt(apiKey: string): Halt | undefined {
+  const raw = CacheService.getDocumentCache()?.get(HALT_KEY);
+  if (!raw) return undefined;
+  try {
+    const halt = JSON.parse(raw) as Halt;
+    return halt.keyHash === stableHash(apiKey) ? halt : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeHalt(apiKey: string, message: string, seconds: number): void {
+  const halt: Halt = { message, keyHash: stableHash(apiKey) };
+  CacheService.getDocumentCache()?.put(HALT_KEY, JSON.stringify(halt), seconds);
+}
+
+export function clearHalt(): void {
+  CacheService.getDocumentCache()?.remove(HALT_KEY);
+}

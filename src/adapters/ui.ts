@@ -1,0 +1,42 @@
+/** SpreadsheetApp UI and ScriptApp triggers. */
+
+export const ADDON_NAME = 'Profile Email Finder';
+export const SETTINGS_PATH = `Extensions › ${ADDON_NAME} › Settings & API key`;
+
+export type SidebarView = 'settings' | 'progress';
+
+export function showSidebar(view: SidebarView): void {
+  const template = HtmlService.createTemplateFromFile('Sidebar');
+  template.initialView = view;
+  const output = template.evaluate().setTitle(ADDON_NAME);
+  SpreadsheetApp.getUi().showSidebar(output);
+}
+
+export function showHelp(): void {
+  const html = HtmlService.createHtmlOutput(
+    `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
+<p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. Results go into
+the columns to the right (Email, Email status, Catch-all, Note); new columns are inserted if those hold your data.</p>
+<p><b>=FINDEMAIL(A2)</b> or <b>=FINDEMAIL(A2:A200, "email,status,catch_all")</b> in a cell. Formulas use the
+<b>spreadsheet owner's</b> API key. Results are remembered in this spreadsheet, so recalculation costs no credit.</p>
+<p><b>Freeze results</b> replaces =FINDEMAIL formulas in the selection with their values.</p>
+<p>Your API key is kept in your private user properties and never shown again in full.</p></div>`,
+  )
+    .setWidth(420)
+    .setHeight(300);
+  SpreadsheetApp.getUi().showModalDialog(html, `${ADDON_NAME}: help`);
+}
+
+const CONTINUE_HANDLER = 'continueEnrichment';
+
+/** Fallback for a run with no sidebar open: add-on time-driven triggers run at most once an hour. */
+export function ensureContinuationTrigger(): void {
+  const exists = ScriptApp.getProjectTriggers().some((trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER);
+  if (!exists) ScriptApp.newTrigger(CONTINUE_HANDLER).timeBased().everyHours(1).create();
+}
+
+export function removeContinuationTrigger(): void {
+  for (const trigger of ScriptApp.getProjectTriggers()) {
+    if (trigger.getHandlerFunction() === CONTINUE_HANDLER) ScriptApp.deleteTrigger(trigger);
+  }
+}

@@ -1,0 +1,129 @@
+/** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
+import type { LookupResult, ServiceError } from './lookup';
+
+export const STATUS = {
+  notFound: 'NOT_FOUND',
+  unprocessable: 'UNPROCESSABLE',
+  invalidUrl: 'INVALID_URL',
+  error: 'ERROR',
+} as const;
+
+/** Outcome of one row, as the add-on understands it (service results plus local rejections). */
+export type RowOutcome = LookupResult | { kind: 'invalid'; reason: string } | ServiceError;
+
+export const BASE_HEADERS = ['Email', 'Email status', 'Catch-all', 'Note'] as const;
+export const EXTRA_HEADERS = ['Account type', 'Name'] as const;
+
+export function outputHeaders(extraFields: boolean): string[] {
+  return extraFields ? [...BASE_HEADERS, ...EXTRA_HEADERS] : [...BASE_HEADERS];
+}
+
+export function statusOf(outcome: RowOutcome): string {
+  switch (outcome.kind) {
+    case 'found':
+      return outcome.emailStatus || 'FOUND';
+    case 'not_found':
+      return STATUS.notFound;
+    case 'unprocessable':
+      return STATUS.unprocessable;
+    case 'invalid':
+      return STATUS.invalidUrl;
+    case 'error':
+      return outcome.error === 'bad_request' ? STATUS.invalidUrl : STATUS.error;
+  }
+}
+
+export function noteOf(outcome: RowOutcome): string {
+  switch (outcome.kind) {
+    case 'found':
+      return '';
+    case 'not_found':
+      return 'No address found for this profile.';
+    case 'unprocessable':
+      return outcome.profile.name ? `${outcome.message} (name: ${outcome.profile.name})` : outcome.message;
+    case 'invalid':
+      return `Not looked up: ${outcome.reason}.`;
+    case 'error':
+      return outcome.message;
+  }
+}
+
+/** The enrichment row: Email, Email status, Catch-all (a real boolean, or empty), Note [, Account type, Name]. */
+export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<string | boolean> {
+  const found = outcome.kind === 'found';
+  const row: Array<string | boolean> = [
+    found ? outcome.email : '',
+    statusOf(outcome),
+    found ? outcome.catchAll : '',
+    noteOf(outcome),
+  ];
+  if (extraFields) {
+    const profile = outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
+      ? outcome.profile
+      : {};
+    row.push(found ? outcome.accountType : '', profile.name ?? '');
+  }
+  return row;
+}
+
+export const FIELD_NAMES = ['email', 'status', 'catch_all', 'account_type', 'name', 'updated_at', 'note'] as const;
+export type FieldName = (typeof FIELD_NAMES)[number];
+
+export function parseFields(spec: unknown): { ok: true; fields: FieldName[] | null } | { ok: false; message: string } {
+  if (spec === undefined || spec === null || spec === '') return { ok: true, fields: null };
+  if (typeof spec !== 'string') {
+    return { ok: false, message: `fields must be text such as "email,status,catch_all". Valid fields: ${FIELD_NAMES.join(', ')}.` };
+  }
+  const names = spec
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  const unknown = names.filter((name) => !(FIELD_NAMES as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    return {
+      ok: false,
+      message: `Unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}. Valid fields: ${FIELD_NAMES.join(', ')}.`,
+    };
+  }
+  return { ok: true, fields: names as FieldName[] };
+}
+
+/** The single value of the plain `=FINDEMAIL(url)`: the address, or a marker anyone can filter on. */
+export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
+  switch (outcome.kind) {
+    case 'empty':
+      return '';
+    case 'found':
+      return outcome.email;
+    case 'not_found':
+      return STATUS.notFound;
+    default:
+      return `${statusOf(outcome)}: ${noteOf(outcome).replace(/^Not looked up: /, '')}`;
+  }
+}
+
+/** One row of `=FINDEMAIL(url, fields)`. Without a `status` field the `email` field carries the marker. */
+export function fieldValues(outcome: RowOutcome | { kind: 'empty' }, fields: FieldName[]): Array<string | boolean> {
+  if (outcome.kind === 'empty') return fields.map(() => '');
+  const hasStatus = fields.includes('status');
+  const profile =
+    outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable' ? outcome.profile : {};
+  return fields.map((field) => {
+    switch (field) {
+      case 'email':
+        return outcome.kind === 'found' ? outcome.email : hasStatus ? '' : summaryValue(outcome);
+      case 'status':
+        return statusOf(outcome);
+      case 'catch_all':
+        return outcome.kind === 'found' ? outcome.catchAll : '';
+      case 'account_type':
+        return outcome.kind === 'found' ? outcome.accountType : '';
+      case 'name':
+        return profile.name ?? '';
+      case 'updated_at':
+        return profile.updatedAt ?? '';
+      case 'note':
+        return noteOf(outcome);
+    }
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * The add-on's entry points. scripts/build.mjs turns every export of this file into a top-level
+ * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
+ * because Apps Script only sees top-level function declarations.
+ */
+import { showHelp as openHelp, showSidebar } from './adapters/ui';
+import * as account from './features/account';
+import * as enrichment from './features/enrichment';
+import { findEmail } from './features/findEmail';
+import { freezeResults as freeze } from './features/freeze';
+import { ADDON_NAME } from './adapters/ui';
+
+/**
+ * Finds the work e-mail address of a person from the URL of their profile on the professional network.
+ * A range gives one result per cell. Results are remembered in this spreadsheet, so recalculation costs no credit.
+ * Uses the spreadsheet owner's API key.
+ *
+ * @param {string|Array<Array<string>>} url A profile URL or a range of them, e.g. A2 or A2:A200.
+ * @param {string} [fields] Optional outputs, comma-separated: email, status, catch_all, account_type, name, updated_at, note. E.g. "email,status,catch_all".
+ * @return The e-mail address (or NOT_FOUND, UNPROCESSABLE: …, INVALID_URL: …, ERROR: …), or one row of the requested fields per URL.
+ * @customfunction
+ */
+export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
+  return findEmail(url, fields);
+}
+
+/**
+ * Builds the add-on menu. Runs in AuthMode.NONE too, so it touches nothing but the menu.
+ * @param {Object} e The open event.
+ */
+export function onOpen(e?: unknown): void {
+  void e;
+  SpreadsheetApp.getUi()
+    .createAddonMenu()
+    .addItem('Find e-mails for the selected column', 'enrichSelection')
+    .addItem('Freeze =FINDEMAIL results in the selection', 'freezeResults')
+    .addSeparator()
+    .addItem('Settings & API key', 'showSettings')
+    .addItem('Help', 'showHelp')
+    .addToUi();
+}
+
+/**
+ * Runs when the add-on is installed: builds the menu at once.
+ * @param {Object} e The install event.
+ */
+export function onInstall(e?: unknown): void {
+  onOpen(e);
+}
+
+/** Opens the sidebar on its settings view. */
+export function showSettings(): void {
+  showSidebar('settings');
+}
+
+/** Opens the help dialog. */
+export function showHelp(): void {
+  openHelp();
+}
+
+/** Starts a run over the selected column of profile URLs and opens its progress view. */
+export function enrichSelection(): unknown {
+  return enrichment.enrichSelection();
+}
+
+/** Processes the next slice of this spreadsheet's run (called by the sidebar again and again, and by the hourly trigger). */
+export function continueEnrichment(): unknown {
+  return enrichment.continueEnrichment();
+}
+
+/** Resumes a paused or stopped run. */
+export function resumeEnrichment(): unknown {
+  return enrichment.resumeEnrichment();
+}
+
+/** Pauses the run; results so far are kept. */
+export function pauseEnrichment(): unknown {
+  return enrichment.pauseEnrichment();
+}
+
+/** Cancels the run; results so far are kept. */
+export function cancelEnrichment(): unknown {
+  return enrichment.cancelEnrichment();
+}
+
+/** The run's progress for the sidebar. */
+export function getEnrichmentProgress(): unknown {
+  return enrichment.getEnrichmentProgress();
+}
+
+/** Replaces =FINDEMAIL formulas in the selection with their values. */
+export function freezeResults(): string {
+  const message = freeze();
+  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  return message;
+}
+
+/** The sidebar's state: masked key, settings, progress. */
+export function getSidebarState(): unknown {
+  return account.getSidebarState();
+}
+
+/**
+ * Saves the current user's API key in their user properties.
+ * @param {string} key The key as pasted.
+ */
+export function saveApiKey(key: unknown): unknown {
+  return account.saveApiKey(key);
+}
+
+/** Removes the current user's API key. */
+export function removeApiKey(): unknown {
+  return account.removeApiKey();
+}
+
+/** Checks the saved key with the service without spending a credit. */
+export function checkApiKey(): unknown {
+  return account.checkApiKey();
+}
+
+/**
+ * Saves the current user's settings.
+ * @param {Object} settings writeHeader, extraFields, recheck.
+ */
+export function saveSettings(settings: unknown): unknown {
+  return account.saveSettings(settings);
+}
+
