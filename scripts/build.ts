@@ -96,7 +96,10 @@ export async function buildAll(baseUrl = process.env.API_BASE_URL || SANDBOX_BAS
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   buildAll().then(
-    () => console.log(`Built dist/ for ${resolveEndpoint(process.env.API_BASE_URL || SANDBOX_BASE_URL).ok ? process.env.API_BASE_URL || SANDBOX_BASE_URL : ''}`),
+    () =>
+      console.log(
+        `Built dist/ for ${resolveEndpoint(process.env.API_BASE_URL || SANDBOX_BASE_URL).ok ? process.env.API_BASE_URL || SANDBOX_BASE_URL : ''}`,
+      ),
     (error) => {
       console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
       process.exit(1);

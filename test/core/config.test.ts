@@ -1,0 +1,79 @@
+import { resolveEndpoint } from '../../src/core/config';
+import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/job';
+import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
+
+describe('resolveEndpoint', () => {
+  it('tolerates a base with or without the trailing slash', () => {
+    expect(resolveEndpoint('https://api.example.com/api/v1/')).toMatchObject({
+      ok: true,
+      endpoint: 'https://api.example.com/api/v1/network_finder',
+    });
+    expect(resolveEndpoint('https://api.example.com/api/v1')).toMatchObject({
+      ok: true,
+      endpoint: 'https://api.example.com/api/v1/network_finder',
+    });
+  });
+
+  it('allows plain http only on loopback', () => {
+    expect(resolveEndpoint('http://127.0.0.1:8787/api/v1/').ok).toBe(true);
+    expect(resolveEndpoint('http://localhost:9/api/v1').ok).toBe(true);
+    const insecure = resolveEndpoint('http://api.example.com/api/v1/');
+    expect(insecure.ok).toBe(false);
+    expect(!insecure.ok && insecure.message).toMatch(/must be an https:\/\/ URL/);
+  });
+
+  it('says clearly when nothing is configured', () => {
+    const missing = resolveEndpoint('  ');
+    expect(!missing.ok && missing.message).toMatch(/not configured.*API_BASE_URL/);
+  });
+});
+
+describe('job planning', () => {
+  it('knows headers from URLs', () => {
+    expect(isHeaderText('Profile')).toBe(true);
+    expect(isHeaderText('https://network.com/in/jane')).toBe(false);
+    expect(isHeaderText('')).toBe(false);
+    expect(isHeaderText(12)).toBe(false);
+  });
+
+  it('reuses output columns only when empty or carrying our titles', () => {
+    const empty = [
+      ['', '', '', ''],
+      ['', '', '', ''],
+    ];
+    expect(canReuseOutputColumns(empty, null, false)).toBe(true);
+    const ours = [
+      ['Email', 'Email status', 'Catch-all', 'Note'],
+      ['a@b.test', 'VALID', true, ''],
+    ];
+    expect(canReuseOutputColumns(ours, 0, false)).toBe(true);
+    const userData = [
+      ['Company', '', '', ''],
+      ['Acme', '', '', ''],
+    ];
+    expect(canReuseOutputColumns(userData, 0, false)).toBe(false);
+    expect(canReuseOutputColumns([['', 'x', '', '']], null, false)).toBe(false);
+  });
+
+  it('plans blank, kept, invalid and pending rows', () => {
+    const plans = planRows(
+      [
+        ['', '', '', ''],
+        ['https://network.com/in/a', 'a@x.test', 'VALID', ''],
+        ['https://network.com/in/b', '', 'ERROR', 'boom'],
+        ['oops', '', '', ''],
+        ['network.com/in/c', '', '', ''],
+      ],
+      false,
+    );
+    expect(plans.map((plan) => plan.action)).toEqual(['blank', 'keep', 'lookup', 'invalid', 'lookup']);
+    expect(planRows([['https://network.com/in/a', 'a@x.test', 'VALID', '']], true)[0].action).toBe('lookup');
+  });
+});
+
+describe('retry delays', () => {
+  it('grow exponentially and stay bounded', () => {
+    const delays = [2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(DEFAULT_RETRY, attempt));
+    expect(delays).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
+  });
+});
