@@ -1,0 +1,122 @@
+/** Command-line options of the sandbox (sandbox/cli.ts), apart so tests can parse without starting it. */
+import { parseArgs } from 'node:util';
+import type { FaultConfig, LedgerEntry, OrganizationConfig } from './service';
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_KEY = 'demo-key-0000000000000000';
+export const DEFAULT_CREDITS = 1000;
+
+export interface CliConfig {
+  port: number;
+  organizations: OrganizationConfig[];
+  faults: FaultConfig;
+  seed?: number;
+}
+
+export const USAGE = `Usage: npm run sandbox -- [options]
+  --port N              port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 = any free port)
+  --key KEY             API key of the "demo" organization (default ${DEFAULT_KEY})
+  --credits N           credits of the "demo" organization (default ${DEFAULT_CREDITS})
+  --org NAME:KEY:N      an organization (repeatable); without --key/--credits, replaces "demo"
+  --latency MS|MIN-MAX  delay before every answer
+  --error500-rate R     fraction (0..1) of lookups answering 500
+  --reset-rate R        fraction of lookups whose connection is reset
+  --error429-rate R     fraction of lookups answering 429
+  --html-error-rate R   fraction of lookups answering a 502 HTML page
+  --slow-ms MS          extra delay for every request
+  --seed N              seed of the fault draws (default 1)`;
+
+function number(name: string, text: string, check: (n: number) => boolean): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || !check(value)) {
+    throw new Error(`Invalid --${name}: ${text}`);
+  }
+  return value;
+}
+
+const nonNegative = (n: number) => n >= 0;
+const rate = (n: number) => n >= 0 && n <= 1;
+
+export function parseCli(argv: string[]): CliConfig | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      key: { type: 'string' },
+      credits: { type: 'string' },
+      org: { type: 'string', multiple: true },
+      latency: { type: 'string' },
+      'error500-rate': { type: 'string' },
+      'reset-rate': { type: 'string' },
+      'error429-rate': { type: 'string' },
+      'html-error-rate': { type: 'string' },
+      'slow-ms': { type: 'string' },
+      seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const port =
+    values.port === undefined
+      ? DEFAULT_PORT
+      : number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535);
+
+  const organizations: OrganizationConfig[] = [];
+  const orgSpecs = values.org ?? [];
+  if (orgSpecs.length === 0 || values.key !== undefined || values.credits !== undefined) {
+    organizations.push({
+      name: 'demo',
+      keys: [values.key ?? DEFAULT_KEY],
+      credits:
+        values.credits === undefined ? DEFAULT_CREDITS : number('credits', values.credits, Number.isInteger),
+    });
+  }
+  for (const spec of orgSpecs) {
+    const match = /^([^:]+):([^:]+):(-?\d+)$/.exec(spec);
+    if (!match) throw new Error(`Invalid --org ${spec}: expected name:key:credits`);
+    organizations.push({ name: match[1], keys: [match[2]], credits: Number(match[3]) });
+  }
+
+  const faults: FaultConfig = {};
+  if (values.latency !== undefined) {
+    const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(values.latency);
+    if (range) {
+      const [min, max] = [Number(range[1]), Number(range[2])];
+      if (max < min) throw new Error(`Invalid --latency ${values.latency}: max below min`);
+      faults.latencyMs = [min, max];
+    } else {
+      faults.latencyMs = number('latency', values.latency, nonNegative);
+    }
+  }
+  if (values['error500-rate'] !== undefined)
+    faults.error500Rate = number('error500-rate', values['error500-rate'], rate);
+  if (values['reset-rate'] !== undefined) faults.resetRate = number('reset-rate', values['reset-rate'], rate);
+  if (values['error429-rate'] !== undefined)
+    faults.error429Rate = number('error429-rate', values['error429-rate'], rate);
+  if (values['html-error-rate'] !== undefined) {
+    faults.htmlErrorRate = number('html-error-rate', values['html-error-rate'], rate);
+  }
+  if (values['slow-ms'] !== undefined) faults.slowMs = number('slow-ms', values['slow-ms'], nonNegative);
+  const seed = values.seed === undefined ? undefined : number('seed', values.seed, Number.isInteger);
+  return { port, organizations, faults, seed };
+}
+
+/** One log line per request; never the key. */
+export function formatLogLine(entry: LedgerEntry): string {
+  const parts = [
+    new Date(entry.endedAt).toISOString(),
+    `#${entry.seq}`,
+    entry.method,
+    entry.path,
+    String(entry.status),
+    `org=${entry.organization ?? '-'}`,
+    `charged=${entry.charged}`,
+    `${entry.endedAt - entry.startedAt}ms`,
+  ];
+  if (entry.fault) parts.push(`fault=${entry.fault}(${entry.faultSource})`);
+  if (entry.clientGone) parts.push('client-gone');
+  if (entry.networkUrl !== undefined) parts.push(JSON.stringify(entry.networkUrl));
+  return parts.join(' ');
+}

@@ -1,0 +1,477 @@
+/**
+ * The sandbox e-mail finder service: shared/service-spec.md as a node:http handler, with credits, a ledger of
+ * every request and injectable faults.
+ *
+ * Order of checks: route (404) -> method (405) -> X-KEY (401) -> body (400) -> credits (402) -> faults
+ * (failFirst, the `flaky`/`broken` slug markers, then the rates) -> lookup (200/422, 1 credit).
+ * Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing.
+ * The credit is taken when the lookup is decided, before any delay: a client that gives up during the latency
+ * has still paid, as with a real service that finished the lookup (its ledger entry has `clientGone: true`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buildLookupResponse, normalizeProfileUrl, profileMarkers } from './profiles';
+
+export const ENDPOINT_PATH = '/api/v1/network_finder';
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_SLOW_FAULT_MS = 30_000;
+
+export const MESSAGES = {
+  notFound: 'Not Found',
+  methodNotAllowed: 'Method Not Allowed: use POST',
+  unauthorized: 'Unauthorized: Invalid API Key or Organization not found',
+  badRequest: 'Please provide a valid network profile URL (network_url).',
+  paymentRequired: 'Insufficient credits: 1 credit is needed to perform the email lookup.',
+  internalError: 'An internal error occurred: connection time-out',
+  tooManyRequests: 'Too Many Requests',
+  payloadTooLarge: 'Payload Too Large',
+} as const;
+
+export const BAD_GATEWAY_HTML =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n' +
+  '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+export interface OrganizationConfig {
+  name: string;
+  keys: string[];
+  credits: number;
+}
+
+export type FaultKind = '500' | 'reset' | '429' | 'html' | 'slow';
+export type FaultSource = 'failFirst' | 'flaky' | 'broken' | 'rate';
+
+export interface FailFirstRule {
+  kind: FaultKind;
+  times: number;
+  /** Delay of a `slow` fault (default DEFAULT_SLOW_FAULT_MS); the answer that follows is a normal one. */
+  delayMs?: number;
+}
+
+export interface FaultConfig {
+  /** Applied to every request before responding: a fixed delay or a seeded draw in [min, max]. */
+  latencyMs?: number | [number, number];
+  /** Fractions (0..1) of the requests that passed the key, body and credit checks. */
+  error500Rate?: number;
+  resetRate?: number;
+  error429Rate?: number;
+  htmlErrorRate?: number;
+  /** Extra delay for every request (time-out tests). */
+  slowMs?: number;
+  /** Keyed by a substring of `network_url`: the first `times` matching requests get the fault. */
+  failFirst?: Record<string, FailFirstRule>;
+}
+
+export interface LedgerEntry {
+  seq: number;
+  startedAt: number;
+  endedAt: number;
+  method: string;
+  path: string;
+  keyKnown: boolean;
+  organization?: string;
+  networkUrl?: string;
+  status: number | 'reset';
+  charged: 0 | 1;
+  fault?: FaultKind;
+  faultSource?: FaultSource;
+  /** The client closed the connection before the answer was written. */
+  clientGone?: boolean;
+}
+
+export interface SandboxOptions {
+  organizations: OrganizationConfig[];
+  faults?: FaultConfig;
+  seed?: number;
+  /** Called with each ledger entry when its request ends (logging). */
+  onRequest?: (entry: LedgerEntry) => void;
+}
+
+export interface SandboxService {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** A copy of the ledger, in arrival order. */
+  ledger(): LedgerEntry[];
+  /** Peak number of requests in flight at once since the last resetLedger(). */
+  readonly maxConcurrent: number;
+  readonly inFlight: number;
+  /** Normalised profile URL -> credits charged for it. */
+  chargesByUrl(): Record<string, number>;
+  totalCharged(): number;
+  credits(orgName: string): number;
+  setCredits(orgName: string, credits: number): void;
+  addCredits(orgName: string, credits: number): void;
+  organizations(): OrganizationConfig[];
+  resetLedger(): void;
+  /** Replaces the faults and restarts their deterministic sequences (failFirst counts, rates, flaky memory). */
+  configure(faults: FaultConfig): void;
+  readonly faults: FaultConfig;
+}
+
+interface Decision {
+  status: number;
+  body?: unknown;
+  html?: string;
+  headers?: Record<string, string>;
+  reset?: boolean;
+  charged: 0 | 1;
+  fault?: FaultKind;
+  faultSource?: FaultSource;
+  extraDelayMs: number;
+  keyKnown: boolean;
+  organization?: string;
+  networkUrl?: string;
+}
+
+/** A uniform draw in [0, 1) from (seed, stream, n): deterministic and independent of call order. */
+function draw(seed: number, stream: number, n: number): number {
+  let x = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(stream, 0x85ebca6b) ^ Math.imul(n, 0xc2b2ae35)) >>> 0;
+  x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
+  x = (x ^ (x >>> 16)) >>> 0;
+  return x / 0x1_0000_0000;
+}
+
+function checkRate(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0 && value <= 1)) {
+    throw new RangeError(`faults.${name} must be a number between 0 and 1, got ${value}`);
+  }
+}
+
+function checkDelay(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+    throw new RangeError(`faults.${name} must be a non-negative number of milliseconds, got ${value}`);
+  }
+}
+
+function validateFaults(faults: FaultConfig): FaultConfig {
+  for (const name of ['error500Rate', 'resetRate', 'error429Rate', 'htmlErrorRate'] as const) {
+    checkRate(name, faults[name]);
+  }
+  checkDelay('slowMs', faults.slowMs);
+  const latency = faults.latencyMs;
+  if (Array.isArray(latency)) {
+    checkDelay('latencyMs[0]', latency[0]);
+    checkDelay('latencyMs[1]', latency[1]);
+    if (latency[1] < latency[0]) throw new RangeError('faults.latencyMs: max is below min');
+  } else {
+    checkDelay('latencyMs', latency);
+  }
+  for (const [key, rule] of Object.entries(faults.failFirst ?? {})) {
+    if (key === '') throw new RangeError('faults.failFirst: empty key');
+    if (!['500', 'reset', '429', 'html', 'slow'].includes(rule.kind)) {
+      throw new RangeError(`faults.failFirst[${key}]: unknown kind ${String(rule.kind)}`);
+    }
+    if (!(Number.isInteger(rule.times) && rule.times >= 0)) {
+      throw new RangeError(`faults.failFirst[${key}]: times must be a non-negative integer`);
+    }
+    checkDelay(`failFirst[${key}].delayMs`, rule.delayMs);
+  }
+  return {
+    ...faults,
+    latencyMs: Array.isArray(latency) ? [latency[0], latency[1]] : latency,
+    failFirst: faults.failFirst ? structuredClone(faults.failFirst) : undefined,
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+type BodyRead = { ok: true; text: string } | { ok: false };
+
+function readBody(req: IncomingMessage): Promise<BodyRead> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (result: BodyRead) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        settle({ ok: false });
+        req.pause();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => settle({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => settle({ ok: false }));
+    req.on('close', () => settle({ ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function createSandboxService(options: SandboxOptions): SandboxService {
+  const seed = options.seed ?? 1;
+  const orgs = new Map<string, { name: string; keys: string[]; credits: number }>();
+  const orgByKey = new Map<string, string>();
+  for (const org of options.organizations) {
+    if (orgs.has(org.name)) throw new Error(`Duplicate organization ${org.name}`);
+    if (!Number.isFinite(org.credits))
+      throw new RangeError(`Organization ${org.name}: credits must be a number`);
+    for (const key of org.keys) {
+      if (key === '') throw new Error(`Organization ${org.name}: empty key`);
+      if (orgByKey.has(key)) throw new Error(`Organization ${org.name}: a key is used twice`);
+      orgByKey.set(key, org.name);
+    }
+    orgs.set(org.name, { name: org.name, keys: [...org.keys], credits: org.credits });
+  }
+
+  let faults: FaultConfig = validateFaults(options.faults ?? {});
+  let failFirstUsed = new Map<string, number>();
+  let flakyFailed = new Set<string>();
+  let faultDraws = 0;
+  let seq = 0;
+  let ledger: LedgerEntry[] = [];
+  let inFlight = 0;
+  let maxConcurrent = 0;
+
+  function org(name: string) {
+    const found = orgs.get(name);
+    if (!found) throw new Error(`Unknown organization ${name}`);
+    return found;
+  }
+
+  function latencyFor(n: number): number {
+    const latency = faults.latencyMs;
+    if (latency === undefined) return 0;
+    if (typeof latency === 'number') return latency;
+    return Math.round(latency[0] + draw(seed, 1, n) * (latency[1] - latency[0]));
+  }
+
+  function pickFault(
+    networkUrl: string,
+  ): { kind: FaultKind; source: FaultSource; delayMs?: number } | undefined {
+    const normalized = normalizeProfileUrl(networkUrl);
+    for (const [key, rule] of Object.entries(faults.failFirst ?? {})) {
+      if (!networkUrl.includes(key) && !normalized.includes(key)) continue;
+      const used = failFirstUsed.get(key) ?? 0;
+      if (used >= rule.times) continue;
+      failFirstUsed.set(key, used + 1);
+      return { kind: rule.kind, source: 'failFirst', delayMs: rule.delayMs };
+    }
+    const markers = profileMarkers(networkUrl);
+    if (markers.has('broken')) return { kind: '500', source: 'broken' };
+    if (markers.has('flaky') && !flakyFailed.has(normalized)) {
+      flakyFailed.add(normalized);
+      return { kind: '500', source: 'flaky' };
+    }
+    const u = draw(seed, 2, faultDraws++);
+    let threshold = 0;
+    const rates: Array<[FaultKind, number | undefined]> = [
+      ['500', faults.error500Rate],
+      ['reset', faults.resetRate],
+      ['429', faults.error429Rate],
+      ['html', faults.htmlErrorRate],
+    ];
+    for (const [kind, rate] of rates) {
+      threshold += rate ?? 0;
+      if (u < threshold) return { kind, source: 'rate' };
+    }
+    return undefined;
+  }
+
+  function decide(req: IncomingMessage, path: string, body: BodyRead): Decision {
+    const base = { charged: 0 as const, extraDelayMs: 0, keyKnown: false };
+    if (path !== ENDPOINT_PATH) return { ...base, status: 404, body: { error: MESSAGES.notFound } };
+    if (req.method !== 'POST') {
+      return { ...base, status: 405, body: { error: MESSAGES.methodNotAllowed }, headers: { Allow: 'POST' } };
+    }
+    const key = headerValue(req.headers['x-key']);
+    const orgName = key === undefined ? undefined : orgByKey.get(key);
+    if (orgName === undefined) return { ...base, status: 401, body: { error: MESSAGES.unauthorized } };
+    const known = { ...base, keyKnown: true, organization: orgName };
+    if (!body.ok) return { ...known, status: 413, body: { error: MESSAGES.payloadTooLarge } };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return { ...known, status: 400, body: { error: MESSAGES.badRequest } };
+    }
+    const networkUrl =
+      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>).network_url
+        : undefined;
+    if (typeof networkUrl !== 'string' || networkUrl.trim() === '') {
+      return { ...known, status: 400, body: { error: MESSAGES.badRequest } };
+    }
+    const withUrl = { ...known, networkUrl };
+    const account = org(orgName);
+    if (account.credits < 1) return { ...withUrl, status: 402, body: { error: MESSAGES.paymentRequired } };
+    const fault = pickFault(networkUrl);
+    const faulted = { ...withUrl, fault: fault?.kind, faultSource: fault?.source };
+    switch (fault?.kind) {
+      case '500':
+        return { ...faulted, status: 500, body: { error: MESSAGES.internalError } };
+      case 'reset':
+        return { ...faulted, status: 0, reset: true };
+      case '429':
+        return {
+          ...faulted,
+          status: 429,
+          body: { error: MESSAGES.tooManyRequests },
+          headers: { 'Retry-After': '1' },
+        };
+      case 'html':
+        return { ...faulted, status: 502, html: BAD_GATEWAY_HTML };
+      default: {
+        const answer = buildLookupResponse(networkUrl);
+        account.credits -= 1;
+        return {
+          ...faulted,
+          status: answer.status,
+          body: answer.body,
+          charged: 1,
+          extraDelayMs: fault?.kind === 'slow' ? (fault.delayMs ?? DEFAULT_SLOW_FAULT_MS) : 0,
+        };
+      }
+    }
+  }
+
+  async function respond(req: IncomingMessage, res: ServerResponse, n: number, startedAt: number) {
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) controller.abort();
+    });
+    const path = new URL(req.url ?? '/', 'http://sandbox.invalid').pathname;
+    const method = req.method ?? '';
+    const body = await readBody(req);
+    let decision: Decision;
+    try {
+      decision = decide(req, path, body);
+    } catch (error) {
+      const cause = error instanceof Error ? error.message : String(error);
+      decision = {
+        status: 500,
+        body: { error: `An internal error occurred: ${cause}` },
+        charged: 0,
+        extraDelayMs: 0,
+        keyKnown: false,
+      };
+    }
+    await sleep(latencyFor(n) + (faults.slowMs ?? 0) + decision.extraDelayMs, controller.signal);
+
+    const entry: LedgerEntry = {
+      seq: n,
+      startedAt,
+      endedAt: 0,
+      method,
+      path,
+      keyKnown: decision.keyKnown,
+      status: decision.reset ? 'reset' : decision.status,
+      charged: decision.charged,
+    };
+    if (decision.organization !== undefined) entry.organization = decision.organization;
+    if (decision.networkUrl !== undefined) entry.networkUrl = decision.networkUrl;
+    if (decision.fault !== undefined) entry.fault = decision.fault;
+    if (decision.faultSource !== undefined) entry.faultSource = decision.faultSource;
+
+    if (controller.signal.aborted || res.destroyed) {
+      entry.clientGone = true;
+    } else if (decision.reset) {
+      req.socket.destroy();
+    } else {
+      const text = decision.html ?? JSON.stringify(decision.body);
+      res.writeHead(decision.status, {
+        'Content-Type':
+          decision.html === undefined ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8',
+        'Content-Length': Buffer.byteLength(text),
+        ...decision.headers,
+        // The rest of an oversized body is never read: the connection cannot be reused.
+        ...(body.ok ? {} : { Connection: 'close' }),
+      });
+      res.end(text);
+    }
+    entry.endedAt = Date.now();
+    return entry;
+  }
+
+  const service: SandboxService = {
+    handle(req, res) {
+      const n = ++seq;
+      const startedAt = Date.now();
+      const generation = ledger;
+      inFlight += 1;
+      maxConcurrent = Math.max(maxConcurrent, inFlight);
+      respond(req, res, n, startedAt)
+        .catch((error: unknown): LedgerEntry => {
+          // Unreachable in practice; never leave a request hanging.
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify({ error: `An internal error occurred: ${String(error)}` }));
+          return {
+            seq: n,
+            startedAt,
+            endedAt: Date.now(),
+            method: req.method ?? '',
+            path: req.url ?? '',
+            keyKnown: false,
+            status: 500,
+            charged: 0,
+          };
+        })
+        .then((entry) => {
+          inFlight -= 1;
+          // A request that began before resetLedger() is not logged into the new ledger.
+          if (generation === ledger) ledger.push(entry);
+          options.onRequest?.(entry);
+        });
+    },
+    ledger: () => [...ledger].sort((a, b) => a.seq - b.seq).map((entry) => ({ ...entry })),
+    get maxConcurrent() {
+      return maxConcurrent;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    chargesByUrl() {
+      const charges: Record<string, number> = {};
+      for (const entry of ledger) {
+        if (entry.charged === 1 && entry.networkUrl !== undefined) {
+          const key = normalizeProfileUrl(entry.networkUrl);
+          charges[key] = (charges[key] ?? 0) + 1;
+        }
+      }
+      return charges;
+    },
+    totalCharged: () => ledger.reduce((sum, entry) => sum + entry.charged, 0),
+    credits: (name) => org(name).credits,
+    setCredits(name, credits) {
+      if (!Number.isFinite(credits)) throw new RangeError('credits must be a number');
+      org(name).credits = credits;
+    },
+    addCredits(name, credits) {
+      if (!Number.isFinite(credits)) throw new RangeError('credits must be a number');
+      org(name).credits += credits;
+    },
+    organizations: () =>
+      [...orgs.values()].map((o) => ({ name: o.name, keys: [...o.keys], credits: o.credits })),
+    resetLedger() {
+      ledger = [];
+      maxConcurrent = inFlight;
+    },
+    configure(next) {
+      faults = validateFaults(next);
+      failFirstUsed = new Map();
+      flakyFailed = new Set();
+      faultDraws = 0;
+    },
+    get faults() {
+      return structuredClone(faults);
+    },
+  };
+  return service;
+}
