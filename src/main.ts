@@ -3,12 +3,11 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
-import { showHelp as openHelp, showSidebar } from './adapters/ui';
+import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
 import * as account from './features/account';
 import * as enrichment from './features/enrichment';
 import { findEmail } from './features/findEmail';
 import { freezeResults as freeze } from './features/freeze';
-import { ADDON_NAME } from './adapters/ui';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
@@ -125,4 +124,3 @@ export function checkApiKey(): unknown {
 export function saveSettings(settings: unknown): unknown {
   return account.saveSettings(settings);
 }
-

@@ -44,7 +44,10 @@ function sendIsolated(requests: HttpRequest[], plan: LookupPlan, counter: { sent
   try {
     counter.sent += requests.length;
     const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
-    return responses.map((response) => ({ status: response.getResponseCode(), body: response.getContentText() }));
+    return responses.map((response) => ({
+      status: response.getResponseCode(),
+      body: response.getContentText(),
+    }));
   } catch (error) {
     const message = redactKey(errorMessage(error), plan.apiKey);
     const quotaOrSingle = requests.length === 1 || interpretFetchException(message).error === 'quota';
@@ -72,7 +75,8 @@ export function lookupMany(urls: string[], plan: LookupPlan): LookupReport {
   for (let attempt = 1; attempt <= plan.retry.maxAttempts && pending.length > 0 && !halt; attempt++) {
     const retryLater: string[] = [];
     for (let start = 0; start < pending.length && !halt; start += plan.concurrency) {
-      if (Date.now() >= plan.deadline) break;
+      // The first batch always goes out, so every call makes progress however small its budget.
+      if ((start > 0 || attempt > 1) && Date.now() >= plan.deadline) break;
       const chunk = pending.slice(start, start + plan.concurrency);
       const answers = sendIsolated(
         chunk.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url)),
@@ -97,7 +101,10 @@ export function lookupMany(urls: string[], plan: LookupPlan): LookupReport {
 
 export function sendOne(request: HttpRequest): RawAnswer {
   try {
-    const response = UrlFetchApp.fetch(request.url, request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions);
+    const response = UrlFetchApp.fetch(
+      request.url,
+      request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions,
+    );
     return { status: response.getResponseCode(), body: response.getContentText() };
   } catch (error) {
     return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };

@@ -17,7 +17,10 @@ export function loadJob(): Job | null {
  * Runs `update` under the document lock on the freshest stored job and writes what it returns
  * (with `extra` properties, e.g. cached results, in the same single write).
  */
-export function updateJob(update: (stored: Job | null) => Job | null, extra: Record<string, string> = {}): Job | null {
+export function updateJob(
+  update: (stored: Job | null) => Job | null,
+  extra: Record<string, string> = {},
+): Job | null {
   const lock = LockService.getDocumentLock();
   // Held for a property read and a write only; the slow work happens outside the lock.
   lock.waitLock(10000);

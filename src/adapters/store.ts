@@ -1,5 +1,5 @@
 /** PropertiesService and CacheService adapter: the user's key and settings, the add-on's configuration, the result cache. */
-import { resolveEndpoint, type EndpointResult } from '../core/config';
+import { type EndpointResult, resolveEndpoint } from '../core/config';
 import { stableHash } from '../core/hash';
 import type { LookupResult } from '../core/lookup';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
@@ -45,8 +45,10 @@ export function readSettings(): Settings {
   try {
     const parsed = JSON.parse(raw) as Partial<Settings>;
     return {
-      writeHeader: typeof parsed.writeHeader === 'boolean' ? parsed.writeHeader : DEFAULT_SETTINGS.writeHeader,
-      extraFields: typeof parsed.extraFields === 'boolean' ? parsed.extraFields : DEFAULT_SETTINGS.extraFields,
+      writeHeader:
+        typeof parsed.writeHeader === 'boolean' ? parsed.writeHeader : DEFAULT_SETTINGS.writeHeader,
+      extraFields:
+        typeof parsed.extraFields === 'boolean' ? parsed.extraFields : DEFAULT_SETTINGS.extraFields,
       recheck: typeof parsed.recheck === 'boolean' ? parsed.recheck : DEFAULT_SETTINGS.recheck,
     };
   } catch {
@@ -157,12 +159,16 @@ export class ResultCache {
   /** Keeps the newest results under the target size, under the document lock so no other writer is lost. */
   evict(): void {
     const lock = LockService.getDocumentLock();
-    if (!lock || !lock.tryLock(5000)) return;
+    if (!lock?.tryLock(5000)) return;
     try {
       const all = this.props.getProperties();
       const results = Object.keys(all)
         .filter((key) => key.startsWith(RESULT_PREFIX))
-        .map((key) => ({ key, bytes: key.length + all[key].length, savedAt: decodeResult(all[key])?.savedAt ?? 0 }))
+        .map((key) => ({
+          key,
+          bytes: key.length + all[key].length,
+          savedAt: decodeResult(all[key])?.savedAt ?? 0,
+        }))
         .sort((a, b) => b.savedAt - a.savedAt);
       const kept: Record<string, string> = {};
       for (const key of Object.keys(all)) if (!key.startsWith(RESULT_PREFIX)) kept[key] = all[key];
@@ -182,7 +188,8 @@ export class ResultCache {
 
 function cacheBytes(all: Record<string, string>): number {
   let bytes = 0;
-  for (const key of Object.keys(all)) if (key.startsWith(RESULT_PREFIX)) bytes += key.length + all[key].length;
+  for (const key of Object.keys(all))
+    if (key.startsWith(RESULT_PREFIX)) bytes += key.length + all[key].length;
   return bytes;
 }
 

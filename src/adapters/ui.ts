@@ -31,7 +31,9 @@ const CONTINUE_HANDLER = 'continueEnrichment';
 
 /** Fallback for a run with no sidebar open: add-on time-driven triggers run at most once an hour. */
 export function ensureContinuationTrigger(): void {
-  const exists = ScriptApp.getProjectTriggers().some((trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER);
+  const exists = ScriptApp.getProjectTriggers().some(
+    (trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER,
+  );
   if (!exists) ScriptApp.newTrigger(CONTINUE_HANDLER).timeBased().everyHours(1).create();
 }
 

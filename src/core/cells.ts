@@ -58,21 +58,35 @@ export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<
     noteOf(outcome),
   ];
   if (extraFields) {
-    const profile = outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
-      ? outcome.profile
-      : {};
+    const profile =
+      outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
+        ? outcome.profile
+        : {};
     row.push(found ? outcome.accountType : '', profile.name ?? '');
   }
   return row;
 }
 
-export const FIELD_NAMES = ['email', 'status', 'catch_all', 'account_type', 'name', 'updated_at', 'note'] as const;
+export const FIELD_NAMES = [
+  'email',
+  'status',
+  'catch_all',
+  'account_type',
+  'name',
+  'updated_at',
+  'note',
+] as const;
 export type FieldName = (typeof FIELD_NAMES)[number];
 
-export function parseFields(spec: unknown): { ok: true; fields: FieldName[] | null } | { ok: false; message: string } {
+export function parseFields(
+  spec: unknown,
+): { ok: true; fields: FieldName[] | null } | { ok: false; message: string } {
   if (spec === undefined || spec === null || spec === '') return { ok: true, fields: null };
   if (typeof spec !== 'string') {
-    return { ok: false, message: `fields must be text such as "email,status,catch_all". Valid fields: ${FIELD_NAMES.join(', ')}.` };
+    return {
+      ok: false,
+      message: `fields must be text such as "email,status,catch_all". Valid fields: ${FIELD_NAMES.join(', ')}.`,
+    };
   }
   const names = spec
     .split(',')
@@ -103,11 +117,16 @@ export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
 }
 
 /** One row of `=FINDEMAIL(url, fields)`. Without a `status` field the `email` field carries the marker. */
-export function fieldValues(outcome: RowOutcome | { kind: 'empty' }, fields: FieldName[]): Array<string | boolean> {
+export function fieldValues(
+  outcome: RowOutcome | { kind: 'empty' },
+  fields: FieldName[],
+): Array<string | boolean> {
   if (outcome.kind === 'empty') return fields.map(() => '');
   const hasStatus = fields.includes('status');
   const profile =
-    outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable' ? outcome.profile : {};
+    outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
+      ? outcome.profile
+      : {};
   return fields.map((field) => {
     switch (field) {
       case 'email':
@@ -122,7 +141,8 @@ export function fieldValues(outcome: RowOutcome | { kind: 'empty' }, fields: Fie
         return profile.name ?? '';
       case 'updated_at':
         return profile.updatedAt ?? '';
-      case 'note':
+      // 'note'
+      default:
         return noteOf(outcome);
     }
   });

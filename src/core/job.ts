@@ -54,7 +54,9 @@ export function emptyCounts(): Counts {
   return { total: 0, processed: 0, found: 0, notFound: 0, failed: 0, skipped: 0, creditsUsed: 0 };
 }
 
-export function idleProgress(message = 'No run yet. Select a column of profile URLs, then Find e-mails.'): Progress {
+export function idleProgress(
+  message = 'No run yet. Select a column of profile URLs, then Find e-mails.',
+): Progress {
   return { state: 'idle', message, ...emptyCounts() };
 }
 
@@ -73,7 +75,11 @@ export function isHeaderText(value: unknown): boolean {
  * Output columns can be reused when each one either carries this add-on's title in the header row
  * or is empty in every row of the job; otherwise new columns are inserted.
  */
-export function canReuseOutputColumns(block: unknown[][], headerIndex: number | null, extraFields: boolean): boolean {
+export function canReuseOutputColumns(
+  block: unknown[][],
+  headerIndex: number | null,
+  extraFields: boolean,
+): boolean {
   const titles = outputHeaders(extraFields);
   return titles.every((title, column) => {
     if (headerIndex !== null && block[headerIndex]?.[column] === title) return true;

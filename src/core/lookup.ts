@@ -187,9 +187,13 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
           retryable: true,
         });
       }
-      return serviceError('unexpected_status', `Unexpected answer HTTP ${status}${said ? `: ${said}` : ''}.`, {
-        status,
-      });
+      return serviceError(
+        'unexpected_status',
+        `Unexpected answer HTTP ${status}${said ? `: ${said}` : ''}.`,
+        {
+          status,
+        },
+      );
   }
 }
 
@@ -197,9 +201,13 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
 export function interpretFetchException(message: string): ServiceError {
   const text = message.replace(/^Exception:\s*/, '');
   if (/too many times for one day: urlfetch/i.test(text)) {
-    return serviceError('quota', `Apps Script's daily limit of service calls is used up (${text}). Resume later.`, {
-      effect: 'pause',
-    });
+    return serviceError(
+      'quota',
+      `Apps Script's daily limit of service calls is used up (${text}). Resume later.`,
+      {
+        effect: 'pause',
+      },
+    );
   }
   if (/timeout|timed out/i.test(text)) {
     return serviceError('timeout', `The service did not answer in time (${text}).`, { retryable: true });
@@ -227,7 +235,10 @@ export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: f
     return { ok: false, message: 'That does not look like an API key (expected 8 to 256 characters).' };
   }
   if (!/^[\x21-\x7e]+$/.test(key)) {
-    return { ok: false, message: 'An API key has no spaces or special characters; copy it again from API settings.' };
+    return {
+      ok: false,
+      message: 'An API key has no spaces or special characters; copy it again from API settings.',
+    };
   }
   return { ok: true, key };
 }

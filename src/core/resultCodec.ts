@@ -11,8 +11,15 @@ export interface CachedResult {
 
 export function encodeResult(result: LookupResult, savedAtMs: number): string {
   const profile = result.profile;
-  const row: unknown[] = [VERSION, result.kind[0], profile.name ?? '', profile.updatedAt ?? '', Math.floor(savedAtMs / 1000)];
-  if (result.kind === 'found') row.push(result.email, result.emailStatus, result.catchAll ? 1 : 0, result.accountType);
+  const row: unknown[] = [
+    VERSION,
+    result.kind[0],
+    profile.name ?? '',
+    profile.updatedAt ?? '',
+    Math.floor(savedAtMs / 1000),
+  ];
+  if (result.kind === 'found')
+    row.push(result.email, result.emailStatus, result.catchAll ? 1 : 0, result.accountType);
   if (result.kind === 'unprocessable') row.push(result.message);
   return JSON.stringify(row);
 }

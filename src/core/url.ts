@@ -9,7 +9,8 @@ export type ProfileInput =
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
 const URL_PARTS = /^(https?):\/\/([^/?#]+)([^?#]*)(\?[^#]*)?(#.*)?$/i;
-const HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?$|^(?:localhost|127(?:\.\d{1,3}){3})(?::\d{1,5})?$/i;
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?$|^(?:localhost|127(?:\.\d{1,3}){3})(?::\d{1,5})?$/i;
 
 /**
  * Classifies one cell value. `sent` is the trimmed input as the user wrote it (what the service gets);

@@ -1,6 +1,5 @@
 /** The sidebar's server side: the user's key (masked on the way out), settings and the key check. */
-import { buildKeyCheckRequest, checkKeyShape, interpretFetchException, interpretKeyCheck, maskKey, redactKey } from '../core/lookup';
-import type { Progress } from '../core/job';
+
 import { sendOne } from '../adapters/http';
 import {
   clearHalt,
@@ -13,6 +12,15 @@ import {
   writeApiKey,
   writeSettings,
 } from '../adapters/store';
+import type { Progress } from '../core/job';
+import {
+  buildKeyCheckRequest,
+  checkKeyShape,
+  interpretFetchException,
+  interpretKeyCheck,
+  maskKey,
+  redactKey,
+} from '../core/lookup';
 import { getEnrichmentProgress } from './enrichment';
 
 export interface SidebarState {
@@ -61,7 +69,10 @@ export function checkApiKey(): KeyCheckResult {
   const config = readScriptConfig();
   if (!config.endpoint.ok) return { ok: false, message: config.endpoint.message };
   const answer = sendOne(buildKeyCheckRequest(config.endpoint.endpoint, key));
-  const check = 'thrown' in answer ? interpretFetchException(answer.thrown) : interpretKeyCheck(answer.status, answer.body);
+  const check =
+    'thrown' in answer
+      ? interpretFetchException(answer.thrown)
+      : interpretKeyCheck(answer.status, answer.body);
   if ('valid' in check) {
     return check.valid
       ? { ok: true, message: 'The key works. Checking it spent no credit.' }
@@ -71,7 +82,9 @@ export function checkApiKey(): KeyCheckResult {
 }
 
 export function saveSettings(input: unknown): SidebarState {
-  const source = (input && typeof input === 'object' ? input : {}) as Partial<Record<keyof Settings, unknown>>;
+  const source = (input && typeof input === 'object' ? input : {}) as Partial<
+    Record<keyof Settings, unknown>
+  >;
   const settings: Settings = { ...DEFAULT_SETTINGS };
   for (const name of Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>) {
     if (typeof source[name] === 'boolean') settings[name] = source[name] as boolean;

@@ -1,4 +1,14 @@
 /** Bulk enrichment of a selected column: a job in document properties, processed in time-boxed slices. */
+
+import { lookupMany } from '../adapters/http';
+import { loadJob, updateJob } from '../adapters/jobStore';
+import { ResultCache, readApiKey, readScriptConfig, readSettings } from '../adapters/store';
+import {
+  ensureContinuationTrigger,
+  removeContinuationTrigger,
+  SETTINGS_PATH,
+  showSidebar,
+} from '../adapters/ui';
 import { enrichmentRow, outputHeaders, type RowOutcome, STATUS } from '../core/cells';
 import {
   canReuseOutputColumns,
@@ -18,10 +28,6 @@ import {
 import type { LookupOutcome, LookupResult, ServiceError } from '../core/lookup';
 import { DEFAULT_RETRY } from '../core/retry';
 import { parseProfileInput } from '../core/url';
-import { lookupMany } from '../adapters/http';
-import { loadJob, updateJob } from '../adapters/jobStore';
-import { readApiKey, readScriptConfig, readSettings, ResultCache } from '../adapters/store';
-import { ensureContinuationTrigger, removeContinuationTrigger, SETTINGS_PATH, showSidebar } from '../adapters/ui';
 
 // Apps Script stops an execution after 6 minutes (https://developers.google.com/apps-script/guides/services/quotas).
 // A slice works for at most this long, leaving a wide margin for the last batch, the write and the save.
@@ -30,6 +36,7 @@ export const DEFAULT_BATCH_SIZE = 20;
 const MAX_BATCH_SIZE = 100;
 /** A lease outlives its slice by this much, so a crashed slice does not block the job for long. */
 const LEASE_GRACE_MS = 30_000;
+const FIRST_SLICE_MAX_MS = 15_000;
 
 interface SliceLimits {
   budgetMs: number;
@@ -70,10 +77,12 @@ export function enrichSelection(): Progress {
     };
   }
   const selection = ss.getActiveRange();
-  if (!selection) throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
+  if (!selection)
+    throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
   const job = createJob(selection);
   showSidebar('progress');
-  return processSlice(job.id);
+  // A short first slice: the sidebar, open now, drives the rest.
+  return processSlice(job.id, FIRST_SLICE_MAX_MS);
 }
 
 function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
@@ -95,7 +104,8 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
   if (isHeaderText(firstSelected)) headerRow = top;
   else if (top > 1 && isHeaderText(block[0][0])) headerRow = top - 1;
   const firstRow = headerRow === top ? top + 1 : top;
-  if (firstRow > bottom) throw new Error('There are no profile URLs under the header: select the URLs, then try again.');
+  if (firstRow > bottom)
+    throw new Error('There are no profile URLs under the header: select the URLs, then try again.');
   const dataRows = block.slice(firstRow - readTop);
   const total = dataRows.filter((row) => parseProfileInput(row[0]).kind !== 'empty').length;
   if (total === 0) throw new Error('The selected cells are empty: select the profile URLs, then try again.');
@@ -118,7 +128,9 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
   const rows = bottom - firstRow + 1;
   const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < outputCount);
   sheet
-    .getRangeList(textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()))
+    .getRangeList(
+      textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()),
+    )
     .setNumberFormat('@');
   if (headerRow !== null && settings.writeHeader) {
     sheet.getRange(headerRow, outputColumn, 1, outputCount).setValues([outputHeaders(settings.extraFields)]);
@@ -161,7 +173,7 @@ function padRow(row: unknown[], width: number): unknown[] {
 
 export function continueEnrichment(): Progress {
   const job = loadJob();
-  if (!job || job.state !== 'running') return progressOf(job);
+  if (job?.state !== 'running') return progressOf(job);
   return processSlice(job.id);
 }
 
@@ -170,7 +182,7 @@ export function resumeEnrichment(): Progress {
     if (!stored || (stored.state !== 'paused' && stored.state !== 'stopped')) return stored;
     return { ...stored, state: 'running', message: 'Resuming…', updatedAt: Date.now() };
   });
-  if (!job || job.state !== 'running') return progressOf(job);
+  if (job?.state !== 'running') return progressOf(job);
   ensureContinuationTrigger();
   return processSlice(job.id);
 }
@@ -178,7 +190,12 @@ export function resumeEnrichment(): Progress {
 export function pauseEnrichment(): Progress {
   const job = updateJob((stored) =>
     stored && stored.state === 'running'
-      ? { ...stored, state: 'paused', message: 'Paused. Resume to continue where it stopped.', updatedAt: Date.now() }
+      ? {
+          ...stored,
+          state: 'paused',
+          message: 'Paused. Resume to continue where it stopped.',
+          updatedAt: Date.now(),
+        }
       : stored,
   );
   return progressOf(job);
@@ -187,7 +204,12 @@ export function pauseEnrichment(): Progress {
 export function cancelEnrichment(): Progress {
   const job = updateJob((stored) =>
     stored && ACTIVE_STATES.includes(stored.state)
-      ? { ...stored, state: 'cancelled', message: describeOutcomeState('cancelled', stored.counts), updatedAt: Date.now() }
+      ? {
+          ...stored,
+          state: 'cancelled',
+          message: describeOutcomeState('cancelled', stored.counts),
+          updatedAt: Date.now(),
+        }
       : stored,
   );
   removeContinuationTrigger();
@@ -212,13 +234,15 @@ function haltJob(job: Job, error: ServiceError): void {
  * Works on the job for one time budget: per batch one read (the batch's rows to check them, plus the next batch's)
  * and one write of the outputs, never a call per cell.
  */
-function processSlice(jobId: string): Progress {
+function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Progress {
   const started = Date.now();
-  const limits = sliceLimits();
+  const configured = sliceLimits();
+  const limits = { ...configured, budgetMs: Math.min(configured.budgetMs, maxBudgetMs) };
   const deadline = started + limits.budgetMs;
   let leased = false;
   let job = updateJob((stored) => {
-    if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started) return stored;
+    if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
+      return stored;
     leased = true;
     return { ...stored, leaseUntil: deadline + LEASE_GRACE_MS };
   });
@@ -249,13 +273,14 @@ function processSlice(jobId: string): Progress {
 function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: ResultCache): void {
   const apiKey = readApiKey();
   if (!apiKey) {
-    return haltJob(job, {
+    haltJob(job, {
       kind: 'error',
       error: 'missing_key',
       message: 'No API key is saved for you.',
       retryable: false,
       effect: 'stop',
     });
+    return;
   }
   const config = readScriptConfig();
   if (!config.endpoint.ok) {
@@ -267,7 +292,9 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
   const sheet = ss && findSheet(ss, job.sheetId);
   if (!sheet) {
     job.state = 'stopped';
-    job.message = ss ? `The sheet "${job.sheetName}" no longer exists.` : 'Waiting for the spreadsheet to be open.';
+    job.message = ss
+      ? `The sheet "${job.sheetName}" no longer exists.`
+      : 'Waiting for the spreadsheet to be open.';
     return;
   }
   // Rows inserted or deleted inside the job range move its end by as many rows.
@@ -291,7 +318,8 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
   let block: unknown[][] | null = null;
   let blockStart = 0;
 
-  while (job.state === 'running' && Date.now() < deadline) {
+  // At least one batch per slice, so a slice always makes progress.
+  for (let batch = 0; job.state === 'running' && (batch === 0 || Date.now() < deadline); batch++) {
     if (job.cursor > job.lastRow) {
       if (!startNextPass(job, sheet, width)) break;
       block = null;
@@ -374,7 +402,8 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     blockStart = advancedTo;
     job.cursor = advancedTo;
     if (report.halt) haltJob(job, report.halt);
-    else if (job.state === 'running') job.message = `Working: ${job.counts.processed} of ${job.counts.total} rows.`;
+    else if (job.state === 'running')
+      job.message = `Working: ${job.counts.processed} of ${job.counts.total} rows.`;
     saveProgress(job, cache.encode(fresh));
     cache.evictIfFull();
     if (stopAt < windowSize && !report.halt) break; // out of time for this slice
@@ -417,7 +446,8 @@ function saveProgress(job: Job, cachedValues: Record<string, string>): void {
  */
 function startNextPass(job: Job, sheet: GoogleAppsScript.Spreadsheet.Sheet, width: number): boolean {
   const rows = job.lastRow - job.firstRow + 1;
-  const values = rows > 0 ? sheet.getRange(job.firstRow, job.urlColumn, rows, Math.min(width, 3)).getValues() : [];
+  const values =
+    rows > 0 ? sheet.getRange(job.firstRow, job.urlColumn, rows, Math.min(width, 3)).getValues() : [];
   const pendingIndex = values.findIndex(
     (row) => parseProfileInput(row[0]).kind !== 'empty' && String(row[2] ?? '') === '',
   );
@@ -442,5 +472,6 @@ function finishJob(job: Job, values: unknown[][], leftPending: boolean): void {
   job.counts = { ...job.counts, total, processed: withResult };
   job.state = 'done';
   job.message = describeOutcomeState('done', job.counts);
-  if (leftPending) job.message += ' Some rows kept moving during the run and have no result: run it again for them.';
+  if (leftPending)
+    job.message += ' Some rows kept moving during the run and have no result: run it again for them.';
 }

@@ -1,12 +1,13 @@
 /** =FINDEMAIL: cached, de-duplicated, parallel lookups inside one custom-function execution. */
+
+import { lookupMany } from '../adapters/http';
+import { ResultCache, readApiKey, readHalt, readScriptConfig, writeHalt } from '../adapters/store';
+import { SETTINGS_PATH } from '../adapters/ui';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
 import { stableHash } from '../core/hash';
 import type { LookupResult, ServiceError } from '../core/lookup';
 import { DEFAULT_RETRY } from '../core/retry';
 import { type ProfileInput, parseProfileInput } from '../core/url';
-import { lookupMany } from '../adapters/http';
-import { readApiKey, readHalt, readScriptConfig, ResultCache, writeHalt } from '../adapters/store';
-import { SETTINGS_PATH } from '../adapters/ui';
 
 // Custom functions must return within 30 seconds
 // (https://developers.google.com/apps-script/guides/sheets/functions#guidelines). Stop starting work after this.
@@ -28,7 +29,9 @@ function ownerKeyMessage(what: string): string {
 function accountError(error: ServiceError): Error {
   if (error.error === 'unauthorized') return new Error(ownerKeyMessage(`${error.message}`));
   if (error.error === 'payment_required') {
-    return new Error(`${error.message} Add credits to the owner's account; formulas retry after ${HALT_SECONDS / 60} minutes.`);
+    return new Error(
+      `${error.message} Add credits to the owner's account; formulas retry after ${HALT_SECONDS / 60} minutes.`,
+    );
   }
   return new Error(error.message);
 }
@@ -40,7 +43,7 @@ function accountError(error: ServiceError): Error {
 function claim(keys: string[]): { mine: string[]; others: string[] } {
   const cache = CacheService.getDocumentCache();
   const lock = LockService.getDocumentLock();
-  if (!cache || !lock || !lock.tryLock(3000)) return { mine: keys, others: [] };
+  if (!cache || !lock?.tryLock(3000)) return { mine: keys, others: [] };
   try {
     const claimKeys = keys.map((key) => CLAIM_PREFIX + stableHash(key));
     const held = cache.getAll(claimKeys);
@@ -56,7 +59,8 @@ function claim(keys: string[]): { mine: string[]; others: string[] } {
 }
 
 function release(keys: string[]): void {
-  if (keys.length) CacheService.getDocumentCache()?.removeAll(keys.map((key) => CLAIM_PREFIX + stableHash(key)));
+  if (keys.length)
+    CacheService.getDocumentCache()?.removeAll(keys.map((key) => CLAIM_PREFIX + stableHash(key)));
 }
 
 /** Waits (bounded) for results other cells are fetching; returns what arrived. */
@@ -69,7 +73,9 @@ function awaitOthers(keys: string[], cache: ResultCache, until: number): Map<str
     for (const [key, result] of found) arrived.set(key, result);
     waiting = waiting.filter((key) => !found.has(key));
     if (waiting.length === 0) break;
-    const claimsLeft = CacheService.getDocumentCache()?.getAll(waiting.map((key) => CLAIM_PREFIX + stableHash(key)));
+    const claimsLeft = CacheService.getDocumentCache()?.getAll(
+      waiting.map((key) => CLAIM_PREFIX + stableHash(key)),
+    );
     if (claimsLeft && Object.keys(claimsLeft).length === 0) break; // the other cell gave up: look them up here
   }
   return arrived;
@@ -94,7 +100,8 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
 
   const { mine, others } = claim(missing);
   const sentFor = new Map<string, string>();
-  for (const input of inputs) if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
+  for (const input of inputs)
+    if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
   const lookUp = (lookupKeys: string[]) => {
     const report = lookupMany(
       lookupKeys.map((key) => sentFor.get(key)!),
@@ -128,7 +135,8 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
     release(mine);
   }
   if (others.length) {
-    for (const [key, result] of awaitOthers(others, cache, started + WORK_BUDGET_MS / 2)) outcomes.set(key, result);
+    for (const [key, result] of awaitOthers(others, cache, started + WORK_BUDGET_MS / 2))
+      outcomes.set(key, result);
     missing = others.filter((key) => !outcomes.has(key));
     if (missing.length) lookUp(missing);
   }
@@ -154,7 +162,9 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   const fields = parseFields(fieldsSpec);
   if (!fields.ok) throw new Error(fields.message);
   const isRange = Array.isArray(value);
-  const grid: Cell[][] = isRange ? (value as Cell[][]).map((row) => (Array.isArray(row) ? row : [row])) : [[value]];
+  const grid: Cell[][] = isRange
+    ? (value as Cell[][]).map((row) => (Array.isArray(row) ? row : [row]))
+    : [[value]];
   if (fields.fields && grid.some((row) => row.length > 1)) {
     throw new Error('With output fields, give a single column of URLs (e.g. A2:A100).');
   }

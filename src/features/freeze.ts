@@ -3,7 +3,8 @@ const FINDEMAIL_FORMULA = /^=\s*FINDEMAIL\s*\(/i;
 
 export function freezeResults(): string {
   const range = SpreadsheetApp.getActiveRange();
-  if (!range) throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
+  if (!range)
+    throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
   const formulas = range.getFormulas();
   const values = range.getValues();
   let frozen = 0;

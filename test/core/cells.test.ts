@@ -10,17 +10,49 @@ const found: LookupResult = {
   accountType: 'professional',
   profile: { name: 'Jane Doe', updatedAt: '2024-05-01T10:00:00+00:00' },
 };
-const unprocessable: LookupResult = { kind: 'unprocessable', message: 'Cannot extract the domain', profile: { name: 'Jo' } };
+const unprocessable: LookupResult = {
+  kind: 'unprocessable',
+  message: 'Cannot extract the domain',
+  profile: { name: 'Jo' },
+};
 
 describe('cells', () => {
   it('writes the four enrichment columns, and two more on request', () => {
     expect(enrichmentRow(found, false)).toEqual(['jane.doe@acme.test', 'VALID', false, '']);
-    expect(enrichmentRow(found, true)).toEqual(['jane.doe@acme.test', 'VALID', false, '', 'professional', 'Jane Doe']);
-    expect(enrichmentRow({ kind: 'not_found', profile: {} }, false)).toEqual(['', 'NOT_FOUND', '', 'No address found for this profile.']);
-    expect(enrichmentRow(unprocessable, false)).toEqual(['', 'UNPROCESSABLE', '', 'Cannot extract the domain (name: Jo)']);
+    expect(enrichmentRow(found, true)).toEqual([
+      'jane.doe@acme.test',
+      'VALID',
+      false,
+      '',
+      'professional',
+      'Jane Doe',
+    ]);
+    expect(enrichmentRow({ kind: 'not_found', profile: {} }, false)).toEqual([
+      '',
+      'NOT_FOUND',
+      '',
+      'No address found for this profile.',
+    ]);
+    expect(enrichmentRow(unprocessable, false)).toEqual([
+      '',
+      'UNPROCESSABLE',
+      '',
+      'Cannot extract the domain (name: Jo)',
+    ]);
     expect(enrichmentRow({ kind: 'invalid', reason: 'not a web address' }, false)[1]).toBe('INVALID_URL');
-    const error = { kind: 'error' as const, error: 'server_error' as const, message: 'An internal error occurred: connection time-out', retryable: true, effect: 'continue' as const };
-    expect(enrichmentRow(error, false)).toEqual(['', 'ERROR', '', 'An internal error occurred: connection time-out']);
+    const error = {
+      kind: 'error' as const,
+      error: 'server_error' as const,
+      message: 'An internal error occurred: connection time-out',
+      retryable: true,
+      effect: 'continue' as const,
+    };
+    expect(enrichmentRow(error, false)).toEqual([
+      '',
+      'ERROR',
+      '',
+      'An internal error occurred: connection time-out',
+    ]);
     expect(enrichmentRow({ ...error, error: 'bad_request', retryable: false }, false)[1]).toBe('INVALID_URL');
   });
 
@@ -42,15 +74,22 @@ describe('cells', () => {
   });
 
   it('parses fields and lists the valid ones on a mistake', () => {
-    expect(parseFields(' Email , status,catch_all')).toEqual({ ok: true, fields: ['email', 'status', 'catch_all'] });
+    expect(parseFields(' Email , status,catch_all')).toEqual({
+      ok: true,
+      fields: ['email', 'status', 'catch_all'],
+    });
     expect(parseFields(undefined)).toEqual({ ok: true, fields: null });
     const bad = parseFields('email,phone');
     expect(bad.ok).toBe(false);
-    expect(!bad.ok && bad.message).toMatch(/Unknown field "phone".*Valid fields: email, status, catch_all, account_type, name, updated_at/);
+    expect(!bad.ok && bad.message).toMatch(
+      /Unknown field "phone".*Valid fields: email, status, catch_all, account_type, name, updated_at/,
+    );
   });
 
   it('fills requested fields; without status the email field carries the marker', () => {
-    expect(fieldValues(found, ['email', 'status', 'catch_all', 'account_type', 'name', 'updated_at'])).toEqual([
+    expect(
+      fieldValues(found, ['email', 'status', 'catch_all', 'account_type', 'name', 'updated_at']),
+    ).toEqual([
       'jane.doe@acme.test',
       'VALID',
       false,
@@ -63,7 +102,11 @@ describe('cells', () => {
   });
 
   it('round-trips cached results compactly', () => {
-    for (const result of [found, unprocessable, { kind: 'not_found', profile: { name: 'A' } } as LookupResult]) {
+    for (const result of [
+      found,
+      unprocessable,
+      { kind: 'not_found', profile: { name: 'A' } } as LookupResult,
+    ]) {
       const encoded = encodeResult(result, 1_700_000_000_123);
       expect(encoded.length).toBeLessThan(200);
       expect(decodeResult(encoded)).toEqual({ result, savedAt: 1_700_000_000 });

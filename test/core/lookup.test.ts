@@ -21,7 +21,11 @@ const found = {
 
 describe('buildLookupRequest', () => {
   it('is a POST with JSON, the key header, the URL as given and muted HTTP exceptions', () => {
-    const request = buildLookupRequest('https://api.test/api/v1/network_finder', 'k-123456789', ' network.com/in/x');
+    const request = buildLookupRequest(
+      'https://api.test/api/v1/network_finder',
+      'k-123456789',
+      ' network.com/in/x',
+    );
     expect(request).toEqual({
       url: 'https://api.test/api/v1/network_finder',
       method: 'post',
@@ -40,7 +44,10 @@ describe('buildLookupRequest', () => {
       valid: false,
       message: 'Unauthorized: Invalid API Key',
     });
-    expect(interpretKeyCheck(500, '{"error":"boom"}')).toMatchObject({ kind: 'error', error: 'server_error' });
+    expect(interpretKeyCheck(500, '{"error":"boom"}')).toMatchObject({
+      kind: 'error',
+      error: 'server_error',
+    });
   });
 });
 
@@ -65,7 +72,11 @@ describe('interpretLookupResponse', () => {
   });
 
   it('maps 422 to unprocessable with the message and the partial profile', () => {
-    const body = { status: 'unprocessable', message: 'Unable to extract the domain', profile: { name: 'Jo' } };
+    const body = {
+      status: 'unprocessable',
+      message: 'Unable to extract the domain',
+      profile: { name: 'Jo' },
+    };
     expect(interpretLookupResponse(422, JSON.stringify(body))).toEqual({
       kind: 'unprocessable',
       message: 'Unable to extract the domain',
@@ -89,8 +100,13 @@ describe('interpretLookupResponse', () => {
   });
 
   it('reads a message field as well as an error field', () => {
-    const outcome = interpretLookupResponse(500, '{"message":"An internal error occurred: connection time-out"}');
-    expect(outcome.kind === 'error' && outcome.message).toBe('An internal error occurred: connection time-out');
+    const outcome = interpretLookupResponse(
+      500,
+      '{"message":"An internal error occurred: connection time-out"}',
+    );
+    expect(outcome.kind === 'error' && outcome.message).toBe(
+      'An internal error occurred: connection time-out',
+    );
   });
 
   it('treats a non-JSON body (a proxy page) as an error, retryable when 5xx', () => {
@@ -98,17 +114,25 @@ describe('interpretLookupResponse', () => {
       error: 'server_error',
       retryable: true,
     });
-    expect(interpretLookupResponse(200, '<html>hi</html>')).toMatchObject({ error: 'invalid_body', retryable: false });
+    expect(interpretLookupResponse(200, '<html>hi</html>')).toMatchObject({
+      error: 'invalid_body',
+      retryable: false,
+    });
   });
 });
 
 describe('interpretFetchException', () => {
   it('recognises the daily quota, time-outs and transport failures', () => {
-    expect(interpretFetchException('Exception: Service invoked too many times for one day: urlfetch.')).toMatchObject({
+    expect(
+      interpretFetchException('Exception: Service invoked too many times for one day: urlfetch.'),
+    ).toMatchObject({
       error: 'quota',
       effect: 'pause',
     });
-    expect(interpretFetchException('Exception: Timeout: https://a.test')).toMatchObject({ error: 'timeout', retryable: true });
+    expect(interpretFetchException('Exception: Timeout: https://a.test')).toMatchObject({
+      error: 'timeout',
+      retryable: true,
+    });
     expect(interpretFetchException('Exception: Address unavailable: https://a.test')).toMatchObject({
       error: 'transport',
       retryable: true,
