@@ -1,0 +1,364 @@
+/** The host's spreadsheets: cells with values, formulas, number formats, notes and array-formula spills. */
+import { cellName, parseA1, shiftFormulaRows } from './a1';
+
+export type CellValue = string | number | boolean | Date;
+
+export interface Cell {
+  value: CellValue;
+  formula?: string;
+  format?: string;
+  note?: string;
+  /** The message of a formula's error (the cell's value is then `#ERROR!` or `#REF!`). */
+  error?: string;
+  /** For the cell holding an array formula: the size of its last spill. */
+  spill?: { rows: number; cols: number };
+  /** For a cell filled by another cell's array result. */
+  spilledFrom?: { row: number; col: number };
+}
+
+export interface RangeBox {
+  row: number;
+  col: number;
+  numRows: number;
+  numCols: number;
+}
+
+export const DEFAULT_ROWS = 1000;
+export const DEFAULT_COLUMNS = 26;
+// "Your input contains more than the maximum of 50000 characters in a single cell." (Sheets' cell limit)
+export const MAX_CELL_CHARS = 50000;
+export const PLAIN_TEXT = '@';
+
+export class SheetsError extends Error {}
+
+export class SheetModel {
+  frozenRows = 0;
+  private rows: Array<Array<Cell | undefined> | undefined> = [];
+
+  constructor(
+    public id: number,
+    public name: string,
+    public maxRows = DEFAULT_ROWS,
+    public maxCols = DEFAULT_COLUMNS,
+  ) {}
+
+  get(row: number, col: number): Cell | undefined {
+    return this.rows[row - 1]?.[col - 1];
+  }
+
+  ensure(row: number, col: number): Cell {
+    let line = this.rows[row - 1];
+    if (!line) {
+      line = [];
+      this.rows[row - 1] = line;
+    }
+    let cell = line[col - 1];
+    if (!cell) {
+      cell = { value: '' };
+      line[col - 1] = cell;
+    }
+    return cell;
+  }
+
+  hasContent(row: number, col: number): boolean {
+    const cell = this.get(row, col);
+    return !!cell && (cell.value !== '' || cell.formula !== undefined);
+  }
+
+  lastRow(): number {
+    for (let r = this.rows.length; r >= 1; r--) {
+      const line = this.rows[r - 1];
+      if (line?.some((cell) => cell && (cell.value !== '' || cell.formula !== undefined))) return r;
+    }
+    return 0;
+  }
+
+  lastColumn(): number {
+    let last = 0;
+    for (const line of this.rows) {
+      if (!line) continue;
+      for (let c = line.length; c > last; c--) {
+        const cell = line[c - 1];
+        if (cell && (cell.value !== '' || cell.formula !== undefined)) {
+          last = c;
+          break;
+        }
+      }
+    }
+    return last;
+  }
+
+  /** Throws like Apps Script when a range does not fit the sheet. */
+  check(box: RangeBox): void {
+    if (box.row < 1) throw new SheetsError('The starting row of the range is too small.');
+    if (box.col < 1) throw new SheetsError('The starting column of the range is too small.');
+    if (box.numRows < 1) throw new SheetsError('The number of rows in the range must be at least 1.');
+    if (box.numCols < 1) throw new SheetsError('The number of columns in the range must be at least 1.');
+    if (box.row + box.numRows - 1 > this.maxRows || box.col + box.numCols - 1 > this.maxCols) {
+      throw new SheetsError('The coordinates of the range are outside the dimensions of the sheet.');
+    }
+  }
+
+  /** Every formula cell, with its position. */
+  formulaCells(): Array<{ row: number; col: number; cell: Cell }> {
+    const found: Array<{ row: number; col: number; cell: Cell }> = [];
+    this.rows.forEach((line, r) => {
+      line?.forEach((cell, c) => {
+        if (cell?.formula !== undefined) found.push({ row: r + 1, col: c + 1, cell });
+      });
+    });
+    return found;
+  }
+
+  insertRows(before: number, count: number, sheetsForFormulas: SheetModel[]): void {
+    const mapRow = (row: number) => (row >= before ? row + count : row);
+    if (this.rows.length >= before) this.rows.splice(before - 1, 0, ...new Array<undefined>(count));
+    this.maxRows += count;
+    this.moveSpills(mapRow);
+    for (const sheet of sheetsForFormulas) sheet.rewriteFormulas(this.name, mapRow);
+  }
+
+  deleteRows(start: number, count: number, sheetsForFormulas: SheetModel[]): void {
+    if (start < 1 || start + count - 1 > this.maxRows) {
+      throw new SheetsError('Those rows are out of bounds.');
+    }
+    if (count >= this.maxRows) throw new SheetsError('You can\u2019t delete all the rows on the sheet.');
+    const mapRow = (row: number) => (row < start ? row : row >= start + count ? row - count : undefined);
+    this.rows.splice(start - 1, count);
+    this.maxRows -= count;
+    this.moveSpills(mapRow);
+    for (const sheet of sheetsForFormulas) sheet.rewriteFormulas(this.name, mapRow);
+  }
+
+  insertColumns(before: number, count: number): void {
+    for (const line of this.rows)
+      if (line && line.length >= before) line.splice(before - 1, 0, ...new Array(count));
+    this.maxCols += count;
+    for (const line of this.rows) {
+      line?.forEach((cell) => {
+        if (cell?.spilledFrom && cell.spilledFrom.col >= before) cell.spilledFrom.col += count;
+      });
+    }
+  }
+
+  deleteColumns(start: number, count: number): void {
+    if (start < 1 || start + count - 1 > this.maxCols)
+      throw new SheetsError('Those columns are out of bounds.');
+    for (const line of this.rows) line?.splice(start - 1, count);
+    this.maxCols -= count;
+  }
+
+  /** Sorts the rows below the frozen rows by one column, as Sheet.sort and the Data › Sort menu do. */
+  sort(column: number, ascending: boolean, firstRow = this.frozenRows + 1): void {
+    const last = this.lastRow();
+    if (last < firstRow) return;
+    const block = this.rows.slice(firstRow - 1, last);
+    while (block.length < last - firstRow + 1) block.push(undefined);
+    const indexed = block.map((line, index) => ({ line, index }));
+    indexed.sort((a, b) => {
+      const order = compareCells(a.line?.[column - 1]?.value ?? '', b.line?.[column - 1]?.value ?? '');
+      return (ascending ? order : -order) || a.index - b.index;
+    });
+    indexed.forEach(({ line, index }, position) => {
+      const delta = position - index;
+      this.rows[firstRow - 1 + position] = line;
+      line?.forEach((cell) => {
+        if (cell?.formula && delta !== 0) {
+          cell.formula = shiftFormulaRows(cell.formula, {
+            sheetName: this.name,
+            formulaSheet: this.name,
+            mapRow: (row) => row,
+            relativeDelta: delta,
+          });
+        }
+      });
+    });
+  }
+
+  rewriteFormulas(movedSheet: string, mapRow: (row: number) => number | undefined): void {
+    for (const line of this.rows) {
+      line?.forEach((cell) => {
+        if (cell?.formula) {
+          cell.formula = shiftFormulaRows(cell.formula, {
+            sheetName: movedSheet,
+            formulaSheet: this.name,
+            mapRow,
+          });
+        }
+      });
+    }
+  }
+
+  private moveSpills(mapRow: (row: number) => number | undefined): void {
+    for (const line of this.rows) {
+      line?.forEach((cell) => {
+        if (!cell?.spilledFrom) return;
+        const row = mapRow(cell.spilledFrom.row);
+        if (row === undefined) cell.spilledFrom = undefined;
+        else cell.spilledFrom.row = row;
+      });
+    }
+  }
+}
+
+/** Sheets' sort order: numbers, then text (case-insensitive), then booleans; empty cells last. */
+function compareCells(a: CellValue, b: CellValue): number {
+  const rank = (v: CellValue) => (v === '' ? 3 : typeof v === 'boolean' ? 2 : typeof v === 'string' ? 1 : 0);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 1) return (a as string).localeCompare(b as string, 'en', { sensitivity: 'base' });
+  const na = a instanceof Date ? a.getTime() : Number(a);
+  const nb = b instanceof Date ? b.getTime() : Number(b);
+  return na - nb;
+}
+
+export class SpreadsheetModel {
+  sheets: SheetModel[] = [];
+  activeSheetId: number;
+  activeRange?: { sheetId: number } & RangeBox;
+  private nextSheetId = 0;
+
+  constructor(
+    public id: string,
+    public name: string,
+    public owner: string,
+    public timeZone: string,
+  ) {
+    this.activeSheetId = 0;
+  }
+
+  addSheet(name: string, rows = DEFAULT_ROWS, cols = DEFAULT_COLUMNS): SheetModel {
+    if (this.sheets.some((sheet) => sheet.name.toLowerCase() === name.toLowerCase())) {
+      throw new SheetsError(`A sheet with the name "${name}" already exists. Please enter another name.`);
+    }
+    const sheet = new SheetModel(
+      this.nextSheetId === 0 ? 0 : 1000 + this.nextSheetId * 7919,
+      name,
+      rows,
+      cols,
+    );
+    this.nextSheetId++;
+    this.sheets.push(sheet);
+    if (this.sheets.length === 1) this.activeSheetId = sheet.id;
+    return sheet;
+  }
+
+  sheetById(id: number): SheetModel {
+    const sheet = this.sheets.find((s) => s.id === id);
+    if (!sheet) throw new SheetsError('Sheet not found.');
+    return sheet;
+  }
+
+  sheetByName(name: string): SheetModel | undefined {
+    return this.sheets.find((sheet) => sheet.name === name);
+  }
+
+  activeSheet(): SheetModel {
+    return this.sheets.find((s) => s.id === this.activeSheetId) ?? this.sheets[0];
+  }
+
+  /** Resolves A1 notation (with or without a sheet name) against this spreadsheet. */
+  resolve(a1: string, defaultSheet: SheetModel = this.activeSheet()): { sheet: SheetModel; box: RangeBox } {
+    const parsed = parseA1(a1);
+    if (!parsed) throw new SheetsError(`Range not found`);
+    const sheet = parsed.sheetName === undefined ? defaultSheet : this.sheetByName(parsed.sheetName);
+    if (!sheet) throw new SheetsError(`Range not found`);
+    const lastRow = parsed.lastRow ?? sheet.maxRows;
+    const lastCol = parsed.lastCol ?? sheet.maxCols;
+    const box = {
+      row: parsed.row,
+      col: parsed.col,
+      numRows: lastRow - parsed.row + 1,
+      numCols: lastCol - parsed.col + 1,
+    };
+    sheet.check(box);
+    return { sheet, box };
+  }
+}
+
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const GROUPED = /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/;
+const PERCENT = /^([+-]?(\d+(\.\d*)?|\.\d+))\s?%$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * How Sheets reads a string that is entered in a cell, by a user or by Range.setValue(s) (which parse strings
+ * like the Sheets API's USER_ENTERED input option): numbers, TRUE/FALSE, percentages and ISO dates become
+ * typed values, a leading apostrophe forces text. Unless the cell is formatted as plain text (`@`).
+ */
+export function parseEntered(
+  text: string,
+  format: string | undefined,
+): { value: CellValue; format?: string } {
+  if (format === PLAIN_TEXT) return { value: text };
+  if (text.startsWith("'")) return { value: text.slice(1) };
+  const trimmed = text.trim();
+  if (NUMBER.test(trimmed)) return { value: Number(trimmed) };
+  if (GROUPED.test(trimmed))
+    return { value: Number(trimmed.replace(/,/g, '')), format: format ?? '#,##0.###' };
+  const percent = PERCENT.exec(trimmed);
+  if (percent) return { value: Number(percent[1]) / 100, format: format ?? '0%' };
+  if (/^(true|false)$/i.test(trimmed)) return { value: trimmed.toLowerCase() === 'true' };
+  const iso = ISO_DATE.exec(trimmed);
+  if (iso) {
+    const date = new Date(Date.UTC(Number(iso[1]), Number(iso[2]) - 1, Number(iso[3])));
+    if (date.getUTCDate() === Number(iso[3])) return { value: date, format: format ?? 'yyyy-mm-dd' };
+  }
+  return { value: text };
+}
+
+/** What a cell shows (Range.getDisplayValues): a small subset of Sheets' number formats. */
+export function displayValue(cell: Cell | undefined, timeZone: string): string {
+  if (!cell) return '';
+  const { value, format } = cell;
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (value instanceof Date) return formatDateForDisplay(value, format, timeZone);
+  if (typeof value === 'number') {
+    if (!format || format === 'General' || format === PLAIN_TEXT) return formatGeneral(value);
+    const percent = format.endsWith('%');
+    const n = percent ? value * 100 : value;
+    const decimals = /\.(0+)/.exec(format)?.[1].length ?? 0;
+    const grouped = format.includes(',');
+    const text = n.toLocaleString('en-US', {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: format.includes('#') && !/\.0/.test(format) ? 3 : decimals,
+      useGrouping: grouped,
+    });
+    return percent ? `${text}%` : text;
+  }
+  return value;
+}
+
+function formatGeneral(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e15) return String(value);
+  const text = String(Number(value.toPrecision(10)));
+  return text;
+}
+
+function formatDateForDisplay(date: Date, format: string | undefined, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(date)
+      .map((part) => [part.type, part.value]),
+  );
+  const pad = (s: string) => s.padStart(2, '0');
+  if (format === 'yyyy-mm-dd') return `${parts.year}-${pad(parts.month)}-${pad(parts.day)}`;
+  const day = `${parts.month}/${parts.day}/${parts.year}`;
+  const midnight = parts.hour === '00' || parts.hour === '0';
+  if (midnight && parts.minute === '00' && parts.second === '00') return day;
+  return `${day} ${Number(parts.hour)}:${parts.minute}:${parts.second}`;
+}
+
+export function describeCell(row: number, col: number): string {
+  return cellName(row, col);
+}
