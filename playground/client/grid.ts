@@ -1,0 +1,657 @@
+/**
+ * The spreadsheet grid: a table with sticky headers that renders only the rows in view, selection by click,
+ * shift-click and drag, editing in place (type, double-click, F2 or Enter; Enter commits), copy and paste.
+ * Cell text always goes in through textContent.
+ */
+import { type CellEdit, type CellView, columnLetter, type RangeView, type SheetView } from '../protocol';
+
+export const ROW_HEIGHT = 21;
+const HEADER_HEIGHT = 24;
+const ROW_HEADER_WIDTH = 46;
+const DEFAULT_WIDTH = 100;
+const OVERSCAN = 8;
+/** Paste and Delete touch at most this many cells at once. */
+const MAX_EDIT_CELLS = 30_000;
+
+export interface GridEvents {
+  /** The user changed cells. */
+  commit(edits: CellEdit[]): void;
+  /** The selection changed (after a click, a drag or a key). */
+  select(range: RangeView): void;
+  /** The active cell changed: the formula bar shows its content. */
+  activeChanged(): void;
+  /** The user resized a column. */
+  resized?(widths: Record<number, number>): void;
+}
+
+interface Active {
+  r: number;
+  c: number;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (className) element.className = className;
+  return element;
+}
+
+export class Grid {
+  readonly root: HTMLDivElement;
+  private readonly scroller: HTMLDivElement;
+  private readonly table: HTMLTableElement;
+  private readonly colgroup: HTMLTableColElement;
+  private readonly headRow: HTMLTableRowElement;
+  private readonly body: HTMLTableSectionElement;
+  private readonly topSpacer: HTMLTableRowElement;
+  private readonly bottomSpacer: HTMLTableRowElement;
+  private readonly editor: HTMLInputElement;
+  private readonly rowEls = new Map<number, HTMLTableRowElement>();
+
+  private rows = 1000;
+  private cols = 26;
+  private cells = new Map<string, CellView>();
+  private widths: number[] = [];
+
+  private anchor: Active = { r: 1, c: 1 };
+  private active: Active = { r: 1, c: 1 };
+  private focus: Active = { r: 1, c: 1 };
+  private dragging = false;
+  private resizing: { c: number; startX: number; startWidth: number } | null = null;
+  private editing: { r: number; c: number; original: string } | null = null;
+  private renderQueued = false;
+  private renderedHeaderCols = 0;
+
+  constructor(
+    host: HTMLElement,
+    private readonly events: GridEvents,
+    widths: Record<number, number> = {},
+  ) {
+    this.root = el('div', 'grid-wrap');
+    this.scroller = el('div', 'grid-scroll');
+    this.scroller.tabIndex = 0;
+    this.scroller.setAttribute('role', 'grid');
+    this.scroller.setAttribute('aria-label', 'Spreadsheet cells');
+    this.table = el('table', 'grid');
+    this.colgroup = el('colgroup');
+    const head = el('thead');
+    this.headRow = el('tr');
+    head.append(this.headRow);
+    this.body = el('tbody');
+    this.topSpacer = el('tr', 'spacer');
+    this.bottomSpacer = el('tr', 'spacer');
+    this.body.append(this.topSpacer, this.bottomSpacer);
+    this.table.append(this.colgroup, head, this.body);
+    this.scroller.append(this.table);
+    this.editor = el('input', 'cell-editor');
+    this.editor.type = 'text';
+    this.editor.spellcheck = false;
+    this.editor.autocomplete = 'off';
+    this.editor.hidden = true;
+    this.editor.setAttribute('aria-label', 'Cell editor');
+    this.root.append(this.scroller, this.editor);
+    host.append(this.root);
+    for (const [column, width] of Object.entries(widths)) this.widths[Number(column)] = width;
+
+    this.scroller.addEventListener('scroll', () => this.queueRender());
+    new ResizeObserver(() => this.queueRender()).observe(this.scroller);
+    this.scroller.addEventListener('mousedown', (event) => this.onMouseDown(event));
+    window.addEventListener('mousemove', (event) => this.onMouseMove(event));
+    window.addEventListener('mouseup', () => this.onMouseUp());
+    this.scroller.addEventListener('keydown', (event) => this.onKeyDown(event));
+    this.editor.addEventListener('keydown', (event) => this.onEditorKey(event));
+    this.editor.addEventListener('input', () => this.sizeEditor());
+    this.editor.addEventListener('blur', () => {
+      if (this.editing) this.commitEdit(0, 0, false);
+    });
+    document.addEventListener('copy', (event) => this.onCopy(event));
+    document.addEventListener('paste', (event) => this.onPaste(event));
+    this.renderColumns();
+    this.render();
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Data
+
+  setSheet(sheet: SheetView): void {
+    const colsChanged = sheet.cols !== this.cols;
+    this.rows = sheet.rows;
+    this.cols = sheet.cols;
+    this.cells = new Map(sheet.cells.map((cell) => [`${cell.r},${cell.c}`, cell]));
+    if (colsChanged) this.renderColumns();
+    this.render();
+    this.events.activeChanged();
+  }
+
+  cell(r: number, c: number): CellView | undefined {
+    return this.cells.get(`${r},${c}`);
+  }
+
+  /** What the formula bar shows for a cell: its formula, or its value. */
+  rawContent(r: number, c: number): string {
+    const cell = this.cell(r, c);
+    return cell ? (cell.f ?? cell.v) : '';
+  }
+
+  get activeCell(): Active {
+    return { ...this.active };
+  }
+
+  get selection(): RangeView {
+    return {
+      r1: Math.min(this.anchor.r, this.focus.r),
+      c1: Math.min(this.anchor.c, this.focus.c),
+      r2: Math.max(this.anchor.r, this.focus.r),
+      c2: Math.max(this.anchor.c, this.focus.c),
+    };
+  }
+
+  /** Selects a range (from the server at load, or after a paste); the active cell is its top-left. */
+  setSelection(range: RangeView, notify = false): void {
+    this.anchor = { r: range.r1, c: range.c1 };
+    this.active = { r: range.r1, c: range.c1 };
+    this.focus = { r: range.r2, c: range.c2 };
+    this.render();
+    this.events.activeChanged();
+    if (notify) this.events.select(this.selection);
+  }
+
+  focusGrid(): void {
+    this.scroller.focus({ preventScroll: true });
+  }
+
+  get isEditing(): boolean {
+    return this.editing !== null;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Rendering
+
+  widthsByColumn(): Record<number, number> {
+    const widths: Record<number, number> = {};
+    this.widths.forEach((width, column) => {
+      if (width) widths[column] = width;
+    });
+    return widths;
+  }
+
+  private width(column: number): number {
+    return this.widths[column] ?? DEFAULT_WIDTH;
+  }
+
+  private renderColumns(): void {
+    this.colgroup.replaceChildren();
+    const corner = el('col');
+    corner.style.width = `${ROW_HEADER_WIDTH}px`;
+    this.colgroup.append(corner);
+    let total = ROW_HEADER_WIDTH;
+    for (let c = 1; c <= this.cols; c++) {
+      const col = el('col');
+      col.style.width = `${this.width(c)}px`;
+      this.colgroup.append(col);
+      total += this.width(c);
+    }
+    this.table.style.width = `${total}px`;
+    this.headRow.replaceChildren();
+    const cornerCell = el('th', 'corner');
+    cornerCell.style.height = `${HEADER_HEIGHT}px`;
+    this.headRow.append(cornerCell);
+    for (let c = 1; c <= this.cols; c++) {
+      const th = el('th', 'col-head');
+      th.dataset.c = String(c);
+      th.textContent = columnLetter(c);
+      this.headRow.append(th);
+    }
+    this.renderedHeaderCols = this.cols;
+    for (const row of this.rowEls.values()) row.remove();
+    this.rowEls.clear();
+  }
+
+  private queueRender(): void {
+    if (this.renderQueued) return;
+    this.renderQueued = true;
+    requestAnimationFrame(() => {
+      this.renderQueued = false;
+      this.render();
+    });
+  }
+
+  private visibleRows(): [number, number] {
+    const top = Math.max(0, this.scroller.scrollTop);
+    const height = Math.max(this.scroller.clientHeight - HEADER_HEIGHT, ROW_HEIGHT);
+    const first = Math.max(1, Math.floor(top / ROW_HEIGHT) + 1 - OVERSCAN);
+    const last = Math.min(this.rows, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
+    return [first, last];
+  }
+
+  render(): void {
+    if (this.renderedHeaderCols !== this.cols) this.renderColumns();
+    const [first, last] = this.visibleRows();
+    this.topSpacer.style.height = `${(first - 1) * ROW_HEIGHT}px`;
+    this.bottomSpacer.style.height = `${Math.max(0, this.rows - last) * ROW_HEIGHT}px`;
+    for (const [r, row] of this.rowEls) {
+      if (r < first || r > last) {
+        row.remove();
+        this.rowEls.delete(r);
+      }
+    }
+    let previous: Element = this.topSpacer;
+    for (let r = first; r <= last; r++) {
+      let row = this.rowEls.get(r);
+      if (!row) {
+        row = this.createRow(r);
+        this.rowEls.set(r, row);
+      }
+      if (previous.nextElementSibling !== row) previous.after(row);
+      this.updateRow(r, row);
+      previous = row;
+    }
+    const sel = this.selection;
+    this.headRow.querySelectorAll<HTMLElement>('th.col-head').forEach((th) => {
+      const c = Number(th.dataset.c);
+      th.classList.toggle('in-sel', c >= sel.c1 && c <= sel.c2);
+    });
+    this.placeEditor();
+  }
+
+  private createRow(r: number): HTMLTableRowElement {
+    const row = el('tr');
+    const head = el('th', 'row-head');
+    head.dataset.r = String(r);
+    head.textContent = String(r);
+    row.append(head);
+    for (let c = 1; c <= this.cols; c++) {
+      const td = el('td');
+      td.dataset.r = String(r);
+      td.dataset.c = String(c);
+      row.append(td);
+    }
+    return row;
+  }
+
+  private updateRow(r: number, row: HTMLTableRowElement): void {
+    const sel = this.selection;
+    const rowSelected = r >= sel.r1 && r <= sel.r2;
+    (row.firstElementChild as HTMLElement).classList.toggle('in-sel', rowSelected);
+    const multi = sel.r1 !== sel.r2 || sel.c1 !== sel.c2;
+    for (let c = 1; c <= this.cols; c++) {
+      const td = row.children[c] as HTMLTableCellElement;
+      const cell = this.cells.get(`${r},${c}`);
+      const text = cell ? cell.v : '';
+      if (td.textContent !== text) td.textContent = text;
+      const inSel = rowSelected && c >= sel.c1 && c <= sel.c2;
+      const classes = ['cell'];
+      if (cell?.k) classes.push(`k-${cell.k}`);
+      if (cell?.f) classes.push('formula');
+      if (inSel && multi) classes.push('sel');
+      if (inSel && r === sel.r1) classes.push('sel-top');
+      if (inSel && r === sel.r2) classes.push('sel-bottom');
+      if (inSel && c === sel.c1) classes.push('sel-left');
+      if (inSel && c === sel.c2) classes.push('sel-right');
+      if (r === this.active.r && c === this.active.c) classes.push('active');
+      const className = classes.join(' ');
+      if (td.className !== className) td.className = className;
+      const title = cell?.note ?? (cell && cell.v.length > 24 ? cell.v : '');
+      if (td.title !== title) td.title = title;
+    }
+  }
+
+  private cellElement(r: number, c: number): HTMLTableCellElement | null {
+    const row = this.rowEls.get(r);
+    return row ? ((row.children[c] as HTMLTableCellElement | undefined) ?? null) : null;
+  }
+
+  /** Scrolls so that the cell is in view. */
+  private reveal(r: number, c: number): void {
+    const top = (r - 1) * ROW_HEIGHT;
+    const viewTop = this.scroller.scrollTop;
+    const viewHeight = this.scroller.clientHeight - HEADER_HEIGHT;
+    if (top < viewTop) this.scroller.scrollTop = top;
+    else if (top + ROW_HEIGHT > viewTop + viewHeight) this.scroller.scrollTop = top + ROW_HEIGHT - viewHeight;
+    let left = 0;
+    for (let col = 1; col < c; col++) left += this.width(col);
+    const viewLeft = this.scroller.scrollLeft;
+    const viewWidth = this.scroller.clientWidth - ROW_HEADER_WIDTH;
+    if (left < viewLeft) this.scroller.scrollLeft = left;
+    else if (left + this.width(c) > viewLeft + viewWidth)
+      this.scroller.scrollLeft = left + this.width(c) - viewWidth;
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Selection
+
+  private target(
+    event: MouseEvent,
+  ): { r: number; c: number; kind: 'cell' | 'col' | 'row' | 'corner' } | null {
+    const node = event.target instanceof Element ? event.target.closest('td, th') : null;
+    if (!(node instanceof HTMLElement)) return null;
+    if (node.classList.contains('corner')) return { r: 0, c: 0, kind: 'corner' };
+    if (node.classList.contains('col-head')) return { r: 0, c: Number(node.dataset.c), kind: 'col' };
+    if (node.classList.contains('row-head')) return { r: Number(node.dataset.r), c: 0, kind: 'row' };
+    if (node.dataset.r && node.dataset.c)
+      return { r: Number(node.dataset.r), c: Number(node.dataset.c), kind: 'cell' };
+    return null;
+  }
+
+  /** The column whose right edge is under the pointer on a column header, if any. */
+  private resizeEdge(event: MouseEvent): number {
+    const th = event.target instanceof Element ? event.target.closest('th.col-head') : null;
+    if (!(th instanceof HTMLElement)) return 0;
+    const box = th.getBoundingClientRect();
+    return box.right - event.clientX <= 5 ? Number(th.dataset.c) : 0;
+  }
+
+  private onMouseDown(event: MouseEvent): void {
+    if (event.button !== 0) return;
+    const edge = this.resizeEdge(event);
+    if (edge) {
+      event.preventDefault();
+      this.resizing = { c: edge, startX: event.clientX, startWidth: this.width(edge) };
+      return;
+    }
+    const hit = this.target(event);
+    if (!hit) return;
+    event.preventDefault();
+    if (this.editing) this.commitEdit(0, 0, false);
+    this.focusGrid();
+    if (hit.kind === 'corner') {
+      this.anchor = { r: 1, c: 1 };
+      this.active = { r: 1, c: 1 };
+      this.focus = { r: this.rows, c: this.cols };
+    } else if (hit.kind === 'col') {
+      if (event.shiftKey) {
+        this.focus = { r: this.rows, c: hit.c };
+      } else {
+        this.anchor = { r: 1, c: hit.c };
+        this.active = { r: 1, c: hit.c };
+        this.focus = { r: this.rows, c: hit.c };
+      }
+    } else if (hit.kind === 'row') {
+      if (event.shiftKey) {
+        this.focus = { r: hit.r, c: this.cols };
+      } else {
+        this.anchor = { r: hit.r, c: 1 };
+        this.active = { r: hit.r, c: 1 };
+        this.focus = { r: hit.r, c: this.cols };
+      }
+    } else if (event.shiftKey) {
+      this.focus = { r: hit.r, c: hit.c };
+    } else {
+      this.anchor = { r: hit.r, c: hit.c };
+      this.active = { r: hit.r, c: hit.c };
+      this.focus = { r: hit.r, c: hit.c };
+      this.dragging = true;
+      // A double click edits the cell (counted here: the row may be redrawn between the two clicks).
+      if (event.detail >= 2) {
+        this.dragging = false;
+        this.render();
+        this.startEdit(this.rawContent(hit.r, hit.c));
+        return;
+      }
+    }
+    this.render();
+    this.events.activeChanged();
+    if (!this.dragging) this.events.select(this.selection);
+  }
+
+  private onMouseMove(event: MouseEvent): void {
+    if (this.resizing) {
+      const { c, startX, startWidth } = this.resizing;
+      this.widths[c] = Math.max(30, Math.round(startWidth + event.clientX - startX));
+      const col = this.colgroup.children[c] as HTMLElement | undefined;
+      if (col) col.style.width = `${this.widths[c]}px`;
+      let total = ROW_HEADER_WIDTH;
+      for (let column = 1; column <= this.cols; column++) total += this.width(column);
+      this.table.style.width = `${total}px`;
+      this.placeEditor();
+      return;
+    }
+    if (event.target instanceof Element && event.target.closest('th.col-head')) {
+      const th = event.target.closest('th.col-head') as HTMLElement;
+      th.classList.toggle('resizable', this.resizeEdge(event) > 0);
+    }
+    if (!this.dragging) return;
+    const hit = this.target(event);
+    if (hit?.kind !== 'cell') return;
+    if (hit.r === this.focus.r && hit.c === this.focus.c) return;
+    this.focus = { r: hit.r, c: hit.c };
+    this.render();
+  }
+
+  private onMouseUp(): void {
+    if (this.resizing) {
+      this.resizing = null;
+      this.events.resized?.({ ...this.widthsByColumn() });
+      return;
+    }
+    if (!this.dragging) return;
+    this.dragging = false;
+    this.events.select(this.selection);
+  }
+
+  private moveActive(dr: number, dc: number, extend: boolean): void {
+    if (extend) {
+      this.focus = {
+        r: Math.min(this.rows, Math.max(1, this.focus.r + dr)),
+        c: Math.min(this.cols, Math.max(1, this.focus.c + dc)),
+      };
+      this.reveal(this.focus.r, this.focus.c);
+    } else {
+      const r = Math.min(this.rows, Math.max(1, this.active.r + dr));
+      const c = Math.min(this.cols, Math.max(1, this.active.c + dc));
+      this.anchor = { r, c };
+      this.active = { r, c };
+      this.focus = { r, c };
+      this.reveal(r, c);
+    }
+    this.render();
+    this.events.activeChanged();
+    this.events.select(this.selection);
+  }
+
+  private onKeyDown(event: KeyboardEvent): void {
+    if (event.target !== this.scroller) return;
+    const { key } = event;
+    const moves: Record<string, [number, number]> = {
+      ArrowUp: [-1, 0],
+      ArrowDown: [1, 0],
+      ArrowLeft: [0, -1],
+      ArrowRight: [0, 1],
+      PageUp: [-20, 0],
+      PageDown: [20, 0],
+    };
+    if (moves[key] && !event.altKey) {
+      event.preventDefault();
+      const [dr, dc] = moves[key];
+      const jump = event.ctrlKey || event.metaKey;
+      this.moveActive(jump ? dr * this.rows : dr, jump ? dc * this.cols : dc, event.shiftKey);
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (key === 'Tab') {
+      event.preventDefault();
+      this.moveActive(0, event.shiftKey ? -1 : 1, false);
+    } else if (key === 'Enter' || key === 'F2') {
+      event.preventDefault();
+      this.startEdit(this.rawContent(this.active.r, this.active.c));
+    } else if (key === 'Delete' || key === 'Backspace') {
+      event.preventDefault();
+      this.clearSelection();
+    } else if (key.length === 1) {
+      // Typing replaces the cell's content, as in Sheets.
+      event.preventDefault();
+      this.startEdit(key);
+    }
+  }
+
+  private clearSelection(): void {
+    const sel = this.selection;
+    const edits: CellEdit[] = [];
+    for (let r = sel.r1; r <= sel.r2; r++) {
+      for (let c = sel.c1; c <= sel.c2; c++) {
+        if (this.cells.has(`${r},${c}`)) edits.push({ r, c, value: '' });
+      }
+    }
+    if (edits.length > 0 && edits.length <= MAX_EDIT_CELLS) this.applyLocally(edits);
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Editing
+
+  startEdit(text: string): void {
+    this.editing = {
+      r: this.active.r,
+      c: this.active.c,
+      original: this.rawContent(this.active.r, this.active.c),
+    };
+    this.reveal(this.active.r, this.active.c);
+    this.render();
+    this.editor.value = text;
+    this.editor.hidden = false;
+    this.placeEditor();
+    this.editor.focus();
+    this.editor.setSelectionRange(text.length, text.length);
+  }
+
+  private placeEditor(): void {
+    if (!this.editing) return;
+    const td = this.cellElement(this.editing.r, this.editing.c);
+    if (!td) {
+      this.editor.style.visibility = 'hidden';
+      return;
+    }
+    const box = td.getBoundingClientRect();
+    const root = this.root.getBoundingClientRect();
+    this.editor.style.visibility = 'visible';
+    this.editor.style.left = `${box.left - root.left}px`;
+    this.editor.style.top = `${box.top - root.top}px`;
+    this.editor.style.height = `${box.height}px`;
+    this.editor.dataset.minWidth = String(box.width);
+    this.sizeEditor();
+  }
+
+  private sizeEditor(): void {
+    const min = Number(this.editor.dataset.minWidth ?? DEFAULT_WIDTH);
+    const wanted = Math.max(min, this.editor.value.length * 7.2 + 16);
+    const room = this.root.clientWidth - Number.parseFloat(this.editor.style.left || '0') - 4;
+    this.editor.style.width = `${Math.max(min, Math.min(wanted, room))}px`;
+  }
+
+  private onEditorKey(event: KeyboardEvent): void {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      this.commitEdit(event.shiftKey ? -1 : 1, 0, true);
+    } else if (event.key === 'Tab') {
+      event.preventDefault();
+      this.commitEdit(0, event.shiftKey ? -1 : 1, true);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      this.cancelEdit();
+    }
+  }
+
+  private finishEditing(): { r: number; c: number; original: string } | null {
+    const editing = this.editing;
+    this.editing = null;
+    this.editor.hidden = true;
+    return editing;
+  }
+
+  /** Writes the editor's text to the cell, then moves the active cell (dr, dc). */
+  commitEdit(dr: number, dc: number, refocus: boolean): void {
+    const editing = this.finishEditing();
+    if (!editing) return;
+    const value = this.editor.value;
+    if (value !== editing.original) this.applyLocally([{ r: editing.r, c: editing.c, value }]);
+    if (refocus) {
+      this.focusGrid();
+      if (dr !== 0 || dc !== 0) this.moveActive(dr, dc, false);
+    }
+  }
+
+  cancelEdit(): void {
+    if (!this.finishEditing()) return;
+    this.focusGrid();
+    this.render();
+  }
+
+  /** Shows the edits at once (formulas as loading), then sends them. */
+  applyLocally(edits: CellEdit[]): void {
+    for (const edit of edits) {
+      const key = `${edit.r},${edit.c}`;
+      if (edit.value === '') this.cells.delete(key);
+      else if (edit.value.startsWith('='))
+        this.cells.set(key, { r: edit.r, c: edit.c, v: 'Loading…', f: edit.value, k: 'loading' });
+      else this.cells.set(key, { r: edit.r, c: edit.c, v: edit.value });
+    }
+    this.render();
+    this.events.activeChanged();
+    this.events.commit(edits);
+  }
+
+  /** Writes the formula bar's text into the active cell. */
+  setActiveContent(value: string): void {
+    if (value === this.rawContent(this.active.r, this.active.c)) return;
+    this.applyLocally([{ r: this.active.r, c: this.active.c, value }]);
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Clipboard
+
+  private clipboardTarget(): boolean {
+    const focused = document.activeElement;
+    return !this.editing && (focused === this.scroller || focused === document.body || focused === null);
+  }
+
+  private onCopy(event: ClipboardEvent): void {
+    if (!this.clipboardTarget() || !event.clipboardData) return;
+    const sel = this.selection;
+    const lines: string[] = [];
+    for (let r = sel.r1; r <= Math.min(sel.r2, sel.r1 + 5000); r++) {
+      const values: string[] = [];
+      for (let c = sel.c1; c <= sel.c2; c++) values.push(this.cells.get(`${r},${c}`)?.v ?? '');
+      lines.push(values.join('\t'));
+    }
+    while (lines.length > 1 && lines[lines.length - 1].replace(/\t/g, '') === '') lines.pop();
+    event.clipboardData.setData('text/plain', lines.join('\n'));
+    event.preventDefault();
+  }
+
+  private onPaste(event: ClipboardEvent): void {
+    if (!this.clipboardTarget() || !event.clipboardData) return;
+    const text = event.clipboardData.getData('text/plain');
+    if (text === '') return;
+    event.preventDefault();
+    this.paste(text);
+  }
+
+  /** Lines go into cells downward from the active cell, tab-separated parts to the right. */
+  paste(text: string): void {
+    const lines = text.replace(/\r\n?/g, '\n').split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const top = this.active.r;
+    const left = this.active.c;
+    const edits: CellEdit[] = [];
+    let width = 1;
+    lines.forEach((line, index) => {
+      const r = top + index;
+      if (r > this.rows) return;
+      const parts = line.split('\t');
+      width = Math.max(width, parts.length);
+      parts.forEach((part, offset) => {
+        const c = left + offset;
+        if (c <= this.cols && edits.length < MAX_EDIT_CELLS) edits.push({ r, c, value: part.trim() });
+      });
+    });
+    if (edits.length === 0) return;
+    this.applyLocally(edits);
+    this.setSelection(
+      {
+        r1: top,
+        c1: left,
+        r2: Math.min(this.rows, top + lines.length - 1),
+        c2: Math.min(this.cols, left + width - 1),
+      },
+      true,
+    );
+  }
+}

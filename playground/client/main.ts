@@ -1,0 +1,486 @@
+/**
+ * The playground page: the grid, the Extensions menu built from the bundle's onOpen, the add-on's sidebar in an
+ * iframe, toasts and dialogs, and the sandbox panel. The server holds every state; the page polls it (fast while
+ * something runs). Everything from the server is shown as text.
+ */
+import {
+  a1,
+  type CellEdit,
+  type MenuAnswer,
+  type MenuView,
+  type RangeView,
+  type SandboxChange,
+  type SandboxView,
+  type StateView,
+  type ToastView,
+} from '../protocol';
+import { Grid } from './grid';
+
+const FAST_POLL_MS = 300;
+const SLOW_POLL_MS = 1500;
+const REQUEST_TIMEOUT_MS = 60_000;
+const TOAST_MS = 6000;
+
+function $(id: string): HTMLElement {
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`No #${id}`);
+  return element;
+}
+
+async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  try {
+    const response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: controller.signal,
+      cache: 'no-store',
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(text || `${response.status} ${response.statusText}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Notices, busy line, toasts
+
+function showNotice(text: string, tone: 'error' | 'info' = 'error'): void {
+  $('notice-text').textContent = text;
+  $('notice').className = `notice ${tone}`;
+  $('notice').hidden = false;
+}
+
+$('notice-close').addEventListener('click', () => {
+  $('notice').hidden = true;
+});
+
+const shownToasts = new Set<number>();
+let toastsSeeded = false;
+
+function renderToasts(toasts: ToastView[]): void {
+  // Toasts from before this page load are history, not news.
+  if (!toastsSeeded) {
+    for (const toast of toasts) shownToasts.add(toast.serial);
+    toastsSeeded = true;
+    return;
+  }
+  for (const toast of toasts) {
+    if (shownToasts.has(toast.serial)) continue;
+    shownToasts.add(toast.serial);
+    const box = document.createElement('div');
+    box.className = 'toast';
+    box.setAttribute('role', 'status');
+    const title = document.createElement('div');
+    title.className = 'toast-title';
+    title.textContent = toast.title;
+    const message = document.createElement('div');
+    message.textContent = toast.message;
+    box.append(title, message);
+    $('toasts').append(box);
+    setTimeout(() => box.remove(), TOAST_MS);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The grid and the formula bar
+
+const formulaInput = $('formula-input') as HTMLInputElement;
+let selectTimer: ReturnType<typeof setTimeout> | undefined;
+let pendingSelection: RangeView | null = null;
+/** Writes and selection changes go to the server in order. */
+let queue: Promise<unknown> = Promise.resolve();
+
+function enqueue<T>(work: () => Promise<T>): Promise<T> {
+  const next = queue.then(work, work);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+function sendSelection(): Promise<void> {
+  if (selectTimer) clearTimeout(selectTimer);
+  selectTimer = undefined;
+  const range = pendingSelection;
+  pendingSelection = null;
+  if (!range) return queue.then(() => undefined);
+  return enqueue(() => request<void>('POST', '/api/select', range)).catch((error: unknown) =>
+    showNotice(`The selection could not be sent: ${String(error)}`),
+  );
+}
+
+/** Writes under way: a state read before they land would show the old cells for a moment. */
+let writes = 0;
+let writeSerial = 0;
+
+const WIDTHS_KEY = 'playground.columnWidths';
+/** Wide enough for the sample's URLs and the add-on's columns; the user may drag the header edges. */
+const DEFAULT_WIDTHS: Record<number, number> = { 1: 300, 2: 230, 3: 108, 4: 78, 5: 330 };
+
+function savedWidths(): Record<number, number> {
+  try {
+    const saved = JSON.parse(localStorage.getItem(WIDTHS_KEY) ?? '{}') as Record<number, number>;
+    return { ...DEFAULT_WIDTHS, ...saved };
+  } catch {
+    return DEFAULT_WIDTHS;
+  }
+}
+
+const grid = new Grid(
+  $('sheet-area'),
+  {
+    resized(widths) {
+      try {
+        localStorage.setItem(WIDTHS_KEY, JSON.stringify(widths));
+      } catch {
+        // Private mode: the widths last until the page reloads.
+      }
+    },
+    commit(edits: CellEdit[]) {
+      writes++;
+      writeSerial++;
+      void enqueue(() => request<void>('POST', '/api/cells', { edits }))
+        .catch((error: unknown) => showNotice(`The cells could not be saved: ${String(error)}`))
+        .finally(() => {
+          writes--;
+          writeSerial++;
+          void poll(true);
+        });
+    },
+    select(range: RangeView) {
+      pendingSelection = range;
+      if (selectTimer) clearTimeout(selectTimer);
+      selectTimer = setTimeout(() => void sendSelection(), 120);
+      renderSelectionInfo();
+    },
+    activeChanged() {
+      const { r, c } = grid.activeCell;
+      $('name-box').textContent = a1({ r1: r, c1: c, r2: r, c2: c });
+      if (document.activeElement !== formulaInput) formulaInput.value = grid.rawContent(r, c);
+      renderSelectionInfo();
+    },
+  },
+  savedWidths(),
+);
+
+function renderSelectionInfo(): void {
+  const sel = grid.selection;
+  const rows = sel.r2 - sel.r1 + 1;
+  const cols = sel.c2 - sel.c1 + 1;
+  $('selection-info').textContent = rows * cols > 1 ? `${a1(sel)} · ${rows} × ${cols}` : '';
+}
+
+formulaInput.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter') {
+    event.preventDefault();
+    grid.setActiveContent(formulaInput.value);
+    grid.focusGrid();
+  } else if (event.key === 'Escape') {
+    event.preventDefault();
+    const { r, c } = grid.activeCell;
+    formulaInput.value = grid.rawContent(r, c);
+    grid.focusGrid();
+  }
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The Extensions menu
+
+const menuButton = $('menu-extensions');
+const menuPopup = $('menu-extensions-popup');
+let menuSignature = '';
+
+function closeMenu(): void {
+  menuPopup.hidden = true;
+  menuButton.setAttribute('aria-expanded', 'false');
+  $('addon-entry').classList.remove('open');
+}
+
+menuButton.addEventListener('click', (event) => {
+  event.stopPropagation();
+  const open = menuPopup.hidden;
+  menuPopup.hidden = !open;
+  menuButton.setAttribute('aria-expanded', String(open));
+  if (open) $('addon-entry').classList.add('open');
+});
+document.addEventListener('mousedown', (event) => {
+  if (!(event.target instanceof Node) || !menuPopup.contains(event.target)) {
+    if (event.target !== menuButton) closeMenu();
+  }
+});
+document.addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') closeMenu();
+});
+
+function renderMenu(menu: MenuView | null): void {
+  const signature = JSON.stringify(menu);
+  if (signature === menuSignature) return;
+  menuSignature = signature;
+  $('addon-title').textContent = menu?.title ?? 'Profile Email Finder';
+  const list = $('addon-menu');
+  list.replaceChildren();
+  if (!menu || menu.items.length === 0) {
+    const empty = document.createElement('div');
+    empty.className = 'menu-entry disabled';
+    empty.textContent = 'No menu: onOpen has not built one.';
+    list.append(empty);
+    return;
+  }
+  for (const item of menu.items) {
+    if (item.separator) {
+      const line = document.createElement('div');
+      line.className = 'menu-separator';
+      line.setAttribute('role', 'separator');
+      list.append(line);
+      continue;
+    }
+    const entry = document.createElement('button');
+    entry.type = 'button';
+    entry.className = 'menu-entry';
+    entry.setAttribute('role', 'menuitem');
+    entry.textContent = item.label;
+    const fn = item.fn ?? '';
+    entry.dataset.fn = fn;
+    entry.addEventListener('click', (event) => {
+      event.stopPropagation();
+      closeMenu();
+      void runMenu(fn, item.label);
+    });
+    list.append(entry);
+  }
+}
+
+async function runMenu(fn: string, label: string): Promise<void> {
+  if (grid.isEditing) grid.commitEdit(0, 0, true);
+  await sendSelection();
+  $('notice').hidden = true;
+  setFastPolling(true);
+  try {
+    const answer = await enqueue(() => request<MenuAnswer>('POST', '/api/menu', { fn }));
+    if (!answer.ok) showNotice(`${label}: ${answer.error ?? 'the function failed.'}`);
+  } catch (error) {
+    showNotice(`${label}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    void poll(true);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sidebar and dialog
+
+let sidebarSerial = -1;
+let dialogSerial = -1;
+
+function renderSidebar(state: StateView): void {
+  const panel = $('sidebar-panel');
+  const frame = $('sidebar-frame') as HTMLIFrameElement;
+  if (!state.sidebar.open) {
+    if (!panel.hidden) {
+      panel.hidden = true;
+      frame.removeAttribute('src');
+    }
+    sidebarSerial = -1;
+    return;
+  }
+  $('sidebar-title').textContent = state.sidebar.title;
+  if (state.sidebar.serial !== sidebarSerial) {
+    sidebarSerial = state.sidebar.serial;
+    frame.src = state.sidebar.url;
+  }
+  panel.hidden = false;
+}
+
+$('sidebar-close').addEventListener('click', () => {
+  void request('POST', '/api/sidebar/close', {}).then(() => poll(true));
+  $('sidebar-panel').hidden = true;
+  ($('sidebar-frame') as HTMLIFrameElement).removeAttribute('src');
+  sidebarSerial = -1;
+});
+
+function renderDialog(state: StateView): void {
+  const backdrop = $('dialog');
+  const frame = $('dialog-frame') as HTMLIFrameElement;
+  if (!state.dialog) {
+    backdrop.hidden = true;
+    dialogSerial = -1;
+    return;
+  }
+  if (state.dialog.serial !== dialogSerial) {
+    dialogSerial = state.dialog.serial;
+    $('dialog-title').textContent = state.dialog.title;
+    frame.src = state.dialog.url;
+    frame.style.width = `${Math.min(state.dialog.width, window.innerWidth - 80)}px`;
+    frame.style.height = `${Math.min(state.dialog.height, window.innerHeight - 120)}px`;
+  }
+  backdrop.hidden = false;
+}
+
+$('dialog-close').addEventListener('click', () => {
+  $('dialog').hidden = true;
+  void request('POST', '/api/dialog/close', {}).then(() => poll(true));
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The sandbox panel
+
+const latency = $('latency') as HTMLInputElement;
+const error500 = $('error500') as HTMLInputElement;
+const resets = $('resets') as HTMLInputElement;
+let slidersTouched = 0;
+
+const percent = (value: number) => `${Math.round(value * 100)}%`;
+
+function renderSandbox(sandbox: SandboxView): void {
+  $('org-name').textContent = sandbox.organization;
+  $('org-key').textContent = sandbox.maskedKey;
+  $('credits').textContent = sandbox.credits.toLocaleString('en-US');
+  $('credits').classList.toggle('low', sandbox.credits < 10);
+  $('charged').textContent = String(sandbox.charged);
+  $('requests').textContent = String(sandbox.requests);
+  // A slider being moved keeps its value until the server has it.
+  if (Date.now() - slidersTouched > 1500) {
+    latency.value = String(sandbox.latencyMs);
+    error500.value = String(sandbox.error500Rate);
+    resets.value = String(sandbox.resetRate);
+  }
+  $('latency-out').textContent = `${latency.value} ms`;
+  $('error500-out').textContent = percent(Number(error500.value));
+  $('resets-out').textContent = percent(Number(resets.value));
+
+  const body = $('ledger-body');
+  const rows = sandbox.ledger.map((entry) => {
+    const row = document.createElement('tr');
+    row.dataset.n = String(entry.n);
+    const status = entry.fault
+      ? `${entry.status} (${entry.fault === 'reset' ? 'fault' : 'injected'})`
+      : entry.status;
+    const tone = entry.status === '200' ? 'ok' : entry.status === '422' ? 'warn' : 'bad';
+    const cells: Array<[string, string]> = [
+      [String(entry.n), 'n'],
+      [entry.url.replace(/^https?:\/\/(www\.)?/i, ''), 'url'],
+      [status, `status ${tone}`],
+      [entry.charged ? '1 credit' : '—', entry.charged ? 'charged' : 'free'],
+    ];
+    for (const [text, className] of cells) {
+      const td = document.createElement('td');
+      td.className = className;
+      td.textContent = text;
+      if (className === 'url') td.title = entry.url;
+      row.append(td);
+    }
+    return row;
+  });
+  const first = body.firstElementChild as HTMLElement | null;
+  if (first?.dataset.n !== rows[0]?.dataset.n || body.children.length !== rows.length)
+    body.replaceChildren(...rows);
+  $('ledger-empty').hidden = rows.length > 0;
+}
+
+async function changeSandbox(change: SandboxChange): Promise<void> {
+  try {
+    const sandbox = await request<SandboxView>('POST', '/api/sandbox', change);
+    renderSandbox(sandbox);
+  } catch (error) {
+    showNotice(
+      `The sandbox did not take the change: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+$('add-credits').addEventListener('click', () => void changeSandbox({ addCredits: 100 }));
+$('set-credits-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = Number(($('set-credits') as HTMLInputElement).value);
+  if (Number.isFinite(value) && value >= 0) void changeSandbox({ credits: Math.floor(value) });
+});
+for (const [slider, name] of [
+  [latency, 'latencyMs'],
+  [error500, 'error500Rate'],
+  [resets, 'resetRate'],
+] as const) {
+  slider.addEventListener('input', () => {
+    slidersTouched = Date.now();
+    $('latency-out').textContent = `${latency.value} ms`;
+    $('error500-out').textContent = percent(Number(error500.value));
+    $('resets-out').textContent = percent(Number(resets.value));
+  });
+  slider.addEventListener('change', () => {
+    slidersTouched = Date.now();
+    void changeSandbox({ [name]: Number(slider.value) });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Polling
+
+let version = '';
+let pollTimer: ReturnType<typeof setTimeout> | undefined;
+let polling = false;
+let fast = false;
+let firstState = true;
+
+function setFastPolling(on: boolean): void {
+  fast = on;
+  if (on) schedule(FAST_POLL_MS);
+}
+
+function schedule(ms: number): void {
+  if (pollTimer) clearTimeout(pollTimer);
+  pollTimer = setTimeout(() => void poll(), ms);
+}
+
+function applyState(state: StateView, stale = false): void {
+  if (state.sheet && !stale) {
+    $('sheet-tab').textContent = state.sheet.name;
+    grid.setSheet(state.sheet);
+  }
+  if (!stale) version = state.version;
+  if (firstState && state.selection) grid.setSelection(state.selection);
+  firstState = false;
+  renderMenu(state.menu);
+  renderSidebar(state);
+  renderDialog(state);
+  renderToasts(state.toasts);
+  renderSandbox(state.sandbox);
+  $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
+  const busy: string[] = [...state.busy];
+  if (state.run && state.run.state === 'running')
+    busy.push(`Finding e-mails: ${state.run.processed} of ${state.run.total}`);
+  $('busy').textContent = busy.join(' · ');
+  document.body.dataset.run = state.run?.state ?? 'idle';
+  document.body.dataset.busy = String(state.busy.length > 0);
+  fast = state.busy.length > 0 || state.run?.state === 'running';
+}
+
+async function poll(now = false): Promise<void> {
+  if (polling && !now) return;
+  polling = true;
+  try {
+    const serial = writeSerial;
+    const state = await request<StateView>('GET', `/api/state?v=${encodeURIComponent(version)}`);
+    applyState(state, writes > 0 || serial !== writeSerial);
+  } catch {
+    // The server is restarting or gone: try again later.
+  } finally {
+    polling = false;
+    schedule(fast ? FAST_POLL_MS : SLOW_POLL_MS);
+  }
+}
+
+async function start(): Promise<void> {
+  try {
+    // Opening the spreadsheet: the bundle's onOpen builds the menu, formulas are recalculated.
+    applyState(await request<StateView>('POST', '/api/open', {}));
+  } catch (error) {
+    showNotice(
+      `The playground server did not answer: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  grid.focusGrid();
+  schedule(fast ? FAST_POLL_MS : SLOW_POLL_MS);
+}
+
+void start();

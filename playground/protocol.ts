@@ -1,0 +1,149 @@
+/** What the playground's server sends its page and what the page sends back (shared by server.ts and client/). */
+
+/** One non-empty cell; rows and columns are 1-based. */
+export interface CellView {
+  r: number;
+  c: number;
+  /** The text shown in the cell. */
+  v: string;
+  /** The formula, for a cell that holds one. */
+  f?: string;
+  /** How to show it: numbers and booleans right/centre aligned, errors red, formulas being evaluated grey. */
+  k?: 'num' | 'bool' | 'error' | 'loading';
+  /** A longer message, e.g. a formula's error. */
+  note?: string;
+}
+
+export interface SheetView {
+  name: string;
+  rows: number;
+  cols: number;
+  cells: CellView[];
+}
+
+export interface RangeView {
+  r1: number;
+  c1: number;
+  r2: number;
+  c2: number;
+}
+
+export interface MenuItemView {
+  label: string;
+  fn?: string;
+  separator?: boolean;
+}
+
+export interface MenuView {
+  title: string;
+  items: MenuItemView[];
+}
+
+export interface SidebarView {
+  open: boolean;
+  /** Bumped each time the bundle shows a sidebar: the page loads it again. */
+  serial: number;
+  title: string;
+  url: string;
+}
+
+export interface DialogView {
+  serial: number;
+  title: string;
+  url: string;
+  width: number;
+  height: number;
+}
+
+export interface ToastView {
+  serial: number;
+  title: string;
+  message: string;
+}
+
+export interface LedgerRow {
+  n: number;
+  at: number;
+  url: string;
+  status: string;
+  charged: number;
+  fault?: string;
+}
+
+export interface SandboxView {
+  organization: string;
+  maskedKey: string;
+  credits: number;
+  charged: number;
+  requests: number;
+  latencyMs: number;
+  error500Rate: number;
+  resetRate: number;
+  /** Newest first, at most LEDGER_SHOWN rows. */
+  ledger: LedgerRow[];
+}
+
+export interface RunView {
+  state: string;
+  processed: number;
+  total: number;
+  message: string;
+}
+
+export interface StateView {
+  /** Changes whenever the sheet does; the page sends it back and gets `sheet` only when it changed. */
+  version: string;
+  sheet?: SheetView;
+  selection: RangeView | null;
+  menu: MenuView | null;
+  sidebar: SidebarView;
+  dialog: DialogView | null;
+  toasts: ToastView[];
+  /** Menu functions and recalculations under way. */
+  busy: string[];
+  run: RunView | null;
+  user: string;
+  owner: string;
+  sandbox: SandboxView;
+}
+
+export interface CellEdit {
+  r: number;
+  c: number;
+  value: string;
+}
+
+export interface MenuAnswer {
+  ok: boolean;
+  error?: string;
+  /** Text to show, e.g. a message returned by the function. */
+  message?: string;
+}
+
+export interface SandboxChange {
+  credits?: number;
+  addCredits?: number;
+  latencyMs?: number;
+  error500Rate?: number;
+  resetRate?: number;
+}
+
+export const LEDGER_SHOWN = 200;
+
+/** A, B, …, Z, AA, … for a 1-based column. */
+export function columnLetter(column: number): string {
+  let name = '';
+  let n = column;
+  while (n > 0) {
+    const rest = (n - 1) % 26;
+    name = String.fromCharCode(65 + rest) + name;
+    n = Math.floor((n - 1) / 26);
+  }
+  return name;
+}
+
+export function a1(range: RangeView): string {
+  const start = `${columnLetter(range.c1)}${range.r1}`;
+  if (range.r1 === range.r2 && range.c1 === range.c2) return start;
+  return `${start}:${columnLetter(range.c2)}${range.r2}`;
+}
