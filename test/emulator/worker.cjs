@@ -544,6 +544,9 @@ function installRuntime(host, exec) {
     getDataRange() {
       return new Range(this._call('getDataRange'));
     }
+    getRangeList(a1s) {
+      return new RangeList(this._call('getRangeList', Array.from(a1s, String)));
+    }
     getLastRow() {
       return this._call('getLastRow');
     }

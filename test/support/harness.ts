@@ -1,0 +1,85 @@
+/**
+ * One test world: the sandbox service on 127.0.0.1 (real HTTP) and the Apps Script emulator running dist/Code.js
+ * against it, with a spreadsheet whose owner has saved a key.
+ *
+ *   const world = await startWorld({ credits: 50, data: [['Profile URL'], [url('jane-doe')]] });
+ *   try { await world.env.run('enrichSelection', [], world.as()); } finally { await world.close(); }
+ */
+
+import { type SandboxServer, startSandbox } from '../../sandbox/server';
+import type { FaultConfig } from '../../sandbox/service';
+import { Environment, type EnvironmentOptions, type RunOptions } from '../emulator';
+import type { SpreadsheetModel } from '../emulator/spreadsheet';
+
+export const OWNER = 'owner@example.com';
+export const EDITOR = 'editor@example.com';
+export const OWNER_KEY = 'owner-key-1234567890abcdef';
+export const EDITOR_KEY = 'editor-key-0987654321fedcba';
+export const ORG = 'owner-org';
+export const EDITOR_ORG = 'editor-org';
+/** The add-on's user property for the API key (src/adapters/store.ts). */
+export const API_KEY_PROPERTY = 'PEF_API_KEY';
+
+/** A profile URL on the sandbox's network; the slug decides the answer (sandbox/profiles.ts). */
+export function url(slug: string, host = 'www.network.com'): string {
+  return `https://${host}/in/${slug}`;
+}
+
+export interface WorldOptions {
+  credits?: number;
+  editorCredits?: number;
+  faults?: FaultConfig;
+  data?: unknown[][];
+  /** Script properties besides API_BASE_URL (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
+  scriptProperties?: Record<string, string>;
+  /** Save OWNER_KEY in the owner's user properties (default true). */
+  ownerKey?: boolean;
+  env?: EnvironmentOptions;
+}
+
+export interface World {
+  sandbox: SandboxServer;
+  env: Environment;
+  ss: SpreadsheetModel;
+  /** Run options for the open spreadsheet, as `user` (default the owner). */
+  as(user?: string, extra?: RunOptions): RunOptions;
+  /** Distinct normalised URL -> credits charged, from the sandbox's ledger. */
+  charges(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const sandbox = await startSandbox({
+    port: 0,
+    organizations: [
+      { name: ORG, keys: [OWNER_KEY], credits: options.credits ?? 1000 },
+      { name: EDITOR_ORG, keys: [EDITOR_KEY], credits: options.editorCredits ?? 1000 },
+    ],
+    faults: options.faults,
+  });
+  let env: Environment | undefined;
+  try {
+    env = new Environment({
+      ...options.env,
+      scriptProperties: { API_BASE_URL: sandbox.baseUrl, ...options.scriptProperties },
+    });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
+    if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
+    const world: World = {
+      sandbox,
+      env,
+      ss,
+      as: (user = OWNER, extra = {}) => ({ user, spreadsheetId: ss.id, ...extra }),
+      charges: () => sandbox.service.chargesByUrl(),
+      async close() {
+        await env?.close();
+        await sandbox.close();
+      },
+    };
+    return world;
+  } catch (error) {
+    await env?.close();
+    await sandbox.close();
+    throw error;
+  }
+}
