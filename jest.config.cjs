@@ -6,4 +6,5 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }] },
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };
