@@ -1,0 +1,598 @@
+/**
+ * The built sidebar (dist/Sidebar.html) in headless Chromium, its google.script.run bridged into dist/Code.js running
+ * in the emulator against the sandbox service over HTTP. Each test acts as a person: types, clicks, presses keys.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { predictLookup } from '../../sandbox/profiles';
+import {
+  API_KEY_PROPERTY,
+  EDITOR,
+  EDITOR_KEY,
+  EDITOR_ORG,
+  OWNER,
+  OWNER_KEY,
+  startWorld,
+  url,
+  type World,
+  type WorldOptions,
+} from '../support/harness';
+import { type Bridge, type ServerOverride, startBridge } from './bridge';
+
+const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+};
+const SIDEBAR_WIDTH = 300;
+const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'sidebar.png');
+const PROGRESS_SCREENSHOT = join(__dirname, '..', '..', 'docs', 'sidebar-progress.png');
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch(CHROMIUM);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Session {
+  world: World;
+  bridge: Bridge;
+  context: BrowserContext;
+  page: Page;
+  /** Every address the page asked for (only the bridge's may appear). */
+  requests: string[];
+  /** Uncaught errors and console errors of the page. */
+  pageErrors: string[];
+  /** alert()/confirm() dialogs the page opened (an injected script would). */
+  dialogs: string[];
+  /** The server function of every google.script.run request the page sent, in the order sent. */
+  runRequests: string[];
+}
+
+let session: Session | undefined;
+
+afterEach(async () => {
+  const open = session;
+  session = undefined;
+  await open?.context.close().catch(() => undefined);
+  await open?.bridge.close();
+  await open?.world.close();
+});
+
+/** Starts a world and a bridge for `user`, and a 300 px wide page that refuses any address but the bridge's. */
+async function open(
+  options: WorldOptions & { user?: string; overrides?: Record<string, ServerOverride> } = {},
+): Promise<Session> {
+  const world = await startWorld(options);
+  const user = options.user ?? OWNER;
+  let bridge: Bridge | undefined;
+  try {
+    bridge = await startBridge({
+      env: world.env,
+      user,
+      spreadsheetId: world.ss.id,
+      overrides: options.overrides,
+    });
+    const context = await browser.newContext({
+      viewport: { width: SIDEBAR_WIDTH, height: 760 },
+      deviceScaleFactor: 1,
+    });
+    const origin = bridge.origin;
+    const requests: string[] = [];
+    const pageErrors: string[] = [];
+    const dialogs: string[] = [];
+    const runRequests: string[] = [];
+    await context.route('**/*', (route) => {
+      const address = route.request().url();
+      requests.push(address);
+      if (address === `${origin}/run`) runRequests.push(JSON.parse(route.request().postData() ?? '{}').fn);
+      return address.startsWith(`${origin}/`) ? route.continue() : route.abort();
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    session = { world, bridge, context, page, requests, pageErrors, dialogs, runRequests };
+    return session;
+  } catch (error) {
+    await bridge?.close();
+    await world.close();
+    throw error;
+  }
+}
+
+/** Opens the settings sidebar the way the menu does, and waits for its state to load. */
+async function openSettings(s: Session): Promise<void> {
+  await s.page.goto(s.bridge.url('settings'));
+  await s.page.locator('#loading').waitFor({ state: 'hidden' });
+  await s.page.locator('#view-settings').waitFor({ state: 'visible' });
+}
+
+const keyMessage = (s: Session) => s.page.locator('#key-message');
+
+/** Waits (bounded) until the element's text is `expected`; fails with the last text seen. */
+async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last: string | null = null;
+  for (let round = 0; round < 1000 && Date.now() < until; round++) {
+    last = await locator.textContent();
+    if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
+}
+
+/** Runs continueEnrichment (as the hourly trigger would, without a sidebar) until the run is no longer running. */
+async function finishRun(world: World): Promise<string> {
+  let state = 'running';
+  for (let round = 0; round < 50 && state === 'running'; round++) {
+    state = ((await world.env.run('continueEnrichment', [], world.as())) as { state: string }).state;
+  }
+  return state;
+}
+
+function keyCheckEntries(world: World) {
+  return world.sandbox.service.ledger().filter((entry) => entry.networkUrl === undefined);
+}
+
+/** Nothing the bridge sent to the page and no HTML the bundle produced contains `key`. */
+function expectKeyNeverSent(s: Session, key: string): void {
+  expect(s.bridge.responses.length).toBeGreaterThan(0);
+  for (const response of s.bridge.responses) expect(response.body).not.toContain(key);
+  expect(s.world.env.htmlOutputs.length).toBeGreaterThan(0);
+  for (const output of s.world.env.htmlOutputs) expect(output.content).not.toContain(key);
+}
+
+test('a user saves a key with the keyboard: trimmed, in their own user properties, the field cleared, shown masked', async () => {
+  const s = await open({ user: EDITOR });
+  await openSettings(s);
+  const { page, world } = s;
+  await expect(page.locator('#key-status').textContent()).resolves.toBe('No API key saved yet.');
+  await expect(page.locator('#check-key').isDisabled()).resolves.toBe(true);
+
+  // A key of the wrong shape is refused with the reason, and nothing is stored.
+  await page.getByLabel('Your API key').fill('not a key');
+  await page.getByLabel('Your API key').press('Enter');
+  await page.locator('#error').waitFor({ state: 'visible' });
+  await expect(page.locator('#error-text').textContent()).resolves.toMatch(/no spaces/);
+  expect(world.env.userProperties(EDITOR).get(API_KEY_PROPERTY)).toBeNull();
+
+  await page.getByLabel('Your API key').fill(`  ${EDITOR_KEY}\n`);
+  await page.getByLabel('Your API key').press('Enter');
+  await page.locator('#masked-key').waitFor();
+
+  expect(world.env.userProperties(EDITOR).get(API_KEY_PROPERTY)).toBe(EDITOR_KEY);
+  // The owner's key is untouched: each user has their own.
+  expect(world.env.userProperties(OWNER).get(API_KEY_PROPERTY)).toBe(OWNER_KEY);
+  await expect(page.getByLabel('Your API key').inputValue()).resolves.toBe('');
+  await expect(page.locator('#masked-key').textContent()).resolves.toBe(`••••••••${EDITOR_KEY.slice(-4)}`);
+  await expect(page.locator('#error').isHidden()).resolves.toBe(true);
+  await expect(keyMessage(s).textContent()).resolves.toContain('Key saved');
+  await expect(page.locator('#check-key').isEnabled()).resolves.toBe(true);
+  await expect(page.locator('#remove-key').isEnabled()).resolves.toBe(true);
+  // The sidebar says where the key lives and whose key formulas use.
+  const help = await page.locator('#key-help').textContent();
+  expect(help).toMatch(/user properties/);
+  expect(help).toMatch(/private to you/);
+  expect(help).toMatch(/=FINDEMAIL formulas in this spreadsheet use the spreadsheet owner's key/);
+
+  // The tabs follow the ARIA tab pattern: arrow keys move between them.
+  await page.getByRole('tab', { name: 'Settings' }).focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByRole('tab', { name: 'Progress' }).getAttribute('aria-selected')).resolves.toBe(
+    'true',
+  );
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('tab-progress');
+  await expect(page.locator('#view-settings').isHidden()).resolves.toBe(true);
+  await expect(page.locator('#run-state').textContent()).resolves.toBe('No run yet');
+  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
+
+  expectKeyNeverSent(s, EDITOR_KEY);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('Check tells a good key from a bad one against the service without spending a credit', async () => {
+  const s = await open({ user: EDITOR });
+  await openSettings(s);
+  const { page, world } = s;
+  const creditsBefore = world.sandbox.service.credits(EDITOR_ORG);
+
+  await page.getByLabel('Your API key').fill(EDITOR_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('#masked-key').waitFor();
+  await page.getByRole('button', { name: 'Check' }).click();
+  await waitForText(keyMessage(s), 'The key works. Checking it spent no credit.');
+  await expect(keyMessage(s).getAttribute('class')).resolves.toContain('ok');
+
+  const wrongKey = 'wrong-key-5555aaaa';
+  await page.getByLabel('Your API key').fill(wrongKey);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await waitForText(page.locator('#masked-key'), '••••••••aaaa');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await waitForText(keyMessage(s), /^The service rejected this key/);
+  await expect(keyMessage(s).getAttribute('class')).resolves.toContain('bad');
+
+  // Two key checks reached the service: a 400 (good key, no network_url) and a 401; neither was charged.
+  const checks = keyCheckEntries(world);
+  expect(checks.map((entry) => [entry.status, entry.keyKnown, entry.charged])).toEqual([
+    [400, true, 0],
+    [401, false, 0],
+  ]);
+  expect(world.sandbox.service.totalCharged()).toBe(0);
+  expect(world.sandbox.service.credits(EDITOR_ORG)).toBe(creditsBefore);
+  expectKeyNeverSent(s, EDITOR_KEY);
+  expectKeyNeverSent(s, wrongKey);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('Remove deletes the key from the user properties and the sidebar says so', async () => {
+  const s = await open({ user: OWNER });
+  await openSettings(s);
+  const { page, world } = s;
+  await expect(page.locator('#masked-key').textContent()).resolves.toBe(`••••••••${OWNER_KEY.slice(-4)}`);
+
+  await page.getByRole('button', { name: 'Remove' }).click();
+  await waitForText(page.locator('#key-status'), 'No API key saved yet.');
+  expect(world.env.userProperties(OWNER).get(API_KEY_PROPERTY)).toBeNull();
+  await expect(keyMessage(s).textContent()).resolves.toMatch(/^Key removed/);
+  await expect(page.locator('#check-key').isDisabled()).resolves.toBe(true);
+  await expect(page.locator('#remove-key').isDisabled()).resolves.toBe(true);
+
+  // A reload asks the server again: still no key.
+  await openSettings(s);
+  await expect(page.locator('#key-status').textContent()).resolves.toBe('No API key saved yet.');
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a failure whose message holds HTML is shown as text, never run', async () => {
+  const html = '<img src=x onerror=alert(1)>';
+  const s = await open({
+    user: EDITOR,
+    overrides: {
+      saveApiKey: () => {
+        throw new Error(html);
+      },
+    },
+  });
+  await openSettings(s);
+  const { page } = s;
+  await page.getByLabel('Your API key').fill(EDITOR_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('#error').waitFor({ state: 'visible' });
+
+  await expect(page.locator('#error-text').textContent()).resolves.toBe(html);
+  await expect(page.locator('#error').getAttribute('role')).resolves.toBe('alert');
+  await expect(page.locator('img').count()).resolves.toBe(0);
+  // The failure left the field as typed (nothing was saved) and the key unsaved.
+  expect(s.world.env.userProperties(EDITOR).get(API_KEY_PROPERTY)).toBeNull();
+  await expect(page.getByLabel('Your API key').inputValue()).resolves.toBe(EDITOR_KEY);
+  // Dismiss with the keyboard.
+  await page.locator('#error-close').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#error').waitFor({ state: 'hidden' });
+  expect(s.dialogs).toEqual([]);
+  // The page only ever asked the bridge for anything (no external fetch at load time or later).
+  expect(s.requests.every((address) => address.startsWith(`${s.bridge.origin}/`))).toBe(true);
+});
+
+test('settings saved in the sidebar are the ones a run uses', async () => {
+  const s = await open({
+    user: OWNER,
+    data: [['Profile URL'], [url('jane-doe')], [url('john-smith-2')]],
+  });
+  await openSettings(s);
+  const { page, world } = s;
+  await expect(page.getByLabel(/Write a header row/).isChecked()).resolves.toBe(true);
+  await expect(page.getByLabel(/account type and the name/).isChecked()).resolves.toBe(false);
+
+  // Keyboard only: Space toggles a checkbox, Enter in the form saves.
+  await page.getByLabel(/account type and the name/).focus();
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Enter');
+  await waitForText(page.locator('#settings-message'), /^Settings saved/);
+  expect(JSON.parse(world.env.userProperties(OWNER).get('PEF_SETTINGS') ?? '{}')).toEqual({
+    writeHeader: true,
+    extraFields: true,
+    recheck: false,
+  });
+
+  world.env.select(world.ss.id, 'A2:A3');
+  await world.env.run('enrichSelection', [], world.as());
+  await finishRun(world);
+  expect(world.env.values(world.ss.id, 'A1:G1')).toEqual([
+    ['Profile URL', 'Email', 'Email status', 'Catch-all', 'Note', 'Account type', 'Name'],
+  ]);
+  expect(world.env.values(world.ss.id, 'G2:G3')).toEqual([['Jane Doe'], ['John Smith']]);
+  expect(s.pageErrors).toEqual([]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Bulk runs through the progress view
+
+/** 40 profile URLs: mostly found, some without an address, some the service cannot process, one not a URL. */
+function runRows(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => {
+    if (i === 17) return 'not a profile url';
+    if (i % 10 === 3) return url(`kim-noemail-${i}`);
+    if (i % 10 === 7) return url(`anonymous-${i}`);
+    return url(`alex-miller-${i}`);
+  });
+}
+
+/** What the run must write for a row: Email, Email status, Catch-all. */
+function expectedCells(input: string): [string, string, boolean | ''] {
+  if (!input.includes('/in/')) return ['', 'INVALID_URL', ''];
+  const prediction = predictLookup(input);
+  if (prediction.kind === 'found') return [prediction.email, prediction.emailStatus, prediction.isCatchAll];
+  return ['', prediction.kind === 'not_found' ? 'NOT_FOUND' : 'UNPROCESSABLE', ''];
+}
+
+const RUN_OPTIONS: WorldOptions = {
+  // Small slices and a little service latency: a run takes several continueEnrichment calls, and a person can
+  // press Pause while it goes on.
+  scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
+  faults: { latencyMs: 120 },
+};
+
+/** Selects the rows and starts the run the way the menu does; returns once the progress sidebar is loaded. */
+async function startRun(s: Session, a1: string): Promise<void> {
+  s.world.env.select(s.world.ss.id, a1);
+  await s.world.env.run('enrichSelection', [], s.world.as());
+  await s.page.goto(s.bridge.url('progress'));
+  await s.page.locator('#loading').waitFor({ state: 'hidden' });
+  await s.page.locator('#view-progress').waitFor({ state: 'visible' });
+}
+
+/** Waits (bounded) until the progress bar passes `percent`. */
+async function waitForPercent(page: Page, percent: number): Promise<void> {
+  await page.waitForFunction(
+    (min) => Number(document.getElementById('run-bar')?.getAttribute('aria-valuenow')) >= min,
+    percent,
+    { timeout: 15_000, polling: 10 },
+  );
+}
+
+/** A picture of the sidebar down to the end of its content, at its real width. */
+async function screenshot(page: Page, path: string): Promise<void> {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const bottom = await page.evaluate(
+    () => document.querySelector('.sidebar')?.getBoundingClientRect().bottom ?? 0,
+  );
+  await page.screenshot({
+    path,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: SIDEBAR_WIDTH, height: Math.ceil(bottom) },
+  });
+  expect(statSync(path).size).toBeLessThan(150 * 1024);
+}
+
+/** Waits (bounded) until every request the page sent has been answered, so no execution is still running. */
+async function settle(s: Session): Promise<void> {
+  for (let round = 0; round < 400 && s.bridge.calls.length < s.runRequests.length; round++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(s.bridge.calls.length).toBe(s.runRequests.length);
+}
+
+/** The requests the page sent after its `fn` request (the last one). */
+function requestsAfter(s: Session, fn: string): string[] {
+  return s.runRequests.slice(s.runRequests.lastIndexOf(fn) + 1);
+}
+
+function storedJob(world: World): { state: string; counts: Record<string, number> } {
+  return JSON.parse(world.env.documentProperties(world.ss.id).get('pef.job') ?? 'null');
+}
+
+const count = async (page: Page, id: string) => Number(await page.locator(`#${id}`).textContent());
+
+test('the progress view drives a bulk run to the end, with Pause and Resume on the way', async () => {
+  const inputs = runRows(40);
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const { page, world, bridge } = s;
+  await startRun(s, 'A2:A41');
+  await waitForText(page.locator('#run-state'), 'Running');
+  await waitForText(page.locator('#run-sheet'), 'Sheet: Sheet1');
+
+  // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
+  await waitForPercent(page, 25);
+  expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThan(0);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitForText(page.locator('#run-state'), 'Paused');
+  expect(storedJob(world).state).toBe('paused');
+  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
+  await expect(page.locator('#resume').isEnabled()).resolves.toBe(true);
+  await expect(page.locator('#cancel').isEnabled()).resolves.toBe(true);
+  // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
+  await page.waitForTimeout(300);
+  await settle(s);
+  expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
+  const emptyRows = world.env.values(world.ss.id, 'C2:C41').filter(([status]) => status === '').length;
+  expect(emptyRows).toBeGreaterThan(0);
+  expect(storedJob(world).counts.processed).toBeLessThan(40);
+
+  // Resume with the keyboard; the sidebar drives the rest.
+  await page.locator('#resume').focus();
+  await page.keyboard.press('Enter');
+  await waitForText(page.locator('#run-state'), 'Done', 30_000);
+
+  // Every row has its result, each profile was charged once, and the sidebar's counts are the sheet's.
+  const written = world.env.values(world.ss.id, 'B2:D41');
+  expect(written).toEqual(inputs.map(expectedCells));
+  expect(Object.values(world.charges()).every((charged) => charged === 1)).toBe(true);
+  const statuses = written.map((row) => row[1]);
+  await expect(page.locator('#run-fraction').textContent()).resolves.toBe('40 of 40 rows processed (100%)');
+  expect(await count(page, 'count-found')).toBe(statuses.filter((x) => x === 'VALID').length);
+  expect(await count(page, 'count-not-found')).toBe(
+    statuses.filter((x) => x === 'NOT_FOUND' || x === 'UNPROCESSABLE').length,
+  );
+  expect(await count(page, 'count-failed')).toBe(1);
+  expect(await count(page, 'count-credits')).toBe(world.sandbox.service.totalCharged());
+  await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
+  for (const id of ['pause', 'resume', 'cancel'])
+    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Each slice was its own execution: several continueEnrichment calls drove the run.
+  expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThanOrEqual(3);
+  expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
+  expect(s.pageErrors).toEqual([]);
+  // The finished run, for the README (deterministic: the same rows give the same counts).
+  await screenshot(page, PROGRESS_SCREENSHOT);
+});
+
+test('Cancel stops a run where it is and keeps the results written so far', async () => {
+  const inputs = runRows(30);
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  await startRun(s, 'A2:A31');
+  await waitForPercent(page, 20);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await waitForText(page.locator('#run-state'), 'Cancelled');
+  expect(storedJob(world).state).toBe('cancelled');
+  await waitForText(page.locator('#run-message'), /^Cancelled\. Results written so far are kept/);
+  // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
+  await page.waitForTimeout(300);
+  await settle(s);
+  expect(requestsAfter(s, 'cancelEnrichment')).toEqual([]);
+  const statuses = world.env.values(world.ss.id, 'C2:C31').map(([status]) => status);
+  expect(statuses.filter((x) => x === '').length).toBeGreaterThan(0);
+  expect(statuses.filter((x) => x !== '').length).toBe(storedJob(world).counts.processed);
+  for (const id of ['pause', 'resume', 'cancel'])
+    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a run stopped for a missing key says so; saving a key in the sidebar and Resume finish it', async () => {
+  const inputs = runRows(6);
+  const s = await open({
+    ...RUN_OPTIONS,
+    ownerKey: false,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world } = s;
+  await startRun(s, 'A2:A7');
+  await waitForText(page.locator('#run-state'), 'Stopped: the API key is missing or invalid');
+  await waitForText(page.locator('#run-message'), /No API key is saved for you/);
+
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await expect(page.locator('#run-notice-text').textContent()).resolves.toMatch(/stopped/);
+  await page.getByLabel('Your API key').fill(OWNER_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('#masked-key').waitFor();
+  await page.getByRole('button', { name: 'Open Progress' }).click();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(world.env.values(world.ss.id, 'B2:D7')).toEqual(inputs.map(expectedCells));
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a run out of credits pauses and says so; after a top-up Resume finishes it', async () => {
+  const inputs = Array.from({ length: 12 }, (_, i) => url(`sam-lee-${i}`));
+  const s = await open({
+    ...RUN_OPTIONS,
+    credits: 7,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world } = s;
+  await startRun(s, 'A2:A13');
+  await waitForText(page.locator('#run-state'), 'Paused: out of credits', 20_000);
+  expect(await count(page, 'count-credits')).toBe(7);
+  world.sandbox.service.addCredits('owner-org', 10);
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(world.env.values(world.ss.id, 'B2:D13')).toEqual(inputs.map(expectedCells));
+  expect(await count(page, 'count-credits')).toBe(12);
+  expect(world.sandbox.service.totalCharged()).toBe(12);
+  expect(s.pageErrors).toEqual([]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The key never reaches the page
+
+test('the full key never reaches the sidebar, whatever the sidebar calls', async () => {
+  const inputs = runRows(30);
+  const s = await open({
+    ...RUN_OPTIONS,
+    user: EDITOR,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world, bridge } = s;
+  // The owner's key is in the same emulator (formulas would use it); the editor saves their own.
+  await openSettings(s);
+  await page.getByLabel('Your API key').fill(EDITOR_KEY);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('#masked-key').waitFor();
+  await page.getByRole('button', { name: 'Check' }).click();
+  await waitForText(keyMessage(s), /^The key works/);
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await waitForText(page.locator('#settings-message'), /^Settings saved/);
+
+  // A run as the editor, with its progress view: running, paused, resumed, then cancelled.
+  await startRun(s, 'A2:A31');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitForText(page.locator('#run-state'), 'Paused');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await waitForText(page.locator('#run-state'), 'Running');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitForText(page.locator('#run-state'), 'Paused');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await waitForText(page.locator('#run-state'), 'Cancelled');
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Remove' }).click();
+  await waitForText(page.locator('#key-status'), 'No API key saved yet.');
+  await settle(s);
+
+  // The run used the editor's key (their organisation was charged), so the key was there to leak.
+  expect(
+    world.sandbox.service.ledger().some((entry) => entry.organization === EDITOR_ORG && entry.charged),
+  ).toBe(true);
+  const called = new Set(bridge.calls.map((c) => c.fn));
+  for (const fn of [
+    'getSidebarState',
+    'saveApiKey',
+    'checkApiKey',
+    'saveSettings',
+    'continueEnrichment',
+    'pauseEnrichment',
+    'resumeEnrichment',
+    'cancelEnrichment',
+    'removeApiKey',
+  ]) {
+    expect(called).toContain(fn);
+  }
+  // Neither the page, nor any answer to google.script.run, nor any HTML the bundle made holds either key
+  // (the masked form did reach the page).
+  expect(bridge.responses.some((r) => r.body.includes(`••••••••${EDITOR_KEY.slice(-4)}`))).toBe(true);
+  for (const key of [EDITOR_KEY, OWNER_KEY]) {
+    expectKeyNeverSent(s, key);
+    for (const sidebar of world.env.ui.sidebars) expect(sidebar.html).not.toContain(key);
+    for (const line of world.env.logs) expect(line.message).not.toContain(key);
+    expect(await page.content()).not.toContain(key);
+  }
+  expect(s.pageErrors).toEqual([]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The picture in the README
+
+test('screenshot: the sidebar at 300 px with a saved, checked key', async () => {
+  const s = await open({ user: OWNER });
+  await openSettings(s);
+  const { page } = s;
+  await page.getByRole('button', { name: 'Check' }).click();
+  await waitForText(keyMessage(s), /^The key works/);
+  // Nothing is wider than the sidebar: no horizontal scrolling at 300 px.
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  expect(widths[0]).toBeLessThanOrEqual(widths[1]);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.mouse.move(0, 700);
+  await screenshot(page, SCREENSHOT);
+  expect(s.requests.every((address) => address.startsWith(`${s.bridge.origin}/`))).toBe(true);
+});
