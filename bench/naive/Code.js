@@ -28,3 +28,25 @@ function naiveEnrich(maxMillis) {
   }
   return rows;
 }
+
+/**
+ * The per-cell custom function of common tutorials: one fetch per call, no cache.
+ *
+ * @param {string} url A profile URL.
+ * @return The e-mail address, or the service's message.
+ * @customfunction
+ */
+function NAIVE(url) {
+  if (!url) return '';
+  var key = PropertiesService.getUserProperties().getProperty('PEF_API_KEY');
+  var base = PropertiesService.getScriptProperties().getProperty('API_BASE_URL');
+  var response = UrlFetchApp.fetch(`${base}network_finder`, {
+    method: 'post',
+    contentType: 'application/json',
+    headers: { 'X-KEY': key },
+    payload: JSON.stringify({ network_url: url }),
+    muteHttpExceptions: true,
+  });
+  var data = JSON.parse(response.getContentText());
+  return data.email_address || data.message || data.error || '';
+}

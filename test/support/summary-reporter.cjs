@@ -4,7 +4,9 @@ class SummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
     const tail = skipped > 0 ? `, ${skipped} skipped` : '';
-    process.stdout.write(`\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed${tail}\n`);
+    process.stdout.write(
+      `\ntests: ${results.numPassedTests} passed, ${results.numFailedTests} failed${tail}\n`,
+    );
   }
 }
 module.exports = SummaryReporter;

@@ -1,0 +1,752 @@
+/**
+ * `npm run bench`: the add-on against the naive tutorial baseline (bench/naive/Code.js), in one run, in the Apps
+ * Script emulator, against the sandbox service on 127.0.0.1 with injected latency.
+ *
+ *   npx tsx bench/run.ts           full run (300 rows at 500 ms; =FINDEMAIL over 100 rows at 1 s)
+ *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency)
+ *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
+ *
+ * Prints a table and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { normalizeProfileUrl } from '../sandbox/profiles';
+import { type SandboxServer, startSandbox } from '../sandbox/server';
+import { DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../test/emulator';
+
+const ROOT = join(__dirname, '..');
+const OWNER = 'owner@example.com';
+const KEY_PROPERTY = 'PEF_API_KEY';
+const ADDON = { org: 'bench-addon', key: 'bench-addon-key-4f1c9a7e2b' };
+const NAIVE = { org: 'bench-naive', key: 'bench-naive-key-8d3e6b0c5a' };
+const CUSTOM_FUNCTION_LIMIT_S = 30;
+const TARGET_RATIO = 15;
+const TARGET_RANGE_S = 10;
+const TARGET_CALLS_PER_BATCH = 2;
+/** Caps on the number of executions of each loop (each loop is also bounded by the run's deadline). */
+const MAX_ADDON_CALLS = 400;
+const MAX_NAIVE_EXECUTIONS = 200;
+
+interface Config {
+  mode: 'full' | 'quick';
+  rows: number;
+  duplicateRate: number;
+  naiveRows: number;
+  latencyMs: number;
+  /** maxMillis passed to naiveEnrich: each baseline execution stops starting rows after this long. */
+  naiveSliceMs: number;
+  rangeRows: number;
+  rangeLatencyMs: number;
+  batchSize?: number;
+  totalLimitMs: number;
+  seed: number;
+  out: string;
+}
+
+function parseArgs(argv: string[]): Config {
+  const quick = argv.includes('--quick');
+  const config: Config = quick
+    ? {
+        mode: 'quick',
+        rows: 60,
+        duplicateRate: 0.15,
+        naiveRows: 20,
+        latencyMs: 100,
+        naiveSliceMs: 2000,
+        rangeRows: 20,
+        rangeLatencyMs: 200,
+        totalLimitMs: 55_000,
+        seed: 7,
+        out: join(ROOT, 'bench', 'last-run-quick.json'),
+      }
+    : {
+        mode: 'full',
+        rows: 300,
+        duplicateRate: 0.15,
+        naiveRows: 80,
+        latencyMs: 500,
+        naiveSliceMs: 20_000,
+        rangeRows: 100,
+        rangeLatencyMs: 1000,
+        totalLimitMs: 230_000,
+        seed: 7,
+        out: join(ROOT, 'bench', 'last-run.json'),
+      };
+  for (const arg of argv) {
+    const match = /^--([a-z-]+)=(.+)$/.exec(arg);
+    if (!match) {
+      if (arg !== '--quick') throw new Error(`Unknown argument ${arg}`);
+      continue;
+    }
+    const [, name, text] = match;
+    if (name === 'out') {
+      config.out = text;
+      continue;
+    }
+    const value = Number(text);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} needs a positive integer`);
+    if (name === 'rows') config.rows = Math.min(value, 5000);
+    else if (name === 'naive-rows') config.naiveRows = value;
+    else if (name === 'latency') config.latencyMs = value;
+    else if (name === 'range-rows') config.rangeRows = Math.min(value, 500);
+    else if (name === 'range-latency') config.rangeLatencyMs = value;
+    else if (name === 'batch') config.batchSize = value;
+    else throw new Error(`Unknown option --${name}`);
+  }
+  config.naiveRows = Math.min(config.naiveRows, config.rows);
+  return config;
+}
+
+// ------------------------------------------------------------------ data
+
+/** mulberry32: a small seeded generator, so every run uses the same sheet. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
+  };
+}
+
+const FIRST = [
+  'jane',
+  'john',
+  'maria',
+  'ahmed',
+  'li',
+  'olga',
+  'pierre',
+  'sara',
+  'kenji',
+  'ana',
+  'tom',
+  'eva',
+];
+const LAST = ['doe', 'smith', 'garcia', 'khan', 'wei', 'ivanova', 'martin', 'rossi', 'tanaka', 'silva'];
+
+/**
+ * Profile URLs the sandbox answers deterministically (sandbox/profiles.ts): about 88% found, 7% not found
+ * (`noemail`), 5% unprocessable (`nodomain`, 422). Duplicates repeat an earlier profile, some written differently
+ * (trailing slash, no www, upper-case host) so that only normalisation recognises them.
+ */
+function makeUrls(count: number, duplicateRate: number, seed: number, tag: string): string[] {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+  const distinctCount = Math.max(1, Math.round(count * (1 - duplicateRate)));
+  const distinct: string[] = [];
+  for (let i = 0; i < distinctCount; i++) {
+    const roll = next();
+    const marker = roll < 0.07 ? '-noemail' : roll < 0.12 ? '-nodomain' : '';
+    distinct.push(`https://www.network.com/in/${pick(FIRST)}-${pick(LAST)}${marker}-${tag}${i + 1}`);
+  }
+  const urls = [...distinct];
+  while (urls.length < count) {
+    const base = pick(distinct);
+    const form = Math.floor(next() * 4);
+    urls.push(
+      form === 0
+        ? base
+        : form === 1
+          ? `${base}/`
+          : form === 2
+            ? base.replace('https://www.', 'http://')
+            : base.replace('www.network.com', 'WWW.Network.com'),
+    );
+  }
+  // Fisher-Yates, seeded: duplicates end up anywhere in the column.
+  for (let i = urls.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [urls[i], urls[j]] = [urls[j], urls[i]];
+  }
+  return urls;
+}
+
+function distinctCount(urls: string[]): number {
+  return new Set(urls.map((url) => normalizeProfileUrl(url))).size;
+}
+
+// ------------------------------------------------------------------ helpers
+
+class Deadline {
+  private readonly end: number;
+  constructor(limitMs: number) {
+    this.end = Date.now() + limitMs;
+  }
+  get left(): number {
+    return this.end - Date.now();
+  }
+  check(what: string): void {
+    if (this.left <= 0) throw new Error(`The bench ran out of its time limit during ${what}.`);
+  }
+}
+
+function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [name, n] of Object.entries(from)) into[name] = (into[name] ?? 0) + n;
+}
+
+/** Reads and writes of cell data or structure: the calls that cost a round trip in Apps Script. */
+function dataCalls(counts: Record<string, number>): number {
+  let total = 0;
+  for (const [name, n] of Object.entries(counts)) {
+    if (!/^(Range|RangeList|Sheet|Spreadsheet)\./.test(name)) continue;
+    const method = name.slice(name.indexOf('.') + 1);
+    if (
+      /^get(Values?|DisplayValues?|Formulas?|Notes?|NumberFormats?)$/.test(method) ||
+      /^(set|clear|insert|delete|append|sort)/.test(method)
+    )
+      total += n;
+  }
+  return total;
+}
+
+function ledgerOf(sandbox: SandboxServer, org: string) {
+  const entries = sandbox.service.ledger().filter((entry) => entry.organization === org);
+  const charges = new Map<string, number>();
+  for (const entry of entries) {
+    if (entry.charged === 1 && entry.networkUrl !== undefined) {
+      const key = normalizeProfileUrl(entry.networkUrl);
+      charges.set(key, (charges.get(key) ?? 0) + 1);
+    }
+  }
+  return {
+    requests: entries.length,
+    credits: entries.reduce((sum, entry) => sum + entry.charged, 0),
+    maxChargesPerUrl: Math.max(0, ...charges.values()),
+    statuses: entries.reduce<Record<string, number>>((acc, entry) => {
+      acc[String(entry.status)] = (acc[String(entry.status)] ?? 0) + 1;
+      return acc;
+    }, {}),
+  };
+}
+
+function failure(result: ExecutionResult): Error {
+  return new Error(`${result.fn} failed: ${result.error?.name}: ${result.error?.message}`);
+}
+
+const round = (value: number, digits = 1): number => {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+};
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+// ------------------------------------------------------------------ 1. bulk enrichment
+
+/** The bundle's default rows per batch (DEFAULT_BATCH_SIZE in src/features/enrichment.ts). */
+function defaultBatchSize(): number {
+  const match = /\bDEFAULT_BATCH_SIZE = (\d+);/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'));
+  if (!match) throw new Error('DEFAULT_BATCH_SIZE not found in dist/Code.js');
+  return Number(match[1]);
+}
+
+interface Progress {
+  state: string;
+  total: number;
+  processed: number;
+  found: number;
+  notFound: number;
+  failed: number;
+  skipped: number;
+  creditsUsed: number;
+  message: string;
+}
+
+async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: string[], deadline: Deadline) {
+  const env = new Environment({
+    scriptProperties: {
+      API_BASE_URL: sandbox.baseUrl,
+      ...(config.batchSize ? { ENRICH_BATCH_SIZE: String(config.batchSize) } : {}),
+    },
+  });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const last = urls.length + 1;
+    env.select(ss.id, `A2:A${last}`);
+    sandbox.service.configure({ latencyMs: config.latencyMs });
+    sandbox.service.resetLedger();
+    const counts: Record<string, number> = {};
+    const started = performance.now();
+    let result = await env.execute('enrichSelection', [], { spreadsheetId: ss.id });
+    addCounts(counts, result.counts);
+    if (!result.ok) throw failure(result);
+    let progress = result.value as Progress;
+    let calls = 1;
+    // As the sidebar does: continue until the job is no longer running.
+    while (progress.state === 'running' && calls < MAX_ADDON_CALLS) {
+      deadline.check('the add-on bulk run');
+      result = await env.execute('continueEnrichment', [], {
+        spreadsheetId: ss.id,
+        timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
+      });
+      calls++;
+      addCounts(counts, result.counts);
+      if (!result.ok) throw failure(result);
+      progress = result.value as Progress;
+    }
+    const wallMs = performance.now() - started;
+    const ledger = ledgerOf(sandbox, ADDON.org);
+
+    // Every row has a status, and every duplicate the same result as its first occurrence.
+    const values = env.values(ss.id, `A2:E${last}`);
+    const withStatus = values.filter((row) => String(row[2]) !== '').length;
+    const byUrl = new Map<string, string>();
+    let inconsistent = 0;
+    for (const row of values) {
+      const key = normalizeProfileUrl(String(row[0]));
+      const outputs = JSON.stringify(row.slice(1));
+      const seen = byUrl.get(key);
+      if (seen === undefined) byUrl.set(key, outputs);
+      else if (seen !== outputs) inconsistent++;
+    }
+    const fetchAllCalls = counts['UrlFetchApp.fetchAll'] ?? 0;
+    const batchSize = config.batchSize ?? defaultBatchSize();
+    const rowWindows = Math.ceil(urls.length / batchSize);
+    const allCalls = spreadsheetCalls(counts);
+    return {
+      rows: urls.length,
+      distinctUrls: distinctCount(urls),
+      wallMs,
+      rowsPerMinute: urls.length / (wallMs / 60_000),
+      executions: calls,
+      finalState: progress.state,
+      progress,
+      rowsWithStatus: withStatus,
+      inconsistentDuplicates: inconsistent,
+      batchSize,
+      rowWindows,
+      fetchAllCalls,
+      spreadsheetCalls: allCalls,
+      dataCalls: dataCalls(counts),
+      spreadsheetCallsPer1000Rows: (allCalls / urls.length) * 1000,
+      spreadsheetCallsPerBatch: allCalls / rowWindows,
+      dataCallsPerBatch: dataCalls(counts) / rowWindows,
+      requests: ledger.requests,
+      credits: ledger.credits,
+      maxChargesPerUrl: ledger.maxChargesPerUrl,
+      statuses: ledger.statuses,
+      counts,
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+async function benchNaiveBulk(
+  config: Config,
+  sandbox: SandboxServer,
+  naiveDir: string,
+  urls: string[],
+  deadline: Deadline,
+) {
+  const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const last = config.naiveRows + 1;
+    sandbox.service.configure({ latencyMs: config.latencyMs });
+    sandbox.service.resetLedger();
+    const counts: Record<string, number> = {};
+    let next = 2;
+    let executions = 0;
+    let idle = 0;
+    const started = performance.now();
+    // The tutorial loop restarts at the top of the selection: the person selects the rows left and runs it again.
+    while (next <= last && executions < MAX_NAIVE_EXECUTIONS) {
+      deadline.check('the naive bulk run');
+      env.select(ss.id, `A${next}:A${last}`);
+      const result = await env.execute('naiveEnrich', [config.naiveSliceMs], {
+        spreadsheetId: ss.id,
+        timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
+      });
+      executions++;
+      addCounts(counts, result.counts);
+      if (!result.ok) throw failure(result);
+      const done = Number(result.value);
+      // On a loaded machine the set-up calls alone can outlast a short time box; give up after a few such runs.
+      idle = done > 0 ? 0 : idle + 1;
+      if (idle >= 3)
+        throw new Error(`naiveEnrich made no progress (returned ${JSON.stringify(result.value)})`);
+      next += done;
+    }
+    const wallMs = performance.now() - started;
+    const rows = next - 2;
+    const ledger = ledgerOf(sandbox, NAIVE.org);
+    const measured = urls.slice(0, rows);
+    const allCalls = spreadsheetCalls(counts);
+    const rowsPerMinute = rows / (wallMs / 60_000);
+    return {
+      rowsMeasured: rows,
+      distinctUrlsMeasured: distinctCount(measured),
+      wallMs,
+      rowsPerMinute,
+      extrapolatedMsForAllRows: (config.rows / rowsPerMinute) * 60_000,
+      // The loop sends one request (one credit: 200 and 422 both charge) per non-empty row, checked on the
+      // measured rows; on the whole sheet that is rows / distinct URLs per distinct URL.
+      oneRequestPerRow: ledger.requests === rows && ledger.credits === rows,
+      wholeSheetCreditsPerDistinctUrl: config.rows / distinctCount(urls.slice(0, config.rows)),
+      executions,
+      spreadsheetCalls: allCalls,
+      dataCalls: dataCalls(counts),
+      spreadsheetCallsPer1000Rows: (allCalls / rows) * 1000,
+      requests: ledger.requests,
+      credits: ledger.credits,
+      maxChargesPerUrl: ledger.maxChargesPerUrl,
+      counts,
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+// ------------------------------------------------------------------ 2. =FINDEMAIL over a range
+
+async function recalcRound(env: Environment, ssId: string, sandbox: SandboxServer, org: string) {
+  sandbox.service.resetLedger();
+  const started = performance.now();
+  const report = await env.recalculate(ssId);
+  const wallMs = performance.now() - started;
+  const ledger = ledgerOf(sandbox, org);
+  return {
+    wallMs,
+    evaluated: report.evaluated,
+    failedExecutions: report.results.filter((r) => !r.ok).length,
+    timedOut: report.results.filter((r) => r.timedOut).length,
+    peakInFlight: sandbox.service.maxConcurrent,
+    requests: ledger.requests,
+    credits: ledger.credits,
+  };
+}
+
+async function benchFindEmail(config: Config, sandbox: SandboxServer, urls: string[]) {
+  const env = new Environment({ scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const last = urls.length + 1;
+    env.enter(ss.id, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
+    sandbox.service.configure({ latencyMs: config.rangeLatencyMs });
+    const first = await recalcRound(env, ss.id, sandbox, ADDON.org);
+    const cells = env.displayValues(ss.id, `B2:B${last}`).map((row) => row[0]);
+    const resultCells = cells.filter((value) => value !== '' && !value.startsWith('#')).length;
+    const second = await recalcRound(env, ss.id, sandbox, ADDON.org);
+    return { rows: urls.length, distinctUrls: distinctCount(urls), first, second, resultCells };
+  } finally {
+    await env.close();
+  }
+}
+
+async function benchNaiveCells(config: Config, sandbox: SandboxServer, naiveDir: string, urls: string[]) {
+  const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const last = urls.length + 1;
+    env.enter(
+      ss.id,
+      `B2:B${last}`,
+      urls.map((_, index) => [`=NAIVE(A${index + 2})`]),
+    );
+    sandbox.service.configure({ latencyMs: config.rangeLatencyMs });
+    const first = await recalcRound(env, ss.id, sandbox, NAIVE.org);
+    const second = await recalcRound(env, ss.id, sandbox, NAIVE.org);
+    return { cells: urls.length, first, second };
+  } finally {
+    await env.close();
+  }
+}
+
+// ------------------------------------------------------------------ output
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
+  return rows
+    .map((row, index) => {
+      const line = row.map((cell, col) =>
+        col === 0 ? cell.padEnd(widths[col]) : cell.padStart(widths[col]),
+      );
+      const text = `  ${line.join('   ')}`;
+      return index === 0 ? `${text}\n  ${widths.map((w) => '-'.repeat(w)).join('   ')}` : text;
+    })
+    .join('\n');
+}
+
+const fmt = (value: number, digits = 1): string => round(value, digits).toLocaleString('en-US');
+const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+
+async function main(): Promise<void> {
+  const config = parseArgs(process.argv.slice(2));
+  const deadline = new Deadline(config.totalLimitMs);
+  // A last resort: whatever hangs, the bench ends.
+  const watchdog = setTimeout(() => {
+    console.error(`bench: still running after ${config.totalLimitMs + 10_000} ms, giving up.`);
+    process.exit(2);
+  }, config.totalLimitMs + 10_000);
+  watchdog.unref();
+
+  const bulkUrls = makeUrls(config.rows, config.duplicateRate, config.seed, 'r');
+  const rangeUrls = makeUrls(config.rangeRows, 0, config.seed + 1, 'f');
+  const naiveDir = mkdtempSync(join(tmpdir(), 'pef-bench-naive-'));
+  copyFileSync(join(ROOT, 'bench', 'naive', 'Code.js'), join(naiveDir, 'Code.js'));
+  const credits = 10 * (config.rows + config.rangeRows) + 1000;
+  const sandbox = await startSandbox({
+    port: 0,
+    organizations: [
+      { name: ADDON.org, keys: [ADDON.key], credits },
+      { name: NAIVE.org, keys: [NAIVE.key], credits },
+    ],
+  });
+  const bundle = readFileSync(join(DIST_DIR, 'Code.js'));
+  const started = Date.now();
+  try {
+    console.log(
+      `Profile Email Finder bench (${config.mode}) — emulator + sandbox on ${sandbox.origin}, node ${process.version}`,
+    );
+    console.log(
+      `1. Bulk enrichment: ${config.rows} rows (${distinctCount(bulkUrls)} distinct URLs), ${config.latencyMs} ms latency…`,
+    );
+    const phases: Record<string, number> = {};
+    const timed = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const begun = performance.now();
+      try {
+        return await work();
+      } finally {
+        phases[name] = performance.now() - begun;
+      }
+    };
+    const addon = await timed('addonBulk', () => benchAddonBulk(config, sandbox, bulkUrls, deadline));
+    // The same run on two batches' worth of rows: the difference gives the calls each further batch costs,
+    // without the fixed costs of the job (first read, formats, header, last pass) and of a slice. Its last row
+    // repeats the first, so that it also has duplicates, as the big sheet does (they cost a read per slice).
+    const smallRows = 2 * addon.batchSize;
+    const smallUrls = [...bulkUrls.slice(0, smallRows - 1), bulkUrls[0]];
+    const small =
+      config.rows > smallRows && addon.executions === 1
+        ? await timed('addonSmall', () => benchAddonBulk(config, sandbox, smallUrls, deadline))
+        : undefined;
+    const marginal = small && {
+      batches: addon.rowWindows - small.rowWindows,
+      dataCallsPerBatch: (addon.dataCalls - small.dataCalls) / (addon.rowWindows - small.rowWindows),
+      spreadsheetCallsPerBatch:
+        (addon.spreadsheetCalls - small.spreadsheetCalls) / (addon.rowWindows - small.rowWindows),
+      smallRun: { rows: small.rows, dataCalls: small.dataCalls, spreadsheetCalls: small.spreadsheetCalls },
+      /** Spreadsheet calls by method: the full run minus the small one. */
+      difference: Object.fromEntries(
+        Object.entries(addon.counts)
+          .filter(([name]) => /^(Range|RangeList|Sheet|Spreadsheet|SpreadsheetApp)\./.test(name))
+          .map(([name, n]) => [name, n - (small.counts[name] ?? 0)])
+          .filter(([, n]) => n !== 0),
+      ),
+    };
+    const naive = await timed('naiveBulk', () =>
+      benchNaiveBulk(config, sandbox, naiveDir, bulkUrls, deadline),
+    );
+    deadline.check('the =FINDEMAIL bench');
+    console.log(`2. =FINDEMAIL over ${config.rangeRows} rows at ${config.rangeLatencyMs} ms latency…`);
+    const findEmail = await timed('findEmail', () => benchFindEmail(config, sandbox, rangeUrls));
+    deadline.check('the naive custom-function bench');
+    const naiveCells = await timed('naiveCells', () => benchNaiveCells(config, sandbox, naiveDir, rangeUrls));
+    const totalMs = Date.now() - started;
+
+    const ratio = addon.rowsPerMinute / naive.rowsPerMinute;
+    const checks = {
+      addonFinished: addon.finalState === 'done' && addon.rowsWithStatus === addon.rows,
+      duplicatesConsistent: addon.inconsistentDuplicates === 0,
+      addonChargedOncePerUrl: addon.maxChargesPerUrl <= 1 && addon.credits <= addon.distinctUrls,
+      rangeAllCells: findEmail.first.failedExecutions === 0 && findEmail.resultCells === findEmail.rows,
+      rangeSecondFree: findEmail.second.credits === 0 && findEmail.second.requests === 0,
+    };
+    const targets = {
+      ratioAtLeast15x: ratio >= TARGET_RATIO,
+      callsPerBatchAtMost2:
+        (marginal?.dataCallsPerBatch ?? addon.dataCallsPerBatch) <= TARGET_CALLS_PER_BATCH,
+      rangeUnder10s: findEmail.first.wallMs < TARGET_RANGE_S * 1000,
+    };
+    const comparable = config.latencyMs === 500 && config.batchSize === undefined;
+
+    console.log(
+      `\n1. Bulk enrichment — ${config.rows} rows, ${addon.distinctUrls} distinct URLs, sandbox latency ${config.latencyMs} ms` +
+        `\n   add-on: the whole sheet, batch size ${addon.batchSize}${config.batchSize ? '' : ' (default)'}; ` +
+        `baseline: first ${naive.rowsMeasured} rows, extrapolated as rows/minute\n`,
+    );
+    console.log(
+      table([
+        ['', 'add-on', 'naive baseline'],
+        ['rows processed', String(addon.rows), `${naive.rowsMeasured} (of ${config.rows})`],
+        ['wall time (s)', fmt(addon.wallMs / 1000, 2), fmt(naive.wallMs / 1000, 2)],
+        ['rows per minute', fmt(addon.rowsPerMinute, 0), fmt(naive.rowsPerMinute, 0)],
+        [
+          `time for ${config.rows} rows (s)`,
+          fmt(addon.wallMs / 1000, 1),
+          `${fmt(naive.extrapolatedMsForAllRows / 1000, 1)} (extrap.)`,
+        ],
+        ['executions', String(addon.executions), String(naive.executions)],
+        ['spreadsheet calls (all)', String(addon.spreadsheetCalls), String(naive.spreadsheetCalls)],
+        ['  of which reads/writes', String(addon.dataCalls), String(naive.dataCalls)],
+        [
+          'spreadsheet calls / 1,000 rows',
+          fmt(addon.spreadsheetCallsPer1000Rows, 0),
+          fmt(naive.spreadsheetCallsPer1000Rows, 0),
+        ],
+        [
+          'requests / distinct URL (measured)',
+          fmt(addon.requests / addon.distinctUrls, 2),
+          fmt(naive.requests / naive.distinctUrlsMeasured, 2),
+        ],
+        [
+          'credits / distinct URL (measured)',
+          fmt(addon.credits / addon.distinctUrls, 2),
+          fmt(naive.credits / naive.distinctUrlsMeasured, 2),
+        ],
+        [
+          `credits / distinct URL, all ${config.rows} rows`,
+          fmt(addon.credits / addon.distinctUrls, 2),
+          naive.oneRequestPerRow ? `${fmt(naive.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)` : 'n/a',
+        ],
+        ['max credits for one URL', String(addon.maxChargesPerUrl), String(naive.maxChargesPerUrl)],
+      ]),
+    );
+    console.log(
+      `\n   ratio (rows/minute): ${fmt(ratio, 1)}x — target ≥ ${TARGET_RATIO}x at 500 ms with the default batch size: ` +
+        `${comparable ? verdict(targets.ratioAtLeast15x) : 'n/a (not the target configuration)'}`,
+    );
+    console.log(
+      `   add-on spreadsheet calls per batch (${addon.rowWindows} batches of ≤ ${addon.batchSize} rows, ` +
+        `${addon.fetchAllCalls} fetchAll calls), job set-up included: ${fmt(addon.dataCallsPerBatch, 2)} reads/writes ` +
+        `(${fmt(addon.spreadsheetCallsPerBatch, 2)} calls of any kind, getRange included)`,
+    );
+    if (marginal) {
+      console.log(
+        `   each further batch (${addon.rows}-row run minus a ${marginal.smallRun.rows}-row run, ${marginal.batches} batch(es)): ` +
+          `${fmt(marginal.dataCallsPerBatch, 2)} reads/writes (${fmt(marginal.spreadsheetCallsPerBatch, 2)} calls of any kind) — ` +
+          `target ≤ ${TARGET_CALLS_PER_BATCH}: ${verdict(targets.callsPerBatchAtMost2)}`,
+      );
+      console.log(
+        `     difference by method: ${Object.entries(marginal.difference)
+          .map(([name, n]) => `${name} ${n}`)
+          .join(', ')}`,
+      );
+    }
+    console.log(
+      `   add-on outcome: ${addon.finalState}; found ${addon.progress.found}, not found ${addon.progress.notFound}, ` +
+        `failed ${addon.progress.failed}, skipped ${addon.progress.skipped}; rows with a status ${addon.rowsWithStatus}/${addon.rows}; ` +
+        `duplicates with a different result ${addon.inconsistentDuplicates}`,
+    );
+    console.log(
+      `   add-on spreadsheet calls by method: ${Object.entries(addon.counts)
+        .filter(([name]) => /^(Range|RangeList|Sheet|Spreadsheet|SpreadsheetApp)\./.test(name))
+        .map(([name, n]) => `${name} ${n}`)
+        .join(', ')}`,
+    );
+
+    console.log(
+      `\n2. =FINDEMAIL(A2:A${config.rangeRows + 1}) — one cell, ${config.rangeRows} distinct URLs, sandbox latency ${config.rangeLatencyMs} ms\n`,
+    );
+    console.log(
+      table([
+        ['', '=FINDEMAIL(range), 1st', '2nd recalc', `${config.rangeRows} × =NAIVE(cell), 1st`, '2nd recalc'],
+        [
+          'wall time (s)',
+          fmt(findEmail.first.wallMs / 1000, 2),
+          fmt(findEmail.second.wallMs / 1000, 2),
+          fmt(naiveCells.first.wallMs / 1000, 2),
+          fmt(naiveCells.second.wallMs / 1000, 2),
+        ],
+        [
+          'executions',
+          String(findEmail.first.evaluated),
+          String(findEmail.second.evaluated),
+          String(naiveCells.first.evaluated),
+          String(naiveCells.second.evaluated),
+        ],
+        [
+          'peak requests in flight',
+          String(findEmail.first.peakInFlight),
+          String(findEmail.second.peakInFlight),
+          String(naiveCells.first.peakInFlight),
+          String(naiveCells.second.peakInFlight),
+        ],
+        [
+          'requests',
+          String(findEmail.first.requests),
+          String(findEmail.second.requests),
+          String(naiveCells.first.requests),
+          String(naiveCells.second.requests),
+        ],
+        [
+          'credits',
+          String(findEmail.first.credits),
+          String(findEmail.second.credits),
+          String(naiveCells.first.credits),
+          String(naiveCells.second.credits),
+        ],
+      ]),
+    );
+    console.log(
+      `\n   =FINDEMAIL range: ${fmt(findEmail.first.wallMs / 1000, 2)} s of the ${CUSTOM_FUNCTION_LIMIT_S} s limit — ` +
+        `target < ${TARGET_RANGE_S} s: ${verdict(targets.rangeUnder10s)}; cells with a result ${findEmail.resultCells}/${findEmail.rows}; ` +
+        `2nd recalc charges 0: ${checks.rangeSecondFree ? 'yes' : 'NO'}`,
+    );
+    console.log(
+      '   =NAIVE cells run as separate custom-function executions, at most 16 at once (the emulator’s maxConcurrent).',
+    );
+
+    const failedChecks = Object.entries(checks)
+      .filter(([, ok]) => !ok)
+      .map(([name]) => name);
+    console.log(
+      `\nChecks: ${failedChecks.length ? `FAILED ${failedChecks.join(', ')}` : 'all passed'}. Total bench time ${fmt(totalMs / 1000, 1)} s ` +
+        `(${Object.entries(phases)
+          .map(([name, ms]) => `${name} ${fmt(ms / 1000, 1)}`)
+          .join(', ')}).`,
+    );
+
+    const { counts: addonCounts, ...addonFigures } = addon;
+    const { counts: naiveCounts, ...naiveFigures } = naive;
+    const output = {
+      date: new Date().toISOString(),
+      commit: gitCommit(),
+      bundleSha256: createHash('sha256').update(bundle).digest('hex').slice(0, 16),
+      node: process.version,
+      config: { ...config, out: undefined },
+      bulk: {
+        addon: { ...addonFigures, serviceCallsByMethod: addonCounts },
+        naive: { ...naiveFigures, serviceCallsByMethod: naiveCounts },
+        ratio,
+        marginalCallsPerBatch: marginal,
+      },
+      findEmail,
+      naiveCells,
+      checks,
+      targets: comparable ? targets : { ...targets, ratioAtLeast15x: null },
+      phasesMs: phases,
+      totalMs,
+    };
+    writeFileSync(
+      config.out,
+      `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
+    );
+    console.log(`Figures written to ${config.out}`);
+    if (failedChecks.length) process.exitCode = 1;
+  } finally {
+    await sandbox.close();
+    rmSync(naiveDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
