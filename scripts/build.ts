@@ -3,7 +3,7 @@
  * API_BASE_URL (environment) sets the service's base URL; without it the build targets the local sandbox.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ts from 'typescript';
@@ -71,7 +71,14 @@ async function buildSidebar(): Promise<string> {
   return html.replace('/* INLINE_CSS */', () => css).replace('/* INLINE_JS */', () => js);
 }
 
-export async function buildAll(baseUrl = process.env.API_BASE_URL || SANDBOX_BASE_URL): Promise<void> {
+/**
+ * Builds into `outDir` (default dist/, which is emptied first; another folder only gets the three files).
+ * Refuses a base URL that is neither https nor loopback http, before writing anything.
+ */
+export async function buildAll(
+  baseUrl = process.env.API_BASE_URL || SANDBOX_BASE_URL,
+  outDir = dist,
+): Promise<string> {
   const endpoint = resolveEndpoint(baseUrl);
   if (!endpoint.ok) throw new Error(endpoint.message);
   const bundle = await build({
@@ -87,22 +94,37 @@ export async function buildAll(baseUrl = process.env.API_BASE_URL || SANDBOX_BAS
   });
   const header = `// Profile Email Finder for Sheets. Built from src/ by scripts/build.ts: do not edit.\n// Service base URL at build time: ${endpoint.base}\n\n`;
   const wrappers = readEntryPoints().map(wrapper).join('\n');
-  rmSync(dist, { recursive: true, force: true });
-  mkdirSync(dist, { recursive: true });
-  writeFileSync(join(dist, 'Code.js'), `${header}${wrappers}\n${bundle.outputFiles[0].text}`);
-  writeFileSync(join(dist, 'Sidebar.html'), await buildSidebar());
-  writeFileSync(join(dist, 'appsscript.json'), manifest(endpoint.base));
+  const sidebar = await buildSidebar();
+  const target = resolve(outDir);
+  if (target === dist) rmSync(dist, { recursive: true, force: true });
+  mkdirSync(target, { recursive: true });
+  writeFileSync(join(target, 'Code.js'), `${header}${wrappers}\n${bundle.outputFiles[0].text}`);
+  writeFileSync(join(target, 'Sidebar.html'), sidebar);
+  writeFileSync(join(target, 'appsscript.json'), manifest(endpoint.base));
+  return endpoint.base;
+}
+
+/** `tsx scripts/build.ts [--out DIR]` */
+function outDirArgument(argv: string[]): string {
+  const index = argv.indexOf('--out');
+  if (index < 0) return dist;
+  const value = argv[index + 1];
+  if (!value) throw new Error('--out needs a folder');
+  return value;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  buildAll().then(
-    () =>
-      console.log(
-        `Built dist/ for ${resolveEndpoint(process.env.API_BASE_URL || SANDBOX_BASE_URL).ok ? process.env.API_BASE_URL || SANDBOX_BASE_URL : ''}`,
-      ),
-    (error) => {
-      console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
-      process.exit(1);
-    },
-  );
+  Promise.resolve()
+    .then(() => {
+      const outDir = outDirArgument(process.argv.slice(2));
+      return buildAll(undefined, outDir).then((base) => ({ base, outDir }));
+    })
+    .then(
+      ({ base, outDir }) =>
+        console.log(`Built ${resolve(outDir) === dist ? 'dist' : resolve(outDir)}/ for ${base}`),
+      (error) => {
+        console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
+        process.exit(1);
+      },
+    );
 }

@@ -1,5 +1,5 @@
 /**
- * The add-on's entry points. scripts/build.mjs turns every export of this file into a top-level
+ * The add-on's entry points. scripts/build.ts turns every export of this file into a top-level
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */

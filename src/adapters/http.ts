@@ -34,13 +34,26 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+function interpret(answer: RawAnswer, apiKey: string): LookupOutcome {
+  if ('thrown' in answer) return interpretFetchException(answer.thrown);
+  const outcome = interpretLookupResponse(answer.status, answer.body);
+  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+}
+
 /**
- * fetchAll throws as a whole when any request fails at the transport level, losing the other answers.
- * Then split the batch in halves and send again, down to the single failing request.
- * (Answers lost that way were charged by the service already; the note in README "Credits" says so.)
+ * One batch through fetchAll; `undefined` for a request never sent (the caller retries it later).
+ * fetchAll throws as a whole when any request fails at the transport level, and the other answers are lost
+ * although the service already charged them. Then the batch is sent again one request at a time with fetch:
+ * each good request is paid at most once more (bisecting would re-send some up to log2(n) times), the failing
+ * one is isolated and classified. Re-sending stops at the deadline and at an answer that halts the run.
  */
-function sendIsolated(requests: HttpRequest[], plan: LookupPlan, counter: { sent: number }): RawAnswer[] {
+function sendBatch(
+  requests: HttpRequest[],
+  plan: LookupPlan,
+  counter: { sent: number },
+): Array<RawAnswer | undefined> {
   if (requests.length === 0) return [];
+  let message: string;
   try {
     counter.sent += requests.length;
     const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
@@ -49,21 +62,25 @@ function sendIsolated(requests: HttpRequest[], plan: LookupPlan, counter: { sent
       body: response.getContentText(),
     }));
   } catch (error) {
-    const message = redactKey(errorMessage(error), plan.apiKey);
-    const quotaOrSingle = requests.length === 1 || interpretFetchException(message).error === 'quota';
-    if (quotaOrSingle || Date.now() >= plan.deadline) return requests.map(() => ({ thrown: message }));
-    const middle = Math.ceil(requests.length / 2);
-    return [
-      ...sendIsolated(requests.slice(0, middle), plan, counter),
-      ...sendIsolated(requests.slice(middle), plan, counter),
-    ];
+    message = redactKey(errorMessage(error), plan.apiKey);
   }
-}
-
-function interpret(answer: RawAnswer, apiKey: string): LookupOutcome {
-  if ('thrown' in answer) return interpretFetchException(answer.thrown);
-  const outcome = interpretLookupResponse(answer.status, answer.body);
-  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+  if (requests.length === 1 || interpretFetchException(message).error === 'quota') {
+    return requests.map(() => ({ thrown: message }));
+  }
+  const answers: Array<RawAnswer | undefined> = [];
+  let stopped = false;
+  for (const request of requests) {
+    if (stopped || Date.now() >= plan.deadline) {
+      answers.push(undefined);
+      continue;
+    }
+    counter.sent += 1;
+    const answer = sendOne(request);
+    answers.push(answer);
+    const outcome = interpret(answer, plan.apiKey);
+    stopped = outcome.kind === 'error' && outcome.effect !== 'continue';
+  }
+  return answers;
 }
 
 /** Looks up distinct URLs (as the user wrote them) in parallel batches, retrying what may pass on a later try. */
@@ -78,13 +95,15 @@ export function lookupMany(urls: string[], plan: LookupPlan): LookupReport {
       // The first batch always goes out, so every call makes progress however small its budget.
       if ((start > 0 || attempt > 1) && Date.now() >= plan.deadline) break;
       const chunk = pending.slice(start, start + plan.concurrency);
-      const answers = sendIsolated(
+      const answers = sendBatch(
         chunk.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url)),
         plan,
         counter,
       );
       chunk.forEach((url, index) => {
-        const outcome = interpret(answers[index], plan.apiKey);
+        const answer = answers[index];
+        if (!answer) return;
+        const outcome = interpret(answer, plan.apiKey);
         outcomes.set(url, outcome);
         if (outcome.kind !== 'error') return;
         if (outcome.effect !== 'continue') halt = halt ?? outcome;

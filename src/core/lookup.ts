@@ -130,9 +130,12 @@ function readProfile(value: unknown): ProfileInfo {
 
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
 export function interpretLookupResponse(status: number, body: string): LookupOutcome {
-  const json = parseJson(body);
-  const said = errorText(json);
-  if (!json) {
+  const parsed = parseJson(body);
+  const said = errorText(parsed);
+  // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
+  // path answers an HTML 404): classify them by status, not as an unreadable body.
+  const statusSays = [401, 402, 404, 429].includes(status);
+  if (!parsed && !statusSays) {
     const retryable = status >= 500 || status === 429;
     return serviceError(
       status >= 200 && status < 300 ? 'invalid_body' : status >= 500 ? 'server_error' : 'invalid_body',
@@ -140,6 +143,7 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
       { status, retryable },
     );
   }
+  const json = parsed ?? {};
   switch (status) {
     case 200: {
       const email = json.email_address;

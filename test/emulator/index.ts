@@ -53,6 +53,8 @@ export const URLFETCH_DAILY_QUOTA = 20000;
 export const FETCH_TIMEOUT_MS = 60000;
 // Apps Script's message when an execution runs out of time.
 export const TIME_LIMIT_MESSAGE = 'Exceeded maximum execution time';
+/** How long a new worker thread may take to start an execution before the time limit applies anyway. */
+const WORKER_START_GRACE_MS = 10_000;
 
 export type AuthMode = 'NONE' | 'LIMITED' | 'FULL' | 'CUSTOM_FUNCTION';
 
@@ -182,6 +184,7 @@ interface WorkerSlot {
   flag: Int32Array;
   exec?: Exec;
   finish?: (message: WorkerDone) => void;
+  started?: () => void;
 }
 
 interface WorkerDone {
@@ -519,15 +522,24 @@ export class Environment {
     const started = Date.now();
     slot.exec = exec;
     const done = await new Promise<WorkerDone | 'timeout' | 'crash'>((resolve) => {
-      const timer = setTimeout(() => resolve('timeout'), limit);
-      slot.finish = (message) => {
+      // The limit runs from when the worker starts the execution: starting a worker thread is the emulator's
+      // cost, not the script's (a fresh thread can take longer than a scaled-down limit on a busy machine).
+      let timer = setTimeout(() => resolve('timeout'), limit + WORKER_START_GRACE_MS);
+      slot.started = () => {
         clearTimeout(timer);
-        resolve(message);
+        timer = setTimeout(() => resolve('timeout'), limit);
       };
-      slot.worker.once('error', () => {
+      const onCrash = () => {
         clearTimeout(timer);
         resolve('crash');
-      });
+      };
+      slot.finish = (message) => {
+        clearTimeout(timer);
+        // A reused worker would otherwise collect one listener per execution.
+        slot.worker.off('error', onCrash);
+        resolve(message);
+      };
+      slot.worker.once('error', onCrash);
       slot.worker.postMessage({
         type: 'run',
         execId: exec.id,
@@ -585,6 +597,8 @@ export class Environment {
           level: String(message.level),
           message: String(message.message),
         });
+      } else if (message.type === 'started' && slot.exec?.id === message.execId) {
+        slot.started?.();
       } else if (message.type === 'done' && slot.exec?.id === message.execId) {
         slot.finish?.(message as unknown as WorkerDone);
       }
@@ -638,6 +652,7 @@ export class Environment {
   private releaseSlot(slot: WorkerSlot): void {
     slot.exec = undefined;
     slot.finish = undefined;
+    slot.started = undefined;
     const waiter = this.queue.shift();
     if (waiter) waiter(slot);
     else {
@@ -649,6 +664,7 @@ export class Environment {
   private discard(slot: WorkerSlot): void {
     slot.exec = undefined;
     slot.finish = undefined;
+    slot.started = undefined;
     this.busy.delete(slot);
     slot.port.close();
     void slot.worker.terminate();

@@ -99,6 +99,17 @@ export class SheetModel {
     }
   }
 
+  /** Every cell that exists (a value, a formula, a format or a note), with its position: to save a sheet. */
+  allCells(): Array<{ row: number; col: number; cell: Cell }> {
+    const found: Array<{ row: number; col: number; cell: Cell }> = [];
+    this.rows.forEach((line, r) => {
+      line?.forEach((cell, c) => {
+        if (cell) found.push({ row: r + 1, col: c + 1, cell });
+      });
+    });
+    return found;
+  }
+
   /** Every formula cell, with its position. */
   formulaCells(): Array<{ row: number; col: number; cell: Cell }> {
     const found: Array<{ row: number; col: number; cell: Cell }> = [];

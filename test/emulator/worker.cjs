@@ -1673,6 +1673,7 @@ function errorOf(error) {
 function run(message) {
   const { execId, bundlePath, fn, args, event, exec, now } = message;
   currentExec = execId;
+  parentPort.postMessage({ type: 'started', execId });
   syncClock(now);
   let runtime;
   try {

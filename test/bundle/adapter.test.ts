@@ -1,0 +1,154 @@
+/**
+ * src/adapters/http.ts (lookupMany) bundled alone and run in the emulator against the sandbox: its retry rounds,
+ * and after a fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at
+ * the deadline, leaving the rest unsent. (=FINDEMAIL drives its own retries, so these paths are checked here.)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { type SandboxServer, startSandbox } from '../../sandbox/server';
+import type { FaultConfig } from '../../sandbox/service';
+import type { LookupOutcome, ServiceError } from '../../src/core/lookup';
+import { Environment } from '../emulator';
+
+const ROOT = join(__dirname, '..', '..');
+const KEY = 'adapter-key-1234567890';
+const FAST_RETRY = { maxAttempts: 3, baseDelayMs: 40, maxDelayMs: 80 };
+
+interface Report {
+  outcomes: Array<[string, LookupOutcome]>;
+  halt?: ServiceError;
+  requestsSent: number;
+}
+
+let dir = '';
+let sandbox: SandboxServer | undefined;
+let env: Environment | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pef-adapter-'));
+  const bundle = buildSync({
+    stdin: { contents: "export { lookupMany } from './src/adapters/http';", resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    format: 'iife',
+    globalName: 'Http',
+    target: 'es2020',
+    write: false,
+  });
+  const runner = `
+function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
+  var report = Http.lookupMany(urls, {
+    apiKey: key, endpoint: endpoint, concurrency: concurrency, deadline: Date.now() + budgetMs, retry: retry,
+  });
+  return { outcomes: Array.from(report.outcomes.entries()), halt: report.halt, requestsSent: report.requestsSent };
+}`;
+  writeFileSync(join(dir, 'Code.js'), `${bundle.outputFiles[0].text}\n${runner}`);
+});
+
+afterEach(async () => {
+  await env?.close();
+  await sandbox?.close();
+  env = undefined;
+  sandbox = undefined;
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function lookup(
+  urls: string[],
+  options: { faults?: FaultConfig; credits?: number; budgetMs?: number; key?: string } = {},
+): Promise<Report & { byUrl: Map<string, LookupOutcome> }> {
+  sandbox = await startSandbox({
+    port: 0,
+    organizations: [{ name: 'org', keys: [KEY], credits: options.credits ?? 100 }],
+    faults: options.faults,
+  });
+  env = new Environment({ distDir: dir });
+  const report = (await env.run('runLookup', [
+    urls,
+    `${sandbox.baseUrl}network_finder`,
+    options.key ?? KEY,
+    20,
+    options.budgetMs ?? 20_000,
+    FAST_RETRY,
+  ])) as Report;
+  return { ...report, byUrl: new Map(report.outcomes) };
+}
+
+function requests(part: string) {
+  return sandbox?.service.ledger().filter((e) => e.networkUrl?.includes(part)) ?? [];
+}
+
+const profile = (slug: string) => `https://network.com/in/${slug}`;
+
+it('retry rounds: always-500 gets maxAttempts tries, a 500-once gets 2, a 422 and a good one 1', async () => {
+  const urls = [profile('jane-broken'), profile('ann-flaky'), profile('bob-nodomain'), profile('cy-twombly')];
+  const report = await lookup(urls);
+  expect(report.byUrl.get(urls[0])).toMatchObject({ kind: 'error', error: 'server_error', status: 500 });
+  expect(report.byUrl.get(urls[1])).toMatchObject({ kind: 'found' });
+  expect(report.byUrl.get(urls[2])).toMatchObject({ kind: 'unprocessable' });
+  expect(report.byUrl.get(urls[3])).toMatchObject({ kind: 'found' });
+  expect(requests('jane-broken')).toHaveLength(FAST_RETRY.maxAttempts);
+  expect(requests('ann-flaky')).toHaveLength(2);
+  expect(requests('bob-nodomain')).toHaveLength(1);
+  expect(requests('cy-twombly')).toHaveLength(1);
+  expect(report.requestsSent).toBe(FAST_RETRY.maxAttempts + 2 + 1 + 1);
+});
+
+it('no retry of 401: one request, and the run halts', async () => {
+  const report = await lookup([profile('jane-doe')], { key: 'not-the-key-1234567' });
+  expect(report.halt).toMatchObject({ error: 'unauthorized', effect: 'stop' });
+  expect(sandbox?.service.ledger()).toHaveLength(1);
+});
+
+describe('after a fetchAll that threw as a whole', () => {
+  const slugs = [
+    'ann-able',
+    'ben-baker',
+    'cat-cole',
+    'dan-dunn',
+    'eve-east',
+    'fred-ford',
+    'gil-gray',
+    'hal-hunt',
+    'jon-jury',
+    'ivy-ince',
+  ];
+  const urls = slugs.map(profile);
+
+  it('the one-at-a-time re-send stops at a 402; the rest stay unsent, each paid once', async () => {
+    // 10 in the batch: 9 charged (ivy is reset) leaves 3 credits; the re-sends pay for 3, then get a 402.
+    const report = await lookup(urls, {
+      credits: 12,
+      faults: { failFirst: { 'ivy-ince': { kind: 'reset', times: 99 } } },
+    });
+    expect(report.halt).toMatchObject({ error: 'payment_required' });
+    expect(slugs.slice(0, 3).map((s) => report.byUrl.get(profile(s))?.kind)).toEqual([
+      'found',
+      'found',
+      'found',
+    ]);
+    expect(report.byUrl.get(profile('dan-dunn'))).toMatchObject({ error: 'payment_required' });
+    for (const slug of slugs.slice(4)) expect(report.byUrl.has(profile(slug))).toBe(false);
+    expect(report.requestsSent).toBe(10 + 4);
+    const charges = sandbox?.service.chargesByUrl() ?? {};
+    for (const slug of slugs.slice(0, 3)) expect(charges[profile(slug)]).toBe(2);
+    for (const slug of slugs.slice(3, 9)) expect(charges[profile(slug)]).toBe(1);
+  });
+
+  it('the re-send stops at the deadline: URLs not re-sent get no outcome (the caller retries them later)', async () => {
+    const report = await lookup(urls, {
+      budgetMs: 300,
+      faults: { latencyMs: 120, failFirst: { 'ann-able': { kind: 'reset', times: 99 } } },
+    });
+    const resent = report.requestsSent - 10;
+    expect(resent).toBeLessThan(10);
+    expect(report.outcomes).toHaveLength(resent);
+    slugs.forEach((slug, index) => {
+      const sentAgain = index < resent;
+      expect(report.byUrl.has(profile(slug))).toBe(sentAgain);
+      expect(requests(slug)).toHaveLength(sentAgain ? 2 : 1);
+    });
+  });
+});

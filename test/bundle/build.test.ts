@@ -1,0 +1,217 @@
+/**
+ * The build output as `clasp push` sends it: a top-level declaration with its JSDoc for every entry point of
+ * src/main.ts, a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
+ * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import ts from 'typescript';
+import { customFunctionNames, DIST_DIR } from '../emulator';
+
+const ROOT = join(__dirname, '..', '..');
+const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+
+interface Export {
+  name: string;
+  params: string[];
+  jsDoc: string;
+}
+
+/** The exported functions of src/main.ts with their JSDoc, read independently of scripts/build.ts. */
+function mainExports(): Export[] {
+  const file = join(ROOT, 'src', 'main.ts');
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2020, true);
+  return source.statements.filter(ts.isFunctionDeclaration).flatMap((fn) => {
+    if (!fn.name || !fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return [];
+    const jsDoc = ts.getJSDocCommentsAndTags(fn).find(ts.isJSDoc);
+    return [
+      {
+        name: fn.name.text,
+        params: fn.parameters.map((p) => p.name.getText(source)),
+        jsDoc: jsDoc ? text.slice(jsDoc.getStart(source), jsDoc.getEnd()) : '',
+      },
+    ];
+  });
+}
+
+interface ScriptRun {
+  status: number | null;
+  out: string;
+}
+
+/** Runs a script with tsx (asynchronously, so the runs of this file overlap). */
+function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, [join(ROOT, 'scripts', script), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.on('close', (status) => resolve({ status, out }));
+  });
+}
+
+const temps: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pef-build-'));
+  temps.push(dir);
+  return dir;
+}
+
+// Started at once when the file loads: each tsx start takes seconds.
+const httpsOut = tempDir();
+const refusedOut = join(tempDir(), 'never');
+const httpsBuild = runScript('build.ts', ['--out', httpsOut], {
+  API_BASE_URL: 'https://API.example.com/api/v1',
+});
+const refusedBuild = runScript('build.ts', ['--out', refusedOut], {
+  API_BASE_URL: 'http://api.example.com/api/v1',
+});
+const deployWithout = runScript('deploy.ts', [], { API_BASE_URL: '' });
+const deployLoopback = runScript('deploy.ts', [], { API_BASE_URL: 'http://127.0.0.1:8787/api/v1/' });
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Scopes by the services the bundle calls (https://developers.google.com/apps-script/concepts/scopes). */
+function requiredScopes(code: string): string[] {
+  const scope = (name: string) => `https://www.googleapis.com/auth/${name}`;
+  const needs: Array<[RegExp, string]> = [
+    [/\bSpreadsheetApp\.(getActive\w*|getUi)\b/, scope('spreadsheets.currentonly')],
+    [/\bSpreadsheetApp\.(openById|openByUrl|open|create)\b/, scope('spreadsheets')],
+    [/\bSpreadsheetApp\.getUi\b|\bHtmlService\b/, scope('script.container.ui')],
+    [/\bUrlFetchApp\b/, scope('script.external_request')],
+    [
+      /\bScriptApp\.(newTrigger|getProjectTriggers|getUserTriggers|deleteTrigger)\b/,
+      scope('script.scriptapp'),
+    ],
+    [/\bSession\.get(Active|Effective)User\b/, scope('userinfo.email')],
+    [/\bDriveApp\b/, scope('drive')],
+    [/\b(GmailApp|MailApp)\b/, scope('script.send_mail')],
+  ];
+  return needs.filter(([pattern]) => pattern.test(code)).map(([, s]) => s);
+}
+
+describe('dist/Code.js (the default build)', () => {
+  const code = readFileSync(join(DIST_DIR, 'Code.js'), 'utf8');
+  const exports = mainExports();
+
+  it('src/main.ts exports the entry points', () => {
+    expect(exports.map((e) => e.name)).toEqual(
+      expect.arrayContaining(['FINDEMAIL', 'onOpen', 'onInstall', 'checkApiKey', 'enrichSelection']),
+    );
+  });
+
+  it.each(mainExports().map((e) => [e.name, e] as const))(
+    '%s is a top-level function declaration carrying its JSDoc',
+    (name, entry) => {
+      const declaration = `\nfunction ${name}(${entry.params.join(', ')}) {`;
+      expect(code).toContain(`${entry.jsDoc}${declaration}`);
+      expect(entry.jsDoc).toMatch(/^\/\*\*[\s\S]*\*\/$/);
+    },
+  );
+
+  it('FINDEMAIL is the custom function, with @customfunction and its parameters documented', () => {
+    const findEmail = exports.find((e) => e.name === 'FINDEMAIL');
+    expect(findEmail?.jsDoc).toContain('@customfunction');
+    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} url /);
+    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} \[fields\] /);
+    expect(customFunctionNames(code)).toEqual(['FINDEMAIL']);
+  });
+
+  it('every declaration is a global of the script and delegates into the bundle', () => {
+    const context = vm.createContext({});
+    vm.runInContext(code, context);
+    for (const entry of exports) expect(typeof context[entry.name]).toBe('function');
+    const globals = Object.keys(context).filter((name) => typeof context[name] === 'function');
+    expect(globals.sort()).toEqual(exports.map((e) => e.name).sort());
+    // Each declaration hands its arguments to the bundle's export of the same name.
+    const calls: unknown[][] = [];
+    context.ProfileEmailFinder = new Proxy(
+      {},
+      {
+        get:
+          (_target, name) =>
+          (...args: unknown[]) =>
+            calls.push([name, ...args]) && `from ${String(name)}`,
+      },
+    );
+    for (const entry of exports) {
+      const args = entry.params.map((_, i) => `arg${i}`);
+      expect(context[entry.name](...args)).toBe(`from ${entry.name}`);
+      expect(calls.pop()).toEqual([entry.name, ...args]);
+    }
+  });
+
+  it('the loopback sandbox build has no urlFetchWhitelist (Apps Script allows https prefixes only)', () => {
+    const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'appsscript.json'), 'utf8'));
+    expect(manifest.urlFetchWhitelist).toBeUndefined();
+    expect(existsSync(join(DIST_DIR, 'Sidebar.html'))).toBe(true);
+  });
+});
+
+describe('a build for an https API_BASE_URL', () => {
+  let out = '';
+  let build: ScriptRun;
+
+  beforeAll(async () => {
+    out = httpsOut;
+    build = await httpsBuild;
+  });
+
+  it('writes Code.js, Sidebar.html and appsscript.json into the folder given', () => {
+    expect(build.out).toContain(`Built ${out}/ for https://API.example.com/api/v1/`);
+    expect(build.status).toBe(0);
+    for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json']) {
+      expect(existsSync(join(out, file))).toBe(true);
+    }
+  });
+
+  it('bakes the base URL (with its trailing slash) into the bundle', () => {
+    const code = readFileSync(join(out, 'Code.js'), 'utf8');
+    expect(code).toContain('"https://API.example.com/api/v1/"');
+    expect(code).not.toContain('127.0.0.1:8787');
+  });
+
+  it('manifest: V8, exception logging, the whitelist of the base host, exactly the scopes the code needs', () => {
+    const manifest = JSON.parse(readFileSync(join(out, 'appsscript.json'), 'utf8'));
+    expect(manifest.runtimeVersion).toBe('V8');
+    expect(manifest.exceptionLogging).toBe('STACKDRIVER');
+    expect(manifest.urlFetchWhitelist).toEqual(['https://api.example.com/']);
+    const code = readFileSync(join(out, 'Code.js'), 'utf8');
+    expect([...manifest.oauthScopes].sort()).toEqual(requiredScopes(code).sort());
+    expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/spreadsheets');
+  });
+});
+
+describe('refusals', () => {
+  it('build: a non-https, non-loopback base is refused with a clear message and nothing is written', async () => {
+    const result = await refusedBuild;
+    expect(result.status).toBe(1);
+    expect(result.out).toContain(
+      'Build failed: The add-on is misconfigured: the service address "http://api.example.com/api/v1" must be an https:// URL (plain http only on 127.0.0.1 or localhost).',
+    );
+    expect(existsSync(refusedOut)).toBe(false);
+  });
+
+  it('deploy: refuses without API_BASE_URL, and with a loopback one', async () => {
+    const missing = await deployWithout;
+    expect(missing.status).toBe(1);
+    expect(missing.out).toContain('Not deployed: set API_BASE_URL');
+    const loopback = await deployLoopback;
+    expect(loopback.status).toBe(1);
+    expect(loopback.out).toContain('Not deployed: a deployed add-on must call the service over https.');
+  });
+});

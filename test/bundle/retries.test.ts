@@ -1,0 +1,168 @@
+/**
+ * Retries and fetchAll isolation through dist/Code.js and the sandbox: what is retried (500, 429, 5xx HTML,
+ * transport), how often (DEFAULT_RETRY.maxAttempts) and after which delays, and what one failing request of a
+ * fetchAll batch costs the others.
+ */
+import { buildLookupResponse } from '../../sandbox/profiles';
+import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
+import { startWorld, url, type World } from '../support/harness';
+import { findEmail, findEmailRow, requestsFor } from './helpers';
+
+let world: World | undefined;
+
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** The =FINDEMAIL row the sandbox's answer for `input` must give. */
+function expectedRow(input: string): unknown[] {
+  const answer = buildLookupResponse(input);
+  if (answer.status !== 200 || !answer.body.email_address) throw new Error(`${input} is not a found profile`);
+  const body = answer.body;
+  return [
+    body.email_address,
+    'VALID',
+    body.is_catch_all,
+    'professional',
+    body.profile.name,
+    body.profile.updated_at,
+    '',
+  ];
+}
+
+it('a 500, a 429, a 502 HTML page or a reset once: found on the second request, charged once', async () => {
+  world = await startWorld({
+    faults: {
+      latencyMs: [0, 20],
+      failFirst: {
+        'amy-lee': { kind: '500', times: 1 },
+        'bob-ray': { kind: '429', times: 1 },
+        'cy-twombly': { kind: 'html', times: 1 },
+        'dora-maar': { kind: 'reset', times: 1 },
+      },
+    },
+  });
+  const w = world;
+  const cases: Array<[string, string | number]> = [
+    ['amy-lee', 500],
+    ['bob-ray', 429],
+    ['cy-twombly', 502],
+    ['dora-maar', 'reset'],
+  ];
+  const rows = await Promise.all(cases.map(([slug]) => findEmailRow(w, url(slug))));
+  cases.forEach(([slug, firstStatus], index) => {
+    expect(rows[index]).toEqual(expectedRow(url(slug)));
+    expect(requestsFor(w, slug).map((e) => [e.status, e.charged])).toEqual([
+      [firstStatus, 0],
+      [200, 1],
+    ]);
+  });
+});
+
+it('always 500 (`broken`): exactly maxAttempts requests, spaced by the growing backoff, then ERROR', async () => {
+  world = await startWorld({ faults: { latencyMs: 0 } });
+  const row = await findEmailRow(world, url('jane-broken'));
+  expect(row[1]).toBe('ERROR');
+  const entries = requestsFor(world, 'jane-broken');
+  expect(entries).toHaveLength(DEFAULT_RETRY.maxAttempts);
+  expect(DEFAULT_RETRY.maxAttempts).toBeGreaterThanOrEqual(2);
+  for (let n = 1; n < entries.length; n++) {
+    // Try n+1 starts at least the backoff delay after try n started (a lower bound: no timing race).
+    const gap = entries[n].startedAt - entries[n - 1].startedAt;
+    expect(gap).toBeGreaterThanOrEqual(retryDelayMs(DEFAULT_RETRY, n + 1) - 5);
+  }
+});
+
+it('the backoff grows exponentially and is capped by maxDelayMs', () => {
+  const delays = Array.from({ length: 12 }, (_, i) => retryDelayMs(DEFAULT_RETRY, i + 2));
+  expect(delays[1]).toBe(delays[0] * 2);
+  expect(Math.max(...delays)).toBe(DEFAULT_RETRY.maxDelayMs);
+  // The worst case a custom function can spend sleeping stays far inside its 30 s limit.
+  const sleeping = delays.slice(0, DEFAULT_RETRY.maxAttempts - 1).reduce((a, b) => a + b, 0);
+  expect(sleeping).toBeLessThan(10_000);
+});
+
+describe('fetchAll isolation: one reset in a batch of 10', () => {
+  const slugs = [
+    'ann-able',
+    'ben-baker',
+    'cat-cole',
+    'dan-dunn',
+    'eve-east',
+    'fred-ford',
+    'gil-gray',
+    'hal-hunt',
+    'ivy-ince',
+    'jon-jury',
+  ];
+  const failing = 'ivy-ince';
+  const inputs = slugs.map((slug) => url(slug));
+
+  async function runBatch(times: number) {
+    world = await startWorld({
+      faults: { latencyMs: [0, 30], failFirst: { [failing]: { kind: 'reset', times } } },
+    });
+    // A first formula proves the account works, so the range's 10 URLs then go out in one fetchAll
+    // (on a cold account =FINDEMAIL checks it with a single request first).
+    await findEmailRow(world, url('zed-zane'));
+    world.sandbox.service.resetLedger();
+    const result = await findEmail(
+      world,
+      inputs.map((input) => [input]),
+    );
+    if (!result.ok) throw new Error(result.error?.message);
+    return { w: world, rows: result.value as unknown[][], counts: result.counts };
+  }
+
+  it('a reset every time: the 9 others get their results, each charged at most twice; the bad one is a transport ERROR', async () => {
+    const { w, rows, counts } = await runBatch(99);
+    const endpoint = `${w.sandbox.baseUrl}network_finder`;
+    slugs.forEach((slug, index) => {
+      if (slug === failing) {
+        expect(rows[index]).toEqual([
+          '',
+          'ERROR',
+          '',
+          '',
+          '',
+          '',
+          `The service could not be reached (Address unavailable: ${endpoint}).`,
+        ]);
+      } else {
+        expect(rows[index]).toEqual(expectedRow(inputs[index]));
+      }
+    });
+    expect(counts['UrlFetchApp.fetch']).toBe(10);
+    const charges = w.charges();
+    for (const slug of slugs.filter((s) => s !== failing)) {
+      // Once in the batch that threw (answer lost), once when re-sent alone.
+      expect(charges[`https://network.com/in/${slug}`]).toBe(2);
+    }
+    expect(charges[`https://network.com/in/${failing}`]).toBeUndefined();
+    // The failing URL: in the batch, alone after it, then alone in each retry round.
+    expect(requestsFor(w, failing)).toHaveLength(2 + (DEFAULT_RETRY.maxAttempts - 1));
+    expect(w.sandbox.service.ledger()).toHaveLength(10 + 10 + (DEFAULT_RETRY.maxAttempts - 1));
+    expect(counts['UrlFetchApp.fetchAll']).toBe(1 + (DEFAULT_RETRY.maxAttempts - 1));
+    // A recalculation of the 9 afterwards costs nothing: their results were cached.
+    const before = w.sandbox.service.ledger().length;
+    const again = await findEmail(
+      w,
+      inputs.filter((input) => !input.includes(failing)).map((input) => [input]),
+    );
+    expect(again.ok).toBe(true);
+    expect(again.counts['UrlFetchApp.fetchAll'] ?? 0).toBe(0);
+    expect(w.sandbox.service.ledger()).toHaveLength(before);
+  });
+
+  it('a reset once: all 10 found; the 9 others charged twice, the bad one once', async () => {
+    const { w, rows, counts } = await runBatch(1);
+    expect(counts).toMatchObject({ 'UrlFetchApp.fetchAll': 1, 'UrlFetchApp.fetch': 10 });
+    expect(rows).toEqual(inputs.map(expectedRow));
+    const charges = w.charges();
+    for (const slug of slugs) {
+      expect(charges[`https://network.com/in/${slug}`]).toBe(slug === failing ? 1 : 2);
+    }
+    expect(w.sandbox.service.ledger()).toHaveLength(20);
+  });
+});
