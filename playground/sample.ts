@@ -16,7 +16,7 @@ export const SAMPLE_URLS: string[] = [
   'https://www.network.com/in/12345',
   'https://www.network.com/in/ahmed-khan',
   'https://www.network.com/in/sophie-martin-noemail',
-  'http://network.com/in/John-Smith/',
+  'http://network.com/in/john-smith/',
   'https://www.network.com/in/olivia-brown',
   '',
   'https://www.network.com/in/lucas-silva',

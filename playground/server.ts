@@ -2,7 +2,7 @@
  * The local playground: `npm start` serves a small spreadsheet on http://127.0.0.1:8080 that runs the built add-on
  * (dist/) in the Apps Script emulator, against the sandbox e-mail service started in the same process.
  *
- *   npm start -- [--port 8080] [--latency MS] [--credits N] [--reset]
+ *   npm start -- [--port 8080] [--latency MS] [--credits N] [--reset] [--state-dir DIR]
  *
  * Tests start it in-process: `const playground = await startPlayground({ port: 0, stateDir })`.
  */
@@ -161,7 +161,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
   let saving: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {
     saving = saving.then(async () => {
-      const state: SavedState = { version: 1, workbook: await workbook.save(), service: service.save() };
+      const state: SavedState = { version: 2, workbook: await workbook.save(), service: service.save() };
       const text = JSON.stringify(state);
       if (text === lastSaved) return;
       writeState(stateDir, text);
@@ -303,8 +303,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
           for (const socket of sockets) socket.destroy();
           server.closeAllConnections();
         });
-        await save();
+        // The executions under way end first (their writes are part of the state), then the state is saved.
         await workbook.close();
+        await save();
         await service.close();
       })();
       return closing;
@@ -321,13 +322,15 @@ export interface CliOptions {
   credits?: number;
   reset: boolean;
   help: boolean;
+  stateDir?: string;
 }
 
-export const USAGE = `Usage: npm start -- [--port 8080] [--latency MS] [--credits N] [--reset]
+export const USAGE = `Usage: npm start -- [--port 8080] [--latency MS] [--credits N] [--reset] [--state-dir DIR]
   --port     the port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free one)
   --latency  the sandbox service's delay per request in ms (default ${DEFAULT_LATENCY_MS}, or the saved one)
   --credits  the demo organization's credits in a fresh state (default ${DEFAULT_CREDITS})
-  --reset    forget the saved state (.playground-state/) and start from the sample sheet`;
+  --reset    forget the saved state and start from the sample sheet
+  --state-dir where the state is saved (default .playground-state/ at the repository's root)`;
 
 export function parseCli(argv: string[]): CliOptions {
   const options: CliOptions = { port: DEFAULT_PORT, reset: false, help: false };
@@ -354,6 +357,12 @@ export function parseCli(argv: string[]): CliOptions {
       case '--reset':
         options.reset = true;
         break;
+      case '--state-dir': {
+        const dir = value();
+        if (!dir) throw new Error('--state-dir needs a folder');
+        options.stateDir = dir;
+        break;
+      }
       case '--help':
       case '-h':
         options.help = true;
@@ -384,6 +393,7 @@ async function main(): Promise<void> {
     latencyMs: cli.latencyMs,
     credits: cli.credits,
     reset: cli.reset,
+    stateDir: cli.stateDir,
     log: (line) => console.log(line),
   });
   const view = playground.service.view();
@@ -392,7 +402,7 @@ async function main(): Promise<void> {
   console.log(
     `Demo organization "${view.organization}": ${view.credits} credits, ${view.latencyMs} ms per request.`,
   );
-  console.log(`State: ${DEFAULT_STATE_DIR}${cli.reset ? ' (reset)' : ''}`);
+  console.log(`State: ${cli.stateDir ?? DEFAULT_STATE_DIR}${cli.reset ? ' (reset)' : ''}`);
   console.log(`\n  Open ${playground.url}\n`);
   console.log('Press Ctrl-C to stop.');
 

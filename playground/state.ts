@@ -7,7 +7,7 @@ import type { SavedWorkbook } from './workbook';
 export const STATE_FILE = 'state.json';
 
 export interface SavedState {
-  version: 1;
+  version: 2;
   workbook: SavedWorkbook;
   service: SavedService;
 }
@@ -17,7 +17,7 @@ export function loadState(dir: string, log: (line: string) => void): SavedState 
   if (!existsSync(file)) return undefined;
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as SavedState;
-    if (state?.version !== 1 || !state.workbook || !state.service) throw new Error('unknown format');
+    if (state?.version !== 2 || !state.workbook || !state.service) throw new Error('unknown format');
     return state;
   } catch (error) {
     log(

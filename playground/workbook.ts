@@ -1,20 +1,96 @@
-/** TEMPORARY fake workbook for UI development; replaced by the emulator-backed one. */
-import type {
-  CellEdit,
-  DialogView,
-  MenuView,
-  RangeView,
-  RunView,
-  SheetView,
-  SidebarView,
-  ToastView,
+/**
+ * The playground's spreadsheet: one document of the Apps Script emulator (test/emulator) running the built add-on
+ * (dist/Code.js) as its signed-in user, who owns the document and has the sandbox's demo key saved.
+ *
+ * - opening the page runs the bundle's onOpen (the menu comes from it) and recalculates the =FINDEMAIL cells;
+ * - a typed cell goes in as a person types it (`=` starts a formula); custom-function formulas that are typed, or
+ *   whose inputs change, are evaluated by env.recalculate: one CUSTOM_FUNCTION execution each, 30 s limit, the
+ *   owner's user properties; array results spill;
+ * - menu items run through env.run as the user; sidebars and dialogs are served by the sidebar host;
+ * - save() captures the grid, the selection, the properties, the caches and an open sidebar; openWorkbook() with it
+ *   restores them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type Cell,
+  type CellValue,
+  customFunctionNames,
+  Environment,
+  parseFormulaCall,
+  type TriggerRecord,
+} from '../test/emulator';
+import { displayValue, MAX_CELL_CHARS, type SheetModel } from '../test/emulator/spreadsheet';
+import type { CacheStore } from '../test/emulator/stores';
+import { errorMessage, HttpError } from './http';
+import {
+  a1,
+  type CellEdit,
+  type CellView,
+  type DialogView,
+  type MenuItemView,
+  type MenuView,
+  type RangeView,
+  type RunView,
+  type SheetView,
+  type SidebarView,
+  type ToastView,
 } from './protocol';
+import { SAMPLE_SHEET_NAME, sampleColumn } from './sample';
+import { DEMO_KEY } from './service';
+import { type SidebarHost, startSidebarHost } from './sidebar';
 
-export type SavedWorkbook = { cells: Array<[number, number, string]>; selection: RangeView | null };
+export const DEMO_USER = 'demo@example.com';
+export const SPREADSHEET_ID = 'playground-sheet';
+const SPREADSHEET_NAME = 'Leads to enrich';
+/** The add-on's user property for the API key (src/adapters/store.ts). */
+export const API_KEY_PROPERTY = 'PEF_API_KEY';
+/** The bulk run's state in document properties (src/adapters/jobStore.ts). */
+export const JOB_PROPERTY = 'pef.job';
+/** Sheets names an add-on's menu after the add-on. */
+const ADDON_MENU_TITLE = 'Profile Email Finder';
+/** Short slices: the sidebar shows progress after each, and Ctrl-C waits for at most one. */
+const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = { ENRICH_STEP_BUDGET_MS: '5000' };
+const TOASTS_SHOWN = 20;
+const MIN_ROWS = 1000;
+const MIN_COLUMNS = 26;
+
+type SavedValue = string | number | boolean | { date: number };
+
+export interface SavedCell {
+  r: number;
+  c: number;
+  v?: SavedValue;
+  f?: string;
+  fmt?: string;
+  note?: string;
+  err?: string;
+  spill?: { rows: number; cols: number };
+  from?: { row: number; col: number };
+}
+
+/** [key, value, expiresAt (ms)] */
+type SavedCacheEntry = [string, string, number];
+
+export interface SavedWorkbook {
+  sheet: { name: string; rows: number; cols: number; frozenRows: number; cells: SavedCell[] };
+  selection: RangeView | null;
+  documentProperties: Record<string, string>;
+  /** The demo user's. */
+  userProperties: Record<string, string>;
+  documentCache: SavedCacheEntry[];
+  userCache: SavedCacheEntry[];
+  scriptCache: SavedCacheEntry[];
+  triggers: TriggerRecord[];
+  /** The sidebar left open, shown again after a restart (it drives a run). */
+  sidebar: { html: string; title: string } | null;
+}
 
 export interface Workbook {
   readonly user: string;
   readonly owner: string;
+  readonly env: Environment;
+  readonly spreadsheetId: string;
   sheetView(): { version: string; sheet: SheetView };
   selection(): RangeView | null;
   menu(): MenuView | null;
@@ -30,8 +106,36 @@ export interface Workbook {
   runMenu(fn: string): Promise<unknown>;
   closeSidebar(): void;
   closeDialog(): void;
+  /** Resolves when no menu function or recalculation started by the page is under way. */
+  idle(): Promise<void>;
   save(): Promise<SavedWorkbook>;
   close(): Promise<void>;
+}
+
+function savedValue(value: CellValue): SavedValue {
+  return value instanceof Date ? { date: value.getTime() } : value;
+}
+
+function restoredValue(value: SavedValue | undefined): CellValue {
+  if (value === undefined) return '';
+  if (typeof value === 'object') return new Date(value.date);
+  return value;
+}
+
+function saveCache(cache: CacheStore, now: number): SavedCacheEntry[] {
+  return [...cache.dump(now)].map(([key, entry]) => [key, entry.value, entry.expiresAt]);
+}
+
+function restoreCache(cache: CacheStore, entries: SavedCacheEntry[] | undefined, now: number): void {
+  for (const [key, value, expiresAt] of entries ?? []) {
+    if (typeof key === 'string' && typeof value === 'string' && expiresAt > now)
+      cache.entries.set(key, { value, expiresAt });
+  }
+}
+
+function isSavedWorkbook(saved: unknown): saved is SavedWorkbook {
+  const s = saved as Partial<SavedWorkbook> | undefined;
+  return !!s?.sheet && Array.isArray(s.sheet.cells) && typeof s.documentProperties === 'object';
 }
 
 export async function openWorkbook(options: {
@@ -41,74 +145,440 @@ export async function openWorkbook(options: {
   scriptProperties: Record<string, string>;
   log: (line: string) => void;
 }): Promise<Workbook> {
-  const cells = new Map<string, string>();
-  for (const [r, c, v] of options.saved?.cells ?? [
-    [1, 1, 'Profile URL'],
-    [2, 1, 'https://www.network.com/in/jane-doe'],
-  ]) {
-    cells.set(`${r},${c}`, v);
+  const { log } = options;
+  let saved = options.saved;
+  if (saved && !isSavedWorkbook(saved)) {
+    log('The saved sheet has an older format: starting from the sample sheet.');
+    saved = undefined;
   }
-  let sel: RangeView | null = options.saved?.selection ?? null;
-  let version = 0;
-  return {
-    user: 'demo@example.com',
-    owner: 'demo@example.com',
-    sheetView() {
-      return {
-        version: String(version),
-        sheet: {
-          name: 'Sheet1',
-          rows: 1000,
-          cols: 26,
-          cells: [...cells].map(([k, v]) => {
-            const [r, c] = k.split(',').map(Number);
-            return { r, c, v };
-          }),
-        },
-      };
+  const env = new Environment({
+    distDir: options.distDir,
+    maxConcurrent: 8,
+    scriptProperties: {
+      ...PLAYGROUND_SCRIPT_PROPERTIES,
+      ...options.scriptProperties,
+      API_BASE_URL: options.baseUrl,
     },
-    selection: () => sel,
-    menu: () => ({
-      title: 'Profile Email Finder',
-      items: [
-        { label: 'Find e-mails for the selected column', fn: 'enrichSelection' },
-        { label: 'Freeze =FINDEMAIL results in the selection', fn: 'freezeResults' },
-        { label: '', separator: true },
-        { label: 'Settings & API key', fn: 'showSettings' },
-        { label: 'Help', fn: 'showHelp' },
-      ],
-    }),
-    sidebar: () => ({ open: false, serial: 0, title: '', url: '' }),
-    dialog: () => null,
-    dialogHtml: () => undefined,
-    toasts: () => [],
-    busy: () => [],
-    run: () => null,
-    async open() {},
-    async setCells(edits) {
-      for (const e of edits) {
-        if (e.value === '') cells.delete(`${e.r},${e.c}`);
-        else cells.set(`${e.r},${e.c}`, e.value);
+  });
+  const customNames = new Set(
+    customFunctionNames(readFileSync(join(options.distDir, 'Code.js'), 'utf8')).map((name) =>
+      name.toUpperCase(),
+    ),
+  );
+
+  const ss = env.createSpreadsheet({
+    id: SPREADSHEET_ID,
+    name: SPREADSHEET_NAME,
+    owner: DEMO_USER,
+    sheetName: saved?.sheet.name ?? SAMPLE_SHEET_NAME,
+    rows: Math.max(MIN_ROWS, saved?.sheet.rows ?? MIN_ROWS),
+    cols: Math.max(MIN_COLUMNS, saved?.sheet.cols ?? MIN_COLUMNS),
+    data: saved ? undefined : sampleColumn(),
+  });
+  const sheet: SheetModel = ss.activeSheet();
+  const now = env.now();
+  if (saved) {
+    sheet.frozenRows = saved.sheet.frozenRows ?? 0;
+    for (const c of saved.sheet.cells) {
+      if (c.r < 1 || c.c < 1 || c.r > sheet.maxRows || c.c > sheet.maxCols) continue;
+      const cell: Cell = sheet.ensure(c.r, c.c);
+      cell.value = restoredValue(c.v);
+      if (c.f !== undefined) cell.formula = c.f;
+      if (c.fmt !== undefined) cell.format = c.fmt;
+      if (c.note !== undefined) cell.note = c.note;
+      if (c.err !== undefined) cell.error = c.err;
+      if (c.spill) cell.spill = { ...c.spill };
+      if (c.from) cell.spilledFrom = { ...c.from };
+    }
+    env.documentProperties(ss.id).set(saved.documentProperties ?? {});
+    env.userProperties(DEMO_USER).set(saved.userProperties ?? {});
+    restoreCache(env.documentCache(ss.id), saved.documentCache, now);
+    restoreCache(env.userCache(DEMO_USER), saved.userCache, now);
+    restoreCache(env.scriptCache, saved.scriptCache, now);
+    env.triggers.push(...(saved.triggers ?? []));
+  } else {
+    // The demo user has saved the sandbox's demo key, so the add-on works at once.
+    env.userProperties(DEMO_USER).set({ [API_KEY_PROPERTY]: DEMO_KEY });
+  }
+  const selected = saved ? saved.selection : { r1: 1, c1: 1, r2: sampleColumn().length, c2: 1 };
+  if (selected) {
+    try {
+      env.select(ss.id, a1(selected));
+    } catch {
+      // A selection outside the sheet: none.
+    }
+  }
+
+  // ------------------------------------------------------------------ sidebar, dialogs, toasts
+
+  // Serials grow across restarts, so a page open before a restart notices new sidebars and toasts.
+  const serialBase = Date.now();
+  let nextSerial = serialBase;
+  let sidebarsSeen = 0;
+  let dialogsSeen = 0;
+  let openSidebar: { serial: number; html: string; title: string } | null = saved?.sidebar
+    ? { serial: nextSerial++, ...saved.sidebar }
+    : null;
+  let openDialog: (DialogView & { html: string }) | null = null;
+
+  const mine = (output: { spreadsheetId?: string; user: string }) =>
+    output.spreadsheetId === ss.id && output.user === DEMO_USER;
+
+  /** Picks up the sidebars and dialogs the bundle showed since the last look. */
+  function syncOutputs(): void {
+    const sidebars = env.ui.sidebars;
+    for (; sidebarsSeen < sidebars.length; sidebarsSeen++) {
+      const output = sidebars[sidebarsSeen];
+      if (mine(output)) openSidebar = { serial: nextSerial++, html: output.html, title: output.title };
+    }
+    const dialogs = env.ui.dialogs;
+    for (; dialogsSeen < dialogs.length; dialogsSeen++) {
+      const output = dialogs[dialogsSeen];
+      if (!mine(output)) continue;
+      const serial = nextSerial++;
+      openDialog = {
+        serial,
+        title: output.title,
+        url: `/dialog/${serial}`,
+        width: output.width ?? 400,
+        height: output.height ?? 300,
+        html: output.html,
+      };
+    }
+  }
+
+  const busyRuns = new Map<number, string>();
+  let nextBusy = 1;
+  const pending = new Map<string, number>();
+  const underWay = new Set<Promise<unknown>>();
+  let closed = false;
+
+  function track<T>(promise: Promise<T>): Promise<T> {
+    underWay.add(promise);
+    promise.finally(() => underWay.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  async function runAsUser(fn: string, args: unknown[]): Promise<unknown> {
+    if (closed) throw new Error('The playground is stopping.');
+    try {
+      return await env.run(fn, args, { user: DEMO_USER, spreadsheetId: ss.id });
+    } finally {
+      syncOutputs();
+    }
+  }
+
+  let sidebarHost: SidebarHost;
+  try {
+    sidebarHost = await startSidebarHost({
+      html: (serial) => (openSidebar?.serial === serial ? openSidebar.html : undefined),
+      run: (fn, args) => runAsUser(fn, args),
+    });
+  } catch (error) {
+    await env.close();
+    throw error;
+  }
+
+  // ------------------------------------------------------------------ formulas
+
+  const key = (r: number, c: number) => `${r},${c}`;
+
+  function isCustom(formula: string | undefined): boolean {
+    const call = formula ? parseFormulaCall(formula) : undefined;
+    return !!call && customNames.has(call.name);
+  }
+
+  /** Evaluates these formula cells in the background (each a custom-function execution). */
+  function recalculate(cells: Array<{ r: number; c: number }>): void {
+    if (cells.length === 0 || closed) return;
+    for (const { r, c } of cells) pending.set(key(r, c), (pending.get(key(r, c)) ?? 0) + 1);
+    const work = env
+      .recalculate(ss.id, { cells: cells.map(({ r, c }) => ({ a1: a1({ r1: r, c1: c, r2: r, c2: c }) })) })
+      .then(
+        (report) => {
+          for (const result of report.results) {
+            if (result.timedOut) log(`A formula ran out of time (${result.durationMs} ms).`);
+          }
+        },
+        (error: unknown) => log(`Recalculation failed: ${errorMessage(error)}`),
+      )
+      .finally(() => {
+        for (const { r, c } of cells) {
+          const left = (pending.get(key(r, c)) ?? 1) - 1;
+          if (left <= 0) pending.delete(key(r, c));
+          else pending.set(key(r, c), left);
+        }
+      });
+    void track(work);
+  }
+
+  function customFormulaCells(): Array<{ r: number; c: number; formula: string; cell: Cell }> {
+    return sheet
+      .formulaCells()
+      .filter(({ cell }) => isCustom(cell.formula))
+      .map(({ row, col, cell }) => ({ r: row, c: col, formula: cell.formula ?? '', cell }));
+  }
+
+  /** The formulas to evaluate after edits: those typed, those reading an edited cell, those spilling over one. */
+  function affectedFormulas(edits: CellEdit[]): Array<{ r: number; c: number }> {
+    const inside = (box: { row: number; col: number; numRows: number; numCols: number }, e: CellEdit) =>
+      e.r >= box.row && e.r < box.row + box.numRows && e.c >= box.col && e.c < box.col + box.numCols;
+    const edited = new Set(edits.map((e) => key(e.r, e.c)));
+    return customFormulaCells()
+      .filter(({ r, c, formula, cell }) => {
+        if (edited.has(key(r, c))) return true;
+        if (
+          cell.spill &&
+          edits.some((e) =>
+            inside({ row: r, col: c, numRows: cell.spill!.rows, numCols: cell.spill!.cols }, e),
+          )
+        )
+          return true;
+        const call = parseFormulaCall(formula);
+        return (call?.args ?? []).some((arg) => {
+          if (!('ref' in arg)) return false;
+          try {
+            const { sheet: target, box } = ss.resolve(arg.ref, sheet);
+            return target === sheet && edits.some((e) => inside(box, e));
+          } catch {
+            return false;
+          }
+        });
+      })
+      .map(({ r, c }) => ({ r, c }));
+  }
+
+  // ------------------------------------------------------------------ the views
+
+  let sheetText = '';
+  let sheetVersion = 0;
+  const versionPrefix = serialBase.toString(36);
+
+  function cellView(r: number, c: number, cell: Cell): CellView | undefined {
+    const formula = cell.formula;
+    if (formula === undefined && cell.value === '') return undefined;
+    const view: CellView = { r, c, v: displayValue(cell, env.timeZone) };
+    if (formula !== undefined) {
+      view.f = formula;
+      if (!isCustom(formula)) {
+        // Only the add-on's custom functions are evaluated here; other formulas stay as typed.
+        view.v = formula;
+        view.note = 'The playground evaluates =FINDEMAIL(…) only.';
+        return view;
       }
-      version++;
+    }
+    if (cell.error !== undefined) {
+      view.k = 'error';
+      view.note = cell.error;
+    } else if (typeof cell.value === 'number') view.k = 'num';
+    else if (typeof cell.value === 'boolean') view.k = 'bool';
+    if (formula !== undefined && pending.has(key(r, c))) {
+      view.k = 'loading';
+      if (view.v === '') view.v = 'Loading…';
+    }
+    if (cell.note !== undefined && view.note === undefined) view.note = cell.note;
+    return view;
+  }
+
+  function sheetView(): { version: string; sheet: SheetView } {
+    const cells: CellView[] = [];
+    for (const { row, col, cell } of sheet.allCells()) {
+      const view = cellView(row, col, cell);
+      if (view) cells.push(view);
+    }
+    const view: SheetView = { name: sheet.name, rows: sheet.maxRows, cols: sheet.maxCols, cells };
+    const text = JSON.stringify(view);
+    if (text !== sheetText) {
+      sheetText = text;
+      sheetVersion++;
+    }
+    return { version: `${versionPrefix}.${sheetVersion}`, sheet: view };
+  }
+
+  function menu(): MenuView | null {
+    const built = [...env.ui.menus].reverse().find((m) => m.addon && m.spreadsheetId === ss.id);
+    if (!built) return null;
+    const items: MenuItemView[] = [];
+    for (const raw of built.items as Array<Record<string, unknown>>) {
+      if (raw.separator) items.push({ label: '', separator: true });
+      else if (typeof raw.functionName === 'string')
+        items.push({ label: String(raw.caption ?? ''), fn: raw.functionName });
+    }
+    return { title: built.title ?? ADDON_MENU_TITLE, items };
+  }
+
+  function run(): RunView | null {
+    const raw = env.documentProperties(ss.id).get(JOB_PROPERTY);
+    if (!raw) return null;
+    try {
+      const job = JSON.parse(raw) as {
+        state?: unknown;
+        message?: unknown;
+        counts?: { processed?: unknown; total?: unknown };
+      };
+      return {
+        state: String(job.state ?? ''),
+        processed: Number(job.counts?.processed ?? 0),
+        total: Number(job.counts?.total ?? 0),
+        message: String(job.message ?? ''),
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  function selection(): RangeView | null {
+    const active = ss.activeRange;
+    if (!active) return null;
+    return {
+      r1: active.row,
+      c1: active.col,
+      r2: active.row + active.numRows - 1,
+      c2: active.col + active.numCols - 1,
+    };
+  }
+
+  return {
+    user: DEMO_USER,
+    owner: ss.owner,
+    env,
+    spreadsheetId: ss.id,
+    sheetView,
+    selection,
+    menu,
+    sidebar() {
+      syncOutputs();
+      return openSidebar
+        ? {
+            open: true,
+            serial: openSidebar.serial,
+            title: openSidebar.title,
+            url: sidebarHost.url(openSidebar.serial),
+          }
+        : { open: false, serial: 0, title: '', url: '' };
+    },
+    dialog() {
+      syncOutputs();
+      if (!openDialog) return null;
+      const { html: _html, ...view } = openDialog;
+      return view;
+    },
+    dialogHtml: (serial) => (openDialog?.serial === serial ? openDialog.html : undefined),
+    toasts() {
+      const all = env.ui.toasts;
+      const shown: ToastView[] = [];
+      for (let index = Math.max(0, all.length - TOASTS_SHOWN); index < all.length; index++) {
+        const toast = all[index];
+        if (toast.spreadsheetId === ss.id)
+          shown.push({ serial: serialBase + index, title: toast.title, message: toast.message });
+      }
+      return shown;
+    },
+    busy() {
+      const list = [...busyRuns.values()];
+      if (pending.size > 0) list.push(`Calculating ${pending.size} formula${pending.size === 1 ? '' : 's'}`);
+      return list;
+    },
+    run,
+    async open() {
+      // Opening the document: the add-on's onOpen builds its menu, custom functions are calculated again.
+      try {
+        await env.run('onOpen', [], {
+          user: DEMO_USER,
+          spreadsheetId: ss.id,
+          authMode: 'LIMITED',
+          event: { user: DEMO_USER },
+        });
+      } catch (error) {
+        log(`onOpen failed: ${errorMessage(error)}`);
+      }
+      syncOutputs();
+      recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
+    },
+    async setCells(edits) {
+      for (const edit of edits) {
+        if (edit.r > sheet.maxRows || edit.c > sheet.maxCols)
+          throw new HttpError(
+            400,
+            `${a1({ r1: edit.r, c1: edit.c, r2: edit.r, c2: edit.c })} is outside the sheet.`,
+          );
+        if (edit.value.length > MAX_CELL_CHARS)
+          throw new HttpError(400, `A cell holds at most ${MAX_CELL_CHARS} characters.`);
+      }
+      for (const edit of edits) {
+        env.enter(ss.id, a1({ r1: edit.r, c1: edit.c, r2: edit.r, c2: edit.c }), [[edit.value]]);
+      }
+      recalculate(affectedFormulas(edits));
     },
     async setSelection(range) {
-      sel = range;
+      const r1 = Math.min(range.r1, range.r2);
+      const c1 = Math.min(range.c1, range.c2);
+      const r2 = Math.min(Math.max(range.r1, range.r2), sheet.maxRows);
+      const c2 = Math.min(Math.max(range.c1, range.c2), sheet.maxCols);
+      if (r1 > sheet.maxRows || c1 > sheet.maxCols)
+        throw new HttpError(400, 'The range is outside the sheet.');
+      env.select(ss.id, a1({ r1, c1, r2, c2 }));
     },
     async runMenu(fn) {
-      throw new Error(`${fn} is not available in the fake workbook.`);
+      const item = menu()?.items.find((entry) => entry.fn === fn);
+      if (!item) throw new Error(`${fn} is not an item of the add-on's menu.`);
+      const id = nextBusy++;
+      busyRuns.set(id, `Running “${item.label}”`);
+      try {
+        return await track(runAsUser(fn, []));
+      } finally {
+        busyRuns.delete(id);
+      }
     },
-    closeSidebar() {},
-    closeDialog() {},
+    closeSidebar() {
+      syncOutputs();
+      openSidebar = null;
+    },
+    closeDialog() {
+      syncOutputs();
+      openDialog = null;
+    },
+    async idle() {
+      for (let round = 0; round < 100 && underWay.size > 0; round++) await Promise.allSettled([...underWay]);
+    },
     async save() {
+      syncOutputs();
+      const at = env.now();
+      const cells: SavedCell[] = [];
+      for (const { row, col, cell } of sheet.allCells()) {
+        const saved: SavedCell = { r: row, c: col };
+        if (cell.value !== '') saved.v = savedValue(cell.value);
+        if (cell.formula !== undefined) saved.f = cell.formula;
+        if (cell.format !== undefined) saved.fmt = cell.format;
+        if (cell.note !== undefined) saved.note = cell.note;
+        if (cell.error !== undefined) saved.err = cell.error;
+        if (cell.spill) saved.spill = { ...cell.spill };
+        if (cell.spilledFrom) saved.from = { ...cell.spilledFrom };
+        if (Object.keys(saved).length > 2) cells.push(saved);
+      }
       return {
-        cells: [...cells].map(([k, v]) => {
-          const [r, c] = k.split(',').map(Number);
-          return [r, c, v] as [number, number, string];
-        }),
-        selection: sel,
+        sheet: {
+          name: sheet.name,
+          rows: sheet.maxRows,
+          cols: sheet.maxCols,
+          frozenRows: sheet.frozenRows,
+          cells,
+        },
+        selection: selection(),
+        documentProperties: env.documentProperties(ss.id).all(),
+        userProperties: env.userProperties(DEMO_USER).all(),
+        documentCache: saveCache(env.documentCache(ss.id), at),
+        userCache: saveCache(env.userCache(DEMO_USER), at),
+        scriptCache: saveCache(env.scriptCache, at),
+        triggers: env.triggers.filter((t) => t.spreadsheetId === ss.id),
+        sidebar: openSidebar ? { html: openSidebar.html, title: openSidebar.title } : null,
       };
     },
-    async close() {},
+    async close() {
+      closed = true;
+      await sidebarHost.close();
+      // Waits for the executions under way (a run's slice ends within its budget), so their writes are saved.
+      await env.close();
+    },
   };
 }

@@ -345,10 +345,11 @@ function renderSandbox(sandbox: SandboxView): void {
     latency.value = String(sandbox.latencyMs);
     error500.value = String(sandbox.error500Rate);
     resets.value = String(sandbox.resetRate);
+    // The server's values, not the slider's (which snaps to its step).
+    $('latency-out').textContent = `${sandbox.latencyMs} ms`;
+    $('error500-out').textContent = percent(sandbox.error500Rate);
+    $('resets-out').textContent = percent(sandbox.resetRate);
   }
-  $('latency-out').textContent = `${latency.value} ms`;
-  $('error500-out').textContent = percent(Number(error500.value));
-  $('resets-out').textContent = percent(Number(resets.value));
 
   const body = $('ledger-body');
   const rows = sandbox.ledger.map((entry) => {

@@ -1,0 +1,114 @@
+/**
+ * The add-on's sidebar and dialogs as Sheets shows them: the HTML the bundle produced, served from its own loopback
+ * port (another origin than the sheet, like Apps Script's iframe), with the google.script.run shim of the browser
+ * tests (test/browser/bridge.ts) whose calls run in the emulator as the signed-in user.
+ *
+ *   GET  /sidebar/<serial>   the sidebar the bundle showed with that serial
+ *   POST /run {fn, args}     -> {ok: true, value} | {ok: false, error}
+ */
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { injectShim } from '../test/browser/bridge';
+import { errorMessage, HttpError, loopbackHost, readJson, send, sendJson } from './http';
+
+export interface SidebarHost {
+  origin: string;
+  url(serial: number): string;
+  /** Calls from sidebars under way. */
+  readonly active: number;
+  close(): Promise<void>;
+}
+
+// Apps Script serves the sidebar in a sandboxed iframe; here: no other origin may frame it or be reached from it.
+const SIDEBAR_CSP = [
+  "default-src 'none'",
+  "script-src 'unsafe-inline'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  'frame-ancestors http://127.0.0.1:* http://localhost:*',
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export async function startSidebarHost(options: {
+  /** The HTML of a sidebar the bundle showed, by serial. */
+  html(serial: number): string | undefined;
+  /** Runs a server function of the bundle as the sidebar's user. */
+  run(fn: string, args: unknown[]): Promise<unknown>;
+  /** After each call: the page's state may have changed. */
+  called?(): void;
+}): Promise<SidebarHost> {
+  let port = 0;
+  let active = 0;
+
+  async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!loopbackHost(req, port)) throw new HttpError(403, 'The sidebar answers on 127.0.0.1 only.');
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    const page = /^\/sidebar\/(\d+)$/.exec(path);
+    if (req.method === 'GET' && page) {
+      const html = options.html(Number(page[1]));
+      if (html === undefined) throw new HttpError(404, 'This sidebar was closed.');
+      return send(res, 200, 'text/html; charset=utf-8', injectShim(html), {
+        'Content-Security-Policy': SIDEBAR_CSP,
+      });
+    }
+    if (req.method === 'GET' && path === '/favicon.ico') return send(res, 204, 'text/plain', '');
+    if (req.method === 'POST' && path === '/run') {
+      const body = (await readJson(req)) as { fn?: unknown; args?: unknown };
+      if (typeof body.fn !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(body.fn)) {
+        throw new HttpError(400, 'fn: a function name');
+      }
+      const args = Array.isArray(body.args) ? body.args : [];
+      active++;
+      try {
+        const value = await options.run(body.fn, args);
+        return sendJson(res, 200, { ok: true, value });
+      } catch (error) {
+        return sendJson(res, 200, { ok: false, error: errorMessage(error) });
+      } finally {
+        active--;
+        options.called?.();
+      }
+    }
+    throw new HttpError(404, 'Not found.');
+  }
+
+  const server = http.createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!res.headersSent) send(res, status, 'text/plain; charset=utf-8', errorMessage(error));
+      else res.destroy();
+    });
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    origin,
+    url: (serial) => `${origin}/sidebar/${serial}`,
+    get active() {
+      return active;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

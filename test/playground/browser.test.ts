@@ -1,0 +1,307 @@
+/**
+ * The playground as a person uses it, in Chromium: paste profile URLs, select, run the add-on's menu action, watch
+ * the sidebar drive the run, read the cells; type =FINDEMAIL; reload; run out of credits, add some, resume.
+ * The page runs the built bundle in the emulator against the sandbox started in the same process.
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import type { Playground } from '../../playground/server';
+import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
+import {
+  cell,
+  chargeableProfiles,
+  chooseMenu,
+  expectedRow,
+  frameText,
+  launchBrowser,
+  menuEntries,
+  openPage,
+  pasteColumn,
+  people,
+  profile,
+  removeDir,
+  type Session,
+  tempStateDir,
+  testPlayground,
+  typeInCell,
+  waitFor,
+} from './helpers';
+
+jest.setTimeout(60_000);
+
+const RUN_LABEL = 'Find e-mails for the selected column';
+
+/** 50 entries as a real list has them: duplicates (one written differently), no address, two 422s, no URL. */
+function fiftyEntries(): string[] {
+  const entries = people(44);
+  entries.splice(7, 0, profile('sophie-martin-noemail'));
+  entries.splice(12, 0, 'not a url');
+  entries.splice(17, 0, entries[0]);
+  entries.splice(23, 0, profile('12345'));
+  entries.splice(30, 0, 'http://network.com/in/dmitri-lopez-3/');
+  entries.splice(38, 0, profile('noah-jones-nodomain'));
+  return entries;
+}
+
+describe('the playground in a browser', () => {
+  let browser: Browser;
+  let playground: Playground | undefined;
+  let session: Session | undefined;
+  let stateDir = '';
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    await session?.context.close();
+    session = undefined;
+    await playground?.close();
+    playground = undefined;
+    removeDir(stateDir);
+  });
+
+  test('a pasted column of 50 URLs is enriched from the menu while the sidebar shows the progress; =FINDEMAIL and a reload charge nothing twice', async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500 });
+    const pg = playground;
+    const { env, spreadsheetId } = pg.workbook;
+    session = await openPage(browser, pg);
+    const { page } = session;
+
+    // The menu is the one the bundle's onOpen built, and the sample sheet is there.
+    const built = env.ui.menus.filter((m) => m.addon).at(-1)?.items as Array<{ caption?: string }>;
+    expect(await menuEntries(page)).toEqual(built.filter((i) => i.caption).map((i) => i.caption));
+    expect(await cell(page, 1, 1).textContent()).toBe('Profile URL');
+
+    const entries = fiftyEntries();
+    expect(entries).toHaveLength(50);
+    await pasteColumn(page, 2, 1, entries);
+    await waitFor(
+      () => env.values(spreadsheetId, 'A2:A51').map((row) => row[0]),
+      (values) => values.join('\n') === entries.join('\n'),
+      10_000,
+      'the pasted column on the server',
+    );
+    // The pasted block is the selection, as in Sheets; the server has it before the menu runs.
+    expect(await page.locator('#selection-info').textContent()).toContain('A2:A51');
+
+    await chooseMenu(page, RUN_LABEL);
+    const seen: string[] = [];
+    await waitFor(
+      async () => `${await frameText(page, '#run-state')} | ${await frameText(page, '#run-fraction')}`,
+      (text) => text.startsWith('Done | 50 of 50 rows processed'),
+      40_000,
+      'the sidebar to show Done',
+      seen,
+    );
+    // While the run went on, the sidebar showed it part-way, and the sidebar's calls drove it.
+    expect(seen.some((text) => /^Running \| \d+ of 50 rows/.test(text) && !text.includes('| 50 of 50'))).toBe(
+      true,
+    );
+    const driven = env.executions.filter((e) => e.fn === 'continueEnrichment').length;
+    expect(driven).toBeGreaterThan(0);
+
+    // The cells: every row's Email and Email status as the service answered (sheet and page agree).
+    const rows = env.displayValues(spreadsheetId, 'B2:C51');
+    expect(rows).toEqual(entries.map(expectedRow));
+    expect(env.displayValues(spreadsheetId, 'B1:E1')[0]).toEqual([
+      'Email',
+      'Email status',
+      'Catch-all',
+      'Note',
+    ]);
+    for (let r = 2; r <= 20; r++) {
+      expect(await cell(page, r, 2).textContent()).toBe(rows[r - 2][0]);
+      expect(await cell(page, r, 3).textContent()).toBe(rows[r - 2][1]);
+    }
+
+    // The ledger: each distinct profile charged once, duplicates and the invalid entry never sent.
+    const charges = pg.service.sandbox.service.chargesByUrl();
+    expect(Object.keys(charges).sort()).toEqual(chargeableProfiles(entries));
+    expect(Object.values(charges).every((n) => n === 1)).toBe(true);
+    const chargedAfterRun = pg.service.view().charged;
+    // 50 entries less two duplicates and the entry that is no URL.
+    expect(chargedAfterRun).toBe(47);
+    await waitFor(
+      () => page.locator('#credits').textContent(),
+      (t) => t === String(500 - 47),
+      5000,
+      'credits in the panel',
+    );
+    expect(await page.locator('#ledger-body tr').count()).toBe(pg.service.view().requests);
+
+    // =FINDEMAIL(A2): the address from the result cache, no new charge; a new profile costs one; a range spills.
+    await typeInCell(page, 2, 7, '=FINDEMAIL(A2)');
+    const a2 = predictLookup(entries[0]);
+    if (a2.kind !== 'found') throw new Error('A2 should have an address');
+    await waitFor(
+      () => cell(page, 2, 7).textContent(),
+      (t) => t === a2.email,
+      30_000,
+      'G2 to show the address',
+    );
+    expect(env.formulas(spreadsheetId, 'G2')[0][0]).toBe('=FINDEMAIL(A2)');
+    const fresh = profile('zoe-quinn');
+    await typeInCell(page, 3, 7, `=FINDEMAIL("${fresh}")`);
+    const zoe = predictLookup(fresh);
+    if (zoe.kind !== 'found') throw new Error('zoe-quinn should have an address');
+    await waitFor(
+      () => cell(page, 3, 7).textContent(),
+      (t) => t === zoe.email,
+      30_000,
+      'G3 to show the address',
+    );
+    await typeInCell(page, 5, 8, '=FINDEMAIL(A2:A4)');
+    await waitFor(
+      () => cell(page, 7, 8).textContent(),
+      (t) => t !== '',
+      30_000,
+      'the spill to reach H7',
+    );
+    expect(env.displayValues(spreadsheetId, 'H5:H7').map((r) => r[0])).toEqual(
+      entries.slice(0, 3).map((e) => expectedRow(e)[0]),
+    );
+    expect(env.formulas(spreadsheetId, 'H6:H7')).toEqual([[''], ['']]);
+    expect(pg.service.view().charged).toBe(chargedAfterRun + 1);
+    expect(pg.service.sandbox.service.chargesByUrl()[normalizeProfileUrl(fresh)]).toBe(1);
+
+    if (process.env.PLAYGROUND_SCREENSHOT) {
+      const file = join(__dirname, '..', '..', 'docs', 'playground.png');
+      mkdirSync(join(file, '..'), { recursive: true });
+      await page.setViewportSize({ width: 1200, height: 680 });
+      await page.keyboard.press('Control+ArrowLeft');
+      await page.keyboard.press('Control+ArrowUp');
+      await cell(page, 2, 1).click();
+      await page.locator('#sheets-window').hover({ position: { x: 5, y: 5 } });
+      await page.screenshot({ path: file });
+      expect(statSync(file).size).toBeLessThan(250 * 1024);
+    }
+
+    // A reload opens the document again: onOpen, formulas recalculated from the add-on's cache, no new request.
+    await pg.workbook.idle();
+    const before = pg.service.view();
+    const onOpens = env.executions.filter((e) => e.fn === 'onOpen').length;
+    await page.reload();
+    await menuEntries(page);
+    await waitFor(
+      () => env.executions.filter((e) => e.fn === 'onOpen').length,
+      (n) => n > onOpens,
+      10_000,
+      'onOpen',
+    );
+    await pg.workbook.idle();
+    await waitFor(
+      () => cell(page, 2, 7).textContent(),
+      (t) => t === a2.email,
+      10_000,
+      'G2 after the reload',
+    );
+    expect(await cell(page, 3, 7).textContent()).toBe(zoe.email);
+    expect(await cell(page, 2, 2).textContent()).toBe(rows[0][0]);
+    const after = pg.service.view();
+    expect(after.requests).toBe(before.requests);
+    expect(after.charged).toBe(before.charged);
+    expect(after.credits).toBe(before.credits);
+    expect(env.executions.filter((e) => e.fn === 'FINDEMAIL').length).toBeGreaterThanOrEqual(6);
+  });
+
+  test('at 10 credits the run pauses; +100 credits and Resume finish it, each profile charged once', async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500 });
+    const pg = playground;
+    const { env, spreadsheetId } = pg.workbook;
+    session = await openPage(browser, pg);
+    const { page, sidebar } = session;
+
+    await page.locator('#set-credits').fill('10');
+    await page.locator('#set-credits-form button[type="submit"]').click();
+    await waitFor(
+      () => page.locator('#credits').textContent(),
+      (t) => t === '10',
+      5000,
+      'credits set to 10',
+    );
+    expect(pg.service.view().credits).toBe(10);
+
+    const urls = people(30, 100);
+    await pasteColumn(page, 2, 1, urls);
+    await waitFor(
+      () => env.values(spreadsheetId, 'A31')[0][0],
+      (v) => v === urls[29],
+      10_000,
+      'the pasted column',
+    );
+    // Selected again by click and shift-click.
+    await cell(page, 5, 5).click();
+    await cell(page, 2, 1).click();
+    await cell(page, 31, 1).click({ modifiers: ['Shift'] });
+    await waitFor(
+      () => pg.workbook.selection(),
+      (sel) => JSON.stringify(sel) === JSON.stringify({ r1: 2, c1: 1, r2: 31, c2: 1 }),
+      5000,
+      'the selection A2:A31 on the server',
+    );
+    await chooseMenu(page, RUN_LABEL);
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (s) => s === 'Paused: out of credits',
+      30_000,
+      'the run to pause for credits',
+    );
+    expect(await frameText(page, '#run-message')).toMatch(/credit/i);
+    const emails = () => env.displayValues(spreadsheetId, 'B2:B31').map((r) => r[0]);
+    expect(emails().filter((e) => e !== '')).toHaveLength(10);
+    expect(emails().slice(0, 10)).toEqual(urls.slice(0, 10).map((u) => expectedRow(u)[0]));
+    expect(
+      emails()
+        .slice(10)
+        .every((e) => e === ''),
+    ).toBe(true);
+    expect(pg.service.view().charged).toBe(10);
+    expect(pg.service.view().ledger.some((row) => row.status === '402')).toBe(true);
+    expect(await page.locator('#ledger-body .status', { hasText: '402' }).count()).toBeGreaterThan(0);
+
+    await page.locator('#add-credits').click();
+    await waitFor(
+      () => page.locator('#credits').textContent(),
+      (t) => t === '100',
+      5000,
+      'credits added',
+    );
+    await sidebar.locator('#resume').click();
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (s) => s === 'Done',
+      30_000,
+      'the run to finish',
+    );
+
+    expect(emails()).toEqual(urls.map((u) => expectedRow(u)[0]));
+    const charges = pg.service.sandbox.service.chargesByUrl();
+    expect(Object.keys(charges).sort()).toEqual(chargeableProfiles(urls));
+    expect(Object.values(charges).every((n) => n === 1)).toBe(true);
+    expect(pg.service.view().credits).toBe(100 - 20);
+    // The fault sliders reach the sandbox.
+    await page.locator('#error500').fill('0.25');
+    await page.locator('#resets').fill('0.1');
+    await page.locator('#latency').fill('250');
+    await waitFor(
+      () => pg.service.view(),
+      (v) => v.error500Rate === 0.25 && v.resetRate === 0.1 && v.latencyMs === 250,
+      5000,
+      'the sandbox to take the sliders',
+    );
+    await waitFor(
+      () => cell(page, 20, 2).textContent(),
+      (t) => t === expectedRow(urls[18])[0],
+      5000,
+      'B20 in the page',
+    );
+  });
+});

@@ -1,0 +1,153 @@
+/** The playground driven as a person would: Chromium (playwright-core), the page, its menu and the sidebar's frame. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Frame,
+  type FrameLocator,
+  type Page,
+} from 'playwright-core';
+import { type Playground, type PlaygroundOptions, startPlayground } from '../../playground/server';
+import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
+
+export const CHROMIUM = {
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+};
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch(CHROMIUM);
+}
+
+export function tempStateDir(): string {
+  return mkdtempSync(join(tmpdir(), 'playground-state-'));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Short runs: batches of 5, slices of 0.5 s, 100 ms per request. A slice then handles at most 6 batches (30 rows),
+ * so a longer run always goes on in the slices the open sidebar asks for.
+ */
+export function testPlayground(stateDir: string, extra: PlaygroundOptions = {}): Promise<Playground> {
+  return startPlayground({
+    port: 0,
+    stateDir,
+    latencyMs: 100,
+    ...extra,
+    scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '500', ...extra.scriptProperties },
+  });
+}
+
+export const profile = (slug: string) => `https://www.network.com/in/${slug}`;
+
+const FIRST = ['alice', 'bruno', 'carla', 'dmitri', 'elena', 'farid', 'grace', 'hugo', 'ines', 'jonas'];
+const LAST = ['lopez', 'meyer', 'novak', 'okafor', 'petrov'];
+
+/** Distinct people who all have an address. */
+export function people(count: number, offset = 0): string[] {
+  const urls: string[] = [];
+  for (let i = offset; i < offset + count; i++) {
+    urls.push(profile(`${FIRST[i % FIRST.length]}-${LAST[Math.floor(i / FIRST.length) % LAST.length]}-${i}`));
+  }
+  return urls;
+}
+
+/** What the add-on writes in Email and Email status for an entry (the sandbox's answers are deterministic). */
+export function expectedRow(entry: string): [string, string] {
+  if (!/^https?:\/\//.test(entry)) return ['', 'INVALID_URL'];
+  const answer = predictLookup(entry);
+  if (answer.kind === 'found') return [answer.email, 'VALID'];
+  if (answer.kind === 'not_found') return ['', 'NOT_FOUND'];
+  return ['', 'UNPROCESSABLE'];
+}
+
+/** The distinct profiles a run over these entries may charge for: each once. */
+export function chargeableProfiles(entries: string[]): string[] {
+  return [...new Set(entries.filter((e) => /^https?:\/\//.test(e)).map(normalizeProfileUrl))].sort();
+}
+
+export interface Session {
+  context: BrowserContext;
+  page: Page;
+  sidebar: FrameLocator;
+}
+
+export async function openPage(browser: Browser, playground: Playground): Promise<Session> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  // The page pastes from the system clipboard as Sheets does; the test writes to it first.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: playground.url.replace(/\/$/, ''),
+  });
+  const page = await context.newPage();
+  await page.goto(playground.url);
+  await menuEntries(page);
+  return { context, page, sidebar: page.frameLocator('#sidebar-frame') };
+}
+
+/** The add-on menu's entries as the page shows them (once onOpen has built it). */
+export async function menuEntries(page: Page): Promise<string[]> {
+  await page.locator('#addon-menu button.menu-entry').first().waitFor({ state: 'attached', timeout: 20_000 });
+  return page.locator('#addon-menu button.menu-entry').allTextContents();
+}
+
+export function cell(page: Page, r: number, c: number) {
+  return page.locator(`td[data-r="${r}"][data-c="${c}"]`);
+}
+
+/** Puts the lines on the clipboard, clicks the cell and presses Ctrl+V. */
+export async function pasteColumn(page: Page, r: number, c: number, lines: string[]): Promise<void> {
+  await cell(page, r, c).click();
+  await page.evaluate((text) => navigator.clipboard.writeText(text), lines.join('\n'));
+  await page.keyboard.press('Control+V');
+}
+
+export async function typeInCell(page: Page, r: number, c: number, text: string): Promise<void> {
+  await cell(page, r, c).click();
+  await page.keyboard.type(text);
+  await page.keyboard.press('Enter');
+}
+
+export async function chooseMenu(page: Page, label: string): Promise<void> {
+  await page.locator('#menu-extensions').click();
+  await page.locator('#addon-entry').hover();
+  await page.locator('#addon-menu button.menu-entry', { hasText: label }).click();
+}
+
+/** Waits until `read` returns a value that `done` accepts; every value seen is kept. Bounded by `timeoutMs`. */
+export async function waitFor<T>(
+  read: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+  seen: T[] = [],
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < end) {
+    last = await read();
+    if (seen[seen.length - 1] !== last) seen.push(last);
+    if (done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+}
+
+/** The sidebar's frame, for reading its text without throwing while it reloads. */
+export async function frameText(page: Page, selector: string): Promise<string> {
+  const frame: Frame | null | undefined = await page
+    .locator('#sidebar-frame')
+    .elementHandle()
+    .then((handle) => handle?.contentFrame());
+  if (!frame) return '';
+  try {
+    return (await frame.locator(selector).textContent({ timeout: 500 })) ?? '';
+  } catch {
+    return '';
+  }
+}

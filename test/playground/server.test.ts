@@ -1,0 +1,255 @@
+/**
+ * The playground's server without a browser: its state across a restart and --reset, its loopback-only guard, its
+ * command line, and a clean stop on Ctrl-C (SIGINT) of the real `tsx playground/server.ts` process.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { SAMPLE_URLS } from '../../playground/sample';
+import { type Playground, parseCli, ROOT } from '../../playground/server';
+import { DEMO_KEY } from '../../playground/service';
+import { STATE_FILE } from '../../playground/state';
+import { API_KEY_PROPERTY, DEMO_USER, JOB_PROPERTY } from '../../playground/workbook';
+import { predictLookup } from '../../sandbox/profiles';
+import { chargeableProfiles, removeDir, tempStateDir, testPlayground } from './helpers';
+
+jest.setTimeout(60_000);
+
+/** Drives a run the way the open sidebar does, a bounded number of slices. */
+async function finishRun(pg: Playground): Promise<void> {
+  const { env, spreadsheetId } = pg.workbook;
+  for (let slice = 0; slice < 50 && pg.workbook.run()?.state === 'running'; slice++) {
+    await env.run('continueEnrichment', [], { user: DEMO_USER, spreadsheetId });
+  }
+  expect(pg.workbook.run()?.state).toBe('done');
+}
+
+function request(
+  port: number,
+  options: { path: string; method?: string; host?: string; type?: string; body?: string },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: options.path,
+        method: options.method ?? 'GET',
+        headers: {
+          Host: options.host ?? `127.0.0.1:${port}`,
+          ...(options.type ? { 'Content-Type': options.type } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe('the playground server', () => {
+  const open: Playground[] = [];
+  const dirs: string[] = [];
+  let child: ChildProcess | undefined;
+
+  async function start(dir: string, extra: Parameters<typeof testPlayground>[1] = {}): Promise<Playground> {
+    const pg = await testPlayground(dir, extra);
+    open.push(pg);
+    return pg;
+  }
+
+  afterEach(async () => {
+    if (child && child.exitCode === null) child.kill('SIGKILL');
+    child = undefined;
+    for (const pg of open.splice(0)) await pg.close();
+    for (const dir of dirs.splice(0)) removeDir(dir);
+  });
+
+  test('the grid, formulas, properties, cache, credits and ledger survive a restart; --reset starts from the sample', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    const first = await start(dir, { credits: 200, latencyMs: 0 });
+    const wb = first.workbook;
+    const ss = wb.spreadsheetId;
+    await wb.open();
+    // The sample column is selected at first: the menu action enriches it.
+    expect(wb.selection()).toEqual({ r1: 1, c1: 1, r2: SAMPLE_URLS.length + 1, c2: 1 });
+    await wb.runMenu('enrichSelection');
+    await finishRun(first);
+    // The sample holds what a real list does: blanks, duplicates (one written differently), no URL, 422s.
+    const charges = first.service.sandbox.service.chargesByUrl();
+    const sample = SAMPLE_URLS.filter((u) => u !== '');
+    expect(SAMPLE_URLS).toContain('');
+    expect(Object.keys(charges).sort()).toEqual(chargeableProfiles(sample));
+    expect(Object.keys(charges).length).toBeLessThan(sample.length - 2);
+    expect(Object.values(charges).every((n) => n === 1)).toBe(true);
+    expect(first.service.view().ledger.filter((row) => row.status === '422').length).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(wb.env.displayValues(ss, 'C2:C22').flat()).toContain('INVALID_URL');
+    await wb.setCells([
+      { r: 2, c: 7, value: '=FINDEMAIL(A2)' },
+      { r: 40, c: 3, value: 'my note' },
+    ]);
+    await wb.setSelection({ r1: 40, c1: 3, r2: 41, c2: 4 });
+    await wb.idle();
+    first.service.change({ latencyMs: 123, error500Rate: 0.1, addCredits: 5 });
+
+    const values = wb.env.displayValues(ss, 'A1:G41');
+    const jane = predictLookup(SAMPLE_URLS[0]);
+    if (jane.kind !== 'found') throw new Error('jane-doe has an address');
+    expect(values[1][6]).toBe(jane.email);
+    const documentProperties = wb.env.documentProperties(ss).all();
+    expect(Object.keys(documentProperties).some((k) => k.startsWith('pef.r.'))).toBe(true);
+    const before = first.service.view();
+    await first.close();
+    expect(existsSync(join(dir, STATE_FILE))).toBe(true);
+
+    const second = await start(dir, { latencyMs: undefined });
+    const again = second.workbook;
+    expect(again.env.displayValues(ss, 'A1:G41')).toEqual(values);
+    expect(again.env.formulas(ss, 'G2')).toEqual([['=FINDEMAIL(A2)']]);
+    // The output columns stay plain text, so an address starting with = could never become a formula.
+    expect(again.env.cell(ss, 'B2')?.format).toBe('@');
+    expect(again.env.documentProperties(ss).all()).toEqual(documentProperties);
+    expect(again.env.userProperties(DEMO_USER).get(API_KEY_PROPERTY)).toBe(DEMO_KEY);
+    expect(again.selection()).toEqual({ r1: 40, c1: 3, r2: 41, c2: 4 });
+    const restored = second.service.view();
+    expect(restored.credits).toBe(before.credits);
+    expect(restored.charged).toBe(before.charged);
+    expect(restored.ledger).toEqual(before.ledger);
+    expect(restored.latencyMs).toBe(123);
+    expect(restored.error500Rate).toBe(0.1);
+    // Opening it again recalculates =FINDEMAIL from the add-on's cache: no request.
+    second.service.change({ error500Rate: 0 });
+    await again.open();
+    await again.idle();
+    expect(again.env.executions.some((e) => e.fn === 'FINDEMAIL' && e.ok)).toBe(true);
+    expect(second.service.view().requests).toBe(before.requests);
+    expect(again.env.displayValues(ss, 'G2')).toEqual([[jane.email]]);
+    await second.close();
+
+    const third = await start(dir, { reset: true, credits: 77 });
+    const fresh = third.workbook;
+    expect(fresh.env.displayValues(ss, 'A1:A2')).toEqual([['Profile URL'], [SAMPLE_URLS[0]]]);
+    expect(fresh.env.displayValues(ss, 'B2:G2')).toEqual([['', '', '', '', '', '']]);
+    expect(fresh.env.documentProperties(ss).get(JOB_PROPERTY)).toBeNull();
+    expect(fresh.env.userProperties(DEMO_USER).get(API_KEY_PROPERTY)).toBe(DEMO_KEY);
+    expect(third.service.view()).toMatchObject({ credits: 77, charged: 0, requests: 0, ledger: [] });
+  });
+
+  test('answers on 127.0.0.1 only, to its own Host, JSON only; only menu items run', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    const pg = await start(dir, { latencyMs: 0 });
+    expect(pg.url).toBe(`http://127.0.0.1:${pg.port}/`);
+    expect((await request(pg.port, { path: '/' })).status).toBe(200);
+    expect((await request(pg.port, { path: '/', host: `evil.test:${pg.port}` })).status).toBe(403);
+    const form = await request(pg.port, {
+      path: '/api/cells',
+      method: 'POST',
+      type: 'application/x-www-form-urlencoded',
+      body: 'edits=1',
+    });
+    expect(form.status).toBe(415);
+    await pg.workbook.open();
+    const menu = await request(pg.port, {
+      path: '/api/menu',
+      method: 'POST',
+      type: 'application/json',
+      body: JSON.stringify({ fn: 'saveApiKey' }),
+    });
+    expect(JSON.parse(menu.body)).toMatchObject({ ok: false });
+    expect(pg.workbook.env.executions.some((e) => e.fn === 'saveApiKey')).toBe(false);
+
+    // The sidebar is served from its own loopback port, with the same guard, and never holds the key.
+    await pg.workbook.runMenu('showSettings');
+    const sidebar = pg.workbook.sidebar();
+    expect(sidebar.open).toBe(true);
+    const url = new URL(sidebar.url);
+    const page = await request(Number(url.port), { path: url.pathname });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('google.script.run');
+    expect(page.body).not.toContain(DEMO_KEY);
+    expect((await request(Number(url.port), { path: url.pathname, host: 'evil.test' })).status).toBe(403);
+    const state = await request(Number(url.port), {
+      path: '/run',
+      method: 'POST',
+      type: 'application/json',
+      body: JSON.stringify({ fn: 'getSidebarState', args: [] }),
+    });
+    expect(JSON.parse(state.body).ok).toBe(true);
+    expect(state.body).not.toContain(DEMO_KEY);
+  });
+
+  test('the command line: flags, errors', () => {
+    expect(parseCli([])).toEqual({ port: 8080, reset: false, help: false });
+    expect(
+      parseCli(['--port', '0', '--latency=25', '--credits', '40', '--reset', '--state-dir', '/tmp/x']),
+    ).toEqual({
+      port: 0,
+      latencyMs: 25,
+      credits: 40,
+      reset: true,
+      help: false,
+      stateDir: '/tmp/x',
+    });
+    expect(() => parseCli(['--port', '70000'])).toThrow(/--port/);
+    expect(() => parseCli(['--credits', '-1'])).toThrow(/--credits/);
+    expect(() => parseCli(['--latency'])).toThrow(/--latency/);
+    expect(() => parseCli(['--colour'])).toThrow(/Unknown option/);
+  });
+
+  test('`tsx playground/server.ts` prints its address, serves, and stops cleanly on Ctrl-C, saving the state', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
+    const proc = spawn(tsx, ['playground/server.ts', '--port', '0', '--latency', '0', '--state-dir', dir], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    let output = '';
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    proc.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 30_000;
+    let port = 0;
+    while (!port && Date.now() < deadline && proc.exitCode === null) {
+      port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
+      if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(port).toBeGreaterThan(0);
+    const opened = await request(port, {
+      path: '/api/open',
+      method: 'POST',
+      type: 'application/json',
+      body: '{}',
+    });
+    expect(JSON.parse(opened.body).menu.items.length).toBeGreaterThan(0);
+
+    proc.kill('SIGINT');
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([
+      exited,
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve('still running'), 20_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    expect(output).toContain('SIGINT: saving the state and stopping.');
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
+    expect(saved.version).toBe(2);
+    await expect(request(port, { path: '/' })).rejects.toThrow();
+  });
+});
