@@ -6,79 +6,229 @@ import { SETTINGS_PATH } from '../adapters/ui';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
 import { stableHash } from '../core/hash';
 import type { LookupResult, ServiceError } from '../core/lookup';
-import { DEFAULT_RETRY } from '../core/retry';
+import { DEFAULT_RETRY, retryDelayMs } from '../core/retry';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 
 // Custom functions must return within 30 seconds
-// (https://developers.google.com/apps-script/guides/sheets/functions#guidelines). Stop starting work after this.
+// (https://developers.google.com/apps-script/guides/sheets/functions#guidelines). No request batch starts
+// unless, judging by the slowest batch so far, it ends before this; the rest of the 30 s is the margin.
 const WORK_BUDGET_MS = 22_000;
+/** Script property that lowers the budget (tests and operators; never above WORK_BUDGET_MS). */
+const BUDGET_PROPERTY = 'FINDEMAIL_BUDGET_MS';
 const DEFAULT_CONCURRENCY = 20;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
-/** Another cell already looking a URL up holds a claim this long at most. */
-const CLAIM_SECONDS = 25;
-const POLL_MS = 500;
+// A claim outlives the execution that made it (30 s at most): a claim that expired belongs to an ended
+// execution, so taking the URL over never sends it while another cell still waits for its answer.
+const CLAIM_SECONDS = 31;
+/**
+ * While no lookup proved the owner's account works (a charged answer in the last ACCOUNT_OK_SECONDS), one cell
+ * at a time (the PROBE_KEY claim) sends a single request first; so after a 401 or 402, or on a sheet whose owner
+ * has no credits, hundreds of cells evaluating at once send one failing request, not hundreds.
+ */
+const ACCOUNT_OK_SECONDS = 600;
+const POLL_FIRST_MS = 250;
+const POLL_MAX_MS = 1000;
+const LOCK_WAIT_MS = 5000;
 const CLAIM_PREFIX = 'pef.claim.';
+const PROBE_KEY = 'pef.probe';
+const ACCOUNT_OK_KEY = 'pef.ok';
 
 type Cell = unknown;
 
+function pending(message: string): ServiceError {
+  return { kind: 'error', error: 'timeout', message, retryable: true, effect: 'continue' };
+}
+
+const NOT_IN_TIME = pending('Not looked up in time; recalculate to try again.');
+const OTHER_CELL = pending(
+  'Another cell is still looking this profile up; recalculate in a moment to see the result.',
+);
+
 function ownerKeyMessage(what: string): string {
-  return `${what} =FINDEMAIL uses the API key of the spreadsheet's owner (Apps Script gives formulas the owner's settings). The owner saves a key in ${SETTINGS_PATH}.`;
+  return `${what} =FINDEMAIL uses the API key of the spreadsheet's owner (Apps Script gives formulas the owner's settings). The owner opens ${SETTINGS_PATH} to save a key.`;
 }
 
 function accountError(error: ServiceError): Error {
   if (error.error === 'unauthorized') return new Error(ownerKeyMessage(`${error.message}`));
   if (error.error === 'payment_required') {
     return new Error(
-      `${error.message} Add credits to the owner's account; formulas retry after ${HALT_SECONDS / 60} minutes.`,
+      `${error.message} Add credits to the spreadsheet owner's account; formulas try again after ${HALT_SECONDS / 60} minutes.`,
     );
   }
   return new Error(error.message);
 }
 
+function claimKey(key: string): string {
+  return CLAIM_PREFIX + stableHash(key);
+}
+
+/** State of one =FINDEMAIL execution. */
+interface Run {
+  apiKey: string;
+  keyHash: string;
+  endpoint: string;
+  concurrency: number;
+  /** No batch starts when now + `slowestMs` is past this. */
+  end: number;
+  slowestMs: number;
+  sentFor: Map<string, string>;
+  outcomes: Map<string, RowOutcome>;
+  cache: ResultCache;
+  docCache: GoogleAppsScript.Cache.Cache | null;
+}
+
+interface Claim {
+  /** Looked up by this execution. */
+  mine: string[];
+  /** Another cell holds their claim. */
+  others: string[];
+  /** Free, but another cell is checking the account first. */
+  blocked: string[];
+  /** This execution checks the account with its first request. */
+  probing: boolean;
+}
+
+function throwIfHalted(run: Run): void {
+  const halt = readHalt(run.apiKey);
+  if (halt) throw new Error(halt.message);
+}
+
 /**
- * Claims the URLs no other running cell is looking up (document lock + document cache),
- * so cells evaluating at once on a cold cache do not send the same URL twice.
+ * Under the document lock: re-reads the result store and the claims, and claims the keys that are neither
+ * cached nor claimed. Results are cached before their claim is released, so a key seen unclaimed here is
+ * either in the store read after it or really unknown: no two cells pay for one URL.
+ * Returns undefined when the lock stays busy.
  */
-function claim(keys: string[]): { mine: string[]; others: string[] } {
-  const cache = CacheService.getDocumentCache();
+function claim(run: Run, keys: string[]): Claim | undefined {
   const lock = LockService.getDocumentLock();
-  if (!cache || !lock?.tryLock(3000)) return { mine: keys, others: [] };
+  const docCache = run.docCache;
+  if (!lock || !docCache) {
+    for (const [key, result] of run.cache.getMany(keys)) run.outcomes.set(key, result);
+    return { mine: keys.filter((key) => !run.outcomes.has(key)), others: [], blocked: [], probing: false };
+  }
+  if (!lock.tryLock(Math.max(0, Math.min(LOCK_WAIT_MS, run.end - Date.now())))) return undefined;
   try {
-    const claimKeys = keys.map((key) => CLAIM_PREFIX + stableHash(key));
-    const held = cache.getAll(claimKeys);
-    const mine = keys.filter((_, index) => !held[claimKeys[index]]);
-    const others = keys.filter((_, index) => Boolean(held[claimKeys[index]]));
+    throwIfHalted(run);
+    const markers = docCache.getAll([...keys.map(claimKey), PROBE_KEY, ACCOUNT_OK_KEY]);
+    const others = keys.filter((key) => markers[claimKey(key)]);
+    const unclaimed = keys.filter((key) => !markers[claimKey(key)]);
+    for (const [key, result] of run.cache.getMany(unclaimed)) run.outcomes.set(key, result);
+    const free = unclaimed.filter((key) => !run.outcomes.has(key));
+    const accountOk = markers[ACCOUNT_OK_KEY] === run.keyHash;
+    if (free.length > 0 && !accountOk && markers[PROBE_KEY]) {
+      return { mine: [], others, blocked: free, probing: false };
+    }
+    const probing = free.length > 0 && !accountOk;
     const claims: Record<string, string> = {};
-    for (const key of mine) claims[CLAIM_PREFIX + stableHash(key)] = '1';
-    if (mine.length) cache.putAll(claims, CLAIM_SECONDS);
-    return { mine, others };
+    for (const key of free) claims[claimKey(key)] = '1';
+    if (probing) claims[PROBE_KEY] = '1';
+    if (free.length > 0) docCache.putAll(claims, CLAIM_SECONDS);
+    return { mine: free, others, blocked: [], probing };
   } finally {
     lock.releaseLock();
   }
 }
 
-function release(keys: string[]): void {
-  if (keys.length)
-    CacheService.getDocumentCache()?.removeAll(keys.map((key) => CLAIM_PREFIX + stableHash(key)));
+function release(run: Run, keys: string[]): void {
+  if (keys.length) run.docCache?.removeAll(keys.map(claimKey));
 }
 
-/** Waits (bounded) for results other cells are fetching; returns what arrived. */
-function awaitOthers(keys: string[], cache: ResultCache, until: number): Map<string, LookupResult> {
-  const arrived = new Map<string, LookupResult>();
-  let waiting = keys.slice();
-  while (waiting.length > 0 && Date.now() + POLL_MS < until) {
-    Utilities.sleep(POLL_MS);
-    const found = cache.getMany(waiting);
-    for (const [key, result] of found) arrived.set(key, result);
-    waiting = waiting.filter((key) => !found.has(key));
-    if (waiting.length === 0) break;
-    const claimsLeft = CacheService.getDocumentCache()?.getAll(
-      waiting.map((key) => CLAIM_PREFIX + stableHash(key)),
-    );
-    if (claimsLeft && Object.keys(claimsLeft).length === 0) break; // the other cell gave up: look them up here
+/**
+ * Looks the claimed keys up, one fetchAll batch at a time, caching and releasing after every batch, so what
+ * was paid for is kept even if the execution is ended later. Retries transient failures in later batches.
+ */
+function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
+  const queue = keys.slice();
+  const tries = new Map<string, number>();
+  const notBefore = new Map<string, number>();
+  let probeOpen = probing;
+  try {
+    while (queue.length > 0) {
+      const now = Date.now();
+      const ready = queue.filter((key) => (notBefore.get(key) ?? 0) <= now);
+      if (ready.length === 0) {
+        const wait = Math.min(...queue.map((key) => notBefore.get(key) ?? now)) - now;
+        if (now + wait + run.slowestMs > run.end) break;
+        Utilities.sleep(wait);
+        continue;
+      }
+      if (now + run.slowestMs > run.end) break;
+      if (!probeOpen) throwIfHalted(run);
+      const batch = ready.slice(0, probeOpen ? 1 : run.concurrency);
+      const started = Date.now();
+      const report = lookupMany(
+        batch.map((key) => run.sentFor.get(key) ?? key),
+        {
+          apiKey: run.apiKey,
+          endpoint: run.endpoint,
+          concurrency: batch.length,
+          deadline: run.end - run.slowestMs,
+          retry: { ...DEFAULT_RETRY, maxAttempts: 1 },
+        },
+      );
+      run.slowestMs = Math.max(run.slowestMs, Date.now() - started);
+      const results: Array<[string, LookupResult]> = [];
+      const done: string[] = [];
+      for (const key of batch) {
+        const outcome = report.outcomes.get(run.sentFor.get(key) ?? key);
+        const attempt = (tries.get(key) ?? 0) + 1;
+        tries.set(key, attempt);
+        if (outcome) run.outcomes.set(key, outcome);
+        if (outcome?.kind === 'error' && outcome.retryable && attempt < DEFAULT_RETRY.maxAttempts) {
+          notBefore.set(key, Date.now() + retryDelayMs(DEFAULT_RETRY, attempt + 1));
+          continue;
+        }
+        if (outcome && outcome.kind !== 'error') results.push([key, outcome]);
+        done.push(key);
+      }
+      run.cache.putMany(results);
+      release(run, done);
+      for (const key of done) queue.splice(queue.indexOf(key), 1);
+      if (probeOpen) {
+        if (results.length > 0) run.docCache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
+        run.docCache?.remove(PROBE_KEY);
+        probeOpen = false;
+      }
+      if (report.halt) {
+        const error = accountError(report.halt);
+        if (report.halt.error === 'unauthorized' || report.halt.error === 'payment_required') {
+          writeHalt(run.apiKey, error.message, HALT_SECONDS);
+          run.docCache?.remove(ACCOUNT_OK_KEY);
+        }
+        throw error;
+      }
+    }
+  } finally {
+    release(run, queue);
+    if (probeOpen) run.docCache?.remove(PROBE_KEY);
   }
-  return arrived;
+}
+
+/**
+ * Waits (bounded by the budget) until a key another cell holds is released or the account check ends.
+ * Returns the keys still without a result.
+ */
+function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
+  let poll = POLL_FIRST_MS;
+  while (Date.now() + poll < run.end) {
+    Utilities.sleep(poll);
+    poll = Math.min(POLL_MAX_MS, poll * 2);
+    throwIfHalted(run);
+    if (!run.docCache) break;
+    const markers = run.docCache.getAll([...others.map(claimKey), PROBE_KEY, ACCOUNT_OK_KEY]);
+    const freed = others.filter((key) => !markers[claimKey(key)]);
+    const unblocked = blocked.length > 0 && (!markers[PROBE_KEY] || markers[ACCOUNT_OK_KEY] === run.keyHash);
+    if (freed.length === 0 && !unblocked) continue;
+    for (const [key, result] of run.cache.getMany(freed)) run.outcomes.set(key, result);
+    break;
+  }
+  return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
+}
+
+function workBudgetMs(): number {
+  const raw = Number(PropertiesService.getScriptProperties().getProperty(BUDGET_PROPERTY));
+  return Number.isFinite(raw) && raw >= 1 ? Math.min(WORK_BUDGET_MS, raw) : WORK_BUDGET_MS;
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
@@ -95,50 +245,35 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
 
   const apiKey = readApiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
-  const halt = readHalt(apiKey);
-  if (halt) throw new Error(halt.message);
-
-  const { mine, others } = claim(missing);
   const sentFor = new Map<string, string>();
   for (const input of inputs)
     if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
-  const lookUp = (lookupKeys: string[]) => {
-    const report = lookupMany(
-      lookupKeys.map((key) => sentFor.get(key)!),
-      {
-        apiKey,
-        endpoint: config.endpoint.ok ? config.endpoint.endpoint : '',
-        concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
-        deadline: started + WORK_BUDGET_MS,
-        retry: DEFAULT_RETRY,
-      },
-    );
-    const results: Array<[string, LookupResult]> = [];
-    for (const key of lookupKeys) {
-      const outcome = report.outcomes.get(sentFor.get(key)!);
-      if (!outcome) continue;
-      outcomes.set(key, outcome);
-      if (outcome.kind !== 'error') results.push([key, outcome]);
-    }
-    cache.putMany(results);
-    if (report.halt) {
-      const error = accountError(report.halt);
-      if (report.halt.error === 'unauthorized' || report.halt.error === 'payment_required') {
-        writeHalt(apiKey, error.message, HALT_SECONDS);
-      }
-      throw error;
-    }
+  const run: Run = {
+    apiKey,
+    keyHash: stableHash(apiKey),
+    endpoint: config.endpoint.endpoint,
+    concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
+    end: started + workBudgetMs(),
+    slowestMs: 0,
+    sentFor,
+    outcomes,
+    cache,
+    docCache: CacheService.getDocumentCache(),
   };
-  try {
-    lookUp(mine);
-  } finally {
-    release(mine);
+  throwIfHalted(run);
+  const heldByOthers = new Set<string>();
+  while (missing.length > 0 && Date.now() + run.slowestMs <= run.end) {
+    const claimed = claim(run, missing);
+    for (const key of claimed?.mine ?? []) heldByOthers.delete(key);
+    if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
+    const others = claimed ? claimed.others : [];
+    const blocked = claimed ? claimed.blocked : missing;
+    for (const key of others) heldByOthers.add(key);
+    if (others.length === 0 && blocked.length === 0) break;
+    missing = awaitOthers(run, others, blocked);
   }
-  if (others.length) {
-    for (const [key, result] of awaitOthers(others, cache, started + WORK_BUDGET_MS / 2))
-      outcomes.set(key, result);
-    missing = others.filter((key) => !outcomes.has(key));
-    if (missing.length) lookUp(missing);
+  for (const key of keys) {
+    if (!outcomes.has(key)) outcomes.set(key, heldByOthers.has(key) ? OTHER_CELL : NOT_IN_TIME);
   }
   return outcomes;
 }
@@ -146,15 +281,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
 function outcomeFor(input: ProfileInput, outcomes: Map<string, RowOutcome>): RowOutcome | { kind: 'empty' } {
   if (input.kind === 'empty') return input;
   if (input.kind === 'invalid') return { kind: 'invalid', reason: input.reason };
-  return (
-    outcomes.get(input.key) ?? {
-      kind: 'error',
-      error: 'timeout',
-      message: 'Not looked up in time; recalculate to try again.',
-      retryable: true,
-      effect: 'continue',
-    }
-  );
+  return outcomes.get(input.key) ?? NOT_IN_TIME;
 }
 
 /** The custom function's body: a single value or a 2-D range, with optional output fields. */

@@ -1,29 +1,141 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
-const FINDEMAIL_FORMULA = /^=\s*FINDEMAIL\s*\(/i;
+
+const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
+/** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */
+const PLAIN_CALL =
+  /^=\s*FINDEMAIL\s*\(\s*(?:(?:'(?:[^']|'')+'|[\w.]+)!)?\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?\s*(?:,\s*"([^"]*)"\s*)?\)\s*$/i;
+// Sheets' cell errors (#ERROR!, #REF!, …) and the function's own row errors: such formulas are left to run again.
+const NOT_A_RESULT = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$|ERROR(?:: |$))/;
+
+interface Area {
+  row: number;
+  col: number;
+  rows: number;
+  cols: number;
+}
+
+function columnNumber(letters: string): number {
+  let n = 0;
+  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n;
+}
+
+function columnLetters(col: number): string {
+  let letters = '';
+  for (let n = col; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/** The cells a formula's result fills (its spill), or undefined when the text does not say. */
+function resultArea(formula: string, row: number, col: number): Area | undefined {
+  const call = PLAIN_CALL.exec(formula.trim());
+  if (!call) return formula.includes(':') ? undefined : { row, col, rows: 1, cols: 1 };
+  const rows = call[4] ? Math.abs(Number(call[4]) - Number(call[2])) + 1 : 1;
+  const width = call[3] ? Math.abs(columnNumber(call[3]) - columnNumber(call[1])) + 1 : 1;
+  const fields = call[5] === undefined ? 0 : call[5].split(',').filter((f) => f.trim() !== '').length;
+  return { row, col, rows, cols: fields > 0 ? fields : width };
+}
+
+/**
+ * Sheets reads a string written with setValues as if typed: "=…" becomes a formula, "2024-05-01…" a date,
+ * "TRUE" a boolean. Such values get the plain-text format first so they stay the text they were.
+ */
+function needsPlainText(value: unknown): boolean {
+  return typeof value === 'string' && /^(?:[=+\-'\s\d.]|(?:true|false)$)/i.test(value);
+}
 
 export function freezeResults(): string {
   const range = SpreadsheetApp.getActiveRange();
   if (!range)
     throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
-  const formulas = range.getFormulas();
-  const values = range.getValues();
-  let frozen = 0;
-  const asText: string[] = [];
-  const next = values.map((row, r) =>
-    row.map((value, c) => {
-      const formula = formulas[r][c];
-      if (formula && !FINDEMAIL_FORMULA.test(formula)) return formula; // the user's other formulas stay formulas
-      if (formula) frozen++;
-      // A value that starts with "=" would become a formula again when written: keep it as plain text.
-      if (typeof value === 'string' && value.startsWith('=')) {
-        asText.push(range.getCell(r + 1, c + 1).getA1Notation());
-      }
-      return value;
-    }),
-  );
-  if (frozen === 0) return 'No =FINDEMAIL formulas in the selection.';
   const sheet = range.getSheet();
-  if (asText.length) sheet.getRangeList(asText).setNumberFormat('@');
-  range.setValues(next);
-  return `Froze ${frozen} =FINDEMAIL formula${frozen === 1 ? '' : 's'}: the results are now plain values and will not run again.`;
+  const top = range.getRow();
+  const left = range.getColumn();
+  const formulas = range.getFormulas();
+  const candidates: Array<{ area: Area; formula: string }> = [];
+  let unknownShape = 0;
+  for (let r = 0; r < formulas.length; r++) {
+    for (let c = 0; c < formulas[r].length; c++) {
+      const formula = formulas[r][c];
+      if (!formula || !USES_FINDEMAIL.test(formula)) continue; // the user's other formulas stay as they are
+      const area = resultArea(formula, top + r, left + c);
+      if (area) candidates.push({ area, formula });
+      else unknownShape++;
+    }
+  }
+  if (candidates.length === 0 && unknownShape === 0) return 'No =FINDEMAIL formulas in the selection.';
+
+  // One read covering the selection and every result area, even where a result spills past the selection.
+  const bottom = Math.max(top + formulas.length, ...candidates.map(({ area }) => area.row + area.rows)) - 1;
+  const right =
+    Math.max(left + (formulas[0]?.length ?? 1), ...candidates.map(({ area }) => area.col + area.cols)) - 1;
+  const values =
+    candidates.length > 0 ? sheet.getRange(top, left, bottom - top + 1, right - left + 1).getValues() : [];
+  const valueAt = (row: number, col: number): unknown => values[row - top]?.[col - left] ?? '';
+
+  const frozen: Array<{ area: Area; values: unknown[][] }> = [];
+  let withErrors = 0;
+  for (const { area } of candidates) {
+    const block: unknown[][] = [];
+    for (let r = 0; r < area.rows; r++) {
+      const line: unknown[] = [];
+      for (let c = 0; c < area.cols; c++) line.push(valueAt(area.row + r, area.col + c));
+      block.push(line);
+    }
+    if (block.some((line) => line.some((v) => typeof v === 'string' && NOT_A_RESULT.test(v)))) withErrors++;
+    else frozen.push({ area, values: block });
+  }
+
+  if (frozen.length > 0) {
+    const asText: string[] = [];
+    for (const { area, values: block } of frozen) {
+      for (let r = 0; r < block.length; r++) {
+        for (let c = 0; c < block[r].length; c++) {
+          if (needsPlainText(block[r][c])) asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
+        }
+      }
+    }
+    if (asText.length) sheet.getRangeList(asText).setNumberFormat('@');
+    for (const run of mergeRuns(frozen))
+      sheet.getRange(run.area.row, run.area.col, run.area.rows, run.area.cols).setValues(run.values);
+  }
+
+  const parts = [
+    frozen.length > 0
+      ? `Froze ${frozen.length} =FINDEMAIL formula${frozen.length === 1 ? '' : 's'}: the results are now plain values and will not run again.`
+      : 'No =FINDEMAIL formula was frozen.',
+  ];
+  if (withErrors > 0)
+    parts.push(
+      `${withErrors} formula${withErrors === 1 ? '' : 's'} showing an error ${withErrors === 1 ? 'was' : 'were'} left to run again.`,
+    );
+  if (unknownShape > 0)
+    parts.push(
+      `${unknownShape} formula${unknownShape === 1 ? '' : 's'} using FINDEMAIL inside other functions over a range ${unknownShape === 1 ? 'was' : 'were'} left; copy ${unknownShape === 1 ? 'its' : 'their'} results and use Paste special › Values only.`,
+    );
+  return parts.join(' ');
+}
+
+/** Vertically adjacent result areas of the same columns, written with one setValues each. */
+function mergeRuns(
+  frozen: Array<{ area: Area; values: unknown[][] }>,
+): Array<{ area: Area; values: unknown[][] }> {
+  const sorted = frozen.slice().sort((a, b) => a.area.col - b.area.col || a.area.row - b.area.row);
+  const runs: Array<{ area: Area; values: unknown[][] }> = [];
+  for (const item of sorted) {
+    const last = runs[runs.length - 1];
+    if (
+      last &&
+      last.area.col === item.area.col &&
+      last.area.cols === item.area.cols &&
+      last.area.row + last.area.rows === item.area.row
+    ) {
+      last.area.rows += item.area.rows;
+      last.values.push(...item.values);
+    } else {
+      runs.push({ area: { ...item.area }, values: item.values.map((line) => line.slice()) });
+    }
+  }
+  return runs;
 }

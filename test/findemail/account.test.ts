@@ -1,0 +1,203 @@
+/**
+ * Account-level failures of =FINDEMAIL (no key, 401, 402, no service address): an Error telling what to do,
+ * never the key; the back-off after a 401/402; and whose key formulas spend (the owner's).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST_DIR } from '../emulator';
+import {
+  API_KEY_PROPERTY,
+  EDITOR,
+  EDITOR_KEY,
+  EDITOR_ORG,
+  ORG,
+  OWNER,
+  OWNER_KEY,
+  startWorld,
+  url,
+  type World,
+} from '../support/harness';
+import { cellError, column, emailOf, fillDown, lookups } from './helpers';
+
+let world: World | undefined;
+
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** The back-off window after a 401/402, as built into the bundle (HALT_SECONDS in src/features/findEmail.ts). */
+const HALT_SECONDS = Number(
+  /\bHALT_SECONDS = (\d+)/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'))?.[1] ?? Number.NaN,
+);
+
+const SETTINGS = /Extensions › Profile Email Finder › Settings & API key/;
+
+/** Nothing the user can see or the logs hold contains `key`. */
+function expectKeyNowhere(w: World, key: string): void {
+  for (const line of w.env.logs) expect(line.message).not.toContain(key);
+  for (const result of w.env.executions) {
+    expect(result.error?.message ?? '').not.toContain(key);
+    expect(JSON.stringify(result.value ?? null)).not.toContain(key);
+  }
+  const sheet = w.ss.activeSheet();
+  for (const { cell } of sheet.formulaCells()) {
+    expect(String(cell.value)).not.toContain(key);
+    expect(cell.error ?? '').not.toContain(key);
+  }
+}
+
+test('no key saved: the error tells the owner where to save one, and nothing is sent', async () => {
+  world = await startWorld({
+    ownerKey: false,
+    data: [
+      ['URL', 'x'],
+      [url('jane-doe'), '=FINDEMAIL(A2)'],
+    ],
+  });
+  await world.env.recalculate(world.ss.id);
+  expect(world.env.values(world.ss.id, 'B2')).toEqual([['#ERROR!']]);
+  const message = cellError(world, 'B2') ?? '';
+  expect(message).toMatch(/No API key/);
+  expect(message).toMatch(/owner/);
+  expect(message).toMatch(SETTINGS);
+  expect(lookups(world)).toHaveLength(0);
+});
+
+test('a rejected key (401): what to do, never the key; no request again during the back-off', async () => {
+  const wrongKey = 'wrong-key-0123456789abcdef';
+  world = await startWorld({
+    data: [
+      ['URL', 'x'],
+      [url('jane-doe'), '=FINDEMAIL(A2)'],
+    ],
+  });
+  world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: wrongKey });
+  await world.env.recalculate(world.ss.id);
+  const message = cellError(world, 'B2') ?? '';
+  expect(message).toMatch(/API key was rejected/);
+  expect(message).toMatch(SETTINGS);
+  expect(message).not.toContain(wrongKey);
+  // The sandbox checks the key before the body: a 401 carries no profile URL in the ledger.
+  const ledger = () => world?.sandbox.service.ledger() ?? [];
+  expect(ledger().map((entry) => entry.status)).toEqual([401]);
+
+  await world.env.recalculate(world.ss.id);
+  expect(cellError(world, 'B2')).toBe(message);
+  expect(ledger()).toHaveLength(1);
+  expectKeyNowhere(world, wrongKey);
+  expectKeyNowhere(world, OWNER_KEY);
+});
+
+test('no credits (402): the error says to add credits, never the key', async () => {
+  world = await startWorld({
+    credits: 0,
+    data: [
+      ['URL', 'x'],
+      [url('jane-doe'), '=FINDEMAIL(A2)'],
+    ],
+  });
+  await world.env.recalculate(world.ss.id);
+  const message = cellError(world, 'B2') ?? '';
+  expect(message).toMatch(/credits/i);
+  expect(message).toMatch(/owner's account/);
+  expect(lookups(world).map((entry) => entry.status)).toEqual([402]);
+  expectKeyNowhere(world, OWNER_KEY);
+});
+
+test('service not configured: the error names the setting, and nothing is sent', async () => {
+  world = await startWorld({
+    scriptProperties: { API_BASE_URL: 'http://example.com/api/v1' },
+    data: [
+      ['URL', 'x'],
+      [url('jane-doe'), '=FINDEMAIL(A2)'],
+    ],
+  });
+  await world.env.recalculate(world.ss.id);
+  const message = cellError(world, 'B2') ?? '';
+  expect(message).toMatch(/misconfigured/);
+  expect(message).toMatch(/https:\/\//);
+  expect(lookups(world)).toHaveLength(0);
+  expect(world.env.fetches).toHaveLength(0);
+});
+
+test("an editor's recalculation spends the owner's key; without one the error says it is the owner's", async () => {
+  const jane = url('jane-doe');
+  world = await startWorld({
+    data: [
+      ['URL', 'x'],
+      [jane, '=FINDEMAIL(A2)'],
+    ],
+  });
+  world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+  await world.env.recalculate(world.ss.id, { user: EDITOR });
+  expect(world.env.values(world.ss.id, 'B2')).toEqual([[emailOf(jane)]]);
+  expect(lookups(world).map((entry) => entry.organization)).toEqual([ORG]);
+  expect(world.sandbox.service.credits(EDITOR_ORG)).toBe(1000);
+
+  // The owner removes their key: the editor's own key is not used, and the message says why.
+  world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: '' });
+  world.env.enter(world.ss.id, 'A3:B3', [[url('mary-ann-smith'), '=FINDEMAIL(A3)']]);
+  await world.env.recalculate(world.ss.id, { user: EDITOR, cells: [{ a1: 'B3' }] });
+  const message = cellError(world, 'B3') ?? '';
+  expect(message).toMatch(/owner of this spreadsheet/);
+  expect(message).toMatch(/owner's/);
+  expect(lookups(world)).toHaveLength(1);
+  expectKeyNowhere(world, EDITOR_KEY);
+});
+
+test('after a 402, 200 formula cells send a handful of requests until the back-off window passes', async () => {
+  const urls = Array.from({ length: 200 }, (_, i) =>
+    url(`person-${String.fromCharCode(97 + (i % 26))}-${i}`),
+  );
+  world = await startWorld({ credits: 0, data: [['URL'], ...urls.map((u) => [u])] });
+  fillDown(world, 'B', 'A', 2, 201);
+
+  const first = await world.env.recalculate(world.ss.id);
+  expect(first.evaluated).toBe(200);
+  expect(column(world, 'B2:B201').every((value) => value === '#ERROR!')).toBe(true);
+  for (let row = 2; row <= 201; row++) expect(cellError(world, `B${row}`)).toMatch(/credits/i);
+  const afterFirst = lookups(world).length;
+  expect(afterFirst).toBeGreaterThanOrEqual(1);
+  expect(afterFirst).toBeLessThanOrEqual(5);
+
+  // Inside the window: 200 more evaluations, not one request.
+  await world.env.recalculate(world.ss.id);
+  expect(lookups(world)).toHaveLength(afterFirst);
+
+  // Past the window it tries again, still with a handful only while credits are missing.
+  world.env.advanceClock((HALT_SECONDS + 5) * 1000);
+  await world.env.recalculate(world.ss.id);
+  const afterWindow = lookups(world).length - afterFirst;
+  expect(afterWindow).toBeGreaterThanOrEqual(1);
+  expect(afterWindow).toBeLessThanOrEqual(5);
+
+  // With credits again (and the window over), every cell resolves, each URL charged once.
+  world.sandbox.service.setCredits(ORG, 1000);
+  world.env.advanceClock((HALT_SECONDS + 5) * 1000);
+  await world.env.recalculate(world.ss.id);
+  expect(column(world, 'B2:B201')).toEqual(urls.map(emailOf));
+  expect(Object.values(world.charges())).toEqual(new Array(200).fill(1));
+  expect(lookups(world).every((entry) => entry.status === 402 || entry.status === 200)).toBe(true);
+});
+
+test('credits running out during a recalculation: failing requests stop, and re-evaluation sends none', async () => {
+  const urls = Array.from({ length: 120 }, (_, i) =>
+    url(`runner-${String.fromCharCode(97 + (i % 26))}-${i}`),
+  );
+  world = await startWorld({ credits: 40, data: [['URL'], ...urls.map((u) => [u])] });
+  fillDown(world, 'B', 'A', 2, 121);
+  await world.env.recalculate(world.ss.id);
+  const found = column(world, 'B2:B121').filter((value) => value !== '#ERROR!');
+  expect(found).toHaveLength(40);
+  const failing = lookups(world).filter((entry) => entry.status === 402).length;
+  // At most one failing request per cell evaluating at once (the emulator runs 16 at a time).
+  expect(failing).toBeGreaterThanOrEqual(1);
+  expect(failing).toBeLessThanOrEqual(16);
+
+  const before = lookups(world).length;
+  await world.env.recalculate(world.ss.id);
+  expect(lookups(world)).toHaveLength(before);
+  // The 40 paid results stay visible from the cache; the rest show the credits error.
+  expect(column(world, 'B2:B121').filter((value) => value !== '#ERROR!')).toEqual(found);
+});

@@ -1,0 +1,100 @@
+/**
+ * The 30-second limit: =FINDEMAIL starts no batch that would end past its budget, caches after every batch (so
+ * what was paid for survives even an execution that is ended), and cells waiting for each other never pay twice.
+ * FINDEMAIL_BUDGET_MS (a script property) lowers the 22 s budget so these run in a second or two.
+ */
+import { normalizeProfileUrl } from '../../sandbox/profiles';
+import { startWorld, url, type World } from '../support/harness';
+import { column, emailOf, lookups } from './helpers';
+
+let world: World | undefined;
+
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const NOT_IN_TIME = 'ERROR: Not looked up in time; recalculate to try again.';
+
+function profiles(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => url(`${prefix}-${String.fromCharCode(97 + i)}-${i}`));
+}
+
+test('URLs that do not fit the budget say "recalculate", are not cached, and the next evaluation finishes', async () => {
+  const urls = profiles('budget', 12);
+  world = await startWorld({
+    faults: { latencyMs: 200 },
+    scriptProperties: { FINDEMAIL_BUDGET_MS: '800', FETCH_CONCURRENCY: '2' },
+    data: [['URL'], ...urls.map((u) => [u])],
+  });
+  // A warm worker, so the budget goes to requests (1 probe + 6 batches of 2 at 200 ms do not fit in 800 ms).
+  await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A13)']]);
+  const first = await world.env.recalculate(world.ss.id);
+  expect(first.results[0].ok).toBe(true);
+  const shown = column(world, 'B2:B13');
+  const done = shown.filter((value, i) => value === emailOf(urls[i])).length;
+  expect(done).toBeLessThan(12);
+  expect(shown.filter((value) => value === NOT_IN_TIME)).toHaveLength(12 - done);
+  expect(Object.keys(world.charges())).toHaveLength(done);
+
+  // Each later evaluation only asks for what is left, until every row is found; nothing is charged twice.
+  for (let i = 0; i < 12 && column(world, 'B2:B13').includes(NOT_IN_TIME); i++) {
+    const before = new Set(lookups(world).map((entry) => entry.networkUrl));
+    await world.env.recalculate(world.ss.id);
+    for (const entry of lookups(world).slice(before.size)) expect(before.has(entry.networkUrl)).toBe(false);
+  }
+  expect(column(world, 'B2:B13')).toEqual(urls.map(emailOf));
+  expect(Object.values(world.charges())).toEqual(new Array(12).fill(1));
+  expect(lookups(world)).toHaveLength(12);
+});
+
+test('an execution ended by the time limit keeps what it paid for: only its last batch is paid again', async () => {
+  const urls = profiles('killed', 24);
+  world = await startWorld({
+    faults: { latencyMs: 150 },
+    scriptProperties: { FETCH_CONCURRENCY: '2' },
+    data: [['URL'], ...urls.map((u) => [u])],
+  });
+  // A warm worker, then a limit far below the function's own 22 s budget: the emulator ends it mid-way.
+  await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
+  world.env.limits.customFunctionMs = 1500;
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A25)']]);
+  const first = await world.env.recalculate(world.ss.id);
+  expect(first.results[0].timedOut).toBe(true);
+  const paidBefore = Object.keys(world.charges());
+  expect(paidBefore.length).toBeGreaterThanOrEqual(3);
+  expect(paidBefore.length).toBeLessThan(24);
+
+  // Claims of the ended execution expire (they outlive any execution); then the rest is looked up.
+  world.env.limits.customFunctionMs = 30_000;
+  world.env.advanceClock(40_000);
+  await world.env.recalculate(world.ss.id);
+  expect(column(world, 'B2:B25')).toEqual(urls.map(emailOf));
+  const charges = world.charges();
+  expect(Object.keys(charges)).toHaveLength(24);
+  // Only the batch in flight when the execution was ended (FETCH_CONCURRENCY = 2 URLs) was lost and paid again.
+  const paidTwice = paidBefore.filter((key) => charges[key] > 1);
+  expect(paidTwice.length).toBeLessThanOrEqual(2);
+  expect(Object.values(charges).every((n) => n <= 2)).toBe(true);
+});
+
+test('overlapping ranges evaluated at once: the shared URLs are sent by one cell only', async () => {
+  const urls = profiles('overlap', 8);
+  world = await startWorld({
+    faults: { latencyMs: 150 },
+    scriptProperties: { FETCH_CONCURRENCY: '2', FINDEMAIL_BUDGET_MS: '4000' },
+    data: [['URL'], ...urls.map((u) => [u])],
+  });
+  world.env.enter(world.ss.id, 'B2:E2', [
+    ['=FINDEMAIL(A2:A7)', '=FINDEMAIL(A4:A9)', '=FINDEMAIL(A9)', '=FINDEMAIL(A2:A9)'],
+  ]);
+  const report = await world.env.recalculate(world.ss.id);
+  expect(report.results.every((r) => r.ok)).toBe(true);
+  expect(column(world, 'B2:B7')).toEqual(urls.slice(0, 6).map(emailOf));
+  expect(column(world, 'C2:C7')).toEqual(urls.slice(2, 8).map(emailOf));
+  expect(column(world, 'D2')).toEqual([emailOf(urls[7])]);
+  expect(column(world, 'E2:E9')).toEqual(urls.map(emailOf));
+  expect(world.charges()).toEqual(Object.fromEntries(urls.map((u) => [normalizeProfileUrl(u), 1])));
+  expect(lookups(world)).toHaveLength(8);
+});

@@ -1,0 +1,39 @@
+/** Helpers for the =FINDEMAIL tests: formulas typed into cells, the sandbox's lookups, expected results. */
+import { predictLookup } from '../../sandbox/profiles';
+import type { LedgerEntry } from '../../sandbox/service';
+import type { World } from '../support/harness';
+
+/** The sandbox's lookup requests (requests that carried a profile URL), in arrival order. */
+export function lookups(world: World): LedgerEntry[] {
+  return world.sandbox.service.ledger().filter((entry) => entry.networkUrl !== undefined);
+}
+
+/** The address the sandbox finds for a URL (fails the test when the sandbox would not find one). */
+export function emailOf(profileUrl: string): string {
+  const prediction = predictLookup(profileUrl);
+  if (prediction.kind !== 'found') throw new Error(`${profileUrl} is not a found profile in the sandbox`);
+  return prediction.email;
+}
+
+/** Types `=FINDEMAIL(<col><row>)` into `formulaCol` for rows first..last (filled down, one formula a cell). */
+export function fillDown(
+  world: World,
+  formulaCol: string,
+  urlCol: string,
+  first: number,
+  last: number,
+): void {
+  const rows: string[][] = [];
+  for (let row = first; row <= last; row++) rows.push([`=FINDEMAIL(${urlCol}${row})`]);
+  world.env.enter(world.ss.id, `${formulaCol}${first}:${formulaCol}${last}`, rows);
+}
+
+/** The error message a cell shows on hover (#ERROR!), or undefined. */
+export function cellError(world: World, a1: string): string | undefined {
+  return world.env.cell(world.ss.id, a1)?.error;
+}
+
+/** Every value of a column range, flattened. */
+export function column(world: World, a1: string): unknown[] {
+  return world.env.values(world.ss.id, a1).map((row) => row[0]);
+}
