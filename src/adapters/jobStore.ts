@@ -1,5 +1,6 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 import type { Job } from '../core/job';
+import { isQuotaError, ResultCache } from './store';
 
 export const JOB_PROPERTY = 'pef.job';
 
@@ -13,24 +14,50 @@ export function loadJob(): Job | null {
   }
 }
 
+/** Runs `work` under the document lock (one job per spreadsheet: check-and-create, read-and-update). */
+export function withJobLock<T>(work: () => T): T {
+  const lock = LockService.getDocumentLock();
+  lock.waitLock(10000);
+  try {
+    return work();
+  } finally {
+    lock.releaseLock();
+  }
+}
+
+/**
+ * Writes the job (with `extra` properties in the same write). Call it holding the document lock.
+ * When the store is full (the result cache grew, e.g. through many =FINDEMAIL cells), evicts old results and
+ * writes again: the job's state must always fit.
+ */
+export function saveJob(job: Job | null, extra: Record<string, string> = {}): void {
+  const values: Record<string, string> = { ...extra };
+  if (job) values[JOB_PROPERTY] = JSON.stringify(job);
+  if (Object.keys(values).length === 0) return;
+  const props = PropertiesService.getDocumentProperties();
+  try {
+    props.setProperties(values);
+  } catch (error) {
+    if (!isQuotaError(error)) throw error;
+    new ResultCache().evict(true);
+    props.setProperties(values);
+  }
+}
+
 /**
  * Runs `update` under the document lock on the freshest stored job and writes what it returns
- * (with `extra` properties, e.g. cached results, in the same single write).
+ * (with `extra` properties, e.g. cached results, in the same single write). Returning the stored object itself
+ * writes nothing.
  */
 export function updateJob(
   update: (stored: Job | null) => Job | null,
   extra: Record<string, string> = {},
 ): Job | null {
-  const lock = LockService.getDocumentLock();
   // Held for a property read and a write only; the slow work happens outside the lock.
-  lock.waitLock(10000);
-  try {
-    const next = update(loadJob());
-    const values: Record<string, string> = { ...extra };
-    if (next) values[JOB_PROPERTY] = JSON.stringify(next);
-    if (Object.keys(values).length > 0) PropertiesService.getDocumentProperties().setProperties(values);
+  return withJobLock(() => {
+    const stored = loadJob();
+    const next = update(stored);
+    if (next !== stored || Object.keys(extra).length > 0) saveJob(next === stored ? null : next, extra);
     return next;
-  } finally {
-    lock.releaseLock();
-  }
+  });
 }

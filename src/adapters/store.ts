@@ -91,7 +91,7 @@ function cacheKey(urlKey: string): string {
   return RESULT_PREFIX + stableHash(urlKey);
 }
 
-function isQuotaError(error: unknown): boolean {
+export function isQuotaError(error: unknown): boolean {
   return /quota|too large/i.test(error instanceof Error ? error.message : String(error));
 }
 
@@ -137,7 +137,10 @@ export class ResultCache {
     return values;
   }
 
-  /** One write; when the store is full, evicts the oldest results first and writes again. */
+  /**
+   * One write; when the store is full, evicts the oldest results first and writes again. Whatever the path
+   * (a single =FINDEMAIL cell too), the store's size is then known and kept under budget.
+   */
   putMany(entries: Array<[string, LookupResult]>): void {
     if (entries.length === 0) return;
     const values = this.encode(entries);
@@ -148,6 +151,7 @@ export class ResultCache {
       this.evict();
       this.props.setProperties(values);
     }
+    if (this.knownBytes === undefined) this.knownBytes = cacheBytes(this.props.getProperties());
     this.evictIfFull();
   }
 
@@ -156,10 +160,13 @@ export class ResultCache {
     if (this.knownBytes !== undefined && this.knownBytes > CACHE_BUDGET_BYTES) this.evict();
   }
 
-  /** Keeps the newest results under the target size, under the document lock so no other writer is lost. */
-  evict(): void {
-    const lock = LockService.getDocumentLock();
-    if (!lock?.tryLock(5000)) return;
+  /**
+   * Keeps the newest results under the target size, under the document lock so no other writer is lost
+   * (`lockHeld`: the caller holds it already; Apps Script's lock is not counted, a nested release would free it).
+   */
+  evict(lockHeld = false): void {
+    const lock = lockHeld ? null : LockService.getDocumentLock();
+    if (lock && !lock.tryLock(5000)) return;
     try {
       const all = this.props.getProperties();
       const results = Object.keys(all)
@@ -181,7 +188,7 @@ export class ResultCache {
       this.props.setProperties(kept, true);
       this.knownBytes = bytes;
     } finally {
-      lock.releaseLock();
+      lock?.releaseLock();
     }
   }
 }

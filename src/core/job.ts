@@ -30,8 +30,18 @@ export interface Job {
   cursor: number;
   /** 1 = the first pass; later passes pick up rows that moved while the run went on. */
   pass: number;
-  /** The sheet's last row when last seen: rows inserted or deleted inside the job move its end. */
-  sheetLastRow: number;
+  /**
+   * The sheet's size and the URL cells at both ends of the range when last seen: rows or columns inserted or
+   * deleted between two slices change the size, and the end values tell where the job's rows went.
+   */
+  maxRows: number;
+  maxColumns: number;
+  topValue: string;
+  bottomValue: string;
+  /** The header row's texts from the URL column through the last output column, when there is a header. */
+  headerTexts: string[] | null;
+  /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
+  hasDuplicates: boolean;
   state: JobState;
   message: string;
   counts: Counts;
@@ -71,9 +81,20 @@ export function isHeaderText(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '' && !looksLikeUrl(value);
 }
 
+/** A status this add-on writes: one of its markers or the service's `email_status` (upper-case word). */
+export function isOwnStatus(value: unknown): boolean {
+  return typeof value === 'string' && /^[A-Z][A-Z_]{1,30}$/.test(value);
+}
+
+function isBlank(value: unknown): boolean {
+  return value === '' || value === null || value === undefined;
+}
+
 /**
- * Output columns can be reused when each one either carries this add-on's title in the header row
- * or is empty in every row of the job; otherwise new columns are inserted.
+ * Output columns can be reused when all of them carry this add-on's titles in the header row, or all are empty
+ * in every row of the job, or they hold this add-on's own output (a status in the status column of every row
+ * that has anything, a boolean or nothing in Catch-all); otherwise new columns are inserted.
+ * `block` holds the output cells only (header row first when `headerIndex` is 0).
  */
 export function canReuseOutputColumns(
   block: unknown[][],
@@ -81,10 +102,28 @@ export function canReuseOutputColumns(
   extraFields: boolean,
 ): boolean {
   const titles = outputHeaders(extraFields);
-  return titles.every((title, column) => {
-    if (headerIndex !== null && block[headerIndex]?.[column] === title) return true;
-    return block.every((row) => row[column] === '' || row[column] === null || row[column] === undefined);
-  });
+  if (headerIndex !== null && titles.every((title, column) => block[headerIndex]?.[column] === title)) {
+    return true;
+  }
+  const owned = titles.map((_, column) => column);
+  if (block.every((row) => owned.every((column) => isBlank(row[column])))) return true;
+  const rows = headerIndex === null ? block : block.filter((_, index) => index !== headerIndex);
+  if (headerIndex !== null && !owned.every((column) => isBlank(block[headerIndex]?.[column]))) return false;
+  let ours = 0;
+  for (const row of rows) {
+    if (owned.every((column) => isBlank(row[column]))) continue;
+    if (!isOwnStatus(row[1]) || !(isBlank(row[2]) || typeof row[2] === 'boolean')) return false;
+    ours++;
+  }
+  return ours > 0;
+}
+
+/** How a written status counts: found, without an address, or failed (ERROR and INVALID_URL). */
+export function statusKind(status: string): 'found' | 'notFound' | 'failed' | 'none' {
+  if (status === '') return 'none';
+  if (status === STATUS.notFound || status === STATUS.unprocessable) return 'notFound';
+  if (status === STATUS.error || status === STATUS.invalidUrl) return 'failed';
+  return 'found';
 }
 
 export type RowPlan =
@@ -95,18 +134,23 @@ export type RowPlan =
 
 /**
  * What to do with each row of a window. `rows` hold the URL cell then the output cells.
- * A row is pending when it has no status yet, or an ERROR (retried), or INVALID_URL (checked again: free).
+ * A row is pending when it has no status yet, or (on the first pass) an ERROR (retried) or INVALID_URL (checked
+ * again: free). Later passes only pick up rows without a status: the ones written this run are final.
  */
-export function planRows(rows: unknown[][], recheck: boolean): RowPlan[] {
+export function planRows(rows: unknown[][], recheck: boolean, retryFailed = true): RowPlan[] {
   return rows.map((row) => {
     const input = parseProfileInput(row[0]);
     const status = String(row[2] ?? '');
     if (input.kind === 'empty') return { action: 'blank' };
-    const pending = recheck || status === '' || status === STATUS.error || status === STATUS.invalidUrl;
+    const pending = recheck || isPendingStatus(status, retryFailed);
     if (!pending) return { action: 'keep' };
     if (input.kind === 'invalid') return { action: 'invalid', reason: input.reason, sent: String(row[0]) };
     return { action: 'lookup', sent: input.sent, key: input.key };
   });
+}
+
+export function isPendingStatus(status: string, retryFailed: boolean): boolean {
+  return status === '' || (retryFailed && (status === STATUS.error || status === STATUS.invalidUrl));
 }
 
 /** True when the row still holds the URL it was planned from (a sort or insertion moves rows between slices). */

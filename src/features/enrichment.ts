@@ -1,7 +1,7 @@
 /** Bulk enrichment of a selected column: a job in document properties, processed in time-boxed slices. */
 
 import { lookupMany } from '../adapters/http';
-import { loadJob, updateJob } from '../adapters/jobStore';
+import { loadJob, saveJob, updateJob, withJobLock } from '../adapters/jobStore';
 import { ResultCache, readApiKey, readScriptConfig, readSettings } from '../adapters/store';
 import {
   ensureContinuationTrigger,
@@ -9,7 +9,7 @@ import {
   SETTINGS_PATH,
   showSidebar,
 } from '../adapters/ui';
-import { enrichmentRow, outputHeaders, type RowOutcome, STATUS } from '../core/cells';
+import { enrichmentRow, outputHeaders, type RowOutcome } from '../core/cells';
 import {
   canReuseOutputColumns,
   countOutcome,
@@ -17,6 +17,8 @@ import {
   emptyCounts,
   idleProgress,
   isHeaderText,
+  isOwnStatus,
+  isPendingStatus,
   type Job,
   MAX_PASSES,
   type Progress,
@@ -24,6 +26,7 @@ import {
   progressOf,
   type RowPlan,
   sameInput,
+  statusKind,
 } from '../core/job';
 import type { LookupOutcome, LookupResult, ServiceError } from '../core/lookup';
 import { DEFAULT_RETRY } from '../core/retry';
@@ -68,32 +71,42 @@ const ACTIVE_STATES = ['running', 'paused', 'stopped'];
 
 export function enrichSelection(): Progress {
   const ss = SpreadsheetApp.getActiveSpreadsheet();
-  const existing = loadJob();
-  if (existing && ACTIVE_STATES.includes(existing.state)) {
-    showSidebar('progress');
+  // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
+  const outcome = withJobLock((): { existing: Job } | { created: Job } => {
+    const stored = loadJob();
+    if (stored && ACTIVE_STATES.includes(stored.state)) return { existing: stored };
+    const selection = ss.getActiveRange();
+    if (!selection)
+      throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
+    const created = createJob(selection);
+    saveJob(created);
+    return { created };
+  });
+  showSidebar('progress');
+  if ('existing' in outcome) {
     return {
-      ...progressOf(existing),
-      message: `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`,
+      ...progressOf(outcome.existing),
+      message: `A run is already under way in this spreadsheet (${outcome.existing.state}). Resume or cancel it before starting another.`,
     };
   }
-  const selection = ss.getActiveRange();
-  if (!selection)
-    throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
-  const job = createJob(selection);
-  showSidebar('progress');
+  ensureContinuationTrigger();
   // A short first slice: the sidebar, open now, drives the rest.
-  return processSlice(job.id, FIRST_SLICE_MAX_MS);
+  return processSlice(outcome.created.id, FIRST_SLICE_MAX_MS);
+}
+
+function cellText(value: unknown): string {
+  return value instanceof Date ? String(value.getTime()) : String(value ?? '');
 }
 
 function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
   const settings = readSettings();
   const sheet = selection.getSheet();
   const urlColumn = selection.getColumn();
-  const outputCount = outputHeaders(settings.extraFields).length;
-  const sheetLastRow = sheet.getLastRow();
+  const titles = outputHeaders(settings.extraFields);
+  const outputCount = titles.length;
   const top = selection.getRow();
   // A whole-column selection (A:A) ends at the sheet's last row with data, not at row 1,000,000.
-  const bottom = Math.min(selection.getLastRow(), sheetLastRow);
+  const bottom = Math.min(selection.getLastRow(), sheet.getLastRow());
   if (bottom < top) throw new Error('The selected cells are empty: select the profile URLs, then try again.');
   const readTop = top > 1 ? top - 1 : top;
   const spareColumns = sheet.getMaxColumns() - urlColumn;
@@ -103,66 +116,100 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
   let headerRow: number | null = null;
   if (isHeaderText(firstSelected)) headerRow = top;
   else if (top > 1 && isHeaderText(block[0][0])) headerRow = top - 1;
-  const firstRow = headerRow === top ? top + 1 : top;
-  if (firstRow > bottom)
-    throw new Error('There are no profile URLs under the header: select the URLs, then try again.');
-  const dataRows = block.slice(firstRow - readTop);
-  const total = dataRows.filter((row) => parseProfileInput(row[0]).kind !== 'empty').length;
-  if (total === 0) throw new Error('The selected cells are empty: select the profile URLs, then try again.');
-
-  const ownedRows = block.slice((headerRow ?? firstRow) - readTop).map((row) => row.slice(1));
-  const headerIndex = headerRow === null ? null : 0;
-  const reusable =
-    readWidth === 1 + outputCount &&
-    canReuseOutputColumns(
-      ownedRows.map((row) => padRow(row, outputCount)),
-      headerIndex,
-      settings.extraFields,
+  const afterHeader = headerRow === top ? top + 1 : top;
+  // The job's rows run from the first to the last non-empty URL cell: its ends identify it later.
+  const filled = (row: number) => parseProfileInput(block[row - readTop][0]).kind !== 'empty';
+  let firstRow = afterHeader;
+  while (firstRow <= bottom && !filled(firstRow)) firstRow++;
+  let lastRow = bottom;
+  while (lastRow >= firstRow && !filled(lastRow)) lastRow--;
+  if (firstRow > lastRow) {
+    throw new Error(
+      headerRow === null
+        ? 'The selected cells are empty: select the profile URLs, then try again.'
+        : 'There are no profile URLs under the header: select the URLs, then try again.',
     );
+  }
+  const dataRows = block.slice(firstRow - readTop, lastRow - readTop + 1);
+  const headerIndex = headerRow === null ? null : 0;
+  const ownedRows = [...(headerRow === null ? [] : [block[headerRow - readTop]]), ...dataRows].map((row) =>
+    padRow(row.slice(1), outputCount),
+  );
+  const reusable =
+    readWidth === 1 + outputCount && canReuseOutputColumns(ownedRows, headerIndex, settings.extraFields);
   // Never overwrite the user's data: insert fresh columns right of the URL column instead.
   if (!reusable) sheet.insertColumnsAfter(urlColumn, outputCount);
   const outputColumn = urlColumn + 1;
 
   // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
   // The Catch-all column keeps real booleans.
-  const rows = bottom - firstRow + 1;
+  const rows = lastRow - firstRow + 1;
   const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < outputCount);
   sheet
     .getRangeList(
       textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()),
     )
     .setNumberFormat('@');
-  if (headerRow !== null && settings.writeHeader) {
-    sheet.getRange(headerRow, outputColumn, 1, outputCount).setValues([outputHeaders(settings.extraFields)]);
+  let headerTexts: string[] | null = null;
+  if (headerRow !== null) {
+    const existing = reusable
+      ? padRow(block[headerRow - readTop].slice(1), outputCount)
+      : titles.map(() => '');
+    const written = settings.writeHeader ? titles : existing.map(cellText);
+    if (settings.writeHeader) sheet.getRange(headerRow, outputColumn, 1, outputCount).setValues([titles]);
+    headerTexts = [cellText(block[headerRow - readTop][0]), ...written];
   }
+
+  // Counts describe the sheet: rows with a final result are skipped (and counted by kind) unless re-checking.
+  const counts = emptyCounts();
+  const keys = new Set<string>();
+  let hasDuplicates = false;
+  for (const row of dataRows) {
+    const input = parseProfileInput(row[0]);
+    if (input.kind === 'empty') continue;
+    counts.total++;
+    if (input.kind === 'url') {
+      if (keys.has(input.key)) hasDuplicates = true;
+      keys.add(input.key);
+    }
+    const status = reusable ? cellText(row[2]) : '';
+    if (settings.recheck || isPendingStatus(status, true)) continue;
+    counts.skipped++;
+    counts.processed++;
+    const kind = statusKind(status);
+    if (kind !== 'none') counts[kind]++;
+  }
+
   const multiColumn = selection.getNumColumns() > 1;
   const now = Date.now();
-  const job: Job = {
+  return {
     id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
     sheetId: sheet.getSheetId(),
     sheetName: sheet.getName(),
     urlColumn,
     firstRow,
-    lastRow: bottom,
+    lastRow,
     headerRow,
     outputColumn,
     extraFields: settings.extraFields,
     recheck: settings.recheck,
     cursor: firstRow,
     pass: 1,
-    sheetLastRow,
+    maxRows: sheet.getMaxRows(),
+    maxColumns: sheet.getMaxColumns(),
+    topValue: cellText(dataRows[0][0]),
+    bottomValue: cellText(dataRows[dataRows.length - 1][0]),
+    headerTexts,
+    hasDuplicates,
     state: 'running',
     message: multiColumn
       ? `Several columns were selected: using the first one (${sheet.getRange(1, urlColumn).getA1Notation().replace(/\d+$/, '')}).`
       : 'Starting…',
-    counts: { ...emptyCounts(), total },
+    counts,
     startedAt: now,
     updatedAt: now,
     leaseUntil: 0,
   };
-  updateJob(() => job);
-  ensureContinuationTrigger();
-  return job;
 }
 
 function padRow(row: unknown[], width: number): unknown[] {
@@ -180,7 +227,7 @@ export function continueEnrichment(): Progress {
 export function resumeEnrichment(): Progress {
   const job = updateJob((stored) => {
     if (!stored || (stored.state !== 'paused' && stored.state !== 'stopped')) return stored;
-    return { ...stored, state: 'running', message: 'Resuming…', updatedAt: Date.now() };
+    return { ...stored, state: 'running', message: 'Resuming…', updatedAt: Date.now(), leaseUntil: 0 };
   });
   if (job?.state !== 'running') return progressOf(job);
   ensureContinuationTrigger();
@@ -227,7 +274,30 @@ function haltJob(job: Job, error: ServiceError): void {
     job.message = `${error.message} Rows not yet processed stay empty. Add credits to your account, then Resume.`;
   } else if (error.error === 'unauthorized' || error.error === 'missing_key') {
     job.message = `${error.message} Save a valid key in ${SETTINGS_PATH}, then Resume.`;
+  } else if (error.error === 'quota') {
+    job.message = `${error.message} Apps Script's daily limit of web requests is used up: Resume tomorrow.`;
   } else job.message = error.message;
+}
+
+/**
+ * Merges a slice's job into the stored one: a different job is never overwritten, a cancel always wins,
+ * and a pause from the sidebar wins over "running".
+ */
+function merge(stored: Job | null, job: Job): Job | null {
+  if (!stored || stored.id !== job.id) {
+    // Cancelled and replaced by another run meanwhile: this slice stops and leaves the new job alone.
+    job.state = 'cancelled';
+    return stored;
+  }
+  if (stored.state === 'cancelled') {
+    job.state = 'cancelled';
+    job.message = stored.message;
+  } else if (job.state === 'running' && stored.state !== 'running') {
+    job.state = stored.state;
+    job.message = stored.message;
+  }
+  job.updatedAt = Date.now();
+  return job;
 }
 
 /**
@@ -255,19 +325,101 @@ function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Pr
     job.message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
   }
   job.leaseUntil = 0;
-  job.updatedAt = Date.now();
   const finished = job;
-  job =
-    updateJob((stored) => {
-      if (!stored || stored.id !== finished.id) return stored;
-      // A pause or cancel from the sidebar during the slice wins over "running".
-      if (finished.state === 'running' && stored.state !== 'running') {
-        return { ...finished, state: stored.state, message: stored.message };
-      }
-      return finished;
-    }) ?? finished;
+  const stored = updateJob((current) => merge(current, finished));
+  if (stored?.id !== finished.id) return progressOf(stored);
+  job = stored;
   if (job.state === 'done' || job.state === 'cancelled') removeContinuationTrigger();
   return progressOf(job);
+}
+
+/** Writes the job's progress; a pause or cancel meanwhile wins, another job is left alone. */
+function saveProgress(job: Job): void {
+  updateJob((stored) => merge(stored, job));
+}
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+/**
+ * Rows or columns inserted or deleted since the last slice move the job. The sheet's size tells that something
+ * moved; the URL cells at the job's ends (and the header) tell where. Returns a message when the job can no
+ * longer be sure where its cells are: then it must not write anything.
+ */
+function relocate(job: Job, sheet: Sheet, width: number): string | null {
+  const maxColumns = sheet.getMaxColumns();
+  const maxRows = sheet.getMaxRows();
+  if (maxColumns !== job.maxColumns) {
+    const moved = maxColumns - job.maxColumns;
+    const header = job.headerTexts;
+    const matches = (shift: number) => {
+      if (!header || job.headerRow === null || job.urlColumn + shift < 1) return false;
+      if (job.urlColumn + shift + width - 1 > maxColumns) return false;
+      const row = sheet.getRange(job.headerRow, job.urlColumn + shift, 1, width).getValues()[0];
+      return row.every((value, index) => cellText(value) === header[index]);
+    };
+    const titled = header?.slice(1).every((text) => text !== '') ?? false;
+    const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
+    if (shift === null) {
+      return 'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
+    }
+    job.urlColumn += shift;
+    job.outputColumn += shift;
+    job.maxColumns = maxColumns;
+  }
+  if (maxRows !== job.maxRows) {
+    const moved = maxRows - job.maxRows;
+    const from = Math.max(1, Math.min(job.firstRow, job.firstRow + moved));
+    const to = Math.min(maxRows, Math.max(job.lastRow, job.lastRow + moved));
+    const column = to >= from ? sheet.getRange(from, job.urlColumn, to - from + 1, 1).getValues() : [];
+    const at = (row: number) => (row >= from && row <= to ? cellText(column[row - from][0]) : undefined);
+    const topMoved = at(job.firstRow + moved) === job.topValue;
+    const topStayed = at(job.firstRow) === job.topValue;
+    const bottomMoved = at(job.lastRow + moved) === job.bottomValue;
+    const bottomStayed = at(job.lastRow) === job.bottomValue;
+    if (topMoved && !topStayed) {
+      // Rows inserted or deleted above the job: everything moved.
+      job.firstRow += moved;
+      job.lastRow += moved;
+      job.cursor += moved;
+      if (job.headerRow !== null) job.headerRow += moved;
+    } else if (bottomMoved || !bottomStayed) {
+      // Inside the job's rows (or the ends were edited too, e.g. by a sort in the same pause: then rows are
+      // rather kept than skipped). The final pass re-reads the whole range for rows the cursor passed by.
+      job.lastRow = Math.max(job.firstRow - 1, job.lastRow + moved);
+      job.cursor = Math.min(job.cursor, job.lastRow + 1);
+    }
+    // Otherwise the change was below the job: nothing moved.
+    job.maxRows = maxRows;
+  }
+  return null;
+}
+
+/** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
+function noteEnds(job: Job, sheet: Sheet): void {
+  if (job.lastRow < job.firstRow) return;
+  job.topValue = cellText(sheet.getRange(job.firstRow, job.urlColumn).getValue());
+  job.bottomValue = cellText(sheet.getRange(job.lastRow, job.urlColumn).getValue());
+}
+
+/** Results written in the job's rows, by normalised URL: a duplicate gets the same result without a request. */
+function writtenResults(job: Job, sheet: Sheet, width: number): Map<string, unknown[]> {
+  const results = new Map<string, unknown[]>();
+  const rows = job.lastRow - job.firstRow + 1;
+  if (rows <= 0) return results;
+  const values = sheet.getRange(job.firstRow, job.urlColumn, rows, width).getValues();
+  values.forEach((row) => {
+    const input = parseProfileInput(row[0]);
+    const status = cellText(row[2]);
+    if (input.kind !== 'url' || results.has(input.key)) return;
+    if (!isOwnStatus(status) || isPendingStatus(status, true)) return;
+    results.set(input.key, row.slice(1));
+  });
+  return results;
+}
+
+/** Sheets parses such text as a number, date, boolean or formula unless the cell is formatted as plain text. */
+function parsedBySheets(value: unknown): boolean {
+  return typeof value === 'string' && /^\s*(?:[=+\-'@\d.]|true\s*$|false\s*$)/i.test(value);
 }
 
 function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: ResultCache): void {
@@ -297,12 +449,14 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
       : 'Waiting for the spreadsheet to be open.';
     return;
   }
-  // Rows inserted or deleted inside the job range move its end by as many rows.
-  const sheetLastRow = sheet.getLastRow();
-  job.lastRow = Math.max(job.firstRow - 1, job.lastRow + (sheetLastRow - job.sheetLastRow));
-  job.sheetLastRow = sheetLastRow;
-
   const width = 1 + outputHeaders(job.extraFields).length;
+  const lost = relocate(job, sheet, width);
+  if (lost) {
+    job.state = 'cancelled';
+    job.message = lost;
+    return;
+  }
+
   const lookupCache = cache.snapshot();
   const known = new Map<string, LookupResult>();
   const cachedResult = (key: string): LookupResult | undefined => {
@@ -312,6 +466,13 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     // A re-check ignores results stored before this run started.
     if (cached && (!job.recheck || cached.savedAt * 1000 >= job.startedAt - 1000)) return cached.result;
     return undefined;
+  };
+  // Read at most once per slice, when a duplicate's result has left the cache (a big job evicts old results).
+  const inSheet: { results?: Map<string, unknown[]> } = {};
+  const copies = (key: string): unknown[] | undefined => {
+    if ((!job.hasDuplicates && job.pass === 1) || (job.recheck && job.pass === 1)) return undefined;
+    inSheet.results = inSheet.results ?? writtenResults(job, sheet, width);
+    return inSheet.results.get(key);
   };
   const read = (from: number, count: number): unknown[][] =>
     count <= 0 ? [] : sheet.getRange(from, job.urlColumn, count, width).getValues();
@@ -331,13 +492,16 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
       block = read(job.cursor, windowSize);
       blockStart = job.cursor;
     }
-    const plans = planRows(block.slice(0, windowSize), job.recheck && job.pass === 1);
+    const retryFailed = job.pass === 1;
+    const plans = planRows(block.slice(0, windowSize), job.recheck && job.pass === 1, retryFailed);
 
     const toSend: string[] = [];
     const keyOfSent = new Map<string, string>();
+    const queued = new Set<string>();
     for (const plan of plans) {
-      if (plan.action !== 'lookup' || cachedResult(plan.key) || keyOfSent.has(plan.sent)) continue;
-      if (toSend.some((sent) => keyOfSent.get(sent) === plan.key)) continue;
+      if (plan.action !== 'lookup' || queued.has(plan.key) || cachedResult(plan.key)) continue;
+      queued.add(plan.key);
+      if (copies(plan.key)) continue;
       toSend.push(plan.sent);
       keyOfSent.set(plan.sent, plan.key);
     }
@@ -361,6 +525,9 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
         job.counts.creditsUsed++;
       }
     }
+    // Charged results are stored before any sheet call: if the sheet throws (rows deleted meanwhile), a resume
+    // finds them here and pays nothing again.
+    cache.putMany(fresh);
 
     // Check the rows again right before writing: the user may have sorted or inserted rows meanwhile.
     // The same read brings the next batch's rows.
@@ -370,31 +537,47 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     let firstChanged = -1;
     let lastChanged = -1;
     let stopAt = windowSize;
+    let risky = false;
     for (let index = 0; index < windowSize; index++) {
       const plan = plans[index];
+      if (plan.action === 'keep' || plan.action === 'blank') continue;
       const outcome = rowOutcome(plan, cachedResult, errors);
-      if (plan.action === 'keep') {
-        if (job.pass === 1) {
-          job.counts.skipped++;
-          job.counts.processed++;
-        }
-        continue;
-      }
-      if (plan.action === 'blank') continue;
-      if (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue')) {
+      const copied = !outcome && plan.action === 'lookup' ? copies(plan.key) : undefined;
+      if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
         // Not sent in time, or halted (401/402/quota): this row and the ones after it wait for the next slice.
         stopAt = index;
         break;
       }
-      if (!sameInput(check[index]?.[0], plan) || !stillPending(check[index], plans[index], job)) continue;
-      outputs[index] = enrichmentRow(outcome, job.extraFields);
-      countOutcome(job.counts, outcome);
+      if (!sameInput(check[index]?.[0], plan) || !stillPending(check[index], job)) continue;
+      const row = copied ? copied.slice() : enrichmentRow(outcome!, job.extraFields);
+      if (copied) {
+        job.counts.processed++;
+        const kind = statusKind(cellText(copied[1]));
+        if (kind !== 'none') job.counts[kind]++;
+      } else countOutcome(job.counts, outcome!);
+      if (plan.action === 'lookup' && outcome && outcome.kind !== 'error')
+        inSheet.results?.set(plan.key, row);
+      risky = risky || row.some((value, column) => column !== 2 && parsedBySheets(value));
+      outputs[index] = row;
       if (firstChanged < 0) firstChanged = index;
       lastChanged = index;
     }
     if (firstChanged >= 0) {
+      const rowCount = lastChanged - firstChanged + 1;
+      const firstWritten = job.cursor + firstChanged;
+      if (risky) {
+        // Rows inserted during the run lack the plain-text format set at the start.
+        const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < width - 1);
+        sheet
+          .getRangeList(
+            textColumns.map((offset) =>
+              sheet.getRange(firstWritten, job.outputColumn + offset, rowCount, 1).getA1Notation(),
+            ),
+          )
+          .setNumberFormat('@');
+      }
       sheet
-        .getRange(job.cursor + firstChanged, job.outputColumn, lastChanged - firstChanged + 1, width - 1)
+        .getRange(firstWritten, job.outputColumn, rowCount, width - 1)
         .setValues(outputs.slice(firstChanged, lastChanged + 1) as unknown[][]);
     }
     const advancedTo = job.cursor + stopAt;
@@ -403,11 +586,14 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     job.cursor = advancedTo;
     if (report.halt) haltJob(job, report.halt);
     else if (job.state === 'running')
-      job.message = `Working: ${job.counts.processed} of ${job.counts.total} rows.`;
-    saveProgress(job, cache.encode(fresh));
-    cache.evictIfFull();
-    if (stopAt < windowSize && !report.halt) break; // out of time for this slice
+      job.message = `Working: ${Math.min(job.counts.processed, job.counts.total)} of ${job.counts.total} rows.`;
+    if (stopAt < windowSize && !report.halt) {
+      saveProgress(job);
+      break; // out of time for this slice
+    }
+    if (job.state === 'running' && Date.now() < deadline) saveProgress(job);
   }
+  if (job.state !== 'done') noteEnds(job, sheet);
 }
 
 function rowOutcome(
@@ -420,36 +606,29 @@ function rowOutcome(
   return cachedResult(plan.key) ?? errors.get(plan.key);
 }
 
-/** The row was pending when planned; it must still be (nobody wrote a result there meanwhile). */
-function stillPending(row: unknown[] | undefined, plan: RowPlan, job: Job): boolean {
+/**
+ * The row was pending when planned; it must still be (nobody wrote a result there meanwhile), and its output
+ * cells must be empty or hold this add-on's result: never anything of the user's (e.g. a column moved there).
+ */
+function stillPending(row: unknown[] | undefined, job: Job): boolean {
   if (!row) return false;
-  if (job.recheck && job.pass === 1) return true;
-  const status = String(row[2] ?? '');
-  return plan.action !== 'keep' && (status === '' || status === STATUS.error || status === STATUS.invalidUrl);
-}
-
-/** Writes the job's progress and the new results in one property write; a pause or cancel meanwhile wins. */
-function saveProgress(job: Job, cachedValues: Record<string, string>): void {
-  updateJob((stored) => {
-    if (stored && stored.id === job.id && stored.state !== 'running' && job.state === 'running') {
-      job.state = stored.state;
-      job.message = stored.message;
-    }
-    job.updatedAt = Date.now();
-    return job;
-  }, cachedValues);
+  const status = cellText(row[2]);
+  const blank = row.slice(1).every((value) => value === '' || value === null || value === undefined);
+  if (job.recheck && job.pass === 1) return blank || isOwnStatus(status);
+  if (status === '') return blank;
+  return isPendingStatus(status, job.pass === 1);
 }
 
 /**
- * After the last row: one read of the whole range finds rows still without a result (they moved during the run).
- * Returns false when the job is finished.
+ * After the last row: one read of the whole range finds rows still without a result (they moved during the run,
+ * or were inserted). Returns false when the job is finished.
  */
-function startNextPass(job: Job, sheet: GoogleAppsScript.Spreadsheet.Sheet, width: number): boolean {
+function startNextPass(job: Job, sheet: Sheet, width: number): boolean {
   const rows = job.lastRow - job.firstRow + 1;
   const values =
     rows > 0 ? sheet.getRange(job.firstRow, job.urlColumn, rows, Math.min(width, 3)).getValues() : [];
   const pendingIndex = values.findIndex(
-    (row) => parseProfileInput(row[0]).kind !== 'empty' && String(row[2] ?? '') === '',
+    (row) => parseProfileInput(row[0]).kind !== 'empty' && cellText(row[2]) === '',
   );
   if (pendingIndex < 0 || job.pass >= MAX_PASSES) {
     finishJob(job, values, pendingIndex >= 0);
@@ -462,16 +641,19 @@ function startNextPass(job: Job, sheet: GoogleAppsScript.Spreadsheet.Sheet, widt
 
 /** Totals come from the sheet itself, so rows that moved during the run are counted once. */
 function finishJob(job: Job, values: unknown[][], leftPending: boolean): void {
-  let total = 0;
-  let withResult = 0;
+  const counts = { ...job.counts, total: 0, processed: 0, found: 0, notFound: 0, failed: 0 };
   for (const row of values) {
     if (parseProfileInput(row[0]).kind === 'empty') continue;
-    total++;
-    if (String(row[2] ?? '') !== '') withResult++;
+    counts.total++;
+    const kind = statusKind(cellText(row[2]));
+    if (kind === 'none') continue;
+    counts.processed++;
+    counts[kind]++;
   }
-  job.counts = { ...job.counts, total, processed: withResult };
+  job.counts = counts;
   job.state = 'done';
   job.message = describeOutcomeState('done', job.counts);
   if (leftPending)
-    job.message += ' Some rows kept moving during the run and have no result: run it again for them.';
+    job.message +=
+      ' Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.';
 }

@@ -1,0 +1,63 @@
+/** Shared steps of the enrichment tests: drive a job to its end, read its rows, check results against the sandbox. */
+import { predictLookup } from '../../sandbox/profiles';
+import type { World } from '../support/harness';
+
+export interface ProgressView {
+  state: string;
+  total: number;
+  processed: number;
+  found: number;
+  notFound: number;
+  failed: number;
+  skipped: number;
+  creditsUsed: number;
+  message: string;
+}
+
+/** Calls continueEnrichment until the job leaves `running` (bounded). */
+export async function drive(world: World, maxSlices = 400): Promise<ProgressView> {
+  let progress = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+  for (let slice = 0; slice < maxSlices && progress.state === 'running'; slice++) {
+    progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+  }
+  return progress;
+}
+
+export async function start(world: World, a1: string): Promise<ProgressView> {
+  world.env.select(world.ss.id, a1);
+  return (await world.env.run('enrichSelection', [], world.as())) as ProgressView;
+}
+
+/** What the URL's row must show: [Email, Email status, Catch-all] from the sandbox's own rules. */
+export function expectedCells(networkUrl: string): [string, string, boolean | ''] {
+  if (/\/in\/[^/]*\bbroken\b/.test(networkUrl)) return ['', 'ERROR', '']; // always a 500 (sandbox/service.ts)
+  const prediction = predictLookup(networkUrl);
+  if (prediction.kind === 'found') return [prediction.email, 'VALID', prediction.isCatchAll];
+  if (prediction.kind === 'not_found') return ['', 'NOT_FOUND', ''];
+  return ['', 'UNPROCESSABLE', ''];
+}
+
+/** Every row of `values` (URL first, then Email, Email status, Catch-all) holds its own URL's result. */
+export function mismatches(values: unknown[][]): string[] {
+  const wrong: string[] = [];
+  values.forEach((row, index) => {
+    const link = String(row[0]);
+    if (!link.includes('/in/')) return;
+    const expected = expectedCells(link);
+    const actual = [row[1], row[2], row[3]];
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+      wrong.push(`row ${index}: ${link} -> ${JSON.stringify(actual)} (want ${JSON.stringify(expected)})`);
+    }
+  });
+  return wrong;
+}
+
+export function chargedTwice(world: World): string[] {
+  return Object.entries(world.charges())
+    .filter(([, n]) => n > 1)
+    .map(([key]) => key);
+}
+
+export function sheetOf(world: World) {
+  return world.ss.sheets[0];
+}

@@ -1,0 +1,85 @@
+/** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
+import { spreadsheetCalls } from '../emulator';
+import { startWorld, url, type World } from '../support/harness';
+import { chargedTwice, drive, mismatches, start } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function cacheEntries(w: World): string[] {
+  return w.env
+    .documentProperties(w.ss.id)
+    .keys()
+    .filter((key) => key.startsWith('pef.r.'));
+}
+
+describe('bulk enrichment at scale', () => {
+  it('finishes 5,000 rows through many slices, each row once, duplicates free after the cache evicted them', async () => {
+    // 4,000 distinct profiles (their cached results outgrow the cache budget, so early ones are evicted),
+    // then 1,000 rows repeating the first 1,000 in another spelling.
+    const distinct = Array.from({ length: 4000 }, (_, i) => [url(`kay-${i}-lund`)]);
+    const repeats = Array.from({ length: 1000 }, (_, i) => [`http://network.com/in/kay-${i}-lund/`]);
+    world = await startWorld({
+      credits: 10000,
+      scriptProperties: { ENRICH_BATCH_SIZE: '100', ENRICH_STEP_BUDGET_MS: '1' },
+    });
+    world.ss.sheets[0].insertRows(1000, 4100, world.ss.sheets);
+    world.env.enter(world.ss.id, 'A1:A5001', [['Profile'], ...distinct, ...repeats]);
+    await start(world, 'A1:A5001');
+    const done = await drive(world, 200);
+    expect(done.state).toBe('done');
+    const slices = world.env.executions.filter((e) => e.fn === 'continueEnrichment').length;
+    expect(slices).toBeGreaterThanOrEqual(45); // one batch of 100 rows per slice
+    expect(done.total).toBe(5000);
+    expect(done.processed).toBe(5000);
+    expect(done.found).toBe(5000);
+    expect(done.creditsUsed).toBe(4000);
+    expect(chargedTwice(world)).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(4000);
+    expect(world.sandbox.service.ledger()).toHaveLength(4000);
+    // The cache was trimmed on the way (the job's state always fit in the store).
+    expect(cacheEntries(world).length).toBeLessThan(4000);
+    expect(world.env.documentProperties(world.ss.id).bytes()).toBeLessThan(400 * 1024);
+    const values = world.env.values(world.ss.id, 'A2:D5001');
+    expect(mismatches(values)).toEqual([]);
+    // Every repeat shows the same address as its first occurrence.
+    for (let i = 0; i < 1000; i++) expect(values[4000 + i][1]).toBe(values[i][1]);
+  });
+
+  it('makes one read and one write per batch in steady state', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => [url(`lee-${i}-moss`)]);
+    world = await startWorld({
+      scriptProperties: { ENRICH_BATCH_SIZE: '50', ENRICH_STEP_BUDGET_MS: '120000' },
+    });
+    world.ss.sheets[0].insertRows(1000, 100, world.ss.sheets);
+    world.env.enter(world.ss.id, 'A1:A1001', [['Profile'], ...rows]);
+    world.env.select(world.ss.id, 'A1:A1001');
+    await world.env.run('enrichSelection', [], world.as());
+    const progress = await drive(world);
+    expect(progress.state).toBe('done');
+    // Every execution of the job (the start with its short first slice, then continuations if any).
+    const counts: Record<string, number> = {};
+    for (const execution of world.env.executions) {
+      for (const [name, n] of Object.entries(execution.counts)) counts[name] = (counts[name] ?? 0) + n;
+    }
+    const batches = 1000 / 50;
+    const reads = counts['Range.getValues'] ?? 0;
+    const writes = counts['Range.setValues'] ?? 0;
+    const perBatch = (reads + writes) / batches;
+    console.log(
+      `spreadsheet calls: ${batches} batches, getValues ${reads}, setValues ${writes}, ` +
+        `(get+set)/batch ${perBatch.toFixed(2)}, all spreadsheet calls ${spreadsheetCalls(counts)}`,
+    );
+    const executions = world.env.executions.length;
+    expect(writes).toBe(batches + 1); // + the header titles
+    // One read per batch, plus per execution the first window and the slice's checks; once the job's first read.
+    expect(reads).toBeLessThanOrEqual(batches + 1 + 2 * executions);
+    // Besides reads and writes: Sheet.getRange for each, and a few calls per execution (sheet size, job ends).
+    const others = spreadsheetCalls(counts) - reads - writes - (counts['Sheet.getRange'] ?? 0);
+    expect(others).toBeLessThanOrEqual(20 * executions);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D1001'))).toEqual([]);
+  });
+});
