@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
+import type { Progress } from '../src/core/job';
 import { DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../test/emulator';
 
 const ROOT = join(__dirname, '..');
@@ -249,18 +250,6 @@ function defaultBatchSize(): number {
   const match = /\bDEFAULT_BATCH_SIZE = (\d+);/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'));
   if (!match) throw new Error('DEFAULT_BATCH_SIZE not found in dist/Code.js');
   return Number(match[1]);
-}
-
-interface Progress {
-  state: string;
-  total: number;
-  processed: number;
-  found: number;
-  notFound: number;
-  failed: number;
-  skipped: number;
-  creditsUsed: number;
-  message: string;
 }
 
 async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: string[], deadline: Deadline) {

@@ -1,4 +1,5 @@
 /** What the playground's server sends its page and what the page sends back (shared by server.ts and client/). */
+import { columnName } from '../test/emulator/a1';
 
 /** One non-empty cell; rows and columns are 1-based. */
 export interface CellView {
@@ -131,16 +132,7 @@ export interface SandboxChange {
 export const LEDGER_SHOWN = 200;
 
 /** A, B, …, Z, AA, … for a 1-based column. */
-export function columnLetter(column: number): string {
-  let name = '';
-  let n = column;
-  while (n > 0) {
-    const rest = (n - 1) % 26;
-    name = String.fromCharCode(65 + rest) + name;
-    n = Math.floor((n - 1) / 26);
-  }
-  return name;
-}
+export const columnLetter = columnName;
 
 export function a1(range: RangeView): string {
   const start = `${columnLetter(range.c1)}${range.r1}`;

@@ -1,24 +1,11 @@
 /**
- * The server functions the sidebar calls and the shapes they return, mirrored from src/main.ts,
- * src/features/account.ts and src/core/job.ts (the sidebar is type-checked with the DOM library, apart from the
- * Apps Script sources, so it cannot import them).
+ * The server functions the sidebar calls and the shapes they return. The job's shapes come from src/core/job.ts
+ * (pure, no Apps Script global); the rest mirror src/main.ts and src/features/account.ts, which use Apps Script
+ * services the sidebar's DOM-typed build cannot see.
  */
+import type { JobState, Progress } from '../core/job';
 
-export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
-
-export interface Progress {
-  state: JobState;
-  total: number;
-  processed: number;
-  found: number;
-  notFound: number;
-  failed: number;
-  skipped: number;
-  creditsUsed: number;
-  message: string;
-  sheetName?: string;
-  range?: string;
-}
+export type { JobState, Progress };
 
 export interface Settings {
   writeHeader: boolean;
