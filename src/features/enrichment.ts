@@ -58,7 +58,7 @@ function findSheet(ss: GoogleAppsScript.Spreadsheet.Spreadsheet, sheetId: number
   return ss.getSheets().find((sheet) => sheet.getSheetId() === sheetId) ?? null;
 }
 
-/** The spreadsheet of this execution; in a time-driven trigger there may be none (see README, "Triggers"). */
+/** The spreadsheet of this execution; in a time-driven trigger there may be none (README, "Using it"). */
 function activeSpreadsheet(): GoogleAppsScript.Spreadsheet.Spreadsheet | null {
   try {
     return SpreadsheetApp.getActiveSpreadsheet();
