@@ -2,7 +2,9 @@
  * The built sidebar (dist/Sidebar.html) in headless Chromium, its google.script.run bridged into dist/Code.js running
  * in the emulator against the sandbox service over HTTP. Each test acts as a person: types, clicks, presses keys.
  */
+
 import { mkdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
@@ -25,8 +27,10 @@ const CHROMIUM = {
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 };
 const SIDEBAR_WIDTH = 300;
-const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'sidebar.png');
-const PROGRESS_SCREENSHOT = join(__dirname, '..', '..', 'docs', 'sidebar-progress.png');
+// The README's pictures are rewritten only on request (`npm run screenshots`), so a test run leaves the tree clean.
+const SHOTS_DIR = process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir();
+const SCREENSHOT = join(SHOTS_DIR, 'sidebar.png');
+const PROGRESS_SCREENSHOT = join(SHOTS_DIR, 'sidebar-progress.png');
 
 let browser: Browser;
 

@@ -171,7 +171,7 @@ describe('the playground in a browser', () => {
     expect(pg.service.view().charged).toBe(chargedAfterRun + 1);
     expect(pg.service.sandbox.service.chargesByUrl()[normalizeProfileUrl(fresh)]).toBe(1);
 
-    if (process.env.PLAYGROUND_SCREENSHOT) {
+    if (process.env.UPDATE_SCREENSHOTS) {
       const file = join(__dirname, '..', '..', 'docs', 'playground.png');
       mkdirSync(join(file, '..'), { recursive: true });
       await page.setViewportSize({ width: 1200, height: 680 });
