@@ -4,6 +4,11 @@ import { isQuotaError, ResultCache } from './store';
 
 export const JOB_PROPERTY = 'pef.job';
 
+/** False in an execution without a document (a time-driven trigger may run without one). */
+export function hasDocument(): boolean {
+  return PropertiesService.getDocumentProperties() !== null;
+}
+
 export function loadJob(): Job | null {
   const raw = PropertiesService.getDocumentProperties().getProperty(JOB_PROPERTY);
   if (!raw) return null;

@@ -1,7 +1,7 @@
 /** Bulk enrichment of a selected column: a job in document properties, processed in time-boxed slices. */
 
 import { lookupMany } from '../adapters/http';
-import { loadJob, saveJob, updateJob, withJobLock } from '../adapters/jobStore';
+import { hasDocument, loadJob, saveJob, updateJob, withJobLock } from '../adapters/jobStore';
 import { ResultCache, readApiKey, readScriptConfig, readSettings } from '../adapters/store';
 import {
   ensureContinuationTrigger,
@@ -219,6 +219,9 @@ function padRow(row: unknown[], width: number): unknown[] {
 }
 
 export function continueEnrichment(): Progress {
+  // The hourly trigger may run without the spreadsheet: nothing to continue from here, and nothing to break.
+  if (!hasDocument())
+    return idleProgress('No spreadsheet in this run: the run continues when its sidebar is open.');
   const job = loadJob();
   if (job?.state !== 'running') return progressOf(job);
   return processSlice(job.id);

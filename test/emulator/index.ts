@@ -690,14 +690,19 @@ export class Environment {
 
   // ------------------------------------------------------------------ triggers
 
-  /** Runs a trigger's handler as Apps Script would: as its user, in its document, with a time-driven event. */
-  fireTrigger(id: string): Promise<ExecutionResult> {
+  /**
+   * Runs a trigger's handler as its user with a time-driven event. Whether an editor add-on's time-driven trigger
+   * runs in the document that created it is not documented ("one trigger of each type, per user, per document",
+   * https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions, suggests so; scripts'
+   * own time triggers get no active spreadsheet). `context: 'none'` fires it without one, so both can be tested.
+   */
+  fireTrigger(id: string, options: { context?: 'document' | 'none' } = {}): Promise<ExecutionResult> {
     const trigger = this.triggers.find((t) => t.id === id);
     if (!trigger) throw new Error(`No trigger ${id}`);
     const date = new Date(this.now());
     return this.execute(trigger.handler, [], {
       user: trigger.user,
-      spreadsheetId: trigger.spreadsheetId,
+      spreadsheetId: options.context === 'none' ? undefined : trigger.spreadsheetId,
       ui: false,
       event: {
         triggerUid: trigger.id,

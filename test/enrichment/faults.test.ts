@@ -155,6 +155,13 @@ describe('bulk enrichment faults', () => {
     const trigger = world.env.triggers[0];
     expect(trigger.handler).toBe('continueEnrichment');
     const before = first.processed;
+    // Fired without the spreadsheet's context, the trigger changes nothing and does not fail.
+    const withoutDocument = await world.env.fireTrigger(trigger.id, { context: 'none' });
+    expect(withoutDocument.ok).toBe(true);
+    expect((withoutDocument.value as ProgressView).state).toBe('idle');
+    expect(((await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView).processed).toBe(
+      before,
+    );
     const fired = await world.env.fireTrigger(trigger.id);
     expect(fired.ok).toBe(true);
     const after = fired.value as ProgressView;
