@@ -3,8 +3,8 @@
  * src/main.ts, a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
  * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
@@ -12,7 +12,9 @@ import ts from 'typescript';
 import { customFunctionNames, DIST_DIR } from '../emulator';
 
 const ROOT = join(__dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/** A tsx start takes seconds, and four run at once on a loaded 2-core machine. */
+const SCRIPT_KILL_MS = 120_000;
+const AWAIT_SCRIPT_MS = 150_000;
 
 interface Export {
   name: string;
@@ -43,14 +45,21 @@ interface ScriptRun {
   out: string;
 }
 
-/** Runs a script with tsx (asynchronously, so the runs of this file overlap). */
+const children = new Set<ChildProcess>();
+
+/**
+ * Runs a script with tsx (asynchronously, so the runs of this file overlap). `node --import tsx` rather than the
+ * tsx CLI, which runs the script in a second process that a kill of the first would leave running.
+ */
 function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, [join(ROOT, 'scripts', script), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
-      timeout: 60_000,
+      timeout: SCRIPT_KILL_MS,
+      killSignal: 'SIGKILL',
     });
+    children.add(child);
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
@@ -58,7 +67,10 @@ function runScript(script: string, args: string[], env: Record<string, string>):
     child.stderr.on('data', (chunk: Buffer) => {
       out += chunk.toString('utf8');
     });
-    child.on('close', (status) => resolve({ status, out }));
+    child.on('close', (status) => {
+      children.delete(child);
+      resolve({ status, out });
+    });
   });
 }
 
@@ -78,10 +90,18 @@ const httpsBuild = runScript('build.ts', ['--out', httpsOut], {
 const refusedBuild = runScript('build.ts', ['--out', refusedOut], {
   API_BASE_URL: 'http://api.example.com/api/v1',
 });
-const deployWithout = runScript('deploy.ts', [], { API_BASE_URL: '' });
-const deployLoopback = runScript('deploy.ts', [], { API_BASE_URL: 'http://127.0.0.1:8787/api/v1/' });
+// deploy.ts pushes with `npx … clasp push` once its checks pass: a stub npx first on PATH records the call and
+// fails, so a regressed refusal can never reach the network.
+const stubBin = tempDir();
+const npxCalls = join(stubBin, 'npx-calls.txt');
+writeFileSync(join(stubBin, 'npx'), `#!/bin/sh\necho "$@" >> '${npxCalls}'\nexit 1\n`);
+chmodSync(join(stubBin, 'npx'), 0o755);
+const deployEnv = (base: string) => ({ API_BASE_URL: base, PATH: `${stubBin}:${process.env.PATH ?? ''}` });
+const deployWithout = runScript('deploy.ts', [], deployEnv(''));
+const deployLoopback = runScript('deploy.ts', [], deployEnv('http://127.0.0.1:8787/api/v1/'));
 
 afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -169,7 +189,7 @@ describe('a build for an https API_BASE_URL', () => {
   beforeAll(async () => {
     out = httpsOut;
     build = await httpsBuild;
-  });
+  }, AWAIT_SCRIPT_MS);
 
   it('writes Code.js, Sidebar.html and appsscript.json into the folder given', () => {
     expect(build.out).toContain(`Built ${out}/ for https://API.example.com/api/v1/`);
@@ -197,21 +217,30 @@ describe('a build for an https API_BASE_URL', () => {
 });
 
 describe('refusals', () => {
-  it('build: a non-https, non-loopback base is refused with a clear message and nothing is written', async () => {
-    const result = await refusedBuild;
-    expect(result.status).toBe(1);
-    expect(result.out).toContain(
-      'Build failed: The add-on is misconfigured: the service address "http://api.example.com/api/v1" must be an https:// URL (plain http only on 127.0.0.1 or localhost).',
-    );
-    expect(existsSync(refusedOut)).toBe(false);
-  });
+  it(
+    'build: a non-https, non-loopback base is refused with a clear message and nothing is written',
+    async () => {
+      const result = await refusedBuild;
+      expect(result.status).toBe(1);
+      expect(result.out).toContain(
+        'Build failed: The add-on is misconfigured: the service address "http://api.example.com/api/v1" must be an https:// URL (plain http only on 127.0.0.1 or localhost).',
+      );
+      expect(existsSync(refusedOut)).toBe(false);
+    },
+    AWAIT_SCRIPT_MS,
+  );
 
-  it('deploy: refuses without API_BASE_URL, and with a loopback one', async () => {
-    const missing = await deployWithout;
-    expect(missing.status).toBe(1);
-    expect(missing.out).toContain('Not deployed: set API_BASE_URL');
-    const loopback = await deployLoopback;
-    expect(loopback.status).toBe(1);
-    expect(loopback.out).toContain('Not deployed: a deployed add-on must call the service over https.');
-  });
+  it(
+    'deploy: refuses without API_BASE_URL, and with a loopback one',
+    async () => {
+      const missing = await deployWithout;
+      expect(missing.status).toBe(1);
+      expect(missing.out).toContain('Not deployed: set API_BASE_URL');
+      const loopback = await deployLoopback;
+      expect(loopback.status).toBe(1);
+      expect(loopback.out).toContain('Not deployed: a deployed add-on must call the service over https.');
+      expect(existsSync(npxCalls)).toBe(false);
+    },
+    AWAIT_SCRIPT_MS,
+  );
 });

@@ -55,6 +55,8 @@ export const FETCH_TIMEOUT_MS = 60000;
 export const TIME_LIMIT_MESSAGE = 'Exceeded maximum execution time';
 /** How long a new worker thread may take to start an execution before the time limit applies anyway. */
 const WORKER_START_GRACE_MS = 10_000;
+/** How long close() lets executions under way finish before it stops their worker threads. */
+const CLOSE_GRACE_MS = 2000;
 
 export type AuthMode = 'NONE' | 'LIMITED' | 'FULL' | 'CUSTOM_FUNCTION';
 
@@ -185,6 +187,8 @@ interface WorkerSlot {
   exec?: Exec;
   finish?: (message: WorkerDone) => void;
   started?: () => void;
+  /** Ends the execution under way because the environment closes. */
+  abort?: () => void;
 }
 
 interface WorkerDone {
@@ -334,7 +338,8 @@ export class Environment {
   private nextOutput = 1;
   private readonly idle: WorkerSlot[] = [];
   private readonly busy = new Set<WorkerSlot>();
-  private readonly queue: Array<(slot: WorkerSlot) => void> = [];
+  /** Executions waiting for a worker; called without a slot when the environment closes. */
+  private readonly queue: Array<(slot?: WorkerSlot) => void> = [];
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
   private customNames?: Set<string>;
@@ -521,7 +526,7 @@ export class Environment {
     const slot = await this.acquire();
     const started = Date.now();
     slot.exec = exec;
-    const done = await new Promise<WorkerDone | 'timeout' | 'crash'>((resolve) => {
+    const done = await new Promise<WorkerDone | 'timeout' | 'crash' | 'closed'>((resolve) => {
       // The limit runs from when the worker starts the execution: starting a worker thread is the emulator's
       // cost, not the script's (a fresh thread can take longer than a scaled-down limit on a busy machine).
       let timer = setTimeout(() => resolve('timeout'), limit + WORKER_START_GRACE_MS);
@@ -533,6 +538,11 @@ export class Environment {
         clearTimeout(timer);
         resolve('crash');
       };
+      slot.abort = () => {
+        clearTimeout(timer);
+        resolve('closed');
+      };
+      if (this.closed) slot.abort();
       slot.finish = (message) => {
         clearTimeout(timer);
         // A reused worker would otherwise collect one listener per execution.
@@ -562,12 +572,17 @@ export class Environment {
       durationMs: Date.now() - started,
       counts: exec.counts,
     };
-    if (done === 'timeout' || done === 'crash') {
+    if (done === 'timeout' || done === 'crash' || done === 'closed') {
       // The thread may be blocked in a service call or a loop: it is killed, as Apps Script ends the execution.
       this.discard(slot);
       result.error = {
         name: 'Exception',
-        message: done === 'timeout' ? TIME_LIMIT_MESSAGE : 'The execution ended unexpectedly.',
+        message:
+          done === 'timeout'
+            ? TIME_LIMIT_MESSAGE
+            : done === 'closed'
+              ? 'The environment was closed during the execution.'
+              : 'The execution ended unexpectedly.',
       };
     } else {
       addCounts(exec.counts, done.counts);
@@ -646,13 +661,16 @@ export class Environment {
       this.busy.add(fresh);
       return Promise.resolve(fresh);
     }
-    return new Promise((resolve) => this.queue.push(resolve));
+    return new Promise((resolve, reject) =>
+      this.queue.push((slot) => (slot ? resolve(slot) : reject(new Error('The environment is closed.')))),
+    );
   }
 
   private releaseSlot(slot: WorkerSlot): void {
     slot.exec = undefined;
     slot.finish = undefined;
     slot.started = undefined;
+    slot.abort = undefined;
     const waiter = this.queue.shift();
     if (waiter) waiter(slot);
     else {
@@ -665,6 +683,7 @@ export class Environment {
     slot.exec = undefined;
     slot.finish = undefined;
     slot.started = undefined;
+    slot.abort = undefined;
     this.busy.delete(slot);
     slot.port.close();
     void slot.worker.terminate();
@@ -676,16 +695,29 @@ export class Environment {
     }
   }
 
-  /** Waits for every execution under way, then stops the worker threads. */
+  /**
+   * Lets executions under way finish for at most CLOSE_GRACE_MS, then stops the worker threads: an execution
+   * still running ends with ok: false, one still waiting for a worker rejects.
+   */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
     this.closed = true;
+    for (const waiter of this.queue.splice(0)) waiter();
+    for (const slot of this.busy) slot.abort?.();
     for (const slot of [...this.idle, ...this.busy]) {
       slot.port.close();
       await slot.worker.terminate();
     }
     this.idle.length = 0;
     this.busy.clear();
+    await Promise.allSettled([...this.inFlight]);
   }
 
   // ------------------------------------------------------------------ triggers

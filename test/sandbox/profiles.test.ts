@@ -105,12 +105,12 @@ describe('predictLookup', () => {
   });
 
   it('returns a formula as the address for the formula token', () => {
+    if (!FORMULA_EMAIL.startsWith('=')) throw new Error('FORMULA_EMAIL must start with "=" to be a formula');
     expect(predictLookup('https://www.network.com/in/eve-formula')).toMatchObject({
       kind: 'found',
       email: FORMULA_EMAIL,
       name: 'Eve',
     });
-    expect(FORMULA_EMAIL.startsWith('=')).toBe(true);
   });
 
   it('leaves flaky and broken out of the name and the result', () => {
