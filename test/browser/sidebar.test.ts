@@ -31,6 +31,13 @@ const SIDEBAR_WIDTH = 300;
 const SHOTS_DIR = process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir();
 const SCREENSHOT = join(SHOTS_DIR, 'sidebar.png');
 const PROGRESS_SCREENSHOT = join(SHOTS_DIR, 'sidebar-progress.png');
+/** The bound of each wait on the page: waitForText, settle, and every Playwright action (the context's default). */
+const WAIT_MS = 10_000;
+/**
+ * Each test's time limit: starting its world, bridge and page, plus each of its bounded waits at full length
+ * (page loads, actions, waitForText, settle). The key test has the most: 26.
+ */
+jest.setTimeout(20_000 + 26 * WAIT_MS);
 
 let browser: Browser;
 
@@ -59,12 +66,19 @@ interface Session {
 
 let session: Session | undefined;
 
+/** Rethrows the first failure of a cleanup whose every step has already run. */
+function firstFailure(results: PromiseSettledResult<unknown>[]): void {
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 afterEach(async () => {
   const open = session;
   session = undefined;
-  await open?.context.close().catch(() => undefined);
-  await open?.bridge.close();
-  await open?.world.close();
+  if (!open) return;
+  // The page first (it stops calling the bridge), then the servers; a failing step does not skip the others.
+  const page = await Promise.allSettled([open.context.close()]);
+  firstFailure([...page, ...(await Promise.allSettled([open.bridge.close(), open.world.close()]))]);
 });
 
 /** Starts a world and a bridge for `user`, and a 300 px wide page that refuses any address but the bridge's. */
@@ -74,6 +88,7 @@ async function open(
   const world = await startWorld(options);
   const user = options.user ?? OWNER;
   let bridge: Bridge | undefined;
+  let context: BrowserContext | undefined;
   try {
     bridge = await startBridge({
       env: world.env,
@@ -81,10 +96,11 @@ async function open(
       spreadsheetId: world.ss.id,
       overrides: options.overrides,
     });
-    const context = await browser.newContext({
+    context = await browser.newContext({
       viewport: { width: SIDEBAR_WIDTH, height: 760 },
       deviceScaleFactor: 1,
     });
+    context.setDefaultTimeout(WAIT_MS);
     const origin = bridge.origin;
     const requests: string[] = [];
     const pageErrors: string[] = [];
@@ -108,8 +124,8 @@ async function open(
     session = { world, bridge, context, page, requests, pageErrors, dialogs, runRequests };
     return session;
   } catch (error) {
-    await bridge?.close();
-    await world.close();
+    await Promise.allSettled([context?.close()]);
+    await Promise.allSettled([bridge?.close(), world.close()]);
     throw error;
   }
 }
@@ -124,10 +140,10 @@ async function openSettings(s: Session): Promise<void> {
 const keyMessage = (s: Session) => s.page.locator('#key-message');
 
 /** Waits (bounded) until the element's text is `expected`; fails with the last text seen. */
-async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = 10_000): Promise<void> {
+async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
   const until = Date.now() + timeoutMs;
   let last: string | null = null;
-  for (let round = 0; round < 1000 && Date.now() < until; round++) {
+  for (let round = 0; round < Math.ceil(timeoutMs / 25) && Date.now() < until; round++) {
     last = await locator.textContent();
     if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -197,7 +213,7 @@ test('a user saves a key with the keyboard: trimmed, in their own user propertie
   );
   await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('tab-progress');
   await expect(page.locator('#view-settings').isHidden()).resolves.toBe(true);
-  await expect(page.locator('#run-state').textContent()).resolves.toBe('No run yet');
+  await waitForText(page.locator('#run-state'), 'No run yet');
   await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
 
   expectKeyNeverSent(s, EDITOR_KEY);
@@ -341,11 +357,18 @@ function expectedCells(input: string): [string, string, boolean | ''] {
 }
 
 const RUN_OPTIONS: WorldOptions = {
-  // Small slices and a little service latency: a run takes several continueEnrichment calls, and a person can
-  // press Pause while it goes on.
+  // Small slices and a little service latency: a run takes several continueEnrichment calls (one batch of 5 each).
   scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
   faults: { latencyMs: 120 },
 };
+
+/**
+ * For the tests that press Pause or Cancel while the run goes on: a batch takes 400 ms, so each click has seconds
+ * to land before the run would reach its end, even on a slow, loaded machine.
+ */
+const PAUSABLE_RUN: WorldOptions = { ...RUN_OPTIONS, faults: { latencyMs: 400 } };
+/** How long a stopped run is watched for a continueEnrichment request that must not come. */
+const QUIET_MS = 1000;
 
 /** Selects the rows and starts the run the way the menu does; returns once the progress sidebar is loaded. */
 async function startRun(s: Session, a1: string): Promise<void> {
@@ -361,7 +384,7 @@ async function waitForPercent(page: Page, percent: number): Promise<void> {
   await page.waitForFunction(
     (min) => Number(document.getElementById('run-bar')?.getAttribute('aria-valuenow')) >= min,
     percent,
-    { timeout: 15_000, polling: 10 },
+    { timeout: 1.5 * WAIT_MS, polling: 10 },
   );
 }
 
@@ -379,12 +402,26 @@ async function screenshot(page: Page, path: string): Promise<void> {
   expect(statSync(path).size).toBeLessThan(150 * 1024);
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Waits (bounded) until every request the page sent has been answered, so no execution is still running. */
 async function settle(s: Session): Promise<void> {
-  for (let round = 0; round < 400 && s.bridge.calls.length < s.runRequests.length; round++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  const until = Date.now() + WAIT_MS;
+  for (let round = 0; round < WAIT_MS / 25 && Date.now() < until; round++) {
+    if (s.bridge.calls.length >= s.runRequests.length) break;
+    await sleep(25);
   }
   expect(s.bridge.calls.length).toBe(s.runRequests.length);
+}
+
+/**
+ * Once the run is paused or cancelled: the request in flight ends, a quiet while passes, and every request sent
+ * meanwhile has been answered too, so a request a faulty drive loop sends after the last answer is on the list.
+ */
+async function settleAndWatch(s: Session): Promise<void> {
+  await settle(s);
+  await sleep(QUIET_MS);
+  await settle(s);
 }
 
 /** The requests the page sent after its `fn` request (the last one). */
@@ -400,7 +437,7 @@ const count = async (page: Page, id: string) => Number(await page.locator(`#${id
 
 test('the progress view drives a bulk run to the end, with Pause and Resume on the way', async () => {
   const inputs = runRows(40);
-  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const s = await open({ ...PAUSABLE_RUN, data: [['Profile URL'], ...inputs.map((input) => [input])] });
   const { page, world, bridge } = s;
   await startRun(s, 'A2:A41');
   await waitForText(page.locator('#run-state'), 'Running');
@@ -416,8 +453,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await expect(page.locator('#resume').isEnabled()).resolves.toBe(true);
   await expect(page.locator('#cancel').isEnabled()).resolves.toBe(true);
   // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
-  await page.waitForTimeout(300);
-  await settle(s);
+  await settleAndWatch(s);
   expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
   const emptyRows = world.env.values(world.ss.id, 'C2:C41').filter(([status]) => status === '').length;
   expect(emptyRows).toBeGreaterThan(0);
@@ -452,20 +488,19 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
 });
 
 test('Cancel stops a run where it is and keeps the results written so far', async () => {
-  const inputs = runRows(30);
-  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const inputs = runRows(60);
+  const s = await open({ ...PAUSABLE_RUN, data: [['Profile URL'], ...inputs.map((input) => [input])] });
   const { page, world } = s;
-  await startRun(s, 'A2:A31');
-  await waitForPercent(page, 20);
+  await startRun(s, 'A2:A61');
+  await waitForPercent(page, 10);
   await page.getByRole('button', { name: 'Cancel' }).click();
   await waitForText(page.locator('#run-state'), 'Cancelled');
   expect(storedJob(world).state).toBe('cancelled');
   await waitForText(page.locator('#run-message'), /^Cancelled\. Results written so far are kept/);
   // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
-  await page.waitForTimeout(300);
-  await settle(s);
+  await settleAndWatch(s);
   expect(requestsAfter(s, 'cancelEnrichment')).toEqual([]);
-  const statuses = world.env.values(world.ss.id, 'C2:C31').map(([status]) => status);
+  const statuses = world.env.values(world.ss.id, 'C2:C61').map(([status]) => status);
   expect(statuses.filter((x) => x === '').length).toBeGreaterThan(0);
   expect(statuses.filter((x) => x !== '').length).toBe(storedJob(world).counts.processed);
   for (const id of ['pause', 'resume', 'cancel'])
@@ -486,7 +521,7 @@ test('a run stopped for a missing key says so; saving a key in the sidebar and R
   await waitForText(page.locator('#run-message'), /No API key is saved for you/);
 
   await page.getByRole('tab', { name: 'Settings' }).click();
-  await expect(page.locator('#run-notice-text').textContent()).resolves.toMatch(/stopped/);
+  await waitForText(page.locator('#run-notice-text'), /stopped/);
   await page.getByLabel('Your API key').fill(OWNER_KEY);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('#masked-key').waitFor();
@@ -521,9 +556,10 @@ test('a run out of credits pauses and says so; after a top-up Resume finishes it
 // The key never reaches the page
 
 test('the full key never reaches the sidebar, whatever the sidebar calls', async () => {
-  const inputs = runRows(30);
+  // More rows than the run reaches: it is paused twice and cancelled, never finished.
+  const inputs = runRows(80);
   const s = await open({
-    ...RUN_OPTIONS,
+    ...PAUSABLE_RUN,
     user: EDITOR,
     data: [['Profile URL'], ...inputs.map((input) => [input])],
   });
@@ -539,7 +575,7 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   await waitForText(page.locator('#settings-message'), /^Settings saved/);
 
   // A run as the editor, with its progress view: running, paused, resumed, then cancelled.
-  await startRun(s, 'A2:A31');
+  await startRun(s, 'A2:A81');
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitForText(page.locator('#run-state'), 'Paused');
   await page.getByRole('button', { name: 'Resume' }).click();

@@ -9,6 +9,8 @@ import type { Browser } from 'playwright-core';
 import type { Playground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
 import {
+  ACTION_MS,
+  bounded,
   cell,
   chargeableProfiles,
   chooseMenu,
@@ -28,7 +30,26 @@ import {
   waitFor,
 } from './helpers';
 
-jest.setTimeout(60_000);
+/** Opening the page: loading it (an action) and waiting for its menu. */
+const OPEN_MS = ACTION_MS + 20_000;
+/** The bounds of each test's waits (Playwright actions wait up to ACTION_MS each). */
+const FIRST_TEST_WAITS = [
+  [OPEN_MS, ACTION_MS, 10_000], // opening the page, pasting, the server's copy
+  [3 * ACTION_MS, 40_000, 10_000, 5000], // the menu, the run, the cells, the panel
+  [3 * ACTION_MS, 3 * 15_000], // typing three formulas, their results
+  [4 * ACTION_MS], // the screenshot (UPDATE_SCREENSHOTS only)
+  [20_000, OPEN_MS, 10_000, 20_000, 10_000], // idle, the reload, onOpen, idle, the cells
+];
+const SECOND_TEST_WAITS = [
+  [OPEN_MS, 2 * ACTION_MS, 5000], // opening the page, setting 10 credits
+  [ACTION_MS, 10_000, 3 * ACTION_MS, 5000], // pasting, selecting
+  [3 * ACTION_MS, 30_000, 5000], // the menu, the pause, its 402 in the panel
+  [ACTION_MS, 5000, ACTION_MS, 30_000], // adding credits, Resume, the end
+  [3 * ACTION_MS, 5000, 5000], // the sliders, B20
+];
+const total = (waits: number[][]) => waits.flat().reduce((sum, ms) => sum + ms, 0);
+// Each test's time limit: starting the playground (it bundles its page) plus its waits at full length.
+jest.setTimeout(30_000 + Math.max(total(FIRST_TEST_WAITS), total(SECOND_TEST_WAITS)));
 
 const RUN_LABEL = 'Find e-mails for the selected column';
 
@@ -59,11 +80,17 @@ describe('the playground in a browser', () => {
   });
 
   afterEach(async () => {
-    await session?.context.close();
+    const open = { session, playground };
     session = undefined;
-    await playground?.close();
     playground = undefined;
+    // Every step runs even if one before it fails: the page first, then the servers, then the saved state.
+    const results = [
+      ...(await Promise.allSettled([open.session?.context.close()])),
+      ...(await Promise.allSettled([open.playground?.close()])),
+    ];
     removeDir(stateDir);
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
   });
 
   test('a pasted column of 50 URLs is enriched from the menu while the sidebar shows the progress; =FINDEMAIL and a reload charge nothing twice', async () => {
@@ -72,7 +99,7 @@ describe('the playground in a browser', () => {
     const pg = playground;
     const { env, spreadsheetId } = pg.workbook;
     session = await openPage(browser, pg);
-    const { page } = session;
+    const { page, refused } = session;
 
     // The menu is the one the bundle's onOpen built, and the sample sheet is there.
     const built = env.ui.menus.filter((m) => m.addon).at(-1)?.items as Array<{ caption?: string }>;
@@ -116,10 +143,21 @@ describe('the playground in a browser', () => {
       'Catch-all',
       'Note',
     ]);
-    for (let r = 2; r <= 20; r++) {
-      expect(await cell(page, r, 2).textContent()).toBe(rows[r - 2][0]);
-      expect(await cell(page, r, 3).textContent()).toBe(rows[r - 2][1]);
-    }
+    // The page shows them once its own poll has brought the sheet's new version.
+    const shown = () =>
+      page.evaluate(() =>
+        Array.from({ length: 19 }, (_, i) =>
+          [2, 3].map(
+            (c) => document.querySelector(`td[data-r="${i + 2}"][data-c="${c}"]`)?.textContent ?? null,
+          ),
+        ),
+      );
+    await waitFor(
+      shown,
+      (cells) => JSON.stringify(cells) === JSON.stringify(rows.slice(0, 19)),
+      10_000,
+      'B2:C20 in the page',
+    );
 
     // The ledger: each distinct profile charged once, duplicates and the invalid entry never sent.
     const charges = pg.service.sandbox.service.chargesByUrl();
@@ -128,13 +166,15 @@ describe('the playground in a browser', () => {
     const chargedAfterRun = pg.service.view().charged;
     // 50 entries less two duplicates and the entry that is no URL.
     expect(chargedAfterRun).toBe(47);
+    // The panel, on its own poll, shows the credits left and a ledger row for every request the service had.
+    const requests = pg.service.view().requests;
     await waitFor(
-      () => page.locator('#credits').textContent(),
-      (t) => t === String(500 - 47),
+      async () =>
+        `${await page.locator('#credits').textContent()} | ${await page.locator('#ledger-body tr').count()}`,
+      (t) => t === `${500 - 47} | ${requests}`,
       5000,
-      'credits in the panel',
+      'credits and ledger in the panel',
     );
-    expect(await page.locator('#ledger-body tr').count()).toBe(pg.service.view().requests);
 
     // =FINDEMAIL(A2): the address from the result cache, no new charge; a new profile costs one; a range spills.
     await typeInCell(page, 2, 7, '=FINDEMAIL(A2)');
@@ -143,7 +183,7 @@ describe('the playground in a browser', () => {
     await waitFor(
       () => cell(page, 2, 7).textContent(),
       (t) => t === a2.email,
-      30_000,
+      15_000,
       'G2 to show the address',
     );
     expect(env.formulas(spreadsheetId, 'G2')[0][0]).toBe('=FINDEMAIL(A2)');
@@ -154,14 +194,14 @@ describe('the playground in a browser', () => {
     await waitFor(
       () => cell(page, 3, 7).textContent(),
       (t) => t === zoe.email,
-      30_000,
+      15_000,
       'G3 to show the address',
     );
     await typeInCell(page, 5, 8, '=FINDEMAIL(A2:A4)');
     await waitFor(
       () => cell(page, 7, 8).textContent(),
       (t) => t !== '',
-      30_000,
+      15_000,
       'the spill to reach H7',
     );
     expect(env.displayValues(spreadsheetId, 'H5:H7').map((r) => r[0])).toEqual(
@@ -184,7 +224,7 @@ describe('the playground in a browser', () => {
     }
 
     // A reload opens the document again: onOpen, formulas recalculated from the add-on's cache, no new request.
-    await pg.workbook.idle();
+    await bounded(pg.workbook.idle(), 20_000, 'the formulas to settle');
     const before = pg.service.view();
     const onOpens = env.executions.filter((e) => e.fn === 'onOpen').length;
     await page.reload();
@@ -195,20 +235,24 @@ describe('the playground in a browser', () => {
       10_000,
       'onOpen',
     );
-    await pg.workbook.idle();
+    await bounded(pg.workbook.idle(), 20_000, 'the recalculation after the reload');
     await waitFor(
-      () => cell(page, 2, 7).textContent(),
-      (t) => t === a2.email,
+      async () => [
+        await cell(page, 2, 7).textContent(),
+        await cell(page, 3, 7).textContent(),
+        await cell(page, 2, 2).textContent(),
+      ],
+      (cells) => JSON.stringify(cells) === JSON.stringify([a2.email, zoe.email, rows[0][0]]),
       10_000,
-      'G2 after the reload',
+      'G2, G3 and B2 after the reload',
     );
-    expect(await cell(page, 3, 7).textContent()).toBe(zoe.email);
-    expect(await cell(page, 2, 2).textContent()).toBe(rows[0][0]);
     const after = pg.service.view();
     expect(after.requests).toBe(before.requests);
     expect(after.charged).toBe(before.charged);
     expect(after.credits).toBe(before.credits);
     expect(env.executions.filter((e) => e.fn === 'FINDEMAIL').length).toBeGreaterThanOrEqual(6);
+    // The page and its sidebar reached nothing but the playground's own servers.
+    expect(refused).toEqual([]);
   });
 
   test('at 10 credits the run pauses; +100 credits and Resume finish it, each profile charged once', async () => {
@@ -217,7 +261,7 @@ describe('the playground in a browser', () => {
     const pg = playground;
     const { env, spreadsheetId } = pg.workbook;
     session = await openPage(browser, pg);
-    const { page, sidebar } = session;
+    const { page, sidebar, refused } = session;
 
     await page.locator('#set-credits').fill('10');
     await page.locator('#set-credits-form button[type="submit"]').click();
@@ -265,7 +309,12 @@ describe('the playground in a browser', () => {
     ).toBe(true);
     expect(pg.service.view().charged).toBe(10);
     expect(pg.service.view().ledger.some((row) => row.status === '402')).toBe(true);
-    expect(await page.locator('#ledger-body .status', { hasText: '402' }).count()).toBeGreaterThan(0);
+    await waitFor(
+      () => page.locator('#ledger-body .status', { hasText: '402' }).count(),
+      (n) => n > 0,
+      5000,
+      'the 402 in the panel',
+    );
 
     await page.locator('#add-credits').click();
     await waitFor(
@@ -303,5 +352,6 @@ describe('the playground in a browser', () => {
       5000,
       'B20 in the page',
     );
+    expect(refused).toEqual([]);
   });
 });

@@ -18,6 +18,9 @@ export const CHROMIUM = {
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 };
 
+/** The bound of each Playwright action and wait on the page (the context's default timeout). */
+export const ACTION_MS = 10_000;
+
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch(CHROMIUM);
 }
@@ -76,18 +79,43 @@ export interface Session {
   context: BrowserContext;
   page: Page;
   sidebar: FrameLocator;
+  /** Every address the page or its frames asked for outside the playground's own origins (all refused). */
+  refused: string[];
 }
 
+/**
+ * A page on the playground that may reach only the playground's own loopback origins: the sheet's server and the
+ * sidebar's host (another port, known once a sidebar is open). Anything else is refused and listed.
+ */
 export async function openPage(browser: Browser, playground: Playground): Promise<Session> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  // The page pastes from the system clipboard as Sheets does; the test writes to it first.
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
-    origin: playground.url.replace(/\/$/, ''),
-  });
-  const page = await context.newPage();
-  await page.goto(playground.url);
-  await menuEntries(page);
-  return { context, page, sidebar: page.frameLocator('#sidebar-frame') };
+  try {
+    context.setDefaultTimeout(ACTION_MS);
+    const origins = new Set([new URL(playground.url).origin]);
+    const refused: string[] = [];
+    const allowed = (address: string) => [...origins].some((origin) => address.startsWith(`${origin}/`));
+    await context.route('**/*', (route) => {
+      const address = route.request().url();
+      if (!allowed(address)) {
+        const sidebar = playground.workbook.sidebar().url;
+        if (sidebar) origins.add(new URL(sidebar).origin);
+      }
+      if (allowed(address)) return route.continue();
+      refused.push(address);
+      return route.abort();
+    });
+    // The page pastes from the system clipboard as Sheets does; the test writes to it first.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: playground.url.replace(/\/$/, ''),
+    });
+    const page = await context.newPage();
+    await page.goto(playground.url);
+    await menuEntries(page);
+    return { context, page, sidebar: page.frameLocator('#sidebar-frame'), refused };
+  } catch (error) {
+    await Promise.allSettled([context.close()]);
+    throw error;
+  }
 }
 
 /** The add-on menu's entries as the page shows them (once onOpen has built it). */
@@ -129,13 +157,26 @@ export async function waitFor<T>(
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   let last: T | undefined;
-  while (Date.now() < end) {
+  for (let round = 0; round < Math.ceil(timeoutMs / 50) && Date.now() < end; round++) {
     last = await read();
     if (seen[seen.length - 1] !== last) seen.push(last);
     if (done(last)) return last;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`Timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+}
+
+/** Resolves as `promise` does, or fails once `timeoutMs` have passed. */
+export async function bounded<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The sidebar's frame, for reading its text without throwing while it reloads. */
