@@ -1,4 +1,6 @@
 /** Bulk enrichment faults: 402 and 401 then resume, the daily UrlFetch quota, cancel racing a slice, triggers. */
+
+import { waitFor } from '../sandbox/helpers';
 import { API_KEY_PROPERTY, ORG, OWNER_KEY, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
 
@@ -13,6 +15,12 @@ function urls(count: number, prefix: string): string[][] {
   return Array.from({ length: count }, (_, i) =>
     i % 10 === 9 ? [`http://WWW.network.com/in/${prefix}-${i - 5}/`] : [url(`${prefix}-${i}`)],
   );
+}
+
+/** Starts `count` worker threads and leaves them idle, so a later execution does not wait for one to start. */
+async function warmWorkers(w: World, count: number): Promise<void> {
+  const runs = Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as()));
+  await Promise.all(runs);
 }
 
 describe('bulk enrichment faults', () => {
@@ -97,17 +105,19 @@ describe('bulk enrichment faults', () => {
     world = await startWorld({
       credits: 0,
       data: [['Profile'], ...urls(10, 'lou-park')],
-      faults: { latencyMs: 600 },
+      // Every answer (here a 402) takes 3 s: the window in which the Cancel must land.
+      faults: { latencyMs: 3000 },
     });
+    const service = world.sandbox.service;
+    await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A11');
     const running = world.env.execute('enrichSelection', [], world.as());
-    // Wait until the job exists (the slice is then waiting on the slow service), then cancel.
-    for (let i = 0; i < 100 && !world.env.documentProperties(world.ss.id).get('pef.job'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    // Cancel while the slice's requests wait on the slow service.
+    await waitFor(() => service.inFlight > 0, 10_000);
     const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
     expect(cancelled.state).toBe('cancelled');
     const slice = await running;
+    expect(service.ledger().filter((entry) => entry.status === 402).length).toBeGreaterThan(0);
     expect(slice.ok).toBe(true);
     expect((slice.value as ProgressView).state).toBe('cancelled');
     const stored = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
@@ -118,17 +128,25 @@ describe('bulk enrichment faults', () => {
   it('a slice of a cancelled run never overwrites the run started after it', async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(30, 'ned-orr')],
-      faults: { latencyMs: 400 },
+      faults: { latencyMs: 1000 },
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     world.ss.addSheet('Other');
     world.env.enter(world.ss.id, 'A1:A3', [['Profile'], [url('pia-quinn')], [url('rob-sun')]], 'Other');
+    const service = world.sandbox.service;
+    await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A31');
     const first = world.env.execute('enrichSelection', [], world.as());
-    for (let i = 0; i < 500 && world.env.fetches.length === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(() => service.inFlight > 0, 10_000);
     await world.env.run('cancelEnrichment', [], world.as());
+    // Batches of 5 rows go out one after another: those answered by now, and at most one more, may be written.
+    const batchesSeen = new Set(
+      service
+        .ledger()
+        .map((entry) => /ned-orr-(\d+)/.exec(entry.networkUrl ?? '')?.[1])
+        .filter((row) => row !== undefined)
+        .map((row) => Math.floor(Number(row) / 5)),
+    ).size;
     world.env.select(world.ss.id, 'A1:A3', 'Other');
     const second = world.env.execute('enrichSelection', [], world.as());
     const [a, b] = await Promise.all([first, second]);
@@ -141,7 +159,8 @@ describe('bulk enrichment faults', () => {
     expect(['running', 'done']).toContain(progress.state);
     // The cancelled run stopped after the batch under way: its other rows stay empty.
     const statuses = world.env.values(world.ss.id, 'C2:C31', 'Sheet1').map((row) => row[0]);
-    expect(statuses.filter((s) => s === '').length).toBeGreaterThanOrEqual(10);
+    expect(batchesSeen).toBeLessThan(5);
+    expect(statuses.filter((s) => s === '').length).toBeGreaterThanOrEqual(30 - 5 * (batchesSeen + 1));
   });
 
   it('keeps an hourly trigger while the job runs; firing it continues the job; cancel removes it', async () => {

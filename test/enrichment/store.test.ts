@@ -1,4 +1,5 @@
 /** The document property store under pressure: results cached before sheet I/O, eviction from every path. */
+import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, type ProgressView, start } from './helpers';
 
@@ -36,13 +37,12 @@ function storeBytes(w: World): number {
 describe('result store', () => {
   it('caches charged results before touching the sheet, so a failed write costs nothing again', async () => {
     const rows = Array.from({ length: 20 }, (_, i) => [url(`ray-${i}-oak`)]);
-    world = await startWorld({ data: [['Profile'], ...rows], faults: { latencyMs: 500 } });
+    world = await startWorld({ data: [['Profile'], ...rows], faults: { latencyMs: 2000 } });
     world.env.select(world.ss.id, 'A1:A21');
     const running = world.env.execute('enrichSelection', [], world.as());
-    // While the first batch waits on the service, the user deletes almost every row.
-    for (let i = 0; i < 500 && world.env.fetches.length === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    // While the first batch (all 20 rows, one request each) waits on the service, the user deletes almost every row.
+    const service = world.sandbox.service;
+    await waitFor(() => service.inFlight === 20, 10_000);
     world.ss.sheets[0].deleteRows(2, 995, world.ss.sheets);
     const slice = (await running).value as ProgressView;
     expect(slice.state).toBe('paused');
