@@ -31,14 +31,13 @@ export function withJobLock<T>(work: () => T): T {
 }
 
 /**
- * Writes the job (with `extra` properties in the same write). Call it holding the document lock.
+ * Writes the job. Call it holding the document lock.
  * When the store is full (the result cache grew, e.g. through many =FINDEMAIL cells), evicts old results and
  * writes again: the job's state must always fit.
  */
-export function saveJob(job: Job | null, extra: Record<string, string> = {}): void {
-  const values: Record<string, string> = { ...extra };
-  if (job) values[JOB_PROPERTY] = JSON.stringify(job);
-  if (Object.keys(values).length === 0) return;
+export function saveJob(job: Job | null): void {
+  if (!job) return;
+  const values: Record<string, string> = { [JOB_PROPERTY]: JSON.stringify(job) };
   const props = PropertiesService.getDocumentProperties();
   try {
     props.setProperties(values);
@@ -49,20 +48,21 @@ export function saveJob(job: Job | null, extra: Record<string, string> = {}): vo
   }
 }
 
+/** Removes the job (a run whose sheet could not be prepared). Call it holding the document lock. */
+export function deleteJob(): void {
+  PropertiesService.getDocumentProperties().deleteProperty(JOB_PROPERTY);
+}
+
 /**
- * Runs `update` under the document lock on the freshest stored job and writes what it returns
- * (with `extra` properties, e.g. cached results, in the same single write). Returning the stored object itself
- * writes nothing.
+ * Runs `update` under the document lock on the freshest stored job and writes what it returns.
+ * Returning the stored object itself writes nothing.
  */
-export function updateJob(
-  update: (stored: Job | null) => Job | null,
-  extra: Record<string, string> = {},
-): Job | null {
+export function updateJob(update: (stored: Job | null) => Job | null): Job | null {
   // Held for a property read and a write only; the slow work happens outside the lock.
   return withJobLock(() => {
     const stored = loadJob();
     const next = update(stored);
-    if (next !== stored || Object.keys(extra).length > 0) saveJob(next === stored ? null : next, extra);
+    if (next !== stored) saveJob(next);
     return next;
   });
 }

@@ -13,6 +13,7 @@ const RESULT_PREFIX = 'pef.r.';
 // limit so job state and settings always fit.
 const CACHE_BUDGET_BYTES = 350 * 1024;
 const CACHE_EVICT_TO_BYTES = 280 * 1024;
+const LOCK_WAIT_MS = 5000;
 
 /** The user's own key. In a custom function this is the spreadsheet owner's (Apps Script's rule). */
 export function readApiKey(): string | null {
@@ -91,8 +92,9 @@ function cacheKey(urlKey: string): string {
   return RESULT_PREFIX + stableHash(urlKey);
 }
 
+/** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
 export function isQuotaError(error: unknown): boolean {
-  return /quota|too large/i.test(error instanceof Error ? error.message : String(error));
+  return /quota/i.test(error instanceof Error ? error.message : String(error));
 }
 
 /**
@@ -144,20 +146,23 @@ export class ResultCache {
   putMany(entries: Array<[string, LookupResult]>): void {
     if (entries.length === 0) return;
     const values = this.encode(entries);
+    // Under the document lock, so an eviction (read, then rewrite of the store) never erases this write.
+    // Never call it holding the lock: Apps Script's lock is not counted, this release would free it.
+    const lock = LockService.getDocumentLock();
+    const locked = lock.tryLock(LOCK_WAIT_MS);
     try {
-      this.props.setProperties(values);
-    } catch (error) {
-      if (!isQuotaError(error)) throw error;
-      this.evict();
-      this.props.setProperties(values);
+      try {
+        this.props.setProperties(values);
+      } catch (error) {
+        if (!isQuotaError(error)) throw error;
+        this.evict(locked);
+        this.props.setProperties(values);
+      }
+      if (this.knownBytes === undefined) this.knownBytes = cacheBytes(this.props.getProperties());
+      if (this.knownBytes > CACHE_BUDGET_BYTES) this.evict(locked);
+    } finally {
+      if (locked) lock.releaseLock();
     }
-    if (this.knownBytes === undefined) this.knownBytes = cacheBytes(this.props.getProperties());
-    this.evictIfFull();
-  }
-
-  /** Evicts when the size known from the last snapshot (plus what was written since) is over budget. */
-  evictIfFull(): void {
-    if (this.knownBytes !== undefined && this.knownBytes > CACHE_BUDGET_BYTES) this.evict();
   }
 
   /**
@@ -166,7 +171,7 @@ export class ResultCache {
    */
   evict(lockHeld = false): void {
     const lock = lockHeld ? null : LockService.getDocumentLock();
-    if (lock && !lock.tryLock(5000)) return;
+    if (lock && !lock.tryLock(LOCK_WAIT_MS)) return;
     try {
       const all = this.props.getProperties();
       const results = Object.keys(all)

@@ -29,16 +29,19 @@ the columns to the right (Email, Email status, Catch-all, Note); new columns are
 
 const CONTINUE_HANDLER = 'continueEnrichment';
 
+/** This user's triggers of this spreadsheet only: a run in another spreadsheet keeps its own. */
+function documentTriggers(): GoogleAppsScript.Script.Trigger[] {
+  return ScriptApp.getUserTriggers(SpreadsheetApp.getActiveSpreadsheet());
+}
+
 /** Fallback for a run with no sidebar open: add-on time-driven triggers run at most once an hour. */
 export function ensureContinuationTrigger(): void {
-  const exists = ScriptApp.getProjectTriggers().some(
-    (trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER,
-  );
+  const exists = documentTriggers().some((trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER);
   if (!exists) ScriptApp.newTrigger(CONTINUE_HANDLER).timeBased().everyHours(1).create();
 }
 
 export function removeContinuationTrigger(): void {
-  for (const trigger of ScriptApp.getProjectTriggers()) {
+  for (const trigger of documentTriggers()) {
     if (trigger.getHandlerFunction() === CONTINUE_HANDLER) ScriptApp.deleteTrigger(trigger);
   }
 }

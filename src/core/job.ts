@@ -1,5 +1,5 @@
 /** Bulk-run state and the per-window plan. Pure: the sheet and the service are reached by features/enrichment.ts. */
-import { outputHeaders, type RowOutcome, STATUS, statusOf } from './cells';
+import { outputHeaders, type RowOutcome, STATUS } from './cells';
 import { looksLikeUrl, parseProfileInput } from './url';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
@@ -49,13 +49,14 @@ export interface Job {
   updatedAt: number;
   /** Set while a slice runs, so a second caller (sidebar and trigger at once) does not work on the same rows. */
   leaseUntil: number;
+  /** The slice holding the lease: a slice whose token is no longer the stored one stops and writes nothing. */
+  leaseToken?: string;
 }
 
 export interface Progress extends Counts {
   state: JobState;
   message: string;
   sheetName?: string;
-  range?: string;
 }
 
 export const MAX_PASSES = 3;
@@ -81,9 +82,21 @@ export function isHeaderText(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '' && !looksLikeUrl(value);
 }
 
-/** A status this add-on writes: one of its markers or the service's `email_status` (upper-case word). */
-export function isOwnStatus(value: unknown): boolean {
-  return typeof value === 'string' && /^[A-Z][A-Z_]{1,30}$/.test(value);
+const NO_ADDRESS_STATUSES: string[] = [
+  STATUS.notFound,
+  STATUS.unprocessable,
+  STATUS.invalidUrl,
+  STATUS.error,
+];
+
+/**
+ * A status this add-on writes: one of its markers, or the service's `email_status` (an upper-case word) next to
+ * an address in the Email cell; a user's column of YES/NO is not one.
+ */
+export function isOwnStatus(value: unknown, email: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  if (NO_ADDRESS_STATUSES.includes(value)) return true;
+  return /^[A-Z][A-Z_]{1,30}$/.test(value) && typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email);
 }
 
 function isBlank(value: unknown): boolean {
@@ -112,7 +125,7 @@ export function canReuseOutputColumns(
   let ours = 0;
   for (const row of rows) {
     if (owned.every((column) => isBlank(row[column]))) continue;
-    if (!isOwnStatus(row[1]) || !(isBlank(row[2]) || typeof row[2] === 'boolean')) return false;
+    if (!isOwnStatus(row[1], row[0]) || !(isBlank(row[2]) || typeof row[2] === 'boolean')) return false;
     ours++;
   }
   return ours > 0;
@@ -180,5 +193,3 @@ export function describeOutcomeState(state: JobState, counts: Counts): string {
       return '';
   }
 }
-
-export { statusOf };

@@ -138,7 +138,7 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
   if (!parsed && !statusSays) {
     const retryable = status >= 500 || status === 429;
     return serviceError(
-      status >= 200 && status < 300 ? 'invalid_body' : status >= 500 ? 'server_error' : 'invalid_body',
+      status >= 500 ? 'server_error' : 'invalid_body',
       `The service answered HTTP ${status} with a body that is not JSON (a proxy or gateway error page?).`,
       { status, retryable },
     );

@@ -1,7 +1,8 @@
 /** Bulk enrichment of a selected column: a job in document properties, processed in time-boxed slices. */
 
-import { lookupMany } from '../adapters/http';
-import { hasDocument, loadJob, saveJob, updateJob, withJobLock } from '../adapters/jobStore';
+import { BULK_CLAIM, claimKey, putClaims, readClaims, releaseClaims } from '../adapters/claims';
+import { type LookupReport, lookupMany } from '../adapters/http';
+import { deleteJob, hasDocument, loadJob, saveJob, updateJob, withJobLock } from '../adapters/jobStore';
 import { ResultCache, readApiKey, readScriptConfig, readSettings } from '../adapters/store';
 import {
   ensureContinuationTrigger,
@@ -10,6 +11,7 @@ import {
   showSidebar,
 } from '../adapters/ui';
 import { enrichmentRow, outputHeaders, type RowOutcome } from '../core/cells';
+import { stableHash } from '../core/hash';
 import {
   canReuseOutputColumns,
   countOutcome,
@@ -37,8 +39,13 @@ import { parseProfileInput } from '../core/url';
 export const DEFAULT_STEP_BUDGET_MS = 45_000;
 export const DEFAULT_BATCH_SIZE = 20;
 const MAX_BATCH_SIZE = 100;
-/** A lease outlives its slice by this much, so a crashed slice does not block the job for long. */
-const LEASE_GRACE_MS = 30_000;
+/**
+ * A slice's lease lasts as long as an execution may (6 minutes): its last batch always goes out, and UrlFetchApp
+ * gives up on a request only after about a minute, so a shorter lease could end while the slice still works.
+ */
+const LEASE_MS = 6 * 60_000;
+/** The bulk run's claims on URLs it sends outlive the execution sending them (same reason). */
+const BULK_CLAIM_SECONDS = LEASE_MS / 1000;
 const FIRST_SLICE_MAX_MS = 15_000;
 
 interface SliceLimits {
@@ -78,8 +85,15 @@ export function enrichSelection(): Progress {
     const selection = ss.getActiveRange();
     if (!selection)
       throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
-    const created = createJob(selection);
+    const { job: created, prepareSheet } = createJob(selection);
+    // The job's state is saved first: if it cannot be, the sheet is left untouched.
     saveJob(created);
+    try {
+      prepareSheet();
+    } catch (error) {
+      deleteJob();
+      throw error;
+    }
     return { created };
   });
   showSidebar('progress');
@@ -98,7 +112,12 @@ function cellText(value: unknown): string {
   return value instanceof Date ? String(value.getTime()) : String(value ?? '');
 }
 
-function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
+/** A cell's text in the job's state: a hash, so the state stays small whatever the cell holds. */
+function cellMark(value: unknown): string {
+  return stableHash(cellText(value));
+}
+
+function createJob(selection: GoogleAppsScript.Spreadsheet.Range): { job: Job; prepareSheet: () => void } {
   const settings = readSettings();
   const sheet = selection.getSheet();
   const urlColumn = selection.getColumn();
@@ -137,27 +156,30 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
   );
   const reusable =
     readWidth === 1 + outputCount && canReuseOutputColumns(ownedRows, headerIndex, settings.extraFields);
-  // Never overwrite the user's data: insert fresh columns right of the URL column instead.
-  if (!reusable) sheet.insertColumnsAfter(urlColumn, outputCount);
   const outputColumn = urlColumn + 1;
-
-  // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
-  // The Catch-all column keeps real booleans.
   const rows = lastRow - firstRow + 1;
-  const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < outputCount);
-  sheet
-    .getRangeList(
-      textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()),
-    )
-    .setNumberFormat('@');
+  const prepareSheet = () => {
+    // Never overwrite the user's data: insert fresh columns right of the URL column instead.
+    if (!reusable) sheet.insertColumnsAfter(urlColumn, outputCount);
+    // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
+    // The Catch-all column keeps real booleans.
+    const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < outputCount);
+    sheet
+      .getRangeList(
+        textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()),
+      )
+      .setNumberFormat('@');
+    if (headerRow !== null && settings.writeHeader) {
+      sheet.getRange(headerRow, outputColumn, 1, outputCount).setValues([titles]);
+    }
+  };
   let headerTexts: string[] | null = null;
   if (headerRow !== null) {
     const existing = reusable
       ? padRow(block[headerRow - readTop].slice(1), outputCount)
       : titles.map(() => '');
-    const written = settings.writeHeader ? titles : existing.map(cellText);
-    if (settings.writeHeader) sheet.getRange(headerRow, outputColumn, 1, outputCount).setValues([titles]);
-    headerTexts = [cellText(block[headerRow - readTop][0]), ...written];
+    const written = settings.writeHeader ? titles : existing;
+    headerTexts = [block[headerRow - readTop][0], ...written].map(cellMark);
   }
 
   // Counts describe the sheet: rows with a final result are skipped (and counted by kind) unless re-checking.
@@ -182,7 +204,7 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
 
   const multiColumn = selection.getNumColumns() > 1;
   const now = Date.now();
-  return {
+  const job: Job = {
     id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
     sheetId: sheet.getSheetId(),
     sheetName: sheet.getName(),
@@ -196,9 +218,9 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
     cursor: firstRow,
     pass: 1,
     maxRows: sheet.getMaxRows(),
-    maxColumns: sheet.getMaxColumns(),
-    topValue: cellText(dataRows[0][0]),
-    bottomValue: cellText(dataRows[dataRows.length - 1][0]),
+    maxColumns: sheet.getMaxColumns() + (reusable ? 0 : outputCount),
+    topValue: cellMark(dataRows[0][0]),
+    bottomValue: cellMark(dataRows[dataRows.length - 1][0]),
     headerTexts,
     hasDuplicates,
     state: 'running',
@@ -210,6 +232,7 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): Job {
     updatedAt: now,
     leaseUntil: 0,
   };
+  return { job, prepareSheet };
 }
 
 function padRow(row: unknown[], width: number): unknown[] {
@@ -230,7 +253,8 @@ export function continueEnrichment(): Progress {
 export function resumeEnrichment(): Progress {
   const job = updateJob((stored) => {
     if (!stored || (stored.state !== 'paused' && stored.state !== 'stopped')) return stored;
-    return { ...stored, state: 'running', message: 'Resuming…', updatedAt: Date.now(), leaseUntil: 0 };
+    // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
+    return { ...stored, state: 'running', message: 'Resuming…', updatedAt: Date.now() };
   });
   if (job?.state !== 'running') return progressOf(job);
   ensureContinuationTrigger();
@@ -282,6 +306,9 @@ function haltJob(job: Job, error: ServiceError): void {
   } else job.message = error.message;
 }
 
+/** Jobs of slices that lost their lease: they stop at once. */
+const outleased = new WeakSet<Job>();
+
 /**
  * Merges a slice's job into the stored one: a different job is never overwritten, a cancel always wins,
  * and a pause from the sidebar wins over "running".
@@ -290,6 +317,11 @@ function merge(stored: Job | null, job: Job): Job | null {
   if (!stored || stored.id !== job.id) {
     // Cancelled and replaced by another run meanwhile: this slice stops and leaves the new job alone.
     job.state = 'cancelled';
+    return stored;
+  }
+  if (stored.leaseToken !== job.leaseToken) {
+    // Another slice holds the job now: this one stops and writes nothing (its results are in the result cache).
+    outleased.add(job);
     return stored;
   }
   if (stored.state === 'cancelled') {
@@ -313,11 +345,12 @@ function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Pr
   const limits = { ...configured, budgetMs: Math.min(configured.budgetMs, maxBudgetMs) };
   const deadline = started + limits.budgetMs;
   let leased = false;
+  const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
   let job = updateJob((stored) => {
     if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
       return stored;
     leased = true;
-    return { ...stored, leaseUntil: deadline + LEASE_GRACE_MS };
+    return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
   });
   if (!job || !leased) return progressOf(job);
   const cache = new ResultCache();
@@ -330,15 +363,54 @@ function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Pr
   job.leaseUntil = 0;
   const finished = job;
   const stored = updateJob((current) => merge(current, finished));
-  if (stored?.id !== finished.id) return progressOf(stored);
+  if (stored?.id !== finished.id || outleased.has(finished)) return progressOf(stored);
   job = stored;
   if (job.state === 'done' || job.state === 'cancelled') removeContinuationTrigger();
   return progressOf(job);
 }
 
-/** Writes the job's progress; a pause or cancel meanwhile wins, another job is left alone. */
+/** Writes the job's progress; a pause or cancel meanwhile wins, another job or slice is left alone. */
 function saveProgress(job: Job): void {
   updateJob((stored) => merge(stored, job));
+}
+
+/** Before writing to the sheet: the lease is still this slice's (otherwise it stops). */
+function ownsLease(job: Job): boolean {
+  const stored = loadJob();
+  if (stored?.id === job.id && stored.leaseToken !== job.leaseToken) outleased.add(job);
+  return !outleased.has(job);
+}
+
+/**
+ * Under the document lock: re-reads the result store (formulas may have paid for some of these URLs since the
+ * slice began; `refresh` takes the new view) and claims the keys neither known nor claimed by a formula, for as
+ * long as an execution may last. Keys claimed by others wait for a later slice. Returns the keys claimed.
+ */
+function claimUrls(keys: string[], refresh: () => void, known: (key: string) => boolean): string[] {
+  if (keys.length === 0) return [];
+  const lock = LockService.getDocumentLock();
+  if (!lock.tryLock(10_000)) return [];
+  try {
+    refresh();
+    const unknown = keys.filter((key) => !known(key));
+    const claims = docCache();
+    if (!claims) return unknown;
+    const markers = readClaims(claims, unknown);
+    const free = unknown.filter((key) => !markers[claimKey(key)]);
+    putClaims(claims, free, BULK_CLAIM, BULK_CLAIM_SECONDS);
+    return free;
+  } finally {
+    lock.releaseLock();
+  }
+}
+
+function docCache(): GoogleAppsScript.Cache.Cache | null {
+  return CacheService.getDocumentCache();
+}
+
+/** This slice may go on: the job is running and its lease still this slice's. */
+function working(job: Job): boolean {
+  return job.state === 'running' && !outleased.has(job);
 }
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -358,9 +430,10 @@ function relocate(job: Job, sheet: Sheet, width: number): string | null {
       if (!header || job.headerRow === null || job.urlColumn + shift < 1) return false;
       if (job.urlColumn + shift + width - 1 > maxColumns) return false;
       const row = sheet.getRange(job.headerRow, job.urlColumn + shift, 1, width).getValues()[0];
-      return row.every((value, index) => cellText(value) === header[index]);
+      return row.every((value, index) => cellMark(value) === header[index]);
     };
-    const titled = header?.slice(1).every((text) => text !== '') ?? false;
+    const blank = cellMark('');
+    const titled = header?.slice(1).every((mark) => mark !== blank) ?? false;
     const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
     if (shift === null) {
       return 'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
@@ -374,7 +447,7 @@ function relocate(job: Job, sheet: Sheet, width: number): string | null {
     const from = Math.max(1, Math.min(job.firstRow, job.firstRow + moved));
     const to = Math.min(maxRows, Math.max(job.lastRow, job.lastRow + moved));
     const column = to >= from ? sheet.getRange(from, job.urlColumn, to - from + 1, 1).getValues() : [];
-    const at = (row: number) => (row >= from && row <= to ? cellText(column[row - from][0]) : undefined);
+    const at = (row: number) => (row >= from && row <= to ? cellMark(column[row - from][0]) : undefined);
     const topMoved = at(job.firstRow + moved) === job.topValue;
     const topStayed = at(job.firstRow) === job.topValue;
     const bottomMoved = at(job.lastRow + moved) === job.bottomValue;
@@ -400,8 +473,8 @@ function relocate(job: Job, sheet: Sheet, width: number): string | null {
 /** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
 function noteEnds(job: Job, sheet: Sheet): void {
   if (job.lastRow < job.firstRow) return;
-  job.topValue = cellText(sheet.getRange(job.firstRow, job.urlColumn).getValue());
-  job.bottomValue = cellText(sheet.getRange(job.lastRow, job.urlColumn).getValue());
+  job.topValue = cellMark(sheet.getRange(job.firstRow, job.urlColumn).getValue());
+  job.bottomValue = cellMark(sheet.getRange(job.lastRow, job.urlColumn).getValue());
 }
 
 /** Results written in the job's rows, by normalised URL: a duplicate gets the same result without a request. */
@@ -414,7 +487,7 @@ function writtenResults(job: Job, sheet: Sheet, width: number): Map<string, unkn
     const input = parseProfileInput(row[0]);
     const status = cellText(row[2]);
     if (input.kind !== 'url' || results.has(input.key)) return;
-    if (!isOwnStatus(status) || isPendingStatus(status, true)) return;
+    if (!isOwnStatus(status, row[1]) || isPendingStatus(status, true)) return;
     results.set(input.key, row.slice(1));
   });
   return results;
@@ -460,7 +533,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     return;
   }
 
-  const lookupCache = cache.snapshot();
+  let lookupCache = cache.snapshot();
   const known = new Map<string, LookupResult>();
   const cachedResult = (key: string): LookupResult | undefined => {
     const hit = known.get(key);
@@ -483,7 +556,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
   let blockStart = 0;
 
   // At least one batch per slice, so a slice always makes progress.
-  for (let batch = 0; job.state === 'running' && (batch === 0 || Date.now() < deadline); batch++) {
+  for (let batch = 0; working(job) && (batch === 0 || Date.now() < deadline); batch++) {
     if (job.cursor > job.lastRow) {
       if (!startNextPass(job, sheet, width)) break;
       block = null;
@@ -498,52 +571,74 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     const retryFailed = job.pass === 1;
     const plans = planRows(block.slice(0, windowSize), job.recheck && job.pass === 1, retryFailed);
 
-    const toSend: string[] = [];
-    const keyOfSent = new Map<string, string>();
-    const queued = new Set<string>();
-    for (const plan of plans) {
-      if (plan.action !== 'lookup' || queued.has(plan.key) || cachedResult(plan.key)) continue;
-      queued.add(plan.key);
+    // Rows whose output cells hold something of the user's are never written: nothing is spent on them.
+    const unwritable = new Set<number>();
+    const candidates: RowPlan[] = [];
+    plans.forEach((plan, index) => {
+      if (plan.action === 'keep' || plan.action === 'blank') return;
+      if (!stillPending(block?.[index], job)) unwritable.add(index);
+      else candidates.push(plan);
+    });
+    const wanted: string[] = [];
+    const sentOf = new Map<string, string>();
+    for (const plan of candidates) {
+      if (plan.action !== 'lookup' || sentOf.has(plan.key) || cachedResult(plan.key)) continue;
+      sentOf.set(plan.key, plan.sent);
       if (copies(plan.key)) continue;
-      toSend.push(plan.sent);
-      keyOfSent.set(plan.sent, plan.key);
+      wanted.push(plan.key);
     }
-    const report = toSend.length
-      ? lookupMany(toSend, {
+    const keys = claimUrls(
+      wanted,
+      () => {
+        lookupCache = cache.snapshot();
+      },
+      (key) => cachedResult(key) !== undefined,
+    );
+    const toSend = keys.map((key) => sentOf.get(key)!);
+    const keyOfSent = new Map<string, string>(keys.map((key) => [sentOf.get(key)!, key]));
+    const errors = new Map<string, ServiceError>();
+    const storeResults = (answers: LookupReport): void => {
+      const fresh: Array<[string, LookupResult]> = [];
+      for (const [sent, outcome] of answers.outcomes) {
+        const key = keyOfSent.get(sent)!;
+        if (outcome.kind === 'error') errors.set(key, outcome);
+        else {
+          known.set(key, outcome);
+          fresh.push([key, outcome]);
+          job.counts.creditsUsed++;
+        }
+      }
+      // Charged results are stored before any sheet call and before the claims are released: if the sheet throws
+      // (rows deleted meanwhile), a resume finds them here and pays nothing again.
+      cache.putMany(fresh);
+    };
+    let report: LookupReport = { outcomes: new Map<string, LookupOutcome>(), requestsSent: 0 };
+    try {
+      if (toSend.length) {
+        report = lookupMany(toSend, {
           apiKey,
           endpoint: config.endpoint.endpoint,
           concurrency: limits.batchSize,
           deadline,
           retry: DEFAULT_RETRY,
-        })
-      : { outcomes: new Map<string, LookupOutcome>(), halt: undefined, requestsSent: 0 };
-    const fresh: Array<[string, LookupResult]> = [];
-    const errors = new Map<string, ServiceError>();
-    for (const [sent, outcome] of report.outcomes) {
-      const key = keyOfSent.get(sent)!;
-      if (outcome.kind === 'error') errors.set(key, outcome);
-      else {
-        known.set(key, outcome);
-        fresh.push([key, outcome]);
-        job.counts.creditsUsed++;
+        });
       }
+      storeResults(report);
+    } finally {
+      releaseClaims(docCache(), keys);
     }
-    // Charged results are stored before any sheet call: if the sheet throws (rows deleted meanwhile), a resume
-    // finds them here and pays nothing again.
-    cache.putMany(fresh);
 
     // Check the rows again right before writing: the user may have sorted or inserted rows meanwhile.
     // The same read brings the next batch's rows.
     const nextEnd = Math.min(windowEnd + limits.batchSize, job.lastRow);
     const check = read(job.cursor, nextEnd - job.cursor + 1);
     const outputs: unknown[][] = check.slice(0, windowSize).map((row) => row.slice(1));
-    let firstChanged = -1;
-    let lastChanged = -1;
+    const changed: number[] = [];
     let stopAt = windowSize;
     let risky = false;
     for (let index = 0; index < windowSize; index++) {
       const plan = plans[index];
-      if (plan.action === 'keep' || plan.action === 'blank') continue;
+      if (plan.action === 'keep' || plan.action === 'blank' || unwritable.has(index)) continue;
       const outcome = rowOutcome(plan, cachedResult, errors);
       const copied = !outcome && plan.action === 'lookup' ? copies(plan.key) : undefined;
       if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
@@ -562,26 +657,33 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
         inSheet.results?.set(plan.key, row);
       risky = risky || row.some((value, column) => column !== 2 && parsedBySheets(value));
       outputs[index] = row;
-      if (firstChanged < 0) firstChanged = index;
-      lastChanged = index;
+      changed.push(index);
     }
-    if (firstChanged >= 0) {
-      const rowCount = lastChanged - firstChanged + 1;
-      const firstWritten = job.cursor + firstChanged;
-      if (risky) {
-        // Rows inserted during the run lack the plain-text format set at the start.
-        const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < width - 1);
-        sheet
-          .getRangeList(
-            textColumns.map((offset) =>
-              sheet.getRange(firstWritten, job.outputColumn + offset, rowCount, 1).getA1Notation(),
-            ),
-          )
-          .setNumberFormat('@');
-      }
+    if (changed.length > 0 && !ownsLease(job)) break;
+    // Only the rows written now, in runs of adjacent rows: a row in between may hold a formula of the user's.
+    const runs: Array<{ from: number; count: number }> = [];
+    for (const index of changed) {
+      const last = runs[runs.length - 1];
+      if (last && last.from + last.count === index) last.count++;
+      else runs.push({ from: index, count: 1 });
+    }
+    if (risky) {
+      // Rows inserted during the run lack the plain-text format set at the start.
+      const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < width - 1);
       sheet
-        .getRange(firstWritten, job.outputColumn, rowCount, width - 1)
-        .setValues(outputs.slice(firstChanged, lastChanged + 1) as unknown[][]);
+        .getRangeList(
+          runs.flatMap((run) =>
+            textColumns.map((offset) =>
+              sheet.getRange(job.cursor + run.from, job.outputColumn + offset, run.count, 1).getA1Notation(),
+            ),
+          ),
+        )
+        .setNumberFormat('@');
+    }
+    for (const run of runs) {
+      sheet
+        .getRange(job.cursor + run.from, job.outputColumn, run.count, width - 1)
+        .setValues(outputs.slice(run.from, run.from + run.count));
     }
     const advancedTo = job.cursor + stopAt;
     block = check.slice(stopAt);
@@ -594,7 +696,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
       saveProgress(job);
       break; // out of time for this slice
     }
-    if (job.state === 'running' && Date.now() < deadline) saveProgress(job);
+    if (working(job) && Date.now() < deadline) saveProgress(job);
   }
   if (job.state !== 'done') noteEnds(job, sheet);
 }
@@ -617,7 +719,7 @@ function stillPending(row: unknown[] | undefined, job: Job): boolean {
   if (!row) return false;
   const status = cellText(row[2]);
   const blank = row.slice(1).every((value) => value === '' || value === null || value === undefined);
-  if (job.recheck && job.pass === 1) return blank || isOwnStatus(status);
+  if (job.recheck && job.pass === 1) return blank || isOwnStatus(status, row[1]);
   if (status === '') return blank;
   return isPendingStatus(status, job.pass === 1);
 }

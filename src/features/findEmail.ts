@@ -1,5 +1,6 @@
 /** =FINDEMAIL: cached, de-duplicated, parallel lookups inside one custom-function execution. */
 
+import { BULK_CLAIM, claimKey, putClaims, readClaims, releaseClaims } from '../adapters/claims';
 import { lookupMany } from '../adapters/http';
 import { ResultCache, readApiKey, readHalt, readScriptConfig, writeHalt } from '../adapters/store';
 import { SETTINGS_PATH } from '../adapters/ui';
@@ -13,6 +14,11 @@ import { type ProfileInput, parseProfileInput } from '../core/url';
 // (https://developers.google.com/apps-script/guides/sheets/functions#guidelines). No request batch starts
 // unless, judging by the slowest batch so far, it ends before this; the rest of the 30 s is the margin.
 const WORK_BUDGET_MS = 22_000;
+/**
+ * Until a batch was timed, none starts later than this share of the budget (12 s of 22): a batch may take
+ * 10 s or more, and one started after waiting on another cell must still end within the 30 s.
+ */
+const UNTIMED_START_SHARE = 12 / 22;
 /** Script property that lowers the budget (tests and operators; never above WORK_BUDGET_MS). */
 const BUDGET_PROPERTY = 'FINDEMAIL_BUDGET_MS';
 const DEFAULT_CONCURRENCY = 20;
@@ -30,7 +36,6 @@ const ACCOUNT_OK_SECONDS = 600;
 const POLL_FIRST_MS = 250;
 const POLL_MAX_MS = 1000;
 const LOCK_WAIT_MS = 5000;
-const CLAIM_PREFIX = 'pef.claim.';
 const PROBE_KEY = 'pef.probe';
 const ACCOUNT_OK_KEY = 'pef.ok';
 
@@ -43,6 +48,9 @@ function pending(message: string): ServiceError {
 const NOT_IN_TIME = pending('Not looked up in time; recalculate to try again.');
 const OTHER_CELL = pending(
   'Another cell is still looking this profile up; recalculate in a moment to see the result.',
+);
+const BULK_RUN = pending(
+  'The bulk run (Find e-mails) is looking this profile up; recalculate in a moment to see the result.',
 );
 
 function ownerKeyMessage(what: string): string {
@@ -59,10 +67,6 @@ function accountError(error: ServiceError): Error {
   return new Error(error.message);
 }
 
-function claimKey(key: string): string {
-  return CLAIM_PREFIX + stableHash(key);
-}
-
 /** State of one =FINDEMAIL execution. */
 interface Run {
   apiKey: string;
@@ -71,6 +75,8 @@ interface Run {
   concurrency: number;
   /** No batch starts when now + `slowestMs` is past this. */
   end: number;
+  /** While `slowestMs` is unmeasured (0), no batch starts after this. */
+  untimedEnd: number;
   slowestMs: number;
   sentFor: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
@@ -83,6 +89,8 @@ interface Claim {
   mine: string[];
   /** Another cell holds their claim. */
   others: string[];
+  /** The bulk run holds their claim: not waited for. */
+  bulk: string[];
   /** Free, but another cell is checking the account first. */
   blocked: string[];
   /** This execution checks the account with its first request. */
@@ -105,33 +113,44 @@ function claim(run: Run, keys: string[]): Claim | undefined {
   const docCache = run.docCache;
   if (!lock || !docCache) {
     for (const [key, result] of run.cache.getMany(keys)) run.outcomes.set(key, result);
-    return { mine: keys.filter((key) => !run.outcomes.has(key)), others: [], blocked: [], probing: false };
+    return {
+      mine: keys.filter((key) => !run.outcomes.has(key)),
+      others: [],
+      bulk: [],
+      blocked: [],
+      probing: false,
+    };
   }
   if (!lock.tryLock(Math.max(0, Math.min(LOCK_WAIT_MS, run.end - Date.now())))) return undefined;
   try {
     throwIfHalted(run);
-    const markers = docCache.getAll([...keys.map(claimKey), PROBE_KEY, ACCOUNT_OK_KEY]);
-    const others = keys.filter((key) => markers[claimKey(key)]);
+    const markers = readClaims(docCache, keys, [PROBE_KEY, ACCOUNT_OK_KEY]);
+    const bulk = keys.filter((key) => markers[claimKey(key)] === BULK_CLAIM);
+    const others = keys.filter((key) => markers[claimKey(key)] && markers[claimKey(key)] !== BULK_CLAIM);
     const unclaimed = keys.filter((key) => !markers[claimKey(key)]);
     for (const [key, result] of run.cache.getMany(unclaimed)) run.outcomes.set(key, result);
     const free = unclaimed.filter((key) => !run.outcomes.has(key));
     const accountOk = markers[ACCOUNT_OK_KEY] === run.keyHash;
     if (free.length > 0 && !accountOk && markers[PROBE_KEY]) {
-      return { mine: [], others, blocked: free, probing: false };
+      return { mine: [], others, bulk, blocked: free, probing: false };
     }
     const probing = free.length > 0 && !accountOk;
-    const claims: Record<string, string> = {};
-    for (const key of free) claims[claimKey(key)] = '1';
-    if (probing) claims[PROBE_KEY] = '1';
-    if (free.length > 0) docCache.putAll(claims, CLAIM_SECONDS);
-    return { mine: free, others, blocked: [], probing };
+    putClaims(docCache, free, '1', CLAIM_SECONDS);
+    if (probing) docCache.put(PROBE_KEY, '1', CLAIM_SECONDS);
+    return { mine: free, others, bulk, blocked: [], probing };
   } finally {
     lock.releaseLock();
   }
 }
 
 function release(run: Run, keys: string[]): void {
-  if (keys.length) run.docCache?.removeAll(keys.map(claimKey));
+  releaseClaims(run.docCache, keys);
+}
+
+/** A batch may start now: it ends in time judging by the slowest so far, or early enough when none was timed. */
+function mayStart(run: Run, now: number, waitMs = 0): boolean {
+  if (run.slowestMs === 0 && now + waitMs > run.untimedEnd) return false;
+  return now + waitMs + run.slowestMs <= run.end;
 }
 
 /**
@@ -149,11 +168,11 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       const ready = queue.filter((key) => (notBefore.get(key) ?? 0) <= now);
       if (ready.length === 0) {
         const wait = Math.min(...queue.map((key) => notBefore.get(key) ?? now)) - now;
-        if (now + wait + run.slowestMs > run.end) break;
+        if (!mayStart(run, now, wait)) break;
         Utilities.sleep(wait);
         continue;
       }
-      if (now + run.slowestMs > run.end) break;
+      if (!mayStart(run, now)) break;
       if (!probeOpen) throwIfHalted(run);
       const batch = ready.slice(0, probeOpen ? 1 : run.concurrency);
       const started = Date.now();
@@ -216,7 +235,7 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
     poll = Math.min(POLL_MAX_MS, poll * 2);
     throwIfHalted(run);
     if (!run.docCache) break;
-    const markers = run.docCache.getAll([...others.map(claimKey), PROBE_KEY, ACCOUNT_OK_KEY]);
+    const markers = readClaims(run.docCache, others, [PROBE_KEY, ACCOUNT_OK_KEY]);
     const freed = others.filter((key) => !markers[claimKey(key)]);
     const unblocked = blocked.length > 0 && (!markers[PROBE_KEY] || markers[ACCOUNT_OK_KEY] === run.keyHash);
     if (freed.length === 0 && !unblocked) continue;
@@ -254,6 +273,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
     endpoint: config.endpoint.endpoint,
     concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
     end: started + workBudgetMs(),
+    untimedEnd: started + Math.round(workBudgetMs() * UNTIMED_START_SHARE),
     slowestMs: 0,
     sentFor,
     outcomes,
@@ -262,9 +282,12 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   };
   throwIfHalted(run);
   const heldByOthers = new Set<string>();
-  while (missing.length > 0 && Date.now() + run.slowestMs <= run.end) {
+  const heldByBulk = new Set<string>();
+  while (missing.length > 0 && mayStart(run, Date.now())) {
     const claimed = claim(run, missing);
     for (const key of claimed?.mine ?? []) heldByOthers.delete(key);
+    for (const key of claimed?.bulk ?? []) heldByBulk.add(key);
+    missing = missing.filter((key) => !heldByBulk.has(key));
     if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
     const others = claimed ? claimed.others : [];
     const blocked = claimed ? claimed.blocked : missing;
@@ -273,7 +296,8 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
     missing = awaitOthers(run, others, blocked);
   }
   for (const key of keys) {
-    if (!outcomes.has(key)) outcomes.set(key, heldByOthers.has(key) ? OTHER_CELL : NOT_IN_TIME);
+    if (outcomes.has(key)) continue;
+    outcomes.set(key, heldByBulk.has(key) ? BULK_RUN : heldByOthers.has(key) ? OTHER_CELL : NOT_IN_TIME);
   }
   return outcomes;
 }

@@ -1492,7 +1492,8 @@ export class Environment {
         return describe(trigger);
       }
       case 'getProjectTriggers':
-        return this.triggers.filter(mine).map(describe);
+        // All of this user's triggers of the project, whatever the document (an add-on's are per document).
+        return this.triggers.filter((t) => t.user === exec.user).map(describe);
       case 'getUserTriggers':
         return this.triggers
           .filter((t) => t.user === exec.user && t.spreadsheetId === String(args[0]))

@@ -1,0 +1,138 @@
+/**
+ * Bulk runs racing themselves and the user: Pause/Resume and a lease that ran out while a slice still waits on
+ * the service, oversized cell texts in the job's state, cells the run must leave alone, columns it must not take
+ * over, and the fallback triggers of two spreadsheets.
+ */
+
+import { waitFor } from '../sandbox/helpers';
+import { API_KEY_PROPERTY, OWNER, OWNER_KEY, startWorld, url, type World } from '../support/harness';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const TITLES = ['Profile', 'Email', 'Email status', 'Catch-all', 'Note'];
+
+function urls(count: number, prefix: string): string[][] {
+  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
+}
+
+async function warmWorkers(w: World, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as())));
+}
+
+describe('bulk enrichment races', () => {
+  it('Pause then Resume while the first slice waits on the service charges no URL twice', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(10, 'pia-ross')], faults: { latencyMs: 1500 } });
+    const service = world.sandbox.service;
+    await warmWorkers(world, 3);
+    world.env.select(world.ss.id, 'A1:A11');
+    const first = world.env.execute('enrichSelection', [], world.as());
+    await waitFor(() => service.inFlight > 0, 10_000);
+    const paused = (await world.env.run('pauseEnrichment', [], world.as())) as ProgressView;
+    expect(paused.state).toBe('paused');
+    const resumed = world.env.execute('resumeEnrichment', [], world.as());
+    const [a, b] = await Promise.all([first, resumed]);
+    expect(a.ok && b.ok).toBe(true);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(chargedTwice(world)).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(10);
+    expect(done.creditsUsed).toBe(10);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D11'))).toEqual([]);
+  });
+
+  it('a slice past its time budget still holds the lease while its last batch waits on the service', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(3, 'quin-tate')],
+      faults: { latencyMs: 2000 },
+      scriptProperties: { ENRICH_STEP_BUDGET_MS: '1' },
+    });
+    const service = world.sandbox.service;
+    await warmWorkers(world, 2);
+    world.env.select(world.ss.id, 'A1:A4');
+    const first = world.env.execute('enrichSelection', [], world.as());
+    await waitFor(() => service.inFlight > 0, 10_000);
+    // Within Apps Script's 6-minute limit the first execution may still be running: its rows stay its own.
+    world.env.advanceClock(60_000);
+    const second = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+    expect(second.state).toBe('running');
+    expect((await first).ok).toBe(true);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(chargedTwice(world)).toEqual([]);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
+  });
+
+  it('runs when a header and a first row hold 10,000 characters (the job state stays small)', async () => {
+    const long = 'x'.repeat(10_000);
+    world = await startWorld({ data: [[`Profiles ${long}`], [long], [url('ray-uhl')]] });
+    world.env.select(world.ss.id, 'A1:A3');
+    const started = await world.env.execute('enrichSelection', [], world.as());
+    expect(started.error?.message).toBeUndefined();
+    expect(started.ok).toBe(true);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const rows = world.env.values(world.ss.id, 'A2:E3');
+    expect(rows[0][2]).toBe('INVALID_URL');
+    expect(mismatches(rows.slice(1))).toEqual([]);
+  });
+
+  it('leaves a formula in an output cell of a row without URL between two processed rows', async () => {
+    world = await startWorld({ data: [TITLES, [url('sue-vale')], [''], [url('tom-west')]] });
+    world.env.enter(world.ss.id, 'E3', [['=1+1']]);
+    await start(world, 'A1:A4');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(world.env.formulas(world.ss.id, 'E3')[0][0]).toBe('=1+1');
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
+  });
+
+  it('spends no credit on a row whose Note cell holds the user text, and says the row has no result', async () => {
+    world = await startWorld({ data: [TITLES, [url('uma-wolf')], [url('val-xu')]] });
+    world.env.enter(world.ss.id, 'E2', [['call her first']]);
+    await start(world, 'A1:A3');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(Object.keys(world.charges()).filter((key) => key.includes('uma-wolf'))).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(1);
+    expect(world.env.values(world.ss.id, 'E2')[0][0]).toBe('call her first');
+    expect(world.env.values(world.ss.id, 'C2')[0][0]).toBe('');
+    expect(done.message).toMatch(/no result/);
+  });
+
+  it('does not take over a user column of YES/NO next to the URLs', async () => {
+    world = await startWorld({
+      data: [['Profile'], [url('wes-york'), '', 'YES'], [url('xia-zorn'), '', '']],
+    });
+    await start(world, 'A1:A3');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    // Four result columns were inserted: the user's column moved from C to G, untouched.
+    expect(world.env.values(world.ss.id, 'G2:G3')).toEqual([['YES'], ['']]);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D3'))).toEqual([]);
+  });
+
+  it("cancelling a run in one spreadsheet keeps another spreadsheet's fallback trigger", async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(20, 'ada-bay')],
+      scriptProperties: { ENRICH_STEP_BUDGET_MS: '1', ENRICH_BATCH_SIZE: '2' },
+    });
+    const other = world.env.createSpreadsheet({ owner: OWNER, data: [['Profile'], ...urls(20, 'bea-cox')] });
+    world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
+    const inOther = { user: OWNER, spreadsheetId: other.id };
+    expect((await start(world, 'A1:A21')).state).toBe('running');
+    world.env.select(other.id, 'A1:A21');
+    expect(((await world.env.run('enrichSelection', [], inOther)) as ProgressView).state).toBe('running');
+    await world.env.run('cancelEnrichment', [], inOther);
+    const first = world.ss.id;
+    expect(world.env.triggers.filter((trigger) => trigger.spreadsheetId === first)).toHaveLength(1);
+    expect(world.env.triggers.filter((trigger) => trigger.spreadsheetId === other.id)).toHaveLength(0);
+    // Driven to its end, the first run removes its own trigger.
+    expect((await drive(world)).state).toBe('done');
+    expect(world.env.triggers).toHaveLength(0);
+  });
+});

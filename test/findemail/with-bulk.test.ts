@@ -1,0 +1,81 @@
+/** =FINDEMAIL cells and the bulk run on the same URLs: one credit per profile whatever the order. */
+
+import { chargedTwice, drive, mismatches } from '../enrichment/helpers';
+import { waitFor } from '../sandbox/helpers';
+import { startWorld, url, type World } from '../support/harness';
+import { column, emailOf, fillDown, lookups } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function urls(count: number, prefix: string): string[][] {
+  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
+}
+
+async function warmWorkers(w: World, count: number): Promise<void> {
+  await Promise.all(Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as())));
+}
+
+describe('=FINDEMAIL with a bulk run', () => {
+  it('formulas filled down and a bulk run started at once pay each URL once', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(20, 'cal-dunn')], faults: { latencyMs: 1000 } });
+    fillDown(world, 'H', 'A', 2, 21);
+    await warmWorkers(world, 4);
+    world.env.select(world.ss.id, 'A1:A21');
+    const bulk = world.env.execute('enrichSelection', [], world.as());
+    const formulas = world.env.recalculate(world.ss.id);
+    const [slice] = await Promise.all([bulk, formulas]);
+    expect(slice.ok).toBe(true);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    await world.env.recalculate(world.ss.id);
+    expect(chargedTwice(world)).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(20);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
+    const want = urls(20, 'cal-dunn').map(([link]) => emailOf(link));
+    expect(column(world, 'H2:H21')).toEqual(want);
+  });
+
+  it('a bulk slice does not pay again for rows whose formulas got their results after the slice began', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(20, 'dee-eng')],
+      faults: { latencyMs: 1500 },
+      scriptProperties: { ENRICH_BATCH_SIZE: '5' },
+    });
+    const service = world.sandbox.service;
+    fillDown(world, 'H', 'A', 12, 21);
+    await warmWorkers(world, 4);
+    world.env.select(world.ss.id, 'A1:A21');
+    const bulk = world.env.execute('enrichSelection', [], world.as());
+    // The slice has read the result store and works on its first batch: the formulas answer meanwhile.
+    await waitFor(() => service.inFlight > 0, 10_000);
+    await world.env.recalculate(world.ss.id);
+    expect((await bulk).ok).toBe(true);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(chargedTwice(world)).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(20);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
+  });
+
+  it('a cell that waited on another cell starts no untimed batch late in its budget', async () => {
+    // Always a 500 after 3 s: the first cell gives up and frees the URL after ~3 s, more than 12/22 of the
+    // 4.4 s budget (the 30 s limit's share, scaled down) the second cell has; it must not send it then.
+    const broken = url('eve-fry-broken');
+    world = await startWorld({
+      data: [['Profile'], [broken]],
+      faults: { latencyMs: 3000 },
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '4400' },
+    });
+    await warmWorkers(world, 2);
+    world.env.enter(world.ss.id, 'B2:C2', [['=FINDEMAIL(A2)', '=FINDEMAIL(A2)']]);
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results.every((result) => result.ok)).toBe(true);
+    expect(lookups(world)).toHaveLength(1);
+    const shown = [...column(world, 'B2'), ...column(world, 'C2')].map(String);
+    expect(shown.some((text) => /Another cell/.test(text))).toBe(true);
+  });
+});
