@@ -3,6 +3,7 @@ import { type EndpointResult, resolveEndpoint } from '../core/config';
 import { stableHash } from '../core/hash';
 import type { LookupResult } from '../core/lookup';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
+import type { Settings } from '../core/sidebarState';
 
 const API_KEY_PROPERTY = 'PEF_API_KEY';
 const SETTINGS_PROPERTY = 'PEF_SETTINGS';
@@ -29,14 +30,7 @@ export function deleteApiKey(): void {
   PropertiesService.getUserProperties().deleteProperty(API_KEY_PROPERTY);
 }
 
-export interface Settings {
-  /** Write the output column titles in the header row. */
-  writeHeader: boolean;
-  /** Add Account type and Name columns. */
-  extraFields: boolean;
-  /** Look up rows that already hold a result again (costs credits). */
-  recheck: boolean;
-}
+export type { Settings };
 
 export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };
 

@@ -8,11 +8,9 @@ import {
   readApiKey,
   readScriptConfig,
   readSettings,
-  type Settings,
   writeApiKey,
   writeSettings,
 } from '../adapters/store';
-import type { Progress } from '../core/job';
 import {
   buildKeyCheckRequest,
   checkKeyShape,
@@ -21,16 +19,8 @@ import {
   maskKey,
   redactKey,
 } from '../core/lookup';
+import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
 import { getEnrichmentProgress } from './enrichment';
-
-export interface SidebarState {
-  hasKey: boolean;
-  /** e.g. ••••••••3f9a: the only form of the key that leaves the server. */
-  maskedKey: string;
-  settings: Settings;
-  progress: Progress;
-  configError: string;
-}
 
 export function getSidebarState(): SidebarState {
   const key = readApiKey();
@@ -55,11 +45,6 @@ export function saveApiKey(raw: unknown): SidebarState {
 export function removeApiKey(): SidebarState {
   deleteApiKey();
   return getSidebarState();
-}
-
-export interface KeyCheckResult {
-  ok: boolean;
-  message: string;
 }
 
 /** Asks the service about the saved key without spending a credit (see buildKeyCheckRequest). */

@@ -1,31 +1,12 @@
 /**
- * The server functions the sidebar calls and the shapes they return. The job's shapes come from src/core/job.ts
- * (pure, no Apps Script global); the rest mirror src/main.ts and src/features/account.ts, which use Apps Script
- * services the sidebar's DOM-typed build cannot see.
+ * The server functions the sidebar calls and the shapes they return. The shapes come from pure modules of
+ * src/core (no Apps Script global, so the sidebar's DOM-typed build can read them); the list of functions mirrors
+ * src/main.ts, which uses Apps Script services.
  */
 import type { JobState, Progress } from '../core/job';
+import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
 
-export type { JobState, Progress };
-
-export interface Settings {
-  writeHeader: boolean;
-  extraFields: boolean;
-  recheck: boolean;
-}
-
-export interface SidebarState {
-  hasKey: boolean;
-  /** e.g. ••••••••3f9a: the only form of the key the sidebar ever receives. */
-  maskedKey: string;
-  settings: Settings;
-  progress: Progress;
-  configError: string;
-}
-
-export interface KeyCheckResult {
-  ok: boolean;
-  message: string;
-}
+export type { JobState, KeyCheckResult, Progress, Settings, SidebarState };
 
 /** The entry points of src/main.ts that the sidebar calls, by name. */
 export interface ServerApi {

@@ -17,6 +17,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { errorMessage } from '../../playground/http';
 
 export type SidebarView = 'settings' | 'progress';
 
@@ -145,14 +146,6 @@ function readBody(req: http.IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
-}
-
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    return (error as { message: string }).message;
-  }
-  return String(error);
 }
 
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
