@@ -1,11 +1,14 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
 import type { LookupResult } from './lookup';
 
-const VERSION = 1;
+// Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
+// from one the run stored itself. Version 1 (seconds) is still read.
+const VERSION = 2;
+const SECONDS_VERSION = 1;
 
 export interface CachedResult {
   result: LookupResult;
-  /** Seconds since the epoch, for least-recently-stored eviction. */
+  /** Milliseconds since the epoch: for least-recently-stored eviction and for a re-check. */
   savedAt: number;
 }
 
@@ -16,7 +19,7 @@ export function encodeResult(result: LookupResult, savedAtMs: number): string {
     result.kind[0],
     profile.name ?? '',
     profile.updatedAt ?? '',
-    Math.floor(savedAtMs / 1000),
+    Math.floor(savedAtMs),
   ];
   if (result.kind === 'found')
     row.push(result.email, result.emailStatus, result.catchAll ? 1 : 0, result.accountType);
@@ -32,8 +35,9 @@ export function decodeResult(text: string | null | undefined): CachedResult | un
   } catch {
     return undefined;
   }
-  if (!Array.isArray(row) || row[0] !== VERSION) return undefined;
-  const [, kind, name, updatedAt, savedAt] = row as [number, string, string, string, number];
+  if (!Array.isArray(row) || (row[0] !== VERSION && row[0] !== SECONDS_VERSION)) return undefined;
+  const [version, kind, name, updatedAt, stored] = row as [number, string, string, string, number];
+  const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
   const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
   const str = (index: number) => (typeof row[index] === 'string' ? (row[index] as string) : '');
   switch (kind) {

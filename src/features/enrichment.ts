@@ -540,7 +540,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     if (hit) return hit;
     const cached = lookupCache(key);
     // A re-check ignores results stored before this run started.
-    if (cached && (!job.recheck || cached.savedAt * 1000 >= job.startedAt - 1000)) return cached.result;
+    if (cached && (!job.recheck || cached.savedAt >= job.startedAt)) return cached.result;
     return undefined;
   };
   // Read at most once per slice, when a duplicate's result has left the cache (a big job evicts old results).

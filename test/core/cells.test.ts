@@ -109,8 +109,13 @@ describe('cells', () => {
     ]) {
       const encoded = encodeResult(result, 1_700_000_000_123);
       expect(encoded.length).toBeLessThan(200);
-      expect(decodeResult(encoded)).toEqual({ result, savedAt: 1_700_000_000 });
+      expect(decodeResult(encoded)).toEqual({ result, savedAt: 1_700_000_000_123 });
     }
+    // Version 1 stored seconds: still read, as milliseconds.
+    expect(decodeResult('[1,"n","A","",1700000000]')).toEqual({
+      result: { kind: 'not_found', profile: { name: 'A' } },
+      savedAt: 1_700_000_000_000,
+    });
     expect(decodeResult('not json')).toBeUndefined();
     expect(decodeResult('[99,"f"]')).toBeUndefined();
   });
