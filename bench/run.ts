@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { Progress } from '../src/core/job';
-import { DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../test/emulator';
+import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../test/emulator';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';
@@ -185,10 +185,6 @@ class Deadline {
   check(what: string): void {
     if (this.left <= 0) throw new Error(`The bench ran out of its time limit during ${what}.`);
   }
-}
-
-function addCounts(into: Record<string, number>, from: Record<string, number>): void {
-  for (const [name, n] of Object.entries(from)) into[name] = (into[name] ?? 0) + n;
 }
 
 /** Reads and writes of cell data or structure: the calls that cost a round trip in Apps Script. */

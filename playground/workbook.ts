@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { API_KEY_PROPERTY, JOB_PROPERTY } from '../src/core/propertyNames';
 import {
   type Cell,
   type CellValue,
@@ -40,13 +41,11 @@ import { SAMPLE_SHEET_NAME, sampleColumn } from './sample';
 import { DEMO_KEY } from './service';
 import { type SidebarHost, startSidebarHost } from './sidebar';
 
+export { API_KEY_PROPERTY, JOB_PROPERTY };
+
 export const DEMO_USER = 'demo@example.com';
 export const SPREADSHEET_ID = 'playground-sheet';
 const SPREADSHEET_NAME = 'Leads to enrich';
-/** The add-on's user property for the API key (src/adapters/store.ts). */
-export const API_KEY_PROPERTY = 'PEF_API_KEY';
-/** The bulk run's state in document properties (src/adapters/jobStore.ts). */
-export const JOB_PROPERTY = 'pef.job';
 /** Sheets names an add-on's menu after the add-on. */
 const ADDON_MENU_TITLE = 'Profile Email Finder';
 /** Short slices: the sidebar shows progress after each, and Ctrl-C waits for at most one. */

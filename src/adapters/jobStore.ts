@@ -1,8 +1,7 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 import type { Job } from '../core/job';
+import { JOB_PROPERTY } from '../core/propertyNames';
 import { isQuotaError, ResultCache } from './store';
-
-export const JOB_PROPERTY = 'pef.job';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(): boolean {
@@ -58,7 +57,8 @@ export function deleteJob(): void {
  * Returning the stored object itself writes nothing.
  */
 export function updateJob(update: (stored: Job | null) => Job | null): Job | null {
-  // Held for a property read and a write only; the slow work happens outside the lock.
+  // Held for a property read and a write (which may evict old results when the store is full); the slow work
+  // happens outside the lock.
   return withJobLock(() => {
     const stored = loadJob();
     const next = update(stored);

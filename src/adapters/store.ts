@@ -2,12 +2,13 @@
 import { type EndpointResult, resolveEndpoint } from '../core/config';
 import { stableHash } from '../core/hash';
 import type { LookupResult } from '../core/lookup';
+import { API_KEY_PROPERTY } from '../core/propertyNames';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import type { Settings } from '../core/sidebarState';
 
-const API_KEY_PROPERTY = 'PEF_API_KEY';
 const SETTINGS_PROPERTY = 'PEF_SETTINGS';
 const RESULT_PREFIX = 'pef.r.';
+const BYTES_PROPERTY = 'pef.bytes';
 
 // Apps Script quotas: 500 KB per property store, 9 KB per value
 // (https://developers.google.com/apps-script/guides/services/quotas). The cache keeps well below the store
@@ -29,8 +30,6 @@ export function writeApiKey(key: string): void {
 export function deleteApiKey(): void {
   PropertiesService.getUserProperties().deleteProperty(API_KEY_PROPERTY);
 }
-
-export type { Settings };
 
 export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };
 
@@ -61,6 +60,8 @@ export interface ScriptConfig {
   stepBudgetMs?: number;
   batchSize?: number;
   concurrency?: number;
+  /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
+  findEmailBudgetMs?: number;
 }
 
 let scriptConfig: ScriptConfig | undefined;
@@ -78,6 +79,7 @@ export function readScriptConfig(): ScriptConfig {
     stepBudgetMs: positiveInt(props.ENRICH_STEP_BUDGET_MS),
     batchSize: positiveInt(props.ENRICH_BATCH_SIZE),
     concurrency: positiveInt(props.FETCH_CONCURRENCY),
+    findEmailBudgetMs: positiveInt(props.FINDEMAIL_BUDGET_MS),
   };
   return scriptConfig;
 }
@@ -94,10 +96,11 @@ export function isQuotaError(error: unknown): boolean {
 /**
  * Results by normalised URL, kept in document properties so they survive reloads and days
  * (CacheService entries live at most 6 hours). Shared by =FINDEMAIL and the bulk run.
+ * BYTES_PROPERTY counts the results' bytes so a write need not read the whole store: it only grows (a
+ * rewritten key counts twice, which evicts a little early) until an eviction recounts it exactly.
  */
 export class ResultCache {
   private readonly props = PropertiesService.getDocumentProperties();
-  private knownBytes: number | undefined;
 
   /** One service call whatever the number of keys. */
   getMany(urlKeys: string[]): Map<string, LookupResult> {
@@ -118,54 +121,59 @@ export class ResultCache {
   /** Reads the whole store once; the returned function looks results up in memory. */
   snapshot(): (urlKey: string) => CachedResult | undefined {
     const all = this.props.getProperties();
-    this.knownBytes = cacheBytes(all);
     return (urlKey) => decodeResult(all[cacheKey(urlKey)]);
   }
 
-  /** The property values for these results, to be written by `putMany` or together with other state. */
-  encode(entries: Array<[string, LookupResult]>): Record<string, string> {
+  /** The property values for these results and their size in bytes. */
+  private encode(entries: Array<[string, LookupResult]>): { values: Record<string, string>; bytes: number } {
     const now = Date.now();
     const values: Record<string, string> = {};
-    for (const [urlKey, result] of entries) values[cacheKey(urlKey)] = encodeResult(result, now);
-    if (this.knownBytes !== undefined) {
-      for (const key of Object.keys(values)) this.knownBytes += key.length + values[key].length;
+    let bytes = 0;
+    for (const [urlKey, result] of entries) {
+      const key = cacheKey(urlKey);
+      values[key] = encodeResult(result, now);
+      bytes += key.length + values[key].length;
     }
-    return values;
+    return { values, bytes };
   }
 
   /**
-   * One write; when the store is full, evicts the oldest results first and writes again. Whatever the path
-   * (a single =FINDEMAIL cell too), the store's size is then known and kept under budget.
+   * One write of the results and the byte counter; when the store is full, evicts the oldest results first and
+   * writes again. Whatever the path (a single =FINDEMAIL cell too), the store is kept under budget.
    */
   putMany(entries: Array<[string, LookupResult]>): void {
     if (entries.length === 0) return;
-    const values = this.encode(entries);
+    const { values, bytes } = this.encode(entries);
     // Under the document lock, so an eviction (read, then rewrite of the store) never erases this write.
     // Never call it holding the lock: Apps Script's lock is not counted, this release would free it.
     const lock = LockService.getDocumentLock();
     const locked = lock.tryLock(LOCK_WAIT_MS);
     try {
+      const stored = Number(this.props.getProperty(BYTES_PROPERTY) ?? Number.NaN);
+      // A store without a valid counter (written before it existed) is counted once.
+      let total = (Number.isFinite(stored) ? stored : cacheBytes(this.props.getProperties())) + bytes;
       try {
-        this.props.setProperties(values);
+        this.props.setProperties({ ...values, [BYTES_PROPERTY]: String(total) });
       } catch (error) {
         if (!isQuotaError(error)) throw error;
-        this.evict(locked);
-        this.props.setProperties(values);
+        const kept = this.evict(locked);
+        if (kept !== undefined) total = kept + bytes;
+        this.props.setProperties({ ...values, [BYTES_PROPERTY]: String(total) });
       }
-      if (this.knownBytes === undefined) this.knownBytes = cacheBytes(this.props.getProperties());
-      if (this.knownBytes > CACHE_BUDGET_BYTES) this.evict(locked);
+      if (total > CACHE_BUDGET_BYTES) this.evict(locked);
     } finally {
       if (locked) lock.releaseLock();
     }
   }
 
   /**
-   * Keeps the newest results under the target size, under the document lock so no other writer is lost
-   * (`lockHeld`: the caller holds it already; Apps Script's lock is not counted, a nested release would free it).
+   * Keeps the newest results under the target size and stores their exact byte count, under the document lock
+   * so no other writer is lost (`lockHeld`: the caller holds it already; Apps Script's lock is not counted, a
+   * nested release would free it). Returns the bytes kept, undefined when the lock stayed busy.
    */
-  evict(lockHeld = false): void {
+  evict(lockHeld = false): number | undefined {
     const lock = lockHeld ? null : LockService.getDocumentLock();
-    if (lock && !lock.tryLock(LOCK_WAIT_MS)) return;
+    if (lock && !lock.tryLock(LOCK_WAIT_MS)) return undefined;
     try {
       const all = this.props.getProperties();
       const results = Object.keys(all)
@@ -184,8 +192,9 @@ export class ResultCache {
         bytes += entry.bytes;
         kept[entry.key] = all[entry.key];
       }
+      kept[BYTES_PROPERTY] = String(bytes);
       this.props.setProperties(kept, true);
-      this.knownBytes = bytes;
+      return bytes;
     } finally {
       lock?.releaseLock();
     }
@@ -199,16 +208,16 @@ function cacheBytes(all: Record<string, string>): number {
   return bytes;
 }
 
-const HALT_KEY = 'pef.halt';
+/** Document-cache key of the halt; read it with other keys in one call and parse it with `parseHalt`. */
+export const HALT_KEY = 'pef.halt';
 
 export interface Halt {
   message: string;
   keyHash: string;
 }
 
-/** After a 401 or 402, formulas stop calling the service for a short window (document cache, shared by all cells). */
-export function readHalt(apiKey: string): Halt | undefined {
-  const raw = CacheService.getDocumentCache()?.get(HALT_KEY);
+/** The halt stored under HALT_KEY, if it was written for this key. */
+export function parseHalt(raw: string | null | undefined, apiKey: string): Halt | undefined {
   if (!raw) return undefined;
   try {
     const halt = JSON.parse(raw) as Halt;
@@ -216,6 +225,11 @@ export function readHalt(apiKey: string): Halt | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** After a 401 or 402, formulas stop calling the service for a short window (document cache, shared by all cells). */
+export function readHalt(apiKey: string): Halt | undefined {
+  return parseHalt(CacheService.getDocumentCache()?.get(HALT_KEY), apiKey);
 }
 
 export function writeHalt(apiKey: string, message: string, seconds: number): void {

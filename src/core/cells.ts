@@ -18,7 +18,21 @@ export function outputHeaders(extraFields: boolean): string[] {
   return extraFields ? [...BASE_HEADERS, ...EXTRA_HEADERS] : [...BASE_HEADERS];
 }
 
-export function statusOf(outcome: RowOutcome): string {
+/** Offsets of the output columns written as plain text: all but Catch-all (offset 2), which keeps real booleans. */
+export function textColumnOffsets(count: number): number[] {
+  return [0, 1, 3, 4, 5].filter((offset) => offset < count);
+}
+
+/**
+ * Sheets reads a string written with setValues as if typed: "=…" becomes a formula, "+…"/"-…" a formula or
+ * number, "2024-05-01…" a date, "TRUE" a boolean, a leading apostrophe disappears. Such text needs the
+ * plain-text format first to stay the text it was. Errs on the side of true (leading space, "@", ".").
+ */
+export function reinterpretedBySheets(value: unknown): boolean {
+  return typeof value === 'string' && /^(?:[\s=+\-'@\d.]|(?:true|false)\s*$)/i.test(value);
+}
+
+function statusOf(outcome: RowOutcome): string {
   switch (outcome.kind) {
     case 'found':
       return outcome.emailStatus || 'FOUND';

@@ -99,7 +99,7 @@ export function isOwnStatus(value: unknown, email: unknown): boolean {
   return /^[A-Z][A-Z_]{1,30}$/.test(value) && typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email);
 }
 
-function isBlank(value: unknown): boolean {
+export function isBlank(value: unknown): boolean {
   return value === '' || value === null || value === undefined;
 }
 

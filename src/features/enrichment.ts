@@ -10,7 +10,13 @@ import {
   SETTINGS_PATH,
   showSidebar,
 } from '../adapters/ui';
-import { enrichmentRow, outputHeaders, type RowOutcome } from '../core/cells';
+import {
+  enrichmentRow,
+  outputHeaders,
+  type RowOutcome,
+  reinterpretedBySheets,
+  textColumnOffsets,
+} from '../core/cells';
 import { stableHash } from '../core/hash';
 import {
   canReuseOutputColumns,
@@ -18,6 +24,7 @@ import {
   describeOutcomeState,
   emptyCounts,
   idleProgress,
+  isBlank,
   isHeaderText,
   isOwnStatus,
   isPendingStatus,
@@ -163,7 +170,7 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): { job: Job; p
     if (!reusable) sheet.insertColumnsAfter(urlColumn, outputCount);
     // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
     // The Catch-all column keeps real booleans.
-    const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < outputCount);
+    const textColumns = textColumnOffsets(outputCount);
     sheet
       .getRangeList(
         textColumns.map((offset) => sheet.getRange(firstRow, outputColumn + offset, rows, 1).getA1Notation()),
@@ -337,7 +344,8 @@ function merge(stored: Job | null, job: Job): Job | null {
 
 /**
  * Works on the job for one time budget: per batch one read (the batch's rows to check them, plus the next batch's)
- * and one write of the outputs, never a call per cell.
+ * and one setValues per run of adjacent rows written now (plus one format call when a value needs plain text),
+ * never a call per cell.
  */
 function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Progress {
   const started = Date.now();
@@ -393,7 +401,7 @@ function claimUrls(keys: string[], refresh: () => void, known: (key: string) => 
   try {
     refresh();
     const unknown = keys.filter((key) => !known(key));
-    const claims = docCache();
+    const claims = CacheService.getDocumentCache();
     if (!claims) return unknown;
     const markers = readClaims(claims, unknown);
     const free = unknown.filter((key) => !markers[claimKey(key)]);
@@ -402,10 +410,6 @@ function claimUrls(keys: string[], refresh: () => void, known: (key: string) => 
   } finally {
     lock.releaseLock();
   }
-}
-
-function docCache(): GoogleAppsScript.Cache.Cache | null {
-  return CacheService.getDocumentCache();
 }
 
 /** This slice may go on: the job is running and its lease still this slice's. */
@@ -493,11 +497,6 @@ function writtenResults(job: Job, sheet: Sheet, width: number): Map<string, unkn
   return results;
 }
 
-/** Sheets parses such text as a number, date, boolean or formula unless the cell is formatted as plain text. */
-function parsedBySheets(value: unknown): boolean {
-  return typeof value === 'string' && /^\s*(?:[=+\-'@\d.]|true\s*$|false\s*$)/i.test(value);
-}
-
 function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: ResultCache): void {
   const apiKey = readApiKey();
   if (!apiKey) {
@@ -544,11 +543,11 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     return undefined;
   };
   // Read at most once per slice, when a duplicate's result has left the cache (a big job evicts old results).
-  const inSheet: { results?: Map<string, unknown[]> } = {};
+  let written: Map<string, unknown[]> | undefined;
   const copies = (key: string): unknown[] | undefined => {
-    if ((!job.hasDuplicates && job.pass === 1) || (job.recheck && job.pass === 1)) return undefined;
-    inSheet.results = inSheet.results ?? writtenResults(job, sheet, width);
-    return inSheet.results.get(key);
+    if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
+    written = written ?? writtenResults(job, sheet, width);
+    return written.get(key);
   };
   const read = (from: number, count: number): unknown[][] =>
     count <= 0 ? [] : sheet.getRange(from, job.urlColumn, count, width).getValues();
@@ -625,7 +624,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
       }
       storeResults(report);
     } finally {
-      releaseClaims(docCache(), keys);
+      releaseClaims(CacheService.getDocumentCache(), keys);
     }
 
     // Check the rows again right before writing: the user may have sorted or inserted rows meanwhile.
@@ -653,9 +652,8 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
         const kind = statusKind(cellText(copied[1]));
         if (kind !== 'none') job.counts[kind]++;
       } else countOutcome(job.counts, outcome!);
-      if (plan.action === 'lookup' && outcome && outcome.kind !== 'error')
-        inSheet.results?.set(plan.key, row);
-      risky = risky || row.some((value, column) => column !== 2 && parsedBySheets(value));
+      if (plan.action === 'lookup' && outcome && outcome.kind !== 'error') written?.set(plan.key, row);
+      risky = risky || row.some((value, column) => column !== 2 && reinterpretedBySheets(value));
       outputs[index] = row;
       changed.push(index);
     }
@@ -669,7 +667,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
     }
     if (risky) {
       // Rows inserted during the run lack the plain-text format set at the start.
-      const textColumns = [0, 1, 3, 4, 5].filter((offset) => offset < width - 1);
+      const textColumns = textColumnOffsets(width - 1);
       sheet
         .getRangeList(
           runs.flatMap((run) =>
@@ -718,7 +716,7 @@ function rowOutcome(
 function stillPending(row: unknown[] | undefined, job: Job): boolean {
   if (!row) return false;
   const status = cellText(row[2]);
-  const blank = row.slice(1).every((value) => value === '' || value === null || value === undefined);
+  const blank = row.slice(1).every(isBlank);
   if (job.recheck && job.pass === 1) return blank || isOwnStatus(status, row[1]);
   if (status === '') return blank;
   return isPendingStatus(status, job.pass === 1);

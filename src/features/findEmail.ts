@@ -2,7 +2,15 @@
 
 import { BULK_CLAIM, claimKey, putClaims, readClaims, releaseClaims } from '../adapters/claims';
 import { lookupMany } from '../adapters/http';
-import { ResultCache, readApiKey, readHalt, readScriptConfig, writeHalt } from '../adapters/store';
+import {
+  HALT_KEY,
+  parseHalt,
+  ResultCache,
+  readApiKey,
+  readHalt,
+  readScriptConfig,
+  writeHalt,
+} from '../adapters/store';
 import { SETTINGS_PATH } from '../adapters/ui';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
 import { stableHash } from '../core/hash';
@@ -19,8 +27,6 @@ const WORK_BUDGET_MS = 22_000;
  * 10 s or more, and one started after waiting on another cell must still end within the 30 s.
  */
 const UNTIMED_START_SHARE = 12 / 22;
-/** Script property that lowers the budget (tests and operators; never above WORK_BUDGET_MS). */
-const BUDGET_PROPERTY = 'FINDEMAIL_BUDGET_MS';
 const DEFAULT_CONCURRENCY = 20;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
@@ -97,8 +103,9 @@ interface Claim {
   probing: boolean;
 }
 
-function throwIfHalted(run: Run): void {
-  const halt = readHalt(run.apiKey);
+/** `raw`: the HALT_KEY value when the caller read it already together with other keys. */
+function throwIfHalted(run: Run, raw?: string): void {
+  const halt = raw === undefined ? readHalt(run.apiKey) : parseHalt(raw, run.apiKey);
   if (halt) throw new Error(halt.message);
 }
 
@@ -123,8 +130,8 @@ function claim(run: Run, keys: string[]): Claim | undefined {
   }
   if (!lock.tryLock(Math.max(0, Math.min(LOCK_WAIT_MS, run.end - Date.now())))) return undefined;
   try {
-    throwIfHalted(run);
-    const markers = readClaims(docCache, keys, [PROBE_KEY, ACCOUNT_OK_KEY]);
+    const markers = readClaims(docCache, keys, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
+    throwIfHalted(run, markers[HALT_KEY] ?? '');
     const bulk = keys.filter((key) => markers[claimKey(key)] === BULK_CLAIM);
     const others = keys.filter((key) => markers[claimKey(key)] && markers[claimKey(key)] !== BULK_CLAIM);
     const unclaimed = keys.filter((key) => !markers[claimKey(key)]);
@@ -141,10 +148,6 @@ function claim(run: Run, keys: string[]): Claim | undefined {
   } finally {
     lock.releaseLock();
   }
-}
-
-function release(run: Run, keys: string[]): void {
-  releaseClaims(run.docCache, keys);
 }
 
 /** A batch may start now: it ends in time judging by the slowest so far, or early enough when none was timed. */
@@ -202,7 +205,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
         done.push(key);
       }
       run.cache.putMany(results);
-      release(run, done);
+      releaseClaims(run.docCache, done);
       for (const key of done) queue.splice(queue.indexOf(key), 1);
       if (probeOpen) {
         if (results.length > 0) run.docCache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
@@ -219,7 +222,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       }
     }
   } finally {
-    release(run, queue);
+    releaseClaims(run.docCache, queue);
     if (probeOpen) run.docCache?.remove(PROBE_KEY);
   }
 }
@@ -233,9 +236,9 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
   while (Date.now() + poll < run.end) {
     Utilities.sleep(poll);
     poll = Math.min(POLL_MAX_MS, poll * 2);
-    throwIfHalted(run);
     if (!run.docCache) break;
-    const markers = readClaims(run.docCache, others, [PROBE_KEY, ACCOUNT_OK_KEY]);
+    const markers = readClaims(run.docCache, others, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
+    throwIfHalted(run, markers[HALT_KEY] ?? '');
     const freed = others.filter((key) => !markers[claimKey(key)]);
     const unblocked = blocked.length > 0 && (!markers[PROBE_KEY] || markers[ACCOUNT_OK_KEY] === run.keyHash);
     if (freed.length === 0 && !unblocked) continue;
@@ -243,11 +246,6 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
     break;
   }
   return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
-}
-
-function workBudgetMs(): number {
-  const raw = Number(PropertiesService.getScriptProperties().getProperty(BUDGET_PROPERTY));
-  return Number.isFinite(raw) && raw >= 1 ? Math.min(WORK_BUDGET_MS, raw) : WORK_BUDGET_MS;
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
@@ -267,13 +265,15 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   const sentFor = new Map<string, string>();
   for (const input of inputs)
     if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
+  // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above WORK_BUDGET_MS.
+  const budgetMs = Math.min(WORK_BUDGET_MS, config.findEmailBudgetMs ?? WORK_BUDGET_MS);
   const run: Run = {
     apiKey,
     keyHash: stableHash(apiKey),
     endpoint: config.endpoint.endpoint,
     concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
-    end: started + workBudgetMs(),
-    untimedEnd: started + Math.round(workBudgetMs() * UNTIMED_START_SHARE),
+    end: started + budgetMs,
+    untimedEnd: started + Math.round(budgetMs * UNTIMED_START_SHARE),
     slowestMs: 0,
     sentFor,
     outcomes,

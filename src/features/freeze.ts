@@ -1,4 +1,5 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
+import { reinterpretedBySheets } from '../core/cells';
 
 const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
 /** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */
@@ -35,14 +36,6 @@ function resultArea(formula: string, row: number, col: number): Area | undefined
   const width = call[3] ? Math.abs(columnNumber(call[3]) - columnNumber(call[1])) + 1 : 1;
   const fields = call[5] === undefined ? 0 : call[5].split(',').filter((f) => f.trim() !== '').length;
   return { row, col, rows, cols: fields > 0 ? fields : width };
-}
-
-/**
- * Sheets reads a string written with setValues as if typed: "=…" becomes a formula, "2024-05-01…" a date,
- * "TRUE" a boolean. Such values get the plain-text format first so they stay the text they were.
- */
-function needsPlainText(value: unknown): boolean {
-  return typeof value === 'string' && /^(?:[=+\-'\s\d.]|(?:true|false)$)/i.test(value);
 }
 
 export function freezeResults(): string {
@@ -92,7 +85,8 @@ export function freezeResults(): string {
     for (const { area, values: block } of frozen) {
       for (let r = 0; r < block.length; r++) {
         for (let c = 0; c < block[r].length; c++) {
-          if (needsPlainText(block[r][c])) asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
+          if (reinterpretedBySheets(block[r][c]))
+            asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
         }
       }
     }

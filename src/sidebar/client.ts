@@ -12,7 +12,7 @@ interface ScriptRun {
 
 declare const google: { script: { run: ScriptRun } };
 
-export type ServerFunction = keyof ServerApi;
+type ServerFunction = keyof ServerApi;
 
 /** The message to show for whatever the failure handler received (Apps Script passes an Error). */
 export function failureMessage(failure: unknown): string {

@@ -1,7 +1,7 @@
 /** How a run's progress reads in the sidebar. Pure. */
 import type { Progress } from './types';
 
-export interface StateWords {
+interface StateWords {
   /** Short state for the heading, e.g. "Paused: out of credits". */
   label: string;
   /** CSS class: the state itself. */

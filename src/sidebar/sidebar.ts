@@ -129,8 +129,7 @@ function renderAccount(): void {
 }
 
 function renderRunNotice(): void {
-  const active = progress.state === 'running' || progress.state === 'paused' || progress.state === 'stopped';
-  $('run-notice').hidden = !(active && currentView === 'settings');
+  $('run-notice').hidden = !(canCancel(progress) && currentView === 'settings');
   setText(
     'run-notice-text',
     `A run is under way in this spreadsheet (${describeState(progress).label.toLowerCase()}).`,

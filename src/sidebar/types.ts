@@ -3,10 +3,10 @@
  * src/core (no Apps Script global, so the sidebar's DOM-typed build can read them); the list of functions mirrors
  * src/main.ts, which uses Apps Script services.
  */
-import type { JobState, Progress } from '../core/job';
+import type { Progress } from '../core/job';
 import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
 
-export type { JobState, KeyCheckResult, Progress, Settings, SidebarState };
+export type { KeyCheckResult, Progress, Settings, SidebarState };
 
 /** The entry points of src/main.ts that the sidebar calls, by name. */
 export interface ServerApi {

@@ -260,7 +260,7 @@ export function spreadsheetCalls(counts: Record<string, number>): number {
   return total;
 }
 
-function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {
+export function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {
   for (const [name, n] of Object.entries(from ?? {})) into[name] = (into[name] ?? 0) + n;
 }
 

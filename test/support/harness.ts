@@ -8,6 +8,7 @@
 
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
+import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
 import { Environment, type EnvironmentOptions, type RunOptions } from '../emulator';
 import type { SpreadsheetModel } from '../emulator/spreadsheet';
 
@@ -17,8 +18,8 @@ export const OWNER_KEY = 'owner-key-1234567890abcdef';
 export const EDITOR_KEY = 'editor-key-0987654321fedcba';
 export const ORG = 'owner-org';
 export const EDITOR_ORG = 'editor-org';
-/** The add-on's user property for the API key (src/adapters/store.ts). */
-export const API_KEY_PROPERTY = 'PEF_API_KEY';
+/** The add-on's user property for the API key (src/core/propertyNames.ts). */
+export { API_KEY_PROPERTY };
 
 /** A profile URL on the sandbox's network; the slug decides the answer (sandbox/profiles.ts). */
 export function url(slug: string, host = 'www.network.com'): string {
