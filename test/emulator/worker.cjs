@@ -269,45 +269,27 @@ function installRuntime(host, exec) {
 
   // ---------------------------------------------------------------- Spreadsheet service
 
+  /** Methods that only forward to the host: getters return its value, the others return the object (chaining). */
+  function delegate(type, getters, chaining) {
+    for (const name of getters) {
+      type.prototype[name] = function () {
+        return this._call(name);
+      };
+    }
+    for (const name of chaining) {
+      type.prototype[name] = function (...args) {
+        this._call(name, ...args);
+        return this;
+      };
+    }
+  }
+
   class Range {
     constructor(d) {
       this._d = d;
     }
     _call(method, ...args) {
       return call(`Range.${method}`, [this._d, ...args]);
-    }
-    getValues() {
-      return this._call('getValues');
-    }
-    getValue() {
-      return this._call('getValue');
-    }
-    getDisplayValues() {
-      return this._call('getDisplayValues');
-    }
-    getDisplayValue() {
-      return this._call('getDisplayValue');
-    }
-    getFormulas() {
-      return this._call('getFormulas');
-    }
-    getFormula() {
-      return this._call('getFormula');
-    }
-    getNumberFormats() {
-      return this._call('getNumberFormats');
-    }
-    getNumberFormat() {
-      return this._call('getNumberFormat');
-    }
-    getNotes() {
-      return this._call('getNotes');
-    }
-    getNote() {
-      return this._call('getNote');
-    }
-    isBlank() {
-      return this._call('isBlank');
     }
     setValues(values) {
       if (!Array.isArray(values) || !values.every((row) => Array.isArray(row))) {
@@ -316,50 +298,6 @@ function installRuntime(host, exec) {
         );
       }
       this._call('setValues', values);
-      return this;
-    }
-    setValue(value) {
-      this._call('setValue', value);
-      return this;
-    }
-    setFormulas(formulas) {
-      this._call('setFormulas', formulas);
-      return this;
-    }
-    setFormula(formula) {
-      this._call('setFormula', formula);
-      return this;
-    }
-    setNumberFormat(format) {
-      this._call('setNumberFormat', format);
-      return this;
-    }
-    setNumberFormats(formats) {
-      this._call('setNumberFormats', formats);
-      return this;
-    }
-    setNotes(notes) {
-      this._call('setNotes', notes);
-      return this;
-    }
-    setNote(note) {
-      this._call('setNote', note);
-      return this;
-    }
-    clearContent() {
-      this._call('clearContent');
-      return this;
-    }
-    clear() {
-      this._call('clear');
-      return this;
-    }
-    clearFormat() {
-      this._call('clearFormat');
-      return this;
-    }
-    activate() {
-      this._call('activate');
       return this;
     }
     offset(rowOffset, columnOffset, numRows, numColumns) {
@@ -428,6 +366,36 @@ function installRuntime(host, exec) {
       return 'Range';
     }
   }
+  delegate(
+    Range,
+    [
+      'getValues',
+      'getValue',
+      'getDisplayValues',
+      'getDisplayValue',
+      'getFormulas',
+      'getFormula',
+      'getNumberFormats',
+      'getNumberFormat',
+      'getNotes',
+      'getNote',
+      'isBlank',
+    ],
+    [
+      'clearContent',
+      'clear',
+      'clearFormat',
+      'activate',
+      'setValue',
+      'setFormulas',
+      'setFormula',
+      'setNumberFormat',
+      'setNumberFormats',
+      'setNotes',
+      'setNote',
+    ],
+  );
+
   // Formatting: no visible effect in the emulator, but still writes (refused in custom functions).
   for (const method of [
     'setBackground',
@@ -479,35 +447,12 @@ function installRuntime(host, exec) {
       count('RangeList.getRanges');
       return this._ranges.map((d) => new Range(d));
     }
-    setNumberFormat(format) {
-      this._call('setNumberFormat', format);
-      return this;
-    }
-    setValue(value) {
-      this._call('setValue', value);
-      return this;
-    }
-    clearContent() {
-      this._call('clearContent');
-      return this;
-    }
-    clear() {
-      this._call('clear');
-      return this;
-    }
-    activate() {
-      this._call('activate');
-      return this;
-    }
-    setFontWeight(weight) {
-      this._call('setFontWeight', weight);
-      return this;
-    }
-    setBackground(color) {
-      this._call('setBackground', color);
-      return this;
-    }
   }
+  delegate(
+    RangeList,
+    [],
+    ['clearContent', 'clear', 'activate', 'setNumberFormat', 'setValue', 'setFontWeight', 'setBackground'],
+  );
 
   class Sheet {
     constructor(d) {
@@ -516,22 +461,12 @@ function installRuntime(host, exec) {
     _call(method, ...args) {
       return call(`Sheet.${method}`, [this._d, ...args]);
     }
-    getName() {
-      return this._call('getName');
-    }
     getSheetName() {
       return this._call('getName');
-    }
-    setName(name) {
-      this._call('setName', name);
-      return this;
     }
     getSheetId() {
       count('Sheet.getSheetId');
       return this._d.sheet;
-    }
-    getIndex() {
-      return this._call('getIndex');
     }
     getParent() {
       count('Sheet.getParent');
@@ -547,21 +482,6 @@ function installRuntime(host, exec) {
     getRangeList(a1s) {
       return new RangeList(this._call('getRangeList', Array.from(a1s, String)));
     }
-    getLastRow() {
-      return this._call('getLastRow');
-    }
-    getLastColumn() {
-      return this._call('getLastColumn');
-    }
-    getMaxRows() {
-      return this._call('getMaxRows');
-    }
-    getMaxColumns() {
-      return this._call('getMaxColumns');
-    }
-    getFrozenRows() {
-      return this._call('getFrozenRows');
-    }
     setFrozenRows(rows) {
       this._call('setFrozenRows', rows);
     }
@@ -569,30 +489,20 @@ function installRuntime(host, exec) {
       const d = this._call('getActiveRange');
       return d ? new Range(d) : null;
     }
-    activate() {
-      this._call('activate');
-      return this;
-    }
     sort(column, ascending) {
       this._call('sort', column, ascending);
-      return this;
-    }
-    appendRow(values) {
-      this._call('appendRow', values);
-      return this;
-    }
-    clear() {
-      this._call('clear');
-      return this;
-    }
-    clearContents() {
-      this._call('clearContents');
       return this;
     }
     toString() {
       return 'Sheet';
     }
   }
+  delegate(
+    Sheet,
+    ['getName', 'getIndex', 'getLastRow', 'getLastColumn', 'getMaxRows', 'getMaxColumns', 'getFrozenRows'],
+    ['activate', 'clear', 'clearContents', 'setName', 'appendRow'],
+  );
+
   for (const method of [
     'insertColumnsAfter',
     'insertColumnsBefore',
@@ -644,14 +554,8 @@ function installRuntime(host, exec) {
       count('Spreadsheet.getUrl');
       return `https://docs.google.com/spreadsheets/d/${this._d.ss}/edit`;
     }
-    getName() {
-      return this._call('getName');
-    }
     getSheets() {
       return this._call('getSheets').map((d) => new Sheet(d));
-    }
-    getNumSheets() {
-      return this._call('getNumSheets');
     }
     getSheetByName(name) {
       const d = this._call('getSheetByName', name);
@@ -693,9 +597,6 @@ function installRuntime(host, exec) {
         timeoutSeconds,
       );
     }
-    getSpreadsheetTimeZone() {
-      return this._call('getSpreadsheetTimeZone');
-    }
     getSpreadsheetLocale() {
       count('Spreadsheet.getSpreadsheetLocale');
       return 'en_US';
@@ -708,6 +609,7 @@ function installRuntime(host, exec) {
       return 'Spreadsheet';
     }
   }
+  delegate(Spreadsheet, ['getName', 'getNumSheets', 'getSpreadsheetTimeZone'], []);
 
   class Selection {
     constructor(ss) {
