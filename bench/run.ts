@@ -13,10 +13,10 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../emulator';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { Progress } from '../src/core/job';
-import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../test/emulator';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';

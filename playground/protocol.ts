@@ -1,5 +1,5 @@
 /** What the playground's server sends its page and what the page sends back (shared by server.ts and client/). */
-import { columnName } from '../test/emulator/a1';
+import { columnName } from '../emulator/model/a1';
 
 /** One non-empty cell; rows and columns are 1-based. */
 export interface CellView {

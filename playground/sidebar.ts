@@ -1,14 +1,14 @@
 /**
  * The add-on's sidebar and dialogs as Sheets shows them: the HTML the bundle produced, served from its own loopback
- * port (another origin than the sheet, like Apps Script's iframe), with the google.script.run shim of the browser
- * tests (test/browser/bridge.ts) whose calls run in the emulator as the signed-in user.
+ * port (another origin than the sheet, like Apps Script's iframe), with the emulator's google.script.run shim
+ * (emulator/html/shim.ts, also used by the browser tests) whose calls run in the emulator as the signed-in user.
  *
  *   GET  /sidebar/<serial>   the sidebar the bundle showed with that serial
  *   POST /run {fn, args}     -> {ok: true, value} | {ok: false, error}
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { injectShim } from '../test/browser/bridge';
+import { injectShim } from '../emulator';
 import { errorMessage, HttpError, loopbackHost, readJson, send, sendJson } from './http';
 
 export interface SidebarHost {

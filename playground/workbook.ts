@@ -1,5 +1,5 @@
 /**
- * The playground's spreadsheet: one document of the Apps Script emulator (test/emulator) running the built add-on
+ * The playground's spreadsheet: one document of the Apps Script emulator (emulator/) running the built add-on
  * (dist/Code.js) as its signed-in user, who owns the document and has the sandbox's demo key saved.
  *
  * - opening the page runs the bundle's onOpen (the menu comes from it) and recalculates the =FINDEMAIL cells;
@@ -12,17 +12,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { API_KEY_PROPERTY, JOB_PROPERTY } from '../src/core/propertyNames';
 import {
+  type CacheStore,
   type Cell,
   type CellValue,
   customFunctionNames,
+  displayValue,
   Environment,
+  MAX_CELL_CHARS,
   parseFormulaCall,
+  type SheetModel,
   type TriggerRecord,
-} from '../test/emulator';
-import { displayValue, MAX_CELL_CHARS, type SheetModel } from '../test/emulator/spreadsheet';
-import type { CacheStore } from '../test/emulator/stores';
+} from '../emulator';
+import { API_KEY_PROPERTY, JOB_PROPERTY } from '../src/core/propertyNames';
 import { errorMessage, HttpError } from './http';
 import {
   a1,

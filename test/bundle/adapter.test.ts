@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { Environment } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import type { LookupOutcome, ServiceError } from '../../src/core/lookup';
-import { Environment } from '../emulator';
 
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'adapter-key-1234567890';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
-import { customFunctionNames, DIST_DIR } from '../emulator';
+import { customFunctionNames, DIST_DIR } from '../../emulator';
 
 const ROOT = join(__dirname, '..', '..');
 /** A tsx start takes seconds, and four run at once on a loaded 2-core machine. */

@@ -3,10 +3,11 @@
  * real sandbox over HTTP: the exact cells of =FINDEMAIL(url, all fields), the errors that stop a formula, and
  * checkApiKey, which must spend no credit.
  */
+
+import type { ExecutionResult } from '../../emulator';
 import { buildLookupResponse, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
 import { MESSAGES } from '../../sandbox/service';
 import { DEFAULT_RETRY } from '../../src/core/retry';
-import type { ExecutionResult } from '../emulator';
 import {
   API_KEY_PROPERTY,
   ORG,

@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ExecutionResult } from '../../emulator';
 import type { LedgerEntry } from '../../sandbox/service';
-import type { ExecutionResult } from '../emulator';
 import type { World } from '../support/harness';
 
 export const ALL_FIELDS = 'email,status,catch_all,account_type,name,updated_at,note';

@@ -5,10 +5,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Environment,
+  type EnvironmentOptions,
+  PROPERTY_STORE_BYTES,
+  PROPERTY_VALUE_BYTES,
+  PropertyStore,
+  TIME_LIMIT_MESSAGE,
+} from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import { EDITOR, OWNER, startWorld } from '../support/harness';
-import { Environment, type EnvironmentOptions, PropertyStore, TIME_LIMIT_MESSAGE } from '.';
-import { PROPERTY_STORE_BYTES, PROPERTY_VALUE_BYTES } from './stores';
 
 const FIXTURE = `
 function writeFormulas() {

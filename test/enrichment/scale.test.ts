@@ -1,5 +1,5 @@
 /** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
-import { spreadsheetCalls } from '../emulator';
+import { spreadsheetCalls } from '../../emulator';
 import { startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, start } from './helpers';
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST_DIR } from '../emulator';
+import { DIST_DIR } from '../../emulator';
 import {
   API_KEY_PROPERTY,
   EDITOR,

@@ -6,11 +6,10 @@
  *   try { await world.env.run('enrichSelection', [], world.as()); } finally { await world.close(); }
  */
 
+import { Environment, type EnvironmentOptions, type RunOptions, type SpreadsheetModel } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
-import { Environment, type EnvironmentOptions, type RunOptions } from '../emulator';
-import type { SpreadsheetModel } from '../emulator/spreadsheet';
 
 export const OWNER = 'owner@example.com';
 export const EDITOR = 'editor@example.com';

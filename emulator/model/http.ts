@@ -1,7 +1,7 @@
 /** UrlFetchApp over real HTTP (node:http/https), with Apps Script's errors. */
 import http from 'node:http';
 import https from 'node:https';
-import { AppsScriptException } from './stores';
+import { AppsScriptException } from '../errors';
 
 export interface FetchRequest {
   url: string;

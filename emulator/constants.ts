@@ -1,0 +1,19 @@
+/** The limits the emulator applies, each with the Apps Script documentation it comes from. */
+
+// https://developers.google.com/apps-script/guides/services/quotas: "Script runtime 6 min / execution",
+// "Custom function runtime 30 sec / execution".
+export const EXECUTION_LIMIT_MS = 6 * 60 * 1000;
+export const CUSTOM_FUNCTION_LIMIT_MS = 30 * 1000;
+// Same page: "URL Fetch calls 20,000 / day" (consumer accounts).
+export const URLFETCH_DAILY_QUOTA = 20000;
+// UrlFetchApp gives up on a request after about 60 s (observed "Timeout: <url>" errors at that mark).
+export const FETCH_TIMEOUT_MS = 60000;
+// Apps Script's message when an execution runs out of time
+// (https://developers.google.com/apps-script/guides/support/troubleshooting).
+export const TIME_LIMIT_MESSAGE = 'Exceeded maximum execution time';
+/** How long a new worker thread may take to start an execution before the time limit applies anyway. */
+export const WORKER_START_GRACE_MS = 10_000;
+/** How long close() lets executions under way finish before it stops their worker threads. */
+export const CLOSE_GRACE_MS = 2000;
+/** Executions that may run at once by default (worker threads). Sheets evaluates custom functions in parallel. */
+export const DEFAULT_MAX_CONCURRENT = 16;

@@ -1,0 +1,246 @@
+/**
+ * The Apps Script emulator's host: runs dist/Code.js the way Apps Script does, each execution in a fresh `vm`
+ * context on a worker thread (host/pool.ts, worker/thread.ts), with the services answered here (services/) over a
+ * synchronous RPC. See emulator/README.md for the rules it holds to and their sources.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CLOSE_GRACE_MS,
+  CUSTOM_FUNCTION_LIMIT_MS,
+  DEFAULT_MAX_CONCURRENT,
+  EXECUTION_LIMIT_MS,
+  FETCH_TIMEOUT_MS,
+  TIME_LIMIT_MESSAGE,
+  URLFETCH_DAILY_QUOTA,
+} from '../constants';
+import { ExecutionError, fail } from '../errors';
+import type { RunMessage } from '../protocol';
+import { answer } from '../services';
+import type { Exec, ServiceHost } from '../services/context';
+import type {
+  EnvironmentOptions,
+  ExecutionResult,
+  FetchRecord,
+  Limits,
+  LogLine,
+  RecalcReport,
+  RunOptions,
+  TriggerRecord,
+  UiRecord,
+} from '../types';
+import { addCounts } from './counts';
+import { CustomFunctionEvaluator } from './custom-functions';
+import { WorkerPool } from './pool';
+import { SharedState } from './state';
+
+export const DIST_DIR = join(__dirname, '..', '..', 'dist');
+
+export class Environment extends SharedState implements ServiceHost {
+  readonly distDir: string;
+  readonly limits: Limits;
+  readonly fetchTimeoutMs: number;
+  readonly ui: UiRecord = { menus: [], sidebars: [], dialogs: [], toasts: [], alerts: [], answers: [] };
+  readonly triggers: TriggerRecord[] = [];
+  readonly logs: LogLine[] = [];
+  readonly fetches: FetchRecord[] = [];
+  readonly executions: ExecutionResult[] = [];
+  /** HTML outputs created by executions (shown or not). */
+  readonly htmlOutputs: Array<{ execId: number; title: string; content: string }> = [];
+  /** Every service call of every execution, by method name. */
+  readonly counts: Record<string, number> = {};
+  private readonly urlFetchQuota: number;
+  private readonly pool: WorkerPool;
+  private readonly customFunctions = new CustomFunctionEvaluator(this);
+  private readonly serials = { output: 1, trigger: 1, exec: 1 };
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private urlFetchUsed = 0;
+  private closed = false;
+
+  constructor(options: EnvironmentOptions = {}) {
+    super(options.timeZone ?? 'Etc/UTC');
+    this.distDir = options.distDir ?? DIST_DIR;
+    if (!existsSync(join(this.distDir, 'Code.js'))) {
+      throw new Error(`No ${join(this.distDir, 'Code.js')}: run \`npm run build\` first.`);
+    }
+    this.limits = {
+      executionMs: options.limits?.executionMs ?? EXECUTION_LIMIT_MS,
+      customFunctionMs: options.limits?.customFunctionMs ?? CUSTOM_FUNCTION_LIMIT_MS,
+    };
+    this.fetchTimeoutMs = options.fetchTimeoutMs ?? FETCH_TIMEOUT_MS;
+    this.urlFetchQuota = options.urlFetchDailyQuota ?? URLFETCH_DAILY_QUOTA;
+    if (options.scriptProperties) this.scriptProperties.set(options.scriptProperties);
+    this.pool = new WorkerPool(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, {
+      call: async (exec, request) => {
+        addCounts(exec.counts, request.counts);
+        addCounts(this.counts, request.counts);
+        exec.counts[request.op] = (exec.counts[request.op] ?? 0) + 1;
+        this.counts[request.op] = (this.counts[request.op] ?? 0) + 1;
+        return answer(this, exec, request.op, request.args);
+      },
+      log: (line) => this.logs.push(line),
+      now: () => this.now(),
+    });
+  }
+
+  // ------------------------------------------------------------------ counts, quotas
+
+  /** A new day for the UrlFetch quota. */
+  resetDailyQuota(): void {
+    this.urlFetchUsed = 0;
+  }
+
+  get urlFetchCallsToday(): number {
+    return this.urlFetchUsed;
+  }
+
+  resetCounts(): void {
+    for (const key of Object.keys(this.counts)) delete this.counts[key];
+  }
+
+  // ------------------------------------------------------------------ executions
+
+  /** Runs a global function of the bundle; resolves with its return value, rejects with an ExecutionError. */
+  async run(fn: string, args: unknown[] = [], options: RunOptions = {}): Promise<unknown> {
+    const result = await this.execute(fn, args, options);
+    if (!result.ok) throw new ExecutionError(result.error?.message ?? 'The execution failed.', result);
+    return result.value;
+  }
+
+  /** Runs a global function of the bundle and reports how it ended. */
+  execute(fn: string, args: unknown[] = [], options: RunOptions = {}): Promise<ExecutionResult> {
+    const promise = this.start(fn, args, options);
+    this.inFlight.add(promise);
+    promise.finally(() => this.inFlight.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  private async start(fn: string, args: unknown[], options: RunOptions): Promise<ExecutionResult> {
+    if (this.closed) throw new Error('The environment is closed.');
+    const kind = options.authMode === 'CUSTOM_FUNCTION' ? 'custom' : 'execution';
+    const exec: Exec = {
+      id: this.serials.exec++,
+      fn,
+      user: options.user ?? (options.spreadsheetId ? this.spreadsheet(options.spreadsheetId).owner : OWNER),
+      spreadsheetId: options.spreadsheetId,
+      authMode: options.authMode ?? 'FULL',
+      kind,
+      ui: kind !== 'custom' && options.ui !== false,
+      counts: {},
+      done: false,
+    };
+    if (exec.spreadsheetId) this.spreadsheet(exec.spreadsheetId);
+    const limit =
+      options.timeLimitMs ?? (kind === 'custom' ? this.limits.customFunctionMs : this.limits.executionMs);
+    const message: RunMessage = {
+      type: 'run',
+      execId: exec.id,
+      bundlePath: join(this.distDir, 'Code.js'),
+      fn,
+      args,
+      event: options.event,
+      exec: { timeZone: this.timeZone, spreadsheetId: exec.spreadsheetId, authMode: exec.authMode },
+      now: this.now(),
+    };
+    const { outcome: done, startedAt } = await this.pool.run(exec, message, limit);
+    this.locks.releaseAll(String(exec.id));
+    const result: ExecutionResult = {
+      id: exec.id,
+      fn,
+      user: exec.user,
+      ok: false,
+      timedOut: done === 'timeout',
+      durationMs: Date.now() - startedAt,
+      counts: exec.counts,
+    };
+    if (typeof done === 'string') {
+      result.error = { name: 'Exception', message: ENDED[done] };
+    } else {
+      addCounts(exec.counts, done.counts);
+      addCounts(this.counts, done.counts);
+      for (const output of done.outputs) this.htmlOutputs.push({ execId: exec.id, ...output });
+      result.ok = done.ok;
+      if (done.ok) result.value = done.value;
+      else result.error = done.error;
+    }
+    this.executions.push(result);
+    return result;
+  }
+
+  /**
+   * Lets executions under way finish for at most CLOSE_GRACE_MS, then stops the worker threads: an execution
+   * still running ends with ok: false, one still waiting for a worker rejects.
+   */
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.closed = true;
+    await this.pool.close();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  // ------------------------------------------------------------------ triggers, custom functions
+
+  /**
+   * Runs a trigger's handler as its user with a time-driven event. Whether an editor add-on's time-driven trigger
+   * runs in the document that created it is not documented ("one trigger of each type, per user, per document",
+   * https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions, suggests so; scripts'
+   * own time triggers get no active spreadsheet). `context: 'none'` fires it without one, so both can be tested.
+   */
+  fireTrigger(id: string, options: { context?: 'document' | 'none' } = {}): Promise<ExecutionResult> {
+    const trigger = this.triggers.find((t) => t.id === id);
+    if (!trigger) throw new Error(`No trigger ${id}`);
+    const date = new Date(this.now());
+    return this.execute(trigger.handler, [], {
+      user: trigger.user,
+      spreadsheetId: options.context === 'none' ? undefined : trigger.spreadsheetId,
+      ui: false,
+      event: {
+        triggerUid: trigger.id,
+        year: date.getUTCFullYear(),
+        hour: date.getUTCHours(),
+        timezone: 'UTC',
+      },
+    });
+  }
+
+  /**
+   * Evaluates the custom-function formulas of a spreadsheet (all of them, as on opening it, or those given), all at
+   * once as Sheets does, each in its own execution with the custom-function limit, and writes their results.
+   */
+  recalculate(
+    spreadsheetId: string,
+    options: { cells?: Array<{ sheet?: string; a1: string }>; user?: string } = {},
+  ): Promise<RecalcReport> {
+    return this.customFunctions.recalculate(spreadsheetId, options);
+  }
+
+  // ------------------------------------------------------------------ for the services (ServiceHost)
+
+  nextSerial(kind: 'output' | 'trigger'): number {
+    return this.serials[kind]++;
+  }
+
+  chargeUrlFetch(requests: number): void {
+    if (this.urlFetchUsed + requests > this.urlFetchQuota) {
+      // The daily quota's error (https://developers.google.com/apps-script/guides/services/quotas).
+      fail('Service invoked too many times for one day: urlfetch.');
+    }
+    this.urlFetchUsed += requests;
+  }
+}
+
+const OWNER = 'owner@example.com';
+
+/** The error of an execution the host ended. */
+const ENDED = {
+  timeout: TIME_LIMIT_MESSAGE,
+  closed: 'The environment was closed during the execution.',
+  crash: 'The execution ended unexpectedly.',
+} as const;

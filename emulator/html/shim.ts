@@ -1,0 +1,49 @@
+/**
+ * The browser side of HtmlService for a local page: a `google.script.run` (and `google.script.host`) whose calls
+ * are POSTed as JSON `{fn, args}` to `/run` on the page's own origin and answered `{ok, value}` or `{ok: false,
+ * error}`. The server that serves the page (test/browser/bridge.ts, playground/sidebar.ts) runs each call in the
+ * emulator as the signed-in user, as Apps Script runs each google.script.run call as a new execution.
+ */
+
+/** The shim, run before the sidebar's own script. Kept ES5-plain: it is what Apps Script's iframe would provide. */
+export const SHIM = `<script>
+(function () {
+  function fail(handlers, error) {
+    if (handlers.failure) handlers.failure(error, handlers.userObject);
+    else console.error('google.script.run failure without a failure handler:', error);
+  }
+  function send(handlers, fn, args) {
+    fetch('/run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fn: fn, args: args }) })
+      .then(function (response) { return response.json(); })
+      .then(function (answer) {
+        if (answer && answer.ok) { if (handlers.success) handlers.success(answer.value, handlers.userObject); }
+        else fail(handlers, new Error(answer && typeof answer.error === 'string' ? answer.error : 'The bridge gave no answer.'));
+      }, function (error) { fail(handlers, error instanceof Error ? error : new Error(String(error))); });
+  }
+  function runner(handlers) {
+    return new Proxy({}, {
+      get: function (_target, name) {
+        if (typeof name !== 'string' || name === 'then') return undefined;
+        if (name === 'withSuccessHandler') return function (f) { return runner(Object.assign({}, handlers, { success: f })); };
+        if (name === 'withFailureHandler') return function (f) { return runner(Object.assign({}, handlers, { failure: f })); };
+        if (name === 'withUserObject') return function (u) { return runner(Object.assign({}, handlers, { userObject: u })); };
+        return function () { send(handlers, name, Array.prototype.slice.call(arguments)); };
+      },
+    });
+  }
+  var noop = function () {};
+  window.google = window.google || {};
+  window.google.script = {
+    run: runner({}),
+    host: { close: noop, setHeight: noop, setWidth: noop, origin: location.origin, editor: { focus: noop } },
+  };
+})();
+</script>`;
+
+/** Puts the shim first in <head>, so google.script.run exists before any script of the page runs. */
+export function injectShim(html: string): string {
+  const head = /<head[^>]*>/i.exec(html);
+  if (head)
+    return html.slice(0, head.index + head[0].length) + SHIM + html.slice(head.index + head[0].length);
+  return SHIM + html;
+}

@@ -1,0 +1,106 @@
+/** What every service module sees: the execution making the call, and the host's shared state. */
+import { fail } from '../errors';
+import type { CacheStore } from '../model/cache';
+import type { LockManager } from '../model/locks';
+import type { PropertyStore } from '../model/properties';
+import type { SheetModel, SpreadsheetModel } from '../model/spreadsheet';
+import type { SheetD } from '../protocol';
+import type { AuthMode, FetchRecord, TriggerRecord, UiRecord } from '../types';
+
+/** One execution, as the host tracks it. */
+export interface Exec {
+  id: number;
+  fn: string;
+  user: string;
+  spreadsheetId?: string;
+  authMode: AuthMode;
+  kind: 'execution' | 'custom';
+  ui: boolean;
+  counts: Record<string, number>;
+  done: boolean;
+}
+
+/** The environment's state the services read and change (Environment implements it). */
+export interface ServiceHost {
+  readonly distDir: string;
+  readonly ui: UiRecord;
+  readonly triggers: TriggerRecord[];
+  readonly fetches: FetchRecord[];
+  readonly scriptProperties: PropertyStore;
+  readonly scriptCache: CacheStore;
+  readonly locks: LockManager;
+  readonly fetchTimeoutMs: number;
+  now(): number;
+  hasSpreadsheet(id: string): boolean;
+  spreadsheet(id: string): SpreadsheetModel;
+  documentProperties(spreadsheetId: string): PropertyStore;
+  userProperties(user: string): PropertyStore;
+  documentCache(spreadsheetId: string): CacheStore;
+  userCache(user: string): CacheStore;
+  /** The next serial number of an HTML output shown, or of a trigger. */
+  nextSerial(kind: 'output' | 'trigger'): number;
+  /** Counts `requests` fetches against the daily quota; throws Apps Script's error past it. */
+  chargeUrlFetch(requests: number): void;
+}
+
+/** Answers one method of one service: `Range.getValues` is `range(host, exec, 'getValues', [d])`. */
+export type ServiceHandler = (
+  host: ServiceHost,
+  exec: Exec,
+  method: string,
+  args: unknown[],
+) => unknown | Promise<unknown>;
+
+export function requireAuth(exec: Exec, what: string): void {
+  // https://developers.google.com/apps-script/add-ons/concepts/editor-auth-lifecycle: in AuthMode.NONE
+  // (onOpen before the add-on is enabled) only services without personal data are available.
+  if (exec.authMode === 'NONE')
+    fail(`You do not have permission to call ${what}. Required permissions are missing.`);
+}
+
+export function checkWrite(exec: Exec, op: string): void {
+  // Custom functions: Spreadsheet is "Read-only (can use most get*() methods, but not set*())"
+  // (https://developers.google.com/apps-script/guides/sheets/functions#using_apps_script_services).
+  if (exec.kind === 'custom') fail(`You do not have permission to call ${op}`);
+  requireAuth(exec, op);
+}
+
+export function sheetOf(host: ServiceHost, d: SheetD): { ss: SpreadsheetModel; sheet: SheetModel } {
+  const ss = host.spreadsheet(d.ss);
+  return { ss, sheet: ss.sheetById(d.sheet) };
+}
+
+/** Methods that change a spreadsheet: refused in custom functions and without authorisation. */
+export const SPREADSHEET_WRITES = new Set([
+  'setValues',
+  'setValue',
+  'setFormulas',
+  'setFormula',
+  'setNumberFormat',
+  'setNumberFormats',
+  'setNotes',
+  'setNote',
+  'clearContent',
+  'clear',
+  'clearFormat',
+  'clearContents',
+  'appendRow',
+  'sort',
+  'setName',
+  'setFrozenRows',
+  'insertSheet',
+  'insertColumnsAfter',
+  'insertColumnsBefore',
+  'insertColumns',
+  'insertColumnAfter',
+  'insertColumnBefore',
+  'insertRowsAfter',
+  'insertRowsBefore',
+  'insertRows',
+  'insertRowAfter',
+  'insertRowBefore',
+  'deleteRows',
+  'deleteRow',
+  'deleteColumns',
+  'deleteColumn',
+]);

@@ -1,0 +1,38 @@
+/** LockService and Lock: script, document and user locks shared by executions. */
+import { fail } from '../errors';
+import type { Exec, ServiceHost } from './context';
+
+export function lockService(_host: ServiceHost, exec: Exec, method: string): unknown {
+  switch (method) {
+    case 'getScriptLock':
+      return 'script';
+    case 'getDocumentLock':
+      return exec.spreadsheetId ? `document:${exec.spreadsheetId}` : null;
+    case 'getUserLock':
+      return `user:${exec.user}`;
+    default:
+      return fail(`Unknown method LockService.${method}`);
+  }
+}
+
+export async function lock(host: ServiceHost, exec: Exec, method: string, args: unknown[]): Promise<unknown> {
+  const key = String(args[0]);
+  const owner = String(exec.id);
+  switch (method) {
+    case 'tryLock':
+      return host.locks.acquire(key, owner, Number(args[1]) || 0);
+    case 'waitLock':
+      if (!(await host.locks.acquire(key, owner, Number(args[1]) || 0))) {
+        // Apps Script's text: "Lock timeout: another process was holding the lock for too long."
+        fail('Lock timeout: another process was holding the lock for too long.');
+      }
+      return null;
+    case 'releaseLock':
+      host.locks.release(key, owner);
+      return null;
+    case 'hasLock':
+      return host.locks.holds(key, owner);
+    default:
+      return fail(`Unknown method Lock.${method}`);
+  }
+}

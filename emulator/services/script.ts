@@ -1,0 +1,79 @@
+/** ScriptApp (triggers, the OAuth token) and Session (the active and effective user). */
+import { fail } from '../errors';
+import type { TriggerD } from '../protocol';
+import type { TriggerRecord } from '../types';
+import { type Exec, requireAuth, type ServiceHost } from './context';
+
+export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `ScriptApp.${method}`);
+  if (exec.kind === 'custom') fail(`You do not have permission to call ScriptApp.${method}`);
+  const mine = (t: TriggerRecord) => t.user === exec.user && t.spreadsheetId === exec.spreadsheetId;
+  const describe = (t: TriggerRecord): TriggerD => ({
+    id: t.id,
+    handler: t.handler,
+    eventType: t.eventType,
+    source: t.source,
+    sourceId: t.spreadsheetId,
+  });
+  switch (method) {
+    case 'newTrigger.create': {
+      const spec = args[0] as Record<string, unknown>;
+      if (spec.eventType === 'CLOCK') {
+        // Add-ons: "Time-driven triggers cannot run more frequently than once per hour"
+        // (https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions).
+        if (spec.everyMinutes !== undefined)
+          fail('Add-ons may not create time-based triggers that run more often than once an hour.');
+        // "Each add-on can only have one trigger of each type, per user, per document" (same page).
+        if (host.triggers.some((t) => mine(t) && t.eventType === 'CLOCK')) {
+          fail('This add-on has already created a time-based trigger for this document and user.');
+        }
+      }
+      // An add-on's trigger belongs to the user and the document it was created in, and runs in that document.
+      const trigger: TriggerRecord = {
+        id: `trigger-${host.nextSerial('trigger')}`,
+        handler: String(spec.handler),
+        eventType: String(spec.eventType),
+        source: spec.eventType === 'CLOCK' ? 'CLOCK' : 'SPREADSHEETS',
+        user: exec.user,
+        spreadsheetId: exec.spreadsheetId,
+        spec,
+      };
+      host.triggers.push(trigger);
+      return describe(trigger);
+    }
+    case 'getProjectTriggers':
+      // All of this user's triggers of the project, whatever the document (an add-on's are per document).
+      return host.triggers.filter((t) => t.user === exec.user).map(describe);
+    case 'getUserTriggers':
+      return host.triggers
+        .filter((t) => t.user === exec.user && t.spreadsheetId === String(args[0]))
+        .map(describe);
+    case 'deleteTrigger': {
+      const index = host.triggers.findIndex((t) => t.id === args[0] && t.user === exec.user);
+      if (index >= 0) host.triggers.splice(index, 1);
+      return null;
+    }
+    case 'getOAuthToken':
+      return `ya29.emulated-${exec.id}`;
+    case 'getScriptId':
+      return 'emulated-script-id';
+    default:
+      return fail(`Unknown method ScriptApp.${method}`);
+  }
+}
+
+export function session(host: ServiceHost, exec: Exec, method: string): unknown {
+  switch (method) {
+    case 'getActiveUser':
+      // Custom functions and simple triggers often get an empty active user.
+      return exec.kind === 'custom' || exec.authMode === 'NONE' ? '' : exec.user;
+    case 'getEffectiveUser':
+      return exec.kind === 'custom' && exec.spreadsheetId
+        ? host.spreadsheet(exec.spreadsheetId).owner
+        : exec.user;
+    case 'getTemporaryActiveUserKey':
+      return `temp-${Buffer.from(exec.user).toString('base64url')}`;
+    default:
+      return fail(`Unknown method Session.${method}`);
+  }
+}

@@ -1,0 +1,69 @@
+/** Ui (menus, sidebars, dialogs, alerts) and HtmlService's files. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fail } from '../errors';
+import type { RecordedOutput } from '../types';
+import type { Exec, ServiceHost } from './context';
+
+export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  const data = (args[0] ?? {}) as Record<string, unknown>;
+  const output = (kind: RecordedOutput['kind']): RecordedOutput => ({
+    serial: host.nextSerial('output'),
+    kind,
+    html: String(data.content ?? ''),
+    title: String(data.title ?? ''),
+    width: data.width as number | undefined,
+    height: data.height as number | undefined,
+    user: exec.user,
+    spreadsheetId: exec.spreadsheetId,
+  });
+  switch (method) {
+    case 'addMenu':
+      host.ui.menus.push({
+        title: data.title as string | undefined,
+        addon: Boolean(data.addon),
+        items: data.items as unknown[],
+        spreadsheetId: exec.spreadsheetId,
+        user: exec.user,
+      });
+      return null;
+    case 'showSidebar':
+      host.ui.sidebars.push(output('sidebar'));
+      return null;
+    case 'showModalDialog':
+      host.ui.dialogs.push(output('modal'));
+      return null;
+    case 'showModelessDialog':
+      host.ui.dialogs.push(output('modeless'));
+      return null;
+    case 'alert': {
+      host.ui.alerts.push({
+        title: data.title as string,
+        prompt: String(data.prompt),
+        buttons: data.buttons as string,
+      });
+      return host.ui.answers.shift()?.button ?? 'OK';
+    }
+    case 'prompt': {
+      host.ui.alerts.push({
+        title: data.title as string,
+        prompt: String(data.prompt),
+        buttons: data.buttons as string,
+      });
+      const answer = host.ui.answers.shift();
+      return { button: answer?.button ?? 'OK', text: answer?.text ?? '' };
+    }
+    default:
+      return fail(`Unknown method Ui.${method}`);
+  }
+}
+
+export function htmlService(host: ServiceHost, _exec: Exec, _method: string, args: unknown[]): string {
+  return htmlFile(host, String(args[0]));
+}
+
+function htmlFile(host: ServiceHost, name: string): string {
+  const file = join(host.distDir, name.endsWith('.html') ? name : `${name}.html`);
+  if (!existsSync(file)) fail(`No HTML file named ${name} was found.`);
+  return readFileSync(file, 'utf8');
+}

@@ -1,0 +1,53 @@
+/** UrlFetchApp: real HTTP, fetchAll failing as a whole, the daily quota. */
+import { fail } from '../errors';
+import { type FetchRequest, type FetchResponse, httpFailure, performFetch, validUrl } from '../model/http';
+import type { FetchRecord } from '../types';
+import { type Exec, requireAuth, type ServiceHost } from './context';
+
+export async function urlFetch(
+  host: ServiceHost,
+  exec: Exec,
+  method: string,
+  args: unknown[],
+): Promise<unknown> {
+  requireAuth(exec, `UrlFetchApp.${method}`);
+  const requests = method === 'fetchAll' ? (args[0] as FetchRequest[]) : [args[0] as FetchRequest];
+  for (const request of requests) validUrl(request.url);
+  host.chargeUrlFetch(requests.length);
+  // fetchAll sends every request at once and answers only when all have ended; one transport failure (or an
+  // HTTP error without muteHttpExceptions) makes the whole call throw, and the other answers are lost.
+  const settled = await Promise.allSettled(requests.map((request) => fetchOne(host, exec, request)));
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  const responses = settled.map((s) => (s as PromiseFulfilledResult<FetchResponse>).value);
+  return method === 'fetchAll' ? responses : responses[0];
+}
+
+async function fetchOne(host: ServiceHost, exec: Exec, request: FetchRequest): Promise<FetchResponse> {
+  const record: FetchRecord = {
+    execId: exec.id,
+    url: request.url,
+    method: (request.method ?? 'get').toLowerCase(),
+    headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, String(v)])),
+    payload: typeof request.payload === 'string' ? request.payload : undefined,
+    startedAt: Date.now(),
+    endedAt: 0,
+  };
+  host.fetches.push(record);
+  try {
+    const response = await performFetch(request, {
+      timeoutMs: host.fetchTimeoutMs,
+      signal: new AbortController().signal,
+    });
+    record.status = response.status;
+    if (response.status >= 400 && !request.muteHttpExceptions) {
+      fail(httpFailure(request.url, response.status, response.body.toString('utf8')));
+    }
+    return response;
+  } catch (error) {
+    record.error = error instanceof Error ? error.message : String(error);
+    throw error;
+  } finally {
+    record.endedAt = Date.now();
+  }
+}
