@@ -1,5 +1,5 @@
 import { resolveEndpoint } from '../../src/core/config';
-import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/job';
+import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/rowPlan';
 import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
 
 describe('resolveEndpoint', () => {
