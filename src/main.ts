@@ -4,12 +4,12 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
+import type { Progress } from './core/job';
+import type { KeyCheckResult, SidebarState } from './core/sidebarState';
 import * as account from './features/account';
 import * as enrichment from './features/bulk';
 import { findEmail } from './features/findEmail';
 import { freezeResults as freeze } from './features/freeze';
-import type { Progress } from './core/job';
-import type { KeyCheckResult, SidebarState } from './core/sidebarState';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.

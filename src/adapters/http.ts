@@ -1,6 +1,12 @@
 /** UrlFetchApp: one batch of lookups through fetchAll, with transport failures isolated; one plain request. */
-import { interpretAnswer, haltsRun, type RawAnswer } from '../core/answers';
-import { buildLookupRequest, type HttpRequest, interpretFetchException, type LookupOutcome, redactKey } from '../core/lookup';
+import { haltsRun, interpretAnswer, type RawAnswer } from '../core/answers';
+import {
+  buildLookupRequest,
+  type HttpRequest,
+  interpretFetchException,
+  type LookupOutcome,
+  redactKey,
+} from '../core/lookup';
 import type { SendPlan, Transport } from '../core/ports';
 
 function errorMessage(error: unknown): string {
@@ -14,7 +20,10 @@ function errorMessage(error: unknown): string {
  * each good request is paid at most once more (bisecting would re-send some up to log2(n) times), the failing
  * one is isolated and classified. Re-sending stops at the deadline and at an answer that halts the run.
  */
-function sendBatch(urls: string[], plan: SendPlan): { outcomes: Array<LookupOutcome | undefined>; sent: number } {
+function sendBatch(
+  urls: string[],
+  plan: SendPlan,
+): { outcomes: Array<LookupOutcome | undefined>; sent: number } {
   if (urls.length === 0) return { outcomes: [], sent: 0 };
   const requests = urls.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url));
   let message: string;
@@ -28,7 +37,10 @@ function sendBatch(urls: string[], plan: SendPlan): { outcomes: Array<LookupOutc
     message = redactKey(errorMessage(error), plan.apiKey);
   }
   if (requests.length === 1 || interpretFetchException(message).error === 'quota') {
-    return { outcomes: requests.map(() => interpretAnswer({ thrown: message }, plan.apiKey)), sent: requests.length };
+    return {
+      outcomes: requests.map(() => interpretAnswer({ thrown: message }, plan.apiKey)),
+      sent: requests.length,
+    };
   }
   const outcomes: Array<LookupOutcome | undefined> = [];
   let sent = requests.length;
@@ -50,7 +62,10 @@ export const fetchTransport: Transport = { sendBatch };
 
 export function sendOne(request: HttpRequest): RawAnswer {
   try {
-    const response = UrlFetchApp.fetch(request.url, request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions);
+    const response = UrlFetchApp.fetch(
+      request.url,
+      request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions,
+    );
     return { status: response.getResponseCode(), body: response.getContentText() };
   } catch (error) {
     return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };

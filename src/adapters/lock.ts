@@ -17,7 +17,7 @@ function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
 
 export function tryWithDocumentLock<T>(work: () => T, deadline?: number): { value: T } | undefined {
   const lock = lockOrNull();
-  if (!lock || !lock.tryLock(lockWaitMs(deadline))) return undefined;
+  if (!lock?.tryLock(lockWaitMs(deadline))) return undefined;
   try {
     return { value: work() };
   } finally {

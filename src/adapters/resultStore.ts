@@ -102,7 +102,11 @@ export class PropertiesResultStore implements ResultStore {
     const all = this.props.getProperties();
     const results = Object.keys(all)
       .filter((key) => key.startsWith(RESULT_PREFIX))
-      .map((key) => ({ key, bytes: key.length + all[key].length, savedAt: decodeResult(all[key])?.savedAt ?? 0 }))
+      .map((key) => ({
+        key,
+        bytes: key.length + all[key].length,
+        savedAt: decodeResult(all[key])?.savedAt ?? 0,
+      }))
       .sort((a, b) => b.savedAt - a.savedAt);
     const kept: Record<string, string> = {};
     for (const key of Object.keys(all)) if (!key.startsWith(RESULT_PREFIX)) kept[key] = all[key];

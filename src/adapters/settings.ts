@@ -3,7 +3,6 @@ import { DEFAULT_SETTINGS } from '../core/limits';
 import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
 import type { Settings } from '../core/sidebarState';
 
-
 function userProperties(): GoogleAppsScript.Properties.Properties {
   return PropertiesService.getUserProperties();
 }
@@ -33,7 +32,9 @@ export function readSettings(): Settings {
 
 /** The boolean settings of `source`, defaults for the rest. */
 export function pickSettings(source: unknown): Settings {
-  const record = (source && typeof source === 'object' ? source : {}) as Partial<Record<keyof Settings, unknown>>;
+  const record = (source && typeof source === 'object' ? source : {}) as Partial<
+    Record<keyof Settings, unknown>
+  >;
   const settings: Settings = { ...DEFAULT_SETTINGS };
   for (const name of Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>) {
     const value = record[name];

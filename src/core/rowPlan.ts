@@ -77,7 +77,10 @@ export function canReuseOutputColumns(
   for (const row of rows) {
     if (empty(row)) continue;
     const catchAll = row[OUT.catchAll];
-    if (!isOwnStatus(row[OUT.status], row[OUT.email]) || !(isBlank(catchAll) || typeof catchAll === 'boolean')) {
+    if (
+      !isOwnStatus(row[OUT.status], row[OUT.email]) ||
+      !(isBlank(catchAll) || typeof catchAll === 'boolean')
+    ) {
       return false;
     }
     ours++;

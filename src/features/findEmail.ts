@@ -1,10 +1,18 @@
 /** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
-import { BULK_CLAIM, claimKey, FORMULA_CLAIM, parseHalt, readClaims, readHalt, writeHalt } from '../adapters/documentCache';
 import { servicePorts } from '../adapters/ports';
-import { readApiKey } from '../adapters/settings';
 import { readScriptConfig } from '../adapters/scriptConfig';
+import { readApiKey } from '../adapters/settings';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
+import {
+  BULK_CLAIM,
+  claimKey,
+  FORMULA_CLAIM,
+  parseHalt,
+  readClaims,
+  readHalt,
+  writeHalt,
+} from '../core/claims';
 import { stableHash } from '../core/hash';
 import {
   ACCOUNT_OK_SECONDS,

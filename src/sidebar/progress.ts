@@ -27,7 +27,8 @@ export function describeState(progress: Progress): StateWords {
       return { label: 'Running', tone: 'running' };
     case 'paused':
     case 'stopped': {
-      const label = (progress.reason && HALTED[progress.reason]) || (progress.state === 'paused' ? 'Paused' : 'Stopped');
+      const label =
+        (progress.reason && HALTED[progress.reason]) || (progress.state === 'paused' ? 'Paused' : 'Stopped');
       return { label, tone: progress.state };
     }
     case 'cancelled':

@@ -11,7 +11,7 @@ import { haltOf } from '../../core/answers';
 import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
 import { progressOf } from '../../core/job';
-import { type JobEvent, transition } from '../../core/jobMachine';
+import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
@@ -77,43 +77,43 @@ export function apply(slice: { job: Job }, event: JobEvent): void {
   slice.job = transition(slice.job, event);
 }
 
-/** The checks before any work (key, configuration, sheet, moved columns), then the windows. */
-function runSlice(start: SliceStart): void {
+type Ready = { sheet: GoogleAppsScript.Spreadsheet.Sheet; apiKey: string; endpoint: string; width: number };
+
+/** The checks before any work: the key, the configuration, the sheet, moved columns. A halt when one fails. */
+function checkBeforeWork(job: Job): Ready | { halt: { reason: HaltReason; message: string } } {
   const apiKey = readApiKey();
-  if (!apiKey) {
-    const halt = haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' }));
-    return apply(start, { type: 'halt', ...halt });
-  }
+  if (!apiKey)
+    return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
   const config = readScriptConfig();
-  if (!config.endpoint.ok) {
-    return apply(start, { type: 'halt', reason: 'configuration', message: config.endpoint.message });
-  }
+  if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
   const ss = activeSpreadsheet();
-  const sheet = ss && ss.getSheets().find((candidate) => candidate.getSheetId() === start.job.sheetId);
+  const sheet = ss?.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
   if (!sheet) {
-    const halt = ss
-      ? ({ reason: 'sheet_missing', message: `The sheet "${start.job.sheetName}" no longer exists.` } as const)
-      : ({ reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } as const);
-    return apply(start, { type: 'halt', ...halt });
+    return ss
+      ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
+      : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
   }
-  const width = 1 + outputHeaders(start.job.extraFields).length;
-  if (!relocate(start.job, sheet, width)) {
-    return apply(start, { type: 'halt', reason: 'sheet_changed', message: COLUMNS_MOVED });
+  const width = 1 + outputHeaders(job.extraFields).length;
+  if (!relocate(job, sheet, width)) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
+  return { sheet, apiKey, endpoint: config.endpoint.endpoint, width };
+}
+
+function runSlice(start: SliceStart): void {
+  const ready = checkBeforeWork(start.job);
+  if ('halt' in ready) {
+    apply(start, { type: 'halt', ...ready.halt });
+    return;
   }
   const ports = servicePorts();
-  const slice: Slice = Object.assign(start, {
-    sheet,
-    width,
+  const slice: Slice = Object.assign(start, ready, {
     ports,
-    apiKey,
-    endpoint: config.endpoint.endpoint,
     known: new Map(),
     storeView: ports.store.snapshot(),
     block: null,
     blockStart: 0,
   });
   runWindows(slice);
-  if (slice.job.state !== 'done') noteEnds(slice.job, sheet);
+  if (slice.job.state !== 'done') noteEnds(slice.job, slice.sheet);
 }
 
 /**

@@ -91,7 +91,10 @@ function readSelection(selection: Range, settings: Settings): Selection {
         : 'There are no profile URLs under the header: select the URLs, then try again.',
     );
   }
-  const owned = [...(headerRow === null ? [] : [at(headerRow)]), ...block.slice(firstRow - blockTop, lastRow - blockTop + 1)];
+  const owned = [
+    ...(headerRow === null ? [] : [at(headerRow)]),
+    ...block.slice(firstRow - blockTop, lastRow - blockTop + 1),
+  ];
   const reusable =
     readWidth === 1 + outputCount &&
     canReuseOutputColumns(

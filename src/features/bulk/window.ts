@@ -3,9 +3,10 @@
  * rows again and writes the results, then moves the cursor. After the last row, a pass over the whole range finds
  * rows still without a result, or finishes the job.
  */
-import { BULK_CLAIM } from '../../adapters/documentCache';
+
 import { haltOf } from '../../core/answers';
 import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
+import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES } from '../../core/limits';
@@ -105,7 +106,11 @@ function planWindow(slice: Slice): WindowPlan {
   const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass);
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
-    if (plan.action !== 'keep' && plan.action !== 'blank' && !stillPending(block[index], job.recheck && firstPass, firstPass)) {
+    if (
+      plan.action !== 'keep' &&
+      plan.action !== 'blank' &&
+      !stillPending(block[index], job.recheck && firstPass, firstPass)
+    ) {
       unwritable.add(index);
     }
   });
@@ -189,7 +194,11 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
       break;
     }
     const firstPass = job.pass === 1;
-    if (!sameInput(check[index]?.[CELL.url], plan) || !stillPending(check[index], job.recheck && firstPass, firstPass)) continue;
+    if (
+      !sameInput(check[index]?.[CELL.url], plan) ||
+      !stillPending(check[index], job.recheck && firstPass, firstPass)
+    )
+      continue;
     const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
     if (copied) countCopy(job.counts, copied);
     else countOutcome(job.counts, outcome as RowOutcome);
@@ -253,11 +262,17 @@ function startNextPass(slice: Slice): boolean {
   const rows = job.lastRow - job.firstRow + 1;
   const values =
     rows > 0
-      ? slice.sheet.getRange(job.firstRow, job.urlColumn, rows, Math.min(slice.width, CELL.status + 1)).getValues()
+      ? slice.sheet
+          .getRange(job.firstRow, job.urlColumn, rows, Math.min(slice.width, CELL.status + 1))
+          .getValues()
       : [];
   const pendingIndex = firstWithoutStatus(values);
   if (pendingIndex < 0 || job.pass >= MAX_PASSES) {
-    apply(slice, { type: 'finish', counts: countFinished(job.counts, values), leftPending: pendingIndex >= 0 });
+    apply(slice, {
+      type: 'finish',
+      counts: countFinished(job.counts, values),
+      leftPending: pendingIndex >= 0,
+    });
     return false;
   }
   job.pass++;

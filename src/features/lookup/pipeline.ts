@@ -8,8 +8,9 @@ import type { LookupOutcome, LookupResult, ServiceError } from '../../core/looku
 import type { BatchSizer, Clock, DocumentCache, LookupPorts, SendBudget } from '../../core/ports';
 
 export type { LookupPorts };
+
+import { claimKey, putClaims, readClaims, releaseClaims } from '../../core/claims';
 import { type RetryPolicy, retryDelayMs } from '../../core/retry';
-import { claimKey, putClaims, readClaims, releaseClaims } from '../../adapters/documentCache';
 
 export interface ClaimRequest {
   /** Normalised URLs without a known result. */
@@ -146,7 +147,13 @@ function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: bool
   }
 }
 
-function sendOneBatch(ports: LookupPorts, queue: Queue, request: SendRequest, report: SendReport, batch: string[]): void {
+function sendOneBatch(
+  ports: LookupPorts,
+  queue: Queue,
+  request: SendRequest,
+  report: SendReport,
+  batch: string[],
+): void {
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
     batch.map((key) => request.claimed.get(key) ?? key),
