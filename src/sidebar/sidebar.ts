@@ -1,3 +1,4 @@
+// One page's script: tabs, the settings view, the progress view and its drive loop (355 lines; split by view when it grows).
 /**
  * The sidebar: the API key (only ever received masked), the settings, and the progress of a bulk run, which the
  * sidebar drives while it is open by calling continueEnrichment() again and again.

@@ -43,82 +43,50 @@ const finished = {
   creditsUsed: 7,
 };
 
-/** Every event, and the state it leads to from each state (`=`: the job is returned unchanged). */
+/** The states an event changes, and to what; from every other state the job is returned unchanged ('='). */
+function moves(changes: Partial<Record<JobState, JobState>>): Record<JobState, JobState | '='> {
+  return Object.fromEntries(STATES.map((state) => [state, changes[state] ?? '='])) as Record<
+    JobState,
+    JobState | '='
+  >;
+}
+const every = (to: JobState) => moves(Object.fromEntries(STATES.map((state) => [state, to])));
+const active = (to: JobState) => moves({ running: to, paused: to, stopped: to });
+
+/** Every event, and the state it leads to from each state. */
 const TABLE: Array<[string, JobEvent, Record<JobState, JobState | '='>]> = [
-  [
-    'start',
-    { type: 'start' },
-    { idle: 'running', running: '=', paused: '=', stopped: '=', cancelled: '=', done: '=' },
-  ],
-  [
-    'pause',
-    { type: 'pause' },
-    { idle: '=', running: 'paused', paused: '=', stopped: '=', cancelled: '=', done: '=' },
-  ],
-  [
-    'resume',
-    { type: 'resume' },
-    { idle: '=', running: '=', paused: 'running', stopped: 'running', cancelled: '=', done: '=' },
-  ],
-  [
-    'cancel',
-    { type: 'cancel' },
-    { idle: '=', running: 'cancelled', paused: 'cancelled', stopped: 'cancelled', cancelled: '=', done: '=' },
-  ],
+  ['start', { type: 'start' }, moves({ idle: 'running' })],
+  ['pause', { type: 'pause' }, moves({ running: 'paused' })],
+  ['resume', { type: 'resume' }, moves({ paused: 'running', stopped: 'running' })],
+  ['cancel', { type: 'cancel' }, active('cancelled')],
   [
     'halt(out_of_credits)',
     { type: 'halt', reason: 'out_of_credits', message: 'm' },
-    { idle: '=', running: 'paused', paused: '=', stopped: '=', cancelled: '=', done: '=' },
+    moves({ running: 'paused' }),
   ],
   [
     'halt(key_rejected)',
     { type: 'halt', reason: 'key_rejected', message: 'm' },
-    { idle: '=', running: 'stopped', paused: '=', stopped: '=', cancelled: '=', done: '=' },
+    moves({ running: 'stopped' }),
   ],
   [
     'halt(sheet_changed)',
     { type: 'halt', reason: 'sheet_changed', message: 'm' },
-    { idle: '=', running: 'cancelled', paused: '=', stopped: '=', cancelled: '=', done: '=' },
+    moves({ running: 'cancelled' }),
   ],
-  [
-    'finish',
-    { type: 'finish', counts: finished, leftPending: false },
-    { idle: '=', running: 'done', paused: '=', stopped: '=', cancelled: '=', done: '=' },
-  ],
-  [
-    'replaced',
-    { type: 'replaced' },
-    {
-      idle: 'cancelled',
-      running: 'cancelled',
-      paused: 'cancelled',
-      stopped: 'cancelled',
-      cancelled: '=',
-      done: 'cancelled',
-    },
-  ],
+  ['finish', { type: 'finish', counts: finished, leftPending: false }, moves({ running: 'done' })],
+  ['replaced', { type: 'replaced' }, { ...every('cancelled'), cancelled: '=' }],
   [
     'sync(paused)',
     { type: 'sync', stored: { state: 'paused', message: 'p', reason: 'user' } },
-    { idle: '=', running: 'paused', paused: '=', stopped: '=', cancelled: '=', done: '=' },
+    moves({ running: 'paused' }),
   ],
   [
     'sync(cancelled)',
     { type: 'sync', stored: { state: 'cancelled', message: 'c', reason: 'user' } },
-    {
-      idle: 'cancelled',
-      running: 'cancelled',
-      paused: 'cancelled',
-      stopped: 'cancelled',
-      cancelled: 'cancelled',
-      done: 'cancelled',
-    },
+    every('cancelled'),
   ],
-  [
-    'sync(running)',
-    { type: 'sync', stored: { state: 'running', message: 'r' } },
-    { idle: '=', running: '=', paused: '=', stopped: '=', cancelled: '=', done: '=' },
-  ],
+  ['sync(running)', { type: 'sync', stored: { state: 'running', message: 'r' } }, moves({})],
 ];
 
 describe('transition: every event from every state', () => {

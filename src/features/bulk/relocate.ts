@@ -2,6 +2,8 @@
  * Rows or columns inserted or deleted since the last slice move the job. The sheet's size tells that something
  * moved; the URL cells at the job's ends (and the header) tell where.
  */
+
+import { CELL } from '../../core/cells';
 import type { Job } from '../../core/job';
 import { cellMark } from '../../core/rowPlan';
 
@@ -33,7 +35,7 @@ function followColumns(job: Job, sheet: Sheet, width: number): boolean {
     return row.every((value, index) => cellMark(value) === header[index]);
   };
   const blank = cellMark('');
-  const titled = header?.slice(1).every((mark) => mark !== blank) ?? false;
+  const titled = header?.slice(CELL.email).every((mark) => mark !== blank) ?? false;
   const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
   if (shift === null) return false;
   job.urlColumn += shift;

@@ -3,7 +3,7 @@ import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
 import { readSettings } from '../../adapters/settings';
 import { ensureContinuationTrigger, showSidebar } from '../../adapters/ui';
-import { outputHeaders, textColumnOffsets } from '../../core/cells';
+import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
 import { type Job, type Progress, progressOf } from '../../core/job';
 import { isActive, transition } from '../../core/jobMachine';
@@ -76,10 +76,10 @@ function readSelection(selection: Range, settings: Settings): Selection {
   const block = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, readWidth).getValues();
   const at = (row: number) => block[row - blockTop];
   let headerRow: number | null = null;
-  if (isHeaderText(at(top)[0])) headerRow = top;
-  else if (top > 1 && isHeaderText(block[0][0])) headerRow = top - 1;
+  if (isHeaderText(at(top)[CELL.url])) headerRow = top;
+  else if (top > 1 && isHeaderText(block[0][CELL.url])) headerRow = top - 1;
   // The job's rows run from the first to the last non-empty URL cell: its ends identify it later.
-  const filled = (row: number) => parseProfileInput(at(row)[0]).kind !== 'empty';
+  const filled = (row: number) => parseProfileInput(at(row)[CELL.url]).kind !== 'empty';
   let firstRow = headerRow === top ? top + 1 : top;
   while (firstRow <= bottom && !filled(firstRow)) firstRow++;
   let lastRow = bottom;
@@ -98,7 +98,7 @@ function readSelection(selection: Range, settings: Settings): Selection {
   const reusable =
     readWidth === 1 + outputCount &&
     canReuseOutputColumns(
-      owned.map((row) => padRow(row.slice(1), outputCount)),
+      owned.map((row) => padRow(row.slice(CELL.email), outputCount)),
       headerRow === null ? null : 0,
       settings.extraFields,
     );
@@ -139,8 +139,8 @@ function headerMarks(read: Selection, settings: Settings): string[] | null {
   if (read.headerRow === null) return null;
   const titles = outputHeaders(settings.extraFields);
   const row = read.block[read.headerRow - read.blockTop];
-  const existing = read.reusable ? padRow(row.slice(1), titles.length) : titles.map(() => '');
-  return [row[0], ...(settings.writeHeader ? titles : existing)].map(cellMark);
+  const existing = read.reusable ? padRow(row.slice(CELL.email), titles.length) : titles.map(() => '');
+  return [row[CELL.url], ...(settings.writeHeader ? titles : existing)].map(cellMark);
 }
 
 function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
@@ -166,8 +166,8 @@ function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
     pass: 1,
     maxRows: sheet.getMaxRows(),
     maxColumns: sheet.getMaxColumns() + (read.reusable ? 0 : outputCount),
-    topValue: cellMark(dataRows[0][0]),
-    bottomValue: cellMark(dataRows[dataRows.length - 1][0]),
+    topValue: cellMark(dataRows[0][CELL.url]),
+    bottomValue: cellMark(dataRows[dataRows.length - 1][CELL.url]),
     headerTexts: headerMarks(read, settings),
     hasDuplicates,
     state: 'idle',
