@@ -241,7 +241,7 @@ function gitCommit(): string | undefined {
 
 // ------------------------------------------------------------------ 1. bulk enrichment
 
-/** The bundle's default rows per batch (DEFAULT_BATCH_SIZE in src/features/enrichment.ts). */
+/** The bundle's default rows per batch (DEFAULT_BATCH_SIZE in src/core/limits.ts). */
 function defaultBatchSize(): number {
   const match = /\bDEFAULT_BATCH_SIZE = (\d+);/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'));
   if (!match) throw new Error('DEFAULT_BATCH_SIZE not found in dist/Code.js');

@@ -4,8 +4,10 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
+import type { Progress } from './core/job';
+import type { KeyCheckResult, SidebarState } from './core/sidebarState';
 import * as account from './features/account';
-import * as enrichment from './features/enrichment';
+import * as enrichment from './features/bulk';
 import { findEmail } from './features/findEmail';
 import { freezeResults as freeze } from './features/freeze';
 
@@ -58,32 +60,32 @@ export function showHelp(): void {
 }
 
 /** Starts a run over the selected column of profile URLs and opens its progress view. */
-export function enrichSelection(): unknown {
+export function enrichSelection(): Progress {
   return enrichment.enrichSelection();
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again, and by the hourly trigger). */
-export function continueEnrichment(): unknown {
+export function continueEnrichment(): Progress {
   return enrichment.continueEnrichment();
 }
 
 /** Resumes a paused or stopped run. */
-export function resumeEnrichment(): unknown {
+export function resumeEnrichment(): Progress {
   return enrichment.resumeEnrichment();
 }
 
 /** Pauses the run; results so far are kept. */
-export function pauseEnrichment(): unknown {
+export function pauseEnrichment(): Progress {
   return enrichment.pauseEnrichment();
 }
 
 /** Cancels the run; results so far are kept. */
-export function cancelEnrichment(): unknown {
+export function cancelEnrichment(): Progress {
   return enrichment.cancelEnrichment();
 }
 
 /** The run's progress for the sidebar. */
-export function getEnrichmentProgress(): unknown {
+export function getEnrichmentProgress(): Progress {
   return enrichment.getEnrichmentProgress();
 }
 
@@ -95,7 +97,7 @@ export function freezeResults(): string {
 }
 
 /** The sidebar's state: masked key, settings, progress. */
-export function getSidebarState(): unknown {
+export function getSidebarState(): SidebarState {
   return account.getSidebarState();
 }
 
@@ -103,17 +105,17 @@ export function getSidebarState(): unknown {
  * Saves the current user's API key in their user properties.
  * @param {string} key The key as pasted.
  */
-export function saveApiKey(key: unknown): unknown {
+export function saveApiKey(key: unknown): SidebarState {
   return account.saveApiKey(key);
 }
 
 /** Removes the current user's API key. */
-export function removeApiKey(): unknown {
+export function removeApiKey(): SidebarState {
   return account.removeApiKey();
 }
 
 /** Checks the saved key with the service without spending a credit. */
-export function checkApiKey(): unknown {
+export function checkApiKey(): KeyCheckResult {
   return account.checkApiKey();
 }
 
@@ -121,6 +123,6 @@ export function checkApiKey(): unknown {
  * Saves the current user's settings.
  * @param {Object} settings writeHeader, extraFields, recheck.
  */
-export function saveSettings(settings: unknown): unknown {
+export function saveSettings(settings: unknown): SidebarState {
   return account.saveSettings(settings);
 }

@@ -1,7 +1,8 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 import type { Job } from '../core/job';
 import { JOB_PROPERTY } from '../core/propertyNames';
-import { isQuotaError, ResultCache } from './store';
+import { withDocumentLock } from './lock';
+import { isQuotaError, PropertiesResultStore } from './resultStore';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(): boolean {
@@ -18,20 +19,9 @@ export function loadJob(): Job | null {
   }
 }
 
-/** Runs `work` under the document lock (one job per spreadsheet: check-and-create, read-and-update). */
-export function withJobLock<T>(work: () => T): T {
-  const lock = LockService.getDocumentLock();
-  lock.waitLock(10000);
-  try {
-    return work();
-  } finally {
-    lock.releaseLock();
-  }
-}
-
 /**
  * Writes the job. Call it holding the document lock.
- * When the store is full (the result cache grew, e.g. through many =FINDEMAIL cells), evicts old results and
+ * When the store is full (the result store grew, e.g. through many =FINDEMAIL cells), evicts old results and
  * writes again: the job's state must always fit.
  */
 export function saveJob(job: Job | null): void {
@@ -42,7 +32,7 @@ export function saveJob(job: Job | null): void {
     props.setProperties(values);
   } catch (error) {
     if (!isQuotaError(error)) throw error;
-    new ResultCache().evict(true);
+    new PropertiesResultStore().evict(true);
     props.setProperties(values);
   }
 }
@@ -59,7 +49,7 @@ export function deleteJob(): void {
 export function updateJob(update: (stored: Job | null) => Job | null): Job | null {
   // Held for a property read and a write (which may evict old results when the store is full); the slow work
   // happens outside the lock.
-  return withJobLock(() => {
+  return withDocumentLock(() => {
     const stored = loadJob();
     const next = update(stored);
     if (next !== stored) saveJob(next);

@@ -1,7 +1,7 @@
 /** SpreadsheetApp UI and ScriptApp triggers. */
+import { ADDON_NAME } from '../core/product';
 
-export const ADDON_NAME = 'Profile Email Finder';
-export const SETTINGS_PATH = `Extensions › ${ADDON_NAME} › Settings & API key`;
+export { ADDON_NAME };
 
 export type SidebarView = 'settings' | 'progress';
 

@@ -14,13 +14,28 @@ export type RowOutcome = LookupResult | { kind: 'invalid'; reason: string } | Se
 export const BASE_HEADERS = ['Email', 'Email status', 'Catch-all', 'Note'] as const;
 export const EXTRA_HEADERS = ['Account type', 'Name'] as const;
 
+/** Offsets of the output cells in an output row (Email first), in the order of BASE_HEADERS and EXTRA_HEADERS. */
+export const OUT = { email: 0, status: 1, catchAll: 2, note: 3, accountType: 4, name: 5 } as const;
+/** Offsets in a row read from the sheet: the URL cell, then the output cells. */
+export const CELL = {
+  url: 0,
+  email: 1 + OUT.email,
+  status: 1 + OUT.status,
+  catchAll: 1 + OUT.catchAll,
+} as const;
+
 export function outputHeaders(extraFields: boolean): string[] {
   return extraFields ? [...BASE_HEADERS, ...EXTRA_HEADERS] : [...BASE_HEADERS];
 }
 
-/** Offsets of the output columns written as plain text: all but Catch-all (offset 2), which keeps real booleans. */
+/** Offsets of the output columns written as plain text: all but Catch-all, which keeps real booleans. */
 export function textColumnOffsets(count: number): number[] {
-  return [0, 1, 3, 4, 5].filter((offset) => offset < count);
+  return Object.values(OUT).filter((offset) => offset !== OUT.catchAll && offset < count);
+}
+
+/** Whether a written output row needs the plain-text format first (Catch-all holds a real boolean). */
+export function rowNeedsPlainText(row: unknown[]): boolean {
+  return row.some((value, offset) => offset !== OUT.catchAll && reinterpretedBySheets(value));
 }
 
 /**

@@ -1,6 +1,36 @@
-/** Names of the add-on's stored properties, shared with the playground (pure: no Apps Script global). */
+/**
+ * Every name the add-on stores data under, shared with the playground. Pure: no Apps Script global.
+ * Scheme: `pef.<name>` for what the add-on writes into document properties and the document cache. The user
+ * properties keep the names the first version wrote (saved keys and settings must still be read), and the
+ * script properties are the operator's configuration names (README, "Configuration").
+ */
 
 /** User property: the user's API key. */
 export const API_KEY_PROPERTY = 'PEF_API_KEY';
+/** User property: the user's settings (JSON). */
+export const SETTINGS_PROPERTY = 'PEF_SETTINGS';
+
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
+/** Document properties: one stored result per normalised URL, under this prefix and the URL's hash. */
+export const RESULT_PREFIX = 'pef.r.';
+/** Document property: the result store's byte counter. */
+export const RESULT_BYTES_PROPERTY = 'pef.bytes';
+
+/** Document cache: a claim on a normalised URL, under this prefix and the URL's hash. */
+export const CLAIM_PREFIX = 'pef.claim.';
+/** Document cache: after a 401 or 402, formulas stop calling the service (JSON: message and key hash). */
+export const HALT_KEY = 'pef.halt';
+/** Document cache: one formula checks the owner's account with a single request. */
+export const PROBE_KEY = 'pef.probe';
+/** Document cache: the hash of the key that got a charged answer lately. */
+export const ACCOUNT_OK_KEY = 'pef.ok';
+
+/** Script properties (set by the add-on's operator). */
+export const SCRIPT_PROPERTY = {
+  apiBaseUrl: 'API_BASE_URL',
+  stepBudgetMs: 'ENRICH_STEP_BUDGET_MS',
+  batchSize: 'ENRICH_BATCH_SIZE',
+  concurrency: 'FETCH_CONCURRENCY',
+  findEmailBudgetMs: 'FINDEMAIL_BUDGET_MS',
+} as const;

@@ -1,12 +1,12 @@
-/** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
+/** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). Pure. */
+export { DEFAULT_RETRY } from './limits';
+
 export interface RetryPolicy {
   /** Total tries of one request, the first included. */
   maxAttempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
 }
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 4000 };
 
 /** Delay before try number `attempt` (2 = first retry). */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {

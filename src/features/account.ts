@@ -1,16 +1,16 @@
 /** The sidebar's server side: the user's key (masked on the way out), settings and the key check. */
 
+import { clearHalt } from '../adapters/documentCache';
 import { sendOne } from '../adapters/http';
+import { readScriptConfig } from '../adapters/scriptConfig';
 import {
-  clearHalt,
-  DEFAULT_SETTINGS,
   deleteApiKey,
+  pickSettings,
   readApiKey,
-  readScriptConfig,
   readSettings,
   writeApiKey,
   writeSettings,
-} from '../adapters/store';
+} from '../adapters/settings';
 import {
   buildKeyCheckRequest,
   checkKeyShape,
@@ -19,8 +19,8 @@ import {
   maskKey,
   redactKey,
 } from '../core/lookup';
-import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
-import { getEnrichmentProgress } from './enrichment';
+import type { KeyCheckResult, SidebarState } from '../core/sidebarState';
+import { getEnrichmentProgress } from './bulk';
 
 export function getSidebarState(): SidebarState {
   const key = readApiKey();
@@ -67,13 +67,6 @@ export function checkApiKey(): KeyCheckResult {
 }
 
 export function saveSettings(input: unknown): SidebarState {
-  const source = (input && typeof input === 'object' ? input : {}) as Partial<
-    Record<keyof Settings, unknown>
-  >;
-  const settings: Settings = { ...DEFAULT_SETTINGS };
-  for (const name of Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>) {
-    if (typeof source[name] === 'boolean') settings[name] = source[name] as boolean;
-  }
-  writeSettings(settings);
+  writeSettings(pickSettings(input));
   return getSidebarState();
 }

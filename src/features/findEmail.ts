@@ -1,54 +1,42 @@
-/** =FINDEMAIL: cached, de-duplicated, parallel lookups inside one custom-function execution. */
+/** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
-import { BULK_CLAIM, claimKey, putClaims, readClaims, releaseClaims } from '../adapters/claims';
-import { lookupMany } from '../adapters/http';
-import {
-  HALT_KEY,
-  parseHalt,
-  ResultCache,
-  readApiKey,
-  readHalt,
-  readScriptConfig,
-  writeHalt,
-} from '../adapters/store';
-import { SETTINGS_PATH } from '../adapters/ui';
+import { servicePorts } from '../adapters/ports';
+import { readScriptConfig } from '../adapters/scriptConfig';
+import { readApiKey } from '../adapters/settings';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
+import {
+  BULK_CLAIM,
+  claimKey,
+  FORMULA_CLAIM,
+  parseHalt,
+  readClaims,
+  readHalt,
+  writeHalt,
+} from '../core/claims';
 import { stableHash } from '../core/hash';
-import type { LookupResult, ServiceError } from '../core/lookup';
-import { DEFAULT_RETRY, retryDelayMs } from '../core/retry';
+import {
+  ACCOUNT_OK_SECONDS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_RETRY,
+  FORMULA_CLAIM_SECONDS,
+  FORMULA_UNTIMED_START_SHARE,
+  FORMULA_WORK_BUDGET_MS,
+  HALT_SECONDS,
+  POLL_FIRST_MS,
+  POLL_MAX_MS,
+} from '../core/limits';
+import { type ServiceError, serviceError } from '../core/lookup';
+import type { LookupPorts } from '../core/ports';
+import { SETTINGS_PATH } from '../core/product';
+import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { type ProfileInput, parseProfileInput } from '../core/url';
-
-// Custom functions must return within 30 seconds
-// (https://developers.google.com/apps-script/guides/sheets/functions#guidelines). No request batch starts
-// unless, judging by the slowest batch so far, it ends before this; the rest of the 30 s is the margin.
-const WORK_BUDGET_MS = 22_000;
-/**
- * Until a batch was timed, none starts later than this share of the budget (12 s of 22): a batch may take
- * 10 s or more, and one started after waiting on another cell must still end within the 30 s.
- */
-const UNTIMED_START_SHARE = 12 / 22;
-const DEFAULT_CONCURRENCY = 20;
-/** After a 401 or 402 all formulas of the document stop calling the service this long. */
-export const HALT_SECONDS = 120;
-// A claim outlives the execution that made it (30 s at most): a claim that expired belongs to an ended
-// execution, so taking the URL over never sends it while another cell still waits for its answer.
-const CLAIM_SECONDS = 31;
-/**
- * While no lookup proved the owner's account works (a charged answer in the last ACCOUNT_OK_SECONDS), one cell
- * at a time (the PROBE_KEY claim) sends a single request first; so after a 401 or 402, or on a sheet whose owner
- * has no credits, hundreds of cells evaluating at once send one failing request, not hundreds.
- */
-const ACCOUNT_OK_SECONDS = 600;
-const POLL_FIRST_MS = 250;
-const POLL_MAX_MS = 1000;
-const LOCK_WAIT_MS = 5000;
-const PROBE_KEY = 'pef.probe';
-const ACCOUNT_OK_KEY = 'pef.ok';
+import { FormulaBudget } from './lookup/budget';
+import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
 
 type Cell = unknown;
 
 function pending(message: string): ServiceError {
-  return { kind: 'error', error: 'timeout', message, retryable: true, effect: 'continue' };
+  return serviceError('timeout', message, { retryable: true });
 }
 
 const NOT_IN_TIME = pending('Not looked up in time; recalculate to try again.');
@@ -75,155 +63,86 @@ function accountError(error: ServiceError): Error {
 
 /** State of one =FINDEMAIL execution. */
 interface Run {
+  ports: LookupPorts;
   apiKey: string;
   keyHash: string;
   endpoint: string;
   concurrency: number;
-  /** No batch starts when now + `slowestMs` is past this. */
-  end: number;
-  /** While `slowestMs` is unmeasured (0), no batch starts after this. */
-  untimedEnd: number;
-  slowestMs: number;
+  budget: FormulaBudget;
   sentFor: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
-  cache: ResultCache;
-  docCache: GoogleAppsScript.Cache.Cache | null;
-}
-
-interface Claim {
-  /** Looked up by this execution. */
-  mine: string[];
-  /** Another cell holds their claim. */
-  others: string[];
-  /** The bulk run holds their claim: not waited for. */
-  bulk: string[];
-  /** Free, but another cell is checking the account first. */
-  blocked: string[];
-  /** This execution checks the account with its first request. */
-  probing: boolean;
 }
 
 /** `raw`: the HALT_KEY value when the caller read it already together with other keys. */
 function throwIfHalted(run: Run, raw?: string): void {
-  const halt = raw === undefined ? readHalt(run.apiKey) : parseHalt(raw, run.apiKey);
+  const halt = raw === undefined ? readHalt(run.ports.cache, run.apiKey) : parseHalt(raw, run.apiKey);
   if (halt) throw new Error(halt.message);
 }
 
-/**
- * Under the document lock: re-reads the result store and the claims, and claims the keys that are neither
- * cached nor claimed. Results are cached before their claim is released, so a key seen unclaimed here is
- * either in the store read after it or really unknown: no two cells pay for one URL.
- * Returns undefined when the lock stays busy.
- */
-function claim(run: Run, keys: string[]): Claim | undefined {
-  const lock = LockService.getDocumentLock();
-  const docCache = run.docCache;
-  if (!lock || !docCache) {
-    for (const [key, result] of run.cache.getMany(keys)) run.outcomes.set(key, result);
-    return {
-      mine: keys.filter((key) => !run.outcomes.has(key)),
-      others: [],
-      bulk: [],
-      blocked: [],
-      probing: false,
-    };
-  }
-  if (!lock.tryLock(Math.max(0, Math.min(LOCK_WAIT_MS, run.end - Date.now())))) return undefined;
-  try {
-    const markers = readClaims(docCache, keys, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
-    throwIfHalted(run, markers[HALT_KEY] ?? '');
-    const bulk = keys.filter((key) => markers[claimKey(key)] === BULK_CLAIM);
-    const others = keys.filter((key) => markers[claimKey(key)] && markers[claimKey(key)] !== BULK_CLAIM);
-    const unclaimed = keys.filter((key) => !markers[claimKey(key)]);
-    for (const [key, result] of run.cache.getMany(unclaimed)) run.outcomes.set(key, result);
-    const free = unclaimed.filter((key) => !run.outcomes.has(key));
-    const accountOk = markers[ACCOUNT_OK_KEY] === run.keyHash;
-    if (free.length > 0 && !accountOk && markers[PROBE_KEY]) {
-      return { mine: [], others, bulk, blocked: free, probing: false };
-    }
-    const probing = free.length > 0 && !accountOk;
-    putClaims(docCache, free, '1', CLAIM_SECONDS);
-    if (probing) docCache.put(PROBE_KEY, '1', CLAIM_SECONDS);
-    return { mine: free, others, bulk, blocked: [], probing };
-  } finally {
-    lock.releaseLock();
-  }
-}
-
-/** A batch may start now: it ends in time judging by the slowest so far, or early enough when none was timed. */
-function mayStart(run: Run, now: number, waitMs = 0): boolean {
-  if (run.slowestMs === 0 && now + waitMs > run.untimedEnd) return false;
-  return now + waitMs + run.slowestMs <= run.end;
+/** Stored results of these keys go into the run's outcomes; returns the keys found. */
+function fromStore(run: Run, keys: string[]): Set<string> {
+  const found = run.ports.store.getMany(keys);
+  for (const [key, result] of found) run.outcomes.set(key, result);
+  return new Set(found.keys());
 }
 
 /**
- * Looks the claimed keys up, one fetchAll batch at a time, caching and releasing after every batch, so what
- * was paid for is kept even if the execution is ended later. Retries transient failures in later batches.
+ * Claims the keys neither stored nor claimed. While no lookup proved the owner's account works (a charged answer
+ * in the last ACCOUNT_OK_SECONDS), one cell at a time (the PROBE_KEY marker) sends a single request first; so
+ * after a 401 or 402, or on a sheet whose owner has no credits, hundreds of cells evaluating at once send one
+ * failing request, not hundreds. Undefined when the lock stays busy.
  */
+function claim(run: Run, keys: string[]): Claimed | undefined {
+  return claimUnknown(run.ports, {
+    keys,
+    value: FORMULA_CLAIM,
+    seconds: FORMULA_CLAIM_SECONDS,
+    deadline: run.budget.end,
+    markers: [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY],
+    inStore: (unclaimed) => fromStore(run, unclaimed),
+    admit: (markers, free) => {
+      throwIfHalted(run, markers[HALT_KEY] ?? '');
+      const accountOk = markers[ACCOUNT_OK_KEY] === run.keyHash;
+      if (free.length === 0 || accountOk) return 'claim';
+      if (markers[PROBE_KEY]) return 'block';
+      run.ports.cache?.put(PROBE_KEY, '1', FORMULA_CLAIM_SECONDS);
+      return 'probe';
+    },
+  });
+}
+
+/** Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses. */
 function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
-  const queue = keys.slice();
-  const tries = new Map<string, number>();
-  const notBefore = new Map<string, number>();
+  const cache = run.ports.cache;
   let probeOpen = probing;
   try {
-    while (queue.length > 0) {
-      const now = Date.now();
-      const ready = queue.filter((key) => (notBefore.get(key) ?? 0) <= now);
-      if (ready.length === 0) {
-        const wait = Math.min(...queue.map((key) => notBefore.get(key) ?? now)) - now;
-        if (!mayStart(run, now, wait)) break;
-        Utilities.sleep(wait);
-        continue;
-      }
-      if (!mayStart(run, now)) break;
-      if (!probeOpen) throwIfHalted(run);
-      const batch = ready.slice(0, probeOpen ? 1 : run.concurrency);
-      const started = Date.now();
-      const report = lookupMany(
-        batch.map((key) => run.sentFor.get(key) ?? key),
-        {
-          apiKey: run.apiKey,
-          endpoint: run.endpoint,
-          concurrency: batch.length,
-          deadline: run.end - run.slowestMs,
-          retry: { ...DEFAULT_RETRY, maxAttempts: 1 },
-        },
-      );
-      run.slowestMs = Math.max(run.slowestMs, Date.now() - started);
-      const results: Array<[string, LookupResult]> = [];
-      const done: string[] = [];
-      for (const key of batch) {
-        const outcome = report.outcomes.get(run.sentFor.get(key) ?? key);
-        const attempt = (tries.get(key) ?? 0) + 1;
-        tries.set(key, attempt);
-        if (outcome) run.outcomes.set(key, outcome);
-        if (outcome?.kind === 'error' && outcome.retryable && attempt < DEFAULT_RETRY.maxAttempts) {
-          notBefore.set(key, Date.now() + retryDelayMs(DEFAULT_RETRY, attempt + 1));
-          continue;
+    const report = sendClaimed(run.ports, {
+      claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
+      apiKey: run.apiKey,
+      endpoint: run.endpoint,
+      retry: DEFAULT_RETRY,
+      batchSize: { next: () => (probeOpen ? 1 : run.concurrency), observe: () => undefined },
+      budget: run.budget,
+      beforeBatch: () => {
+        if (!probeOpen) throwIfHalted(run);
+      },
+      afterBatch: (batch) => {
+        if (probeOpen) {
+          if (batch.stored.length > 0) cache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
+          cache?.remove(PROBE_KEY);
+          probeOpen = false;
         }
-        if (outcome && outcome.kind !== 'error') results.push([key, outcome]);
-        done.push(key);
-      }
-      run.cache.putMany(results);
-      releaseClaims(run.docCache, done);
-      for (const key of done) queue.splice(queue.indexOf(key), 1);
-      if (probeOpen) {
-        if (results.length > 0) run.docCache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
-        run.docCache?.remove(PROBE_KEY);
-        probeOpen = false;
-      }
-      if (report.halt) {
-        const error = accountError(report.halt);
-        if (report.halt.error === 'unauthorized' || report.halt.error === 'payment_required') {
-          writeHalt(run.apiKey, error.message, HALT_SECONDS);
-          run.docCache?.remove(ACCOUNT_OK_KEY);
+        const halt = batch.halt;
+        if (halt && (halt.error === 'unauthorized' || halt.error === 'payment_required')) {
+          writeHalt(cache, run.apiKey, accountError(halt).message, HALT_SECONDS);
+          cache?.remove(ACCOUNT_OK_KEY);
         }
-        throw error;
-      }
-    }
+      },
+    });
+    for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
+    if (report.halt) throw accountError(report.halt);
   } finally {
-    releaseClaims(run.docCache, queue);
-    if (probeOpen) run.docCache?.remove(PROBE_KEY);
+    if (probeOpen) cache?.remove(PROBE_KEY);
   }
 }
 
@@ -232,20 +151,50 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
  * Returns the keys still without a result.
  */
 function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
+  const { cache, clock } = run.ports;
   let poll = POLL_FIRST_MS;
-  while (Date.now() + poll < run.end) {
-    Utilities.sleep(poll);
+  while (run.budget.remainingMs(clock.now()) > poll) {
+    clock.sleep(poll);
     poll = Math.min(POLL_MAX_MS, poll * 2);
-    if (!run.docCache) break;
-    const markers = readClaims(run.docCache, others, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
+    if (!cache) break;
+    const markers = readClaims(cache, others, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
     throwIfHalted(run, markers[HALT_KEY] ?? '');
     const freed = others.filter((key) => !markers[claimKey(key)]);
     const unblocked = blocked.length > 0 && (!markers[PROBE_KEY] || markers[ACCOUNT_OK_KEY] === run.keyHash);
     if (freed.length === 0 && !unblocked) continue;
-    for (const [key, result] of run.cache.getMany(freed)) run.outcomes.set(key, result);
+    fromStore(run, freed);
     break;
   }
   return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
+}
+
+/** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
+function startRun(
+  ports: LookupPorts,
+  endpoint: string,
+  inputs: ProfileInput[],
+  outcomes: Map<string, RowOutcome>,
+  started: number,
+): Run {
+  const config = readScriptConfig();
+  const apiKey = readApiKey();
+  if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
+  const sentFor = new Map<string, string>();
+  for (const input of inputs)
+    if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
+  // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
+  const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
+  const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
+  return {
+    ports,
+    apiKey,
+    keyHash: stableHash(apiKey),
+    endpoint,
+    concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
+    budget: new FormulaBudget(started + budgetMs, untimedEnd),
+    sentFor,
+    outcomes,
+  };
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
@@ -255,41 +204,25 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   if (keys.length === 0) return outcomes;
   const config = readScriptConfig();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
-  const cache = new ResultCache();
-  for (const [key, result] of cache.getMany(keys)) outcomes.set(key, result);
+  const ports = servicePorts();
+  for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
   let missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
 
-  const apiKey = readApiKey();
-  if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
-  const sentFor = new Map<string, string>();
-  for (const input of inputs)
-    if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
-  // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above WORK_BUDGET_MS.
-  const budgetMs = Math.min(WORK_BUDGET_MS, config.findEmailBudgetMs ?? WORK_BUDGET_MS);
-  const run: Run = {
-    apiKey,
-    keyHash: stableHash(apiKey),
-    endpoint: config.endpoint.endpoint,
-    concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
-    end: started + budgetMs,
-    untimedEnd: started + Math.round(budgetMs * UNTIMED_START_SHARE),
-    slowestMs: 0,
-    sentFor,
-    outcomes,
-    cache,
-    docCache: CacheService.getDocumentCache(),
-  };
+  const run = startRun(ports, config.endpoint.endpoint, inputs, outcomes, started);
   throwIfHalted(run);
   const heldByOthers = new Set<string>();
   const heldByBulk = new Set<string>();
-  while (missing.length > 0 && mayStart(run, Date.now())) {
+  while (missing.length > 0 && run.budget.mayStart(Date.now())) {
     const claimed = claim(run, missing);
+    const others: string[] = [];
     for (const key of claimed?.mine ?? []) heldByOthers.delete(key);
-    for (const key of claimed?.bulk ?? []) heldByBulk.add(key);
+    for (const [key, holder] of claimed?.heldBy ?? []) {
+      if (holder === BULK_CLAIM) heldByBulk.add(key);
+      else others.push(key);
+    }
     missing = missing.filter((key) => !heldByBulk.has(key));
     if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
-    const others = claimed ? claimed.others : [];
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
     if (others.length === 0 && blocked.length === 0) break;

@@ -80,24 +80,33 @@ export function freezeResults(): string {
     else frozen.push({ area, values: block });
   }
 
-  if (frozen.length > 0) {
-    const asText: string[] = [];
-    for (const { area, values: block } of frozen) {
-      for (let r = 0; r < block.length; r++) {
-        for (let c = 0; c < block[r].length; c++) {
-          if (reinterpretedBySheets(block[r][c]))
-            asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
-        }
+  if (frozen.length > 0) writeFrozen(sheet, frozen);
+
+  return summary(frozen.length, withErrors, unknownShape);
+}
+
+/** Values as plain text where Sheets would read them as something else, then one setValues per run of areas. */
+function writeFrozen(
+  sheet: GoogleAppsScript.Spreadsheet.Sheet,
+  frozen: Array<{ area: Area; values: unknown[][] }>,
+): void {
+  const asText: string[] = [];
+  for (const { area, values: block } of frozen) {
+    for (let r = 0; r < block.length; r++) {
+      for (let c = 0; c < block[r].length; c++) {
+        if (reinterpretedBySheets(block[r][c])) asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
       }
     }
-    if (asText.length) sheet.getRangeList(asText).setNumberFormat('@');
-    for (const run of mergeRuns(frozen))
-      sheet.getRange(run.area.row, run.area.col, run.area.rows, run.area.cols).setValues(run.values);
   }
+  if (asText.length) sheet.getRangeList(asText).setNumberFormat('@');
+  for (const run of mergeRuns(frozen))
+    sheet.getRange(run.area.row, run.area.col, run.area.rows, run.area.cols).setValues(run.values);
+}
 
+function summary(frozen: number, withErrors: number, unknownShape: number): string {
   const parts = [
-    frozen.length > 0
-      ? `Froze ${frozen.length} =FINDEMAIL formula${frozen.length === 1 ? '' : 's'}: the results are now plain values and will not run again.`
+    frozen > 0
+      ? `Froze ${frozen} =FINDEMAIL formula${frozen === 1 ? '' : 's'}: the results are now plain values and will not run again.`
       : 'No =FINDEMAIL formula was frozen.',
   ];
   if (withErrors > 0)

@@ -1,5 +1,5 @@
 /** How a run's progress reads in the sidebar. Pure. */
-import type { Progress } from './types';
+import type { Progress, RunReason } from './types';
 
 interface StateWords {
   /** Short state for the heading, e.g. "Paused: out of credits". */
@@ -8,30 +8,29 @@ interface StateWords {
   tone: Progress['state'];
 }
 
-/**
- * The state in words. Progress carries no reason code, so the reason of a pause or stop is read from the
- * server's message (the message itself is shown in full below the counts).
- */
+/** The heading of a paused or stopped run, by the machine-readable reason the server gives. */
+const HALTED: Partial<Record<RunReason, string>> = {
+  out_of_credits: 'Paused: out of credits',
+  quota: 'Paused: daily limit of service calls reached',
+  error: 'Paused after an error',
+  key_rejected: 'Stopped: the API key is missing or invalid',
+  no_key: 'Stopped: the API key is missing or invalid',
+  configuration: 'Stopped: the add-on is misconfigured',
+};
+
+/** The state in words (the server's message itself is shown in full below the counts). */
 export function describeState(progress: Progress): StateWords {
-  const message = progress.message ?? '';
   switch (progress.state) {
     case 'idle':
       return { label: 'No run yet', tone: 'idle' };
     case 'running':
       return { label: 'Running', tone: 'running' };
     case 'paused':
-      if (/credit/i.test(message)) return { label: 'Paused: out of credits', tone: 'paused' };
-      if (/daily limit/i.test(message))
-        return { label: 'Paused: daily limit of service calls reached', tone: 'paused' };
-      if (/unexpected error/i.test(message)) return { label: 'Paused after an error', tone: 'paused' };
-      return { label: 'Paused', tone: 'paused' };
-    case 'stopped':
-      if (/api key|no key/i.test(message))
-        return { label: 'Stopped: the API key is missing or invalid', tone: 'stopped' };
-      if (/address|API_BASE_URL|configured/i.test(message)) {
-        return { label: 'Stopped: the add-on is misconfigured', tone: 'stopped' };
-      }
-      return { label: 'Stopped', tone: 'stopped' };
+    case 'stopped': {
+      const label =
+        (progress.reason && HALTED[progress.reason]) || (progress.state === 'paused' ? 'Paused' : 'Stopped');
+      return { label, tone: progress.state };
+    }
     case 'cancelled':
       return { label: 'Cancelled', tone: 'cancelled' };
     case 'done':

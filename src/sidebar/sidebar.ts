@@ -1,16 +1,13 @@
+// One page's script: tabs, the settings view, the progress view and its drive loop (355 lines; split by view when it grows).
 /**
  * The sidebar: the API key (only ever received masked), the settings, and the progress of a bulk run, which the
  * sidebar drives while it is open by calling continueEnrichment() again and again.
  * Every text from the server goes into the page through textContent, never as HTML.
  */
+import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { canCancel, canPause, canResume, describeState, fractionText, percentDone } from './progress';
 import type { Progress, Settings, SidebarState, View } from './types';
-
-/** Retries of continueEnrichment() after a failure before the loop stops and waits for Resume. */
-const DRIVE_ATTEMPTS = 3;
-/** Longest pause between two continueEnrichment() calls that made no progress (another execution holds the run). */
-const MAX_IDLE_WAIT_MS = 10_000;
 
 function $(id: string): HTMLElement {
   const element = document.getElementById(id);

@@ -1,7 +1,8 @@
 /**
- * src/adapters/http.ts (lookupMany) bundled alone and run in the emulator against the sandbox: its retry rounds,
- * and after a fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at
- * the deadline, leaving the rest unsent. (=FINDEMAIL drives its own retries, so these paths are checked here.)
+ * The lookup pipeline's sender (src/features/lookup/pipeline.ts, sendClaimed) over the real UrlFetchApp transport
+ * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and after a
+ * fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at the deadline,
+ * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same sender; here no store or claims.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,16 @@ let env: Environment | undefined;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'pef-adapter-'));
   const bundle = buildSync({
-    stdin: { contents: "export { lookupMany } from './src/adapters/http';", resolveDir: ROOT, loader: 'ts' },
+    stdin: {
+      contents: [
+        "export { sendClaimed } from './src/features/lookup/pipeline';",
+        "export { fixedBatchSize, sliceBudget } from './src/features/lookup/budget';",
+        "export { fetchTransport } from './src/adapters/http';",
+        "export { systemClock } from './src/adapters/clock';",
+      ].join('\n'),
+      resolveDir: ROOT,
+      loader: 'ts',
+    },
     bundle: true,
     format: 'iife',
     globalName: 'Http',
@@ -38,8 +48,17 @@ beforeAll(() => {
   });
   const runner = `
 function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
-  var report = Http.lookupMany(urls, {
-    apiKey: key, endpoint: endpoint, concurrency: concurrency, deadline: Date.now() + budgetMs, retry: retry,
+  var ports = {
+    store: { getMany: function () { return new Map(); }, snapshot: function () { return function () {}; }, putMany: function () {} },
+    cache: null,
+    lock: { tryWith: function () { return undefined; } },
+    clock: Http.systemClock,
+    transport: Http.fetchTransport,
+  };
+  var report = Http.sendClaimed(ports, {
+    claimed: new Map(urls.map(function (url) { return [url, url]; })),
+    apiKey: key, endpoint: endpoint, retry: retry,
+    batchSize: Http.fixedBatchSize(concurrency), budget: Http.sliceBudget(Date.now() + budgetMs),
   });
   return { outcomes: Array.from(report.outcomes.entries()), halt: report.halt, requestsSent: report.requestsSent };
 }`;
@@ -85,7 +104,7 @@ function requests(part: string) {
 
 const profile = (slug: string) => `https://network.com/in/${slug}`;
 
-it('retry rounds: always-500 gets maxAttempts tries, a 500-once gets 2, a 422 and a good one 1', async () => {
+it('retries: always-500 gets maxAttempts tries, a 500-once gets 2, a 422 and a good one 1', async () => {
   const urls = [profile('jane-broken'), profile('ann-flaky'), profile('bob-nodomain'), profile('cy-twombly')];
   const report = await lookup(urls);
   expect(report.byUrl.get(urls[0])).toMatchObject({ kind: 'error', error: 'server_error', status: 500 });

@@ -1,6 +1,6 @@
 import { resolveEndpoint } from '../../src/core/config';
-import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/job';
 import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
+import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/rowPlan';
 
 describe('resolveEndpoint', () => {
   it('tolerates a base with or without the trailing slash', () => {

@@ -1,0 +1,32 @@
+/** The add-on owner's configuration in script properties, read once per execution. */
+import { type EndpointResult, resolveEndpoint } from '../core/config';
+import { SCRIPT_PROPERTY } from '../core/propertyNames';
+
+export interface ScriptConfig {
+  endpoint: EndpointResult;
+  stepBudgetMs?: number;
+  batchSize?: number;
+  concurrency?: number;
+  /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
+  findEmailBudgetMs?: number;
+}
+
+let scriptConfig: ScriptConfig | undefined;
+
+function positiveInt(raw: string | undefined): number | undefined {
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+}
+
+export function readScriptConfig(): ScriptConfig {
+  if (scriptConfig) return scriptConfig;
+  const props = PropertiesService.getScriptProperties().getProperties();
+  scriptConfig = {
+    endpoint: resolveEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl] || __API_BASE_URL__),
+    stepBudgetMs: positiveInt(props[SCRIPT_PROPERTY.stepBudgetMs]),
+    batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
+    concurrency: positiveInt(props[SCRIPT_PROPERTY.concurrency]),
+    findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
+  };
+  return scriptConfig;
+}

@@ -1,0 +1,48 @@
+/** The user's own API key and settings in their user properties. In a custom function these are the owner's. */
+import { DEFAULT_SETTINGS } from '../core/limits';
+import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
+import type { Settings } from '../core/sidebarState';
+
+function userProperties(): GoogleAppsScript.Properties.Properties {
+  return PropertiesService.getUserProperties();
+}
+
+export function readApiKey(): string | null {
+  const key = userProperties().getProperty(API_KEY_PROPERTY);
+  return key && key.trim() !== '' ? key : null;
+}
+
+export function writeApiKey(key: string): void {
+  userProperties().setProperty(API_KEY_PROPERTY, key);
+}
+
+export function deleteApiKey(): void {
+  userProperties().deleteProperty(API_KEY_PROPERTY);
+}
+
+export function readSettings(): Settings {
+  const raw = userProperties().getProperty(SETTINGS_PROPERTY);
+  if (!raw) return { ...DEFAULT_SETTINGS };
+  try {
+    return pickSettings(JSON.parse(raw));
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+}
+
+/** The boolean settings of `source`, defaults for the rest. */
+export function pickSettings(source: unknown): Settings {
+  const record = (source && typeof source === 'object' ? source : {}) as Partial<
+    Record<keyof Settings, unknown>
+  >;
+  const settings: Settings = { ...DEFAULT_SETTINGS };
+  for (const name of Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>) {
+    const value = record[name];
+    if (typeof value === 'boolean') settings[name] = value;
+  }
+  return settings;
+}
+
+export function writeSettings(settings: Settings): void {
+  userProperties().setProperty(SETTINGS_PROPERTY, JSON.stringify(settings));
+}

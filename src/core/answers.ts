@@ -1,0 +1,60 @@
+/**
+ * The one place that decides what an answer of the service means for a run: the outcome of a raw answer, whether
+ * it halts the run or may be retried, and why a bulk run halts. Pure (the contract itself is in lookup.ts).
+ */
+import type { HaltReason } from './jobMachine';
+import {
+  interpretFetchException,
+  interpretLookupResponse,
+  type LookupOutcome,
+  redactKey,
+  type ServiceError,
+} from './lookup';
+import { SETTINGS_PATH } from './product';
+
+/** What came back for one request: an HTTP answer, or the text of the exception UrlFetchApp threw. */
+export type RawAnswer = { status: number; body: string } | { thrown: string };
+
+/** The outcome of one answer, with the key masked in every message. */
+export function interpretAnswer(answer: RawAnswer, apiKey: string): LookupOutcome {
+  if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
+  const outcome = interpretLookupResponse(answer.status, answer.body);
+  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+}
+
+/** The answer stops or pauses the whole run (401, 402, 404, quota): nothing more is sent. */
+export function haltsRun(outcome: LookupOutcome | undefined): outcome is ServiceError {
+  return outcome?.kind === 'error' && outcome.effect !== 'continue';
+}
+
+/** A failure that may pass on a later try (500, 429, transport, time-out). */
+export function mayRetry(outcome: LookupOutcome | undefined): boolean {
+  return outcome?.kind === 'error' && outcome.effect === 'continue' && outcome.retryable;
+}
+
+/** Why a bulk run halts on this error, and what the sidebar tells the user to do. */
+export function haltOf(error: ServiceError): { reason: HaltReason; message: string } {
+  switch (error.error) {
+    case 'payment_required':
+      return {
+        reason: 'out_of_credits',
+        message: `${error.message} Rows not yet processed stay empty. Add credits to your account, then Resume.`,
+      };
+    case 'unauthorized':
+    case 'missing_key':
+      return {
+        reason: error.error === 'unauthorized' ? 'key_rejected' : 'no_key',
+        message: `${error.message} Save a valid key in ${SETTINGS_PATH}, then Resume.`,
+      };
+    case 'quota':
+      return {
+        reason: 'quota',
+        message: `${error.message} Apps Script's daily limit of web requests is used up: Resume tomorrow.`,
+      };
+    case 'endpoint_not_found':
+    case 'config':
+      return { reason: 'configuration', message: error.message };
+    default:
+      return { reason: error.effect === 'stop' ? 'configuration' : 'error', message: error.message };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The small interfaces the lookup pipeline and the bulk run reach Apps Script through. src/adapters implements
+ * them over the real services; tests may pass plain objects. Pure: types only.
+ */
+import type { LookupOutcome, LookupResult } from './lookup';
+import type { CachedResult } from './resultCodec';
+
+/** Time, and waiting (Utilities.sleep in Apps Script). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): void;
+}
+
+/** The spreadsheet's lock: one holder at a time across executions. */
+export interface DocumentLock {
+  /**
+   * Runs `work` holding the lock, waiting for it at most the one wait policy allows (never past `deadline`).
+   * Returns `{ value }`, or undefined when the lock stayed busy.
+   */
+  tryWith<T>(work: () => T, deadline?: number): { value: T } | undefined;
+}
+
+/** The document cache (claims and markers): short-lived, shared by every user of the spreadsheet. */
+export interface DocumentCache {
+  get(key: string): string | null;
+  getAll(keys: string[]): Record<string, string>;
+  putAll(values: Record<string, string>, expirationInSeconds: number): void;
+  put(key: string, value: string, expirationInSeconds: number): void;
+  remove(key: string): void;
+  removeAll(keys: string[]): void;
+}
+
+/** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */
+export interface ResultStore {
+  /** The stored results of these keys, in one read. */
+  getMany(urlKeys: string[]): Map<string, LookupResult>;
+  /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
+  snapshot(): (urlKey: string) => CachedResult | undefined;
+  /** Stores charged results. Never call it holding the document lock (it takes the lock itself). */
+  putMany(entries: Array<[string, LookupResult]>): void;
+}
+
+/** Where the requests of one batch go, and with which key. */
+export interface SendPlan {
+  apiKey: string;
+  endpoint: string;
+  /** Epoch ms after which no re-send of a failed batch starts. */
+  deadline: number;
+}
+
+/** One batch of lookups (one fetchAll). `undefined` for a request never sent (the caller may send it later). */
+export interface Transport {
+  sendBatch(urls: string[], plan: SendPlan): { outcomes: Array<LookupOutcome | undefined>; sent: number };
+}
+
+/** How many requests go into the next batch (issue 12: an adaptive controller observing each batch). */
+export interface BatchSizer {
+  next(): number;
+  observe(sample: BatchSample): void;
+}
+
+export interface BatchSample {
+  size: number;
+  durationMs: number;
+  /** Requests that failed in a retryable way (500, 429, transport, time-out). */
+  failures: number;
+}
+
+/** When a batch may start (the execution's time budget). */
+export interface SendBudget {
+  /** A batch may start at `now` after waiting `waitMs`; `first`: none was sent yet by this call. */
+  mayStart(now: number, waitMs: number, first: boolean): boolean;
+  /** The re-send deadline of the next batch. */
+  resendDeadline(): number;
+  observe(sample: BatchSample): void;
+}
+
+/** Everything the lookup pipeline reaches Apps Script through. */
+export interface LookupPorts {
+  store: ResultStore;
+  /** Null when the execution has no document cache: nothing is claimed then. */
+  cache: DocumentCache | null;
+  lock: DocumentLock;
+  clock: Clock;
+  transport: Transport;
+}

@@ -1,0 +1,3 @@
+/** The add-on's name as users see it, and where its settings are. Pure. */
+export const ADDON_NAME = 'Profile Email Finder';
+export const SETTINGS_PATH = `Extensions › ${ADDON_NAME} › Settings & API key`;

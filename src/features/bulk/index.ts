@@ -1,0 +1,9 @@
+/** The bulk run ("Find e-mails for the selected column"): the entry points src/main.ts exposes. */
+export {
+  cancelEnrichment,
+  continueEnrichment,
+  getEnrichmentProgress,
+  pauseEnrichment,
+  resumeEnrichment,
+} from './controls';
+export { enrichSelection } from './start';

@@ -1,0 +1,153 @@
+/**
+ * One slice of the bulk run: the lease on the job, the checks before any work, the windows for one time budget,
+ * and saving the job so that a pause or cancel from the sidebar wins and another job or slice is left alone.
+ */
+import { loadJob, updateJob } from '../../adapters/jobStore';
+import { servicePorts } from '../../adapters/ports';
+import { readScriptConfig } from '../../adapters/scriptConfig';
+import { readApiKey } from '../../adapters/settings';
+import { removeContinuationTrigger } from '../../adapters/ui';
+import { haltOf } from '../../core/answers';
+import { outputHeaders } from '../../core/cells';
+import type { Job, Progress } from '../../core/job';
+import { progressOf } from '../../core/job';
+import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
+import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
+import { serviceError } from '../../core/lookup';
+import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
+import { runWindows, type Slice } from './window';
+
+type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
+
+/** The spreadsheet of this execution; in a time-driven trigger there may be none (README, "Using it"). */
+function activeSpreadsheet(): Spreadsheet | null {
+  try {
+    return SpreadsheetApp.getActiveSpreadsheet();
+  } catch {
+    return null;
+  }
+}
+
+/** Takes the job's lease when it is running and no other slice holds it; the leased job, or null. */
+function lease(jobId: string, started: number): { job: Job | null; leased: boolean } {
+  let leased = false;
+  const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
+  const job = updateJob((stored) => {
+    if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
+      return stored;
+    leased = true;
+    return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
+  });
+  return { job, leased };
+}
+
+/**
+ * Works on the job for one time budget: per window one read (the window's rows to check them, plus the next
+ * window's) and one setValues per run of adjacent rows written now, never a call per cell.
+ */
+export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Progress {
+  const started = Date.now();
+  const { job, leased } = lease(jobId, started);
+  if (!job || !leased) return progressOf(job);
+  const config = readScriptConfig();
+  const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
+  const batchSize = Math.min(MAX_BATCH_SIZE, config.batchSize ?? DEFAULT_BATCH_SIZE);
+  const slice = { job, leaseLost: false, deadline: started + budgetMs, batchSize };
+  try {
+    runSlice(slice);
+  } catch (error) {
+    const message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
+    apply(slice, { type: 'halt', reason: 'error', message });
+  }
+  slice.job.leaseUntil = 0;
+  const stored = updateJob((current) => merge(current, slice));
+  if (stored?.id !== slice.job.id || slice.leaseLost) return progressOf(stored);
+  if (stored.state === 'done' || stored.state === 'cancelled') removeContinuationTrigger();
+  return progressOf(stored);
+}
+
+interface SliceStart {
+  job: Job;
+  leaseLost: boolean;
+  deadline: number;
+  batchSize: number;
+}
+
+export function apply(slice: { job: Job }, event: JobEvent): void {
+  slice.job = transition(slice.job, event);
+}
+
+type Ready = { sheet: GoogleAppsScript.Spreadsheet.Sheet; apiKey: string; endpoint: string; width: number };
+
+/** The checks before any work: the key, the configuration, the sheet, moved columns. A halt when one fails. */
+function checkBeforeWork(job: Job): Ready | { halt: { reason: HaltReason; message: string } } {
+  const apiKey = readApiKey();
+  if (!apiKey)
+    return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
+  const config = readScriptConfig();
+  if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
+  const ss = activeSpreadsheet();
+  const sheet = ss?.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
+  if (!sheet) {
+    return ss
+      ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
+      : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
+  }
+  const width = 1 + outputHeaders(job.extraFields).length;
+  if (!relocate(job, sheet, width)) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
+  return { sheet, apiKey, endpoint: config.endpoint.endpoint, width };
+}
+
+function runSlice(start: SliceStart): void {
+  const ready = checkBeforeWork(start.job);
+  if ('halt' in ready) {
+    apply(start, { type: 'halt', ...ready.halt });
+    return;
+  }
+  const ports = servicePorts();
+  const slice: Slice = Object.assign(start, ready, {
+    ports,
+    known: new Map(),
+    storeView: ports.store.snapshot(),
+    block: null,
+    blockStart: 0,
+  });
+  runWindows(slice);
+  if (slice.job.state !== 'done') noteEnds(slice.job, slice.sheet);
+}
+
+/**
+ * Merges a slice's job into the stored one: a different job is never overwritten, a cancel always wins, and a
+ * pause from the sidebar wins over "running". Returns what to store.
+ */
+function merge(stored: Job | null, slice: { job: Job; leaseLost: boolean }): Job | null {
+  if (!stored || stored.id !== slice.job.id) {
+    // Cancelled and replaced by another run meanwhile: this slice stops and leaves the new job alone.
+    apply(slice, { type: 'replaced' });
+    return stored;
+  }
+  if (stored.leaseToken !== slice.job.leaseToken) {
+    // Another slice holds the job now: this one stops and writes nothing (its results are in the result store).
+    slice.leaseLost = true;
+    return stored;
+  }
+  slice.job = { ...transition(slice.job, { type: 'sync', stored }), updatedAt: Date.now() };
+  return slice.job;
+}
+
+/** Writes the job's progress; a pause or cancel meanwhile wins, another job or slice is left alone. */
+export function saveProgress(slice: { job: Job; leaseLost: boolean }): void {
+  updateJob((stored) => merge(stored, slice));
+}
+
+/** Before writing to the sheet: the lease is still this slice's (otherwise it stops). */
+export function ownsLease(slice: { job: Job; leaseLost: boolean }): boolean {
+  const stored = loadJob();
+  if (stored?.id === slice.job.id && stored.leaseToken !== slice.job.leaseToken) slice.leaseLost = true;
+  return !slice.leaseLost;
+}
+
+/** This slice may go on: the job is running and its lease still this slice's. */
+export function working(slice: { job: Job; leaseLost: boolean }): boolean {
+  return slice.job.state === 'running' && !slice.leaseLost;
+}

@@ -1,0 +1,281 @@
+/**
+ * The windows of one slice: each plans its rows, looks the pending URLs up through the lookup pipeline, checks the
+ * rows again and writes the results, then moves the cursor. After the last row, a pass over the whole range finds
+ * rows still without a result, or finishes the job.
+ */
+
+import { haltOf } from '../../core/answers';
+import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
+import { BULK_CLAIM } from '../../core/claims';
+import { countCopy, countFinished, countOutcome } from '../../core/counting';
+import type { Job } from '../../core/job';
+import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES } from '../../core/limits';
+import type { LookupResult } from '../../core/lookup';
+import type { LookupPorts } from '../../core/ports';
+import type { CachedResult } from '../../core/resultCodec';
+import {
+  adjacentRuns,
+  firstWithoutStatus,
+  planRows,
+  type RowPlan,
+  sameInput,
+  stillPending,
+  writtenResults,
+} from '../../core/rowPlan';
+import { fixedBatchSize, sliceBudget } from '../lookup/budget';
+import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
+import { apply, ownsLease, saveProgress, working } from './slice';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+export interface Slice {
+  job: Job;
+  leaseLost: boolean;
+  deadline: number;
+  batchSize: number;
+  sheet: Sheet;
+  /** The URL column and the output columns. */
+  width: number;
+  ports: LookupPorts;
+  apiKey: string;
+  endpoint: string;
+  /** Results this slice got from the service. */
+  known: Map<string, LookupResult>;
+  /** The result store as last read (again under the lock before each claim). */
+  storeView: (urlKey: string) => CachedResult | undefined;
+  /** Results written in the job's rows by normalised URL, read at most once per slice (duplicates copy them). */
+  written?: Map<string, unknown[]>;
+  /** The rows read ahead for the next window, from `blockStart`. */
+  block: unknown[][] | null;
+  blockStart: number;
+}
+
+/** At least one window per slice, so a slice always makes progress. */
+export function runWindows(slice: Slice): void {
+  for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
+    if (slice.job.cursor > slice.job.lastRow) {
+      if (!startNextPass(slice)) break;
+      slice.block = null;
+      continue;
+    }
+    if (!processWindow(slice)) break;
+  }
+}
+
+function read(slice: Slice, from: number, count: number): unknown[][] {
+  return count <= 0 ? [] : slice.sheet.getRange(from, slice.job.urlColumn, count, slice.width).getValues();
+}
+
+/** A stored or fresh result; a re-check ignores results stored before its run started. */
+function resultOf(slice: Slice, key: string): LookupResult | undefined {
+  const hit = slice.known.get(key);
+  if (hit) return hit;
+  const stored = slice.storeView(key);
+  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) return stored.result;
+  return undefined;
+}
+
+/** The output a duplicate row copies from another row of the job, when a result was written there. */
+function copyOf(slice: Slice, key: string): unknown[] | undefined {
+  const { job } = slice;
+  if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
+  if (!slice.written) {
+    const rows = job.lastRow - job.firstRow + 1;
+    slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : []);
+  }
+  return slice.written.get(key);
+}
+
+interface WindowPlan {
+  size: number;
+  plans: RowPlan[];
+  /** Rows whose output cells hold something of the user's: never written, nothing spent on them. */
+  unwritable: Set<number>;
+}
+
+function planWindow(slice: Slice): WindowPlan {
+  const { job } = slice;
+  const windowEnd = Math.min(job.cursor + slice.batchSize - 1, job.lastRow);
+  const size = windowEnd - job.cursor + 1;
+  if (!slice.block || slice.blockStart !== job.cursor || slice.block.length < size) {
+    slice.block = read(slice, job.cursor, size);
+    slice.blockStart = job.cursor;
+  }
+  const block = slice.block;
+  const firstPass = job.pass === 1;
+  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass);
+  const unwritable = new Set<number>();
+  plans.forEach((plan, index) => {
+    if (
+      plan.action !== 'keep' &&
+      plan.action !== 'blank' &&
+      !stillPending(block[index], job.recheck && firstPass, firstPass)
+    ) {
+      unwritable.add(index);
+    }
+  });
+  return { size, plans, unwritable };
+}
+
+/** Claims and sends the window's URLs without a result (and without a copy in the sheet). */
+function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
+  const sentOf = new Map<string, string>();
+  const wanted: string[] = [];
+  window.plans.forEach((plan, index) => {
+    if (plan.action !== 'lookup' || window.unwritable.has(index)) return;
+    if (sentOf.has(plan.key) || resultOf(slice, plan.key)) return;
+    sentOf.set(plan.key, plan.sent);
+    if (!copyOf(slice, plan.key)) wanted.push(plan.key);
+  });
+  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0 };
+  const claimed = claimUnknown(slice.ports, {
+    keys: wanted,
+    value: BULK_CLAIM,
+    seconds: BULK_CLAIM_SECONDS,
+    // Formulas may have paid for some of these URLs since the slice began: the store is read again.
+    inStore: (unclaimed) => {
+      slice.storeView = slice.ports.store.snapshot();
+      return new Set(unclaimed.filter((key) => resultOf(slice, key) !== undefined));
+    },
+  });
+  // Keys another execution holds (or all, when the lock stayed busy) wait for a later window.
+  const mine = claimed?.mine ?? [];
+  const report = sendClaimed(slice.ports, {
+    claimed: new Map(mine.map((key) => [key, sentOf.get(key) ?? key])),
+    apiKey: slice.apiKey,
+    endpoint: slice.endpoint,
+    retry: DEFAULT_RETRY,
+    batchSize: fixedBatchSize(slice.batchSize),
+    budget: sliceBudget(slice.deadline),
+  });
+  for (const [key, outcome] of report.outcomes) {
+    if (outcome.kind === 'error') continue;
+    slice.known.set(key, outcome);
+    slice.job.counts.creditsUsed++;
+  }
+  return report;
+}
+
+/** The outcome to write in a planned row: a local rejection, a result, or the service's error. */
+function rowOutcome(slice: Slice, plan: RowPlan, report: SendReport): RowOutcome | undefined {
+  if (plan.action === 'invalid') return { kind: 'invalid', reason: plan.reason };
+  if (plan.action !== 'lookup') return undefined;
+  const outcome = report.outcomes.get(plan.key);
+  return resultOf(slice, plan.key) ?? (outcome?.kind === 'error' ? outcome : undefined);
+}
+
+interface Written {
+  /** Rows of the window before this one are done; this one and the rest wait for the next window. */
+  stopAt: number;
+  /** The window's rows (and the next window's) as read right before writing. */
+  check: unknown[][];
+}
+
+/**
+ * Checks the rows again right before writing (the user may have sorted or inserted rows meanwhile; the same read
+ * brings the next window's rows), then writes only the rows done now, in runs of adjacent rows: a row in
+ * between may hold a formula of the user's. Undefined when the lease was lost (nothing written).
+ */
+function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Written | undefined {
+  const { job } = slice;
+  const nextEnd = Math.min(job.cursor + window.size - 1 + slice.batchSize, job.lastRow);
+  const check = read(slice, job.cursor, nextEnd - job.cursor + 1);
+  const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
+  const changed: number[] = [];
+  let stopAt = window.size;
+  for (let index = 0; index < window.size; index++) {
+    const plan = window.plans[index];
+    if (plan.action === 'keep' || plan.action === 'blank' || window.unwritable.has(index)) continue;
+    const outcome = rowOutcome(slice, plan, report);
+    const copied = !outcome && plan.action === 'lookup' ? copyOf(slice, plan.key) : undefined;
+    if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
+      // Not sent in time, or halted (401/402/quota): this row and the ones after it wait for the next slice.
+      stopAt = index;
+      break;
+    }
+    const firstPass = job.pass === 1;
+    if (
+      !sameInput(check[index]?.[CELL.url], plan) ||
+      !stillPending(check[index], job.recheck && firstPass, firstPass)
+    )
+      continue;
+    const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
+    if (copied) countCopy(job.counts, copied);
+    else countOutcome(job.counts, outcome as RowOutcome);
+    if (plan.action === 'lookup' && outcome && outcome.kind !== 'error') slice.written?.set(plan.key, row);
+    outputs[index] = row;
+    changed.push(index);
+  }
+  if (changed.length > 0 && !ownsLease(slice)) return undefined;
+  writeRuns(slice, adjacentRuns(changed), outputs);
+  return { stopAt, check };
+}
+
+function writeRuns(slice: Slice, runs: Array<{ from: number; count: number }>, outputs: unknown[][]): void {
+  const { job, sheet } = slice;
+  const risky = runs.some((run) => outputs.slice(run.from, run.from + run.count).some(rowNeedsPlainText));
+  if (risky) {
+    // Rows inserted during the run lack the plain-text format set at the start.
+    const textColumns = textColumnOffsets(slice.width - 1);
+    const ranges = runs.flatMap((run) =>
+      textColumns.map((offset) =>
+        sheet.getRange(job.cursor + run.from, job.outputColumn + offset, run.count, 1).getA1Notation(),
+      ),
+    );
+    sheet.getRangeList(ranges).setNumberFormat('@');
+  }
+  for (const run of runs) {
+    sheet
+      .getRange(job.cursor + run.from, job.outputColumn, run.count, slice.width - 1)
+      .setValues(outputs.slice(run.from, run.from + run.count));
+  }
+}
+
+/** One window: plan, look up, write, advance. False when the slice must end (out of time, lease lost). */
+function processWindow(slice: Slice): boolean {
+  const window = planWindow(slice);
+  const report = lookUpWindow(slice, window);
+  const written = writeWindow(slice, window, report);
+  if (!written) return false;
+  const { stopAt, check } = written;
+  slice.block = check.slice(stopAt);
+  slice.blockStart = slice.job.cursor + stopAt;
+  slice.job.cursor += stopAt;
+  const { counts } = slice.job;
+  if (report.halt) apply(slice, { type: 'halt', ...haltOf(report.halt) });
+  else if (slice.job.state === 'running')
+    slice.job.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
+  if (stopAt < window.size && !report.halt) {
+    saveProgress(slice);
+    return false; // out of time for this slice
+  }
+  if (working(slice) && Date.now() < slice.deadline) saveProgress(slice);
+  return true;
+}
+
+/**
+ * After the last row: one read of the whole range finds rows still without a result (they moved during the run,
+ * or were inserted). Returns false when the job is finished.
+ */
+function startNextPass(slice: Slice): boolean {
+  const { job } = slice;
+  const rows = job.lastRow - job.firstRow + 1;
+  const values =
+    rows > 0
+      ? slice.sheet
+          .getRange(job.firstRow, job.urlColumn, rows, Math.min(slice.width, CELL.status + 1))
+          .getValues()
+      : [];
+  const pendingIndex = firstWithoutStatus(values);
+  if (pendingIndex < 0 || job.pass >= MAX_PASSES) {
+    apply(slice, {
+      type: 'finish',
+      counts: countFinished(job.counts, values),
+      leftPending: pendingIndex >= 0,
+    });
+    return false;
+  }
+  job.pass++;
+  job.cursor = job.firstRow + pendingIndex;
+  return true;
+}

@@ -1,0 +1,163 @@
+import { emptyCounts, type Job, type JobState } from '../../src/core/job';
+import { HALT_STATE, type JobEvent, transition } from '../../src/core/jobMachine';
+
+const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
+
+function job(state: JobState, extra: Partial<Job> = {}): Job {
+  return {
+    id: 'j1',
+    sheetId: 1,
+    sheetName: 'Sheet1',
+    urlColumn: 1,
+    firstRow: 2,
+    lastRow: 9,
+    headerRow: 1,
+    outputColumn: 2,
+    extraFields: false,
+    recheck: false,
+    cursor: 2,
+    pass: 1,
+    maxRows: 100,
+    maxColumns: 26,
+    topValue: 't',
+    bottomValue: 'b',
+    headerTexts: null,
+    hasDuplicates: false,
+    state,
+    message: `was ${state}`,
+    counts: { ...emptyCounts(), total: 8, processed: 3, found: 2, notFound: 1 },
+    startedAt: 1,
+    updatedAt: 1,
+    leaseUntil: 0,
+    ...extra,
+  };
+}
+
+const finished = {
+  ...emptyCounts(),
+  total: 8,
+  processed: 8,
+  found: 5,
+  notFound: 2,
+  failed: 1,
+  creditsUsed: 7,
+};
+
+/** The states an event changes, and to what; from every other state the job is returned unchanged ('='). */
+function moves(changes: Partial<Record<JobState, JobState>>): Record<JobState, JobState | '='> {
+  return Object.fromEntries(STATES.map((state) => [state, changes[state] ?? '='])) as Record<
+    JobState,
+    JobState | '='
+  >;
+}
+const every = (to: JobState) => moves(Object.fromEntries(STATES.map((state) => [state, to])));
+const active = (to: JobState) => moves({ running: to, paused: to, stopped: to });
+
+/** Every event, and the state it leads to from each state. */
+const TABLE: Array<[string, JobEvent, Record<JobState, JobState | '='>]> = [
+  ['start', { type: 'start' }, moves({ idle: 'running' })],
+  ['pause', { type: 'pause' }, moves({ running: 'paused' })],
+  ['resume', { type: 'resume' }, moves({ paused: 'running', stopped: 'running' })],
+  ['cancel', { type: 'cancel' }, active('cancelled')],
+  [
+    'halt(out_of_credits)',
+    { type: 'halt', reason: 'out_of_credits', message: 'm' },
+    moves({ running: 'paused' }),
+  ],
+  [
+    'halt(key_rejected)',
+    { type: 'halt', reason: 'key_rejected', message: 'm' },
+    moves({ running: 'stopped' }),
+  ],
+  [
+    'halt(sheet_changed)',
+    { type: 'halt', reason: 'sheet_changed', message: 'm' },
+    moves({ running: 'cancelled' }),
+  ],
+  ['finish', { type: 'finish', counts: finished, leftPending: false }, moves({ running: 'done' })],
+  ['replaced', { type: 'replaced' }, { ...every('cancelled'), cancelled: '=' }],
+  [
+    'sync(paused)',
+    { type: 'sync', stored: { state: 'paused', message: 'p', reason: 'user' } },
+    moves({ running: 'paused' }),
+  ],
+  [
+    'sync(cancelled)',
+    { type: 'sync', stored: { state: 'cancelled', message: 'c', reason: 'user' } },
+    every('cancelled'),
+  ],
+  ['sync(running)', { type: 'sync', stored: { state: 'running', message: 'r' } }, moves({})],
+];
+
+describe('transition: every event from every state', () => {
+  for (const [name, event, expected] of TABLE) {
+    for (const from of STATES) {
+      const to = expected[from];
+      it(`${name} from ${from} → ${to === '=' ? 'unchanged' : to}`, () => {
+        const before = job(from);
+        const copy = JSON.parse(JSON.stringify(before));
+        const after = transition(before, event);
+        expect(before).toEqual(copy); // pure: the input is never changed
+        if (to === '=') expect(after).toBe(before);
+        else expect(after.state).toBe(to);
+      });
+    }
+  }
+});
+
+describe('what a transition carries', () => {
+  it('a halt takes its reason and message, and the state of its reason', () => {
+    for (const [reason, state] of Object.entries(HALT_STATE)) {
+      const after = transition(job('running'), {
+        type: 'halt',
+        reason: reason as keyof typeof HALT_STATE,
+        message: 'why',
+      });
+      expect(after).toMatchObject({ state, reason, message: 'why' });
+    }
+  });
+
+  it('pause and cancel by the user say so; resume clears the reason', () => {
+    const paused = transition(job('running'), { type: 'pause' });
+    expect(paused).toMatchObject({
+      state: 'paused',
+      reason: 'user',
+      message: expect.stringMatching(/^Paused\./),
+    });
+    const resumed = transition(paused, { type: 'resume' });
+    expect(resumed.reason).toBeUndefined();
+    expect(resumed.message).toBe('Resuming…');
+    expect(transition(job('paused'), { type: 'cancel' })).toMatchObject({
+      reason: 'user',
+      message: 'Cancelled. Results written so far are kept (3 rows).',
+    });
+  });
+
+  it('finish stores the final counts and names rows left without a result', () => {
+    const done = transition(job('running'), { type: 'finish', counts: finished, leftPending: true });
+    expect(done.counts).toEqual(finished);
+    expect(done.message).toMatch(
+      /^Done: 5 found, 2 without an address, 1 failed, 0 already had a result\. 7 credits used\./,
+    );
+    expect(done.message).toMatch(/Some rows have no result/);
+    expect(
+      transition(job('running'), { type: 'finish', counts: finished, leftPending: false }).message,
+    ).not.toMatch(/Some rows/);
+  });
+
+  it('a stored cancel wins with its message; a stored halt reaches a running slice with its reason', () => {
+    const cancelled = transition(job('running'), {
+      type: 'sync',
+      stored: { state: 'cancelled', message: 'c', reason: 'user' },
+    });
+    expect(cancelled).toMatchObject({ state: 'cancelled', message: 'c', reason: 'user' });
+    const halted = transition(job('running'), {
+      type: 'sync',
+      stored: { state: 'stopped', message: 's', reason: 'key_rejected' },
+    });
+    expect(halted).toMatchObject({ state: 'stopped', message: 's', reason: 'key_rejected' });
+    // The slice's own halt is not undone by a stored "running".
+    const own = job('paused', { reason: 'out_of_credits' });
+    expect(transition(own, { type: 'sync', stored: { state: 'running', message: 'r' } })).toBe(own);
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * The lookup pipeline (src/features/lookup) with plain objects as its ports: claims, the store, the one retry
+ * scheduler, halts and the order "store, then release", without the emulator.
+ */
+import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/core/claims';
+import { DEFAULT_RETRY } from '../../src/core/limits';
+import { type LookupOutcome, type LookupResult, serviceError } from '../../src/core/lookup';
+import type { BatchSample, LookupPorts } from '../../src/core/ports';
+import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/features/lookup/budget';
+import { claimUnknown, sendClaimed } from '../../src/features/lookup/pipeline';
+
+const found = (email: string): LookupResult => ({
+  kind: 'found',
+  email,
+  emailStatus: 'VALID',
+  catchAll: false,
+  accountType: 'professional',
+  profile: {},
+});
+const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
+const broke = serviceError('payment_required', 'Out of credits', { status: 402, effect: 'pause' });
+
+/** A world of plain objects: a clock that only moves when slept or when a batch "takes" time. */
+function world(answer: (url: string, attempt: number) => LookupOutcome | undefined, batchMs = 100) {
+  const log: string[] = [];
+  const cache = new Map<string, string>();
+  const stored = new Map<string, LookupResult>();
+  const attempts = new Map<string, number>();
+  let now = 1_000;
+  let lockBusy = false;
+  const ports: LookupPorts = {
+    store: {
+      getMany: (keys) =>
+        new Map(keys.filter((k) => stored.has(k)).map((k) => [k, stored.get(k) as LookupResult])),
+      snapshot: () => (key) =>
+        stored.has(key) ? { result: stored.get(key) as LookupResult, savedAt: 0 } : undefined,
+      putMany: (entries) => {
+        for (const [key, result] of entries) stored.set(key, result);
+        if (entries.length) log.push(`store ${entries.map(([k]) => k).join(',')}`);
+      },
+    },
+    cache: {
+      get: (key) => cache.get(key) ?? null,
+      getAll: (keys) =>
+        Object.fromEntries(keys.filter((k) => cache.has(k)).map((k) => [k, cache.get(k) as string])),
+      putAll: (values) => {
+        for (const [k, v] of Object.entries(values)) cache.set(k, v);
+      },
+      put: (key, value) => cache.set(key, value),
+      remove: (key) => cache.delete(key),
+      removeAll: (keys) => {
+        log.push(`release ${keys.length}`);
+        for (const k of keys) cache.delete(k);
+      },
+    },
+    lock: { tryWith: (work) => (lockBusy ? undefined : { value: work() }) },
+    clock: {
+      now: () => now,
+      sleep: (ms) => {
+        log.push(`sleep ${ms}`);
+        now += ms;
+      },
+    },
+    transport: {
+      sendBatch: (urls) => {
+        log.push(`send ${urls.join(',')}`);
+        now += batchMs;
+        const outcomes = urls.map((url) => {
+          const attempt = (attempts.get(url) ?? 0) + 1;
+          attempts.set(url, attempt);
+          return answer(url, attempt);
+        });
+        return { outcomes, sent: outcomes.filter(Boolean).length };
+      },
+    },
+  };
+  return {
+    ports,
+    log,
+    cache,
+    stored,
+    attempts,
+    setBusy: (busy: boolean) => {
+      lockBusy = busy;
+    },
+    now: () => now,
+  };
+}
+
+function send(
+  w: ReturnType<typeof world>,
+  keys: string[],
+  budget = sliceBudget(w.now() + 60_000),
+  size = 20,
+) {
+  return sendClaimed(w.ports, {
+    claimed: new Map(keys.map((key) => [key, key])),
+    apiKey: 'k',
+    endpoint: 'https://service.test/network_finder',
+    retry: DEFAULT_RETRY,
+    batchSize: fixedBatchSize(size),
+    budget,
+  });
+}
+
+describe('claimUnknown', () => {
+  it("claims only keys neither stored nor claimed, with the caller's value; reports the holders", () => {
+    const w = world(() => undefined);
+    w.stored.set('s', found('s@x.test'));
+    w.cache.set(claimKey('f'), FORMULA_CLAIM);
+    w.cache.set(claimKey('b'), BULK_CLAIM);
+    const claimed = claimUnknown(w.ports, {
+      keys: ['s', 'f', 'b', 'n'],
+      value: BULK_CLAIM,
+      seconds: 360,
+      inStore: (keys) => new Set(keys.filter((k) => w.stored.has(k))),
+    });
+    expect(claimed?.mine).toEqual(['n']);
+    expect([...(claimed?.heldBy ?? [])]).toEqual([
+      ['f', FORMULA_CLAIM],
+      ['b', BULK_CLAIM],
+    ]);
+    expect(w.cache.get(claimKey('n'))).toBe(BULK_CLAIM);
+  });
+
+  it('claims nothing while the lock stays busy, and everything unknown without a document cache', () => {
+    const w = world(() => undefined);
+    w.setBusy(true);
+    const request = { keys: ['a'], value: FORMULA_CLAIM, seconds: 31, inStore: () => new Set<string>() };
+    expect(claimUnknown(w.ports, request)).toBeUndefined();
+    expect(claimUnknown({ ...w.ports, cache: null }, request)?.mine).toEqual(['a']);
+  });
+
+  it('admit may block the free keys (another cell is checking the account)', () => {
+    const w = world(() => undefined);
+    const claimed = claimUnknown(w.ports, {
+      keys: ['a'],
+      value: FORMULA_CLAIM,
+      seconds: 31,
+      inStore: () => new Set(),
+      admit: () => 'block',
+    });
+    expect(claimed).toMatchObject({ mine: [], blocked: ['a'] });
+    expect(w.cache.size).toBe(0);
+  });
+});
+
+describe('sendClaimed: the one scheduler', () => {
+  it('retries a retryable failure after the backoff, stores results before releasing their claims', () => {
+    const w = world((url, attempt) => (url === 'a' && attempt === 1 ? flaky : found(`${url}@x.test`)));
+    for (const key of ['a', 'b']) w.cache.set(claimKey(key), BULK_CLAIM);
+    const report = send(w, ['a', 'b']);
+    expect(w.log).toEqual([
+      'send a,b',
+      'store b',
+      'release 1',
+      `sleep ${DEFAULT_RETRY.baseDelayMs}`,
+      'send a',
+      'store a',
+      'release 1',
+    ]);
+    expect(report.outcomes.get('a')).toMatchObject({ kind: 'found' });
+    expect(report.requestsSent).toBe(3);
+    expect(w.cache.size).toBe(0);
+  });
+
+  it('gives up after maxAttempts with the last error, and releases the claim', () => {
+    const w = world(() => flaky);
+    const report = send(w, ['a']);
+    expect(w.attempts.get('a')).toBe(DEFAULT_RETRY.maxAttempts);
+    expect(report.outcomes.get('a')).toBe(flaky);
+    expect(report.halt).toBeUndefined();
+  });
+
+  it('a halting answer stops everything: no retry, no further batch, the rest released unsent', () => {
+    const w = world((url) => (url === 'b' ? broke : url === 'a' ? flaky : found(url)));
+    for (const key of ['a', 'b', 'c', 'd']) w.cache.set(claimKey(key), BULK_CLAIM);
+    const report = send(w, ['a', 'b', 'c', 'd'], undefined, 3);
+    expect(report.halt).toBe(broke);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a,b,c']);
+    expect(report.outcomes.has('d')).toBe(false);
+    expect(w.cache.size).toBe(0);
+  });
+
+  it('a slice sends its first batch even past its deadline, and nothing more', () => {
+    const w = world((url, attempt) => (attempt === 1 ? flaky : found(url)));
+    const report = send(w, ['a', 'b', 'c'], sliceBudget(w.now() - 1), 2);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a,b']);
+    expect(report.outcomes.has('c')).toBe(false);
+  });
+
+  it('a formula starts no batch that would end after its budget, judging by the slowest so far', () => {
+    const w = world(() => found('x@x.test'), 4_000);
+    const start = w.now();
+    send(w, ['a', 'b', 'c'], new FormulaBudget(start + 10_000, start + 6_000), 1);
+    // 0 → 4 s, 4 → 8 s; a third would end at 12 s > 10 s.
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b']);
+  });
+
+  it('the batch sizer decides every batch and observes each one', () => {
+    const w = world((url) => found(url));
+    const samples: BatchSample[] = [];
+    const sizes = [1, 2, 5];
+    sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b', 'c', 'd', 'e'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: { next: () => sizes.shift() ?? 9, observe: (sample) => samples.push(sample) },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b,c', 'send d,e']);
+    expect(samples.map((sample) => sample.size)).toEqual([1, 2, 2]);
+  });
+});

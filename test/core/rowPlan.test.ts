@@ -1,0 +1,233 @@
+import { OUT, outputHeaders } from '../../src/core/cells';
+import { countCopy, countFinished, countOutcome, countSelection, statusKind } from '../../src/core/counting';
+import { emptyCounts } from '../../src/core/job';
+import {
+  adjacentRuns,
+  canReuseOutputColumns,
+  firstWithoutStatus,
+  isOwnStatus,
+  planRows,
+  stillPending,
+  writtenResults,
+} from '../../src/core/rowPlan';
+
+const A = 'https://network.com/in/a';
+const B = 'https://network.com/in/b';
+
+describe('isOwnStatus', () => {
+  it("knows the add-on's markers, with or without an address", () => {
+    for (const status of ['NOT_FOUND', 'UNPROCESSABLE', 'INVALID_URL', 'ERROR']) {
+      expect(isOwnStatus(status, '')).toBe(true);
+    }
+  });
+
+  it('takes an upper-case service status only next to an address', () => {
+    expect(isOwnStatus('VALID', 'jane@acme.test')).toBe(true);
+    expect(isOwnStatus('CATCH_ALL', 'jane@acme.test')).toBe(true);
+    expect(isOwnStatus('VALID', '')).toBe(false);
+    expect(isOwnStatus('VALID', 'not an address')).toBe(false);
+  });
+
+  it("refuses a user's own column", () => {
+    expect(isOwnStatus('YES', 'Acme')).toBe(false);
+    expect(isOwnStatus('valid', 'jane@acme.test')).toBe(false);
+    expect(isOwnStatus(true, 'jane@acme.test')).toBe(false);
+    expect(isOwnStatus('', 'jane@acme.test')).toBe(false);
+  });
+});
+
+describe('canReuseOutputColumns', () => {
+  const titles = outputHeaders(false);
+
+  it('reuses columns titled as ours, whatever they hold', () => {
+    expect(canReuseOutputColumns([titles, ['x', 'y', 'z', 'w']], 0, false)).toBe(true);
+  });
+
+  it('needs every title: with extra fields, the base titles alone are not enough', () => {
+    expect(
+      canReuseOutputColumns(
+        [
+          [...titles, '', ''],
+          ['', '', '', '', '', ''],
+        ],
+        0,
+        true,
+      ),
+    ).toBe(false);
+    expect(canReuseOutputColumns([outputHeaders(true), ['', '', '', '', '', '']], 0, true)).toBe(true);
+  });
+
+  it("reuses untitled columns holding only the add-on's output (statuses, booleans in Catch-all)", () => {
+    const block = [
+      ['a@b.test', 'VALID', true, ''],
+      ['', '', '', ''],
+      ['', 'NOT_FOUND', '', 'No address found for this profile.'],
+    ];
+    expect(canReuseOutputColumns(block, null, false)).toBe(true);
+  });
+
+  it("refuses a user's data in any row, or a text in Catch-all, or a non-empty untitled header", () => {
+    expect(canReuseOutputColumns([['a@b.test', 'VALID', 'maybe', '']], null, false)).toBe(false);
+    expect(
+      canReuseOutputColumns(
+        [
+          ['a@b.test', 'VALID', true, ''],
+          ['Acme', 'YES', '', ''],
+        ],
+        null,
+        false,
+      ),
+    ).toBe(false);
+    expect(
+      canReuseOutputColumns(
+        [
+          ['Company', '', '', ''],
+          ['a@b.test', 'VALID', true, ''],
+        ],
+        0,
+        false,
+      ),
+    ).toBe(false);
+  });
+
+  it('reuses an untitled empty header over own output', () => {
+    expect(
+      canReuseOutputColumns(
+        [
+          ['', '', '', ''],
+          ['a@b.test', 'VALID', false, ''],
+        ],
+        0,
+        false,
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('planRows', () => {
+  const rows = [
+    [A, '', 'ERROR', 'boom'],
+    [B, '', 'INVALID_URL', ''],
+    [A, 'a@x.test', 'VALID', ''],
+  ];
+
+  it('retries ERROR and INVALID_URL on the first pass only', () => {
+    expect(planRows(rows, false, true).map((plan) => plan.action)).toEqual(['lookup', 'lookup', 'keep']);
+    expect(planRows(rows, false, false).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
+  });
+
+  it('a re-check looks every URL up again; the plan carries the URL as written and its key', () => {
+    const [plan] = planRows([['  www.network.com/in/a/  ', '', 'VALID', '']], true);
+    expect(plan).toEqual({
+      action: 'lookup',
+      sent: 'www.network.com/in/a/',
+      key: 'https://network.com/in/a',
+    });
+  });
+});
+
+describe('stillPending', () => {
+  it('a row is written only while its output cells are empty or pending', () => {
+    expect(stillPending([A, '', '', ''], false, true)).toBe(true);
+    expect(stillPending([A, 'x', '', ''], false, true)).toBe(false); // something of the user's
+    expect(stillPending([A, '', 'ERROR', 'boom'], false, true)).toBe(true);
+    expect(stillPending([A, '', 'ERROR', 'boom'], false, false)).toBe(false);
+    expect(stillPending([A, 'a@b.test', 'VALID', ''], false, true)).toBe(false);
+    expect(stillPending(undefined, false, true)).toBe(false);
+  });
+
+  it("a re-check overwrites the add-on's own results only", () => {
+    expect(stillPending([A, 'a@b.test', 'VALID', ''], true, true)).toBe(true);
+    expect(stillPending([A, 'Acme', 'YES', ''], true, true)).toBe(false);
+  });
+});
+
+describe('reading results back from the sheet', () => {
+  it('writtenResults: the first own final result per normalised URL', () => {
+    const results = writtenResults([
+      [A, '', 'ERROR', 'boom'],
+      [`${A}/`, 'a@x.test', 'VALID', true, ''],
+      [A, 'other@x.test', 'VALID', false, ''],
+      [B, 'Acme', 'YES', '', ''],
+    ]);
+    expect([...results.keys()]).toEqual([A]);
+    expect(results.get(A)?.[OUT.email]).toBe('a@x.test');
+  });
+
+  it('firstWithoutStatus skips empty URLs and rows with a status', () => {
+    expect(
+      firstWithoutStatus([
+        ['', '', ''],
+        [A, '', 'VALID'],
+        [B, '', ''],
+      ]),
+    ).toBe(2);
+    expect(firstWithoutStatus([[A, '', 'ERROR']])).toBe(-1);
+  });
+
+  it('adjacentRuns groups ascending indices', () => {
+    expect(adjacentRuns([0, 1, 2, 5, 7, 8])).toEqual([
+      { from: 0, count: 3 },
+      { from: 5, count: 1 },
+      { from: 7, count: 2 },
+    ]);
+    expect(adjacentRuns([])).toEqual([]);
+  });
+});
+
+describe('counting', () => {
+  it('statusKind', () => {
+    expect(['', 'VALID', 'NOT_FOUND', 'UNPROCESSABLE', 'ERROR', 'INVALID_URL'].map(statusKind)).toEqual([
+      'none',
+      'found',
+      'notFound',
+      'notFound',
+      'failed',
+      'failed',
+    ]);
+  });
+
+  const selection = [
+    [A, 'a@x.test', 'VALID', true, ''],
+    ['', '', '', '', ''],
+    [B, '', 'NOT_FOUND', '', ''],
+    [`${B}?x=1`, '', 'ERROR', '', 'boom'],
+    ['oops', '', '', '', ''],
+  ];
+
+  it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
+    const { counts, hasDuplicates } = countSelection(selection, false, true);
+    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, skipped: 2, found: 1, notFound: 1 });
+    expect(hasDuplicates).toBe(true);
+  });
+
+  it('countSelection skips nothing on a re-check, or when the columns are new', () => {
+    expect(countSelection(selection, true, true).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(countSelection(selection, false, false).counts).toEqual({ ...emptyCounts(), total: 4 });
+  });
+
+  it('countFinished recounts from the sheet and keeps skipped and credits', () => {
+    const before = { ...emptyCounts(), total: 9, processed: 9, found: 9, skipped: 2, creditsUsed: 5 };
+    expect(
+      countFinished(
+        before,
+        selection.map((row) => row.slice(0, 3)),
+      ),
+    ).toEqual({
+      ...before,
+      total: 4,
+      processed: 3,
+      found: 1,
+      notFound: 1,
+      failed: 1,
+    });
+  });
+
+  it('countOutcome and countCopy', () => {
+    const counts = emptyCounts();
+    countOutcome(counts, { kind: 'not_found', profile: {} });
+    countOutcome(counts, { kind: 'invalid', reason: 'r' });
+    countCopy(counts, ['a@x.test', 'VALID', true, '']);
+    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, notFound: 1, failed: 1 });
+  });
+});
