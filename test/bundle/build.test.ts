@@ -3,18 +3,12 @@
  * src/main.ts, a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
  * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { customFunctionNames, DIST_DIR } from '../emulator';
-
-const ROOT = join(__dirname, '..', '..');
-/** A tsx start takes seconds, and four run at once on a loaded 2-core machine. */
-const SCRIPT_KILL_MS = 120_000;
-const AWAIT_SCRIPT_MS = 150_000;
+import { AWAIT_SCRIPT_MS, cleanUp, guardRecords, ROOT, runScript, type ScriptRun, tempDir } from './scripts';
 
 interface Export {
   name: string;
@@ -40,70 +34,27 @@ function mainExports(): Export[] {
   });
 }
 
-interface ScriptRun {
-  status: number | null;
-  out: string;
-}
-
-const children = new Set<ChildProcess>();
-
-/**
- * Runs a script with tsx (asynchronously, so the runs of this file overlap). `node --import tsx` rather than the
- * tsx CLI, which runs the script in a second process that a kill of the first would leave running.
- */
-function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      timeout: SCRIPT_KILL_MS,
-      killSignal: 'SIGKILL',
-    });
-    children.add(child);
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.on('close', (status) => {
-      children.delete(child);
-      resolve({ status, out });
-    });
-  });
-}
-
-const temps: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pef-build-'));
-  temps.push(dir);
-  return dir;
-}
-
 // Started at once when the file loads: each tsx start takes seconds.
+const guardLog = join(tempDir(), 'refused.txt');
 const httpsOut = tempDir();
 const refusedOut = join(tempDir(), 'never');
 const httpsBuild = runScript('build.ts', ['--out', httpsOut], {
-  API_BASE_URL: 'https://API.example.com/api/v1',
+  guardLog,
+  env: { API_BASE_URL: 'https://API.example.com/api/v1' },
 });
 const refusedBuild = runScript('build.ts', ['--out', refusedOut], {
-  API_BASE_URL: 'http://api.example.com/api/v1',
+  guardLog,
+  env: { API_BASE_URL: 'http://api.example.com/api/v1' },
 });
-// deploy.ts pushes with `npx … clasp push` once its checks pass: a stub npx first on PATH records the call and
-// fails, so a regressed refusal can never reach the network.
-const stubBin = tempDir();
-const npxCalls = join(stubBin, 'npx-calls.txt');
-writeFileSync(join(stubBin, 'npx'), `#!/bin/sh\necho "$@" >> '${npxCalls}'\nexit 1\n`);
-chmodSync(join(stubBin, 'npx'), 0o755);
-const deployEnv = (base: string) => ({ API_BASE_URL: base, PATH: `${stubBin}:${process.env.PATH ?? ''}` });
-const deployWithout = runScript('deploy.ts', [], deployEnv(''));
-const deployLoopback = runScript('deploy.ts', [], deployEnv('http://127.0.0.1:8787/api/v1/'));
+// deploy.ts starts clasp once its checks pass: under the guard with noSpawn, starting any process is refused and
+// recorded, so a regressed refusal can never reach clasp or the network.
+const deployGuardLog = join(tempDir(), 'deploy-refused.txt');
+const deploy = (base: string) =>
+  runScript('deploy.ts', [], { guardLog: deployGuardLog, noSpawn: true, env: { API_BASE_URL: base } });
+const deployWithout = deploy('');
+const deployLoopback = deploy('http://127.0.0.1:8787/api/v1/');
 
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(cleanUp);
 
 /** Scopes by the services the bundle calls (https://developers.google.com/apps-script/concepts/scopes). */
 function requiredScopes(code: string): string[] {
@@ -239,7 +190,7 @@ describe('refusals', () => {
       const loopback = await deployLoopback;
       expect(loopback.status).toBe(1);
       expect(loopback.out).toContain('Not deployed: a deployed add-on must call the service over https.');
-      expect(existsSync(npxCalls)).toBe(false);
+      expect(guardRecords(deployGuardLog)).toEqual([]);
     },
     AWAIT_SCRIPT_MS,
   );
