@@ -34,6 +34,30 @@ function mainExports(): Export[] {
   });
 }
 
+interface HelpCard {
+  description: string;
+  params: Array<{ name: string; text: string }>;
+}
+
+/** The parts of a top-level function's JSDoc in the built bundle that Sheets' formula help shows. */
+function helpCard(code: string, name: string): HelpCard {
+  const source = ts.createSourceFile('Code.js', code, ts.ScriptTarget.ES2020, true, ts.ScriptKind.JS);
+  const fn = source.statements.find((s) => ts.isFunctionDeclaration(s) && s.name?.text === name);
+  const jsDoc = fn && ts.getJSDocCommentsAndTags(fn).find(ts.isJSDoc);
+  if (!jsDoc) throw new Error(`no JSDoc on function ${name} in the bundle`);
+  const text = (comment: ts.JSDoc['comment']) =>
+    (typeof comment === 'string' ? comment : (ts.getTextOfJSDocComment(comment) ?? ''))
+      .replace(/\s+/g, ' ')
+      .trim();
+  return {
+    description: text(jsDoc.comment),
+    params: (jsDoc.tags ?? []).filter(ts.isJSDocParameterTag).map((tag) => ({
+      name: tag.name.getText(source),
+      text: text(tag.comment),
+    })),
+  };
+}
+
 // Started at once when the file loads: each tsx start takes seconds.
 const guardLog = join(tempDir(), 'refused.txt');
 const httpsOut = tempDir();
@@ -98,8 +122,19 @@ describe('dist/Code.js (the default build)', () => {
     const findEmail = exports.find((e) => e.name === 'FINDEMAIL');
     expect(findEmail?.jsDoc).toContain('@customfunction');
     expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} url /);
-    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} \[fields\] /);
+    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} fields /);
     expect(customFunctionNames(code)).toEqual(['FINDEMAIL']);
+  });
+
+  it("FINDEMAIL's help card, as Sheets shows it, says fields is optional and lists the outcomes", () => {
+    // Sheets shows the description and each @param's name and text; it ignores [optional] and the @return text.
+    const card = helpCard(code, 'FINDEMAIL');
+    expect(card.params.map((p) => p.name)).toEqual(['url', 'fields']);
+    expect(card.description).toMatch(/\bfields, is optional\b/);
+    expect(card.params[1].text).toMatch(/^Optional\. /);
+    for (const outcome of ['NOT_FOUND', 'UNPROCESSABLE: ', 'INVALID_URL: ', 'ERROR: '])
+      expect(card.description).toContain(outcome);
+    expect(card.description).toContain('the address');
   });
 
   it('every declaration is a global of the script and delegates into the bundle', () => {
