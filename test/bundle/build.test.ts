@@ -3,7 +3,7 @@
  * src/main.ts, a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
  * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
@@ -32,6 +32,21 @@ function mainExports(): Export[] {
       },
     ];
   });
+}
+
+/** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
+const MAX_BUNDLE_BYTES = 60_000;
+
+/** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
+function srcDeclares(name: string): boolean {
+  const pattern = new RegExp(
+    `\\b(function\\s+${name}\\b|(const|let)\\s+${name}\\s*=|^\\s+${name}\\s*\\()`,
+    'm',
+  );
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.startsWith('sidebar'),
+  );
+  return files.some((file) => pattern.test(readFileSync(join(ROOT, 'src', file), 'utf8')));
 }
 
 interface HelpCard {
@@ -110,13 +125,40 @@ describe('dist/Code.js (the default build)', () => {
   });
 
   it.each(mainExports().map((e) => [e.name, e] as const))(
-    '%s is a top-level function declaration carrying its JSDoc',
+    '%s is a readable top-level function declaration carrying its JSDoc, as written in src/main.ts',
     (name, entry) => {
-      const declaration = `\nfunction ${name}(${entry.params.join(', ')}) {`;
-      expect(code).toContain(`${entry.jsDoc}${declaration}`);
+      const params = entry.params.join(', ');
+      const stub = `function ${name}(${params}) {\n  return ProfileEmailFinder.${name}(${params});\n}\n`;
+      expect(code).toContain(`${entry.jsDoc}\n${stub}`);
       expect(entry.jsDoc).toMatch(/^\/\*\*[\s\S]*\*\/$/);
     },
   );
+
+  it('is at most 60 KB (it is loaded on every custom-function call): the body is minified', () => {
+    expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+    const body = code.slice(code.indexOf('var ProfileEmailFinder'));
+    expect(body.length).toBeGreaterThan(0);
+    // Minified with short lines: many statements per line, yet a line:column of a stack trace stays readable.
+    const lines = body.split('\n');
+    expect(body.length / lines.length).toBeGreaterThan(80);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(1000);
+  });
+
+  it("keeps src/'s function names, so a stack trace in the execution log says where", () => {
+    // FINDEMAIL without Apps Script's services throws from deep inside the bundle.
+    const context = vm.createContext({});
+    vm.runInContext(code, context, { filename: 'Code.js' });
+    let stack = '';
+    try {
+      context.FINDEMAIL('https://www.network.com/in/jane-doe');
+    } catch (error) {
+      stack = (error as Error).stack ?? '';
+    }
+    const names = [...stack.matchAll(/^\s+at (?:Object\.)?([\w$]+) \(Code\.js:/gm)].map((m) => m[1]);
+    const inner = names.filter((name) => name !== 'FINDEMAIL');
+    expect(inner.length).toBeGreaterThanOrEqual(2);
+    for (const name of inner) expect(srcDeclares(name)).toBe(true);
+  });
 
   it('FINDEMAIL is the custom function, with @customfunction and its parameters documented', () => {
     const findEmail = exports.find((e) => e.name === 'FINDEMAIL');
