@@ -66,10 +66,12 @@ function helpCard(code: string, name: string): HelpCard {
       .trim();
   return {
     description: text(jsDoc.comment),
-    params: (jsDoc.tags ?? []).filter(ts.isJSDocParameterTag).map((tag) => ({
-      name: tag.name.getText(source),
-      text: text(tag.comment),
-    })),
+    params: (jsDoc.tags ?? [])
+      .filter((tag): tag is ts.JSDocParameterTag => ts.isJSDocParameterTag(tag))
+      .map((tag) => ({
+        name: tag.name.getText(source),
+        text: text(tag.comment),
+      })),
   };
 }
 
