@@ -64,9 +64,10 @@ function helpCard(code: string, name: string): HelpCard {
     (typeof comment === 'string' ? comment : (ts.getTextOfJSDocComment(comment) ?? ''))
       .replace(/\s+/g, ' ')
       .trim();
+  const tags: readonly ts.JSDocTag[] = jsDoc.tags ?? [];
   return {
     description: text(jsDoc.comment),
-    params: (jsDoc.tags ?? [])
+    params: tags
       .filter((tag): tag is ts.JSDocParameterTag => ts.isJSDocParameterTag(tag))
       .map((tag) => ({
         name: tag.name.getText(source),
