@@ -1,10 +1,34 @@
 /** Tests run the built bundle (dist/Code.js) in the Apps Script emulator against the real sandbox over HTTP. */
-module.exports = {
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }] },
   testTimeout: 60000,
+};
+/**
+ * The folders whose tests drive Chrome/Chromium. Their project's globalSetup finds the browser once (CHROME_PATH,
+ * then the installed one) and, when there is none, stops the run before any test with one message saying how to
+ * install one. Jest runs a project's globalSetup only when at least one of its tests is selected.
+ */
+const BROWSER_TEST_DIRS = ['<rootDir>/test/browser/', '<rootDir>/test/playground/'];
+
+module.exports = {
   maxWorkers: 2,
+  testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
+  projects: [
+    {
+      ...shared,
+      displayName: 'browser',
+      roots: BROWSER_TEST_DIRS,
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/browser-setup.mjs',
+    },
+    {
+      ...shared,
+      displayName: 'node',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...BROWSER_TEST_DIRS],
+    },
+  ],
 };

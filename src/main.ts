@@ -13,11 +13,13 @@ import { freezeResults as freeze } from './features/freeze';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
- * A range gives one result per cell. Results are remembered in this spreadsheet, so recalculation costs no credit.
- * Uses the spreadsheet owner's API key.
+ * Returns the address, or NOT_FOUND, UNPROCESSABLE: reason, INVALID_URL: reason (no credit spent) or ERROR: reason.
+ * The second argument, fields, is optional: without it, the address; with it, one row of the named fields per URL.
+ * A range such as A2:A200 gives one result per row. Results are remembered in this spreadsheet, so recalculation
+ * costs no credit. Uses the spreadsheet owner's API key.
  *
  * @param {string|Array<Array<string>>} url A profile URL or a range of them, e.g. A2 or A2:A200.
- * @param {string} [fields] Optional outputs, comma-separated: email, status, catch_all, account_type, name, updated_at, note. E.g. "email,status,catch_all".
+ * @param {string} fields Optional. Comma-separated outputs: email, status, catch_all, account_type, name, updated_at, note. E.g. "email,status,catch_all".
  * @return The e-mail address (or NOT_FOUND, UNPROCESSABLE: …, INVALID_URL: …, ERROR: …), or one row of the requested fields per URL.
  * @customfunction
  */

@@ -6,8 +6,9 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
+import { launchChromium } from '../support/browser';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -22,10 +23,6 @@ import {
 } from '../support/harness';
 import { type Bridge, type ServerOverride, startBridge } from './bridge';
 
-const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-};
 const SIDEBAR_WIDTH = 300;
 // The README's pictures are rewritten only on request (`npm run screenshots`), so a test run leaves the tree clean.
 const SHOTS_DIR = process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir();
@@ -42,7 +39,7 @@ jest.setTimeout(20_000 + 26 * WAIT_MS);
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch(CHROMIUM);
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -3,18 +3,12 @@
  * src/main.ts, a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
  * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { customFunctionNames, DIST_DIR } from '../../emulator';
-
-const ROOT = join(__dirname, '..', '..');
-/** A tsx start takes seconds, and four run at once on a loaded 2-core machine. */
-const SCRIPT_KILL_MS = 120_000;
-const AWAIT_SCRIPT_MS = 150_000;
+import { AWAIT_SCRIPT_MS, cleanUp, guardRecords, ROOT, runScript, type ScriptRun, tempDir } from './scripts';
 
 interface Export {
   name: string;
@@ -40,70 +34,69 @@ function mainExports(): Export[] {
   });
 }
 
-interface ScriptRun {
-  status: number | null;
-  out: string;
+/** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
+const MAX_BUNDLE_BYTES = 60_000;
+
+/** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
+function srcDeclares(name: string): boolean {
+  const pattern = new RegExp(
+    `\\b(function\\s+${name}\\b|(const|let)\\s+${name}\\s*=|^\\s+${name}\\s*\\()`,
+    'm',
+  );
+  const files = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.startsWith('sidebar'),
+  );
+  return files.some((file) => pattern.test(readFileSync(join(ROOT, 'src', file), 'utf8')));
 }
 
-const children = new Set<ChildProcess>();
-
-/**
- * Runs a script with tsx (asynchronously, so the runs of this file overlap). `node --import tsx` rather than the
- * tsx CLI, which runs the script in a second process that a kill of the first would leave running.
- */
-function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', script), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      timeout: SCRIPT_KILL_MS,
-      killSignal: 'SIGKILL',
-    });
-    children.add(child);
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.on('close', (status) => {
-      children.delete(child);
-      resolve({ status, out });
-    });
-  });
+interface HelpCard {
+  description: string;
+  params: Array<{ name: string; text: string }>;
 }
 
-const temps: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'pef-build-'));
-  temps.push(dir);
-  return dir;
+/** The parts of a top-level function's JSDoc in the built bundle that Sheets' formula help shows. */
+function helpCard(code: string, name: string): HelpCard {
+  const source = ts.createSourceFile('Code.js', code, ts.ScriptTarget.ES2020, true, ts.ScriptKind.JS);
+  const fn = source.statements.find((s) => ts.isFunctionDeclaration(s) && s.name?.text === name);
+  const jsDoc = fn && ts.getJSDocCommentsAndTags(fn).find(ts.isJSDoc);
+  if (!jsDoc) throw new Error(`no JSDoc on function ${name} in the bundle`);
+  const text = (comment: ts.JSDoc['comment']) =>
+    (typeof comment === 'string' ? comment : (ts.getTextOfJSDocComment(comment) ?? ''))
+      .replace(/\s+/g, ' ')
+      .trim();
+  const tags: readonly ts.JSDocTag[] = jsDoc.tags ?? [];
+  return {
+    description: text(jsDoc.comment),
+    params: tags
+      .filter((tag): tag is ts.JSDocParameterTag => ts.isJSDocParameterTag(tag))
+      .map((tag) => ({
+        name: tag.name.getText(source),
+        text: text(tag.comment),
+      })),
+  };
 }
 
 // Started at once when the file loads: each tsx start takes seconds.
+const guardLog = join(tempDir(), 'refused.txt');
 const httpsOut = tempDir();
 const refusedOut = join(tempDir(), 'never');
 const httpsBuild = runScript('build.ts', ['--out', httpsOut], {
-  API_BASE_URL: 'https://API.example.com/api/v1',
+  guardLog,
+  env: { API_BASE_URL: 'https://API.example.com/api/v1' },
 });
 const refusedBuild = runScript('build.ts', ['--out', refusedOut], {
-  API_BASE_URL: 'http://api.example.com/api/v1',
+  guardLog,
+  env: { API_BASE_URL: 'http://api.example.com/api/v1' },
 });
-// deploy.ts pushes with `npx … clasp push` once its checks pass: a stub npx first on PATH records the call and
-// fails, so a regressed refusal can never reach the network.
-const stubBin = tempDir();
-const npxCalls = join(stubBin, 'npx-calls.txt');
-writeFileSync(join(stubBin, 'npx'), `#!/bin/sh\necho "$@" >> '${npxCalls}'\nexit 1\n`);
-chmodSync(join(stubBin, 'npx'), 0o755);
-const deployEnv = (base: string) => ({ API_BASE_URL: base, PATH: `${stubBin}:${process.env.PATH ?? ''}` });
-const deployWithout = runScript('deploy.ts', [], deployEnv(''));
-const deployLoopback = runScript('deploy.ts', [], deployEnv('http://127.0.0.1:8787/api/v1/'));
+// deploy.ts starts clasp once its checks pass: under the guard with noSpawn, starting any process is refused and
+// recorded, so a regressed refusal can never reach clasp or the network.
+const deployGuardLog = join(tempDir(), 'deploy-refused.txt');
+const deploy = (base: string) =>
+  runScript('deploy.ts', [], { guardLog: deployGuardLog, noSpawn: true, env: { API_BASE_URL: base } });
+const deployWithout = deploy('');
+const deployLoopback = deploy('http://127.0.0.1:8787/api/v1/');
 
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(cleanUp);
 
 /** Scopes by the services the bundle calls (https://developers.google.com/apps-script/concepts/scopes). */
 function requiredScopes(code: string): string[] {
@@ -135,20 +128,58 @@ describe('dist/Code.js (the default build)', () => {
   });
 
   it.each(mainExports().map((e) => [e.name, e] as const))(
-    '%s is a top-level function declaration carrying its JSDoc',
+    '%s is a readable top-level function declaration carrying its JSDoc, as written in src/main.ts',
     (name, entry) => {
-      const declaration = `\nfunction ${name}(${entry.params.join(', ')}) {`;
-      expect(code).toContain(`${entry.jsDoc}${declaration}`);
+      const params = entry.params.join(', ');
+      const stub = `function ${name}(${params}) {\n  return ProfileEmailFinder.${name}(${params});\n}\n`;
+      expect(code).toContain(`${entry.jsDoc}\n${stub}`);
       expect(entry.jsDoc).toMatch(/^\/\*\*[\s\S]*\*\/$/);
     },
   );
+
+  it('is at most 60 KB (it is loaded on every custom-function call): the body is minified', () => {
+    expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
+    const body = code.slice(code.indexOf('var ProfileEmailFinder'));
+    expect(body.length).toBeGreaterThan(0);
+    // Minified with short lines: many statements per line, yet a line:column of a stack trace stays readable.
+    const lines = body.split('\n');
+    expect(body.length / lines.length).toBeGreaterThan(80);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(1000);
+  });
+
+  it("keeps src/'s function names, so a stack trace in the execution log says where", () => {
+    // FINDEMAIL without Apps Script's services throws from deep inside the bundle.
+    const context = vm.createContext({});
+    vm.runInContext(code, context, { filename: 'Code.js' });
+    let stack = '';
+    try {
+      context.FINDEMAIL('https://www.network.com/in/jane-doe');
+    } catch (error) {
+      stack = (error as Error).stack ?? '';
+    }
+    const names = [...stack.matchAll(/^\s+at (?:Object\.)?([\w$]+) \(Code\.js:/gm)].map((m) => m[1]);
+    const inner = names.filter((name) => name !== 'FINDEMAIL');
+    expect(inner.length).toBeGreaterThanOrEqual(2);
+    for (const name of inner) expect(srcDeclares(name)).toBe(true);
+  });
 
   it('FINDEMAIL is the custom function, with @customfunction and its parameters documented', () => {
     const findEmail = exports.find((e) => e.name === 'FINDEMAIL');
     expect(findEmail?.jsDoc).toContain('@customfunction');
     expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} url /);
-    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} \[fields\] /);
+    expect(findEmail?.jsDoc).toMatch(/@param \{[^}]+\} fields /);
     expect(customFunctionNames(code)).toEqual(['FINDEMAIL']);
+  });
+
+  it("FINDEMAIL's help card, as Sheets shows it, says fields is optional and lists the outcomes", () => {
+    // Sheets shows the description and each @param's name and text; it ignores [optional] and the @return text.
+    const card = helpCard(code, 'FINDEMAIL');
+    expect(card.params.map((p) => p.name)).toEqual(['url', 'fields']);
+    expect(card.description).toMatch(/\bfields, is optional\b/);
+    expect(card.params[1].text).toMatch(/^Optional\. /);
+    for (const outcome of ['NOT_FOUND', 'UNPROCESSABLE: ', 'INVALID_URL: ', 'ERROR: '])
+      expect(card.description).toContain(outcome);
+    expect(card.description).toContain('the address');
   });
 
   it('every declaration is a global of the script and delegates into the bundle', () => {
@@ -239,7 +270,7 @@ describe('refusals', () => {
       const loopback = await deployLoopback;
       expect(loopback.status).toBe(1);
       expect(loopback.out).toContain('Not deployed: a deployed add-on must call the service over https.');
-      expect(existsSync(npxCalls)).toBe(false);
+      expect(guardRecords(deployGuardLog)).toEqual([]);
     },
     AWAIT_SCRIPT_MS,
   );

@@ -153,7 +153,7 @@ test('dist/Code.js declares FINDEMAIL with its JSDoc, @customfunction and parame
   const text = doc?.[1] ?? '';
   expect(text).toMatch(/@customfunction/);
   expect(text).toMatch(/@param\s+\{[^}]+\}\s+url\b[^\n]*A2/);
-  expect(text).toMatch(/@param\s+\{[^}]+\}\s+\[fields\][^\n]*"email,status,catch_all"/);
+  expect(text).toMatch(/@param\s+\{[^}]+\}\s+fields\b[^\n]*"email,status,catch_all"/);
   expect(text).toMatch(/owner's API key/);
   expect(text).toMatch(/@return/);
 });

@@ -2,27 +2,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Frame,
-  type FrameLocator,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { type Playground, type PlaygroundOptions, startPlayground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
-
-export const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-};
+import { launchChromium } from '../support/browser';
 
 /** The bound of each Playwright action and wait on the page (the context's default timeout). */
 export const ACTION_MS = 10_000;
 
+/** The browser test/support/browser.ts finds (CHROME_PATH, then the installed Chrome/Chromium). */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch(CHROMIUM);
+  return launchChromium();
 }
 
 export function tempStateDir(): string {
