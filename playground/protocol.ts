@@ -69,6 +69,10 @@ export interface LedgerRow {
   status: string;
   charged: number;
   fault?: string;
+  /** A key check (a body without network_url, answered 400/401): free by design, not an error. */
+  keyCheck?: boolean;
+  /** Refused by the sandbox's rate limit (429). */
+  limited?: boolean;
 }
 
 export interface SandboxView {
@@ -77,7 +81,13 @@ export interface SandboxView {
   credits: number;
   charged: number;
   requests: number;
+  /** The fixed latency, or the median of a long-tailed one. */
   latencyMs: number;
+  /** The 99th percentile of a long-tailed (log-normal) latency; 0 for a fixed one. */
+  latencyP99Ms: number;
+  /** The rate limit: requests in flight at once, requests a second; 0 for none. */
+  maxInFlight: number;
+  maxPerSecond: number;
   error500Rate: number;
   resetRate: number;
   /** Newest first, at most LEDGER_SHOWN rows. */
@@ -125,8 +135,19 @@ export interface SandboxChange {
   credits?: number;
   addCredits?: number;
   latencyMs?: number;
+  /** 0: a fixed latency; above the median: a long tail with this 99th percentile. */
+  latencyP99Ms?: number;
+  /** 0: no limit. */
+  maxInFlight?: number;
+  maxPerSecond?: number;
   error500Rate?: number;
   resetRate?: number;
+}
+
+/** The sandbox panel's key box: the demo key shown, or saved again as the user's key. */
+export interface KeyAnswer {
+  key?: string;
+  restored?: boolean;
 }
 
 export const LEDGER_SHOWN = 200;

@@ -12,8 +12,16 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { errorMessage, HttpError, loopbackHost, readJson, send, sendJson } from './http';
-import type { CellEdit, MenuAnswer, RangeView, SandboxChange, StateView } from './protocol';
-import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, type DemoService, startDemoService } from './service';
+import type {
+  CellEdit,
+  KeyAnswer,
+  MenuAnswer,
+  RangeView,
+  SandboxChange,
+  SandboxView,
+  StateView,
+} from './protocol';
+import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, DEMO_KEY, type DemoService, startDemoService } from './service';
 import { clearState, loadState, type SavedState, writeState } from './state';
 import { openWorkbook, type Workbook } from './workbook';
 
@@ -119,7 +127,16 @@ function asEdits(value: unknown): CellEdit[] {
 function asSandboxChange(value: unknown): SandboxChange {
   const v = (value ?? {}) as Record<string, unknown>;
   const change: SandboxChange = {};
-  for (const key of ['credits', 'addCredits', 'latencyMs', 'error500Rate', 'resetRate'] as const) {
+  for (const key of [
+    'credits',
+    'addCredits',
+    'latencyMs',
+    'latencyP99Ms',
+    'maxInFlight',
+    'maxPerSecond',
+    'error500Rate',
+    'resetRate',
+  ] as const) {
     if (v[key] === undefined) continue;
     if (typeof v[key] !== 'number' || !Number.isFinite(v[key])) throw new HttpError(400, `${key}: a number`);
     change[key] = v[key] as number;
@@ -250,9 +267,44 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         workbook.closeDialog();
         return sendJson(res, 200, { ok: true });
       case '/api/sandbox': {
-        const view = service.change(asSandboxChange(body));
+        let view: SandboxView;
+        try {
+          view = service.change(asSandboxChange(body));
+        } catch (error) {
+          if (error instanceof RangeError) throw new HttpError(400, error.message);
+          throw error;
+        }
         void save();
         return sendJson(res, 200, view);
+      }
+      case '/api/sandbox/key': {
+        const action = (body as { action?: unknown }).action;
+        if (action === 'show') return sendJson(res, 200, { key: DEMO_KEY } satisfies KeyAnswer);
+        if (action !== 'restore') throw new HttpError(400, 'action: show or restore');
+        try {
+          await workbook.restoreDemoKey();
+        } catch (error) {
+          throw new HttpError(500, `The demo key could not be saved: ${errorMessage(error)}`);
+        }
+        void save();
+        return sendJson(res, 200, { restored: true } satisfies KeyAnswer);
+      }
+      case '/api/sort': {
+        const { column, ascending } = (body ?? {}) as { column?: unknown; ascending?: unknown };
+        if (!Number.isInteger(column) || typeof ascending !== 'boolean') {
+          throw new HttpError(400, 'column: a column number; ascending: true or false');
+        }
+        workbook.sortRange(asRange((body as { range?: unknown }).range), column as number, ascending);
+        return sendJson(res, 200, { ok: true });
+      }
+      case '/api/rows': {
+        const { op, at, count } = (body ?? {}) as { op?: unknown; at?: unknown; count?: unknown };
+        if (typeof at !== 'number' || typeof count !== 'number')
+          throw new HttpError(400, 'at, count: numbers');
+        if (op === 'insert') workbook.insertRows(at, count);
+        else if (op === 'delete') workbook.deleteRows(at, count);
+        else throw new HttpError(400, 'op: insert or delete');
+        return sendJson(res, 200, { ok: true });
       }
       default:
         throw new HttpError(404, 'Not found.');

@@ -1,7 +1,8 @@
 /** The sandbox e-mail service of the playground: a demo organization and key, its panel's view, its saved state. */
 
+import { isLongTail } from '../sandbox/latency';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
-import type { FaultConfig, LedgerEntry } from '../sandbox/service';
+import type { FaultConfig, LedgerEntry, RateLimit } from '../sandbox/service';
 import { LEDGER_SHOWN, type LedgerRow, type SandboxChange, type SandboxView } from './protocol';
 
 export const DEMO_ORGANIZATION = 'demo';
@@ -38,8 +39,13 @@ function row(entry: LedgerEntry, n: number): LedgerRow {
     charged: entry.charged,
   };
   if (entry.fault) result.fault = entry.fault;
+  if (entry.keyCheck) result.keyCheck = true;
+  if (entry.faultSource === 'inFlightLimit' || entry.faultSource === 'perSecondLimit') result.limited = true;
   return result;
 }
+
+/** The highest rate limit the panel sets. */
+const MAX_LIMIT = 1000;
 
 function clamp(value: unknown, min: number, max: number, name: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new RangeError(`${name} must be a number`);
@@ -88,7 +94,17 @@ export async function startDemoService(options: {
       credits: sandbox.service.credits(DEMO_ORGANIZATION),
       charged: chargedBefore + sandbox.service.totalCharged(),
       requests: requestsBefore + sandbox.service.ledger().length,
-      latencyMs: typeof latency === 'number' ? latency : Array.isArray(latency) ? latency[1] : 0,
+      latencyMs:
+        typeof latency === 'number'
+          ? latency
+          : Array.isArray(latency)
+            ? latency[1]
+            : isLongTail(latency)
+              ? latency.medianMs
+              : 0,
+      latencyP99Ms: isLongTail(latency) ? (latency.p99Ms ?? 0) : 0,
+      maxInFlight: faultsNow.rateLimit?.maxInFlight ?? 0,
+      maxPerSecond: faultsNow.rateLimit?.maxPerSecond ?? 0,
       error500Rate: faultsNow.error500Rate ?? 0,
       resetRate: faultsNow.resetRate ?? 0,
       ledger: rows.slice(-LEDGER_SHOWN).reverse(),
@@ -108,8 +124,34 @@ export async function startDemoService(options: {
       }
       const next: FaultConfig = { ...service.faults };
       let faultsChanged = false;
-      if (change.latencyMs !== undefined) {
-        next.latencyMs = Math.round(clamp(change.latencyMs, 0, 10_000, 'latencyMs'));
+      if (change.latencyMs !== undefined || change.latencyP99Ms !== undefined) {
+        const current = view();
+        const median =
+          change.latencyMs === undefined
+            ? current.latencyMs
+            : Math.round(clamp(change.latencyMs, 0, 10_000, 'latencyMs'));
+        const p99 =
+          change.latencyP99Ms === undefined
+            ? current.latencyP99Ms
+            : Math.round(clamp(change.latencyP99Ms, 0, 60_000, 'latencyP99Ms'));
+        if (p99 === 0) next.latencyMs = median;
+        else if (p99 <= median) {
+          throw new RangeError(
+            `The p99 latency (${p99} ms) must be above the median (${median} ms), or 0 for none.`,
+          );
+        } else next.latencyMs = { medianMs: median, p99Ms: p99 };
+        faultsChanged = true;
+      }
+      if (change.maxInFlight !== undefined || change.maxPerSecond !== undefined) {
+        const limit: RateLimit = { ...next.rateLimit };
+        for (const name of ['maxInFlight', 'maxPerSecond'] as const) {
+          const value = change[name];
+          if (value === undefined) continue;
+          const count = Math.floor(clamp(value, 0, MAX_LIMIT, name));
+          if (count === 0) delete limit[name];
+          else limit[name] = count;
+        }
+        next.rateLimit = limit.maxInFlight || limit.maxPerSecond ? limit : undefined;
         faultsChanged = true;
       }
       if (change.error500Rate !== undefined) {

@@ -21,10 +21,11 @@ import {
   Environment,
   MAX_CELL_CHARS,
   parseFormulaCall,
-  type SheetModel,
   type TriggerRecord,
 } from '../emulator';
+import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
 import { API_KEY_PROPERTY, JOB_PROPERTY } from '../src/core/propertyNames';
+import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
   a1,
@@ -55,6 +56,11 @@ const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = { ENRICH_STEP_BUDGE
 const TOASTS_SHOWN = 20;
 const MIN_ROWS = 1000;
 const MIN_COLUMNS = 26;
+/** Sheets' limit: "up to 10 million cells" a spreadsheet (https://support.google.com/drive/answer/37603). */
+export const MAX_SHEET_CELLS = 10_000_000;
+const CELL_LIMIT_MESSAGE = `This action would increase the number of cells in the workbook above the limit of ${MAX_SHEET_CELLS} cells.`;
+/** Rows inserted or deleted at once from the page. */
+const MAX_ROWS_AT_ONCE = 10_000;
 
 type SavedValue = string | number | boolean | { date: number };
 
@@ -102,8 +108,17 @@ export interface Workbook {
   busy(): string[];
   run(): RunView | null;
   open(): Promise<void>;
+  /** Types the edits in; edits past the last row or column add rows or columns first, as a paste does in Sheets. */
   setCells(edits: CellEdit[]): Promise<void>;
   setSelection(range: RangeView): Promise<void>;
+  /** Data › Sort range: the rows of the range ordered by one of its columns; only the range's cells move. */
+  sortRange(range: RangeView, column: number, ascending: boolean): void;
+  /** Insert › Rows: `count` empty rows before row `before` (formulas' references follow). */
+  insertRows(before: number, count: number): void;
+  /** Edit › Delete rows. */
+  deleteRows(start: number, count: number): void;
+  /** Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey. */
+  restoreDemoKey(): Promise<void>;
   runMenu(fn: string): Promise<unknown>;
   closeSidebar(): void;
   closeDialog(): void;
@@ -349,6 +364,89 @@ export async function openWorkbook(options: {
       .map(({ r, c }) => ({ r, c }));
   }
 
+  /**
+   * Evaluates the plain arithmetic formulas (`=1+1`, `=A2*3`) and stores their values in the cells, so that the
+   * add-on reads them as it would in Sheets. Called after every change from the page and before every view (the
+   * add-on's writes may have changed their inputs).
+   */
+  function recalculatePlain(): void {
+    const plain = new Map<
+      string,
+      { r: number; c: number; cell: Cell; tree: NonNullable<ReturnType<typeof parsePlainFormula>> }
+    >();
+    for (const { row, col, cell } of sheet.formulaCells()) {
+      if (isCustom(cell.formula)) continue;
+      const tree = parsePlainFormula(cell.formula ?? '');
+      if (tree) plain.set(key(row, col), { r: row, c: col, cell, tree });
+    }
+    if (plain.size === 0) return;
+    const done = new Map<string, Operand>();
+    const visiting = new Set<string>();
+    const read = (r: number, c: number): Operand => {
+      const at = key(r, c);
+      const entry = plain.get(at);
+      if (!entry) {
+        const cell = sheet.get(r, c);
+        if (cell?.error !== undefined) return { error: String(cell.value), message: cell.error };
+        return cell?.value ?? '';
+      }
+      const known = done.get(at);
+      if (known !== undefined) return known;
+      if (visiting.has(at)) {
+        return {
+          error: '#REF!',
+          message:
+            'Circular dependency detected. To resolve with iterative calculation, see File > Settings.',
+        };
+      }
+      visiting.add(at);
+      const result = evaluatePlain(entry.tree, read);
+      visiting.delete(at);
+      done.set(at, result);
+      return result;
+    };
+    for (const entry of plain.values()) {
+      const result = read(entry.r, entry.c);
+      if (typeof result === 'object' && !(result instanceof Date)) {
+        entry.cell.value = result.error;
+        entry.cell.error = result.message;
+      } else {
+        entry.cell.value = result;
+        entry.cell.error = undefined;
+      }
+    }
+  }
+
+  function formulaTexts(): Map<Cell, string> {
+    return new Map(sheet.formulaCells().map(({ cell }) => [cell, cell.formula ?? '']));
+  }
+
+  /** After rows moved: the custom formulas whose references changed are evaluated again. */
+  function afterRowsMoved(before: Map<Cell, string>): void {
+    recalculate(
+      customFormulaCells()
+        .filter(({ cell, formula }) => before.get(cell) !== formula)
+        .map(({ r, c }) => ({ r, c })),
+    );
+    recalculatePlain();
+  }
+
+  function growTo(rows: number, cols: number): void {
+    if (rows <= sheet.maxRows && cols <= sheet.maxCols) return;
+    if (Math.max(rows, sheet.maxRows) * Math.max(cols, sheet.maxCols) > MAX_SHEET_CELLS) {
+      throw new HttpError(400, CELL_LIMIT_MESSAGE);
+    }
+    if (rows > sheet.maxRows) sheet.insertRows(sheet.maxRows + 1, rows - sheet.maxRows, ss.sheets);
+    if (cols > sheet.maxCols) sheet.insertColumns(sheet.maxCols + 1, cols - sheet.maxCols);
+  }
+
+  function wholeRows(first: number, count: number, what: string): void {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_ROWS_AT_ONCE) {
+      throw new HttpError(400, `${what}: from 1 to ${MAX_ROWS_AT_ONCE} rows at once.`);
+    }
+    if (!Number.isInteger(first) || first < 1) throw new HttpError(400, `${what}: rows start at 1.`);
+  }
+
   // ------------------------------------------------------------------ the views
 
   let sheetText = '';
@@ -361,10 +459,10 @@ export async function openWorkbook(options: {
     const view: CellView = { r, c, v: displayValue(cell, env.timeZone) };
     if (formula !== undefined) {
       view.f = formula;
-      if (!isCustom(formula)) {
-        // Only the add-on's custom functions are evaluated here; other formulas stay as typed.
+      if (!isCustom(formula) && !parsePlainFormula(formula)) {
+        // The add-on's custom functions and plain arithmetic are evaluated here; other formulas stay as typed.
         view.v = formula;
-        view.note = 'The playground evaluates =FINDEMAIL(…) only.';
+        view.note = 'The playground evaluates =FINDEMAIL(…) and plain arithmetic (=1+1, =A2*3) only.';
         return view;
       }
     }
@@ -382,6 +480,7 @@ export async function openWorkbook(options: {
   }
 
   function sheetView(): { version: string; sheet: SheetView } {
+    recalculatePlain();
     const cells: CellView[] = [];
     for (const { row, col, cell } of sheet.allCells()) {
       const view = cellView(row, col, cell);
@@ -497,19 +596,88 @@ export async function openWorkbook(options: {
       recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
     },
     async setCells(edits) {
+      let rows = 0;
+      let cols = 0;
       for (const edit of edits) {
-        if (edit.r > sheet.maxRows || edit.c > sheet.maxCols)
-          throw new HttpError(
-            400,
-            `${a1({ r1: edit.r, c1: edit.c, r2: edit.r, c2: edit.c })} is outside the sheet.`,
-          );
         if (edit.value.length > MAX_CELL_CHARS)
           throw new HttpError(400, `A cell holds at most ${MAX_CELL_CHARS} characters.`);
+        rows = Math.max(rows, edit.r);
+        cols = Math.max(cols, edit.c);
       }
+      // Applied at once, also while an execution runs: its next service call sees them, as in Sheets.
+      growTo(rows, cols);
       for (const edit of edits) {
         env.enter(ss.id, a1({ r1: edit.r, c1: edit.c, r2: edit.r, c2: edit.c }), [[edit.value]]);
       }
+      recalculatePlain();
       recalculate(affectedFormulas(edits));
+    },
+    sortRange(range, column, ascending) {
+      const r1 = Math.min(range.r1, range.r2);
+      const r2 = Math.max(range.r1, range.r2);
+      const c1 = Math.min(range.c1, range.c2);
+      const c2 = Math.max(range.c1, range.c2);
+      if (r2 > sheet.maxRows || c2 > sheet.maxCols)
+        throw new HttpError(400, 'The range is outside the sheet.');
+      if (column < c1 || column > c2) throw new HttpError(400, 'Sort by a column of the range.');
+      const height = r2 - r1 + 1;
+      const width = c2 - c1 + 1;
+      if (height * width > MAX_SHEET_CELLS) throw new HttpError(400, 'The range is too large.');
+      for (const { row, col, cell } of sheet.allCells()) {
+        const inside = row >= r1 && row <= r2 && col >= c1 && col <= c2;
+        if (inside && (cell.spilledFrom || (cell.spill && cell.spill.rows * cell.spill.cols > 1))) {
+          throw new HttpError(
+            400,
+            'The playground cannot sort a range that holds an array formula or its results.',
+          );
+        }
+      }
+      // The emulator's Sheet.sort (Sheets' order, relative references moved with their rows) on a copy of the range.
+      const copy = new SheetModel(-1, sheet.name, height, width);
+      for (let r = r1; r <= r2; r++) {
+        for (let c = c1; c <= c2; c++) {
+          const cell = sheet.get(r, c);
+          if (cell) Object.assign(copy.ensure(r - r1 + 1, c - c1 + 1), structuredClone(cell));
+        }
+      }
+      copy.sort(column - c1 + 1, ascending, 1);
+      for (let r = r1; r <= r2; r++) {
+        for (let c = c1; c <= c2; c++) {
+          const moved = copy.get(r - r1 + 1, c - c1 + 1);
+          if (!moved && !sheet.get(r, c)) continue;
+          const target = sheet.ensure(r, c);
+          for (const name of Object.keys(target)) delete (target as unknown as Record<string, unknown>)[name];
+          Object.assign(target, moved ? structuredClone(moved) : { value: '' });
+        }
+      }
+      // Every custom formula of the range moved or changed: evaluated again, as Sheets does after a sort.
+      const edits: CellEdit[] = [];
+      for (let r = r1; r <= r2; r++) for (let c = c1; c <= c2; c++) edits.push({ r, c, value: '' });
+      recalculatePlain();
+      recalculate(affectedFormulas(edits));
+    },
+    insertRows(before, count) {
+      wholeRows(before, count, 'Insert rows');
+      if (before > sheet.maxRows + 1) throw new HttpError(400, 'Insert rows: outside the sheet.');
+      if ((sheet.maxRows + count) * sheet.maxCols > MAX_SHEET_CELLS)
+        throw new HttpError(400, CELL_LIMIT_MESSAGE);
+      const formulas = formulaTexts();
+      sheet.insertRows(before, count, ss.sheets);
+      afterRowsMoved(formulas);
+    },
+    deleteRows(start, count) {
+      wholeRows(start, count, 'Delete rows');
+      const formulas = formulaTexts();
+      try {
+        sheet.deleteRows(start, count, ss.sheets);
+      } catch (error) {
+        if (error instanceof SheetsError) throw new HttpError(400, error.message);
+        throw error;
+      }
+      afterRowsMoved(formulas);
+    },
+    async restoreDemoKey() {
+      await runAsUser('saveApiKey', [DEMO_KEY]);
     },
     async setSelection(range) {
       const r1 = Math.min(range.r1, range.r2);

@@ -1,6 +1,9 @@
 /**
- * `npm run sandbox -- [--port 8787] [--key K] [--credits N] [--latency MS|MIN-MAX] [--error500-rate R]
- *   [--reset-rate R] [--error429-rate R] [--html-error-rate R] [--slow-ms MS] [--seed N] [--org name:key:credits]...`
+ * `npm run sandbox -- [--port 8787] [--key K] [--credits N] [--latency MS|MIN-MAX]
+ *   [--latency-median MS (--latency-p95 MS | --latency-p99 MS) [--latency-max MS]]
+ *   [--max-in-flight N] [--max-per-second N] [--retry-after S] [--error500-rate R] [--reset-rate R]
+ *   [--error429-rate R] [--html-error-rate R] [--slow-ms MS] [--seed N] [--org name:key:credits]...`
+ * (`--help` lists them with their defaults.)
  * Without --org, one organization "demo"; --key and --credits apply to it. With --org only, just those.
  */
 import { type CliConfig, formatLogLine, parseCli, USAGE } from './cliArgs';

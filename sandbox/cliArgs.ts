@@ -1,5 +1,7 @@
 /** Command-line options of the sandbox (sandbox/cli.ts), apart so tests can parse without starting it. */
 import { parseArgs } from 'node:util';
+import { LONG_TAIL_DEFAULT_CAP, type LongTailLatency, validateLatency } from './latency';
+import { DEFAULT_RETRY_AFTER_SECONDS, type RateLimit } from './rateLimit';
 import type { FaultConfig, LedgerEntry, OrganizationConfig } from './service';
 
 export const DEFAULT_PORT = 8787;
@@ -18,13 +20,20 @@ export const USAGE = `Usage: npm run sandbox -- [options]
   --key KEY             API key of the "demo" organization (default ${DEFAULT_KEY})
   --credits N           credits of the "demo" organization (default ${DEFAULT_CREDITS})
   --org NAME:KEY:N      an organization (repeatable); without --key/--credits, replaces "demo"
-  --latency MS|MIN-MAX  delay before every answer
+  --latency MS|MIN-MAX  delay before every answer: fixed, or a uniform draw
+  --latency-median MS   a long-tailed (log-normal) delay instead, with this median and
+  --latency-p95 MS        this 95th percentile, or
+  --latency-p99 MS        this 99th percentile (give one of the two)
+  --latency-max MS      the longest long-tailed delay (default ${LONG_TAIL_DEFAULT_CAP} x the percentile given)
+  --max-in-flight N     answer 429 above N requests under way at once (default: no limit)
+  --max-per-second N    answer 429 above N requests admitted in any second (default: no limit)
+  --retry-after S       Retry-After of an in-flight 429, in seconds (default ${DEFAULT_RETRY_AFTER_SECONDS})
   --error500-rate R     fraction (0..1) of lookups answering 500
   --reset-rate R        fraction of lookups whose connection is reset
   --error429-rate R     fraction of lookups answering 429
   --html-error-rate R   fraction of lookups answering a 502 HTML page
   --slow-ms MS          extra delay for every request
-  --seed N              seed of the fault draws (default 1)`;
+  --seed N              seed of the fault and latency draws (default 1)`;
 
 function number(name: string, text: string, check: (n: number) => boolean): number {
   const value = Number(text);
@@ -48,6 +57,13 @@ export function parseCli(argv: string[]): CliConfig | 'help' {
       credits: { type: 'string' },
       org: { type: 'string', multiple: true },
       latency: { type: 'string' },
+      'latency-median': { type: 'string' },
+      'latency-p95': { type: 'string' },
+      'latency-p99': { type: 'string' },
+      'latency-max': { type: 'string' },
+      'max-in-flight': { type: 'string' },
+      'max-per-second': { type: 'string' },
+      'retry-after': { type: 'string' },
       'error500-rate': { type: 'string' },
       'reset-rate': { type: 'string' },
       'error429-rate': { type: 'string' },
@@ -90,6 +106,42 @@ export function parseCli(argv: string[]): CliConfig | 'help' {
       faults.latencyMs = number('latency', values.latency, nonNegative);
     }
   }
+  const longTail = ['latency-median', 'latency-p95', 'latency-p99', 'latency-max'] as const;
+  if (longTail.some((name) => values[name] !== undefined)) {
+    if (values.latency !== undefined) throw new Error('Give --latency or --latency-median, not both');
+    if (values['latency-median'] === undefined)
+      throw new Error('A long-tailed latency needs --latency-median');
+    const ms = (name: (typeof longTail)[number]) => {
+      const text = values[name];
+      return text === undefined ? undefined : number(name, text, nonNegative);
+    };
+    const setting: LongTailLatency = { medianMs: ms('latency-median') as number };
+    const [p95Ms, p99Ms, maxMs] = [ms('latency-p95'), ms('latency-p99'), ms('latency-max')];
+    if (p95Ms !== undefined) setting.p95Ms = p95Ms;
+    if (p99Ms !== undefined) setting.p99Ms = p99Ms;
+    if (maxMs !== undefined) setting.maxMs = maxMs;
+    try {
+      faults.latencyMs = validateLatency(setting);
+    } catch (error) {
+      throw new Error(
+        `Invalid long-tailed latency: ${(error as Error).message.replace(/^faults\.latencyMs:? ?/, '')}`,
+      );
+    }
+  }
+  const rateLimit: RateLimit = {};
+  const whole = (n: number) => Number.isInteger(n) && n >= 1;
+  if (values['max-in-flight'] !== undefined)
+    rateLimit.maxInFlight = number('max-in-flight', values['max-in-flight'], whole);
+  if (values['max-per-second'] !== undefined)
+    rateLimit.maxPerSecond = number('max-per-second', values['max-per-second'], whole);
+  if (values['retry-after'] !== undefined) {
+    rateLimit.retryAfterSeconds = number(
+      'retry-after',
+      values['retry-after'],
+      (n) => Number.isInteger(n) && n >= 0,
+    );
+  }
+  if (Object.keys(rateLimit).length > 0) faults.rateLimit = rateLimit;
   if (values['error500-rate'] !== undefined)
     faults.error500Rate = number('error500-rate', values['error500-rate'], rate);
   if (values['reset-rate'] !== undefined) faults.resetRate = number('reset-rate', values['reset-rate'], rate);
@@ -116,6 +168,7 @@ export function formatLogLine(entry: LedgerEntry): string {
     `${entry.endedAt - entry.startedAt}ms`,
   ];
   if (entry.fault) parts.push(`fault=${entry.fault}(${entry.faultSource})`);
+  if (entry.keyCheck) parts.push('key-check');
   if (entry.clientGone) parts.push('client-gone');
   if (entry.networkUrl !== undefined) parts.push(JSON.stringify(entry.networkUrl));
   return parts.join(' ');

@@ -2,14 +2,26 @@
  * The sandbox e-mail finder service: shared/service-spec.md as a node:http handler, with credits, a ledger of
  * every request and injectable faults.
  *
- * Order of checks: route (404) -> method (405) -> X-KEY (401) -> body (400) -> credits (402) -> faults
- * (failFirst, the `flaky`/`broken` slug markers, then the rates) -> lookup (200/422, 1 credit).
- * Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing.
+ * Order of checks: route (404) -> method (405) -> rate limit (429, decided on arrival) -> X-KEY (401) -> body (400)
+ * -> credits (402) -> faults (failFirst, the `flaky`/`broken` slug markers, then the rates) -> lookup (200/422,
+ * 1 credit). Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing; a rate-limited
+ * request is answered at once (no latency), charges nothing and is in the ledger.
  * The credit is taken when the lookup is decided, before any delay: a client that gives up during the latency
  * has still paid, as with a real service that finished the lookup (its ledger entry has `clientGone: true`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { draw, type LatencySetting, latencyAt, validateLatency } from './latency';
 import { buildLookupResponse, normalizeProfileUrl, profileMarkers } from './profiles';
+import {
+  type Admission,
+  type LimitReason,
+  type RateLimit,
+  RateLimiter,
+  validateRateLimit,
+} from './rateLimit';
+
+export type { LatencySetting, LongTailLatency } from './latency';
+export type { RateLimit } from './rateLimit';
 
 export const ENDPOINT_PATH = '/api/v1/network_finder';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -37,7 +49,7 @@ export interface OrganizationConfig {
 }
 
 export type FaultKind = '500' | 'reset' | '429' | 'html' | 'slow';
-export type FaultSource = 'failFirst' | 'flaky' | 'broken' | 'rate';
+export type FaultSource = 'failFirst' | 'flaky' | 'broken' | 'rate' | LimitReason;
 
 export interface FailFirstRule {
   kind: FaultKind;
@@ -47,8 +59,13 @@ export interface FailFirstRule {
 }
 
 export interface FaultConfig {
-  /** Applied to every request before responding: a fixed delay or a seeded draw in [min, max]. */
-  latencyMs?: number | [number, number];
+  /**
+   * Applied to every request before responding (not to a rate-limited one): a fixed delay, a seeded draw in
+   * [min, max], or a seeded long-tailed (log-normal) draw given by its median and p95 or p99 (sandbox/latency.ts).
+   */
+  latencyMs?: LatencySetting;
+  /** 429 above N requests in flight or above M a second (sandbox/rateLimit.ts); none by default. */
+  rateLimit?: RateLimit;
   /** Fractions (0..1) of the requests that passed the key, body and credit checks. */
   error500Rate?: number;
   resetRate?: number;
@@ -75,12 +92,18 @@ export interface LedgerEntry {
   faultSource?: FaultSource;
   /** The client closed the connection before the answer was written. */
   clientGone?: boolean;
+  /** The delay drawn for this request (latency and slow faults), in ms. */
+  delayMs?: number;
+  /** A key check: a body without `network_url` (answered 400 for a known key, 401 otherwise), free of charge. */
+  keyCheck?: boolean;
 }
 
 export interface SandboxOptions {
   organizations: OrganizationConfig[];
   faults?: FaultConfig;
   seed?: number;
+  /** The rate limit's clock, in ms (default Date.now): tests move it by hand. */
+  clock?: () => number;
   /** Called with each ledger entry when its request ends (logging). */
   onRequest?: (entry: LedgerEntry) => void;
 }
@@ -100,7 +123,10 @@ export interface SandboxService {
   addCredits(orgName: string, credits: number): void;
   organizations(): OrganizationConfig[];
   resetLedger(): void;
-  /** Replaces the faults and restarts their deterministic sequences (failFirst counts, rates, flaky memory). */
+  /**
+   * Replaces the faults and restarts their deterministic sequences (failFirst counts, rates, flaky memory,
+   * latency draws). The rate limit's counts (requests under way, the last second's) carry on.
+   */
   configure(faults: FaultConfig): void;
   readonly faults: FaultConfig;
 }
@@ -115,18 +141,12 @@ interface Decision {
   fault?: FaultKind;
   faultSource?: FaultSource;
   extraDelayMs: number;
+  /** Answered without the latency (a rate-limit refusal). */
+  immediate?: boolean;
+  keyCheck?: boolean;
   keyKnown: boolean;
   organization?: string;
   networkUrl?: string;
-}
-
-/** A uniform draw in [0, 1) from (seed, stream, n): deterministic and independent of call order. */
-function draw(seed: number, stream: number, n: number): number {
-  let x = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(stream, 0x85ebca6b) ^ Math.imul(n, 0xc2b2ae35)) >>> 0;
-  x = Math.imul(x ^ (x >>> 16), 0x7feb352d) >>> 0;
-  x = Math.imul(x ^ (x >>> 15), 0x846ca68b) >>> 0;
-  x = (x ^ (x >>> 16)) >>> 0;
-  return x / 0x1_0000_0000;
 }
 
 function checkRate(name: string, value: number | undefined): void {
@@ -146,14 +166,6 @@ function validateFaults(faults: FaultConfig): FaultConfig {
     checkRate(name, faults[name]);
   }
   checkDelay('slowMs', faults.slowMs);
-  const latency = faults.latencyMs;
-  if (Array.isArray(latency)) {
-    checkDelay('latencyMs[0]', latency[0]);
-    checkDelay('latencyMs[1]', latency[1]);
-    if (latency[1] < latency[0]) throw new RangeError('faults.latencyMs: max is below min');
-  } else {
-    checkDelay('latencyMs', latency);
-  }
   for (const [key, rule] of Object.entries(faults.failFirst ?? {})) {
     if (key === '') throw new RangeError('faults.failFirst: empty key');
     if (!['500', 'reset', '429', 'html', 'slow'].includes(rule.kind)) {
@@ -164,11 +176,15 @@ function validateFaults(faults: FaultConfig): FaultConfig {
     }
     checkDelay(`failFirst[${key}].delayMs`, rule.delayMs);
   }
-  return {
+  const valid: FaultConfig = {
     ...faults,
-    latencyMs: Array.isArray(latency) ? [latency[0], latency[1]] : latency,
     failFirst: faults.failFirst ? structuredClone(faults.failFirst) : undefined,
   };
+  valid.latencyMs = validateLatency(faults.latencyMs);
+  valid.rateLimit = validateRateLimit(faults.rateLimit);
+  for (const key of ['latencyMs', 'rateLimit', 'failFirst'] as const)
+    if (valid[key] === undefined) delete valid[key];
+  return valid;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -211,6 +227,24 @@ function readBody(req: IncomingMessage): Promise<BodyRead> {
   });
 }
 
+const LIMIT_MESSAGES: Record<LimitReason, string> = {
+  inFlightLimit: 'too many requests in flight, retry later',
+  perSecondLimit: 'too many requests per second, retry later',
+};
+
+/** The body as a JSON object, or undefined (not JSON, not an object, or too large). */
+function parseBody(body: BodyRead): Record<string, unknown> | undefined {
+  if (!body.ok) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body.text);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -246,12 +280,9 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     return found;
   }
 
-  function latencyFor(n: number): number {
-    const latency = faults.latencyMs;
-    if (latency === undefined) return 0;
-    if (typeof latency === 'number') return latency;
-    return Math.round(latency[0] + draw(seed, 1, n) * (latency[1] - latency[0]));
-  }
+  const clock = options.clock ?? Date.now;
+  const limiter = new RateLimiter();
+  let latencyDraws = 0;
 
   function pickFault(
     networkUrl: string,
@@ -285,29 +316,34 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     return undefined;
   }
 
-  function decide(req: IncomingMessage, path: string, body: BodyRead): Decision {
+  function decide(req: IncomingMessage, path: string, body: BodyRead, admission?: Admission): Decision {
     const base = { charged: 0 as const, extraDelayMs: 0, keyKnown: false };
     if (path !== ENDPOINT_PATH) return { ...base, status: 404, body: { error: MESSAGES.notFound } };
     if (req.method !== 'POST') {
       return { ...base, status: 405, body: { error: MESSAGES.methodNotAllowed }, headers: { Allow: 'POST' } };
     }
+    if (admission && !admission.admitted) {
+      return {
+        ...base,
+        status: 429,
+        body: { error: `${MESSAGES.tooManyRequests}: ${LIMIT_MESSAGES[admission.reason]}` },
+        headers: { 'Retry-After': String(admission.retryAfterSeconds) },
+        fault: '429',
+        faultSource: admission.reason,
+        immediate: true,
+      };
+    }
+    const parsed = parseBody(body);
+    const keyCheck = parsed !== undefined && !Object.hasOwn(parsed, 'network_url');
     const key = headerValue(req.headers['x-key']);
     const orgName = key === undefined ? undefined : orgByKey.get(key);
-    if (orgName === undefined) return { ...base, status: 401, body: { error: MESSAGES.unauthorized } };
+    if (orgName === undefined)
+      return { ...base, status: 401, body: { error: MESSAGES.unauthorized }, keyCheck };
     const known = { ...base, keyKnown: true, organization: orgName };
     if (!body.ok) return { ...known, status: 413, body: { error: MESSAGES.payloadTooLarge } };
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.text);
-    } catch {
-      return { ...known, status: 400, body: { error: MESSAGES.badRequest } };
-    }
-    const networkUrl =
-      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>).network_url
-        : undefined;
+    const networkUrl = parsed?.network_url;
     if (typeof networkUrl !== 'string' || networkUrl.trim() === '') {
-      return { ...known, status: 400, body: { error: MESSAGES.badRequest } };
+      return { ...known, status: 400, body: { error: MESSAGES.badRequest }, keyCheck };
     }
     const withUrl = { ...known, networkUrl };
     const account = org(orgName);
@@ -342,7 +378,14 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     }
   }
 
-  async function respond(req: IncomingMessage, res: ServerResponse, n: number, startedAt: number) {
+  async function respond(
+    req: IncomingMessage,
+    res: ServerResponse,
+    n: number,
+    startedAt: number,
+    latencyMs: number,
+    admission?: Admission,
+  ) {
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableEnded) controller.abort();
@@ -352,7 +395,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     const body = await readBody(req);
     let decision: Decision;
     try {
-      decision = decide(req, path, body);
+      decision = decide(req, path, body, admission);
     } catch (error) {
       const cause = error instanceof Error ? error.message : String(error);
       decision = {
@@ -363,7 +406,8 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
         keyKnown: false,
       };
     }
-    await sleep(latencyFor(n) + (faults.slowMs ?? 0) + decision.extraDelayMs, controller.signal);
+    const delayMs = decision.immediate ? 0 : latencyMs + (faults.slowMs ?? 0) + decision.extraDelayMs;
+    await sleep(delayMs, controller.signal);
 
     const entry: LedgerEntry = {
       seq: n,
@@ -374,7 +418,9 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       keyKnown: decision.keyKnown,
       status: decision.reset ? 'reset' : decision.status,
       charged: decision.charged,
+      delayMs,
     };
+    if (decision.keyCheck) entry.keyCheck = true;
     if (decision.organization !== undefined) entry.organization = decision.organization;
     if (decision.networkUrl !== undefined) entry.networkUrl = decision.networkUrl;
     if (decision.fault !== undefined) entry.fault = decision.fault;
@@ -407,7 +453,14 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       const generation = ledger;
       inFlight += 1;
       maxConcurrent = Math.max(maxConcurrent, inFlight);
-      respond(req, res, n, startedAt)
+      // Decided on arrival, in arrival order: which requests are refused, and the k-th request's delay.
+      const path = new URL(req.url ?? '/', 'http://sandbox.invalid').pathname;
+      const admission =
+        path === ENDPOINT_PATH && req.method === 'POST'
+          ? limiter.admit(faults.rateLimit, clock())
+          : undefined;
+      const latencyMs = latencyAt(faults.latencyMs, seed, latencyDraws++);
+      respond(req, res, n, startedAt, latencyMs, admission)
         .catch((error: unknown): LedgerEntry => {
           // Unreachable in practice; never leave a request hanging.
           if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
@@ -421,10 +474,12 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
             keyKnown: false,
             status: 500,
             charged: 0,
+            delayMs: 0,
           };
         })
         .then((entry) => {
           inFlight -= 1;
+          if (admission?.admitted) limiter.release();
           // A request that began before resetLedger() is not logged into the new ledger.
           if (generation === ledger) ledger.push(entry);
           options.onRequest?.(entry);
@@ -468,6 +523,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       failFirstUsed = new Map();
       flakyFailed = new Set();
       faultDraws = 0;
+      latencyDraws = 0;
     },
     get faults() {
       return structuredClone(faults);

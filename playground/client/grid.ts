@@ -22,6 +22,8 @@ export interface GridEvents {
   activeChanged(): void;
   /** The user resized a column. */
   resized?(widths: Record<number, number>): void;
+  /** An action the grid refused, with the reason to show. */
+  refused?(message: string): void;
 }
 
 interface Active {
@@ -113,11 +115,9 @@ export class Grid {
   // Data
 
   setSheet(sheet: SheetView): void {
-    const colsChanged = sheet.cols !== this.cols;
     this.rows = sheet.rows;
     this.cols = sheet.cols;
     this.cells = new Map(sheet.cells.map((cell) => [`${cell.r},${cell.c}`, cell]));
-    if (colsChanged) this.renderColumns();
     this.render();
     this.events.activeChanged();
   }
@@ -215,8 +215,8 @@ export class Grid {
     });
   }
 
-  private visibleRows(): [number, number] {
-    const top = Math.max(0, this.scroller.scrollTop);
+  private visibleRows(scrollTop = this.scroller.scrollTop): [number, number] {
+    const top = Math.max(0, scrollTop);
     const height = Math.max(this.scroller.clientHeight - HEADER_HEIGHT, ROW_HEIGHT);
     const first = Math.max(1, Math.floor(top / ROW_HEIGHT) + 1 - OVERSCAN);
     const last = Math.min(this.rows, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
@@ -224,8 +224,13 @@ export class Grid {
   }
 
   render(): void {
-    if (this.renderedHeaderCols !== this.cols) this.renderColumns();
-    const [first, last] = this.visibleRows();
+    // New columns rebuild every row: the scroll position is kept (the emptied table would clamp it).
+    const kept =
+      this.renderedHeaderCols !== this.cols
+        ? { top: this.scroller.scrollTop, left: this.scroller.scrollLeft }
+        : undefined;
+    if (kept) this.renderColumns();
+    const [first, last] = this.visibleRows(kept?.top);
     this.topSpacer.style.height = `${(first - 1) * ROW_HEIGHT}px`;
     this.bottomSpacer.style.height = `${Math.max(0, this.rows - last) * ROW_HEIGHT}px`;
     for (const [r, row] of this.rowEls) {
@@ -250,6 +255,10 @@ export class Grid {
       const c = Number(th.dataset.c);
       th.classList.toggle('in-sel', c >= sel.c1 && c <= sel.c2);
     });
+    if (kept) {
+      this.scroller.scrollTop = kept.top;
+      this.scroller.scrollLeft = kept.left;
+    }
     this.placeEditor();
   }
 
@@ -624,34 +633,40 @@ export class Grid {
     this.paste(text);
   }
 
-  /** Lines go into cells downward from the active cell, tab-separated parts to the right. */
+  /**
+   * Lines go into cells downward from the active cell, tab-separated parts to the right. Past the last row or
+   * column the sheet grows, as in Sheets (the server adds the rows); a paste too large is refused whole, with a
+   * message, never cut short.
+   */
   paste(text: string): void {
     const lines = text.replace(/\r\n?/g, '\n').split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const top = this.active.r;
     const left = this.active.c;
+    const rows = lines.map((line) => line.split('\t'));
+    const width = Math.max(1, ...rows.map((parts) => parts.length));
+    const cellCount = rows.reduce((sum, parts) => sum + parts.length, 0);
+    if (cellCount > MAX_EDIT_CELLS) {
+      this.events.refused?.(
+        `Nothing was pasted: ${cellCount.toLocaleString('en-US')} cells are more than the playground takes at once (${MAX_EDIT_CELLS.toLocaleString('en-US')}). Paste in parts.`,
+      );
+      return;
+    }
     const edits: CellEdit[] = [];
-    let width = 1;
-    lines.forEach((line, index) => {
-      const r = top + index;
-      if (r > this.rows) return;
-      const parts = line.split('\t');
-      width = Math.max(width, parts.length);
+    rows.forEach((parts, index) => {
       parts.forEach((part, offset) => {
-        const c = left + offset;
-        if (c <= this.cols && edits.length < MAX_EDIT_CELLS) edits.push({ r, c, value: part.trim() });
+        edits.push({ r: top + index, c: left + offset, value: part.trim() });
       });
     });
     if (edits.length === 0) return;
+    const bottom = top + lines.length - 1;
+    const right = left + width - 1;
+    if (bottom > this.rows || right > this.cols) {
+      // Shown at once; the server's next view confirms the new size.
+      this.rows = Math.max(this.rows, bottom);
+      this.cols = Math.max(this.cols, right);
+    }
     this.applyLocally(edits);
-    this.setSelection(
-      {
-        r1: top,
-        c1: left,
-        r2: Math.min(this.rows, top + lines.length - 1),
-        c2: Math.min(this.cols, left + width - 1),
-      },
-      true,
-    );
+    this.setSelection({ r1: top, c1: left, r2: bottom, c2: right }, true);
   }
 }

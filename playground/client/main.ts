@@ -6,6 +6,8 @@
 import {
   a1,
   type CellEdit,
+  columnLetter,
+  type KeyAnswer,
   type MenuAnswer,
   type MenuView,
   type RangeView,
@@ -155,8 +157,13 @@ const grid = new Grid(
       if (selectTimer) clearTimeout(selectTimer);
       selectTimer = setTimeout(() => void sendSelection(), 120);
       renderSelectionInfo();
+      updateSheetMenus();
+    },
+    refused(message: string) {
+      showNotice(message);
     },
     activeChanged() {
+      updateSheetMenus();
       const { r, c } = grid.activeCell;
       $('name-box').textContent = a1({ r1: r, c1: c, r2: r, c2: c });
       if (document.activeElement !== formulaInput) formulaInput.value = grid.rawContent(r, c);
@@ -193,22 +200,39 @@ const menuButton = $('menu-extensions');
 const menuPopup = $('menu-extensions-popup');
 let menuSignature = '';
 
+/** The menubar's menus: [button, popup]. */
+const MENUS: Array<[HTMLElement, HTMLElement]> = [
+  [menuButton, menuPopup],
+  [$('menu-edit'), $('menu-edit-popup')],
+  [$('menu-insert'), $('menu-insert-popup')],
+  [$('menu-data'), $('menu-data-popup')],
+];
+
 function closeMenu(): void {
-  menuPopup.hidden = true;
-  menuButton.setAttribute('aria-expanded', 'false');
+  for (const [button, popup] of MENUS) {
+    popup.hidden = true;
+    button.setAttribute('aria-expanded', 'false');
+  }
   $('addon-entry').classList.remove('open');
 }
 
-menuButton.addEventListener('click', (event) => {
-  event.stopPropagation();
-  const open = menuPopup.hidden;
-  menuPopup.hidden = !open;
-  menuButton.setAttribute('aria-expanded', String(open));
-  if (open) $('addon-entry').classList.add('open');
-});
+for (const [button, popup] of MENUS) {
+  button.addEventListener('click', (event) => {
+    event.stopPropagation();
+    const open = popup.hidden;
+    closeMenu();
+    popup.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    if (open && button === menuButton) $('addon-entry').classList.add('open');
+  });
+}
 document.addEventListener('mousedown', (event) => {
-  if (!(event.target instanceof Node) || !menuPopup.contains(event.target)) {
-    if (event.target !== menuButton) closeMenu();
+  const target = event.target;
+  if (
+    !(target instanceof Node) ||
+    !MENUS.some(([button, popup]) => popup.contains(target) || button === target)
+  ) {
+    closeMenu();
   }
 });
 document.addEventListener('keydown', (event) => {
@@ -259,13 +283,69 @@ async function runMenu(fn: string, label: string): Promise<void> {
   $('notice').hidden = true;
   setFastPolling(true);
   try {
-    const answer = await enqueue(() => request<MenuAnswer>('POST', '/api/menu', { fn }));
+    // The writes made before the click land first; the call itself is not in the write queue: edits made while it
+    // runs go to the sheet at once, as in Sheets (the execution sees them at its next read).
+    await queue;
+    const answer = await request<MenuAnswer>('POST', '/api/menu', { fn });
     if (!answer.ok) showNotice(`${label}: ${answer.error ?? 'the function failed.'}`);
   } catch (error) {
     showNotice(`${label}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     void poll(true);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Edit › Delete rows, Insert › Rows, Data › Sort range: sent in order with the cell edits, also while a run goes on
+
+function updateSheetMenus(): void {
+  const sel = grid.selection;
+  const rows = sel.r2 - sel.r1 + 1;
+  $('delete-rows').textContent = rows === 1 ? `Delete row ${sel.r1}` : `Delete rows ${sel.r1} - ${sel.r2}`;
+  const count = rows === 1 ? '1 row' : `${rows} rows`;
+  $('insert-above').textContent = `Insert ${count} above`;
+  $('insert-below').textContent = `Insert ${count} below`;
+  const column = columnLetter(grid.activeCell.c);
+  $('sort-asc').textContent = `Sort range by column ${column} (A to Z)`;
+  $('sort-desc').textContent = `Sort range by column ${column} (Z to A)`;
+}
+
+function sheetAction(label: string, path: string, body: unknown): void {
+  closeMenu();
+  if (grid.isEditing) grid.commitEdit(0, 0, false);
+  writes++;
+  writeSerial++;
+  void enqueue(() => request<void>('POST', path, body))
+    .catch((error: unknown) =>
+      showNotice(`${label}: ${error instanceof Error ? error.message : String(error)}`),
+    )
+    .finally(() => {
+      writes--;
+      writeSerial++;
+      grid.focusGrid();
+      void poll(true);
+    });
+}
+
+$('delete-rows').addEventListener('click', () => {
+  const sel = grid.selection;
+  sheetAction('Delete rows', '/api/rows', { op: 'delete', at: sel.r1, count: sel.r2 - sel.r1 + 1 });
+});
+$('insert-above').addEventListener('click', () => {
+  const sel = grid.selection;
+  sheetAction('Insert rows', '/api/rows', { op: 'insert', at: sel.r1, count: sel.r2 - sel.r1 + 1 });
+});
+$('insert-below').addEventListener('click', () => {
+  const sel = grid.selection;
+  sheetAction('Insert rows', '/api/rows', { op: 'insert', at: sel.r2 + 1, count: sel.r2 - sel.r1 + 1 });
+});
+for (const [id, ascending] of [
+  ['sort-asc', true],
+  ['sort-desc', false],
+] as const) {
+  $(id).addEventListener('click', () => {
+    sheetAction('Sort range', '/api/sort', { range: grid.selection, column: grid.activeCell.c, ascending });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -327,15 +407,29 @@ $('dialog-close').addEventListener('click', () => {
 // The sandbox panel
 
 const latency = $('latency') as HTMLInputElement;
+const latencyP99 = $('latency-p99') as HTMLInputElement;
 const error500 = $('error500') as HTMLInputElement;
 const resets = $('resets') as HTMLInputElement;
+const maxInFlight = $('max-in-flight') as HTMLInputElement;
+const maxPerSecond = $('max-per-second') as HTMLInputElement;
 let slidersTouched = 0;
+/** The demo key, once the user asked to see it. */
+let shownKey: string | null = null;
 
 const percent = (value: number) => `${Math.round(value * 100)}%`;
+const p99Text = (ms: number) => (ms > 0 ? `${ms} ms` : 'off');
+
+function renderSliderOutputs(): void {
+  $('latency-out').textContent = `${latency.value} ms`;
+  $('latency-p99-out').textContent = p99Text(Number(latencyP99.value));
+  $('latency-kind').textContent = Number(latencyP99.value) > 0 ? 'median' : 'fixed';
+  $('error500-out').textContent = percent(Number(error500.value));
+  $('resets-out').textContent = percent(Number(resets.value));
+}
 
 function renderSandbox(sandbox: SandboxView): void {
   $('org-name').textContent = sandbox.organization;
-  $('org-key').textContent = sandbox.maskedKey;
+  $('org-key').textContent = shownKey ?? sandbox.maskedKey;
   $('credits').textContent = sandbox.credits.toLocaleString('en-US');
   $('credits').classList.toggle('low', sandbox.credits < 10);
   $('charged').textContent = String(sandbox.charged);
@@ -343,10 +437,15 @@ function renderSandbox(sandbox: SandboxView): void {
   // A slider being moved keeps its value until the server has it.
   if (Date.now() - slidersTouched > 1500) {
     latency.value = String(sandbox.latencyMs);
+    latencyP99.value = String(sandbox.latencyP99Ms);
     error500.value = String(sandbox.error500Rate);
     resets.value = String(sandbox.resetRate);
+    if (document.activeElement !== maxInFlight) maxInFlight.value = String(sandbox.maxInFlight);
+    if (document.activeElement !== maxPerSecond) maxPerSecond.value = String(sandbox.maxPerSecond);
     // The server's values, not the slider's (which snaps to its step).
     $('latency-out').textContent = `${sandbox.latencyMs} ms`;
+    $('latency-p99-out').textContent = p99Text(sandbox.latencyP99Ms);
+    $('latency-kind').textContent = sandbox.latencyP99Ms > 0 ? 'median' : 'fixed';
     $('error500-out').textContent = percent(sandbox.error500Rate);
     $('resets-out').textContent = percent(sandbox.resetRate);
   }
@@ -355,16 +454,29 @@ function renderSandbox(sandbox: SandboxView): void {
   const rows = sandbox.ledger.map((entry) => {
     const row = document.createElement('tr');
     row.dataset.n = String(entry.n);
-    const status = entry.fault
-      ? `${entry.status} (${entry.fault === 'reset' ? 'fault' : 'injected'})`
-      : entry.status;
-    const tone = entry.status === '200' ? 'ok' : entry.status === '422' ? 'warn' : 'bad';
+    row.dataset.status = entry.status;
+    // A key check (no profile, 400 = the key works, 401 = it does not) is free by design: not an error row.
+    const status = entry.keyCheck
+      ? `key check: ${entry.status === '400' ? 'valid' : entry.status === '401' ? 'rejected' : entry.status}`
+      : entry.limited
+        ? `${entry.status} (rate limit)`
+        : entry.fault
+          ? `${entry.status} (${entry.fault === 'reset' ? 'fault' : 'injected'})`
+          : entry.status;
+    const tone = entry.keyCheck
+      ? 'check'
+      : entry.status === '200'
+        ? 'ok'
+        : entry.status === '422' || entry.limited
+          ? 'warn'
+          : 'bad';
     const cells: Array<[string, string]> = [
       [String(entry.n), 'n'],
-      [entry.url.replace(/^https?:\/\/(www\.)?/i, ''), 'url'],
+      [entry.keyCheck ? 'API key check' : entry.url.replace(/^https?:\/\/(www\.)?/i, ''), 'url'],
       [status, `status ${tone}`],
-      [entry.charged ? '1 credit' : '—', entry.charged ? 'charged' : 'free'],
+      [entry.charged ? '1 credit' : entry.keyCheck ? 'free check' : '—', entry.charged ? 'charged' : 'free'],
     ];
+    row.classList.toggle('key-check', entry.keyCheck === true);
     for (const [text, className] of cells) {
       const td = document.createElement('td');
       td.className = className;
@@ -399,20 +511,92 @@ $('set-credits-form').addEventListener('submit', (event) => {
 });
 for (const [slider, name] of [
   [latency, 'latencyMs'],
+  [latencyP99, 'latencyP99Ms'],
   [error500, 'error500Rate'],
   [resets, 'resetRate'],
 ] as const) {
   slider.addEventListener('input', () => {
     slidersTouched = Date.now();
-    $('latency-out').textContent = `${latency.value} ms`;
-    $('error500-out').textContent = percent(Number(error500.value));
-    $('resets-out').textContent = percent(Number(resets.value));
+    renderSliderOutputs();
   });
   slider.addEventListener('change', () => {
     slidersTouched = Date.now();
     void changeSandbox({ [name]: Number(slider.value) });
   });
 }
+
+for (const [input, name] of [
+  [maxInFlight, 'maxInFlight'],
+  [maxPerSecond, 'maxPerSecond'],
+] as const) {
+  input.addEventListener('change', () => {
+    const value = Number(input.value);
+    if (Number.isInteger(value) && value >= 0) void changeSandbox({ [name]: value });
+    else showNotice('A rate limit is a whole number of requests (0 for none).');
+  });
+}
+
+$('key-show').addEventListener('click', async () => {
+  const button = $('key-show');
+  if (shownKey !== null) {
+    shownKey = null;
+    button.textContent = 'Show key';
+    button.setAttribute('aria-pressed', 'false');
+    void poll(true);
+    return;
+  }
+  try {
+    const answer = await request<KeyAnswer>('POST', '/api/sandbox/key', { action: 'show' });
+    shownKey = answer.key ?? null;
+    $('org-key').textContent = shownKey ?? '';
+    button.textContent = 'Hide key';
+    button.setAttribute('aria-pressed', 'true');
+  } catch (error) {
+    showNotice(`The key could not be shown: ${error instanceof Error ? error.message : String(error)}`);
+  }
+});
+
+$('key-restore').addEventListener('click', async () => {
+  try {
+    await request<KeyAnswer>('POST', '/api/sandbox/key', { action: 'restore' });
+    showNotice("The demo key is saved as the user's key again.", 'info');
+  } catch (error) {
+    showNotice(`The key could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+  }
+});
+
+// Folding: below 1,200 px the panel starts folded so the grid keeps its width; the choice is remembered.
+const FOLD_KEY = 'playground.sandboxFolded';
+const FOLD_BELOW_PX = 1200;
+
+function setFolded(folded: boolean): void {
+  $('sandbox-panel').classList.toggle('folded', folded);
+  const button = $('sandbox-fold');
+  button.setAttribute('aria-expanded', String(!folded));
+  button.textContent = folded ? '‹' : '›';
+  button.title = folded ? 'Show the sandbox panel' : 'Fold the sandbox panel away';
+}
+
+function savedFold(): boolean {
+  try {
+    const saved = localStorage.getItem(FOLD_KEY);
+    if (saved !== null) return saved === 'true';
+  } catch {
+    // Private mode: by the width.
+  }
+  return window.innerWidth < FOLD_BELOW_PX;
+}
+
+setFolded(savedFold());
+$('sandbox-fold').addEventListener('click', () => {
+  const folded = !$('sandbox-panel').classList.contains('folded');
+  setFolded(folded);
+  try {
+    localStorage.setItem(FOLD_KEY, String(folded));
+  } catch {
+    // Private mode: until the page reloads.
+  }
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Polling
