@@ -5,8 +5,9 @@
  * undefined and the playground shows the formula as typed. The add-on's custom functions go through the
  * emulator's recalculation instead.
  */
-import { parseA1 } from '../test/emulator/a1';
-import type { CellValue } from '../test/emulator/spreadsheet';
+
+import type { CellValue } from '../emulator';
+import { parseA1 } from '../emulator';
 
 export type FormulaError = '#DIV/0!' | '#VALUE!' | '#REF!' | '#NUM!';
 export type FormulaResult = number | string | boolean | { error: FormulaError | string; message: string };
