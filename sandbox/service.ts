@@ -323,8 +323,11 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       return { ...base, status: 405, body: { error: MESSAGES.methodNotAllowed }, headers: { Allow: 'POST' } };
     }
     if (admission && !admission.admitted) {
+      const refusedUrl = parseBody(body)?.network_url;
       return {
         ...base,
+        // Which profile was refused, for the ledger (the body is read, not checked).
+        networkUrl: typeof refusedUrl === 'string' ? refusedUrl : undefined,
         status: 429,
         body: { error: `${MESSAGES.tooManyRequests}: ${LIMIT_MESSAGES[admission.reason]}` },
         headers: { 'Retry-After': String(admission.retryAfterSeconds) },

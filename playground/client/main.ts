@@ -457,7 +457,11 @@ function renderSandbox(sandbox: SandboxView): void {
     row.dataset.status = entry.status;
     // A key check (no profile, 400 = the key works, 401 = it does not) is free by design: not an error row.
     const status = entry.keyCheck
-      ? `key check: ${entry.status === '400' ? 'valid' : entry.status === '401' ? 'rejected' : entry.status}`
+      ? entry.status === '400'
+        ? 'key OK'
+        : entry.status === '401'
+          ? 'key rejected'
+          : entry.status
       : entry.limited
         ? `${entry.status} (rate limit)`
         : entry.fault
@@ -474,7 +478,7 @@ function renderSandbox(sandbox: SandboxView): void {
       [String(entry.n), 'n'],
       [entry.keyCheck ? 'API key check' : entry.url.replace(/^https?:\/\/(www\.)?/i, ''), 'url'],
       [status, `status ${tone}`],
-      [entry.charged ? '1 credit' : entry.keyCheck ? 'free check' : '—', entry.charged ? 'charged' : 'free'],
+      [entry.charged ? '1 credit' : entry.keyCheck ? 'free' : '—', entry.charged ? 'charged' : 'free'],
     ];
     row.classList.toggle('key-check', entry.keyCheck === true);
     for (const [text, className] of cells) {

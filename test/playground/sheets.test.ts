@@ -388,11 +388,12 @@ describe('the playground behaves like Sheets', () => {
     const statuses = await page
       .locator('#ledger-body td.status')
       .evaluateAll((tds) => tds.map((td) => `${td.textContent} ${td.className}`));
-    expect(statuses).toEqual(['key check: valid status check', 'key check: rejected status check']);
-    expect(await page.locator('#ledger-body td.free').allTextContents()).toEqual([
-      'free check',
-      'free check',
+    expect(statuses).toEqual(['key OK status check', 'key rejected status check']);
+    expect(await page.locator('#ledger-body td.url').allTextContents()).toEqual([
+      'API key check',
+      'API key check',
     ]);
+    expect(await page.locator('#ledger-body td.free').allTextContents()).toEqual(['free', 'free']);
 
     // The rate limit and the long tail reach the sandbox.
     await page.locator('#max-in-flight').fill('2');
@@ -428,7 +429,10 @@ describe('the playground behaves like Sheets', () => {
       ACTION_MS,
       'the rate-limited rows in the panel',
     );
-    expect(sandbox.ledger().filter((e) => e.status === 429 && e.charged === 0)).toHaveLength(3);
+    const refused = sandbox.ledger().filter((e) => e.status === 429 && e.charged === 0);
+    expect(refused).toHaveLength(3);
+    // The refused profiles are named in the ledger (the panel shows them, not the endpoint's path).
+    expect(refused.every((e) => e.networkUrl?.startsWith('https://www.network.com/in/'))).toBe(true);
     // A p99 back to 0: a fixed latency again.
     await page.locator('#latency-p99').fill('0');
     await waitFor(
