@@ -5,6 +5,7 @@ import type { LookupResult } from '../core/lookup';
 import { API_KEY_PROPERTY } from '../core/propertyNames';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import type { Settings } from '../core/sidebarState';
+import { type NetworkHosts, parseNetworkHosts } from '../core/url';
 
 const SETTINGS_PROPERTY = 'PEF_SETTINGS';
 const RESULT_PREFIX = 'pef.r.';
@@ -62,6 +63,8 @@ export interface ScriptConfig {
   concurrency?: number;
   /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;
+  /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
+  networkHosts: NetworkHosts;
 }
 
 let scriptConfig: ScriptConfig | undefined;
@@ -80,6 +83,7 @@ export function readScriptConfig(): ScriptConfig {
     batchSize: positiveInt(props.ENRICH_BATCH_SIZE),
     concurrency: positiveInt(props.FETCH_CONCURRENCY),
     findEmailBudgetMs: positiveInt(props.FINDEMAIL_BUDGET_MS),
+    networkHosts: parseNetworkHosts(props.NETWORK_HOSTS),
   };
   return scriptConfig;
 }

@@ -1,6 +1,6 @@
 /** Bulk-run state and the per-window plan. Pure: the sheet and the service are reached by features/enrichment.ts. */
 import { outputHeaders, type RowOutcome, STATUS } from './cells';
-import { looksLikeUrl, parseProfileInput } from './url';
+import { looksLikeUrl, type NetworkHosts, parseProfileInput } from './url';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
 
@@ -150,9 +150,14 @@ export type RowPlan =
  * A row is pending when it has no status yet, or (on the first pass) an ERROR (retried) or INVALID_URL (checked
  * again: free). Later passes only pick up rows without a status: the ones written this run are final.
  */
-export function planRows(rows: unknown[][], recheck: boolean, retryFailed = true): RowPlan[] {
+export function planRows(
+  rows: unknown[][],
+  recheck: boolean,
+  retryFailed: boolean,
+  hosts: NetworkHosts,
+): RowPlan[] {
   return rows.map((row) => {
-    const input = parseProfileInput(row[0]);
+    const input = parseProfileInput(row[0], hosts);
     const status = String(row[2] ?? '');
     if (input.kind === 'empty') return { action: 'blank' };
     const pending = recheck || isPendingStatus(status, retryFailed);
@@ -167,9 +172,9 @@ export function isPendingStatus(status: string, retryFailed: boolean): boolean {
 }
 
 /** True when the row still holds the URL it was planned from (a sort or insertion moves rows between slices). */
-export function sameInput(cell: unknown, plan: RowPlan): boolean {
+export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): boolean {
   if (plan.action === 'lookup') {
-    const input = parseProfileInput(cell);
+    const input = parseProfileInput(cell, hosts);
     return input.kind === 'url' && input.key === plan.key;
   }
   if (plan.action === 'invalid') return String(cell) === plan.sent;

@@ -39,7 +39,7 @@ import {
 } from '../core/job';
 import type { LookupOutcome, LookupResult, ServiceError } from '../core/lookup';
 import { DEFAULT_RETRY } from '../core/retry';
-import { parseProfileInput } from '../core/url';
+import { type NetworkHosts, parseProfileInput } from '../core/url';
 
 // Apps Script stops an execution after 6 minutes (https://developers.google.com/apps-script/guides/services/quotas).
 // A slice works for at most this long, leaving a wide margin for the last batch, the write and the save.
@@ -193,8 +193,9 @@ function createJob(selection: GoogleAppsScript.Spreadsheet.Range): { job: Job; p
   const counts = emptyCounts();
   const keys = new Set<string>();
   let hasDuplicates = false;
+  const hosts = readScriptConfig().networkHosts;
   for (const row of dataRows) {
-    const input = parseProfileInput(row[0]);
+    const input = parseProfileInput(row[0], hosts);
     if (input.kind === 'empty') continue;
     counts.total++;
     if (input.kind === 'url') {
@@ -482,13 +483,13 @@ function noteEnds(job: Job, sheet: Sheet): void {
 }
 
 /** Results written in the job's rows, by normalised URL: a duplicate gets the same result without a request. */
-function writtenResults(job: Job, sheet: Sheet, width: number): Map<string, unknown[]> {
+function writtenResults(job: Job, sheet: Sheet, width: number, hosts: NetworkHosts): Map<string, unknown[]> {
   const results = new Map<string, unknown[]>();
   const rows = job.lastRow - job.firstRow + 1;
   if (rows <= 0) return results;
   const values = sheet.getRange(job.firstRow, job.urlColumn, rows, width).getValues();
   values.forEach((row) => {
-    const input = parseProfileInput(row[0]);
+    const input = parseProfileInput(row[0], hosts);
     const status = cellText(row[2]);
     if (input.kind !== 'url' || results.has(input.key)) return;
     if (!isOwnStatus(status, row[1]) || isPendingStatus(status, true)) return;
@@ -546,7 +547,7 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
   let written: Map<string, unknown[]> | undefined;
   const copies = (key: string): unknown[] | undefined => {
     if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
-    written = written ?? writtenResults(job, sheet, width);
+    written = written ?? writtenResults(job, sheet, width, config.networkHosts);
     return written.get(key);
   };
   const read = (from: number, count: number): unknown[][] =>
@@ -568,7 +569,12 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
       blockStart = job.cursor;
     }
     const retryFailed = job.pass === 1;
-    const plans = planRows(block.slice(0, windowSize), job.recheck && job.pass === 1, retryFailed);
+    const plans = planRows(
+      block.slice(0, windowSize),
+      job.recheck && job.pass === 1,
+      retryFailed,
+      config.networkHosts,
+    );
 
     // Rows whose output cells hold something of the user's are never written: nothing is spent on them.
     const unwritable = new Set<number>();
@@ -645,7 +651,8 @@ function runSlice(job: Job, limits: SliceLimits, deadline: number, cache: Result
         stopAt = index;
         break;
       }
-      if (!sameInput(check[index]?.[0], plan) || !stillPending(check[index], job)) continue;
+      if (!sameInput(check[index]?.[0], plan, config.networkHosts) || !stillPending(check[index], job))
+        continue;
       const row = copied ? copied.slice() : enrichmentRow(outcome!, job.extraFields);
       if (copied) {
         job.counts.processed++;

@@ -53,7 +53,8 @@ describe('200 with an address (found)', () => {
     const w = await open();
     const input = url('jane-doe');
     const answer = buildLookupResponse(input);
-    if (answer.status !== 200) throw new Error('the sandbox should find jane-doe');
+    if (answer.status !== 200 || answer.body.status !== 'success')
+      throw new Error('the sandbox should find jane-doe');
     const body = answer.body;
     expect(await findEmailRow(w, input)).toEqual([
       body.email_address,
@@ -96,7 +97,8 @@ it('200 without an address: NOT_FOUND with the profile name, one credit', async 
   const w = await open();
   const input = url('jane-noemail');
   const answer = buildLookupResponse(input);
-  if (answer.status !== 200) throw new Error('the sandbox should answer 200 for jane-noemail');
+  if (answer.status !== 200 || answer.body.status !== 'success')
+    throw new Error('the sandbox should answer 200 for jane-noemail');
   expect(await findEmailRow(w, input)).toEqual([
     '',
     'NOT_FOUND',

@@ -21,6 +21,9 @@ export const EDITOR_ORG = 'editor-org';
 /** The add-on's user property for the API key (src/core/propertyNames.ts). */
 export { API_KEY_PROPERTY };
 
+/** The sandbox's network (script property NETWORK_HOSTS): its profile URLs are `network.com/in/<slug>`. */
+export const SANDBOX_NETWORK_HOSTS = 'network.com';
+
 /** A profile URL on the sandbox's network; the slug decides the answer (sandbox/profiles.ts). */
 export function url(slug: string, host = 'www.network.com'): string {
   return `https://${host}/in/${slug}`;
@@ -31,7 +34,7 @@ export interface WorldOptions {
   editorCredits?: number;
   faults?: FaultConfig;
   data?: unknown[][];
-  /** Script properties besides API_BASE_URL (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
+  /** Script properties besides API_BASE_URL and NETWORK_HOSTS (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
   scriptProperties?: Record<string, string>;
   /** Save OWNER_KEY in the owner's user properties (default true). */
   ownerKey?: boolean;
@@ -62,7 +65,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   try {
     env = new Environment({
       ...options.env,
-      scriptProperties: { API_BASE_URL: sandbox.baseUrl, ...options.scriptProperties },
+      scriptProperties: {
+        API_BASE_URL: sandbox.baseUrl,
+        NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS,
+        ...options.scriptProperties,
+      },
     });
     const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
     if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
