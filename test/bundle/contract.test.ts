@@ -72,12 +72,13 @@ describe('200 with an address (found)', () => {
       method: 'POST',
       path: '/api/v1/network_finder',
       organization: ORG,
-      networkUrl: input,
+      // The canonical spelling of the profile (src/core/url.ts): the network's own form, with its slash.
+      networkUrl: `${input}/`,
       status: 200,
       charged: 1,
     });
     expect(w.env.fetches[0]).toMatchObject({ method: 'post', headers: { 'X-KEY': OWNER_KEY } });
-    expect(JSON.parse(w.env.fetches[0].payload ?? '')).toEqual({ network_url: input });
+    expect(JSON.parse(w.env.fetches[0].payload ?? '')).toEqual({ network_url: `${input}/` });
   });
 
   it('returns a catch-all domain as the boolean TRUE', async () => {
@@ -226,7 +227,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(request.path).toBe('/api/v1/network_finder');
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['x-key']).toBe(OWNER_KEY);
-    expect(JSON.parse(request.body)).toEqual({ network_url: url('jane-doe') });
+    expect(JSON.parse(request.body)).toEqual({ network_url: `${url('jane-doe')}/` });
   });
 
   it('an unexpected status (418): ERROR with status and text, not retried', async () => {
