@@ -9,6 +9,7 @@
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
+import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
 import { Environment, type EnvironmentOptions, type RunOptions } from '../emulator';
 import type { SpreadsheetModel } from '../emulator/spreadsheet';
 
@@ -27,6 +28,16 @@ export const SANDBOX_NETWORK_HOSTS = 'network.com';
 /** A profile URL on the sandbox's network; the slug decides the answer (sandbox/profiles.ts). */
 export function url(slug: string, host = 'www.network.com'): string {
   return `https://${host}/in/${slug}`;
+}
+
+/**
+ * The `network_url` the add-on sends for a profile URL: its canonical spelling (`https://www.network.com/in/<id>/`,
+ * src/core/url.ts; test/bundle/url.test.ts checks it literally). Throws for text that is not a profile URL.
+ */
+export function sentFor(profileUrl: string): string {
+  const input = parseProfileInput(profileUrl, parseNetworkHosts(SANDBOX_NETWORK_HOSTS));
+  if (input.kind !== 'url') throw new Error(`not a profile URL of the sandbox: ${profileUrl}`);
+  return input.sent;
 }
 
 export interface WorldOptions {
