@@ -1,5 +1,5 @@
 /** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
-import { boundResult, FIELD_LIMITS } from './bounds';
+import { boundResult, cut, FIELD_LIMITS } from './bounds';
 
 export interface ProfileInfo {
   name?: string;
@@ -116,9 +116,10 @@ function parseJson(body: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The body's error text, bounded: it reaches notes, the run's message and its stored state. */
 function errorText(body: Record<string, unknown> | undefined): string | undefined {
   const text = body?.error ?? body?.message;
-  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
+  return typeof text === 'string' && text.trim() !== '' ? cut(text.trim(), FIELD_LIMITS.message) : undefined;
 }
 
 function readProfile(value: unknown): ProfileInfo {

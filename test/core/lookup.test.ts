@@ -182,6 +182,12 @@ describe('interpretLookupResponse', () => {
     expect(outcome.kind === 'error' && outcome.message).toContain(`said ${status}`);
   });
 
+  it('bounds the error text of any status', () => {
+    const outcome = interpretLookupResponse(402, JSON.stringify({ error: 'x'.repeat(20_000) }));
+    expect(outcome.kind === 'error' && outcome.message.length).toBeLessThan(FIELD_LIMITS.message + 40);
+    expect(outcome.kind === 'error' && outcome.message).toContain(CUT_MARKER);
+  });
+
   it('reads a message field as well as an error field', () => {
     const outcome = interpretLookupResponse(
       500,
