@@ -23,6 +23,8 @@ const OWNER = 'owner@example.com';
 const KEY_PROPERTY = 'PEF_API_KEY';
 const ADDON = { org: 'bench-addon', key: 'bench-addon-key-4f1c9a7e2b' };
 const NAIVE = { org: 'bench-naive', key: 'bench-naive-key-8d3e6b0c5a' };
+/** The add-on's NETWORK_HOSTS script property: the sandbox's network (sandbox/profiles.ts). */
+const SANDBOX_NETWORK_HOSTS = 'network.com';
 const CUSTOM_FUNCTION_LIMIT_S = 30;
 const TARGET_RATIO = 15;
 const TARGET_RANGE_S = 10;
@@ -252,6 +254,7 @@ async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: stri
   const env = new Environment({
     scriptProperties: {
       API_BASE_URL: sandbox.baseUrl,
+      NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS,
       ...(config.batchSize ? { ENRICH_BATCH_SIZE: String(config.batchSize) } : {}),
     },
   });
@@ -416,7 +419,9 @@ async function recalcRound(env: Environment, ssId: string, sandbox: SandboxServe
 }
 
 async function benchFindEmail(config: Config, sandbox: SandboxServer, urls: string[]) {
-  const env = new Environment({ scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
+  const env = new Environment({
+    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
+  });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
     const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });

@@ -52,7 +52,11 @@ const SPREADSHEET_NAME = 'Leads to enrich';
 /** Sheets names an add-on's menu after the add-on. */
 const ADDON_MENU_TITLE = 'Profile Email Finder';
 /** Short slices: the sidebar shows progress after each, and Ctrl-C waits for at most one. */
-const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = { ENRICH_STEP_BUDGET_MS: '5000' };
+// The sandbox's network is network.com (sandbox/profiles.ts): its profile URLs are the ones looked up.
+const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = {
+  ENRICH_STEP_BUDGET_MS: '5000',
+  NETWORK_HOSTS: 'network.com',
+};
 const TOASTS_SHOWN = 20;
 const MIN_ROWS = 1000;
 const MIN_COLUMNS = 26;

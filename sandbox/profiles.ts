@@ -19,12 +19,25 @@
  *   6. otherwise found: `first.last@<domain>` (`first@<domain>` for one token, accents folded), the domain
  *      picked from DOMAINS by an FNV-1a hash of the normalised URL; globex.test and hooli.test are catch-all.
  * - Tokens `flaky` and `broken` do not change the result; the service turns them into 500s (see service.ts).
+ * - Odd answers, decided by how the slug begins (after the markers of rule 1; a 200, one credit charged):
+ *   - `huge-name-…` -> found as rule 6, but the profile's `name` is HUGE_NAME_LENGTH (10 KB) characters: the
+ *     name repeated (`/in/huge-name-jane-doe`: "Huge Name Jane Doe Huge Name Jane Doe …");
+ *   - `odd-200-empty-…` -> `{}`, a 200 without any field of the contract;
+ *   - `odd-200-nostatus-…` -> the found body of rule 6 without its `status` field.
  * - `updated_at`, the headline and the company derive from the same hash.
  */
 
 export const UNPROCESSABLE_MESSAGE = 'Unable to extract the name or the domain from the profile';
 export const FORMULA_EMAIL = '=HYPERLINK("http://evil.test","click")';
 export const MARKERS = ['noemail', 'anonymous', 'nodomain', 'formula', 'flaky', 'broken'] as const;
+/** The length of the name a `huge-name-…` profile answers with: over a property value's 9 KB by itself. */
+export const HUGE_NAME_LENGTH = 10 * 1024;
+/** Slug beginnings of the odd answers (see the header). */
+export const ODD_SLUGS = {
+  hugeName: 'huge-name-',
+  empty200: 'odd-200-empty-',
+  noStatus200: 'odd-200-nostatus-',
+} as const;
 export type Marker = (typeof MARKERS)[number];
 
 export interface CompanyDomain {
@@ -72,7 +85,9 @@ export type Prediction =
       domain: string;
     }
   | { kind: 'not_found'; name: string }
-  | { kind: 'unprocessable'; message: string; partialProfile: PartialProfile };
+  | { kind: 'unprocessable'; message: string; partialProfile: PartialProfile }
+  /** A 200 whose body is not the contract's success shape (`odd-200-…` slugs). */
+  | { kind: 'off_contract'; body: OffContractBody };
 
 export interface ProfileRecord {
   network_url: string;
@@ -99,7 +114,15 @@ export interface UnprocessableBody {
   profile: PartialProfile;
 }
 
-export type LookupResponse = { status: 200; body: SuccessBody } | { status: 422; body: UnprocessableBody };
+/** The body of an odd 200: no `status` (tell it from a SuccessBody by `body.status === 'success'`). */
+export interface OffContractBody {
+  status?: undefined;
+  [field: string]: unknown;
+}
+
+export type LookupResponse =
+  | { status: 200; body: SuccessBody | OffContractBody }
+  | { status: 422; body: UnprocessableBody };
 
 export interface ParsedProfileUrl {
   normalized: string;
@@ -107,6 +130,11 @@ export interface ParsedProfileUrl {
   path: string;
   /** Lower-case slug tokens; empty when the path is not `/in/<slug>`. */
   tokens: string[];
+}
+
+/** The slug's tokens joined by `-` (lower-case, decoded), to match the odd answers' beginnings. */
+function slugText(tokens: string[]): string {
+  return `${tokens.join('-')}-`;
 }
 
 const URL_PARTS = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^/?#\s]+)([^?#\s]*)(?:[?#].*)?$/i;
@@ -221,6 +249,10 @@ function derive(networkUrl: string): Derivation {
   if (names.length === 0) return unprocessable();
   const name = names.map(capitalise).join(' ');
   if (tokens.includes('nodomain')) return unprocessable(name);
+  const slug = slugText(tokens);
+  if (slug.startsWith(ODD_SLUGS.empty200)) {
+    return { prediction: { kind: 'off_contract', body: {} }, normalized, hash, company };
+  }
   if (tokens.includes('noemail'))
     return { prediction: { kind: 'not_found', name }, normalized, hash, company };
   const localParts = [foldAscii(names[0]), names.length > 1 ? foldAscii(names[names.length - 1]) : ''].filter(
@@ -228,25 +260,62 @@ function derive(networkUrl: string): Derivation {
   );
   const local = localParts.length > 0 ? localParts.join('.') : 'contact';
   const email = tokens.includes('formula') ? FORMULA_EMAIL : `${local}@${company.domain}`;
-  return {
-    prediction: {
-      kind: 'found',
-      email,
-      emailStatus: 'VALID',
-      accountType: 'professional',
-      isCatchAll: company.catchAll,
-      name,
-      domain: company.domain,
-    },
-    normalized,
-    hash,
-    company,
+  const found: Prediction = {
+    kind: 'found',
+    email,
+    emailStatus: 'VALID',
+    accountType: 'professional',
+    isCatchAll: company.catchAll,
+    name: slug.startsWith(ODD_SLUGS.hugeName)
+      ? `${name} `.repeat(HUGE_NAME_LENGTH).slice(0, HUGE_NAME_LENGTH)
+      : name,
+    domain: company.domain,
   };
+  if (slug.startsWith(ODD_SLUGS.noStatus200)) {
+    const { status: _status, ...body } = foundBody(found, normalized, networkUrl, hash, company);
+    return { prediction: { kind: 'off_contract', body }, normalized, hash, company };
+  }
+  return { prediction: found, normalized, hash, company };
 }
 
 /** What the sandbox answers for this `network_url` (barring faults, credits and key problems). */
 export function predictLookup(networkUrl: string): Prediction {
   return derive(networkUrl).prediction;
+}
+
+function profileRecord(
+  name: string,
+  normalized: string,
+  networkUrl: string,
+  hash: number,
+  company: CompanyDomain,
+): ProfileRecord {
+  return {
+    network_url: normalized,
+    input_url: networkUrl,
+    name,
+    updated_at: updatedAt(hash),
+    headline: `${ROLES[(hash >>> 8) % ROLES.length]} at ${company.company}`,
+    company: company.company,
+  };
+}
+
+function foundBody(
+  prediction: Extract<Prediction, { kind: 'found' }>,
+  normalized: string,
+  networkUrl: string,
+  hash: number,
+  company: CompanyDomain,
+): SuccessBody {
+  return {
+    status: 'success',
+    network_url: normalized,
+    email_address: prediction.email,
+    email_status: prediction.emailStatus,
+    account_type: prediction.accountType,
+    is_catch_all: prediction.isCatchAll,
+    profile: profileRecord(prediction.name, normalized, networkUrl, hash, company),
+  };
 }
 
 /** The full response the sandbox gives for this `network_url` (status and JSON body). */
@@ -258,14 +327,7 @@ export function buildLookupResponse(networkUrl: string): LookupResponse {
       body: { status: 'unprocessable', message: prediction.message, profile: prediction.partialProfile },
     };
   }
-  const profile: ProfileRecord = {
-    network_url: normalized,
-    input_url: networkUrl,
-    name: prediction.name,
-    updated_at: updatedAt(hash),
-    headline: `${ROLES[(hash >>> 8) % ROLES.length]} at ${company.company}`,
-    company: company.company,
-  };
+  if (prediction.kind === 'off_contract') return { status: 200, body: prediction.body };
   if (prediction.kind === 'not_found') {
     return {
       status: 200,
@@ -276,20 +338,9 @@ export function buildLookupResponse(networkUrl: string): LookupResponse {
         email_status: null,
         account_type: null,
         is_catch_all: null,
-        profile,
+        profile: profileRecord(prediction.name, normalized, networkUrl, hash, company),
       },
     };
   }
-  return {
-    status: 200,
-    body: {
-      status: 'success',
-      network_url: normalized,
-      email_address: prediction.email,
-      email_status: prediction.emailStatus,
-      account_type: prediction.accountType,
-      is_catch_all: prediction.isCatchAll,
-      profile,
-    },
-  };
+  return { status: 200, body: foundBody(prediction, normalized, networkUrl, hash, company) };
 }

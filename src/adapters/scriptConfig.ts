@@ -1,6 +1,7 @@
 /** The add-on owner's configuration in script properties, read once per execution. */
 import { type EndpointResult, resolveEndpoint } from '../core/config';
 import { SCRIPT_PROPERTY } from '../core/propertyNames';
+import { type NetworkHosts, parseNetworkHosts } from '../core/url';
 
 export interface ScriptConfig {
   endpoint: EndpointResult;
@@ -9,6 +10,8 @@ export interface ScriptConfig {
   concurrency?: number;
   /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;
+  /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
+  networkHosts: NetworkHosts;
 }
 
 let scriptConfig: ScriptConfig | undefined;
@@ -27,6 +30,7 @@ export function readScriptConfig(): ScriptConfig {
     batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
     concurrency: positiveInt(props[SCRIPT_PROPERTY.concurrency]),
     findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
+    networkHosts: parseNetworkHosts(props[SCRIPT_PROPERTY.networkHosts]),
   };
   return scriptConfig;
 }

@@ -2,7 +2,7 @@
 import { CELL, OUT, type RowOutcome, STATUS } from './cells';
 import { type Counts, emptyCounts } from './job';
 import { cellText, isPendingStatus, statusOfRow } from './rowPlan';
-import { parseProfileInput } from './url';
+import { type NetworkHosts, parseProfileInput } from './url';
 
 export type StatusKind = 'found' | 'notFound' | 'failed' | 'none';
 
@@ -42,12 +42,17 @@ export interface SelectionCount {
  * Counts describe the sheet: rows with a final result are skipped (and counted by kind) unless re-checking.
  * `readStatus`: the output columns are the add-on's (their status cells count).
  */
-export function countSelection(rows: unknown[][], recheck: boolean, readStatus: boolean): SelectionCount {
+export function countSelection(
+  rows: unknown[][],
+  recheck: boolean,
+  readStatus: boolean,
+  hosts: NetworkHosts,
+): SelectionCount {
   const counts = emptyCounts();
   const keys = new Set<string>();
   let hasDuplicates = false;
   for (const row of rows) {
-    const input = parseProfileInput(row[CELL.url]);
+    const input = parseProfileInput(row[CELL.url], hosts);
     if (input.kind === 'empty') continue;
     counts.total++;
     if (input.kind === 'url') {

@@ -1,4 +1,5 @@
 /** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
+import { boundResult, cut, FIELD_LIMITS } from './bounds';
 
 export interface ProfileInfo {
   name?: string;
@@ -82,9 +83,10 @@ export type KeyCheck = { valid: true } | { valid: false; message: string } | Ser
 export function interpretKeyCheck(status: number, body: string): KeyCheck {
   if (status === 400) return { valid: true };
   if (status === 401) return { valid: false, message: errorText(parseJson(body)) ?? 'Unauthorized' };
+  // A 200 to a body without network_url is off-contract, whatever it holds; the key evidently works.
+  if (status === 200) return { valid: true };
   const outcome = interpretLookupResponse(status, body);
   if (outcome.kind === 'error') return outcome;
-  // A 200 to an empty body is off-contract; the key evidently works.
   return { valid: true };
 }
 
@@ -114,9 +116,10 @@ function parseJson(body: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The body's error text, bounded: it reaches notes, the run's message and its stored state. */
 function errorText(body: Record<string, unknown> | undefined): string | undefined {
   const text = body?.error ?? body?.message;
-  return typeof text === 'string' && text.trim() !== '' ? text.trim() : undefined;
+  return typeof text === 'string' && text.trim() !== '' ? cut(text.trim(), FIELD_LIMITS.message) : undefined;
 }
 
 function readProfile(value: unknown): ProfileInfo {
@@ -126,6 +129,54 @@ function readProfile(value: unknown): ProfileInfo {
   if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
   if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
   return profile;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Absent, null or of this type. */
+function optional(value: unknown, type: 'string' | 'boolean'): boolean {
+  return value === undefined || value === null || typeof value === type;
+}
+
+/**
+ * Why a 200 body is not the contract's success shape (§2.2), or undefined when it is. Required: `status` equal to
+ * "success", `email_address` a string or null (empty or null: no address), `profile` an object. The other fields
+ * may be absent or null (a not-found answer carries nulls), but when given they have the contract's types.
+ */
+function offContract(json: Record<string, unknown>): string | undefined {
+  if (json.status !== 'success') {
+    return json.status === undefined
+      ? 'no "status"'
+      : `"status" is ${JSON.stringify(json.status).slice(0, 40)}`;
+  }
+  if (!('email_address' in json) || !optional(json.email_address, 'string'))
+    return '"email_address" is missing or not text';
+  if (!isRecord(json.profile)) return '"profile" is missing';
+  const wrong = (
+    [
+      ['network_url', json.network_url, 'string'],
+      ['email_status', json.email_status, 'string'],
+      ['account_type', json.account_type, 'string'],
+      ['is_catch_all', json.is_catch_all, 'boolean'],
+      ['profile.name', json.profile.name, 'string'],
+      ['profile.updated_at', json.profile.updated_at, 'string'],
+    ] as const
+  ).find(([, value, type]) => !optional(value, type));
+  if (wrong) return `"${wrong[0]}" is not ${wrong[2] === 'string' ? 'text' : 'true or false'}`;
+  if (typeof json.email_address === 'string' && json.email_address.trim().length > FIELD_LIMITS.email)
+    return `"email_address" is longer than ${FIELD_LIMITS.email} characters`;
+  return undefined;
+}
+
+/** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */
+function oddSuccess(reason: string): ServiceError {
+  return serviceError(
+    'invalid_body',
+    `The service answered HTTP 200 without a result (${reason}); not kept, looked up again on the next run.`,
+    { status: 200 },
+  );
 }
 
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
@@ -146,17 +197,20 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
   const json = parsed ?? {};
   switch (status) {
     case 200: {
+      const odd = offContract(json);
+      if (odd) return oddSuccess(odd);
       const email = json.email_address;
       const profile = readProfile(json.profile);
-      if (typeof email !== 'string' || email.trim() === '') return { kind: 'not_found', profile };
-      return {
+      if (typeof email !== 'string' || email.trim() === '')
+        return boundResult({ kind: 'not_found', profile });
+      return boundResult({
         kind: 'found',
         email: email.trim(),
         emailStatus: typeof json.email_status === 'string' ? json.email_status : '',
         catchAll: json.is_catch_all === true,
         accountType: typeof json.account_type === 'string' ? json.account_type : '',
         profile,
-      };
+      });
     }
     case 400:
       return serviceError('bad_request', said ?? 'The service rejected the profile URL (400).', { status });
@@ -177,11 +231,11 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
         { status, effect: 'stop' },
       );
     case 422:
-      return {
+      return boundResult({
         kind: 'unprocessable',
         message: typeof json.message === 'string' ? json.message : (said ?? 'Unprocessable profile'),
         profile: readProfile(json.profile),
-      };
+      });
     case 429:
       return serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true });
     default:

@@ -33,4 +33,5 @@ export const SCRIPT_PROPERTY = {
   batchSize: 'ENRICH_BATCH_SIZE',
   concurrency: 'FETCH_CONCURRENCY',
   findEmailBudgetMs: 'FINDEMAIL_BUDGET_MS',
+  networkHosts: 'NETWORK_HOSTS',
 } as const;

@@ -1,4 +1,5 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
+import { boundResult, FIELD_LIMITS } from './bounds';
 import type { LookupResult } from './lookup';
 
 // Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
@@ -12,7 +13,20 @@ export interface CachedResult {
   savedAt: number;
 }
 
-export function encodeResult(result: LookupResult, savedAtMs: number): string {
+/**
+ * The most UTF-8 bytes an encoded result can take: every field at its bound (FIELD_LIMITS), each code unit written
+ * as at most 6 bytes (JSON's `\u001f` escape; a non-ASCII code unit is at most 3 bytes, a surrogate pair 4), and
+ * the array's fixed part. Far below a property value's 9 KB, so no answer can make a batch's write fail.
+ */
+export const MAX_ENCODED_BYTES =
+  6 *
+    (FIELD_LIMITS.name +
+      FIELD_LIMITS.updatedAt +
+      Math.max(FIELD_LIMITS.email + 2 * FIELD_LIMITS.status, FIELD_LIMITS.message)) +
+  64;
+
+export function encodeResult(unbounded: LookupResult, savedAtMs: number): string {
+  const result = boundResult(unbounded);
   const profile = result.profile;
   const row: unknown[] = [
     VERSION,

@@ -5,7 +5,7 @@
  */
 import { CELL, OUT, outputHeaders, STATUS } from './cells';
 import { stableHash } from './hash';
-import { looksLikeUrl, parseProfileInput } from './url';
+import { looksLikeUrl, type NetworkHosts, parseProfileInput } from './url';
 
 export type RowPlan =
   | { action: 'blank' }
@@ -93,9 +93,14 @@ export function canReuseOutputColumns(
  * ERROR (retried) or INVALID_URL (checked again: free). Later passes only pick up rows without a status: the
  * ones written this run are final.
  */
-export function planRows(rows: unknown[][], recheck: boolean, retryFailed = true): RowPlan[] {
+export function planRows(
+  rows: unknown[][],
+  recheck: boolean,
+  retryFailed: boolean,
+  hosts: NetworkHosts,
+): RowPlan[] {
   return rows.map((row) => {
-    const input = parseProfileInput(row[CELL.url]);
+    const input = parseProfileInput(row[CELL.url], hosts);
     if (input.kind === 'empty') return { action: 'blank' };
     const pending = recheck || isPendingStatus(String(row[CELL.status] ?? ''), retryFailed);
     if (!pending) return { action: 'keep' };
@@ -107,9 +112,9 @@ export function planRows(rows: unknown[][], recheck: boolean, retryFailed = true
 }
 
 /** True when the row still holds the URL it was planned from (a sort or insertion moves rows between slices). */
-export function sameInput(cell: unknown, plan: RowPlan): boolean {
+export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): boolean {
   if (plan.action === 'lookup') {
-    const input = parseProfileInput(cell);
+    const input = parseProfileInput(cell, hosts);
     return input.kind === 'url' && input.key === plan.key;
   }
   if (plan.action === 'invalid') return String(cell) === plan.sent;
@@ -141,10 +146,10 @@ export function firstWithoutStatus(rows: unknown[][]): number {
  * Results the add-on wrote in these rows, by normalised URL (the output cells): a duplicate URL gets the same
  * result without a request.
  */
-export function writtenResults(rows: unknown[][]): Map<string, unknown[]> {
+export function writtenResults(rows: unknown[][], hosts: NetworkHosts): Map<string, unknown[]> {
   const results = new Map<string, unknown[]>();
   for (const row of rows) {
-    const input = parseProfileInput(row[CELL.url]);
+    const input = parseProfileInput(row[CELL.url], hosts);
     const status = statusOfRow(row);
     if (input.kind !== 'url' || results.has(input.key)) continue;
     if (!isOwnStatus(status, row[CELL.email]) || isPendingStatus(status, true)) continue;

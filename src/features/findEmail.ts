@@ -252,7 +252,8 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   if (fields.fields && grid.some((row) => row.length > 1)) {
     throw new Error('With output fields, give a single column of URLs (e.g. A2:A100).');
   }
-  const inputs = grid.map((row) => row.map(parseProfileInput));
+  const hosts = readScriptConfig().networkHosts;
+  const inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
   const outcomes = resolveAll(inputs.flat());
   if (fields.fields) {
     const chosen = fields.fields;

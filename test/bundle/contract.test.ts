@@ -54,7 +54,8 @@ describe('200 with an address (found)', () => {
     const w = await open();
     const input = url('jane-doe');
     const answer = buildLookupResponse(input);
-    if (answer.status !== 200) throw new Error('the sandbox should find jane-doe');
+    if (answer.status !== 200 || answer.body.status !== 'success')
+      throw new Error('the sandbox should find jane-doe');
     const body = answer.body;
     expect(await findEmailRow(w, input)).toEqual([
       body.email_address,
@@ -72,12 +73,13 @@ describe('200 with an address (found)', () => {
       method: 'POST',
       path: '/api/v1/network_finder',
       organization: ORG,
-      networkUrl: input,
+      // The canonical spelling of the profile (src/core/url.ts): the network's own form, with its slash.
+      networkUrl: `${input}/`,
       status: 200,
       charged: 1,
     });
     expect(w.env.fetches[0]).toMatchObject({ method: 'post', headers: { 'X-KEY': OWNER_KEY } });
-    expect(JSON.parse(w.env.fetches[0].payload ?? '')).toEqual({ network_url: input });
+    expect(JSON.parse(w.env.fetches[0].payload ?? '')).toEqual({ network_url: `${input}/` });
   });
 
   it('returns a catch-all domain as the boolean TRUE', async () => {
@@ -97,7 +99,8 @@ it('200 without an address: NOT_FOUND with the profile name, one credit', async 
   const w = await open();
   const input = url('jane-noemail');
   const answer = buildLookupResponse(input);
-  if (answer.status !== 200) throw new Error('the sandbox should answer 200 for jane-noemail');
+  if (answer.status !== 200 || answer.body.status !== 'success')
+    throw new Error('the sandbox should answer 200 for jane-noemail');
   expect(await findEmailRow(w, input)).toEqual([
     '',
     'NOT_FOUND',
@@ -225,7 +228,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(request.path).toBe('/api/v1/network_finder');
     expect(request.headers['content-type']).toBe('application/json');
     expect(request.headers['x-key']).toBe(OWNER_KEY);
-    expect(JSON.parse(request.body)).toEqual({ network_url: url('jane-doe') });
+    expect(JSON.parse(request.body)).toEqual({ network_url: `${url('jane-doe')}/` });
   });
 
   it('an unexpected status (418): ERROR with status and text, not retried', async () => {

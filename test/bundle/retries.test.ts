@@ -18,7 +18,8 @@ afterEach(async () => {
 /** The =FINDEMAIL row the sandbox's answer for `input` must give. */
 function expectedRow(input: string): unknown[] {
   const answer = buildLookupResponse(input);
-  if (answer.status !== 200 || !answer.body.email_address) throw new Error(`${input} is not a found profile`);
+  if (answer.status !== 200 || answer.body.status !== 'success' || !answer.body.email_address)
+    throw new Error(`${input} is not a found profile`);
   const body = answer.body;
   return [
     body.email_address,

@@ -1,6 +1,7 @@
 /**
- * Profile URL handling through dist/Code.js: local rejection (no request, no credit), normalisation for
- * de-duplication and caching, and the URL sent being the user's, trimmed.
+ * Profile URL handling through dist/Code.js: local rejection (no request, no credit) of whatever is not a profile
+ * of the network (script property NETWORK_HOSTS; the harness sets the sandbox's network.com), normalisation for
+ * de-duplication and caching, and the URL sent being the profile's canonical spelling.
  */
 import { startWorld, url, type World } from '../support/harness';
 import { findEmail, findEmailRow } from './helpers';
@@ -19,7 +20,37 @@ describe('invalid input: INVALID_URL, and nothing is sent', () => {
     ['a number', 12345, 'Not looked up: 12345 is not a profile URL.'],
     ['a date', new Date(Date.UTC(2024, 0, 2)), 'Not looked up: a date is not a profile URL.'],
     ['a boolean', true, 'Not looked up: true is not a profile URL.'],
-    ['text with spaces', 'not a url', 'Not looked up: contains spaces, not a profile URL.'],
+    ['text with spaces', 'not a url', 'Not looked up: not a web address.'],
+    [
+      'a URL with a space',
+      'https://www.network.com/in/jane doe',
+      'Not looked up: contains spaces, not a profile URL.',
+    ],
+    [
+      'another site',
+      'https://example.com/about',
+      'Not looked up: not a profile URL of network.com: https://example.com/about.',
+    ],
+    [
+      'a company page',
+      'https://www.network.com/company/acme-corp/',
+      "Not looked up: a company page, not a person's profile (a profile URL is network.com/in/<name>).",
+    ],
+    [
+      'a job post',
+      'https://uk.network.com/jobs/view/3712345678',
+      "Not looked up: a job post, not a person's profile (a profile URL is network.com/in/<name>).",
+    ],
+    [
+      'an old /pub/ address',
+      'https://www.network.com/pub/jane-doe/1a/2b3/4c5',
+      "Not looked up: an old /pub/ profile address (open it and copy the /in/ address it leads to), not a person's profile (a profile URL is network.com/in/<name>).",
+    ],
+    [
+      'an invalid escape',
+      'https://www.network.com/in/jane%ZZ',
+      'Not looked up: the profile name "jane%ZZ" holds an invalid %-escape.',
+    ],
     ['a word', 'hello', 'Not looked up: not a web address.'],
     ['another scheme', 'ftp://x/y', 'Not looked up: ftp: is not a web address.'],
     [
@@ -70,35 +101,63 @@ describe('invalid input: INVALID_URL, and nothing is sent', () => {
 
 describe('normalisation', () => {
   const messy = '  http://WWW.Network.com/in/jane-doe/?x=1#y ';
-  const clean = 'https://network.com/in/jane-doe';
+  const canonical = 'https://www.network.com/in/jane-doe/';
+  const key = 'https://network.com/in/jane-doe';
 
-  it('one profile written two ways in one range: one request, the trimmed input sent as given', async () => {
+  it('one profile written many ways in one range: one request, with the canonical spelling', async () => {
     world = await startWorld();
-    const result = await findEmail(world, [[messy], [clean], [`${clean}/`]]);
+    const spellings = [
+      messy,
+      'https://network.com/in/jane-doe',
+      'https://www.network.com/in/Jane-Doe',
+      'https://uk.network.com/in/jane-doe/',
+      'https://de.network.com/in/JANE-DOE/en',
+      'https://m.network.com/in/jane-doe',
+      'https://www.network.com/mwlite/in/jane-doe',
+      'https://www.network.com/in/jane%2Ddoe',
+      'network.com/in/jane-doe',
+    ];
+    const result = await findEmail(
+      world,
+      spellings.map((spelling) => [spelling]),
+    );
     expect(result.ok).toBe(true);
     const rows = result.value as unknown[][];
     expect(rows[0][1]).toBe('VALID');
-    expect(rows[1]).toEqual(rows[0]);
-    expect(rows[2]).toEqual(rows[0]);
-    const ledger = world.sandbox.service.ledger();
-    expect(ledger.map((entry) => entry.networkUrl)).toEqual([messy.trim()]);
-    expect(world.charges()).toEqual({ [clean]: 1 });
+    for (const row of rows) expect(row).toEqual(rows[0]);
+    expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([canonical]);
+    expect(world.charges()).toEqual({ [key]: 1 });
   });
 
-  it('across executions: the second spelling is served from the cache', async () => {
+  it('across executions: another spelling is served from the store', async () => {
     world = await startWorld();
     const first = await findEmailRow(world, messy);
-    const second = await findEmailRow(world, clean);
+    const second = await findEmailRow(world, 'HTTPS://UK.NETWORK.COM/IN/Jane-Doe/de');
     expect(second).toEqual(first);
-    expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([messy.trim()]);
+    expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([canonical]);
   });
 
-  it('a URL without a scheme is accepted and sent as written', async () => {
+  it('issue 11: an upper-case spelling is sent in its canonical form and found', async () => {
     world = await startWorld();
-    const row = await findEmailRow(world, 'network.com/in/jane-doe');
+    const row = await findEmailRow(world, 'HTTPS://WWW.NETWORK.COM/IN/New-Person-Three/');
     expect(row[1]).toBe('VALID');
+    expect(row[4]).toBe('New Person Three');
     expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([
-      'network.com/in/jane-doe',
+      'https://www.network.com/in/new-person-three/',
+    ]);
+  });
+
+  it('a percent-encoded and a decoded id are one lookup, sent encoded', async () => {
+    world = await startWorld();
+    const result = await findEmail(world, [
+      ['https://www.network.com/in/jos%C3%A9-m%C3%BCller'],
+      ['https://www.network.com/in/José-Müller/'],
+    ]);
+    const rows = result.value as unknown[][];
+    expect(rows[0][4]).toBe('José Müller');
+    expect(rows[1]).toEqual(rows[0]);
+    expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([
+      'https://www.network.com/in/jos%C3%A9-m%C3%BCller/',
     ]);
   });
 
@@ -109,5 +168,38 @@ describe('normalisation', () => {
       'https://network.com/in/jane-doe',
       'https://network.com/in/john-doe',
     ]);
+  });
+});
+
+describe('the host list (script property NETWORK_HOSTS)', () => {
+  it('unset: the network at linkedin.com; the sandbox spelling is not a profile of it', async () => {
+    world = await startWorld({ scriptProperties: { NETWORK_HOSTS: '' } });
+    expect(await findEmailRow(world, url('jane-doe'))).toEqual([
+      '',
+      'INVALID_URL',
+      '',
+      '',
+      '',
+      '',
+      `Not looked up: not a profile URL of linkedin.com: ${url('jane-doe')}.`,
+    ]);
+    expect(world.env.fetches).toHaveLength(0);
+  });
+
+  it('unset: a linkedin.com profile from a country subdomain is sent as https://www.linkedin.com/in/<id>/', async () => {
+    world = await startWorld({ scriptProperties: { NETWORK_HOSTS: '' } });
+    const row = await findEmailRow(world, 'https://uk.linkedin.com/in/Jane-Doe?originalSubdomain=uk');
+    expect(row[1]).toBe('VALID');
+    expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([
+      'https://www.linkedin.com/in/jane-doe/',
+    ]);
+  });
+
+  it('an unusable setting: every URL is INVALID_URL saying so, and nothing is sent', async () => {
+    world = await startWorld({ scriptProperties: { NETWORK_HOSTS: 'network.com, not a host' } });
+    const row = await findEmailRow(world, url('jane-doe'));
+    expect(row[1]).toBe('INVALID_URL');
+    expect(row[6]).toMatch(/NETWORK_HOSTS setting is not a list of domains \("not a host"\)/);
+    expect(world.env.fetches).toHaveLength(0);
   });
 });

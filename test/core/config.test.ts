@@ -1,6 +1,9 @@
 import { resolveEndpoint } from '../../src/core/config';
 import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
 import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/rowPlan';
+import { parseNetworkHosts } from '../../src/core/url';
+
+const SANDBOX_HOSTS = parseNetworkHosts('network.com');
 
 describe('resolveEndpoint', () => {
   it('tolerates a base with or without the trailing slash', () => {
@@ -63,11 +66,28 @@ describe('job planning', () => {
         ['https://network.com/in/b', '', 'ERROR', 'boom'],
         ['oops', '', '', ''],
         ['network.com/in/c', '', '', ''],
+        ['https://example.com/in/d', '', '', ''],
       ],
       false,
+      true,
+      SANDBOX_HOSTS,
     );
-    expect(plans.map((plan) => plan.action)).toEqual(['blank', 'keep', 'lookup', 'invalid', 'lookup']);
-    expect(planRows([['https://network.com/in/a', 'a@x.test', 'VALID', '']], true)[0].action).toBe('lookup');
+    expect(plans.map((plan) => plan.action)).toEqual([
+      'blank',
+      'keep',
+      'lookup',
+      'invalid',
+      'lookup',
+      'invalid',
+    ]);
+    expect(plans[4]).toEqual({
+      action: 'lookup',
+      sent: 'https://www.network.com/in/c/',
+      key: 'https://network.com/in/c',
+    });
+    expect(
+      planRows([['https://network.com/in/a', 'a@x.test', 'VALID', '']], true, true, SANDBOX_HOSTS)[0].action,
+    ).toBe('lookup');
   });
 });
 

@@ -1,3 +1,4 @@
+import { CUT_MARKER, FIELD_LIMITS } from '../../src/core/bounds';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
@@ -71,6 +72,88 @@ describe('interpretLookupResponse', () => {
     });
   });
 
+  it('maps a 200 with nulls or an empty address to not found (the not-found shape of the sandbox)', () => {
+    const nulls = {
+      ...found,
+      email_address: null,
+      email_status: null,
+      account_type: null,
+      is_catch_all: null,
+    };
+    expect(interpretLookupResponse(200, JSON.stringify(nulls))).toMatchObject({ kind: 'not_found' });
+    expect(interpretLookupResponse(200, JSON.stringify({ ...found, email_address: '  ' }))).toMatchObject({
+      kind: 'not_found',
+    });
+    const { network_url: _url, ...withoutUrl } = found;
+    expect(interpretLookupResponse(200, JSON.stringify(withoutUrl))).toMatchObject({ kind: 'found' });
+  });
+
+  const { status: _status, ...noStatus } = found;
+  const { email_address: _email, ...noAddress } = found;
+  const { profile: _profile, ...noProfile } = found;
+  it.each([
+    ['{}', {}, /no "status"/],
+    ['a found body without status', noStatus, /no "status"/],
+    ['status "error"', { ...found, status: 'error' }, /"status" is "error"/],
+    ['status true', { ...found, status: true }, /"status" is true/],
+    ['no email_address', noAddress, /"email_address" is missing or not text/],
+    ['a numeric email_address', { ...found, email_address: 42 }, /"email_address" is missing or not text/],
+    ['no profile', noProfile, /"profile" is missing/],
+    ['a profile that is a list', { ...found, profile: [] }, /"profile" is missing/],
+    ['a text is_catch_all', { ...found, is_catch_all: 'yes' }, /"is_catch_all" is not true or false/],
+    ['a numeric email_status', { ...found, email_status: 1 }, /"email_status" is not text/],
+    ['an object account_type', { ...found, account_type: {} }, /"account_type" is not text/],
+    ['a numeric network_url', { ...found, network_url: 7 }, /"network_url" is not text/],
+    ['a numeric name', { ...found, profile: { name: 12 } }, /"profile.name" is not text/],
+    [
+      'an address over 320 characters',
+      { ...found, email_address: `${'a'.repeat(400)}@acme.test` },
+      /"email_address" is longer than 320/,
+    ],
+  ])('a 200 with %s is ERROR with the reason, never a result, not retried at once', (_name, body, reason) => {
+    const outcome = interpretLookupResponse(200, JSON.stringify(body));
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      error: 'invalid_body',
+      status: 200,
+      retryable: false,
+      effect: 'continue',
+    });
+    expect(outcome.kind === 'error' && outcome.message).toMatch(reason);
+    expect(outcome.kind === 'error' && outcome.message).toMatch(/looked up again on the next run/);
+  });
+
+  it('a JSON 200 that is not an object (a list, a string) is ERROR', () => {
+    for (const body of ['[]', '"success"', 'null', '42']) {
+      expect(interpretLookupResponse(200, body)).toMatchObject({ kind: 'error', error: 'invalid_body' });
+    }
+  });
+
+  it('cuts oversized fields of a result, with the marker', () => {
+    const huge = 'Jane Doe '.repeat(1200);
+    const outcome = interpretLookupResponse(
+      200,
+      JSON.stringify({ ...found, email_status: 'V'.repeat(100), profile: { ...found.profile, name: huge } }),
+    );
+    if (outcome.kind !== 'found') throw new Error(`expected found, got ${outcome.kind}`);
+    expect(outcome.profile.name).toBe(`${huge.trim().slice(0, FIELD_LIMITS.name - 1)}${CUT_MARKER}`);
+    expect(outcome.emailStatus).toHaveLength(FIELD_LIMITS.status);
+    expect(outcome.email).toBe('jane.doe@acme.test');
+    const unprocessable = interpretLookupResponse(
+      422,
+      JSON.stringify({ status: 'unprocessable', message: 'm'.repeat(5000), profile: { name: huge } }),
+    );
+    if (unprocessable.kind !== 'unprocessable') throw new Error('expected unprocessable');
+    expect(unprocessable.message).toHaveLength(FIELD_LIMITS.message);
+    expect(unprocessable.message.endsWith(CUT_MARKER)).toBe(true);
+    expect(unprocessable.profile.name).toHaveLength(FIELD_LIMITS.name);
+  });
+
+  it('a key check answered 200, whatever the body, means the key works', () => {
+    expect(interpretKeyCheck(200, '{}')).toEqual({ valid: true });
+    expect(interpretKeyCheck(200, JSON.stringify(found))).toEqual({ valid: true });
+  });
+
   it('maps 422 to unprocessable with the message and the partial profile', () => {
     const body = {
       status: 'unprocessable',
@@ -97,6 +180,12 @@ describe('interpretLookupResponse', () => {
     const outcome = interpretLookupResponse(status, JSON.stringify({ error: `said ${status}` }));
     expect(outcome).toMatchObject({ kind: 'error', error, status, retryable, effect });
     expect(outcome.kind === 'error' && outcome.message).toContain(`said ${status}`);
+  });
+
+  it('bounds the error text of any status', () => {
+    const outcome = interpretLookupResponse(402, JSON.stringify({ error: 'x'.repeat(20_000) }));
+    expect(outcome.kind === 'error' && outcome.message.length).toBeLessThan(FIELD_LIMITS.message + 40);
+    expect(outcome.kind === 'error' && outcome.message).toContain(CUT_MARKER);
   });
 
   it('reads a message field as well as an error field', () => {

@@ -10,9 +10,12 @@ import {
   stillPending,
   writtenResults,
 } from '../../src/core/rowPlan';
+import { parseNetworkHosts } from '../../src/core/url';
 
 const A = 'https://network.com/in/a';
 const B = 'https://network.com/in/b';
+/** The sandbox's network domain (script property NETWORK_HOSTS in the test worlds). */
+const HOSTS = parseNetworkHosts('network.com');
 
 describe('isOwnStatus', () => {
   it("knows the add-on's markers, with or without an address", () => {
@@ -112,12 +115,16 @@ describe('planRows', () => {
   ];
 
   it('retries ERROR and INVALID_URL on the first pass only', () => {
-    expect(planRows(rows, false, true).map((plan) => plan.action)).toEqual(['lookup', 'lookup', 'keep']);
-    expect(planRows(rows, false, false).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
+    expect(planRows(rows, false, true, HOSTS).map((plan) => plan.action)).toEqual([
+      'lookup',
+      'lookup',
+      'keep',
+    ]);
+    expect(planRows(rows, false, false, HOSTS).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
   });
 
   it('a re-check looks every URL up again; the plan carries the URL as written and its key', () => {
-    const [plan] = planRows([['  www.network.com/in/a/  ', '', 'VALID', '']], true);
+    const [plan] = planRows([['  www.network.com/in/a/  ', '', 'VALID', '']], true, true, HOSTS);
     expect(plan).toEqual({
       action: 'lookup',
       sent: 'www.network.com/in/a/',
@@ -144,12 +151,15 @@ describe('stillPending', () => {
 
 describe('reading results back from the sheet', () => {
   it('writtenResults: the first own final result per normalised URL', () => {
-    const results = writtenResults([
-      [A, '', 'ERROR', 'boom'],
-      [`${A}/`, 'a@x.test', 'VALID', true, ''],
-      [A, 'other@x.test', 'VALID', false, ''],
-      [B, 'Acme', 'YES', '', ''],
-    ]);
+    const results = writtenResults(
+      [
+        [A, '', 'ERROR', 'boom'],
+        [`${A}/`, 'a@x.test', 'VALID', true, ''],
+        [A, 'other@x.test', 'VALID', false, ''],
+        [B, 'Acme', 'YES', '', ''],
+      ],
+      HOSTS,
+    );
     expect([...results.keys()]).toEqual([A]);
     expect(results.get(A)?.[OUT.email]).toBe('a@x.test');
   });
@@ -196,14 +206,14 @@ describe('counting', () => {
   ];
 
   it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
-    const { counts, hasDuplicates } = countSelection(selection, false, true);
+    const { counts, hasDuplicates } = countSelection(selection, false, true, HOSTS);
     expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, skipped: 2, found: 1, notFound: 1 });
     expect(hasDuplicates).toBe(true);
   });
 
   it('countSelection skips nothing on a re-check, or when the columns are new', () => {
-    expect(countSelection(selection, true, true).counts).toEqual({ ...emptyCounts(), total: 4 });
-    expect(countSelection(selection, false, false).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(countSelection(selection, true, true, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(countSelection(selection, false, false, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
   });
 
   it('countFinished recounts from the sheet and keeps skipped and credits', () => {

@@ -2,6 +2,7 @@ import {
   buildLookupResponse,
   DOMAINS,
   FORMULA_EMAIL,
+  HUGE_NAME_LENGTH,
   normalizeProfileUrl,
   predictLookup,
   profileMarkers,
@@ -185,5 +186,44 @@ describe('buildLookupResponse', () => {
         },
       },
     });
+  });
+});
+
+describe('odd answers', () => {
+  it('huge-name-…: found, the name 10 KB long, the rest as for any profile', () => {
+    const answer = buildLookupResponse('https://www.network.com/in/huge-name-kim-lee/');
+    if (answer.status !== 200 || answer.body.status !== 'success') throw new Error('expected a success body');
+    expect(answer.body.profile.name).toHaveLength(HUGE_NAME_LENGTH);
+    expect(answer.body.profile.name.startsWith('Huge Name Kim Lee Huge Name')).toBe(true);
+    expect(answer.body.email_address).toMatch(/^huge\.lee@[a-z-]+\.test$/);
+    expect(Buffer.byteLength(JSON.stringify(answer.body))).toBeGreaterThan(9 * 1024);
+  });
+
+  it('odd-200-empty-…: a 200 with {}', () => {
+    expect(buildLookupResponse('https://www.network.com/in/odd-200-empty-ann')).toEqual({
+      status: 200,
+      body: {},
+    });
+    expect(predictLookup('https://www.network.com/in/odd-200-empty-ann')).toEqual({
+      kind: 'off_contract',
+      body: {},
+    });
+  });
+
+  it('odd-200-nostatus-…: the found body without its status', () => {
+    const input = 'https://www.network.com/in/odd-200-nostatus-bob';
+    const answer = buildLookupResponse(input);
+    expect(answer.status).toBe(200);
+    expect(answer.body).not.toHaveProperty('status');
+    expect(answer.body).toMatchObject({
+      email_address: expect.stringMatching(/^odd\.bob@/),
+      profile: { name: 'Odd Nostatus Bob' },
+    });
+  });
+
+  it('other slugs that merely contain the words answer normally', () => {
+    expect(predictLookup('https://www.network.com/in/jane-odd-200-empty').kind).toBe('found');
+    const name = predictLookup('https://www.network.com/in/jane-huge-name');
+    expect(name.kind === 'found' && name.name).toBe('Jane Huge Name');
   });
 });

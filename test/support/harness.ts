@@ -10,6 +10,7 @@ import { Environment, type EnvironmentOptions, type RunOptions, type Spreadsheet
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
+import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
 
 export const OWNER = 'owner@example.com';
 export const EDITOR = 'editor@example.com';
@@ -20,9 +21,22 @@ export const EDITOR_ORG = 'editor-org';
 /** The add-on's user property for the API key (src/core/propertyNames.ts). */
 export { API_KEY_PROPERTY };
 
+/** The sandbox's network (script property NETWORK_HOSTS): its profile URLs are `network.com/in/<slug>`. */
+export const SANDBOX_NETWORK_HOSTS = 'network.com';
+
 /** A profile URL on the sandbox's network; the slug decides the answer (sandbox/profiles.ts). */
 export function url(slug: string, host = 'www.network.com'): string {
   return `https://${host}/in/${slug}`;
+}
+
+/**
+ * The `network_url` the add-on sends for a profile URL: its canonical spelling (`https://www.network.com/in/<id>/`,
+ * src/core/url.ts; test/bundle/url.test.ts checks it literally). Throws for text that is not a profile URL.
+ */
+export function sentFor(profileUrl: string): string {
+  const input = parseProfileInput(profileUrl, parseNetworkHosts(SANDBOX_NETWORK_HOSTS));
+  if (input.kind !== 'url') throw new Error(`not a profile URL of the sandbox: ${profileUrl}`);
+  return input.sent;
 }
 
 export interface WorldOptions {
@@ -30,7 +44,7 @@ export interface WorldOptions {
   editorCredits?: number;
   faults?: FaultConfig;
   data?: unknown[][];
-  /** Script properties besides API_BASE_URL (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
+  /** Script properties besides API_BASE_URL and NETWORK_HOSTS (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
   scriptProperties?: Record<string, string>;
   /** Save OWNER_KEY in the owner's user properties (default true). */
   ownerKey?: boolean;
@@ -61,7 +75,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   try {
     env = new Environment({
       ...options.env,
-      scriptProperties: { API_BASE_URL: sandbox.baseUrl, ...options.scriptProperties },
+      scriptProperties: {
+        API_BASE_URL: sandbox.baseUrl,
+        NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS,
+        ...options.scriptProperties,
+      },
     });
     const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
     if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });

@@ -14,6 +14,7 @@ import { progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
+import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { runWindows, type Slice } from './window';
 
@@ -77,7 +78,13 @@ export function apply(slice: { job: Job }, event: JobEvent): void {
   slice.job = transition(slice.job, event);
 }
 
-type Ready = { sheet: GoogleAppsScript.Spreadsheet.Sheet; apiKey: string; endpoint: string; width: number };
+type Ready = {
+  sheet: GoogleAppsScript.Spreadsheet.Sheet;
+  apiKey: string;
+  endpoint: string;
+  hosts: NetworkHosts;
+  width: number;
+};
 
 /** The checks before any work: the key, the configuration, the sheet, moved columns. A halt when one fails. */
 function checkBeforeWork(job: Job): Ready | { halt: { reason: HaltReason; message: string } } {
@@ -95,7 +102,7 @@ function checkBeforeWork(job: Job): Ready | { halt: { reason: HaltReason; messag
   }
   const width = 1 + outputHeaders(job.extraFields).length;
   if (!relocate(job, sheet, width)) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
-  return { sheet, apiKey, endpoint: config.endpoint.endpoint, width };
+  return { sheet, apiKey, endpoint: config.endpoint.endpoint, hosts: config.networkHosts, width };
 }
 
 function runSlice(start: SliceStart): void {

@@ -1,6 +1,7 @@
 /** Starting a bulk run on the selected column: the job, the output columns, the counts of the rows as they are. */
 import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
+import { readScriptConfig } from '../../adapters/scriptConfig';
 import { readSettings } from '../../adapters/settings';
 import { ensureContinuationTrigger, showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
@@ -148,7 +149,12 @@ function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
   const read = readSelection(selection, settings);
   const { sheet, urlColumn, firstRow, lastRow } = read;
   const dataRows = read.block.slice(firstRow - read.blockTop, lastRow - read.blockTop + 1);
-  const { counts, hasDuplicates } = countSelection(dataRows, settings.recheck, read.reusable);
+  const { counts, hasDuplicates } = countSelection(
+    dataRows,
+    settings.recheck,
+    read.reusable,
+    readScriptConfig().networkHosts,
+  );
   const outputCount = outputHeaders(settings.extraFields).length;
   const now = Date.now();
   const idle: Job = {

@@ -22,6 +22,7 @@ import {
   stillPending,
   writtenResults,
 } from '../../core/rowPlan';
+import type { NetworkHosts } from '../../core/url';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
 import { apply, ownsLease, saveProgress, working } from './slice';
@@ -39,6 +40,8 @@ export interface Slice {
   ports: LookupPorts;
   apiKey: string;
   endpoint: string;
+  /** The network's domains (script property NETWORK_HOSTS): what counts as a profile URL. */
+  hosts: NetworkHosts;
   /** Results this slice got from the service. */
   known: Map<string, LookupResult>;
   /** The result store as last read (again under the lock before each claim). */
@@ -81,7 +84,7 @@ function copyOf(slice: Slice, key: string): unknown[] | undefined {
   if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
   if (!slice.written) {
     const rows = job.lastRow - job.firstRow + 1;
-    slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : []);
+    slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : [], slice.hosts);
   }
   return slice.written.get(key);
 }
@@ -103,7 +106,7 @@ function planWindow(slice: Slice): WindowPlan {
   }
   const block = slice.block;
   const firstPass = job.pass === 1;
-  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass);
+  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts);
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
     if (
@@ -195,7 +198,7 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
     }
     const firstPass = job.pass === 1;
     if (
-      !sameInput(check[index]?.[CELL.url], plan) ||
+      !sameInput(check[index]?.[CELL.url], plan, slice.hosts) ||
       !stillPending(check[index], job.recheck && firstPass, firstPass)
     )
       continue;
