@@ -111,7 +111,8 @@ export async function buildAll(
     define: { __API_BASE_URL__: JSON.stringify(endpoint.base) },
     ...minifyOptions(minify),
   });
-  const body = minify === 'none' ? 'unminified' : `minified (${minify === 'names' ? 'names kept' : 'names mangled'})`;
+  const body =
+    minify === 'none' ? 'unminified' : `minified (${minify === 'names' ? 'names kept' : 'names mangled'})`;
   const header =
     '// Profile Email Finder for Sheets. Built from src/ by scripts/build.ts: do not edit.\n' +
     `// Service base URL at build time: ${endpoint.base}\n` +

@@ -2,9 +2,6 @@
  * Account-level failures of =FINDEMAIL (no key, 401, 402, no service address): an Error telling what to do,
  * never the key; the back-off after a 401/402; and whose key formulas spend (the owner's).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DIST_DIR } from '../../emulator';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -26,10 +23,15 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** The back-off window after a 401/402, as built into the bundle (HALT_SECONDS in src/features/findEmail.ts). */
-const HALT_SECONDS = Number(
-  /\bHALT_SECONDS = (\d+)/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'))?.[1] ?? Number.NaN,
-);
+/**
+ * The back-off window after a 401/402 as the bundle announces it in a cell ("formulas try again after N minutes"),
+ * read from what it shows, not from its code (dist/Code.js is minified).
+ */
+function announcedHaltSeconds(w: World, a1: string): number {
+  const minutes = /try again after (\d+) minutes?\b/.exec(cellError(w, a1) ?? '')?.[1];
+  if (!minutes) throw new Error(`${a1} announces no back-off window: ${cellError(w, a1)}`);
+  return Number(minutes) * 60;
+}
 
 const SETTINGS = /Extensions › Profile Email Finder › Settings & API key/;
 
@@ -157,6 +159,7 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
   expect(first.evaluated).toBe(200);
   expect(column(world, 'B2:B201').every((value) => value === '#ERROR!')).toBe(true);
   for (let row = 2; row <= 201; row++) expect(cellError(world, `B${row}`)).toMatch(/credits/i);
+  const haltSeconds = announcedHaltSeconds(world, 'B2');
   const afterFirst = lookups(world).length;
   expect(afterFirst).toBeGreaterThanOrEqual(1);
   expect(afterFirst).toBeLessThanOrEqual(5);
@@ -166,7 +169,7 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
   expect(lookups(world)).toHaveLength(afterFirst);
 
   // Past the window it tries again, still with a handful only while credits are missing.
-  world.env.advanceClock((HALT_SECONDS + 5) * 1000);
+  world.env.advanceClock((haltSeconds + 5) * 1000);
   await world.env.recalculate(world.ss.id);
   const afterWindow = lookups(world).length - afterFirst;
   expect(afterWindow).toBeGreaterThanOrEqual(1);
@@ -174,7 +177,7 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
 
   // With credits again (and the window over), every cell resolves, each URL charged once.
   world.sandbox.service.setCredits(ORG, 1000);
-  world.env.advanceClock((HALT_SECONDS + 5) * 1000);
+  world.env.advanceClock((haltSeconds + 5) * 1000);
   await world.env.recalculate(world.ss.id);
   expect(column(world, 'B2:B201')).toEqual(urls.map(emailOf));
   expect(Object.values(world.charges())).toEqual(new Array(200).fill(1));
