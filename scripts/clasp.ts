@@ -38,7 +38,7 @@ export function readScriptId(dir = ROOT): string {
   return typeof settings.scriptId === 'string' ? settings.scriptId.trim() : '';
 }
 
-/** Writes `dir`/.clasp.json for `scriptId`, pushing dist/ (the file is per developer: .gitignore lists it). */
+/** Writes `dir`/.clasp.json for `scriptId`, pushing dist/ (the committed file is a template with an empty scriptId; npm run clasp:create fills it in). */
 export function writeClaspSettings(scriptId: string, dir = ROOT): string {
   const file = join(dir, '.clasp.json');
   writeFileSync(file, `${JSON.stringify({ scriptId, rootDir: CLASP_ROOT_DIR }, null, 2)}\n`);
