@@ -12,12 +12,21 @@
  */
 export * from './constants';
 export { AppsScriptException, ExecutionError } from './errors';
-export { addCounts, isSpreadsheetCall, spreadsheetCalls } from './host/counts';
+export {
+  addCounts,
+  cacheCalls,
+  isSpreadsheetCall,
+  propertyCalls,
+  spreadsheetCalls,
+} from './host/counts';
 export { customFunctionNames, type ParsedCall, parseFormulaCall } from './host/custom-functions';
 export { DIST_DIR, Environment } from './host/environment';
+export { notAllowlistedMessage } from './host/manifest';
+export { DAILY_QUOTAS } from './host/quotas';
 export { injectShim, SHIM } from './html/shim';
 export { columnName, parseA1, rangeName } from './model/a1';
 export { CACHE_MAX_SECONDS, type CacheEntry, CacheStore } from './model/cache';
+export { LOADING } from './model/cells';
 export { PROPERTY_STORE_BYTES, PROPERTY_VALUE_BYTES, PropertyStore } from './model/properties';
 export {
   type Cell,
@@ -28,4 +37,5 @@ export {
   SpreadsheetModel,
 } from './model/spreadsheet';
 export { displayValue, parseEntered } from './model/values';
+export { MAX_TRIGGERS_PER_USER, TEST_DEPLOYMENT_TRIGGERS, TOO_MANY_TRIGGERS } from './services/script';
 export type * from './types';

@@ -16,7 +16,43 @@ export interface EnvironmentOptions {
   /** Executions that can run at once (worker threads). Sheets evaluates many custom functions in parallel. */
   maxConcurrent?: number;
   fetchTimeoutMs?: number;
+  /** Whose daily quotas apply: a consumer account (gmail.com, the default) or a Google Workspace account. */
+  account?: 'consumer' | 'workspace';
+  /** UrlFetchApp calls a user may make in a day (default: the account's, 20,000 or 100,000). */
   urlFetchDailyQuota?: number;
+  /** PropertiesService reads and writes a user may make in a day (default: the account's, 50,000 or 500,000). */
+  propertiesDailyQuota?: number;
+  /** Replaces `distDir/appsscript.json`: its `urlFetchWhitelist` and `oauthScopes` are enforced. */
+  manifest?: Manifest;
+  /**
+   * CacheService is best-effort: with this, each read of a live entry drops it early with `probability`
+   * (seeded: the same seed gives the same drops for the same sequence of reads).
+   */
+  cacheEviction?: { probability: number; seed?: number };
+  /**
+   * How the add-on is deployed: 'installed' (default; from the Marketplace or a domain install) or 'test' (a test
+   * deployment of an Editor add-on, where installable triggers are not supported).
+   */
+  deployment?: 'installed' | 'test';
+  /**
+   * The old, forgiving trigger model: a time-driven trigger runs in the document that created it. Apps Script
+   * gives it no active spreadsheet; only tests of the product's current trigger fallback set this
+   * (issue 11: product fix pending).
+   */
+  legacyTriggerDocumentContext?: boolean;
+}
+
+/** The parts of appsscript.json the emulator reads. */
+export interface Manifest {
+  oauthScopes?: string[];
+  urlFetchWhitelist?: string[];
+  [key: string]: unknown;
+}
+
+/** Daily quota use of one user, or of all users. */
+export interface QuotaUsage {
+  properties: number;
+  urlfetch: number;
 }
 
 export interface RunOptions {

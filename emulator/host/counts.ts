@@ -16,3 +16,19 @@ export function spreadsheetCalls(counts: Record<string, number>): number {
 export function addCounts(into: Record<string, number>, from: Record<string, number> | undefined): void {
   for (const [name, n] of Object.entries(from ?? {})) into[name] = (into[name] ?? 0) + n;
 }
+
+/** PropertiesService reads and writes (each counts toward the daily properties quota). */
+export function propertyCalls(counts: Record<string, number>): number {
+  return sumOf(counts, /^Properties\./);
+}
+
+/** CacheService reads and writes. */
+export function cacheCalls(counts: Record<string, number>): number {
+  return sumOf(counts, /^Cache\./);
+}
+
+function sumOf(counts: Record<string, number>, pattern: RegExp): number {
+  let total = 0;
+  for (const [name, n] of Object.entries(counts)) if (pattern.test(name)) total += n;
+  return total;
+}

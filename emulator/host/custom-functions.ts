@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mapBox, setCellError, writeResult } from '../model/cells';
+import { mapBox, setCellError, setLoading, writeResult } from '../model/cells';
 import type { CellValue, SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import type { ExecutionResult, RecalcReport, RunOptions } from '../types';
 
@@ -106,6 +106,8 @@ export class CustomFunctionEvaluator {
       setCellError(sheet, row, col, '#REF!', 'Formula parse error.');
       return undefined;
     }
+    // While it computes, the cell reads "Loading..." (getValues and getDisplayValues alike), as in Sheets.
+    setLoading(sheet, row, col);
     const result = await this.host.execute(this.customFunctions().get(call.name) ?? call.name, args, {
       user: viewer ?? ss.owner,
       spreadsheetId: ss.id,

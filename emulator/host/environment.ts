@@ -12,9 +12,8 @@ import {
   EXECUTION_LIMIT_MS,
   FETCH_TIMEOUT_MS,
   TIME_LIMIT_MESSAGE,
-  URLFETCH_DAILY_QUOTA,
 } from '../constants';
-import { ExecutionError, fail } from '../errors';
+import { ExecutionError } from '../errors';
 import type { RunMessage } from '../protocol';
 import { answer } from '../services';
 import type { Exec, ServiceHost } from '../services/context';
@@ -24,6 +23,8 @@ import type {
   FetchRecord,
   Limits,
   LogLine,
+  Manifest,
+  QuotaUsage,
   RecalcReport,
   RunOptions,
   TriggerRecord,
@@ -31,7 +32,10 @@ import type {
 } from '../types';
 import { addCounts } from './counts';
 import { CustomFunctionEvaluator } from './custom-functions';
+import { readManifest } from './manifest';
 import { WorkerPool } from './pool';
+import { DAILY_QUOTAS, DailyQuotas, type QuotaKind } from './quotas';
+import { seededRandom } from './random';
 import { SharedState } from './state';
 
 export const DIST_DIR = join(__dirname, '..', '..', 'dist');
@@ -49,16 +53,19 @@ export class Environment extends SharedState implements ServiceHost {
   readonly htmlOutputs: Array<{ execId: number; title: string; content: string }> = [];
   /** Every service call of every execution, by method name. */
   readonly counts: Record<string, number> = {};
-  private readonly urlFetchQuota: number;
+  /** The manifest (dist/appsscript.json or the `manifest` option): allowlist and scopes. */
+  readonly manifest: Manifest;
+  readonly deployment: 'installed' | 'test';
+  private readonly legacyTriggerDocumentContext: boolean;
+  private readonly quotas: DailyQuotas;
   private readonly pool: WorkerPool;
   private readonly customFunctions = new CustomFunctionEvaluator(this);
   private readonly serials = { output: 1, trigger: 1, exec: 1 };
   private readonly inFlight = new Set<Promise<unknown>>();
-  private urlFetchUsed = 0;
   private closed = false;
 
   constructor(options: EnvironmentOptions = {}) {
-    super(options.timeZone ?? 'Etc/UTC');
+    super(options.timeZone ?? 'Etc/UTC', evictor(options.cacheEviction));
     this.distDir = options.distDir ?? DIST_DIR;
     if (!existsSync(join(this.distDir, 'Code.js'))) {
       throw new Error(`No ${join(this.distDir, 'Code.js')}: run \`npm run build\` first.`);
@@ -68,7 +75,14 @@ export class Environment extends SharedState implements ServiceHost {
       customFunctionMs: options.limits?.customFunctionMs ?? CUSTOM_FUNCTION_LIMIT_MS,
     };
     this.fetchTimeoutMs = options.fetchTimeoutMs ?? FETCH_TIMEOUT_MS;
-    this.urlFetchQuota = options.urlFetchDailyQuota ?? URLFETCH_DAILY_QUOTA;
+    this.manifest = options.manifest ?? readManifest(this.distDir);
+    this.deployment = options.deployment ?? 'installed';
+    this.legacyTriggerDocumentContext = options.legacyTriggerDocumentContext === true;
+    const account = DAILY_QUOTAS[options.account ?? 'consumer'];
+    this.quotas = new DailyQuotas({
+      properties: options.propertiesDailyQuota ?? account.properties,
+      urlfetch: options.urlFetchDailyQuota ?? account.urlfetch,
+    });
     if (options.scriptProperties) this.scriptProperties.set(options.scriptProperties);
     this.pool = new WorkerPool(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, {
       call: async (exec, request) => {
@@ -85,13 +99,24 @@ export class Environment extends SharedState implements ServiceHost {
 
   // ------------------------------------------------------------------ counts, quotas
 
-  /** A new day for the UrlFetch quota. */
+  /** A new day for every user's daily quotas (advancing the clock by 24 hours does it too). */
   resetDailyQuota(): void {
-    this.urlFetchUsed = 0;
+    this.quotas.reset();
   }
 
+  /** UrlFetchApp calls counted today, all users. */
   get urlFetchCallsToday(): number {
-    return this.urlFetchUsed;
+    return this.quotas.used('urlfetch');
+  }
+
+  /** The daily quotas in force (by account, or as the options set them). */
+  get quotaLimits(): QuotaUsage {
+    return this.quotas.limits();
+  }
+
+  /** Daily quota use of `user` (all users when omitted): PropertiesService reads/writes, UrlFetchApp calls. */
+  quotaUsage(user?: string): QuotaUsage {
+    return { properties: this.quotas.used('properties', user), urlfetch: this.quotas.used('urlfetch', user) };
   }
 
   resetCounts(): void {
@@ -188,18 +213,19 @@ export class Environment extends SharedState implements ServiceHost {
   // ------------------------------------------------------------------ triggers, custom functions
 
   /**
-   * Runs a trigger's handler as its user with a time-driven event. Whether an editor add-on's time-driven trigger
-   * runs in the document that created it is not documented ("one trigger of each type, per user, per document",
-   * https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions, suggests so; scripts'
-   * own time triggers get no active spreadsheet). `context: 'none'` fires it without one, so both can be tested.
+   * Runs a trigger's handler as its user with a time-driven event, without an active spreadsheet: a time-driven
+   * trigger has no document context (getActiveSpreadsheet() is null; reported by users, see README.md). Only
+   * `legacyTriggerDocumentContext` runs it in the document that created it; `context: 'none'` always runs it
+   * without one.
    */
   fireTrigger(id: string, options: { context?: 'document' | 'none' } = {}): Promise<ExecutionResult> {
     const trigger = this.triggers.find((t) => t.id === id);
     if (!trigger) throw new Error(`No trigger ${id}`);
     const date = new Date(this.now());
+    const inDocument = this.legacyTriggerDocumentContext && options.context !== 'none';
     return this.execute(trigger.handler, [], {
       user: trigger.user,
-      spreadsheetId: options.context === 'none' ? undefined : trigger.spreadsheetId,
+      spreadsheetId: inDocument ? trigger.spreadsheetId : undefined,
       ui: false,
       event: {
         triggerUid: trigger.id,
@@ -227,13 +253,16 @@ export class Environment extends SharedState implements ServiceHost {
     return this.serials[kind]++;
   }
 
-  chargeUrlFetch(requests: number): void {
-    if (this.urlFetchUsed + requests > this.urlFetchQuota) {
-      // The daily quota's error (https://developers.google.com/apps-script/guides/services/quotas).
-      fail('Service invoked too many times for one day: urlfetch.');
-    }
-    this.urlFetchUsed += requests;
+  chargeQuota(user: string, kind: QuotaKind, calls: number): void {
+    this.quotas.charge(user, kind, calls, this.now());
   }
+}
+
+/** The best-effort cache mode's coin: seeded, so a test's drops repeat. */
+function evictor(mode: EnvironmentOptions['cacheEviction']): (() => boolean) | undefined {
+  if (!mode || !(mode.probability > 0)) return undefined;
+  const random = seededRandom(mode.seed ?? 1);
+  return () => random() < mode.probability;
 }
 
 const OWNER = 'owner@example.com';

@@ -18,7 +18,7 @@ import { displayValue } from '../model/values';
 
 export class SharedState {
   readonly scriptProperties = new PropertyStore();
-  readonly scriptCache = new CacheStore();
+  readonly scriptCache: CacheStore;
   readonly locks = new LockManager();
   private readonly spreadsheets = new Map<string, SpreadsheetModel>();
   private readonly documentStores = new Map<string, PropertyStore>();
@@ -28,7 +28,21 @@ export class SharedState {
   private nextSpreadsheet = 1;
   private clockOffset = 0;
 
-  constructor(readonly timeZone: string) {}
+  /** `evict`: the best-effort cache mode (EnvironmentOptions.cacheEviction), shared by every cache. */
+  constructor(
+    readonly timeZone: string,
+    private readonly evict?: () => boolean,
+  ) {
+    this.scriptCache = new CacheStore(evict);
+  }
+
+  /** Entries every cache dropped early in the best-effort mode. */
+  get cacheEvictions(): number {
+    let total = this.scriptCache.evictions;
+    for (const cache of [...this.documentCaches.values(), ...this.userCaches.values()])
+      total += cache.evictions;
+    return total;
+  }
 
   now(): number {
     return Date.now() + this.clockOffset;
@@ -48,11 +62,11 @@ export class SharedState {
   }
 
   documentCache(spreadsheetId: string): CacheStore {
-    return getOrCreate(this.documentCaches, spreadsheetId, () => new CacheStore());
+    return getOrCreate(this.documentCaches, spreadsheetId, () => new CacheStore(this.evict));
   }
 
   userCache(user: string): CacheStore {
-    return getOrCreate(this.userCaches, user, () => new CacheStore());
+    return getOrCreate(this.userCaches, user, () => new CacheStore(this.evict));
   }
 
   // ------------------------------------------------------------------ spreadsheets, as a person edits them

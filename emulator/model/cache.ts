@@ -19,11 +19,20 @@ export interface CacheEntry {
 
 export class CacheStore {
   readonly entries = new Map<string, CacheEntry>();
+  /** Entries dropped early by `evict` (the best-effort mode). */
+  evictions = 0;
+
+  /**
+   * `evict`, asked at each read of a live entry, drops it early when it answers true: CacheService is best-effort,
+   * "you must be prepared to get back null from all reads" (https://developers.google.com/apps-script/reference/cache/cache).
+   */
+  constructor(private readonly evict?: () => boolean) {}
 
   get(key: string, now: number): string | null {
     const entry = this.entries.get(String(key));
     if (!entry) return null;
-    if (entry.expiresAt <= now) {
+    if (entry.expiresAt <= now || this.evict?.()) {
+      if (entry.expiresAt > now) this.evictions++;
       this.entries.delete(String(key));
       return null;
     }

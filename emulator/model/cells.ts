@@ -80,6 +80,7 @@ export function writeValues(sheet: SheetModel, box: RangeBox, values: unknown[][
       if (formula && raw.startsWith('=') && raw.length > 1) {
         cell.formula = raw;
         cell.value = '';
+        evaluateBuiltIn(cell, raw);
         return;
       }
       const entered = parseEntered(raw, cell.format);
@@ -98,6 +99,27 @@ export function writeValues(sheet: SheetModel, box: RangeBox, values: unknown[][
     }
     cell.value = String(raw);
   });
+}
+
+/** What a formula cell reads while its custom function computes (Sheets shows the same text). */
+export const LOADING = 'Loading...';
+
+export function setLoading(sheet: SheetModel, row: number, col: number): void {
+  const cell = sheet.ensure(row, col);
+  cell.value = LOADING;
+  cell.error = undefined;
+}
+
+/**
+ * The formulas the emulator evaluates itself when they are entered, besides custom functions: `=NA()`, which
+ * gives the `#N/A` error ("NA: Returns the 'value not available' error, #N/A",
+ * https://support.google.com/docs/answer/3093359). Others keep an empty value.
+ */
+function evaluateBuiltIn(cell: { value: CellValue; error?: string }, formula: string): void {
+  if (/^=\s*NA\(\s*\)\s*$/i.test(formula)) {
+    cell.value = '#N/A';
+    cell.error = 'Value not available.';
+  }
 }
 
 export function setCellError(

@@ -1,11 +1,12 @@
 /** What every service module sees: the execution making the call, and the host's shared state. */
 import { fail } from '../errors';
+import type { QuotaKind } from '../host/quotas';
 import type { CacheStore } from '../model/cache';
 import type { LockManager } from '../model/locks';
 import type { PropertyStore } from '../model/properties';
 import type { SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import type { SheetD } from '../protocol';
-import type { AuthMode, FetchRecord, TriggerRecord, UiRecord } from '../types';
+import type { AuthMode, FetchRecord, Manifest, TriggerRecord, UiRecord } from '../types';
 
 /** One execution, as the host tracks it. */
 export interface Exec {
@@ -39,8 +40,10 @@ export interface ServiceHost {
   userCache(user: string): CacheStore;
   /** The next serial number of an HTML output shown, or of a trigger. */
   nextSerial(kind: 'output' | 'trigger'): number;
-  /** Counts `requests` fetches against the daily quota; throws Apps Script's error past it. */
-  chargeUrlFetch(requests: number): void;
+  readonly manifest: Manifest;
+  readonly deployment: 'installed' | 'test';
+  /** Counts `calls` of `user` against a daily quota; throws Apps Script's error past it. */
+  chargeQuota(user: string, kind: QuotaKind, calls: number): void;
 }
 
 /** Answers one method of one service: `Range.getValues` is `range(host, exec, 'getValues', [d])`. */

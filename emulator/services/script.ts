@@ -1,12 +1,27 @@
 /** ScriptApp (triggers, the OAuth token) and Session (the active and effective user). */
 import { fail } from '../errors';
+import { requireScope } from '../host/manifest';
 import type { TriggerD } from '../protocol';
 import type { TriggerRecord } from '../types';
 import { type Exec, requireAuth, type ServiceHost } from './context';
 
+/** Installable triggers a user may hold in one script ("Triggers 20 / user / script", the quotas page). */
+export const MAX_TRIGGERS_PER_USER = 20;
+export const TOO_MANY_TRIGGERS =
+  'This script has too many triggers. Triggers must be deleted from the script before more can be added.';
+export const TEST_DEPLOYMENT_TRIGGERS =
+  'Installable triggers are not supported in a test deployment of an Editor add-on.';
+
+/** ScriptApp's methods that need the script.scriptapp scope (the trigger methods). */
+const TRIGGER_METHODS = ['newTrigger.create', 'getProjectTriggers', 'getUserTriggers', 'deleteTrigger'];
+
 export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
   requireAuth(exec, `ScriptApp.${method}`);
   if (exec.kind === 'custom') fail(`You do not have permission to call ScriptApp.${method}`);
+  if (TRIGGER_METHODS.includes(method)) {
+    const name = method === 'newTrigger.create' ? 'ScriptApp.newTrigger' : `ScriptApp.${method}`;
+    requireScope(host.manifest, name, ['script.scriptapp']);
+  }
   const mine = (t: TriggerRecord) => t.user === exec.user && t.spreadsheetId === exec.spreadsheetId;
   const describe = (t: TriggerRecord): TriggerD => ({
     id: t.id,
@@ -18,6 +33,12 @@ export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: u
   switch (method) {
     case 'newTrigger.create': {
       const spec = args[0] as Record<string, unknown>;
+      // https://developers.google.com/apps-script/add-ons/test: "Installable triggers aren't supported when
+      // testing." (What Apps Script then does is not documented: the emulator refuses, so a test notices.)
+      if (host.deployment === 'test') fail(TEST_DEPLOYMENT_TRIGGERS);
+      // The limit counts the user's triggers of the whole script, every document included.
+      if (host.triggers.filter((t) => t.user === exec.user).length >= MAX_TRIGGERS_PER_USER)
+        fail(TOO_MANY_TRIGGERS);
       if (spec.eventType === 'CLOCK') {
         // Add-ons: "Time-driven triggers cannot run more frequently than once per hour"
         // (https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions).

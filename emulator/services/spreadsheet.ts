@@ -1,5 +1,6 @@
 /** SpreadsheetApp and Spreadsheet: the active document, its sheets and selection, openById. */
 import { fail } from '../errors';
+import { requireScope } from '../host/manifest';
 import type { SpreadsheetModel } from '../model/spreadsheet';
 import type { RangeD, SheetD } from '../protocol';
 import { checkWrite, type Exec, requireAuth, type ServiceHost, SPREADSHEET_WRITES } from './context';
@@ -14,6 +15,9 @@ export function spreadsheetApp(host: ServiceHost, exec: Exec, method: string, ar
     // Custom functions: "Cannot open other spreadsheets (SpreadsheetApp.openById() or openByUrl())".
     if (exec.kind === 'custom') fail('You do not have permission to call SpreadsheetApp.openById.');
     requireAuth(exec, 'SpreadsheetApp.openById');
+    // Another spreadsheet than the current one: spreadsheets.currentonly does not cover it
+    // (https://developers.google.com/apps-script/reference/spreadsheet/spreadsheet-app#openbyidid).
+    requireScope(host.manifest, 'SpreadsheetApp.openById', ['spreadsheets']);
     const id = String(args[0]);
     if (!host.hasSpreadsheet(id))
       fail(`Unexpected error while getting the method or property openById on object SpreadsheetApp.`);

@@ -1,5 +1,6 @@
 /** UrlFetchApp: real HTTP, fetchAll failing as a whole, the daily quota. */
 import { fail } from '../errors';
+import { allowedByManifest, notAllowlistedMessage } from '../host/manifest';
 import { type FetchRequest, type FetchResponse, httpFailure, performFetch, validUrl } from '../model/http';
 import type { FetchRecord } from '../types';
 import { type Exec, requireAuth, type ServiceHost } from './context';
@@ -12,8 +13,12 @@ export async function urlFetch(
 ): Promise<unknown> {
   requireAuth(exec, `UrlFetchApp.${method}`);
   const requests = method === 'fetchAll' ? (args[0] as FetchRequest[]) : [args[0] as FetchRequest];
-  for (const request of requests) validUrl(request.url);
-  host.chargeUrlFetch(requests.length);
+  for (const request of requests) {
+    const url = validUrl(request.url);
+    // Refused before any request is sent, the whole fetchAll with it.
+    if (!allowedByManifest(url, host.manifest.urlFetchWhitelist)) fail(notAllowlistedMessage(request.url));
+  }
+  host.chargeQuota(exec.user, 'urlfetch', requests.length);
   // fetchAll sends every request at once and answers only when all have ended; one transport failure (or an
   // HTTP error without muteHttpExceptions) makes the whole call throw, and the other answers are lost.
   const settled = await Promise.allSettled(requests.map((request) => fetchOne(host, exec, request)));

@@ -1,0 +1,350 @@
+/**
+ * The emulator is as strict as Apps Script's documentation (issue 11): the manifest's URL allowlist and scopes,
+ * daily quotas, a best-effort cache, trigger limits and contexts, and the states a formula cell can read as.
+ * A small fixture script (not the bundle) calls the services; emulator/README.md cites the page of each rule.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  cacheCalls,
+  DAILY_QUOTAS,
+  Environment,
+  type EnvironmentOptions,
+  LOADING,
+  MAX_TRIGGERS_PER_USER,
+  notAllowlistedMessage,
+  propertyCalls,
+  TEST_DEPLOYMENT_TRIGGERS,
+  TOO_MANY_TRIGGERS,
+} from '../../emulator';
+import { allowedByManifest } from '../../emulator/host/manifest';
+
+const OWNER = 'owner@example.com';
+const EDITOR = 'editor@example.com';
+
+const FIXTURE = `
+function fetchUrl(url) {
+  return UrlFetchApp.fetch(url, { muteHttpExceptions: true }).getResponseCode();
+}
+
+function fetchAllUrls(urls) {
+  return UrlFetchApp.fetchAll(urls.map(function (u) { return { url: u, muteHttpExceptions: true }; }))
+    .map(function (r) { return r.getResponseCode(); });
+}
+
+function readProperties(n) {
+  var props = PropertiesService.getUserProperties();
+  for (var i = 0; i < n; i++) props.getProperty('k' + i);
+  return n;
+}
+
+/** Puts each key, then reads them all back one by one. */
+function cacheRoundTrip(keys) {
+  var cache = CacheService.getScriptCache();
+  keys.forEach(function (k) { cache.put(k, 'v-' + k, 600); });
+  return keys.map(function (k) { return cache.get(k); });
+}
+
+function makeHourlyTrigger() {
+  return ScriptApp.newTrigger('tick').timeBased().everyHours(1).create().getUniqueId();
+}
+
+function tick() {
+  var ss = SpreadsheetApp.getActiveSpreadsheet();
+  return ss === null ? 'no document' : ss.getId();
+}
+
+function openOther(id) {
+  return SpreadsheetApp.openById(id).getName();
+}
+
+function readCell(a1) {
+  var range = SpreadsheetApp.getActiveSpreadsheet().getRange(a1);
+  return [range.getValues(), range.getDisplayValues(), range.getFormulas()];
+}
+
+/**
+ * Takes a while.
+ * @customfunction
+ */
+function SLOWCF() {
+  Utilities.sleep(1500);
+  return 'done';
+}
+
+/**
+ * Always fails.
+ * @customfunction
+ */
+function FAILCF() {
+  throw new Error('no luck');
+}
+`;
+
+let dir = '';
+const envs: Environment[] = [];
+const servers: http.Server[] = [];
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pef-strict-'));
+  writeFileSync(join(dir, 'Code.js'), FIXTURE);
+});
+
+afterEach(async () => {
+  await Promise.allSettled(envs.splice(0).map((env) => env.close()));
+  for (const server of servers.splice(0)) server.close();
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function environment(options: EnvironmentOptions = {}): Environment {
+  const env = new Environment({ distDir: dir, ...options });
+  envs.push(env);
+  return env;
+}
+
+/** A loopback HTTP server answering 204 to anything. */
+async function loopbackServer(): Promise<string> {
+  const server = http.createServer((_req, res) => res.writeHead(204).end());
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}
+
+describe('the URL allowlist (manifest urlFetchWhitelist)', () => {
+  const ALLOWLIST = ['https://api.example.com/v1/'];
+
+  it("refuses a URL outside it with Apps Script's message, before any request, the whole fetchAll with it", async () => {
+    const env = environment({ manifest: { urlFetchWhitelist: ALLOWLIST } });
+    const outside = 'https://evil.example.net/collect';
+    const one = await env.execute('fetchUrl', [outside]);
+    expect(one.ok).toBe(false);
+    expect(one.error?.message).toBe(notAllowlistedMessage(outside));
+    expect(one.error?.message).toBe(
+      `Request to ${outside} failed because the URL has not been whitelisted in the script manifest.`,
+    );
+    const local = await loopbackServer();
+    const all = await env.execute('fetchAllUrls', [[local, outside]]);
+    expect(all.error?.message).toBe(notAllowlistedMessage(outside));
+    expect(env.fetches).toEqual([]);
+    expect(env.urlFetchCallsToday).toBe(0);
+  });
+
+  it('lets plain http on the loopback address through (the local sandbox), and anything without an allowlist', async () => {
+    const local = await loopbackServer();
+    const strict = environment({ manifest: { urlFetchWhitelist: ALLOWLIST } });
+    expect(await strict.run('fetchUrl', [local])).toBe(204);
+    const open = environment({ manifest: {} });
+    expect(await open.run('fetchUrl', [local])).toBe(204);
+    expect(open.fetches).toHaveLength(1);
+  });
+
+  it("matches prefixes as the allowlist page's examples say", () => {
+    const list = ['https://example.com/foo', 'https://*.example.org/api/'];
+    const allowed = (url: string) => allowedByManifest(new URL(url), list);
+    for (const url of [
+      'https://example.com/foo',
+      'https://example.com/foo/',
+      'https://example.com/foo/bar',
+      'https://example.com/foo?bar',
+      'https://example.com/foo#bar',
+      'https://a.example.org/api/x',
+      'https://a.b.example.org/api/',
+    ])
+      expect([url, allowed(url)]).toEqual([url, true]);
+    for (const url of [
+      'https://example.com/foobar',
+      'https://example.com/FOO',
+      'http://example.com/foo',
+      'https://www.example.com/foo',
+      'https://example.org/api/x',
+      'https://a.example.org/other',
+    ])
+      expect([url, allowed(url)]).toEqual([url, false]);
+    expect(allowedByManifest(new URL('https://anything.test/'), [])).toBe(false);
+    expect(allowedByManifest(new URL('https://anything.test/'), undefined)).toBe(true);
+  });
+});
+
+describe('daily quotas', () => {
+  it('count property calls per user and refuse past the quota with Apps Script message, until the next day', async () => {
+    const env = environment({ propertiesDailyQuota: 10 });
+    const first = await env.execute('readProperties', [10], { user: OWNER });
+    expect(first.ok).toBe(true);
+    expect(propertyCalls(first.counts)).toBe(10);
+    expect(env.quotaUsage(OWNER).properties).toBe(10);
+    const over = await env.execute('readProperties', [1], { user: OWNER });
+    expect(over.error?.message).toBe('Service invoked too many times for one day: properties.');
+    // Quotas are per user.
+    expect(await env.run('readProperties', [5], { user: EDITOR })).toBe(5);
+    expect(env.quotaUsage(EDITOR).properties).toBe(5);
+    expect(env.quotaUsage().properties).toBe(15);
+    // "reset 24 hours after the first request"
+    env.advanceClock(24 * 3600 * 1000);
+    expect(await env.run('readProperties', [10], { user: OWNER })).toBe(10);
+  });
+
+  it("default to the quotas page's figures for consumer and Workspace accounts", () => {
+    expect(DAILY_QUOTAS.consumer).toEqual({ properties: 50_000, urlfetch: 20_000 });
+    expect(DAILY_QUOTAS.workspace).toEqual({ properties: 500_000, urlfetch: 100_000 });
+    expect(environment().quotaLimits).toEqual(DAILY_QUOTAS.consumer);
+    expect(environment({ account: 'workspace' }).quotaLimits).toEqual(DAILY_QUOTAS.workspace);
+    expect(environment({ urlFetchDailyQuota: 7 }).quotaLimits.urlfetch).toBe(7);
+  });
+
+  it('count UrlFetchApp calls per user, refused with the urlfetch message', async () => {
+    const local = await loopbackServer();
+    const env = environment({ urlFetchDailyQuota: 2 });
+    expect(await env.run('fetchAllUrls', [[local, local]], { user: OWNER })).toEqual([204, 204]);
+    const over = await env.execute('fetchUrl', [local], { user: OWNER });
+    expect(over.error?.message).toBe('Service invoked too many times for one day: urlfetch.');
+    expect(await env.run('fetchUrl', [local], { user: EDITOR })).toBe(204);
+    expect(env.quotaUsage()).toEqual({ properties: 0, urlfetch: 3 });
+  });
+});
+
+describe('the best-effort cache mode', () => {
+  const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+
+  it('never drops an entry early by default', async () => {
+    const env = environment();
+    const result = await env.execute('cacheRoundTrip', [keys]);
+    expect(result.value).toEqual(keys.map((k) => `v-${k}`));
+    expect(cacheCalls(result.counts)).toBe(80);
+    expect(env.cacheEvictions).toBe(0);
+  });
+
+  it('drops entries at random, the same ones again with the same seed', async () => {
+    const read = async (seed: number) => {
+      const env = environment({ cacheEviction: { probability: 0.5, seed } });
+      const values = (await env.run('cacheRoundTrip', [keys])) as Array<string | null>;
+      return { values, evicted: env.cacheEvictions };
+    };
+    const a = await read(7);
+    const b = await read(7);
+    const c = await read(8);
+    const missing = a.values.filter((v) => v === null).length;
+    expect(missing).toBeGreaterThan(5);
+    expect(missing).toBeLessThan(35);
+    expect(a.evicted).toBe(missing);
+    expect(b.values).toEqual(a.values);
+    expect(c.values).not.toEqual(a.values);
+    // What is returned is never a wrong value: only the entry or null.
+    for (const [i, v] of a.values.entries()) expect([null, `v-${keys[i]}`]).toContain(v);
+  });
+
+  it('with probability 1 every read comes back null', async () => {
+    const env = environment({ cacheEviction: { probability: 1 } });
+    expect(await env.run('cacheRoundTrip', [keys.slice(0, 3)])).toEqual([null, null, null]);
+    expect(env.cacheEvictions).toBe(3);
+  });
+});
+
+describe('triggers', () => {
+  it(`allow a user ${MAX_TRIGGERS_PER_USER} triggers per script, across documents`, async () => {
+    const env = environment();
+    const sheets = Array.from({ length: MAX_TRIGGERS_PER_USER + 1 }, () =>
+      env.createSpreadsheet({ owner: OWNER }),
+    );
+    for (const ss of sheets.slice(0, MAX_TRIGGERS_PER_USER))
+      await env.run('makeHourlyTrigger', [], { spreadsheetId: ss.id });
+    const last = sheets[MAX_TRIGGERS_PER_USER];
+    const refused = await env.execute('makeHourlyTrigger', [], { spreadsheetId: last.id });
+    expect(refused.error?.message).toBe(TOO_MANY_TRIGGERS);
+    expect(env.triggers).toHaveLength(MAX_TRIGGERS_PER_USER);
+    // Another user has their own 20.
+    expect(await env.run('makeHourlyTrigger', [], { spreadsheetId: last.id, user: EDITOR })).toMatch(
+      /^trigger-/,
+    );
+  });
+
+  it('run a time-driven trigger with no active spreadsheet (the old model only when asked for)', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const id = await env.run('makeHourlyTrigger', [], { spreadsheetId: ss.id });
+    expect(env.triggers[0]).toMatchObject({ id, spreadsheetId: ss.id, handler: 'tick' });
+    expect((await env.fireTrigger(String(id))).value).toBe('no document');
+    const legacy = environment({ legacyTriggerDocumentContext: true });
+    const other = legacy.createSpreadsheet({ owner: OWNER });
+    const legacyId = String(await legacy.run('makeHourlyTrigger', [], { spreadsheetId: other.id }));
+    expect((await legacy.fireTrigger(legacyId)).value).toBe(other.id);
+    expect((await legacy.fireTrigger(legacyId, { context: 'none' })).value).toBe('no document');
+  });
+
+  it('are refused in a test deployment of an Editor add-on', async () => {
+    const env = environment({ deployment: 'test' });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const result = await env.execute('makeHourlyTrigger', [], { spreadsheetId: ss.id });
+    expect(result.error?.message).toBe(TEST_DEPLOYMENT_TRIGGERS);
+    expect(env.triggers).toEqual([]);
+  });
+
+  it('need the script.scriptapp scope when the manifest lists its scopes', async () => {
+    const env = environment({
+      manifest: { oauthScopes: ['https://www.googleapis.com/auth/spreadsheets.currentonly'] },
+    });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const result = await env.execute('makeHourlyTrigger', [], { spreadsheetId: ss.id });
+    expect(result.error?.message).toBe(
+      'Specified permissions are not sufficient to call ScriptApp.newTrigger. Required permissions: https://www.googleapis.com/auth/script.scriptapp',
+    );
+  });
+});
+
+describe('SpreadsheetApp.openById', () => {
+  it('needs the full spreadsheets scope: spreadsheets.currentonly is not enough', async () => {
+    const scopes = (list: string[]) => ({
+      oauthScopes: list.map((s) => `https://www.googleapis.com/auth/${s}`),
+    });
+    const narrow = environment({ manifest: scopes(['spreadsheets.currentonly']) });
+    const [current, other] = [
+      narrow.createSpreadsheet({ owner: OWNER }),
+      narrow.createSpreadsheet({ owner: OWNER }),
+    ];
+    const refused = await narrow.execute('openOther', [other.id], { spreadsheetId: current.id });
+    expect(refused.error?.message).toBe(
+      'Specified permissions are not sufficient to call SpreadsheetApp.openById. Required permissions: https://www.googleapis.com/auth/spreadsheets',
+    );
+    const full = environment({ manifest: scopes(['spreadsheets']) });
+    const [a, b] = [
+      full.createSpreadsheet({ owner: OWNER }),
+      full.createSpreadsheet({ owner: OWNER, name: 'B' }),
+    ];
+    expect(await full.run('openOther', [b.id], { spreadsheetId: a.id })).toBe('B');
+  });
+});
+
+describe('what a formula cell reads as', () => {
+  it(`reads "${LOADING}" while its custom function computes, then the result`, async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(ss.id, 'A1', [['=SLOWCF()']]);
+    const recalculating = env.recalculate(ss.id);
+    for (let i = 0; i < 100 && env.values(ss.id, 'A1')[0][0] !== LOADING; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const during = (await env.run('readCell', ['A1'], { spreadsheetId: ss.id })) as unknown[];
+    expect(during).toEqual([[[LOADING]], [[LOADING]], [['=SLOWCF()']]]);
+    await recalculating;
+    expect(await env.run('readCell', ['A1'], { spreadsheetId: ss.id })).toEqual([
+      [['done']],
+      [['done']],
+      [['=SLOWCF()']],
+    ]);
+  });
+
+  it('reads errors as Sheets shows them: #N/A, #ERROR!', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(ss.id, 'A1:B1', [['=NA()', '=FAILCF()']]);
+    await env.recalculate(ss.id);
+    expect(await env.run('readCell', ['A1:B1'], { spreadsheetId: ss.id })).toEqual([
+      [['#N/A', '#ERROR!']],
+      [['#N/A', '#ERROR!']],
+      [['=NA()', '=FAILCF()']],
+    ]);
+    expect(env.cell(ss.id, 'B1')?.error).toBe('no luck');
+  });
+});
