@@ -123,11 +123,11 @@ describe('planRows', () => {
     expect(planRows(rows, false, false, HOSTS).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
   });
 
-  it('a re-check looks every URL up again; the plan carries the URL as written and its key', () => {
-    const [plan] = planRows([['  www.network.com/in/a/  ', '', 'VALID', '']], true, true, HOSTS);
+  it('a re-check looks every URL up again; the plan carries the canonical URL to send and its key', () => {
+    const [plan] = planRows([['  HTTP://network.com/IN/A  ', '', 'VALID', '']], true, true, HOSTS);
     expect(plan).toEqual({
       action: 'lookup',
-      sent: 'www.network.com/in/a/',
+      sent: 'https://www.network.com/in/a/',
       key: 'https://network.com/in/a',
     });
   });
