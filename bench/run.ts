@@ -17,6 +17,7 @@ import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCall
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { Progress } from '../src/core/job';
+import { DEFAULT_BATCH_SIZE } from '../src/core/limits';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';
@@ -243,13 +244,6 @@ function gitCommit(): string | undefined {
 
 // ------------------------------------------------------------------ 1. bulk enrichment
 
-/** The bundle's default rows per batch (DEFAULT_BATCH_SIZE in src/core/limits.ts). */
-function defaultBatchSize(): number {
-  const match = /\bDEFAULT_BATCH_SIZE = (\d+);/.exec(readFileSync(join(DIST_DIR, 'Code.js'), 'utf8'));
-  if (!match) throw new Error('DEFAULT_BATCH_SIZE not found in dist/Code.js');
-  return Number(match[1]);
-}
-
 async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: string[], deadline: Deadline) {
   const env = new Environment({
     scriptProperties: {
@@ -300,7 +294,7 @@ async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: stri
       else if (seen !== outputs) inconsistent++;
     }
     const fetchAllCalls = counts['UrlFetchApp.fetchAll'] ?? 0;
-    const batchSize = config.batchSize ?? defaultBatchSize();
+    const batchSize = config.batchSize ?? DEFAULT_BATCH_SIZE;
     const rowWindows = Math.ceil(urls.length / batchSize);
     const allCalls = spreadsheetCalls(counts);
     return {
