@@ -3,7 +3,8 @@ import { ADDON_NAME } from '../core/product';
 
 export { ADDON_NAME };
 
-export type SidebarView = 'settings' | 'progress';
+/** The view the sidebar opens on: `plan` and `retry` show a run's plan before it starts. */
+export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
 
 export function showSidebar(view: SidebarView): void {
   const template = HtmlService.createTemplateFromFile('Sidebar');

@@ -1,4 +1,6 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
+import type { RunPlan } from './runPlan';
+import type { KindCounts } from './runSummary';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
 
@@ -67,13 +69,28 @@ export interface Job {
   leaseUntil: number;
   /** The slice holding the lease: a slice whose token is no longer the stored one stops and writes nothing. */
   leaseToken?: string;
+  /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
+  redo?: string[];
+  /** The kinds of the results the rows held when the run started (its summary counts what it added). */
+  baseline?: KindCounts;
+  /** The plan the run was started with, as the sidebar shows it. */
+  plan?: PlanSummary;
 }
+
+/** What the progress view shows of the plan a run started with. */
+export type PlanSummary = Pick<
+  RunPlan,
+  'range' | 'rows' | 'newProfiles' | 'knownProfiles' | 'notProfiles' | 'blanks' | 'alreadyDone' | 'credits'
+> & { columns: string; effect: string; retry: boolean; recheck: boolean };
 
 export interface Progress extends Counts {
   state: JobState;
   reason?: RunReason;
   message: string;
   sheetName?: string;
+  /** The run's id (the sidebar fetches its summary when it ends). */
+  runId?: string;
+  plan?: PlanSummary;
 }
 
 export function emptyCounts(): Counts {
@@ -89,7 +106,14 @@ export function idleProgress(
 export function progressOf(job: Job | null): Progress {
   if (!job) return idleProgress();
   const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
-  const progress: Progress = { ...counts, state: job.state, message: job.message, sheetName: job.sheetName };
+  const progress: Progress = {
+    ...counts,
+    state: job.state,
+    message: job.message,
+    sheetName: job.sheetName,
+    runId: job.id,
+  };
   if (job.reason) progress.reason = job.reason;
+  if (job.plan) progress.plan = job.plan;
   return progress;
 }

@@ -11,6 +11,7 @@
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
 import type { Counts, Job, JobState, RunReason } from './job';
+import { countText } from './text';
 
 /** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {
@@ -85,11 +86,11 @@ function sync(job: Job, stored: Pick<Job, 'state' | 'message' | 'reason'>): Job 
 }
 
 export function cancelledMessage(counts: Counts): string {
-  return `Cancelled. Results written so far are kept (${counts.processed} rows).`;
+  return `Cancelled. Results written so far are kept (${countText(counts.processed, 'row')}).`;
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {
-  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${counts.creditsUsed} credits used.`;
+  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${countText(counts.creditsUsed, 'credit')} used.`;
   return leftPending
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`
     : done;

@@ -53,6 +53,10 @@ export const ACCOUNT_OK_SECONDS = 600;
 export const POLL_FIRST_MS = 250;
 export const POLL_MAX_MS = 1000;
 
+/** What formulas may spend per day in a spreadsheet unless its owner sets otherwise (our choice: a few hundred rows). */
+export const DEFAULT_FORMULA_DAILY_CAP = 500;
+export const MAX_FORMULA_DAILY_CAP = 1_000_000;
+
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
@@ -78,4 +82,6 @@ export const DRIVE_ATTEMPTS = 3;
 export const MAX_IDLE_WAIT_MS = 10 * SECOND;
 
 // ------------------------------------------------------------------------------------------------ Defaults
-export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };
+export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, confirmAbove: 100 };
+/** The largest "ask before a run above N credits" a user may set. */
+export const MAX_CONFIRM_ABOVE = 1_000_000;

@@ -17,6 +17,16 @@ export const RESULT_PREFIX = 'pef.r.';
 /** Document property: the result store's byte counter. */
 export const RESULT_BYTES_PROPERTY = 'pef.bytes';
 
+/** Document property: the last runs' summaries (JSON, newest first). */
+export const RUN_HISTORY_PROPERTY = 'pef.runs';
+/** Document property: what =FINDEMAIL spent today in this spreadsheet (JSON: day and credits). */
+export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
+/**
+ * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
+ * user properties, so only the owner sets what formulas spend of the owner's credits.
+ */
+export const FORMULA_POLICY_PREFIX = 'PEF_FORMULAS.';
+
 /** Document cache: a claim on a normalised URL, under this prefix and the URL's hash. */
 export const CLAIM_PREFIX = 'pef.claim.';
 /** Document cache: after a 401 or 402, formulas stop calling the service (JSON: message and key hash). */

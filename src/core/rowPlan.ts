@@ -53,6 +53,12 @@ export function isPendingStatus(status: string, retryFailed: boolean): boolean {
   return status === '' || (retryFailed && (status === STATUS.error || status === STATUS.invalidUrl));
 }
 
+/** Retry failed rows: the row holds one of the add-on's statuses the run redoes (ERROR, UNPROCESSABLE). */
+export function isRedone(row: unknown[], redo: readonly string[]): boolean {
+  const status = statusOfRow(row);
+  return redo.includes(status) && isOwnStatus(status, row[CELL.email]);
+}
+
 /**
  * Output columns can be reused when all of them carry this add-on's titles in the header row, or all are empty
  * in every row of the job, or they hold this add-on's own output (a status in the status column of every row
@@ -98,11 +104,14 @@ export function planRows(
   recheck: boolean,
   retryFailed: boolean,
   hosts: NetworkHosts,
+  redo?: readonly string[] | null,
 ): RowPlan[] {
   return rows.map((row) => {
     const input = parseProfileInput(row[CELL.url], hosts);
     if (input.kind === 'empty') return { action: 'blank' };
-    const pending = recheck || isPendingStatus(String(row[CELL.status] ?? ''), retryFailed);
+    const pending = redo
+      ? isRedone(row, redo)
+      : recheck || isPendingStatus(String(row[CELL.status] ?? ''), retryFailed);
     if (!pending) return { action: 'keep' };
     if (input.kind === 'invalid') {
       return { action: 'invalid', reason: input.reason, sent: String(row[CELL.url]) };
@@ -126,8 +135,14 @@ export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): bo
  * cells must be empty or hold this add-on's result: never anything of the user's (e.g. a column moved there).
  * `recheckPass`: the first pass of a re-check, which overwrites the add-on's own results.
  */
-export function stillPending(row: unknown[] | undefined, recheckPass: boolean, firstPass: boolean): boolean {
+export function stillPending(
+  row: unknown[] | undefined,
+  recheckPass: boolean,
+  firstPass: boolean,
+  redo?: readonly string[] | null,
+): boolean {
   if (!row) return false;
+  if (redo) return isRedone(row, redo);
   const status = statusOfRow(row);
   const blank = row.slice(CELL.email).every(isBlank);
   if (recheckPass) return blank || isOwnStatus(status, row[CELL.email]);

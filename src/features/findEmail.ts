@@ -11,6 +11,7 @@ import {
   parseHalt,
   readClaims,
   readHalt,
+  releaseClaims,
   writeHalt,
 } from '../core/claims';
 import { stableHash } from '../core/hash';
@@ -30,6 +31,7 @@ import type { LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { type ProfileInput, parseProfileInput } from '../core/url';
+import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
 import { FormulaBudget } from './lookup/budget';
 import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
 
@@ -147,6 +149,35 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
 }
 
 /**
+ * The owner's daily cap for formulas (src/features/formulaCap.ts): only what is reserved is sent; the other
+ * claimed keys are released and their cells say so, for free. What was reserved but not charged is given back.
+ */
+function lookUpWithinCap(run: Run, keys: string[], probing: boolean): void {
+  const reservation = reserveFormulaCredits(run.ports.lock, keys.length, run.budget.end);
+  const granted = reservation?.granted ?? 0;
+  const allowed = keys.slice(0, granted);
+  const refused = keys.slice(granted);
+  if (refused.length > 0) {
+    releaseClaims(run.ports.cache, refused);
+    const outcome = reservation?.refusal ?? NOT_IN_TIME;
+    for (const key of refused) run.outcomes.set(key, outcome);
+  }
+  if (allowed.length === 0) {
+    if (probing) run.ports.cache?.remove(PROBE_KEY);
+    return;
+  }
+  try {
+    lookUpClaimed(run, allowed, probing);
+  } finally {
+    const charged = allowed.filter((key) => {
+      const outcome = run.outcomes.get(key);
+      return outcome !== undefined && outcome.kind !== 'error';
+    }).length;
+    giveBackFormulaCredits(run.ports.lock, allowed.length - charged);
+  }
+}
+
+/**
  * Waits (bounded by the budget) until a key another cell holds is released or the account check ends.
  * Returns the keys still without a result.
  */
@@ -222,7 +253,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
       else others.push(key);
     }
     missing = missing.filter((key) => !heldByBulk.has(key));
-    if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
+    if (claimed?.mine.length) lookUpWithinCap(run, claimed.mine, claimed.probing);
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
     if (others.length === 0 && blocked.length === 0) break;

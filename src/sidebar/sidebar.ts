@@ -1,44 +1,36 @@
-// One page's script: tabs, the settings view, the progress view and its drive loop (355 lines; split by view when it grows).
 /**
- * The sidebar: the API key (only ever received masked), the settings, and the progress of a bulk run, which the
- * sidebar drives while it is open by calling continueEnrichment() again and again.
+ * The sidebar: the API key (only ever received masked), the settings and the formulas' limit; and the Progress
+ * tab: a run's plan and price before it starts, its progress (the sidebar drives the run while it is open, calling
+ * continueEnrichment() again and again), what it did when it ends, and the last few runs.
  * Every text from the server goes into the page through textContent, never as HTML.
  */
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS } from '../core/limits';
 import { call, failureMessage } from './client';
+import { $, button, clearError, input, setMessage, setText, showError, sleep, wholeNumber } from './dom';
 import { canCancel, canPause, canResume, describeState, fractionText, percentDone } from './progress';
-import type { Progress, Settings, SidebarState, View } from './types';
-
-function $(id: string): HTMLElement {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`The sidebar has no #${id}`);
-  return element;
-}
-const button = (id: string) => $(id) as HTMLButtonElement;
-const input = (id: string) => $(id) as HTMLInputElement;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function setText(id: string, text: string): void {
-  $(id).textContent = text;
-}
-
-/** A status line: its text, and ok/bad colouring. */
-function setMessage(id: string, text: string, tone: 'ok' | 'bad' | '' = ''): void {
-  const element = $(id);
-  element.textContent = text;
-  element.classList.toggle('ok', tone === 'ok');
-  element.classList.toggle('bad', tone === 'bad');
-}
-
-function showError(text: string): void {
-  setText('error-text', text);
-  $('error').hidden = false;
-}
-
-function clearError(): void {
-  $('error').hidden = true;
-  setText('error-text', '');
-}
+import type {
+  PlacementKind,
+  Progress,
+  RunHistory,
+  RunPlan,
+  RunRequest,
+  Settings,
+  SidebarState,
+  View,
+} from './types';
+import {
+  confirmText,
+  durationText,
+  failedRows,
+  formulaUseText,
+  historyLine,
+  planTitle,
+  priceText,
+  runPlanText,
+  startLabel,
+  summaryTitle,
+  whereText,
+} from './words';
 
 // ---------------------------------------------------------------------------------------------------------------
 // State
@@ -61,6 +53,11 @@ let generation = 0;
 let driving = false;
 /** A Pause, Resume or Cancel call is on its way. */
 let runActionBusy = false;
+/** The plan shown before a run starts, and the request it answers. */
+let plan: RunPlan | null = null;
+let planRequest: RunRequest = {};
+let planBusy = false;
+let history: RunHistory | null = null;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Views
@@ -77,6 +74,8 @@ function showView(view: View, focusTab = false): void {
   }
   renderRunNotice();
   if (view === 'progress' && account && progress.state === 'running') void drive();
+  // Never stale: coming back to the tab asks the server for the run as it is now.
+  else if (view === 'progress' && account && !driving) void refreshProgress();
 }
 
 function setupTabs(): void {
@@ -106,7 +105,7 @@ function renderAccount(): void {
   const status = $('key-status');
   status.textContent = '';
   if (account.hasKey) {
-    status.append('Saved key: ');
+    status.append('Saved API key: ');
     const masked = document.createElement('span');
     masked.className = 'masked';
     masked.id = 'masked-key';
@@ -117,12 +116,21 @@ function renderAccount(): void {
   }
   button('remove-key').disabled = !account.hasKey;
   button('check-key').disabled = !account.hasKey;
+  if (!account.hasKey) $('remove-confirm').hidden = true;
   const configError = $('config-error');
   configError.textContent = account.configError;
   configError.hidden = !account.configError;
+  setText('formulas-used', formulaUseText(account.formulas));
+}
+
+/** The form fields follow the server's settings (after loading or saving, not while the user types). */
+function fillForms(): void {
+  if (!account) return;
   input('write-header').checked = account.settings.writeHeader;
   input('extra-fields').checked = account.settings.extraFields;
-  input('recheck').checked = account.settings.recheck;
+  input('confirm-above').value = String(account.settings.confirmAbove);
+  input('formulas-enabled').checked = account.formulas.policy.enabled;
+  input('formulas-cap').value = String(account.formulas.policy.dailyCap);
 }
 
 function renderRunNotice(): void {
@@ -133,9 +141,10 @@ function renderRunNotice(): void {
   );
 }
 
-function acceptState(state: SidebarState): void {
+function acceptState(state: SidebarState, forms = false): void {
   account = state;
   renderAccount();
+  if (forms) fillForms();
   // A drive loop owns the progress while it runs; otherwise the server's latest word is shown.
   if (!driving && state.progress) setProgress(state.progress);
 }
@@ -170,12 +179,12 @@ function setupSettings(): void {
       const state = await call('saveApiKey', field.value);
       field.value = '';
       acceptState(state);
-      setMessage('key-message', `Key saved: ${state.maskedKey}. Press Check to test it.`, 'ok');
+      setMessage('key-message', `API key saved: ${state.maskedKey}. Press Check to test it.`, 'ok');
     });
   });
 
   button('check-key').addEventListener('click', () => {
-    setMessage('key-message', 'Checking the key…');
+    setMessage('key-message', 'Checking the API key…');
     void withButtons(KEY_BUTTONS, async () => {
       try {
         const result = await call('checkApiKey');
@@ -187,27 +196,220 @@ function setupSettings(): void {
     });
   });
 
+  // Remove asks first: the key is gone for every run and check until saved again.
   button('remove-key').addEventListener('click', () => {
     setMessage('key-message', '');
+    $('remove-confirm').hidden = false;
+    button('remove-no').focus();
+  });
+  button('remove-no').addEventListener('click', () => {
+    $('remove-confirm').hidden = true;
+    button('remove-key').focus();
+  });
+  button('remove-yes').addEventListener('click', () => {
+    $('remove-confirm').hidden = true;
     void withButtons(KEY_BUTTONS, async () => {
       acceptState(await call('removeApiKey'));
       input('api-key').value = '';
-      setMessage('key-message', 'Key removed. Runs and checks need a key until you save one again.', 'ok');
+      setMessage(
+        'key-message',
+        'API key removed. Runs and checks need a key until you save one again.',
+        'ok',
+      );
     });
   });
 
   $('settings-form').addEventListener('submit', (event) => {
     event.preventDefault();
+    setMessage('settings-message', '');
+    const confirmAbove = wholeNumber('confirm-above');
+    if (confirmAbove === undefined) {
+      setMessage('settings-message', 'Type a whole number of credits (0 asks before every paid run).', 'bad');
+      return;
+    }
     const settings: Settings = {
       writeHeader: input('write-header').checked,
       extraFields: input('extra-fields').checked,
-      recheck: input('recheck').checked,
+      confirmAbove,
     };
-    setMessage('settings-message', '');
     void withButtons(['save-settings'], async () => {
-      acceptState(await call('saveSettings', settings));
+      acceptState(await call('saveSettings', settings), true);
       setMessage('settings-message', 'Settings saved. They apply to the next run you start.', 'ok');
     });
+  });
+
+  $('formulas-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    setMessage('formulas-message', '');
+    const dailyCap = wholeNumber('formulas-cap');
+    if (dailyCap === undefined) {
+      setMessage('formulas-message', 'Type a whole number of credits per day.', 'bad');
+      return;
+    }
+    const enabled = input('formulas-enabled').checked;
+    void withButtons(['save-formulas'], async () => {
+      const formulas = await call('saveFormulaCap', { enabled, dailyCap });
+      if (account) account = { ...account, formulas };
+      fillForms();
+      setMessage('formulas-message', 'Formula limit saved for this spreadsheet.', 'ok');
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The plan, before a run starts
+
+/** Asks the server for the plan of `request` and shows it; `autoStart`: start at once when it needs nothing. */
+async function requestPlan(request: RunRequest, autoStart: boolean): Promise<void> {
+  if (planBusy) return;
+  planBusy = true;
+  planRequest = request;
+  clearError();
+  renderPlanButtons();
+  try {
+    const next = await call('getRunPlan', request);
+    showPlan(next);
+    if (autoStart && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
+  } catch (error) {
+    showError(failureMessage(error));
+  } finally {
+    planBusy = false;
+    renderPlanButtons();
+  }
+}
+
+function showPlan(next: RunPlan): void {
+  plan = next;
+  if (next.needsChoice && !next.placements.some((choice) => choice.kind === planRequest.placement)) {
+    planRequest = { ...planRequest, placement: undefined };
+  }
+  $('plan').hidden = false;
+  $('run').hidden = true;
+  if (currentView !== 'progress') showView('progress');
+  setText('plan-title', planTitle(next));
+  setText('plan-where', whereText(next));
+  const note = $('plan-note');
+  note.hidden = !next.note;
+  note.textContent = next.note ?? '';
+  const refusal = $('plan-refusal');
+  refusal.hidden = !next.refusal;
+  refusal.textContent = next.refusal ?? '';
+  setText('plan-rows', String(next.rows));
+  setText('plan-new', String(next.newProfiles));
+  setText('plan-known', String(next.knownProfiles));
+  setText('plan-invalid', String(next.notProfiles));
+  setText('plan-blanks', String(next.blanks));
+  setText('plan-done', String(next.alreadyDone));
+  setText('plan-price', priceText(next));
+  renderPlacements(next);
+  const chosen = next.needsChoice ? next.placements.find((c) => c.kind === planRequest.placement) : next.placement;
+  setText('plan-effect', chosen ? chosen.effect : '');
+  $('plan-recheck-row').hidden = next.mode !== 'all' || !!next.refusal;
+  input('plan-recheck').checked = next.recheck;
+  $('plan-unprocessable-row').hidden = next.mode !== 'retry' || next.unprocessableRows === 0;
+  input('plan-unprocessable').checked = (next.redo ?? []).length > 1;
+  const confirm = $('plan-confirm');
+  confirm.hidden = !next.needsConfirm || !!next.refusal;
+  confirm.textContent = confirmText(next);
+  setText('plan-start', startLabel(next));
+  renderPlanButtons();
+}
+
+/** The placements to choose from, as radio buttons with what each moves. */
+function renderPlacements(next: RunPlan): void {
+  const box = $('plan-placements');
+  const list = $('plan-placement-list');
+  list.textContent = '';
+  box.hidden = !next.needsChoice || !!next.refusal;
+  if (box.hidden) return;
+  for (const choice of next.placements) {
+    const row = document.createElement('div');
+    row.className = 'choice';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'placement';
+    radio.id = `placement-${choice.kind}`;
+    radio.value = choice.kind;
+    radio.checked = planRequest.placement === choice.kind;
+    radio.addEventListener('change', () => {
+      void requestPlan({ ...planRequest, placement: choice.kind as PlacementKind }, false);
+    });
+    const label = document.createElement('label');
+    label.htmlFor = radio.id;
+    label.textContent =
+      choice.kind === 'insert' ? `Insert columns (${choice.columns})` : `Use ${choice.columns}, further right`;
+    const effect = document.createElement('span');
+    effect.className = 'gray';
+    effect.textContent = choice.effect;
+    label.append(effect);
+    row.append(radio, label);
+    list.append(row);
+  }
+}
+
+function renderPlanButtons(): void {
+  const ready = !!plan && !plan.refusal && (!plan.needsChoice || !!planRequest.placement);
+  button('plan-start').disabled = planBusy || !ready;
+  button('plan-cancel').disabled = planBusy;
+  input('plan-recheck').disabled = planBusy;
+  input('plan-unprocessable').disabled = planBusy;
+}
+
+function hidePlan(): void {
+  plan = null;
+  $('plan').hidden = true;
+  $('run').hidden = false;
+}
+
+/** Starts the planned run; the server plans again and starts only if the price is still the one shown. */
+async function startPlanned(): Promise<void> {
+  if (!plan) return;
+  const result = await call('startRun', { ...planRequest, confirmedCredits: plan.credits });
+  if (result.started) {
+    hidePlan();
+    setProgress(result.progress);
+    history = null;
+    renderSummary();
+    if (progress.state === 'running') void drive();
+    else void loadHistory();
+  } else if (result.plan) {
+    showPlan(result.plan);
+    showError('The sheet changed since the plan was made: check the new plan, then start again.');
+  } else {
+    hidePlan();
+    setProgress(result.progress);
+    showError(result.progress.message);
+  }
+}
+
+function setupPlan(): void {
+  button('plan-start').addEventListener('click', () => {
+    if (planBusy) return;
+    planBusy = true;
+    renderPlanButtons();
+    clearError();
+    startPlanned()
+      .catch((error) => showError(failureMessage(error)))
+      .finally(() => {
+        planBusy = false;
+        renderPlanButtons();
+      });
+  });
+  button('plan-cancel').addEventListener('click', () => {
+    hidePlan();
+    button('new-run').focus();
+  });
+  input('plan-recheck').addEventListener('change', () => {
+    void requestPlan({ ...planRequest, recheck: input('plan-recheck').checked }, false);
+  });
+  input('plan-unprocessable').addEventListener('change', () => {
+    void requestPlan({ ...planRequest, includeUnprocessable: input('plan-unprocessable').checked }, false);
+  });
+  button('new-run').addEventListener('click', () => {
+    void requestPlan({ source: 'selection', mode: 'all' }, true);
+  });
+  button('retry-failed').addEventListener('click', () => {
+    void requestPlan({ source: 'lastRun', mode: 'retry' }, false);
   });
 }
 
@@ -215,8 +417,20 @@ function setupSettings(): void {
 // Progress view
 
 function setProgress(next: Progress): void {
+  const ended = next.state !== progress.state && (next.state === 'done' || next.state === 'cancelled');
   progress = next;
   renderProgress();
+  if (ended || (history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))
+    void loadHistory();
+}
+
+async function refreshProgress(): Promise<void> {
+  try {
+    const next = await call('getEnrichmentProgress');
+    if (!driving) setProgress(next);
+  } catch (error) {
+    showError(failureMessage(error));
+  }
 }
 
 function renderProgress(): void {
@@ -236,19 +450,74 @@ function renderProgress(): void {
   bar.classList.toggle('halted', progress.state === 'paused' || progress.state === 'stopped');
   $('run-bar-fill').style.width = `${percent}%`;
   setText('run-fraction', fractionText(progress));
+  const runPlan = $('run-plan');
+  runPlan.hidden = !progress.plan;
+  runPlan.textContent = progress.plan ? runPlanText(progress.plan) : '';
   setText('count-found', String(progress.found));
   setText('count-not-found', String(progress.notFound));
   setText('count-failed', String(progress.failed));
   setText('count-skipped', String(progress.skipped));
   setText('count-credits', String(progress.creditsUsed));
   setText('run-message', progress.message);
+  // The missing-key message points at the Settings tab (the server's message cannot: it has no sidebar).
+  $('run-key-hint').hidden = !(
+    (progress.reason === 'no_key' || progress.reason === 'key_rejected') &&
+    progress.state === 'stopped'
+  );
 
   // Resume also restarts a running run whose drive loop gave up after failures.
   button('pause').disabled = runActionBusy || !canPause(progress);
   button('resume').disabled =
     runActionBusy || !(canResume(progress) || (progress.state === 'running' && !driving));
   button('cancel').disabled = runActionBusy || !canCancel(progress);
+  if (!canCancel(progress)) $('cancel-confirm').hidden = true;
+  button('new-run').disabled = canCancel(progress);
   renderRunNotice();
+  renderSummary();
+}
+
+async function loadHistory(): Promise<void> {
+  try {
+    history = await call('getRunHistory');
+  } catch (error) {
+    showError(failureMessage(error));
+    return;
+  }
+  renderSummary();
+}
+
+/** The last run's summary when it has ended (counters that do not overlap), and the recent runs. */
+function renderSummary(): void {
+  const last = history?.last;
+  const shown = !!last && last.id === progress.runId && (progress.state === 'done' || progress.state === 'cancelled');
+  $('summary').hidden = !shown;
+  $('run-counts').hidden = shown;
+  if (last && shown) {
+    setText('summary-title', summaryTitle(last));
+    setText('sum-found', String(last.found));
+    setText('sum-no-address', String(last.noAddress));
+    setText('sum-unprocessable', String(last.unprocessable));
+    setText('sum-invalid', String(last.notProfile));
+    setText('sum-errors', String(last.error));
+    setText('sum-done', String(last.alreadyDone));
+    setText('sum-credits', String(last.creditsSpent));
+    setText('sum-time', durationText(last.durationMs));
+    button('select-failed').hidden = failedRows(last) === 0;
+    button('retry-failed').hidden = last.error + last.unprocessable === 0;
+  }
+  const list = $('history');
+  list.textContent = '';
+  const entries = history?.history ?? [];
+  $('history-block').hidden = entries.length === 0;
+  for (const entry of entries) {
+    const item = document.createElement('li');
+    item.textContent = historyLine(entry);
+    const when = document.createElement('div');
+    when.className = 'when';
+    when.textContent = new Date(entry.endedAt).toLocaleString();
+    item.append(when);
+    list.append(item);
+  }
 }
 
 /**
@@ -284,7 +553,7 @@ async function drive(): Promise<void> {
       failures = 0;
       const moved = next.processed !== progress.processed || next.state !== progress.state;
       setProgress(next);
-      // No progress: another execution (the hourly trigger) holds the run; ask again a little later.
+      // No progress: another execution holds the run; ask again a little later.
       idleRounds = moved ? 0 : idleRounds + 1;
       if (idleRounds > 0 && next.state === 'running')
         await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
@@ -322,13 +591,35 @@ async function runAction(fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnr
 
 function setupProgress(): void {
   button('pause').addEventListener('click', () => void runAction('pauseEnrichment'));
-  button('cancel').addEventListener('click', () => void runAction('cancelEnrichment'));
+  // Cancel asks first; the run goes on meanwhile.
+  button('cancel').addEventListener('click', () => {
+    $('cancel-confirm').hidden = false;
+    button('cancel-no').focus();
+  });
+  button('cancel-no').addEventListener('click', () => {
+    $('cancel-confirm').hidden = true;
+    button('cancel').focus();
+  });
+  button('cancel-yes').addEventListener('click', () => {
+    $('cancel-confirm').hidden = true;
+    void runAction('cancelEnrichment');
+  });
   button('resume').addEventListener('click', () => {
     // A running run without a loop (it gave up after failures): drive it again.
     if (progress.state === 'running') {
       clearError();
       void drive();
     } else void runAction('resumeEnrichment');
+  });
+  button('run-key-open').addEventListener('click', () => {
+    showView('settings', true);
+    input('api-key').focus();
+  });
+  button('select-failed').addEventListener('click', () => {
+    setMessage('summary-message', '');
+    void withButtons(['select-failed'], async () => {
+      setMessage('summary-message', await call('selectFirstFailedRow'));
+    });
   });
 }
 
@@ -338,19 +629,24 @@ function setupProgress(): void {
 async function start(): Promise<void> {
   setupTabs();
   setupSettings();
+  setupPlan();
   setupProgress();
   button('error-close').addEventListener('click', clearError);
   renderProgress();
-  const initial: View = document.body.dataset.view === 'progress' ? 'progress' : 'settings';
+  const opened = document.body.dataset.view ?? 'settings';
+  const initial: View = opened === 'settings' ? 'settings' : 'progress';
   showView(initial);
   try {
-    acceptState(await call('getSidebarState'));
+    acceptState(await call('getSidebarState'), true);
   } catch (error) {
     showError(`Could not load the add-on's state: ${failureMessage(error)}`);
   } finally {
     $('loading').hidden = true;
   }
-  if (currentView === 'progress' && progress.state === 'running') void drive();
+  // Opened by the menu on a plan (a choice, a price to confirm, or a refusal): show it; nothing has changed yet.
+  if (opened === 'plan' || opened === 'retry') {
+    await requestPlan({ source: 'selection', mode: opened === 'retry' ? 'retry' : 'all' }, false);
+  } else if (currentView === 'progress' && progress.state === 'running') void drive();
 }
 
 void start();

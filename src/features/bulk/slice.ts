@@ -14,6 +14,7 @@ import { progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
+import { withoutStop } from '../../core/text';
 import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { runWindows, type Slice } from './window';
@@ -57,7 +58,7 @@ export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINI
   try {
     runSlice(slice);
   } catch (error) {
-    const message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
+    const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
     apply(slice, { type: 'halt', reason: 'error', message });
   }
   slice.job.leaseUntil = 0;

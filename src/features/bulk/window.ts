@@ -5,7 +5,14 @@
  */
 
 import { haltOf } from '../../core/answers';
-import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
+import {
+  CELL,
+  enrichmentRow,
+  type RowOutcome,
+  rowNeedsPlainText,
+  STATUS,
+  textColumnOffsets,
+} from '../../core/cells';
 import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
@@ -25,6 +32,7 @@ import {
 import type { NetworkHosts } from '../../core/url';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
+import { readJobCells } from './columns';
 import { apply, ownsLease, saveProgress, working } from './slice';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -66,7 +74,7 @@ export function runWindows(slice: Slice): void {
 }
 
 function read(slice: Slice, from: number, count: number): unknown[][] {
-  return count <= 0 ? [] : slice.sheet.getRange(from, slice.job.urlColumn, count, slice.width).getValues();
+  return readJobCells(slice.sheet, slice.job, from, count, slice.width);
 }
 
 /** A stored or fresh result; a re-check ignores results stored before its run started. */
@@ -74,14 +82,18 @@ function resultOf(slice: Slice, key: string): LookupResult | undefined {
   const hit = slice.known.get(key);
   if (hit) return hit;
   const stored = slice.storeView(key);
-  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) return stored.result;
+  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) {
+    // Retry failed rows with UNPROCESSABLE: the stored answer is the one retried (a new one counts from the start).
+    const retried = slice.job.redo?.includes(STATUS.unprocessable) && stored.result.kind === 'unprocessable';
+    if (!retried || stored.savedAt >= slice.job.startedAt) return stored.result;
+  }
   return undefined;
 }
 
 /** The output a duplicate row copies from another row of the job, when a result was written there. */
 function copyOf(slice: Slice, key: string): unknown[] | undefined {
   const { job } = slice;
-  if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
+  if (job.redo || (job.pass === 1 && (!job.hasDuplicates || job.recheck))) return undefined;
   if (!slice.written) {
     const rows = job.lastRow - job.firstRow + 1;
     slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : [], slice.hosts);
@@ -106,13 +118,13 @@ function planWindow(slice: Slice): WindowPlan {
   }
   const block = slice.block;
   const firstPass = job.pass === 1;
-  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts);
+  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts, job.redo);
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
     if (
       plan.action !== 'keep' &&
       plan.action !== 'blank' &&
-      !stillPending(block[index], job.recheck && firstPass, firstPass)
+      !stillPending(block[index], job.recheck && firstPass, firstPass, job.redo)
     ) {
       unwritable.add(index);
     }
@@ -199,7 +211,7 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
     const firstPass = job.pass === 1;
     if (
       !sameInput(check[index]?.[CELL.url], plan, slice.hosts) ||
-      !stillPending(check[index], job.recheck && firstPass, firstPass)
+      !stillPending(check[index], job.recheck && firstPass, firstPass, job.redo)
     )
       continue;
     const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
@@ -263,18 +275,14 @@ function processWindow(slice: Slice): boolean {
 function startNextPass(slice: Slice): boolean {
   const { job } = slice;
   const rows = job.lastRow - job.firstRow + 1;
-  const values =
-    rows > 0
-      ? slice.sheet
-          .getRange(job.firstRow, job.urlColumn, rows, Math.min(slice.width, CELL.status + 1))
-          .getValues()
-      : [];
+  const values = readJobCells(slice.sheet, job, job.firstRow, rows, Math.min(slice.width, CELL.status + 1));
   const pendingIndex = firstWithoutStatus(values);
-  if (pendingIndex < 0 || job.pass >= MAX_PASSES) {
+  // Retry failed rows has one pass: rows without a status are not its to fill.
+  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
     apply(slice, {
       type: 'finish',
       counts: countFinished(job.counts, values),
-      leftPending: pendingIndex >= 0,
+      leftPending: pendingIndex >= 0 && !job.redo,
     });
     return false;
   }
