@@ -59,11 +59,7 @@ export function onInstall(e?: unknown): void {
   onOpen(e);
 }
 
-/**
- * Simple trigger on every edit: clears the add-on's result beside a URL that was changed, so the next run looks the
- * new URL up. Cheap by design (one read); does nothing in AuthMode.NONE.
- * @param {Object} e The edit event.
- */
+/** Simple trigger: clears the add-on's result beside an edited URL (one read; nothing in AuthMode.NONE). */
 export function onEdit(e?: unknown): void {
   clearStaleResults(e);
 }
@@ -83,24 +79,17 @@ export function enrichSelection(): Progress {
   return enrichment.enrichSelection();
 }
 
-/** Retries only the rows of the selected column whose status is ERROR, leaving every other row untouched. */
+/** Retries only the selected column's rows whose status is ERROR. */
 export function retryFailedRows(): Progress {
   return enrichment.retryFailedRows();
 }
 
-/**
- * The plan and the price of a run (nothing in the sheet changes).
- * @param {Object} request source ('selection' | 'lastRun'), mode ('all' | 'retry'), includeUnprocessable, recheck.
- */
+/** The plan and the price of a run (src/core/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
   return planFor(parseRunRequest(request)).plan;
 }
 
-/**
- * Starts a run when its plan allows (a placement chosen if there was a choice, the price confirmed if above the
- * threshold); otherwise returns the plan again.
- * @param {Object} request As for getRunPlan, plus placement and confirmedCredits.
- */
+/** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
 export function startRun(request: unknown): RunStart {
   return enrichment.startRun(parseRunRequest(request));
 }
@@ -120,10 +109,7 @@ export function getFormulaCap(): FormulaCapState {
   return formulaCap.readFormulaCapState();
 }
 
-/**
- * Saves the current user's cap for =FINDEMAIL in this spreadsheet (it governs formulas when they own it).
- * @param {Object} policy enabled (boolean), dailyCap (whole number of credits).
- */
+/** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
 export function saveFormulaCap(policy: unknown): FormulaCapState {
   return formulaCap.saveFormulaPolicy(policy);
 }

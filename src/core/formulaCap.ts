@@ -50,7 +50,8 @@ export function parsePolicy(source: unknown): FormulaPolicy {
 export function parseSpend(raw: string | null | undefined, day: string): FormulaSpend {
   try {
     const spend = JSON.parse(raw ?? '') as Partial<FormulaSpend>;
-    if (spend.day === day && typeof spend.used === 'number' && spend.used >= 0) return { day, used: spend.used };
+    if (spend.day === day && typeof spend.used === 'number' && spend.used >= 0)
+      return { day, used: spend.used };
   } catch {
     // Nothing stored yet, or unreadable: a new day.
   }

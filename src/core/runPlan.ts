@@ -129,7 +129,8 @@ export interface PlanOptions {
 /** Column number (1-based) to its letters: 1 → A, 27 → AA. */
 export function columnName(column: number): string {
   let name = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
   return name;
 }
 
@@ -153,7 +154,6 @@ function blockAt(read: ColumnRead, offset: number, width: number): unknown[][] {
 function columnsEmpty(block: unknown[][]): boolean {
   return block.every((row) => row.every(isBlank));
 }
-
 
 /** Where the results can go, from the cells right of the URLs. */
 export function placementOptions(read: ColumnRead, extraFields: boolean): Placement[] {
@@ -262,8 +262,7 @@ export function planRun(
 ): RunPlan {
   const placements = placementOptions(read, options.extraFields);
   const needsChoice = placements.length > 1;
-  const placement =
-    placements.find((candidate) => candidate.kind === options.chosen) ?? placements[0];
+  const placement = placements.find((candidate) => candidate.kind === options.chosen) ?? placements[0];
   const redo = redoStatuses(options.mode, options.includeUnprocessable);
   const recheck = options.mode === 'all' && options.recheck;
   const width = outputHeaders(options.extraFields).length;
@@ -348,4 +347,3 @@ function noProfilesMessage(read: ColumnRead): string {
   const what = emails > 0 ? 'e-mail addresses, not profile URLs' : 'no profile URL';
   return `Column ${column} holds ${what}: nothing was changed. Select the column with the profile URLs, then try again.`;
 }
-

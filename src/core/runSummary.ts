@@ -10,7 +10,13 @@ export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' 
 
 export type KindCounts = Record<ResultKind, number>;
 
-export const RESULT_KINDS: readonly ResultKind[] = ['found', 'noAddress', 'unprocessable', 'notProfile', 'error'];
+export const RESULT_KINDS: readonly ResultKind[] = [
+  'found',
+  'noAddress',
+  'unprocessable',
+  'notProfile',
+  'error',
+];
 
 export function emptyKinds(): KindCounts {
   return { found: 0, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };

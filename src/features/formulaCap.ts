@@ -36,7 +36,10 @@ export function readPolicy(): FormulaPolicy {
 }
 
 function readSpend(now: number) {
-  return parseSpend(PropertiesService.getDocumentProperties().getProperty(FORMULA_SPEND_PROPERTY), dayOf(now));
+  return parseSpend(
+    PropertiesService.getDocumentProperties().getProperty(FORMULA_SPEND_PROPERTY),
+    dayOf(now),
+  );
 }
 
 function writeSpend(spend: { day: string; used: number }): void {

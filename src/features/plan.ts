@@ -8,6 +8,7 @@ import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { outputHeaders } from '../core/cells';
 import type { Job } from '../core/job';
+import { isHeaderText } from '../core/rowPlan';
 import {
   type ColumnRead,
   columnName,
@@ -17,7 +18,6 @@ import {
   type RunRequest,
 } from '../core/runPlan';
 import type { Settings } from '../core/sidebarState';
-import { isHeaderText } from '../core/rowPlan';
 import { parseProfileInput } from '../core/url';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
@@ -44,7 +44,8 @@ function targetRange(request: RunRequest): { range: Range; note?: string } {
   // With several ranges selected, getActiveRange() is the last one selected
   // (apps-script/reference/spreadsheet/spreadsheet#getactiverange).
   const selection = ss.getActiveRange();
-  if (!selection) throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
+  if (!selection)
+    throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
   const notes: string[] = [];
   const ranges = ss.getActiveRangeList()?.getRanges() ?? [];
   if (ranges.length > 1) {

@@ -93,7 +93,8 @@ export function getRunHistory(): RunHistory {
     return { last, history: readHistory() };
   }
   const history = readHistory();
-  const last = job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
+  const last =
+    job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
   return { last, history };
 }
 

@@ -302,7 +302,9 @@ function showPlan(next: RunPlan): void {
   setText('plan-done', String(next.alreadyDone));
   setText('plan-price', priceText(next));
   renderPlacements(next);
-  const chosen = next.needsChoice ? next.placements.find((c) => c.kind === planRequest.placement) : next.placement;
+  const chosen = next.needsChoice
+    ? next.placements.find((c) => c.kind === planRequest.placement)
+    : next.placement;
   setText('plan-effect', chosen ? chosen.effect : '');
   $('plan-recheck-row').hidden = next.mode !== 'all' || !!next.refusal;
   input('plan-recheck').checked = next.recheck;
@@ -337,7 +339,9 @@ function renderPlacements(next: RunPlan): void {
     const label = document.createElement('label');
     label.htmlFor = radio.id;
     label.textContent =
-      choice.kind === 'insert' ? `Insert columns (${choice.columns})` : `Use ${choice.columns}, further right`;
+      choice.kind === 'insert'
+        ? `Insert columns (${choice.columns})`
+        : `Use ${choice.columns}, further right`;
     const effect = document.createElement('span');
     effect.className = 'gray';
     effect.textContent = choice.effect;
@@ -489,7 +493,8 @@ async function loadHistory(): Promise<void> {
 /** The last run's summary when it has ended (counters that do not overlap), and the recent runs. */
 function renderSummary(): void {
   const last = history?.last;
-  const shown = !!last && last.id === progress.runId && (progress.state === 'done' || progress.state === 'cancelled');
+  const shown =
+    !!last && last.id === progress.runId && (progress.state === 'done' || progress.state === 'cancelled');
   $('summary').hidden = !shown;
   $('run-counts').hidden = shown;
   if (last && shown) {

@@ -1,6 +1,7 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
-import { countText } from '../core/text';
+
 import { durationText } from '../core/runSummary';
+import { countText } from '../core/text';
 import type { FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 
 export { countText, durationText };
@@ -32,7 +33,9 @@ export function startLabel(plan: RunPlan): string {
 
 /** The plan a running run started with, in one line. */
 export function runPlanText(plan: PlanSummary): string {
-  const parts = [`${countText(plan.newProfiles, 'new profile')} (at most ${countText(plan.credits, 'credit')})`];
+  const parts = [
+    `${countText(plan.newProfiles, 'new profile')} (at most ${countText(plan.credits, 'credit')})`,
+  ];
   if (plan.knownProfiles > 0) parts.push(`${plan.knownProfiles} already known`);
   if (plan.notProfiles > 0) parts.push(`${countText(plan.notProfiles, 'cell')} not a profile`);
   const kind = plan.retry ? 'Retry of failed rows' : plan.recheck ? 'Re-check' : 'Plan';
@@ -63,6 +66,7 @@ export function historyLine(summary: RunSummary): string {
 
 /** "Used today: 12 of 500 credits." */
 export function formulaUseText(state: FormulaCapState): string {
-  if (!state.policy.enabled) return `New lookups by formulas are off. Used today: ${countText(state.usedToday, 'credit')}.`;
+  if (!state.policy.enabled)
+    return `New lookups by formulas are off. Used today: ${countText(state.usedToday, 'credit')}.`;
   return `Used today: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
 }

@@ -35,7 +35,8 @@ function mainExports(): Export[] {
 }
 
 /** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
-const MAX_BUNDLE_BYTES = 60_000;
+// Raised from 60 KB for issue 13 (plan and price, retry, formula cap, run history, onEdit): about 15 KB minified.
+const MAX_BUNDLE_BYTES = 75_000;
 
 /** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
 function srcDeclares(name: string): boolean {
@@ -137,7 +138,7 @@ describe('dist/Code.js (the default build)', () => {
     },
   );
 
-  it('is at most 60 KB (it is loaded on every custom-function call): the body is minified', () => {
+  it('is at most 75 KB (it is loaded on every custom-function call): the body is minified', () => {
     expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
     const body = code.slice(code.indexOf('var ProfileEmailFinder'));
     expect(body.length).toBeGreaterThan(0);

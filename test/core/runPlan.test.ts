@@ -1,6 +1,12 @@
 import type { LookupResult } from '../../src/core/lookup';
-import { columnName, type ColumnRead, placementOptions, planRun, type PlanOptions } from '../../src/core/runPlan';
 import { planRows, stillPending } from '../../src/core/rowPlan';
+import {
+  type ColumnRead,
+  columnName,
+  type PlanOptions,
+  placementOptions,
+  planRun,
+} from '../../src/core/runPlan';
 import { parseNetworkHosts } from '../../src/core/url';
 
 const HOSTS = parseNetworkHosts('network.com');
@@ -80,7 +86,13 @@ describe('planRun: the numbers before a run', () => {
       [u('cy'), '', 'NOT_FOUND', '', ''],
     ];
     const plan = planRun(read(rows, ['Profile', ...TITLES]), OPTIONS, store().getMany);
-    expect(plan).toMatchObject({ alreadyDone: 2, lookupRows: 2, knownProfiles: 1, newProfiles: 1, errorRows: 1 });
+    expect(plan).toMatchObject({
+      alreadyDone: 2,
+      lookupRows: 2,
+      knownProfiles: 1,
+      newProfiles: 1,
+      errorRows: 1,
+    });
   });
 
   it('re-check is a choice for this run: every profile is bought again, none is free', () => {
@@ -90,7 +102,13 @@ describe('planRun: the numbers before a run', () => {
     ];
     const s = store({ [key('ann')]: found });
     const plan = planRun(read(rows, ['Profile', ...TITLES]), { ...OPTIONS, recheck: true }, s.getMany);
-    expect(plan).toMatchObject({ recheck: true, alreadyDone: 0, newProfiles: 2, knownProfiles: 0, credits: 2 });
+    expect(plan).toMatchObject({
+      recheck: true,
+      alreadyDone: 0,
+      newProfiles: 2,
+      knownProfiles: 0,
+      credits: 2,
+    });
     expect(s.reads).toEqual([]);
   });
 
@@ -176,7 +194,12 @@ describe('Retry failed rows', () => {
       { ...OPTIONS, mode: 'retry', includeUnprocessable: true },
       s.getMany,
     );
-    expect(both).toMatchObject({ redo: ['ERROR', 'UNPROCESSABLE'], lookupRows: 2, newProfiles: 2, credits: 2 });
+    expect(both).toMatchObject({
+      redo: ['ERROR', 'UNPROCESSABLE'],
+      lookupRows: 2,
+      newProfiles: 2,
+      credits: 2,
+    });
   });
 
   it('has nothing to retry without a failed row', () => {

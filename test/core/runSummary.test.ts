@@ -55,7 +55,12 @@ describe('run summary: counters that do not overlap', () => {
   });
 
   it('says how long a run took', () => {
-    expect([0, 12_400, 63_000, 7_380_000].map(durationText)).toEqual(['0 s', '12 s', '1 min 3 s', '2 h 3 min']);
+    expect([0, 12_400, 63_000, 7_380_000].map(durationText)).toEqual([
+      '0 s',
+      '12 s',
+      '1 min 3 s',
+      '2 h 3 min',
+    ]);
   });
 });
 

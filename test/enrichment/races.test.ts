@@ -108,7 +108,7 @@ describe('bulk enrichment races', () => {
     world = await startWorld({
       data: [['Profile'], [url('wes-york'), '', 'YES'], [url('xia-zorn'), '', '']],
     });
-    await start(world, 'A1:A3');
+    await start(world, 'A1:A3', { placement: 'insert' });
     const done = await drive(world);
     expect(done.state).toBe('done');
     // Four result columns were inserted: the user's column moved from C to G, untouched.

@@ -1,6 +1,6 @@
 /** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
 import { spreadsheetCalls } from '../../emulator';
-import { startWorld, url, type World } from '../support/harness';
+import { OWNER, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
@@ -57,6 +57,8 @@ describe('bulk enrichment at scale', () => {
     world.ss.sheets[0].insertRows(1000, 100, world.ss.sheets);
     world.env.enter(world.ss.id, 'A1:A1001', [['Profile'], ...rows]);
     world.env.select(world.ss.id, 'A1:A1001');
+    // The owner starts runs of any price without being asked (the sidebar's setting), as from the menu.
+    world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 1_000_000 }) });
     await world.env.run('enrichSelection', [], world.as());
     const progress = await drive(world);
     expect(progress.state).toBe('done');

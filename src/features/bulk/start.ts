@@ -44,27 +44,32 @@ function startFromMenu(request: RunRequest): Progress {
 /** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
 export function startRun(request: RunRequest): RunStart {
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  const outcome = withDocumentLock((): { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan } => {
-    const stored = loadJob();
-    if (stored && isActive(stored.state)) return { existing: stored };
-    const planned = planFor(request);
-    const { plan } = planned;
-    if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
-    if (plan.needsConfirm && !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits))
-      return { plan };
-    // The finished run this one replaces goes into the history first.
-    if (stored) recordRun(stored);
-    const { job: created, prepareSheet } = createJob(planned);
-    // The job's state is saved first: if it cannot be, the sheet is left untouched.
-    saveJob(created);
-    try {
-      prepareSheet();
-    } catch (error) {
-      deleteJob();
-      throw error;
-    }
-    return { created, plan };
-  });
+  const outcome = withDocumentLock(
+    (): { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan } => {
+      const stored = loadJob();
+      if (stored && isActive(stored.state)) return { existing: stored };
+      const planned = planFor(request);
+      const { plan } = planned;
+      if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
+      if (
+        plan.needsConfirm &&
+        !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
+      )
+        return { plan };
+      // The finished run this one replaces goes into the history first.
+      if (stored) recordRun(stored);
+      const { job: created, prepareSheet } = createJob(planned);
+      // The job's state is saved first: if it cannot be, the sheet is left untouched.
+      saveJob(created);
+      try {
+        prepareSheet();
+      } catch (error) {
+        deleteJob();
+        throw error;
+      }
+      return { created, plan };
+    },
+  );
   if ('existing' in outcome) {
     return {
       plan: null,
@@ -77,11 +82,19 @@ export function startRun(request: RunRequest): RunStart {
   }
   if (!('created' in outcome)) {
     const { plan } = outcome;
-    return { plan, started: false, progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.') };
+    return {
+      plan,
+      started: false,
+      progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
+    };
   }
   ensureContinuationTrigger();
   // A short first slice: the sidebar, open now, drives the rest.
-  return { plan: outcome.plan, started: true, progress: processSlice(outcome.created.id, FIRST_SLICE_MAX_MS) };
+  return {
+    plan: outcome.plan,
+    started: true,
+    progress: processSlice(outcome.created.id, FIRST_SLICE_MAX_MS),
+  };
 }
 
 /** Inserts output columns where the plan says; plain-text format; the titles. */
