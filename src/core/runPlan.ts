@@ -261,8 +261,13 @@ export function planRun(
   stored: (keys: string[]) => Map<string, LookupResult>,
 ): RunPlan {
   const placements = placementOptions(read, options.extraFields);
-  const needsChoice = placements.length > 1;
-  const placement = placements.find((candidate) => candidate.kind === options.chosen) ?? placements[0];
+  // A retry works where the results are: the add-on's columns beside the URLs or further right, never new ones.
+  const retry = options.mode === 'retry';
+  const needsChoice = placements.length > 1 && !retry;
+  const placement =
+    (retry
+      ? placements.find((candidate) => candidate.kind !== 'insert')
+      : placements.find((candidate) => candidate.kind === options.chosen)) ?? placements[0];
   const redo = redoStatuses(options.mode, options.includeUnprocessable);
   const recheck = options.mode === 'all' && options.recheck;
   const width = outputHeaders(options.extraFields).length;

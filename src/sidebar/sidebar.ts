@@ -269,7 +269,9 @@ async function requestPlan(request: RunRequest, autoStart: boolean): Promise<voi
   try {
     const next = await call('getRunPlan', request);
     showPlan(next);
-    if (autoStart && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
+    // A plan that needs nothing from the user starts at once; one with nothing to do waits (re-check is offered).
+    const work = next.lookupRows + next.notProfiles > 0;
+    if (autoStart && work && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
   } catch (error) {
     showError(failureMessage(error));
   } finally {
@@ -542,7 +544,7 @@ async function drive(): Promise<void> {
       try {
         next = await call('continueEnrichment');
       } catch (error) {
-        if (mine !== generation) return;
+        if (mine !== generation) return refreshAfterActions();
         failures++;
         if (failures >= DRIVE_ATTEMPTS) {
           showError(`The run could not go on: ${failureMessage(error)} Press Resume to try again.`);
@@ -552,8 +554,8 @@ async function drive(): Promise<void> {
         await sleep(1000 * 2 ** (failures - 1));
         continue;
       }
-      // A Pause or Cancel pressed meanwhile: its answer is the one shown.
-      if (mine !== generation) return;
+      // A Pause or Cancel pressed meanwhile: its answer is shown, then the sheet as this slice left it.
+      if (mine !== generation) return refreshAfterActions();
       if (failures > 0) clearError();
       failures = 0;
       const moved = next.processed !== progress.processed || next.state !== progress.state;
@@ -569,6 +571,16 @@ async function drive(): Promise<void> {
       renderProgress();
     }
   }
+}
+
+/**
+ * A slice that was under way when Pause or Cancel was pressed wrote its last rows after the server answered them:
+ * once both are back, the progress is asked for again, so the figures match the sheet.
+ */
+let refreshPending = false;
+function refreshAfterActions(): void {
+  if (runActionBusy) refreshPending = true;
+  else if (!driving) void refreshProgress();
 }
 
 /** Pause and Cancel stop the drive loop first, so the server's answer to them is the last word shown. */
@@ -592,6 +604,10 @@ async function runAction(fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnr
     renderProgress();
   }
   if (progress.state === 'running') void drive();
+  else if (refreshPending) {
+    refreshPending = false;
+    void refreshProgress();
+  }
 }
 
 function setupProgress(): void {

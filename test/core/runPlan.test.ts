@@ -233,3 +233,11 @@ test('columnName', () => {
     'AAA',
   ]);
 });
+
+test('a retry works in the columns the results are in, further right too: no choice, no new columns', () => {
+  const rows = [[u('ann'), 'Acme', '', 'ERROR', '', 'timed out']];
+  const header = ['Profile', 'Company', ...TITLES];
+  const plan = planRun(read(rows, header), { ...OPTIONS, mode: 'retry' }, store().getMany);
+  expect(plan).toMatchObject({ needsChoice: false, lookupRows: 1, credits: 1 });
+  expect(plan.placement).toMatchObject({ kind: 'right', columns: 'C:F' });
+});

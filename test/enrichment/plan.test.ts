@@ -85,10 +85,10 @@ it('data beside the URLs: a choice; the first empty columns further right leave 
     data: [['Profile', 'Company', 'Phone'], ...urls.map((u, i) => [u, `Co ${i}`, `555-${i}`])],
   });
   world.env.select(world.ss.id, 'A1:A5');
-  const maxColumns = world.ss.sheets[0].maxColumns;
+  const maxColumns = world.ss.sheets[0].maxCols;
   await world.env.run('enrichSelection', [], world.as());
   expect(lastSidebarView(world)).toBe('plan');
-  expect(world.ss.sheets[0].maxColumns).toBe(maxColumns);
+  expect(world.ss.sheets[0].maxCols).toBe(maxColumns);
   const shown = await plan(world);
   expect(shown.needsChoice).toBe(true);
   expect(shown.placements.map((p) => [p.kind, p.columns])).toEqual([
@@ -106,7 +106,7 @@ it('data beside the URLs: a choice; the first empty columns further right leave 
   expect(values[0]).toEqual(['Profile', 'Company', 'Phone', 'Email', 'Email status', 'Catch-all', 'Note']);
   expect(values.slice(1).map((row) => row.slice(1, 3))).toEqual(urls.map((_, i) => [`Co ${i}`, `555-${i}`]));
   expect(values.slice(1).map((row) => row.slice(3, 6))).toEqual(urls.map(expectedCells));
-  expect(world.ss.sheets[0].maxColumns).toBe(maxColumns);
+  expect(world.ss.sheets[0].maxCols).toBe(maxColumns);
 
   // The next run finds its own columns further right: free, nothing to choose.
   const again = await plan(world, { placement: 'right' });
@@ -151,13 +151,13 @@ it('turning on the extra fields reuses the four columns and adds only Account ty
   world = await startWorld({ data: [['Profile'], ...column(names(2, 'ida-jo'))] });
   await start(world, 'A1:A3');
   await drive(world);
-  const maxColumns = world.ss.sheets[0].maxColumns;
+  const maxColumns = world.ss.sheets[0].maxCols;
   world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ extraFields: true }) });
   const shown = await plan(world, {});
   expect(shown.placement).toMatchObject({ kind: 'reuse', columns: 'B:G' });
   await start(world, 'A1:A3', { recheck: true });
   await drive(world);
-  expect(world.ss.sheets[0].maxColumns).toBe(maxColumns);
+  expect(world.ss.sheets[0].maxCols).toBe(maxColumns);
   expect(world.env.values(world.ss.id, 'A1:H1')[0]).toEqual([
     'Profile',
     'Email',

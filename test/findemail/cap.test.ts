@@ -53,7 +53,11 @@ it('turned off, formulas look nothing new up but still show known results', asyn
 
 it("an editor's own setting changes nothing: formulas spend the owner's credits under the owner's cap", async () => {
   world = await startWorld({ data: [['URL'], [url('ed-dan')]] });
-  const state = (await world.env.run('saveFormulaCap', [{ enabled: false, dailyCap: 0 }], world.as(EDITOR))) as {
+  const state = (await world.env.run(
+    'saveFormulaCap',
+    [{ enabled: false, dailyCap: 0 }],
+    world.as(EDITOR),
+  )) as {
     policy: { enabled: boolean };
   };
   expect(state.policy.enabled).toBe(false);
@@ -61,7 +65,10 @@ it("an editor's own setting changes nothing: formulas spend the owner's credits 
   await world.env.recalculate(world.ss.id, { user: EDITOR });
   expect(column(world, 'B2')).toEqual([emailOf(url('ed-dan'))]);
   // And the owner's sidebar still shows the owner's own (default) limit.
-  const owner = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as { policy: unknown; usedToday: number };
+  const owner = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as {
+    policy: unknown;
+    usedToday: number;
+  };
   expect(owner).toEqual({ policy: { enabled: true, dailyCap: 500 }, usedToday: 1 });
 });
 
