@@ -307,7 +307,10 @@ function showPlan(next: RunPlan): void {
   const chosen = next.needsChoice
     ? next.placements.find((c) => c.kind === planRequest.placement)
     : next.placement;
-  setText('plan-effect', chosen ? chosen.effect : '');
+  // With a choice, each option says what it moves; otherwise the one placement does here.
+  const effect = $('plan-effect');
+  effect.hidden = next.needsChoice || !!next.refusal;
+  effect.textContent = chosen ? chosen.effect : '';
   $('plan-recheck-row').hidden = next.mode !== 'all' || !!next.refusal;
   input('plan-recheck').checked = next.recheck;
   $('plan-unprocessable-row').hidden = next.mode !== 'retry' || next.unprocessableRows === 0;

@@ -716,7 +716,8 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
     /B and every column right of it move 4 to the right/,
   );
   await page.getByLabel(/^Use C:F, further right/).check();
-  await waitForText(page.locator('#plan-effect'), 'Results go into the empty columns C:F. Nothing moves.');
+  await waitForText(page.locator('label[for="placement-right"]'), /Results go into the empty columns C:F\. Nothing moves\.$/);
+  await expect(page.locator('#plan-unprocessable-row').isVisible()).resolves.toBe(false);
   await page.locator('#plan-start').waitFor({ state: 'visible' });
   await page.waitForFunction(() => !(document.getElementById('plan-start') as HTMLButtonElement).disabled);
   await expectFits(page);
@@ -748,6 +749,8 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   );
   expect(summary).toEqual([3, 0, 1, 1, 1, 0, world.sandbox.service.totalCharged()]);
   await expect(page.locator('#sum-time').textContent()).resolves.toMatch(/^\d+ s$/);
+  // The summary replaces the running counters (they overlap: "Failed" holds errors and non-profiles alike).
+  await expect(page.locator('#run-counts').isVisible()).resolves.toBe(false);
   await page.getByRole('button', { name: 'Select the first failed row' }).click();
   await waitForText(page.locator('#summary-message'), 'Row 3 is selected (ERROR).');
   expect(world.ss.activeRange).toMatchObject({ row: 3, col: 1 });
