@@ -716,7 +716,10 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
     /B and every column right of it move 4 to the right/,
   );
   await page.getByLabel(/^Use C:F, further right/).check();
-  await waitForText(page.locator('label[for="placement-right"]'), /Results go into the empty columns C:F\. Nothing moves\.$/);
+  await waitForText(
+    page.locator('label[for="placement-right"]'),
+    /Results go into the empty columns C:F\. Nothing moves\.$/,
+  );
   await expect(page.locator('#plan-unprocessable-row').isVisible()).resolves.toBe(false);
   await page.locator('#plan-start').waitFor({ state: 'visible' });
   await page.waitForFunction(() => !(document.getElementById('plan-start') as HTMLButtonElement).disabled);
