@@ -20,8 +20,7 @@ type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 export function enrichSelection(): Progress {
   const ss = SpreadsheetApp.getActiveSpreadsheet();
-  // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-  const owner = { id: runnerId(true) as string, name: runnerEmail() };
+  const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
   const outcome = withDocumentLock((): { existing: Job } | { created: Job } => {
     const stored = loadJob();
@@ -29,6 +28,8 @@ export function enrichSelection(): Progress {
     const selection = ss.getActiveRange();
     if (!selection)
       throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
+    // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+    const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
     const { job: created, prepareSheet } = createJob(selection, owner);
     // The job's state is saved first: if it cannot be, the sheet is left untouched.
     saveJob(created);
@@ -44,16 +45,16 @@ export function enrichSelection(): Progress {
   showSidebar('progress');
   if ('existing' in outcome) {
     const { existing } = outcome;
-    const viewer = { runnerId: owner.id, now: Date.now() };
+    const viewer = { runnerId: viewerId, now: Date.now() };
     return {
       ...progressOf(existing, viewer),
-      message: mayDrive(existing, owner.id)
+      message: mayDrive(existing, viewerId)
         ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
         : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
     };
   }
   // A short first slice: the sidebar, open now, drives the rest.
-  return processSlice(outcome.created.id, owner.id, FIRST_SLICE_MAX_MS);
+  return processSlice(outcome.created.id, outcome.created.ownerId ?? null, FIRST_SLICE_MAX_MS);
 }
 
 /** The selection as read: its header, its first and last URL rows, and whether the output columns are free. */
