@@ -8,7 +8,7 @@ import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { outputHeaders } from '../core/cells';
 import type { Job } from '../core/job';
-import { isHeaderText } from '../core/rowPlan';
+import { isHeaderText, withFormulaCells } from '../core/rowPlan';
 import {
   type ColumnRead,
   columnName,
@@ -78,7 +78,9 @@ export function readColumn(range: Range, extraFields: boolean): { read: ColumnRe
   // the output columns beside the URLs.
   const wanted = Math.max(1 + outputHeaders(extraFields).length, sheet.getLastColumn() - urlColumn + 1);
   const width = Math.max(1, Math.min(wanted, maxColumns - urlColumn + 1));
-  const block = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, width).getValues();
+  const cells = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, width);
+  // A cell holding a formula is the user's data (even one showing ""): such columns are not reused.
+  const block = withFormulaCells(cells.getValues(), cells.getFormulas());
   const at = (row: number) => block[row - blockTop];
   let headerRow: number | null = null;
   if (isHeaderText(at(top)[0])) headerRow = top;

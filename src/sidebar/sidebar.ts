@@ -4,10 +4,20 @@
  * continueEnrichment() again and again), what it did when it ends, and the last few runs.
  * Every text from the server goes into the page through textContent, never as HTML.
  */
-import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS } from '../core/limits';
+import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { $, button, clearError, input, setMessage, setText, showError, sleep, wholeNumber } from './dom';
-import { canCancel, canPause, canResume, describeState, fractionText, percentDone } from './progress';
+import {
+  canCancel,
+  canPause,
+  canResume,
+  describeState,
+  driverNotice,
+  fractionText,
+  isUnderWay,
+  ownerNotice,
+  percentDone,
+} from './progress';
 import type {
   PlacementKind,
   Progress,
@@ -51,6 +61,8 @@ let currentView: View = 'settings';
 /** Bumped by Pause and Cancel: a drive loop of an older generation stops and discards its answer. */
 let generation = 0;
 let driving = false;
+/** Someone else's run is being watched (its progress asked for now and then). */
+let watching = false;
 /** A Pause, Resume or Cancel call is on its way. */
 let runActionBusy = false;
 /** The plan shown before a run starts, and the request it answers. */
@@ -73,9 +85,9 @@ function showView(view: View, focusTab = false): void {
     if (selected && focusTab) tab.focus();
   }
   renderRunNotice();
-  if (view === 'progress' && account && progress.state === 'running') void drive();
+  if (account) follow();
   // Never stale: coming back to the tab asks the server for the run as it is now.
-  else if (view === 'progress' && account && !driving) void refreshProgress();
+  if (view === 'progress' && account && !driving) void refreshProgress();
 }
 
 function setupTabs(): void {
@@ -134,7 +146,7 @@ function fillForms(): void {
 }
 
 function renderRunNotice(): void {
-  $('run-notice').hidden = !(canCancel(progress) && currentView === 'settings');
+  $('run-notice').hidden = !(isUnderWay(progress) && currentView === 'settings');
   setText(
     'run-notice-text',
     `A run is under way in this spreadsheet (${describeState(progress).label.toLowerCase()}).`,
@@ -379,7 +391,7 @@ async function startPlanned(): Promise<void> {
     setProgress(result.progress);
     history = null;
     renderSummary();
-    if (progress.state === 'running') void drive();
+    if (progress.state === 'running') follow();
     else void loadHistory();
   } else if (result.plan) {
     showPlan(result.plan);
@@ -468,19 +480,24 @@ function renderProgress(): void {
   setText('count-skipped', String(progress.skipped));
   setText('count-credits', String(progress.creditsUsed));
   setText('run-message', progress.message);
+  const notice = ownerNotice(progress) || driverNotice(progress);
+  $('run-owner').hidden = notice === '';
+  setText('run-owner', notice);
   // The missing-key message points at the Settings tab (the server's message cannot: it has no sidebar).
   $('run-key-hint').hidden = !(
     (progress.reason === 'no_key' || progress.reason === 'key_rejected') &&
-    progress.state === 'stopped'
+    progress.state === 'stopped' &&
+    !progress.readOnly
   );
 
   // Resume also restarts a running run whose drive loop gave up after failures.
   button('pause').disabled = runActionBusy || !canPause(progress);
   button('resume').disabled =
-    runActionBusy || !(canResume(progress) || (progress.state === 'running' && !driving));
+    runActionBusy ||
+    !(canResume(progress) || (progress.state === 'running' && !progress.readOnly && !driving));
   button('cancel').disabled = runActionBusy || !canCancel(progress);
   if (!canCancel(progress)) $('cancel-confirm').hidden = true;
-  button('new-run').disabled = canCancel(progress);
+  button('new-run').disabled = isUnderWay(progress);
   renderRunNotice();
   renderSummary();
 }
@@ -535,7 +552,7 @@ function renderSummary(): void {
  * Apps Script execution working for a time budget) and shows each answer, until the state is no longer running.
  */
 async function drive(): Promise<void> {
-  if (driving || progress.state !== 'running') return;
+  if (driving || progress.state !== 'running' || progress.readOnly) return;
   const mine = ++generation;
   driving = true;
   renderProgress();
@@ -563,7 +580,7 @@ async function drive(): Promise<void> {
       failures = 0;
       const moved = next.processed !== progress.processed || next.state !== progress.state;
       setProgress(next);
-      // No progress: another execution holds the run; ask again a little later.
+      // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
       idleRounds = moved ? 0 : idleRounds + 1;
       if (idleRounds > 0 && next.state === 'running')
         await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
@@ -574,6 +591,38 @@ async function drive(): Promise<void> {
       renderProgress();
     }
   }
+}
+
+/**
+ * Someone else's run: shows its progress now and then while it is under way, and never drives it (only its
+ * starter's executions do). Stops when the run ends or becomes this user's to drive.
+ */
+async function watch(): Promise<void> {
+  if (watching || driving) return;
+  watching = true;
+  try {
+    while (progress.readOnly && isUnderWay(progress)) {
+      await sleep(WATCH_INTERVAL_MS);
+      try {
+        if (!driving) setProgress(await call('getEnrichmentProgress'));
+      } catch {
+        // A failed look is tried again at the next interval; the last progress stays shown.
+      }
+    }
+  } finally {
+    watching = false;
+  }
+  follow();
+}
+
+/**
+ * The sidebar open (any view) drives its user's running run: closing it leaves the run waiting, opening it again
+ * resumes it. Someone else's run is only watched.
+ */
+function follow(): void {
+  if (progress.readOnly) {
+    if (isUnderWay(progress)) void watch();
+  } else if (progress.state === 'running') void drive();
 }
 
 /**
@@ -606,8 +655,8 @@ async function runAction(fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnr
     runActionBusy = false;
     renderProgress();
   }
-  if (progress.state === 'running') void drive();
-  else if (refreshPending) {
+  follow();
+  if (!driving && refreshPending) {
     refreshPending = false;
     void refreshProgress();
   }
@@ -670,7 +719,7 @@ async function start(): Promise<void> {
   // Opened by the menu on a plan (a choice, a price to confirm, or a refusal): show it; nothing has changed yet.
   if (opened === 'plan' || opened === 'retry') {
     await requestPlan({ source: 'selection', mode: opened === 'retry' ? 'retry' : 'all' }, false);
-  } else if (currentView === 'progress' && progress.state === 'running') void drive();
+  } else if (account) follow();
 }
 
 void start();

@@ -4,11 +4,20 @@
  */
 import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
+import { runnerEmail, runnerId } from '../../adapters/runner';
 import { readScriptConfig } from '../../adapters/scriptConfig';
-import { ensureContinuationTrigger, showSidebar } from '../../adapters/ui';
+import { showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
-import { idleProgress, type Job, type PlanSummary, type Progress, progressOf } from '../../core/job';
+import {
+  idleProgress,
+  type Job,
+  mayDrive,
+  notYourRun,
+  type PlanSummary,
+  type Progress,
+  progressOf,
+} from '../../core/job';
 import { isActive, transition } from '../../core/jobMachine';
 import { FIRST_SLICE_MAX_MS } from '../../core/limits';
 import { cellMark, isOwnStatus, statusOfRow } from '../../core/rowPlan';
@@ -43,6 +52,7 @@ function startFromMenu(request: RunRequest): Progress {
 
 /** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
 export function startRun(request: RunRequest): RunStart {
+  const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
   const outcome = withDocumentLock(
     (): { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan } => {
@@ -58,7 +68,9 @@ export function startRun(request: RunRequest): RunStart {
         return { plan };
       // The finished run this one replaces goes into the history first.
       if (stored) recordRun(stored);
-      const { job: created, prepareSheet } = createJob(planned);
+      // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+      const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+      const { job: created, prepareSheet } = createJob(planned, owner);
       // The job's state is saved first: if it cannot be, the sheet is left untouched.
       saveJob(created);
       try {
@@ -71,12 +83,16 @@ export function startRun(request: RunRequest): RunStart {
     },
   );
   if ('existing' in outcome) {
+    const { existing } = outcome;
+    const viewer = { runnerId: viewerId, now: Date.now() };
     return {
       plan: null,
       started: false,
       progress: {
-        ...progressOf(outcome.existing),
-        message: `A run is already under way in this spreadsheet (${outcome.existing.state}). Resume or cancel it before starting another.`,
+        ...progressOf(existing, viewer),
+        message: mayDrive(existing, viewerId)
+          ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
+          : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
       },
     };
   }
@@ -88,12 +104,12 @@ export function startRun(request: RunRequest): RunStart {
       progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
     };
   }
-  ensureContinuationTrigger();
-  // A short first slice: the sidebar, open now, drives the rest.
+  // A short first slice: the sidebar, open now, drives the rest (no trigger: none is needed).
+  const { created } = outcome;
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(outcome.created.id, FIRST_SLICE_MAX_MS),
+    progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
   };
 }
 
@@ -153,7 +169,10 @@ function planSummary(plan: RunPlan): PlanSummary {
   };
 }
 
-function createJob(planned: PlannedRun): { job: Job; prepareSheet: () => void } {
+function createJob(
+  planned: PlannedRun,
+  owner: { id: string; name: string },
+): { job: Job; prepareSheet: () => void } {
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
@@ -203,6 +222,8 @@ function createJob(planned: PlannedRun): { job: Job; prepareSheet: () => void } 
     // The results the run leaves alone: its summary counts what it added beyond these.
     baseline: tallyKinds(kept.map((row) => row.slice(CELL.email))),
     plan: planSummary(plan),
+    ownerId: owner.id,
+    ownerName: owner.name,
   };
   if (redo) idle.redo = redo;
   return { job: transition(idle, { type: 'start' }), prepareSheet: prepareSheetFor(planned) };
