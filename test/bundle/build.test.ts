@@ -35,8 +35,9 @@ function mainExports(): Export[] {
 }
 
 /** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
-// Raised from 60 KB for issue 13 (plan and price, retry, formula cap, run history, onEdit): about 15 KB minified.
-const MAX_BUNDLE_BYTES = 75_000;
+// Raised from 60 KB for issue 13 (plan and price, retry, formula cap, run history, onEdit: about 16 KB minified)
+// together with wave 2's run ownership.
+const MAX_BUNDLE_BYTES = 80_000;
 
 /** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
 function srcDeclares(name: string): boolean {
@@ -138,7 +139,7 @@ describe('dist/Code.js (the default build)', () => {
     },
   );
 
-  it('is at most 75 KB (it is loaded on every custom-function call): the body is minified', () => {
+  it('is at most 80 KB (it is loaded on every custom-function call): the body is minified', () => {
     expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
     const body = code.slice(code.indexOf('var ProfileEmailFinder'));
     expect(body.length).toBeGreaterThan(0);

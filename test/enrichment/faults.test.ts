@@ -123,10 +123,8 @@ describe('bulk enrichment faults', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: '10' },
       faults: { failFirst: { 'ivo-0-ruiz': { kind: '500', times: 1 } } },
     });
-    world.env.userProperties(OWNER).set({
-      PEF_SETTINGS: JSON.stringify({ writeHeader: true, extraFields: false, recheck: true }),
-    });
-    await start(world, 'A1:A21');
+    // Re-checking is chosen when the run starts (issue 13), not a stored setting.
+    await start(world, 'A1:A21', { recheck: true });
     const paused = await drive(world);
     expect(paused).toMatchObject({ state: 'paused', processed: 9, found: 9, creditsUsed: 9 });
     const values = world.env.values(world.ss.id, 'A2:D11');

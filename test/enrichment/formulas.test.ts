@@ -24,7 +24,8 @@ describe('formula cells are the user data', () => {
     const rows = urls(3, 'una-vogt').map(([link], i) => [link, `=IF(Z${i + 2}="","",Z${i + 2})`]);
     world = await startWorld({ data: [['Profile', ''], ...rows] });
     expect(world.env.values(world.ss.id, 'B2:B4')).toEqual([[''], [''], ['']]);
-    await start(world, 'A1:A4');
+    // The plan offers a choice (the column beside holds the user's formulas): the person inserts columns.
+    await start(world, 'A1:A4', { placement: 'insert' });
     const done = await drive(world);
     expect(done.state).toBe('done');
     // Four columns were inserted right of the URLs: the user's formulas moved from B to F, untouched.
