@@ -2,6 +2,7 @@
 
 import { clearHalt } from '../adapters/documentCache';
 import { sendOne } from '../adapters/http';
+import { keepPendingResults } from '../adapters/resultStore';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import {
   deleteApiKey,
@@ -23,6 +24,8 @@ import type { KeyCheckResult, SidebarState } from '../core/sidebarState';
 import { getEnrichmentProgress } from './bulk';
 
 export function getSidebarState(): SidebarState {
+  // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
+  keepPendingResults();
   const key = readApiKey();
   const config = readScriptConfig();
   return {

@@ -29,6 +29,7 @@ import { type ServiceError, serviceError } from '../core/lookup';
 import type { LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
+import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { FormulaBudget } from './lookup/budget';
 import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
@@ -45,6 +46,9 @@ const OTHER_CELL = pending(
 );
 const BULK_RUN = pending(
   'The bulk run (Find e-mails) is looking this profile up; recalculate in a moment to see the result.',
+);
+const UNSAVED = pending(
+  `Not looked up: many results found by formulas are waiting to be saved into this spreadsheet. Open ${SETTINGS_PATH} once to save them, then recalculate. No credit was spent.`,
 );
 
 function ownerKeyMessage(what: string): string {
@@ -121,6 +125,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
+      holdSeconds: FORMULA_CLAIM_SECONDS,
       batchSize: { next: () => (probeOpen ? 1 : run.concurrency), observe: () => undefined },
       budget: run.budget,
       beforeBatch: () => {
@@ -140,6 +145,8 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       },
     });
     for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
+    for (const [key, result] of report.alreadyKept ?? []) run.outcomes.set(key, result);
+    for (const key of report.unsaved ?? []) run.outcomes.set(key, UNSAVED);
     if (report.halt) throw accountError(report.halt);
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
@@ -221,7 +228,8 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
       if (holder === BULK_CLAIM) heldByBulk.add(key);
       else others.push(key);
     }
-    missing = missing.filter((key) => !heldByBulk.has(key));
+    for (const key of claimed?.unsaved ?? []) outcomes.set(key, UNSAVED);
+    missing = missing.filter((key) => !heldByBulk.has(key) && !outcomes.has(key));
     if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
@@ -252,9 +260,17 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   if (fields.fields && grid.some((row) => row.length > 1)) {
     throw new Error('With output fields, give a single column of URLs (e.g. A2:A100).');
   }
-  const hosts = readScriptConfig().networkHosts;
-  const inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
-  const outcomes = resolveAll(inputs.flat());
+  let outcomes: Map<string, RowOutcome>;
+  let inputs: ProfileInput[][];
+  try {
+    const hosts = readScriptConfig().networkHosts;
+    inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
+    outcomes = resolveAll(inputs.flat());
+  } catch (error) {
+    // Apps Script's daily properties quota: a clear message, not the service's bare one.
+    if (isPropertiesQuotaError(error)) throw new Error(PROPERTIES_QUOTA_MESSAGE);
+    throw error;
+  }
   if (fields.fields) {
     const chosen = fields.fields;
     return inputs.map((row) => fieldValues(outcomeFor(row[0], outcomes), chosen));

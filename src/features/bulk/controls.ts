@@ -3,7 +3,8 @@ import { hasDocument, loadJob, updateJob } from '../../adapters/jobStore';
 import { ensureContinuationTrigger, removeContinuationTrigger } from '../../adapters/ui';
 import { idleProgress, type Job, type Progress, progressOf } from '../../core/job';
 import { type JobEvent, transition } from '../../core/jobMachine';
-import { processSlice } from './slice';
+import { isPropertiesQuotaError } from '../../core/quota';
+import { processSlice, quotaPaused } from './slice';
 
 /** Applies a user's event to the stored job under the lock (the slice working on it picks it up when it saves). */
 function applyToStored(event: JobEvent): Job | null {
@@ -18,7 +19,13 @@ export function continueEnrichment(): Progress {
   // The hourly trigger may run without the spreadsheet: nothing to continue from here, and nothing to break.
   if (!hasDocument())
     return idleProgress('No spreadsheet in this run: the run continues when its sidebar is open.');
-  const job = loadJob();
+  let job: Job | null;
+  try {
+    job = loadJob();
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
   if (job?.state !== 'running') return progressOf(job);
   return processSlice(job.id);
 }

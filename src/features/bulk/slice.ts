@@ -4,16 +4,18 @@
  */
 import { loadJob, updateJob } from '../../adapters/jobStore';
 import { servicePorts } from '../../adapters/ports';
+import { keepPendingResults } from '../../adapters/resultStore';
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { readApiKey } from '../../adapters/settings';
 import { removeContinuationTrigger } from '../../adapters/ui';
 import { haltOf } from '../../core/answers';
 import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
-import { progressOf } from '../../core/job';
+import { idleProgress, progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
+import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../../core/quota';
 import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { runWindows, type Slice } from './window';
@@ -47,6 +49,26 @@ function lease(jobId: string, started: number): { job: Job | null; leased: boole
  * window's) and one setValues per run of adjacent rows written now, never a call per cell.
  */
 export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Progress {
+  try {
+    return processLeasedSlice(jobId, maxBudgetMs);
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
+}
+
+/** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
+export function quotaPaused(): Progress {
+  return {
+    ...idleProgress(
+      `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`,
+    ),
+    state: 'paused',
+    reason: 'quota',
+  };
+}
+
+function processLeasedSlice(jobId: string, maxBudgetMs: number): Progress {
   const started = Date.now();
   const { job, leased } = lease(jobId, started);
   if (!job || !leased) return progressOf(job);
@@ -57,8 +79,12 @@ export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINI
   try {
     runSlice(slice);
   } catch (error) {
-    const message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
-    apply(slice, { type: 'halt', reason: 'error', message });
+    if (isPropertiesQuotaError(error)) {
+      apply(slice, { type: 'halt', reason: 'quota', message: quotaPaused().message });
+    } else {
+      const message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
+      apply(slice, { type: 'halt', reason: 'error', message });
+    }
   }
   slice.job.leaseUntil = 0;
   const stored = updateJob((current) => merge(current, slice));
@@ -111,7 +137,9 @@ function runSlice(start: SliceStart): void {
     apply(start, { type: 'halt', ...ready.halt });
     return;
   }
-  const ports = servicePorts();
+  // A writing execution: what formulas paid for moves into the results sheet first.
+  keepPendingResults();
+  const ports = servicePorts(true);
   const slice: Slice = Object.assign(start, ready, {
     ports,
     known: new Map(),
