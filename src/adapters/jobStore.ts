@@ -2,7 +2,7 @@
 import type { Job } from '../core/job';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import { withDocumentLock } from './lock';
-import { isStorageFullError, SheetResultStore } from './resultStore';
+import { isStorageFullError, sheetResultStore } from './resultStore';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(): boolean {
@@ -32,7 +32,7 @@ export function saveJob(job: Job | null): void {
     props.setProperties(values);
   } catch (error) {
     if (!isStorageFullError(error)) throw error;
-    new SheetResultStore(true).keepPendingHoldingLock();
+    sheetResultStore(true).keepPending();
     props.setProperties(values);
   }
 }

@@ -4,12 +4,12 @@ import { systemClock } from './clock';
 import { documentCache } from './documentCache';
 import { fetchTransport } from './http';
 import { documentLock } from './lock';
-import { SheetResultStore } from './resultStore';
+import { sheetResultStore } from './resultStore';
 
 /** `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet. */
 export function servicePorts(writable = false): LookupPorts {
   return {
-    store: new SheetResultStore(writable),
+    store: sheetResultStore(writable),
     cache: documentCache(),
     lock: documentLock,
     clock: systemClock,

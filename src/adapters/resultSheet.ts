@@ -7,25 +7,30 @@ import { RESULTS_SHEET } from '../core/propertyNames';
 import {
   BUCKETS,
   bucketOf,
-  bucketRow,
   FIRST_BUCKET_ROW,
   LOG_COMPACT_AT,
   LOG_FIRST_ROW,
-  LOG_ROWS,
   mergeIntoBuckets,
-  parseBucketRow,
-  parseLogRows,
+  parseRows,
   TABLE_ROWS,
   TABLE_TITLE,
 } from '../core/resultTable';
 
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 
 /** Above this many buckets, one read of every bucket row costs less than a read per bucket. */
 const READ_ALL_BUCKETS_ABOVE = 16;
 
-function activeSpreadsheet(): Spreadsheet | null {
+/** Reads rows of the results sheet (A1 notation); null when there is none (never written, or deleted). */
+function read(ss: Spreadsheet | null, a1: string): unknown[][] | null {
+  try {
+    return ss?.getRange(`'${RESULTS_SHEET}'!${a1}`).getValues() ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function active(): Spreadsheet | null {
   try {
     return SpreadsheetApp.getActiveSpreadsheet();
   } catch {
@@ -33,69 +38,42 @@ function activeSpreadsheet(): Spreadsheet | null {
   }
 }
 
-function quotedName(): string {
-  return `'${RESULTS_SHEET}'`;
-}
-
-/** Reads `a1` of the results sheet; null when there is no such sheet (never written, or deleted by a user). */
-function readA1(ss: Spreadsheet, a1: string): unknown[][] | null {
-  let range: GoogleAppsScript.Spreadsheet.Range;
-  try {
-    range = ss.getRange(`${quotedName()}!${a1}`);
-  } catch {
-    return null;
-  }
-  return range.getValues();
-}
-
-/** The results (hash -> encoded) of these hashes found in the sheet. Reads their bucket rows and the log. */
+/**
+ * The results (hash -> encoded) of these hashes found in the sheet: the log first (a compaction running
+ * meanwhile moves results from the log into the buckets, never the other way), then their bucket rows.
+ */
 export function readHashes(hashes: string[]): Map<string, string> {
   const found = new Map<string, string>();
-  const ss = activeSpreadsheet();
-  if (!ss || hashes.length === 0) return found;
-  const buckets = [...new Set(hashes.map(bucketOf))];
-  const all = new Map<string, string>();
-  const log = readA1(ss, `A${LOG_FIRST_ROW}:B${LOG_FIRST_ROW + LOG_ROWS - 1}`);
+  const ss = hashes.length > 0 ? active() : null;
+  const log = read(ss, `A${LOG_FIRST_ROW}:B${TABLE_ROWS}`);
   if (!log) return found;
-  if (buckets.length > READ_ALL_BUCKETS_ABOVE) {
-    for (const row of readA1(ss, `${FIRST_BUCKET_ROW}:${FIRST_BUCKET_ROW + BUCKETS - 1}`) ?? [])
-      parseBucketRow(row, all);
-  } else {
-    for (const bucket of buckets) {
-      const row = bucketRow(bucket);
-      for (const cells of readA1(ss, `${row}:${row}`) ?? []) parseBucketRow(cells, all);
-    }
-  }
-  parseLogRows(log, all);
-  for (const hash of hashes) {
-    const encoded = all.get(hash);
-    if (encoded !== undefined) found.set(hash, encoded);
-  }
+  const all = new Map<string, string>();
+  const buckets = [...new Set(hashes.map(bucketOf))];
+  if (buckets.length > READ_ALL_BUCKETS_ABOVE)
+    parseRows(read(ss, `${FIRST_BUCKET_ROW}:${LOG_FIRST_ROW - 1}`) ?? [], all);
+  else
+    for (const bucket of buckets)
+      parseRows(read(ss, `${FIRST_BUCKET_ROW + bucket}:${FIRST_BUCKET_ROW + bucket}`) ?? [], all);
+  parseRows(log, all, true);
+  for (const hash of hashes) if (all.has(hash)) found.set(hash, all.get(hash) as string);
   return found;
 }
 
 /** Every result in the sheet (hash -> encoded), in one read. */
 export function readAll(): Map<string, string> {
-  const all = new Map<string, string>();
-  const ss = activeSpreadsheet();
-  const rows = ss ? readA1(ss, `${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) : null;
-  if (!rows) return all;
-  rows.slice(0, BUCKETS).forEach((row) => {
-    parseBucketRow(row, all);
-  });
-  parseLogRows(rows.slice(BUCKETS), all);
-  return all;
+  const rows = read(active(), `${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
+  return parseRows(rows.slice(BUCKETS), parseRows(rows.slice(0, BUCKETS)), true);
 }
 
 /**
- * Creates the hidden sheet: a title row, the bucket rows and the log's rows, two plain-text columns (a result
- * must never be read as a number or a formula). Insert keeps the user's active sheet active (Apps Script makes
- * an inserted sheet the active one, apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
+ * Creates the hidden sheet: the title, the bucket and log rows, two plain-text columns (a result must never be
+ * read as a number or a formula). The user's sheet stays active (Apps Script activates an inserted sheet,
+ * apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
  */
-function createSheet(ss: Spreadsheet): Sheet {
-  const active = ss.getActiveSheet();
+function createSheet(ss: Spreadsheet): GoogleAppsScript.Spreadsheet.Sheet {
+  const user = ss.getActiveSheet();
   const sheet = ss.insertSheet(RESULTS_SHEET);
-  if (active) ss.setActiveSheet(active);
+  ss.setActiveSheet(user);
   const rows = sheet.getMaxRows();
   if (rows < TABLE_ROWS) sheet.insertRowsAfter(rows, TABLE_ROWS - rows);
   const columns = sheet.getMaxColumns();
@@ -117,20 +95,19 @@ export function appendResults(added: Map<string, string>): void {
   const sheet = ss.getSheetByName(RESULTS_SHEET) ?? createSheet(ss);
   const logLength = Math.max(0, sheet.getLastRow() - (LOG_FIRST_ROW - 1));
   if (logLength + added.size <= LOG_COMPACT_AT) {
-    const rows = [...added].map(([hash, encoded]) => [hash, encoded]);
-    sheet.getRange(LOG_FIRST_ROW + logLength, 1, rows.length, 2).setValues(rows);
+    sheet.getRange(LOG_FIRST_ROW + logLength, 1, added.size, 2).setValues([...added]);
     return;
   }
   const width = sheet.getMaxColumns();
   const table = sheet.getRange(FIRST_BUCKET_ROW, 1, TABLE_ROWS - 1, width).getValues();
-  const merged = parseLogRows(table.slice(BUCKETS));
+  const merged = parseRows(table.slice(BUCKETS), new Map(), true);
   for (const [hash, encoded] of added) merged.set(hash, encoded);
   const buckets = mergeIntoBuckets(table.slice(0, BUCKETS), merged);
-  const newWidth = buckets[0].length;
-  if (newWidth > width) {
-    sheet.insertColumnsAfter(width, newWidth - width);
-    sheet.getRange(1, width + 1, TABLE_ROWS, newWidth - width).setNumberFormat('@');
+  const wide = buckets[0].length;
+  if (wide > width) {
+    sheet.insertColumnsAfter(width, wide - width);
+    sheet.getRange(1, width + 1, TABLE_ROWS, wide - width).setNumberFormat('@');
   }
-  sheet.getRange(FIRST_BUCKET_ROW, 1, BUCKETS, newWidth).setValues(buckets);
+  sheet.getRange(FIRST_BUCKET_ROW, 1, BUCKETS, wide).setValues(buckets);
   if (logLength > 0) sheet.getRange(LOG_FIRST_ROW, 1, logLength, 2).clearContent();
 }

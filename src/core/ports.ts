@@ -45,8 +45,9 @@ export interface ResultStore {
    * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
    * their results), the ones another execution is sending, and the ones this execution may send, which are
    * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
+   * Results stored before `storedSince` (a re-check run's start) count as unknown.
    */
-  beginSend?(urlKeys: string[], untilMs: number): SendCheck;
+  beginSend?(urlKeys: string[], untilMs: number, storedSince?: number): SendCheck;
   /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
   room?(): number;
 }

@@ -10,4 +10,4 @@ export function isPropertiesQuotaError(error: unknown): boolean {
 }
 
 export const PROPERTIES_QUOTA_MESSAGE =
-  "Google's daily limit of Apps Script property reads and writes for this account is used up (50,000 a day for a Google account, 500,000 for Workspace). Nothing was sent or charged; try again tomorrow.";
+  "Apps Script's daily limit of property reads and writes is used up for this account. Nothing was charged; try again tomorrow.";

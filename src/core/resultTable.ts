@@ -23,87 +23,56 @@ export const LOG_ROWS = 1000;
 export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
 /** Sheets holds at most 50,000 characters in a cell; a bucket cell stays well below. */
 export const CELL_CHARS = 45_000;
-export const TABLE_TITLE =
-  'Profile Email Finder: results already paid for (kept so no profile is paid twice). Do not edit or delete.';
+export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
 
-const HASH_CHARS = stableHash('').length;
-
-/** The 14-character key of a normalised URL in the table (the legacy property store used the same hash). */
-export function hashOf(urlKey: string): string {
-  return stableHash(urlKey);
-}
+/** The 14-character key of a normalised URL in the table (the first versions' property store used the same). */
+export const hashOf = stableHash;
+const HASH_CHARS = 14;
 
 export function bucketOf(hash: string): number {
   return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;
 }
 
-export function bucketRow(bucket: number): number {
-  return FIRST_BUCKET_ROW + bucket;
-}
-
-/** The results of one bucket row's cells: hash -> encoded result. */
-export function parseBucketRow(cells: unknown[], into = new Map<string, string>()): Map<string, string> {
-  for (const cell of cells) {
-    if (typeof cell !== 'string' || cell === '') continue;
-    for (const line of cell.split('\n')) {
-      if (line.length > HASH_CHARS) into.set(line.slice(0, HASH_CHARS), line.slice(HASH_CHARS));
-    }
-  }
-  return into;
-}
-
-/** The log's rows ([hash, encoded]) into a map; later rows win. */
-export function parseLogRows(rows: unknown[][], into = new Map<string, string>()): Map<string, string> {
+/**
+ * Adds the results in `rows` to `into` (hash -> encoded): bucket rows (cells of `<hash><encoded>` lines) or,
+ * with `log`, log rows ([hash, encoded]; later rows win).
+ */
+export function parseRows(
+  rows: unknown[][],
+  into = new Map<string, string>(),
+  log = false,
+): Map<string, string> {
   for (const row of rows) {
-    const [hash, encoded] = row;
-    if (typeof hash === 'string' && hash.length === HASH_CHARS && typeof encoded === 'string' && encoded)
-      into.set(hash, encoded);
+    const lines = log ? [`${row[0] ?? ''}${row[1] ?? ''}`] : row.flatMap((cell) => String(cell).split('\n'));
+    for (const line of lines)
+      if (line.length > HASH_CHARS) into.set(line.slice(0, HASH_CHARS), line.slice(HASH_CHARS));
   }
   return into;
-}
-
-/** One bucket's results as cells of at most CELL_CHARS characters (at least one cell, maybe empty). */
-export function bucketCells(entries: Map<string, string>): string[] {
-  const cells: string[] = [];
-  let current = '';
-  for (const [hash, encoded] of entries) {
-    const line = hash + encoded;
-    if (current && current.length + 1 + line.length > CELL_CHARS) {
-      cells.push(current);
-      current = line;
-    } else current = current ? `${current}\n${line}` : line;
-  }
-  cells.push(current);
-  return cells;
 }
 
 /**
- * The bucket rows after merging `added` (hash -> encoded) into `rows` (the bucket rows as read, BUCKETS of them):
- * rows of `width` cells, `width` grown when a bucket needs more cells.
+ * The bucket rows (BUCKETS of them, as read) after merging `added` (hash -> encoded) into them: every row as
+ * wide as the widest, a bucket's lines packed into cells of at most CELL_CHARS characters.
  */
 export function mergeIntoBuckets(rows: unknown[][], added: Map<string, string>): unknown[][] {
-  const byBucket = new Map<number, Map<string, string>>();
+  const touched = new Map<number, Map<string, string>>();
   for (const [hash, encoded] of added) {
     const bucket = bucketOf(hash);
-    let entries = byBucket.get(bucket);
-    if (!entries) {
-      entries = parseBucketRow(rows[bucket] ?? []);
-      byBucket.set(bucket, entries);
+    const entries = touched.get(bucket) ?? parseRows([rows[bucket] ?? []]);
+    touched.set(bucket, entries.set(hash, encoded));
+  }
+  const merged = rows.map((row) => row.slice());
+  for (const [bucket, entries] of touched) {
+    const cells = [''];
+    for (const [hash, encoded] of entries) {
+      const line = hash + encoded;
+      const last = cells.length - 1;
+      if (cells[last] && cells[last].length + 1 + line.length > CELL_CHARS) cells.push(line);
+      else cells[last] = cells[last] ? `${cells[last]}\n${line}` : line;
     }
-    entries.set(hash, encoded);
+    merged[bucket] = cells;
   }
-  const cellsOf = new Map<number, string[]>();
-  let width = Math.max(1, ...rows.map((row) => row.length));
-  for (const [bucket, entries] of byBucket) {
-    const cells = bucketCells(entries);
-    cellsOf.set(bucket, cells);
-    width = Math.max(width, cells.length);
-  }
-  const merged: unknown[][] = [];
-  for (let bucket = 0; bucket < BUCKETS; bucket++) {
-    const row = (cellsOf.get(bucket) ?? (rows[bucket] as string[] | undefined) ?? []).slice();
-    while (row.length < width) row.push('');
-    merged.push(row);
-  }
+  const width = Math.max(...merged.map((row) => row.length));
+  for (const row of merged) while (row.length < width) row.push('');
   return merged;
 }

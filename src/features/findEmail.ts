@@ -48,7 +48,7 @@ const BULK_RUN = pending(
   'The bulk run (Find e-mails) is looking this profile up; recalculate in a moment to see the result.',
 );
 const UNSAVED = pending(
-  `Not looked up: many results found by formulas are waiting to be saved into this spreadsheet. Open ${SETTINGS_PATH} once to save them, then recalculate. No credit was spent.`,
+  `Not looked up (no credit spent): many results wait to be saved. Open ${SETTINGS_PATH} once, then recalculate.`,
 );
 
 function ownerKeyMessage(what: string): string {

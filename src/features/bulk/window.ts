@@ -149,6 +149,7 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     endpoint: slice.endpoint,
     retry: DEFAULT_RETRY,
     holdSeconds: BULK_CLAIM_SECONDS,
+    storedSince: slice.job.recheck ? slice.job.startedAt : undefined,
     batchSize: fixedBatchSize(slice.batchSize),
     budget: sliceBudget(slice.deadline),
   });

@@ -79,9 +79,16 @@ function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: Cla
   }
   const known = request.inStore(unclaimed);
   const free = unclaimed.filter((key) => !known.has(key));
-  const admitted = request.admit ? request.admit(markers, free) : 'claim';
   const room = withinRoom(ports, free);
-  if (admitted === 'block') return { mine: [], heldBy, blocked: free, unsaved: [], probing: false };
+  const admitted = request.admit ? request.admit(markers, room.mine) : 'claim';
+  if (admitted === 'block')
+    return {
+      mine: [],
+      heldBy,
+      blocked: [...room.mine, ...room.blocked],
+      unsaved: room.unsaved,
+      probing: false,
+    };
   putClaims(cache, room.mine, request.value, request.seconds);
   return { ...room, heldBy, probing: admitted === 'probe' };
 }
@@ -103,7 +110,7 @@ function confirmBatch(
   const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
   const until = ports.clock.now() + holdMs;
   const check = ports.lock.tryWith(
-    () => store.beginSend?.(batch, until),
+    () => store.beginSend?.(batch, until, request.storedSince),
     request.budget.resendDeadline(),
   )?.value;
   if (!check) return undefined;
@@ -131,6 +138,8 @@ export interface SendRequest {
    * as long as the claims (FORMULA_CLAIM_SECONDS, BULK_CLAIM_SECONDS). Default: an execution's limit.
    */
   holdSeconds?: number;
+  /** Stored results older than this do not count (a re-check run looks them up again). */
+  storedSince?: number;
   /** Before each batch goes out (=FINDEMAIL re-reads the halt marker); may throw. */
   beforeBatch?(): void;
   /** After each batch was stored and its settled keys released, before a halt ends the sending. */
