@@ -235,8 +235,10 @@ export function sheetResultStore(writable: boolean): SheetResultStore {
           props.setProperties(values);
           return;
         }
-        const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+        // The sheet first, before any property call: a result is kept even if the properties quota runs out
+        // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
         appendResults(added);
+        const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
         values[TABLE_VERSION_PROPERTY] = newVersion();
         props.setProperties(values);
         keptAt(before, values[TABLE_VERSION_PROPERTY], added);
