@@ -115,8 +115,11 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
   });
 }
 
-/** Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses. */
-function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
+/**
+ * Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses.
+ * Returns the keys another execution turned out to be sending (to wait for).
+ */
+function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
@@ -148,6 +151,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
     for (const [key, result] of report.alreadyKept ?? []) run.outcomes.set(key, result);
     for (const key of report.unsaved ?? []) run.outcomes.set(key, UNSAVED);
     if (report.halt) throw accountError(report.halt);
+    return report.elsewhere ?? [];
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
   }
@@ -230,7 +234,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
     }
     for (const key of claimed?.unsaved ?? []) outcomes.set(key, UNSAVED);
     missing = missing.filter((key) => !heldByBulk.has(key) && !outcomes.has(key));
-    if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
+    if (claimed?.mine.length) others.push(...lookUpClaimed(run, claimed.mine, claimed.probing));
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
     if (others.length === 0 && blocked.length === 0) break;

@@ -116,6 +116,7 @@ function confirmBatch(
   if (!check) return undefined;
   for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
   report.unsaved?.push(...check.full);
+  report.elsewhere?.push(...check.elsewhere);
   const dropped = new Set([...check.stored.keys(), ...check.elsewhere, ...check.full]);
   if (dropped.size > 0) {
     // Only the keys settled here are released: a key another execution sends may carry its claim.
@@ -162,6 +163,8 @@ export interface SendReport {
   unsaved?: string[];
   /** Keys found in the store right before their batch went out (another execution paid): no credit spent. */
   alreadyKept?: Map<string, LookupResult>;
+  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
+  elsewhere?: string[];
 }
 
 /** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
@@ -179,7 +182,13 @@ interface Queue {
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
   const queue: Queue = { keys: [...request.claimed.keys()], tries: new Map(), notBefore: new Map() };
-  const report: SendReport = { outcomes: new Map(), requestsSent: 0, unsaved: [], alreadyKept: new Map() };
+  const report: SendReport = {
+    outcomes: new Map(),
+    requestsSent: 0,
+    unsaved: [],
+    alreadyKept: new Map(),
+    elsewhere: [],
+  };
   try {
     while (queue.keys.length > 0 && !report.halt) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
