@@ -34,8 +34,12 @@ function mainExports(): Export[] {
   });
 }
 
-/** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
-const MAX_BUNDLE_BYTES = 60_000;
+/**
+ * Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. Raised from 60,000 for
+ * the results sheet (issue 10: about 6.5 KB); `npm run bench:coldload` measured then 6.0 ms median cold load for
+ * the 63 KB bundle against 8.2 ms for the old 110 KB one (about 0.05 ms per KB).
+ */
+const MAX_BUNDLE_BYTES = 64_000;
 
 /** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
 function srcDeclares(name: string): boolean {
