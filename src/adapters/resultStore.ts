@@ -164,20 +164,22 @@ export function sheetResultStore(writable: boolean): SheetResultStore {
     getMany(urlKeys) {
       const found = new Map<string, LookupResult>();
       const hashes = urlKeys.map(hashOf);
-      const add = (index: number, encoded: string | undefined) => {
-        const cached = decodeResult(encoded);
-        if (cached) found.set(urlKeys[index], cached.result);
+      const addFrom = (lookup: (hash: string) => string | undefined) => {
+        hashes.forEach((hash, index) => {
+          const cached = found.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
+          if (cached) found.set(urlKeys[index], cached.result);
+        });
       };
       const first = copy ? new Map<string, string>() : readHashes(hashes);
-      hashes.forEach((hash, index) => add(index, first.get(hash)));
+      addFrom((hash) => first.get(hash));
       if (found.size === urlKeys.length) return found;
       const current = view();
-      hashes.forEach((hash, index) => add(index, pendingOf(current, hash)));
+      addFrom((hash) => pendingOf(current, hash));
       const again = fromSheet(
         hashes.filter((_, index) => !found.has(urlKeys[index])),
         current.version,
       );
-      hashes.forEach((hash, index) => add(index, again.get(hash)));
+      addFrom((hash) => again.get(hash));
       return found;
     },
 
