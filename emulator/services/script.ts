@@ -84,6 +84,9 @@ export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: u
 }
 
 export function session(host: ServiceHost, exec: Exec, method: string): unknown {
+  // Both need userinfo.email (developers.google.com/apps-script/reference/base/session, "Authorization").
+  if (method === 'getActiveUser' || method === 'getEffectiveUser')
+    requireScope(host.manifest, `Session.${method}`, ['userinfo.email']);
   switch (method) {
     case 'getActiveUser':
       // Custom functions and simple triggers often get an empty active user.

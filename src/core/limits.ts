@@ -88,6 +88,8 @@ export const MAX_PASSES = 3;
 export const DRIVE_ATTEMPTS = 3;
 /** Longest pause between two continueEnrichment() calls that made no progress (another execution holds the run). */
 export const MAX_IDLE_WAIT_MS = 10 * SECOND;
+/** How often a sidebar shows the progress of someone else's run (one short execution each). */
+export const WATCH_INTERVAL_MS = 5 * SECOND;
 
 // ------------------------------------------------------------------------------------------------ Defaults
 export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };

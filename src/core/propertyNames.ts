@@ -9,6 +9,8 @@
 export const API_KEY_PROPERTY = 'PEF_API_KEY';
 /** User property: the user's settings (JSON). */
 export const SETTINGS_PROPERTY = 'PEF_SETTINGS';
+/** User property: the user's runner id, which a bulk run they start records as its owner (random, opaque). */
+export const RUNNER_ID_PROPERTY = 'PEF_RUNNER_ID';
 
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';

@@ -23,6 +23,19 @@ export function statusOfRow(row: unknown[]): string {
   return cellText(row[CELL.status]);
 }
 
+/**
+ * The rows as the run judges them: an output cell holding a formula is the user's data, whatever it shows (a
+ * formula showing "" must never read as a free cell), so it reads as its formula text. `formulas` is the same
+ * block's getFormulas() ('' for a cell without one); the URL cell keeps its value.
+ */
+export function withFormulaCells(values: unknown[][], formulas: string[][]): unknown[][] {
+  return values.map((row, r) => {
+    const line = formulas[r];
+    if (!line?.some((formula, c) => c >= CELL.email && formula !== '')) return row;
+    return row.map((value, c) => (c >= CELL.email && line[c] ? line[c] : value));
+  });
+}
+
 /** A header cell holds text that is not a URL. */
 export function isHeaderText(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '' && !looksLikeUrl(value);

@@ -4,9 +4,19 @@
  * sidebar drives while it is open by calling continueEnrichment() again and again.
  * Every text from the server goes into the page through textContent, never as HTML.
  */
-import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS } from '../core/limits';
+import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { canCancel, canPause, canResume, describeState, fractionText, percentDone } from './progress';
+import {
+  canCancel,
+  canPause,
+  canResume,
+  describeState,
+  driverNotice,
+  fractionText,
+  isUnderWay,
+  ownerNotice,
+  percentDone,
+} from './progress';
 import type { Progress, Settings, SidebarState, View } from './types';
 
 function $(id: string): HTMLElement {
@@ -59,6 +69,8 @@ let currentView: View = 'settings';
 /** Bumped by Pause and Cancel: a drive loop of an older generation stops and discards its answer. */
 let generation = 0;
 let driving = false;
+/** Someone else's run is being watched (its progress asked for now and then). */
+let watching = false;
 /** A Pause, Resume or Cancel call is on its way. */
 let runActionBusy = false;
 
@@ -76,7 +88,7 @@ function showView(view: View, focusTab = false): void {
     if (selected && focusTab) tab.focus();
   }
   renderRunNotice();
-  if (view === 'progress' && account && progress.state === 'running') void drive();
+  if (account) follow();
 }
 
 function setupTabs(): void {
@@ -126,7 +138,7 @@ function renderAccount(): void {
 }
 
 function renderRunNotice(): void {
-  $('run-notice').hidden = !(canCancel(progress) && currentView === 'settings');
+  $('run-notice').hidden = !(isUnderWay(progress) && currentView === 'settings');
   setText(
     'run-notice-text',
     `A run is under way in this spreadsheet (${describeState(progress).label.toLowerCase()}).`,
@@ -242,11 +254,15 @@ function renderProgress(): void {
   setText('count-skipped', String(progress.skipped));
   setText('count-credits', String(progress.creditsUsed));
   setText('run-message', progress.message);
+  const notice = ownerNotice(progress) || driverNotice(progress);
+  $('run-owner').hidden = notice === '';
+  setText('run-owner', notice);
 
   // Resume also restarts a running run whose drive loop gave up after failures.
   button('pause').disabled = runActionBusy || !canPause(progress);
   button('resume').disabled =
-    runActionBusy || !(canResume(progress) || (progress.state === 'running' && !driving));
+    runActionBusy ||
+    !(canResume(progress) || (progress.state === 'running' && !progress.readOnly && !driving));
   button('cancel').disabled = runActionBusy || !canCancel(progress);
   renderRunNotice();
 }
@@ -256,7 +272,7 @@ function renderProgress(): void {
  * Apps Script execution working for a time budget) and shows each answer, until the state is no longer running.
  */
 async function drive(): Promise<void> {
-  if (driving || progress.state !== 'running') return;
+  if (driving || progress.state !== 'running' || progress.readOnly) return;
   const mine = ++generation;
   driving = true;
   renderProgress();
@@ -284,7 +300,7 @@ async function drive(): Promise<void> {
       failures = 0;
       const moved = next.processed !== progress.processed || next.state !== progress.state;
       setProgress(next);
-      // No progress: another execution (the hourly trigger) holds the run; ask again a little later.
+      // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
       idleRounds = moved ? 0 : idleRounds + 1;
       if (idleRounds > 0 && next.state === 'running')
         await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
@@ -295,6 +311,38 @@ async function drive(): Promise<void> {
       renderProgress();
     }
   }
+}
+
+/**
+ * Someone else's run: shows its progress now and then while it is under way, and never drives it (only its
+ * starter's executions do). Stops when the run ends or becomes this user's to drive.
+ */
+async function watch(): Promise<void> {
+  if (watching || driving) return;
+  watching = true;
+  try {
+    while (progress.readOnly && isUnderWay(progress)) {
+      await sleep(WATCH_INTERVAL_MS);
+      try {
+        if (!driving) setProgress(await call('getEnrichmentProgress'));
+      } catch {
+        // A failed look is tried again at the next interval; the last progress stays shown.
+      }
+    }
+  } finally {
+    watching = false;
+  }
+  follow();
+}
+
+/**
+ * The sidebar open (any view) drives its user's running run: closing it leaves the run waiting, opening it again
+ * resumes it. Someone else's run is only watched.
+ */
+function follow(): void {
+  if (progress.readOnly) {
+    if (isUnderWay(progress)) void watch();
+  } else if (progress.state === 'running') void drive();
 }
 
 /** Pause and Cancel stop the drive loop first, so the server's answer to them is the last word shown. */
@@ -317,7 +365,7 @@ async function runAction(fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnr
     runActionBusy = false;
     renderProgress();
   }
-  if (progress.state === 'running') void drive();
+  follow();
 }
 
 function setupProgress(): void {
@@ -350,7 +398,7 @@ async function start(): Promise<void> {
   } finally {
     $('loading').hidden = true;
   }
-  if (currentView === 'progress' && progress.state === 'running') void drive();
+  if (account) follow();
 }
 
 void start();

@@ -48,6 +48,8 @@ afterAll(async () => {
 
 interface Session {
   world: World;
+  /** The user the sidebar belongs to. */
+  user: string;
   bridge: Bridge;
   context: BrowserContext;
   page: Page;
@@ -118,7 +120,7 @@ async function open(
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    session = { world, bridge, context, page, requests, pageErrors, dialogs, runRequests };
+    session = { world, user, bridge, context, page, requests, pageErrors, dialogs, runRequests };
     return session;
   } catch (error) {
     await Promise.allSettled([context?.close()]);
@@ -148,7 +150,7 @@ async function waitForText(locator: Locator, expected: string | RegExp, timeoutM
   throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
 }
 
-/** Runs continueEnrichment (as the hourly trigger would, without a sidebar) until the run is no longer running. */
+/** Runs continueEnrichment (as the owner's sidebar would) until the run is no longer running. */
 async function finishRun(world: World): Promise<string> {
   let state = 'running';
   for (let round = 0; round < 50 && state === 'running'; round++) {
@@ -367,10 +369,13 @@ const PAUSABLE_RUN: WorldOptions = { ...RUN_OPTIONS, faults: { latencyMs: 400 } 
 /** How long a stopped run is watched for a continueEnrichment request that must not come. */
 const QUIET_MS = 1000;
 
-/** Selects the rows and starts the run the way the menu does; returns once the progress sidebar is loaded. */
-async function startRun(s: Session, a1: string): Promise<void> {
+/**
+ * Selects the rows and starts the run the way the menu does, as `starter` (by default the sidebar's own user);
+ * returns once the progress sidebar is loaded.
+ */
+async function startRun(s: Session, a1: string, starter = s.user): Promise<void> {
   s.world.env.select(s.world.ss.id, a1);
-  await s.world.env.run('enrichSelection', [], s.world.as());
+  await s.world.env.run('enrichSelection', [], s.world.as(starter));
   await s.page.goto(s.bridge.url('progress'));
   await s.page.locator('#loading').waitFor({ state: 'hidden' });
   await s.page.locator('#view-progress').waitFor({ state: 'visible' });
@@ -546,6 +551,62 @@ test('a run out of credits pauses and says so; after a top-up Resume finishes it
   expect(world.env.values(world.ss.id, 'B2:D13')).toEqual(inputs.map(expectedCells));
   expect(await count(page, 'count-credits')).toBe(12);
   expect(world.sandbox.service.totalCharged()).toBe(12);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test("another editor's sidebar shows the owner's run read-only, never drives it, and follows it to the end", async () => {
+  const inputs = runRows(10);
+  const s = await open({
+    ...RUN_OPTIONS,
+    user: EDITOR,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world } = s;
+  world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+  await startRun(s, 'A2:A11', OWNER);
+  await waitForText(
+    page.locator('#run-owner'),
+    `Started by ${OWNER}; only they can run, pause or resume it. It spends nothing of yours.`,
+  );
+  for (const id of ['pause', 'resume', 'cancel'])
+    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // The owner's sidebar (here: the test) drives the run; the editor's page only looks now and then.
+  expect(await finishRun(world)).toBe('done');
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  await settle(s);
+  expect(s.runRequests).not.toContain('continueEnrichment');
+  expect(s.runRequests).toContain('getEnrichmentProgress');
+  expect(new Set(world.sandbox.service.ledger().map((entry) => entry.organization))).toEqual(
+    new Set(['owner-org']),
+  );
+  expect(world.env.values(world.ss.id, 'B2:D11')).toEqual(inputs.map(expectedCells));
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a run left waiting (its sidebar closed) goes on when its starter opens the sidebar again, on any view', async () => {
+  const inputs = runRows(12);
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  // Started from the menu, then the sidebar closed at once: nothing drives the run, which waits, running.
+  world.env.select(world.ss.id, 'A2:A13');
+  await world.env.run('enrichSelection', [], world.as());
+  world.env.advanceClock(5 * 60_000);
+  const waiting = (await world.env.run('getEnrichmentProgress', [], world.as())) as {
+    state: string;
+    waiting?: boolean;
+  };
+  expect(waiting).toMatchObject({ state: 'running', waiting: true });
+  // Settings & API key from the menu: the sidebar opens on its settings view, and drives the run to its end.
+  await openSettings(s);
+  await waitForText(page.locator('#run-notice-text'), /A run is under way/);
+  // Still on the settings view, the sidebar drives the run to its end (bounded wait on the stored job).
+  for (let round = 0; round < 800 && storedJob(world).state !== 'done'; round++) await sleep(25);
+  expect(storedJob(world).state).toBe('done');
+  await expect(page.locator('#view-settings').isVisible()).resolves.toBe(true);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(s.runRequests).toContain('continueEnrichment');
+  expect(world.env.values(world.ss.id, 'B2:D13')).toEqual(inputs.map(expectedCells));
   expect(s.pageErrors).toEqual([]);
 });
 

@@ -36,10 +36,10 @@ function mainExports(): Export[] {
 
 /**
  * Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. Raised from 60,000 for
- * the results sheet (issue 10: about 6.5 KB); `npm run bench:coldload` measured then 6.0 ms median cold load for
- * the 63 KB bundle against 8.2 ms for the old 110 KB one (about 0.05 ms per KB).
+ * the results sheet (issue 10: about 6.5 KB); `npm run bench:coldload` measured then (65.5 KB with the run-owner
+ * work merged) a 4.5 ms median cold load against 5.8 ms for the old 115 KB unminified bundle.
  */
-const MAX_BUNDLE_BYTES = 64_000;
+const MAX_BUNDLE_BYTES = 66_000;
 
 /** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
 function srcDeclares(name: string): boolean {

@@ -1,15 +1,16 @@
 /** Starting a bulk run on the selected column: the job, the output columns, the counts of the rows as they are. */
 import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
+import { runnerEmail, runnerId } from '../../adapters/runner';
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { readSettings } from '../../adapters/settings';
-import { ensureContinuationTrigger, showSidebar } from '../../adapters/ui';
+import { showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
-import { type Job, type Progress, progressOf } from '../../core/job';
+import { type Job, mayDrive, notYourRun, type Progress, progressOf } from '../../core/job';
 import { isActive, transition } from '../../core/jobMachine';
 import { FIRST_SLICE_MAX_MS } from '../../core/limits';
-import { canReuseOutputColumns, cellMark, isHeaderText } from '../../core/rowPlan';
+import { canReuseOutputColumns, cellMark, isHeaderText, withFormulaCells } from '../../core/rowPlan';
 import type { Settings } from '../../core/sidebarState';
 import { parseProfileInput } from '../../core/url';
 import { processSlice } from './slice';
@@ -19,6 +20,7 @@ type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 export function enrichSelection(): Progress {
   const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
   const outcome = withDocumentLock((): { existing: Job } | { created: Job } => {
     const stored = loadJob();
@@ -26,7 +28,9 @@ export function enrichSelection(): Progress {
     const selection = ss.getActiveRange();
     if (!selection)
       throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
-    const { job: created, prepareSheet } = createJob(selection);
+    // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+    const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+    const { job: created, prepareSheet } = createJob(selection, owner);
     // The job's state is saved first: if it cannot be, the sheet is left untouched.
     saveJob(created);
     try {
@@ -37,16 +41,20 @@ export function enrichSelection(): Progress {
     }
     return { created };
   });
+  // The sidebar drives the run (and resumes a run waiting for it): no trigger, none is needed.
   showSidebar('progress');
   if ('existing' in outcome) {
+    const { existing } = outcome;
+    const viewer = { runnerId: viewerId, now: Date.now() };
     return {
-      ...progressOf(outcome.existing),
-      message: `A run is already under way in this spreadsheet (${outcome.existing.state}). Resume or cancel it before starting another.`,
+      ...progressOf(existing, viewer),
+      message: mayDrive(existing, viewerId)
+        ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
+        : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
     };
   }
-  ensureContinuationTrigger();
   // A short first slice: the sidebar, open now, drives the rest.
-  return processSlice(outcome.created.id, FIRST_SLICE_MAX_MS);
+  return processSlice(outcome.created.id, outcome.created.ownerId ?? null, FIRST_SLICE_MAX_MS);
 }
 
 /** The selection as read: its header, its first and last URL rows, and whether the output columns are free. */
@@ -74,7 +82,9 @@ function readSelection(selection: Range, settings: Settings): Selection {
   if (bottom < top) throw new Error(EMPTY_SELECTION);
   const blockTop = top > 1 ? top - 1 : top;
   const readWidth = 1 + Math.max(0, Math.min(outputCount, sheet.getMaxColumns() - urlColumn));
-  const block = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, readWidth).getValues();
+  const range = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, readWidth);
+  // An output cell holding a formula is the user's data (even one showing ""): such columns are not reused.
+  const block = withFormulaCells(range.getValues(), range.getFormulas());
   const at = (row: number) => block[row - blockTop];
   let headerRow: number | null = null;
   if (isHeaderText(at(top)[CELL.url])) headerRow = top;
@@ -144,7 +154,10 @@ function headerMarks(read: Selection, settings: Settings): string[] | null {
   return [row[CELL.url], ...(settings.writeHeader ? titles : existing)].map(cellMark);
 }
 
-function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
+function createJob(
+  selection: Range,
+  owner: { id: string; name: string },
+): { job: Job; prepareSheet: () => void } {
   const settings = readSettings();
   const read = readSelection(selection, settings);
   const { sheet, urlColumn, firstRow, lastRow } = read;
@@ -185,6 +198,8 @@ function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
     startedAt: now,
     updatedAt: now,
     leaseUntil: 0,
+    ownerId: owner.id,
+    ownerName: owner.name,
   };
   return { job: transition(idle, { type: 'start' }), prepareSheet: prepareSheetFor(read, settings) };
 }

@@ -15,11 +15,13 @@ import type { LookupPorts } from '../../core/ports';
 import type { CachedResult } from '../../core/resultCodec';
 import {
   adjacentRuns,
+  cellMark,
   firstWithoutStatus,
   planRows,
   type RowPlan,
   sameInput,
   stillPending,
+  withFormulaCells,
   writtenResults,
 } from '../../core/rowPlan';
 import type { NetworkHosts } from '../../core/url';
@@ -65,8 +67,11 @@ export function runWindows(slice: Slice): void {
   }
 }
 
+/** The URL and output cells of `count` rows; an output cell holding a formula reads as its formula (user data). */
 function read(slice: Slice, from: number, count: number): unknown[][] {
-  return count <= 0 ? [] : slice.sheet.getRange(from, slice.job.urlColumn, count, slice.width).getValues();
+  if (count <= 0) return [];
+  const range = slice.sheet.getRange(from, slice.job.urlColumn, count, slice.width);
+  return withFormulaCells(range.getValues(), range.getFormulas());
 }
 
 /** A stored or fresh result; a re-check ignores results stored before its run started. */
@@ -182,9 +187,13 @@ interface Written {
  * Checks the rows again right before writing (the user may have sorted or inserted rows meanwhile; the same read
  * brings the next window's rows), then writes only the rows done now, in runs of adjacent rows: a row in
  * between may hold a formula of the user's. Undefined when the lease was lost (nothing written).
+ * The cursor stops at the first row not done (not sent in time, or halted by a 401/402/quota); every later row
+ * of the window holding a result is written too, so a result paid for is in the sheet when the run pauses.
  */
 function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Written | undefined {
   const { job } = slice;
+  const firstPass = job.pass === 1;
+  const recheckPass = job.recheck && firstPass;
   const nextEnd = Math.min(job.cursor + window.size - 1 + slice.batchSize, job.lastRow);
   const check = read(slice, job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
@@ -194,20 +203,24 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
     const plan = window.plans[index];
     if (plan.action === 'keep' || plan.action === 'blank' || window.unwritable.has(index)) continue;
     const outcome = rowOutcome(slice, plan, report);
-    const copied = !outcome && plan.action === 'lookup' ? copyOf(slice, plan.key) : undefined;
+    const ahead = index > stopAt;
+    const copied = !outcome && !ahead && plan.action === 'lookup' ? copyOf(slice, plan.key) : undefined;
     if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
-      // Not sent in time, or halted (401/402/quota): this row and the ones after it wait for the next slice.
-      stopAt = index;
-      break;
+      // This row and the ones after it wait for the next slice (rows after it with a result are written now).
+      if (stopAt === window.size) stopAt = index;
+      continue;
     }
-    const firstPass = job.pass === 1;
+    // Past the stop only results are written: the row is then final (the next window keeps it as it is).
+    if (ahead && (plan.action !== 'lookup' || outcome?.kind === 'error')) continue;
     if (
       !sameInput(check[index]?.[CELL.url], plan, slice.hosts) ||
-      !stillPending(check[index], job.recheck && firstPass, firstPass)
+      !stillPending(check[index], recheckPass, firstPass)
     )
       continue;
     const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
     if (copied) countCopy(job.counts, copied);
+    else if (recheckPass && plan.action === 'lookup')
+      countRechecked(job, plan.key, outcome as RowOutcome, ahead);
     else countOutcome(job.counts, outcome as RowOutcome);
     if (plan.action === 'lookup' && outcome && outcome.kind !== 'error') slice.written?.set(plan.key, row);
     outputs[index] = row;
@@ -216,6 +229,22 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
   if (changed.length > 0 && !ownsLease(slice)) return undefined;
   writeRuns(slice, adjacentRuns(changed), outputs);
   return { stopAt, check };
+}
+
+/**
+ * A re-check's first pass looks every row up again, so a row written ahead of the cursor (past a halt) comes up
+ * again in the next window: it is counted once, when first written (`job.writtenAhead` holds its key's hash).
+ */
+function countRechecked(job: Job, key: string, outcome: RowOutcome, ahead: boolean): void {
+  const mark = cellMark(key);
+  const marks = job.writtenAhead ?? [];
+  const earlier = marks.indexOf(mark);
+  if (ahead) job.writtenAhead = [...marks, mark];
+  else if (earlier >= 0) {
+    job.writtenAhead = marks.filter((_, index) => index !== earlier);
+    return;
+  }
+  countOutcome(job.counts, outcome);
 }
 
 function writeRuns(slice: Slice, runs: Array<{ from: number; count: number }>, outputs: unknown[][]): void {
@@ -283,6 +312,7 @@ function startNextPass(slice: Slice): boolean {
     return false;
   }
   job.pass++;
+  delete job.writtenAhead;
   job.cursor = job.firstRow + pendingIndex;
   return true;
 }
