@@ -27,9 +27,10 @@ export function continueEnrichment(): Progress {
   // A time-driven trigger left by an earlier version runs without the spreadsheet: nothing to do, nothing to break.
   if (!hasDocument())
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
-  const viewer = currentViewer();
+  let viewer: ReturnType<typeof currentViewer>;
   let job: Job | null;
   try {
+    viewer = currentViewer();
     job = loadJob();
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
