@@ -70,6 +70,8 @@ delegate(
     'deleteColumns',
     'deleteColumn',
     // Layout: no effect on values.
+    'hideSheet',
+    'showSheet',
     'setColumnWidth',
     'setColumnWidths',
     'autoResizeColumns',

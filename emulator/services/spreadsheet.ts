@@ -112,6 +112,8 @@ export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args:
       });
     case 'insertSheet': {
       const sheet = ss.addSheet(String(args[1] ?? `Sheet${ss.sheets.length + 1}`));
+      // "The new sheet becomes the active sheet" (apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
+      ss.activeSheetId = sheet.id;
       return { ss: ss.id, sheet: sheet.id };
     }
     case 'toast':

@@ -2,6 +2,7 @@
 
 import { clearHalt } from '../adapters/documentCache';
 import { sendOne } from '../adapters/http';
+import { keepPendingResults } from '../adapters/resultStore';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import {
   deleteApiKey,
@@ -24,6 +25,8 @@ import { getEnrichmentProgress } from './bulk';
 import { readFormulaCapState } from './formulaCap';
 
 export function getSidebarState(): SidebarState {
+  // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
+  keepPendingResults();
   const key = readApiKey();
   const config = readScriptConfig();
   return {

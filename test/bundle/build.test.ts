@@ -35,9 +35,7 @@ function mainExports(): Export[] {
 }
 
 /** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
-// Raised from 60 KB for issue 13 (plan and price, retry, formula cap, run history, onEdit: about 16 KB minified)
-// together with wave 2's run ownership.
-const MAX_BUNDLE_BYTES = 80_000;
+const MAX_BUNDLE_BYTES = 60_000;
 
 /** Whether some file of src/ (not the sidebar) declares a function, method or const of that name. */
 function srcDeclares(name: string): boolean {

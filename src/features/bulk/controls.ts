@@ -6,7 +6,8 @@ import { hasDocument, loadJob, updateJob } from '../../adapters/jobStore';
 import { currentViewer } from '../../adapters/runner';
 import { idleProgress, type Job, mayDrive, notYourRun, type Progress, progressOf } from '../../core/job';
 import { type JobEvent, transition } from '../../core/jobMachine';
-import { processSlice } from './slice';
+import { isPropertiesQuotaError } from '../../core/quota';
+import { processSlice, quotaPaused } from './slice';
 
 /**
  * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
@@ -26,8 +27,15 @@ export function continueEnrichment(): Progress {
   // A time-driven trigger left by an earlier version runs without the spreadsheet: nothing to do, nothing to break.
   if (!hasDocument())
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
-  const viewer = currentViewer();
-  const job = loadJob();
+  let viewer: ReturnType<typeof currentViewer>;
+  let job: Job | null;
+  try {
+    viewer = currentViewer();
+    job = loadJob();
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
   // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).
   if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
   return processSlice(job.id, viewer.runnerId);

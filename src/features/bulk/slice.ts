@@ -4,15 +4,17 @@
  */
 import { loadJob, updateJob } from '../../adapters/jobStore';
 import { servicePorts } from '../../adapters/ports';
+import { keepPendingResults } from '../../adapters/resultStore';
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { readApiKey } from '../../adapters/settings';
 import { haltOf } from '../../core/answers';
 import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
-import { mayDrive, progressOf } from '../../core/job';
+import { idleProgress, mayDrive, progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
+import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../../core/quota';
 import { withoutStop } from '../../core/text';
 import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
@@ -59,6 +61,26 @@ export function processSlice(
   runnerId: string | null,
   maxBudgetMs = Number.POSITIVE_INFINITY,
 ): Progress {
+  try {
+    return processLeasedSlice(jobId, runnerId, maxBudgetMs);
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
+}
+
+/** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
+export function quotaPaused(): Progress {
+  return {
+    ...idleProgress(
+      `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`,
+    ),
+    state: 'paused',
+    reason: 'quota',
+  };
+}
+
+function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs: number): Progress {
   const started = Date.now();
   const { job, leased } = lease(jobId, started, runnerId);
   if (!job || !leased) return progressOf(job, { runnerId, now: started });
@@ -69,8 +91,12 @@ export function processSlice(
   try {
     runSlice(slice);
   } catch (error) {
-    const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
-    apply(slice, { type: 'halt', reason: 'error', message });
+    if (isPropertiesQuotaError(error)) {
+      apply(slice, { type: 'halt', reason: 'quota', message: quotaPaused().message });
+    } else {
+      const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
+      apply(slice, { type: 'halt', reason: 'error', message });
+    }
   }
   slice.job.leaseUntil = 0;
   const stored = updateJob((current) => merge(current, slice));
@@ -121,7 +147,9 @@ function runSlice(start: SliceStart): void {
     apply(start, { type: 'halt', ...ready.halt });
     return;
   }
-  const ports = servicePorts();
+  // A writing execution: what formulas paid for moves into the results sheet first.
+  keepPendingResults();
+  const ports = servicePorts(true);
   const slice: Slice = Object.assign(start, ready, {
     ports,
     known: new Map(),

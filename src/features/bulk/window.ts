@@ -162,9 +162,13 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     apiKey: slice.apiKey,
     endpoint: slice.endpoint,
     retry: DEFAULT_RETRY,
+    holdSeconds: BULK_CLAIM_SECONDS,
+    storedSince: slice.job.recheck ? slice.job.startedAt : undefined,
     batchSize: fixedBatchSize(slice.batchSize),
     budget: sliceBudget(slice.deadline),
   });
+  // Paid by another execution since the window was planned: no credit spent here.
+  for (const [key, result] of report.alreadyKept ?? []) slice.known.set(key, result);
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.known.set(key, outcome);
