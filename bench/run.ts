@@ -17,7 +17,7 @@ import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCall
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { Progress } from '../src/core/job';
-import { DEFAULT_BATCH_SIZE } from '../src/core/limits';
+import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';
@@ -294,7 +294,7 @@ async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: stri
       else if (seen !== outputs) inconsistent++;
     }
     const fetchAllCalls = counts['UrlFetchApp.fetchAll'] ?? 0;
-    const batchSize = config.batchSize ?? DEFAULT_BATCH_SIZE;
+    const batchSize = config.batchSize ?? DEFAULT_MAX_CONCURRENCY;
     const rowWindows = Math.ceil(urls.length / batchSize);
     const allCalls = spreadsheetCalls(counts);
     return {

@@ -4,6 +4,7 @@
  */
 import type { HaltReason } from './jobMachine';
 import {
+  type AnswerHeaders,
   interpretFetchException,
   interpretLookupResponse,
   type LookupOutcome,
@@ -12,13 +13,21 @@ import {
 } from './lookup';
 import { SETTINGS_PATH } from './product';
 
-/** What came back for one request: an HTTP answer, or the text of the exception UrlFetchApp threw. */
-export type RawAnswer = { status: number; body: string } | { thrown: string };
+/**
+ * What came back for one request: an HTTP answer (with the headers that matter, read only for a redirect or a
+ * 429), or the text of the exception UrlFetchApp threw.
+ */
+export type RawAnswer = { status: number; body: string; headers?: AnswerHeaders } | { thrown: string };
 
-/** The outcome of one answer, with the key masked in every message. */
-export function interpretAnswer(answer: RawAnswer, apiKey: string): LookupOutcome {
+/** The headers to read for this status: a redirect's Location, a 429's Retry-After. */
+export function wantsHeaders(status: number): boolean {
+  return status === 429 || (status >= 300 && status < 400);
+}
+
+/** The outcome of one answer at `now` (epoch ms, for a Retry-After date), with the key masked in every message. */
+export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
   if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
-  const outcome = interpretLookupResponse(answer.status, answer.body);
+  const outcome = interpretLookupResponse(answer.status, answer.body, answer.headers, now);
   return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
 }
 
@@ -30,6 +39,15 @@ export function haltsRun(outcome: LookupOutcome | undefined): outcome is Service
 /** A failure that may pass on a later try (500, 429, transport, time-out). */
 export function mayRetry(outcome: LookupOutcome | undefined): boolean {
   return outcome?.kind === 'error' && outcome.effect === 'continue' && outcome.retryable;
+}
+
+/** The service is overloaded or limiting (429, 5xx): the next batches are smaller. */
+export function isThrottle(outcome: LookupOutcome | undefined): boolean {
+  return (
+    outcome?.kind === 'error' &&
+    (outcome.error === 'rate_limited' || outcome.error === 'server_error') &&
+    outcome.effect === 'continue'
+  );
 }
 
 /** Why a bulk run halts on this error, and what the sidebar tells the user to do. */

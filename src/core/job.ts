@@ -25,7 +25,13 @@ export interface Counts {
   notFound: number;
   failed: number;
   skipped: number;
+  /** Charged answers received (found, not found, unprocessable). */
   creditsUsed: number;
+  /**
+   * Requests whose answer was lost to a connection failure: the service may have charged each (absent in jobs
+   * stored by earlier versions).
+   */
+  creditsMaybeLost?: number;
 }
 
 export interface Job {
@@ -76,8 +82,26 @@ export interface Progress extends Counts {
   sheetName?: string;
 }
 
+/** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
+export function creditsText(counts: Pick<Counts, 'creditsUsed' | 'creditsMaybeLost'>): string {
+  const lost = counts.creditsMaybeLost ?? 0;
+  const used = `${counts.creditsUsed} credit${counts.creditsUsed === 1 ? '' : 's'} used`;
+  return lost > 0
+    ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
+    : used;
+}
+
 export function emptyCounts(): Counts {
-  return { total: 0, processed: 0, found: 0, notFound: 0, failed: 0, skipped: 0, creditsUsed: 0 };
+  return {
+    total: 0,
+    processed: 0,
+    found: 0,
+    notFound: 0,
+    failed: 0,
+    skipped: 0,
+    creditsUsed: 0,
+    creditsMaybeLost: 0,
+  };
 }
 
 export function idleProgress(

@@ -44,6 +44,8 @@ export interface ServiceError {
   message: string;
   retryable: boolean;
   effect: RunEffect;
+  /** A 429's Retry-After, in ms: no request before it has passed. */
+  retryAfterMs?: number;
 }
 
 export type LookupOutcome = LookupResult | ServiceError;
@@ -179,15 +181,50 @@ function oddSuccess(reason: string): ServiceError {
   );
 }
 
+/** The headers of an answer that matter: where a redirect points, and when to try again after a 429. */
+export interface AnswerHeaders {
+  location?: string;
+  retryAfter?: string;
+}
+
+/**
+ * Retry-After as ms from `now`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or
+ * unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+/** A redirect: followRedirects is false, so API_BASE_URL is not the service's own address (http for https?). */
+function redirected(status: number, location: string | undefined): ServiceError {
+  const to = location ? ` to ${cut(location, 200)}` : '';
+  return serviceError(
+    'config',
+    `The service address redirects (HTTP ${status}${to}): API_BASE_URL must be the service's exact address. Check API_BASE_URL.`,
+    { status, effect: 'stop' },
+  );
+}
+
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
-export function interpretLookupResponse(status: number, body: string): LookupOutcome {
+export function interpretLookupResponse(
+  status: number,
+  body: string,
+  headers: AnswerHeaders = {},
+  now = 0,
+): LookupOutcome {
+  if (status >= 300 && status < 400) return redirected(status, headers.location);
   const parsed = parseJson(body);
   const said = errorText(parsed);
+  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
   // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
   // path answers an HTML 404): classify them by status, not as an unreadable body.
   const statusSays = [401, 402, 404, 429].includes(status);
   if (!parsed && !statusSays) {
-    const retryable = status >= 500 || status === 429;
+    const retryable = status >= 500;
     return serviceError(
       status >= 500 ? 'server_error' : 'invalid_body',
       `The service answered HTTP ${status} with a body that is not JSON (a proxy or gateway error page?).`,
@@ -237,7 +274,7 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
         profile: readProfile(json.profile),
       });
     case 429:
-      return serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true });
+      return rateLimited(said ?? 'Too many requests (429).', retryAfterMs);
     default:
       if (status >= 500) {
         return serviceError('server_error', said ?? `The service failed (HTTP ${status}).`, {
@@ -253,6 +290,12 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
         },
       );
   }
+}
+
+function rateLimited(message: string, retryAfterMs: number | undefined): ServiceError {
+  const error = serviceError('rate_limited', message, { status: 429, retryable: true });
+  if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
+  return error;
 }
 
 /** Classifies an exception thrown by UrlFetchApp (these throw even with muteHttpExceptions). */

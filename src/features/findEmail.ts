@@ -22,15 +22,19 @@ import {
   FORMULA_UNTIMED_START_SHARE,
   FORMULA_WORK_BUDGET_MS,
   HALT_SECONDS,
+  MAX_BATCH_SIZE,
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
 import { type ServiceError, serviceError } from '../core/lookup';
-import type { LookupPorts } from '../core/ports';
+import { loadPace, type Pacer, savePace } from '../core/pace';
+import type { BatchSizer, LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { type ProfileInput, parseProfileInput } from '../core/url';
-import { FormulaBudget } from './lookup/budget';
+import { FormulaBudget, fixedBatchSize } from './lookup/budget';
+
+const PACE_SCOPE = 'formula';
 import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
 
 type Cell = unknown;
@@ -67,7 +71,9 @@ interface Run {
   apiKey: string;
   keyHash: string;
   endpoint: string;
-  concurrency: number;
+  /** Requests per batch: FETCH_CONCURRENCY's fixed size, or the document's kept pace (src/core/pace.ts). */
+  sizer: BatchSizer;
+  pacer?: Pacer;
   budget: FormulaBudget;
   sentFor: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
@@ -121,7 +127,11 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
-      batchSize: { next: () => (probeOpen ? 1 : run.concurrency), observe: () => undefined },
+      batchSize: {
+        next: () => (probeOpen ? 1 : run.sizer.next()),
+        observe: (sample) => run.sizer.observe(sample),
+        notBefore: () => run.sizer.notBefore?.() ?? 0,
+      },
       budget: run.budget,
       beforeBatch: () => {
         if (!probeOpen) throwIfHalted(run);
@@ -143,6 +153,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
     if (report.halt) throw accountError(report.halt);
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
+    if (run.pacer) savePace(cache, PACE_SCOPE, run.pacer);
   }
 }
 
@@ -185,13 +196,18 @@ function startRun(
   // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
   const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
   const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
+  const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
+  const pacer = fixed
+    ? undefined
+    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency, started);
   return {
     ports,
     apiKey,
     keyHash: stableHash(apiKey),
     endpoint,
-    concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
-    budget: new FormulaBudget(started + budgetMs, untimedEnd),
+    sizer: pacer ?? fixedBatchSize(fixed || DEFAULT_CONCURRENCY),
+    pacer,
+    budget: new FormulaBudget(started + budgetMs, untimedEnd, pacer?.state.slowestMs),
     sentFor,
     outcomes,
   };

@@ -53,6 +53,14 @@ export function fractionText(progress: Progress): string {
   return `${progress.processed} of ${progress.total} ${rows} processed (${percentDone(progress)}%)`;
 }
 
+/** The credits count: what was charged, and apart what may have been charged for answers lost on the way. */
+export function creditsShown(progress: Progress): string {
+  const lost = progress.creditsMaybeLost ?? 0;
+  return lost > 0
+    ? `${progress.creditsUsed} (up to ${lost} more may have been charged for answers lost to connection failures)`
+    : String(progress.creditsUsed);
+}
+
 export const canPause = (p: Progress): boolean => p.state === 'running';
 export const canResume = (p: Progress): boolean => p.state === 'paused' || p.state === 'stopped';
 export const canCancel = (p: Progress): boolean =>

@@ -6,7 +6,15 @@
  */
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { canCancel, canPause, canResume, describeState, fractionText, percentDone } from './progress';
+import {
+  canCancel,
+  canPause,
+  canResume,
+  creditsShown,
+  describeState,
+  fractionText,
+  percentDone,
+} from './progress';
 import type { Progress, Settings, SidebarState, View } from './types';
 
 function $(id: string): HTMLElement {
@@ -240,7 +248,7 @@ function renderProgress(): void {
   setText('count-not-found', String(progress.notFound));
   setText('count-failed', String(progress.failed));
   setText('count-skipped', String(progress.skipped));
-  setText('count-credits', String(progress.creditsUsed));
+  setText('count-credits', creditsShown(progress));
   setText('run-message', progress.message);
 
   // Resume also restarts a running run whose drive loop gave up after failures.

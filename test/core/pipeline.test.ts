@@ -20,8 +20,15 @@ const found = (email: string): LookupResult => ({
 const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
 const broke = serviceError('payment_required', 'Out of credits', { status: 402, effect: 'pause' });
 
+/** An answer that makes the whole batch lost (fetchAll threw for a transport failure). */
+const LOST = 'lost';
+const reset = serviceError('transport', 'The service could not be reached (reset).', { retryable: true });
+
 /** A world of plain objects: a clock that only moves when slept or when a batch "takes" time. */
-function world(answer: (url: string, attempt: number) => LookupOutcome | undefined, batchMs = 100) {
+function world(
+  answer: (url: string, attempt: number) => LookupOutcome | typeof LOST | undefined,
+  batchMs = 100,
+) {
   const log: string[] = [];
   const cache = new Map<string, string>();
   const stored = new Map<string, LookupResult>();
@@ -65,12 +72,14 @@ function world(answer: (url: string, attempt: number) => LookupOutcome | undefin
       sendBatch: (urls) => {
         log.push(`send ${urls.join(',')}`);
         now += batchMs;
-        const outcomes = urls.map((url) => {
+        const answers = urls.map((url) => {
           const attempt = (attempts.get(url) ?? 0) + 1;
           attempts.set(url, attempt);
           return answer(url, attempt);
         });
-        return { outcomes, sent: outcomes.filter(Boolean).length };
+        if (answers.includes(LOST)) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+        const outcomes = answers as Array<LookupOutcome | undefined>;
+        return { outcomes, sent: outcomes.filter(Boolean).length, lost: false };
       },
     },
   };
@@ -189,12 +198,23 @@ describe('sendClaimed: the one scheduler', () => {
     expect(report.outcomes.has('c')).toBe(false);
   });
 
-  it('a formula starts no batch that would end after its budget, judging by the slowest so far', () => {
-    const w = world(() => found('x@x.test'), 4_000);
+  it('a formula starts no batch that could end after its budget: twice the slowest batch so far', () => {
+    const w = world(() => found('x@x.test'), 3_000);
     const start = w.now();
     send(w, ['a', 'b', 'c'], new FormulaBudget(start + 10_000, start + 6_000), 1);
-    // 0 → 4 s, 4 → 8 s; a third would end at 12 s > 10 s.
+    // Untimed: the first starts before 6 s (0 → 3 s). Then a batch may take 2 × 3 s: 3 + 6 ≤ 10 (3 → 6 s), but
+    // 6 + 6 > 10.
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b']);
+  });
+
+  it("a formula plans with the document's kept slowest batch before timing its own", () => {
+    const w = world(() => found('x@x.test'), 1_000);
+    const start = w.now();
+    // Kept: a 5.5 s batch lately, so a batch may take 11 s: none fits in 10 s.
+    send(w, ['a'], new FormulaBudget(start + 10_000, start + 6_000, 5_500), 1);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual([]);
+    send(w, ['a'], new FormulaBudget(w.now() + 10_000, w.now() + 6_000, 4_000), 1);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a']);
   });
 
   it('the batch sizer decides every batch and observes each one', () => {
@@ -211,5 +231,84 @@ describe('sendClaimed: the one scheduler', () => {
     });
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b,c', 'send d,e']);
     expect(samples.map((sample) => sample.size)).toEqual([1, 2, 2]);
+  });
+
+  it('a 429 waits for its Retry-After (longer than the backoff), and the sizer hears of it', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 3_000;
+    const w = world((url, attempt) => (url === 'a' && attempt === 1 ? limited : found(url)));
+    const samples: BatchSample[] = [];
+    sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: { next: () => 5, observe: (sample) => samples.push(sample) },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['send a,b', 'sleep 3000', 'send a']);
+    expect(samples[0]).toMatchObject({ throttled: 1, retryAfterMs: 3_000, failures: 1 });
+  });
+
+  it("no batch starts before the sizer's notBefore (a Retry-After kept from an earlier batch)", () => {
+    const w = world((url) => found(url));
+    const gate = w.now() + 2_500;
+    sendClaimed(w.ports, {
+      claimed: new Map([['a', 'a']]),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: { next: () => 5, observe: () => undefined, notBefore: () => gate },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['sleep 2500', 'send a']);
+  });
+
+  it('a batch lost to a connection failure: each key goes again alone, once; lost twice is an ERROR', () => {
+    // `c`'s connection fails every time: its batch is lost, then its own re-send.
+    const w = world((url) => (url === 'c' ? LOST : found(url)));
+    const report = send(w, ['a', 'b', 'c', 'd']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual([
+      'send a,b,c,d',
+      'send a',
+      'send b',
+      'send c',
+      'send d',
+    ]);
+    expect(report.outcomes.get('a')).toMatchObject({ kind: 'found' });
+    expect(report.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport', retryable: false });
+    expect((report.outcomes.get('c') as { message: string }).message).toMatch(/lost .* twice/);
+    // Answers that may have been charged and were lost: the four of the batch, then c alone.
+    expect(report.lostAnswers).toBe(5);
+    expect(report.requestsSent).toBe(8);
+    // Remembered across executions: c is not sent again, a and b go alone.
+    w.log.length = 0;
+    const again = send(w, ['a', 'c']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a']);
+    expect(again.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport' });
+    expect(again.requestsSent).toBe(1);
+  });
+
+  it('never more than two sends of a key may be charged, whatever fails when', () => {
+    // Every pattern of lost batches over three tries of four keys, each key found when its batch is not lost.
+    for (let pattern = 0; pattern < 2 ** 6; pattern++) {
+      let batchNo = 0;
+      const lostBatches = new Set<number>();
+      const w = world(() => found('x@x.test'));
+      const transport = w.ports.transport;
+      const possiblyCharged = new Map<string, number>();
+      w.ports.transport = {
+        sendBatch: (urls, plan) => {
+          const lose = ((pattern >> batchNo) & 1) === 1;
+          if (lose) lostBatches.add(batchNo);
+          batchNo++;
+          for (const url of urls) possiblyCharged.set(url, (possiblyCharged.get(url) ?? 0) + 1);
+          if (lose) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+          return transport.sendBatch(urls, plan);
+        },
+      };
+      send(w, ['a', 'b', 'c', 'd']);
+      expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(2);
+    }
   });
 });

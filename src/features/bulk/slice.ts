@@ -12,7 +12,7 @@ import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
 import { progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
-import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
+import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
 import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
@@ -52,7 +52,8 @@ export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINI
   if (!job || !leased) return progressOf(job);
   const config = readScriptConfig();
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
-  const batchSize = Math.min(MAX_BATCH_SIZE, config.batchSize ?? DEFAULT_BATCH_SIZE);
+  // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/core/pace.ts).
+  const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
   const slice = { job, leaseLost: false, deadline: started + budgetMs, batchSize };
   try {
     runSlice(slice);
@@ -71,7 +72,7 @@ interface SliceStart {
   job: Job;
   leaseLost: boolean;
   deadline: number;
-  batchSize: number;
+  batchSize: number | undefined;
 }
 
 export function apply(slice: { job: Job }, event: JobEvent): void {

@@ -9,8 +9,9 @@ import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffs
 import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
-import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES } from '../../core/limits';
+import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
 import type { LookupResult } from '../../core/lookup';
+import { loadPace, PACE_START, type Pacer, savePace } from '../../core/pace';
 import type { LookupPorts } from '../../core/ports';
 import type { CachedResult } from '../../core/resultCodec';
 import {
@@ -23,6 +24,7 @@ import {
   writtenResults,
 } from '../../core/rowPlan';
 import type { NetworkHosts } from '../../core/url';
+import { readScriptConfig } from '../../adapters/scriptConfig';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
 import { apply, ownsLease, saveProgress, working } from './slice';
@@ -33,7 +35,12 @@ export interface Slice {
   job: Job;
   leaseLost: boolean;
   deadline: number;
-  batchSize: number;
+  /** Fixed rows per window and requests per fetchAll (ENRICH_BATCH_SIZE); undefined: they adapt (`pacer`). */
+  batchSize: number | undefined;
+  /** The adaptive batch size, kept in the document cache between slices (src/core/pace.ts). */
+  pacer?: Pacer;
+  /** The share of the last window's rows that needed a lookup: the next window plans rows for a full batch. */
+  lookupShare?: number;
   sheet: Sheet;
   /** The URL column and the output columns. */
   width: number;
@@ -55,14 +62,30 @@ export interface Slice {
 
 /** At least one window per slice, so a slice always makes progress. */
 export function runWindows(slice: Slice): void {
-  for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
-    if (slice.job.cursor > slice.job.lastRow) {
-      if (!startNextPass(slice)) break;
-      slice.block = null;
-      continue;
+  const { cache } = slice.ports;
+  if (slice.batchSize === undefined)
+    slice.pacer = loadPace(cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency, Date.now());
+  try {
+    for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
+      if (slice.job.cursor > slice.job.lastRow) {
+        if (!startNextPass(slice)) break;
+        slice.block = null;
+        continue;
+      }
+      if (!processWindow(slice)) break;
     }
-    if (!processWindow(slice)) break;
+  } finally {
+    if (slice.pacer) savePace(cache, PACE_SCOPE, slice.pacer);
   }
+}
+
+const PACE_SCOPE = 'bulk';
+
+/** Rows the next window plans: a fixed size, or as many as should hold the lookups of one full batch. */
+function windowRows(slice: Slice): number {
+  if (slice.batchSize !== undefined || !slice.pacer) return slice.batchSize ?? PACE_START;
+  const share = Math.max(slice.lookupShare ?? 1, 1 / 20);
+  return Math.min(MAX_WINDOW_ROWS, Math.ceil(slice.pacer.next() / share));
 }
 
 function read(slice: Slice, from: number, count: number): unknown[][] {
@@ -98,7 +121,7 @@ interface WindowPlan {
 
 function planWindow(slice: Slice): WindowPlan {
   const { job } = slice;
-  const windowEnd = Math.min(job.cursor + slice.batchSize - 1, job.lastRow);
+  const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, job.lastRow);
   const size = windowEnd - job.cursor + 1;
   if (!slice.block || slice.blockStart !== job.cursor || slice.block.length < size) {
     slice.block = read(slice, job.cursor, size);
@@ -130,7 +153,8 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     sentOf.set(plan.key, plan.sent);
     if (!copyOf(slice, plan.key)) wanted.push(plan.key);
   });
-  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0 };
+  slice.lookupShare = wanted.length / window.size;
+  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
   const claimed = claimUnknown(slice.ports, {
     keys: wanted,
     value: BULK_CLAIM,
@@ -148,14 +172,16 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     apiKey: slice.apiKey,
     endpoint: slice.endpoint,
     retry: DEFAULT_RETRY,
-    batchSize: fixedBatchSize(slice.batchSize),
+    batchSize: slice.pacer ?? fixedBatchSize(slice.batchSize ?? PACE_START),
     budget: sliceBudget(slice.deadline),
   });
+  const { counts } = slice.job;
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.known.set(key, outcome);
-    slice.job.counts.creditsUsed++;
+    counts.creditsUsed++;
   }
+  if (report.lostAnswers > 0) counts.creditsMaybeLost = (counts.creditsMaybeLost ?? 0) + report.lostAnswers;
   return report;
 }
 
@@ -181,7 +207,7 @@ interface Written {
  */
 function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Written | undefined {
   const { job } = slice;
-  const nextEnd = Math.min(job.cursor + window.size - 1 + slice.batchSize, job.lastRow);
+  const nextEnd = Math.min(job.cursor + window.size - 1 + windowRows(slice), job.lastRow);
   const check = read(slice, job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
   const changed: number[] = [];

@@ -1,43 +1,49 @@
 /** When batches may start, and how big they are: the policies of a bulk slice and of a =FINDEMAIL execution. */
+import { FORMULA_TAIL_FACTOR } from '../../core/limits';
 import type { BatchSample, BatchSizer, SendBudget } from '../../core/ports';
 
-/** A fixed number of requests per batch (issue 12 replaces it with an adaptive controller). */
+/** A fixed number of requests per batch (the ENRICH_BATCH_SIZE and FETCH_CONCURRENCY script properties). */
 export function fixedBatchSize(size: number): BatchSizer {
   return { next: () => size, observe: () => undefined };
 }
 
 /**
  * A bulk slice: its first batch always goes out, so every slice makes progress however small its budget; later
- * batches and retries only while they start before the deadline.
+ * batches and retries only while they start before the deadline (a wide margin under the 6-minute limit).
  */
 export function sliceBudget(deadline: number): SendBudget {
   return {
     mayStart: (now, waitMs, first) => (first && waitMs === 0) || now + waitMs < deadline,
-    resendDeadline: () => deadline,
     observe: () => undefined,
   };
 }
 
 /**
- * A =FINDEMAIL execution: no batch starts unless, judging by the slowest batch so far, it ends before `end`;
- * while none was timed, none starts after `untimedEnd`.
+ * A =FINDEMAIL execution: no batch starts unless it ends before `end` even when one of its requests is as slow as
+ * the slowest plausible answer: FORMULA_TAIL_FACTOR times the slowest batch seen lately (this execution's, or
+ * the document's kept pace). UrlFetchApp has no per-request timeout, so an answer slower than that can still
+ * outlast the 30 s (README, "Limits"). While no batch was timed, none starts after `untimedEnd`.
  */
 export class FormulaBudget implements SendBudget {
-  private slowestMs = 0;
+  private slowestMs: number;
 
   constructor(
     /** Epoch ms: no batch may still run after this. */
     readonly end: number,
     private readonly untimedEnd: number,
-  ) {}
-
-  mayStart(now: number, waitMs = 0): boolean {
-    if (this.slowestMs === 0 && now + waitMs > this.untimedEnd) return false;
-    return now + waitMs + this.slowestMs <= this.end;
+    /** The slowest batch the document saw lately (src/core/pace.ts), 0 when unknown. */
+    keptSlowestMs = 0,
+  ) {
+    this.slowestMs = keptSlowestMs;
   }
 
-  resendDeadline(): number {
-    return this.end - this.slowestMs;
+  /** How long a batch may plausibly take. */
+  plausibleMs(): number {
+    return this.slowestMs > 0 ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd;
+  }
+
+  mayStart(now: number, waitMs = 0): boolean {
+    return now + waitMs + this.plausibleMs() <= this.end;
   }
 
   observe(sample: BatchSample): void {

@@ -3,9 +3,18 @@
  * store → send (one retry scheduler) → store → release → report. It reaches Apps Script only through the ports,
  * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
  */
-import { haltsRun, mayRetry } from '../../core/answers';
-import type { LookupOutcome, LookupResult, ServiceError } from '../../core/lookup';
-import type { BatchSizer, Clock, DocumentCache, LookupPorts, SendBudget } from '../../core/ports';
+import { haltsRun, isThrottle, mayRetry } from '../../core/answers';
+import { stableHash } from '../../core/hash';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
+import type {
+  BatchSample,
+  BatchSizer,
+  Clock,
+  DocumentCache,
+  LookupPorts,
+  SendBudget,
+} from '../../core/ports';
+import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
 
@@ -101,6 +110,8 @@ export interface SendReport {
   /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
   halt?: ServiceError;
   requestsSent: number;
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  lostAnswers: number;
 }
 
 /** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
@@ -108,18 +119,43 @@ interface Queue {
   keys: string[];
   tries: Map<string, number>;
   notBefore: Map<string, number>;
+  /** Sends of a key whose answer was lost (this execution's and earlier ones', from the document cache). */
+  lost: Map<string, number>;
+}
+
+/**
+ * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
+ * profile is charged more than twice, whatever the faults.
+ */
+export const MAX_LOST_SENDS = 2;
+/** How long the lost sends of a key are remembered across executions (CacheService's longest expiry). */
+const LOST_SECONDS = 21_600;
+/** Tries of a request answered 429 (a refusal, never charged) before its row is an ERROR. */
+const RATE_LIMITED_ATTEMPTS = 6;
+
+const lostKey = (key: string) => LOST_PREFIX + stableHash(key);
+
+function lostTwice(previous: LookupOutcome | undefined): ServiceError {
+  const cause = previous?.kind === 'error' ? ` (${previous.message})` : '';
+  return serviceError(
+    'transport',
+    `The answer was lost to a connection failure twice${cause}; not sent again, as each try may have been charged. Try again later.`,
+  );
 }
 
 /**
  * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
  * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
- * Retryable failures go again in a later batch after the retry policy's delay, while the budget allows.
- * Claims of keys left unsent are released at the end.
+ * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
+ * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
+ * is an ERROR and not sent again for hours. Claims of keys left unsent are released at the end.
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
-  const queue: Queue = { keys: [...request.claimed.keys()], tries: new Map(), notBefore: new Map() };
-  const report: SendReport = { outcomes: new Map(), requestsSent: 0 };
+  const keys = [...request.claimed.keys()];
+  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: readLost(ports.cache, keys) };
+  const report: SendReport = { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
   try {
+    settleLostTwice(ports, queue, report);
     while (queue.keys.length > 0 && !report.halt) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
       if (!batch) break;
@@ -132,16 +168,43 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   return report;
 }
 
-/** The keys of the next batch, after waiting for their retry time; undefined when the budget ends the sending. */
+function readLost(cache: DocumentCache | null, keys: string[]): Map<string, number> {
+  const lost = new Map<string, number>();
+  if (!cache || keys.length === 0) return lost;
+  const marks = cache.getAll(keys.map(lostKey));
+  for (const key of keys) {
+    const count = Number(marks[lostKey(key)]);
+    if (count > 0) lost.set(key, count);
+  }
+  return lost;
+}
+
+/** Keys whose answers were lost twice by earlier executions: ERROR at once, nothing sent. */
+function settleLostTwice(ports: LookupPorts, queue: Queue, report: SendReport): void {
+  const done = queue.keys.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
+  if (done.length === 0) return;
+  for (const key of done) report.outcomes.set(key, lostTwice(undefined));
+  releaseClaims(ports.cache, done);
+  queue.keys = queue.keys.filter((key) => !done.includes(key));
+}
+
+/**
+ * The keys of the next batch, after waiting for their retry time (and a Retry-After); undefined when the budget
+ * ends the sending. A key whose answer was lost goes alone: if its own connection fails again, no other answer is
+ * lost with it.
+ */
 function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
   for (;;) {
     const now = clock.now();
-    const ready = queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now);
+    const gate = request.batchSize.notBefore?.() ?? 0;
+    const ready = now >= gate ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
     if (ready.length > 0) {
       if (!request.budget.mayStart(now, 0, first)) return undefined;
-      return ready.slice(0, Math.max(1, request.batchSize.next()));
+      const atRisk = ready.find((key) => (queue.lost.get(key) ?? 0) > 0);
+      return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
     }
-    const wait = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now)) - now;
+    const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
+    const wait = Math.max(gate, soonest) - now;
     if (!request.budget.mayStart(now, wait, first)) return undefined;
     clock.sleep(wait);
   }
@@ -157,31 +220,56 @@ function sendOneBatch(
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
     batch.map((key) => request.claimed.get(key) ?? key),
-    { apiKey: request.apiKey, endpoint: request.endpoint, deadline: request.budget.resendDeadline() },
+    { apiKey: request.apiKey, endpoint: request.endpoint },
   );
+  const ended = ports.clock.now();
   report.requestsSent += sent.sent;
+  if (sent.lost) report.lostAnswers += batch.length;
   const stored: Array<[string, LookupResult]> = [];
   const settled: string[] = [];
+  const lostNow: Record<string, string> = {};
   let failures = 0;
+  let throttled = 0;
+  let retryAfterMs = 0;
   batch.forEach((key, index) => {
-    const outcome = sent.outcomes[index];
+    let outcome = sent.outcomes[index];
     const attempt = (queue.tries.get(key) ?? 0) + 1;
     queue.tries.set(key, attempt);
+    if (sent.lost) {
+      const lost = (queue.lost.get(key) ?? 0) + 1;
+      queue.lost.set(key, lost);
+      lostNow[lostKey(key)] = String(lost);
+      if (lost >= MAX_LOST_SENDS) outcome = lostTwice(outcome);
+    }
     if (outcome) report.outcomes.set(key, outcome);
     if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
     if (mayRetry(outcome)) failures++;
-    if (mayRetry(outcome) && attempt < request.retry.maxAttempts) {
-      queue.notBefore.set(key, ports.clock.now() + retryDelayMs(request.retry, attempt + 1));
+    if (isThrottle(outcome)) throttled++;
+    const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
+    retryAfterMs = Math.max(retryAfterMs, after);
+    const limit = outcome?.kind === 'error' && outcome.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : 0;
+    if (mayRetry(outcome) && attempt < Math.max(limit, request.retry.maxAttempts)) {
+      const backoff = retryDelayMs(request.retry, attempt + 1);
+      queue.notBefore.set(key, sent.lost ? ended : ended + Math.max(backoff, after));
       return;
     }
     if (outcome && outcome.kind !== 'error') stored.push([key, outcome]);
     settled.push(key);
   });
-  const sample = { size: batch.length, durationMs: ports.clock.now() - started, failures };
+  const sample: BatchSample = {
+    size: batch.length,
+    durationMs: ended - started,
+    failures,
+    lostBatch: sent.lost,
+    throttled,
+    retryAfterMs,
+    endedAt: ended,
+  };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
   // Charged results are stored before their claims are released.
   ports.store.putMany(stored);
+  if (sent.lost) ports.cache?.putAll(lostNow, LOST_SECONDS);
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   request.afterBatch?.({ stored, halt: report.halt });

@@ -1,0 +1,151 @@
+/**
+ * Adaptive requests per fetchAll (issue 12): the batch size of the bulk run and of =FINDEMAIL ranges. Pure.
+ *
+ * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (already charged) when
+ * one connection fails, so the size is the lever both ways. The controller starts modestly and doubles while
+ * batches come back fast and clean; a 429 or 5xx halves it and sets a ceiling above which it grows only step by
+ * step; a batch lost to a transport failure halves it too, and the rate of such losses caps it so that the
+ * answers expected to be lost stay under LOSS_TARGET per request. A Retry-After holds every batch back.
+ */
+import type { BatchSample, BatchSizer, DocumentCache } from './ports';
+import { PACE_PREFIX } from './propertyNames';
+
+export interface PaceState {
+  /** Requests in the next batch. */
+  size: number;
+  /** Above this the size grows by a tenth per clean batch, not twofold: half the size that last met a 429 or 5xx. */
+  ceiling: number;
+  /** Requests observed and batches lost to a transport failure among them (scaled down together, PACE_MEMORY). */
+  requests: number;
+  lost: number;
+  /** The fastest clean batch, drifting up slowly: what "fast" is measured against (ms). */
+  fastestMs: number;
+  /** The slowest batch lately, decaying slowly (ms): what a batch may take (=FINDEMAIL's budget plans with it). */
+  slowestMs: number;
+  /** Epoch ms before which no batch starts (Retry-After). */
+  notBefore: number;
+  /** Epoch ms of the last batch observed. */
+  at: number;
+}
+
+/** Requests in the first batch of a bulk run: one lost batch costs little while nothing is known. */
+export const PACE_START = 4;
+/** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
+export const LOSS_TARGET = 0.02;
+/** A clean batch is fast when it took at most this many times the fastest clean batch. */
+export const FAST_FACTOR = 4;
+/** Requests assumed clean before the first observation (keeps one early failure from meaning "always"). */
+const PRIOR_REQUESTS = 10;
+/** The failure rate is estimated over about this many recent requests. */
+const PACE_MEMORY = 2000;
+
+export function newPace(start: number, cap: number): PaceState {
+  const size = Math.max(1, Math.min(start, cap));
+  return { size, ceiling: cap, requests: 0, lost: 0, fastestMs: 0, slowestMs: 0, notBefore: 0, at: 0 };
+}
+
+/**
+ * The largest batch whose expected loss stays under LOSS_TARGET per request: with a per-request failure rate f,
+ * a batch of n loses the other answers when any request fails, (1-f)(1-(1-f)^(n-1)) per request.
+ */
+export function lossCap(state: Pick<PaceState, 'requests' | 'lost'>, cap: number): number {
+  const f = state.lost / (state.requests + PRIOR_REQUESTS);
+  if (f <= 0) return cap;
+  const q = 1 - f;
+  if (q <= LOSS_TARGET) return 1;
+  const n = 1 + Math.floor(Math.log(1 - LOSS_TARGET / q) / Math.log(q));
+  return Math.max(1, Math.min(cap, n));
+}
+
+/** The next state after a batch. */
+export function observePace(state: PaceState, sample: BatchSample, cap: number): PaceState {
+  const next = { ...state };
+  next.requests += sample.size;
+  if (sample.lostBatch) next.lost += 1;
+  if (next.requests > PACE_MEMORY) {
+    next.lost *= PACE_MEMORY / next.requests;
+    next.requests = PACE_MEMORY;
+  }
+  next.slowestMs = Math.max(sample.durationMs, Math.round(state.slowestMs * 0.9));
+  next.at = sample.endedAt ?? state.at;
+  if (sample.retryAfterMs && sample.endedAt !== undefined)
+    next.notBefore = Math.max(state.notBefore, sample.endedAt + sample.retryAfterMs);
+  const limit = Math.min(cap, lossCap(next, cap));
+  if (sample.lostBatch) {
+    next.size = Math.max(1, Math.min(Math.floor(state.size / 2), limit));
+  } else if ((sample.throttled ?? 0) > 0) {
+    next.ceiling = Math.max(1, Math.floor(Math.min(state.size, sample.size) / 2));
+    next.size = next.ceiling;
+  } else if (sample.failures === 0) {
+    const fast = state.fastestMs === 0 || sample.durationMs <= FAST_FACTOR * Math.max(1, state.fastestMs);
+    next.fastestMs =
+      state.fastestMs > 0 ? Math.min(sample.durationMs, Math.round(state.fastestMs * 1.1)) : sample.durationMs;
+    // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
+    if (fast && sample.size >= state.size) {
+      const grown =
+        state.size < state.ceiling
+          ? Math.min(state.size * 2, state.ceiling)
+          : state.size + Math.max(1, Math.floor(state.size / 10));
+      next.size = grown;
+    }
+  }
+  next.size = Math.max(1, Math.min(next.size, limit));
+  return next;
+}
+
+/** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
+export class Pacer implements BatchSizer {
+  constructor(
+    public state: PaceState,
+    private readonly cap: number,
+  ) {}
+
+  next(): number {
+    return this.state.size;
+  }
+
+  notBefore(): number {
+    return this.state.notBefore;
+  }
+
+  observe(sample: BatchSample): void {
+    this.state = observePace(this.state, sample, this.cap);
+  }
+}
+
+/** A pace kept this long after its last batch (the document cache); older, a run starts modestly again. */
+export const PACE_SECONDS = 600;
+/** A kept slowest batch counts half as much for every minute since it was seen (one slow answer fades). */
+const SLOWEST_HALF_LIFE_MS = 60_000;
+
+/** The pace kept in the document cache for `scope` ('bulk' or 'formula') at `now`, or a new one. */
+export function loadPace(
+  cache: DocumentCache | null,
+  scope: string,
+  start: number,
+  cap: number,
+  now: number,
+): Pacer {
+  const fresh = newPace(start, cap);
+  let state = fresh;
+  try {
+    const raw = cache?.get(PACE_PREFIX + scope);
+    const kept = raw ? (JSON.parse(raw) as Partial<PaceState>) : undefined;
+    if (kept && Object.keys(fresh).every((name) => typeof kept[name as keyof PaceState] === 'number')) {
+      const valid = kept as PaceState;
+      const fade = 0.5 ** (Math.max(0, now - valid.at) / SLOWEST_HALF_LIFE_MS);
+      state = {
+        ...valid,
+        size: Math.max(1, Math.min(cap, valid.size)),
+        slowestMs: Math.round(valid.slowestMs * fade),
+      };
+    }
+  } catch {
+    // An unreadable pace starts over.
+  }
+  return new Pacer(state, cap);
+}
+
+export function savePace(cache: DocumentCache | null, scope: string, pacer: Pacer): void {
+  cache?.put(PACE_PREFIX + scope, JSON.stringify(pacer.state), PACE_SECONDS);
+}

@@ -1,0 +1,113 @@
+/** The adaptive batch size (src/core/pace.ts): pure rules, no clock, no emulator. */
+import {
+  FAST_FACTOR,
+  LOSS_TARGET,
+  loadPace,
+  lossCap,
+  newPace,
+  observePace,
+  PACE_START,
+  type PaceState,
+  Pacer,
+  savePace,
+} from '../../src/core/pace';
+import type { BatchSample, DocumentCache } from '../../src/core/ports';
+
+const CAP = 100;
+const clean = (size: number, durationMs = 1000): BatchSample => ({ size, durationMs, failures: 0 });
+
+function run(state: PaceState, samples: Array<(size: number) => BatchSample>): number[] {
+  const sizes: number[] = [];
+  let current = state;
+  for (const sample of samples) {
+    current = observePace(current, sample(current.size), CAP);
+    sizes.push(current.size);
+  }
+  return sizes;
+}
+
+describe('the batch size controller', () => {
+  it('starts modestly and doubles while full batches come back fast and clean, up to the cap', () => {
+    const sizes = run(newPace(PACE_START, CAP), new Array(7).fill((size: number) => clean(size)));
+    expect(sizes).toEqual([8, 16, 32, 64, 100, 100, 100]);
+  });
+
+  it('holds on a slow batch or a smaller one than asked for (a window ending)', () => {
+    let state = observePace(newPace(8, CAP), clean(8, 1000), CAP);
+    expect(state.size).toBe(16);
+    state = observePace(state, clean(16, 1000 * FAST_FACTOR + 1), CAP);
+    expect(state.size).toBe(16);
+    state = observePace(state, clean(3, 500), CAP);
+    expect(state.size).toBe(16);
+  });
+
+  it('halves on a 429 or 5xx and then grows by a tenth per clean batch above that ceiling', () => {
+    let state = newPace(64, CAP);
+    state = observePace(state, { size: 64, durationMs: 900, failures: 3, throttled: 3 }, CAP);
+    expect(state.size).toBe(32);
+    expect(state.ceiling).toBe(32);
+    const sizes = run(state, new Array(3).fill((size: number) => clean(size)));
+    expect(sizes).toEqual([35, 38, 41]);
+  });
+
+  it('a Retry-After holds every batch back until it has passed', () => {
+    const state = observePace(
+      newPace(10, CAP),
+      { size: 10, durationMs: 50, failures: 2, throttled: 2, retryAfterMs: 3000, endedAt: 10_000 },
+      CAP,
+    );
+    expect(state.notBefore).toBe(13_000);
+    expect(new Pacer(state, CAP).notBefore()).toBe(13_000);
+  });
+
+  it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
+    let state = newPace(32, CAP);
+    state = observePace(state, { size: 32, durationMs: 100, failures: 32, lostBatch: true }, CAP);
+    expect(state.size).toBeLessThanOrEqual(16);
+    // One request in ten fails: every batch of n loses n-1 answers with probability 1-0.9^(n-1).
+    let lostEvery = 0;
+    for (let i = 0; i < 200; i++) {
+      const lost = ++lostEvery % 10 === 0;
+      state = observePace(
+        state,
+        { size: state.size, durationMs: 100, failures: lost ? state.size : 0, lostBatch: lost },
+        CAP,
+      );
+    }
+    expect(state.size).toBe(1);
+  });
+
+  it('the loss cap keeps the expected lost answers per request under the target', () => {
+    for (const [requests, lost] of [
+      [100, 1],
+      [1000, 1],
+      [2000, 3],
+      [50, 5],
+    ]) {
+      const n = lossCap({ requests, lost }, CAP);
+      const f = lost / (requests + 10);
+      expect((1 - f) * (1 - (1 - f) ** (n - 1))).toBeLessThanOrEqual(LOSS_TARGET);
+      if (n < CAP) expect((1 - f) * (1 - (1 - f) ** n)).toBeGreaterThan(LOSS_TARGET);
+    }
+    expect(lossCap({ requests: 500, lost: 0 }, CAP)).toBe(CAP);
+  });
+
+  it('is kept in the document cache; a kept slow batch fades by half a minute', () => {
+    const cache = new Map<string, string>();
+    const port = {
+      get: (key: string) => cache.get(key) ?? null,
+      put: (key: string, value: string) => cache.set(key, value),
+    } as unknown as DocumentCache;
+    const pacer = loadPace(port, 'bulk', PACE_START, CAP, 0);
+    expect(pacer.next()).toBe(PACE_START);
+    pacer.observe({ ...clean(PACE_START, 8000), endedAt: 1_000_000 });
+    savePace(port, 'bulk', pacer);
+    const later = loadPace(port, 'bulk', PACE_START, CAP, 1_060_000);
+    expect(later.next()).toBe(2 * PACE_START);
+    expect(later.state.slowestMs).toBe(4000);
+    // A cap lowered meanwhile applies at once; an unreadable pace starts over.
+    expect(loadPace(port, 'bulk', PACE_START, 5, 1_060_000).next()).toBe(5);
+    cache.set('pef.pace.bulk', '{"size":"big"}');
+    expect(loadPace(port, 'bulk', PACE_START, CAP, 0).state).toEqual(newPace(PACE_START, CAP));
+  });
+});
