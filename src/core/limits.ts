@@ -26,6 +26,11 @@ export const RESULT_STORE_EVICT_TO_BYTES = 280 * 1024;
 // ------------------------------------------------------------------------------------------------ Requests
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
 export const DEFAULT_RETRY = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 4000 } as const;
+/**
+ * Tries of a request answered 429 before its row is an ERROR: a refusal is never charged, and each try waits for
+ * the answer's Retry-After (within the time budget), so more tries cost time, not credits.
+ */
+export const RATE_LIMITED_ATTEMPTS = 6;
 
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**

@@ -14,6 +14,7 @@ import type {
   LookupPorts,
   SendBudget,
 } from '../../core/ports';
+import { RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
@@ -130,16 +131,14 @@ interface Queue {
 export const MAX_LOST_SENDS = 2;
 /** How long the lost sends of a key are remembered across executions (CacheService's longest expiry). */
 const LOST_SECONDS = 21_600;
-/** Tries of a request answered 429 (a refusal, never charged) before its row is an ERROR. */
-const RATE_LIMITED_ATTEMPTS = 6;
 
 const lostKey = (key: string) => LOST_PREFIX + stableHash(key);
 
 function lostTwice(previous: LookupOutcome | undefined): ServiceError {
-  const cause = previous?.kind === 'error' ? ` (${previous.message})` : '';
+  const cause = previous?.kind === 'error' ? `${previous.message} ` : '';
   return serviceError(
     'transport',
-    `The answer was lost to a connection failure twice${cause}; not sent again, as each try may have been charged. Try again later.`,
+    `${cause}The answer for this profile was lost to a connection failure twice: not sent again for now, as each try may have been charged.`,
   );
 }
 
