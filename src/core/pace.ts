@@ -79,7 +79,9 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   } else if (sample.failures === 0) {
     const fast = state.fastestMs === 0 || sample.durationMs <= FAST_FACTOR * Math.max(1, state.fastestMs);
     next.fastestMs =
-      state.fastestMs > 0 ? Math.min(sample.durationMs, Math.round(state.fastestMs * 1.1)) : sample.durationMs;
+      state.fastestMs > 0
+        ? Math.min(sample.durationMs, Math.round(state.fastestMs * 1.1))
+        : sample.durationMs;
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
       const grown =

@@ -35,6 +35,7 @@ import { type ProfileInput, parseProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from './lookup/budget';
 
 const PACE_SCOPE = 'formula';
+
 import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
 
 type Cell = unknown;

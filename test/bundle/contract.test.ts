@@ -208,7 +208,10 @@ describe('failures retried up to the bound (one world, executions at once)', () 
 
   it('transport failure (connection reset): ERROR naming the failure, tried twice, no credit', async () => {
     expect(await rowOf('rex-reset')).toEqual(
-      errorRow('ERROR', `The service could not be reached (Address unavailable: ${endpoint()}). ${LOST_TWICE}`),
+      errorRow(
+        'ERROR',
+        `The service could not be reached (Address unavailable: ${endpoint()}). ${LOST_TWICE}`,
+      ),
     );
     expect(requestsFor(shared, 'rex-reset').map((e) => [e.status, e.charged])).toEqual(
       new Array(MAX_LOST_SENDS).fill(['reset', 0]),

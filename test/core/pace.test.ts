@@ -7,8 +7,8 @@ import {
   newPace,
   observePace,
   PACE_START,
-  type PaceState,
   Pacer,
+  type PaceState,
   savePace,
 } from '../../src/core/pace';
 import type { BatchSample, DocumentCache } from '../../src/core/ports';
@@ -28,7 +28,10 @@ function run(state: PaceState, samples: Array<(size: number) => BatchSample>): n
 
 describe('the batch size controller', () => {
   it('starts modestly and doubles while full batches come back fast and clean, up to the cap', () => {
-    const sizes = run(newPace(PACE_START, CAP), new Array(7).fill((size: number) => clean(size)));
+    const sizes = run(
+      newPace(PACE_START, CAP),
+      new Array(7).fill((size: number) => clean(size)),
+    );
     expect(sizes).toEqual([8, 16, 32, 64, 100, 100, 100]);
   });
 
@@ -46,7 +49,10 @@ describe('the batch size controller', () => {
     state = observePace(state, { size: 64, durationMs: 900, failures: 3, throttled: 3 }, CAP);
     expect(state.size).toBe(32);
     expect(state.ceiling).toBe(32);
-    const sizes = run(state, new Array(3).fill((size: number) => clean(size)));
+    const sizes = run(
+      state,
+      new Array(3).fill((size: number) => clean(size)),
+    );
     expect(sizes).toEqual([35, 38, 41]);
   });
 

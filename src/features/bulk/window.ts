@@ -4,6 +4,7 @@
  * rows still without a result, or finishes the job.
  */
 
+import { readScriptConfig } from '../../adapters/scriptConfig';
 import { haltOf } from '../../core/answers';
 import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
 import { BULK_CLAIM } from '../../core/claims';
@@ -24,7 +25,6 @@ import {
   writtenResults,
 } from '../../core/rowPlan';
 import type { NetworkHosts } from '../../core/url';
-import { readScriptConfig } from '../../adapters/scriptConfig';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
 import { apply, ownsLease, saveProgress, working } from './slice';
@@ -81,11 +81,26 @@ export function runWindows(slice: Slice): void {
 
 const PACE_SCOPE = 'bulk';
 
-/** Rows the next window plans: a fixed size, or as many as should hold the lookups of one full batch. */
+/**
+ * Rows the next window reads: a fixed size, or (adaptive) a quarter more than should hold the lookups of one full
+ * batch; the window then ends at the row where one batch is full (`rowsForOneBatch`).
+ */
 function windowRows(slice: Slice): number {
   if (slice.batchSize !== undefined || !slice.pacer) return slice.batchSize ?? PACE_START;
   const share = Math.max(slice.lookupShare ?? 1, 1 / 20);
-  return Math.min(MAX_WINDOW_ROWS, Math.ceil(slice.pacer.next() / share));
+  return Math.min(MAX_WINDOW_ROWS, Math.ceil((1.25 * slice.pacer.next()) / share));
+}
+
+/** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */
+function rowsForOneBatch(slice: Slice, plans: RowPlan[], limit: number): number {
+  const keys = new Set<string>();
+  for (let index = 0; index < plans.length; index++) {
+    const plan = plans[index];
+    if (plan.action !== 'lookup' || keys.has(plan.key) || resultOf(slice, plan.key)) continue;
+    if (keys.size === limit) return index;
+    keys.add(plan.key);
+  }
+  return plans.length;
 }
 
 function read(slice: Slice, from: number, count: number): unknown[][] {
@@ -122,14 +137,16 @@ interface WindowPlan {
 function planWindow(slice: Slice): WindowPlan {
   const { job } = slice;
   const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, job.lastRow);
-  const size = windowEnd - job.cursor + 1;
+  let size = windowEnd - job.cursor + 1;
   if (!slice.block || slice.blockStart !== job.cursor || slice.block.length < size) {
     slice.block = read(slice, job.cursor, size);
     slice.blockStart = job.cursor;
   }
   const block = slice.block;
   const firstPass = job.pass === 1;
-  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts);
+  const planned = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts);
+  const plans = slice.pacer ? planned.slice(0, rowsForOneBatch(slice, planned, slice.pacer.next())) : planned;
+  size = plans.length;
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
     if (

@@ -5,6 +5,7 @@
  */
 import { haltsRun, isThrottle, mayRetry } from '../../core/answers';
 import { stableHash } from '../../core/hash';
+import { RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
 import type {
   BatchSample,
@@ -14,7 +15,6 @@ import type {
   LookupPorts,
   SendBudget,
 } from '../../core/ports';
-import { RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
