@@ -123,7 +123,9 @@ test('a long tail of slow answers: no batch starts that a plausible slow answer 
     expect(report.results.every((r) => r.ok && !r.timedOut)).toBe(true);
     // Every cell has its result or says it was not reached; nothing already paid is sent again.
     const shown = column(world, 'B2:B151');
-    shown.forEach((value, i) => expect([emailOf(urls[i]), NOT_IN_TIME]).toContain(value));
+    shown.forEach((value, i) => {
+      expect([emailOf(urls[i]), NOT_IN_TIME]).toContain(value);
+    });
     const sent = lookups(world).slice(paidBefore.size);
     for (const entry of sent) expect(paidBefore.has(entry.networkUrl)).toBe(false);
   }
