@@ -1,12 +1,6 @@
 /** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
-import { interpretAnswer, type RawAnswer, wantsHeaders } from '../core/answers';
-import {
-  type AnswerHeaders,
-  buildLookupRequest,
-  type HttpRequest,
-  interpretFetchException,
-  redactKey,
-} from '../core/lookup';
+import { interpretAnswer, type RawAnswer } from '../core/answers';
+import { buildLookupRequest, type HttpRequest, interpretFetchException, redactKey } from '../core/lookup';
 import type { SendPlan, SentBatch, Transport } from '../core/ports';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
@@ -15,24 +9,17 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A header by name, whatever its case (HTTP names are case-insensitive; getHeaders keeps the server's). */
-function header(headers: Record<string, unknown>, name: string): string | undefined {
-  const found = Object.keys(headers).find((key) => key.toLowerCase() === name);
-  const value = found === undefined ? undefined : headers[found];
-  return Array.isArray(value) ? String(value[0]) : value === undefined ? undefined : String(value);
-}
-
 /** The answer of one response; its headers are read only when they matter (a redirect, a 429). */
 function rawAnswer(response: Response): RawAnswer {
   const status = response.getResponseCode();
   const answer: RawAnswer = { status, body: response.getContentText() };
-  if (wantsHeaders(status)) {
-    const headers = response.getHeaders() as Record<string, unknown>;
-    const wanted: AnswerHeaders = {
-      location: header(headers, 'location'),
-      retryAfter: header(headers, 'retry-after'),
+  if (status === 429 || (status >= 300 && status < 400)) {
+    // HTTP/1.1 servers send these names capitalised, HTTP/2 ones in lower case.
+    const headers = response.getHeaders() as Record<string, string>;
+    answer.headers = {
+      location: headers.Location ?? headers.location,
+      retryAfter: headers['Retry-After'] ?? headers['retry-after'],
     };
-    answer.headers = wanted;
   }
   return answer;
 }

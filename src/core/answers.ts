@@ -19,11 +19,6 @@ import { SETTINGS_PATH } from './product';
  */
 export type RawAnswer = { status: number; body: string; headers?: AnswerHeaders } | { thrown: string };
 
-/** The headers to read for this status: a redirect's Location, a 429's Retry-After. */
-export function wantsHeaders(status: number): boolean {
-  return status === 429 || (status >= 300 && status < 400);
-}
-
 /** The outcome of one answer at `now` (epoch ms, for a Retry-After date), with the key masked in every message. */
 export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
   if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
@@ -39,15 +34,6 @@ export function haltsRun(outcome: LookupOutcome | undefined): outcome is Service
 /** A failure that may pass on a later try (500, 429, transport, time-out). */
 export function mayRetry(outcome: LookupOutcome | undefined): boolean {
   return outcome?.kind === 'error' && outcome.effect === 'continue' && outcome.retryable;
-}
-
-/** The service is overloaded or limiting (429, 5xx): the next batches are smaller. */
-export function isThrottle(outcome: LookupOutcome | undefined): boolean {
-  return (
-    outcome?.kind === 'error' &&
-    (outcome.error === 'rate_limited' || outcome.error === 'server_error') &&
-    outcome.effect === 'continue'
-  );
 }
 
 /** Why a bulk run halts on this error, and what the sidebar tells the user to do. */

@@ -85,7 +85,7 @@ export interface Progress extends Counts {
 /** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
 export function creditsText(counts: Pick<Counts, 'creditsUsed' | 'creditsMaybeLost'>): string {
   const lost = counts.creditsMaybeLost ?? 0;
-  const used = `${counts.creditsUsed} credit${counts.creditsUsed === 1 ? '' : 's'} used`;
+  const used = `${counts.creditsUsed} credits used`;
   return lost > 0
     ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
     : used;

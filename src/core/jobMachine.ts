@@ -95,12 +95,8 @@ export function cancelledMessage(counts: Counts): string {
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {
-  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${capitalized(creditsText(counts))}.`;
+  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${creditsText(counts)}.`;
   return leftPending
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`
     : done;
-}
-
-function capitalized(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -192,21 +192,9 @@ export interface AnswerHeaders {
  * unreadable.
  */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
-}
-
-/** A redirect: followRedirects is false, so API_BASE_URL is not the service's own address (http for https?). */
-function redirected(status: number, location: string | undefined): ServiceError {
-  const to = location ? ` to ${cut(location, 200)}` : '';
-  return serviceError(
-    'config',
-    `The service address redirects (HTTP ${status}${to}): API_BASE_URL must be the service's exact address. Check API_BASE_URL.`,
-    { status, effect: 'stop' },
-  );
+  const text = value?.trim() ?? '';
+  const at = /^\d+$/.test(text) ? now + 1000 * Number(text) : Date.parse(text);
+  return at >= 0 ? Math.max(0, at - now) : undefined;
 }
 
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
@@ -216,7 +204,15 @@ export function interpretLookupResponse(
   headers: AnswerHeaders = {},
   now = 0,
 ): LookupOutcome {
-  if (status >= 300 && status < 400) return redirected(status, headers.location);
+  // followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?).
+  if (status >= 300 && status < 400) {
+    const to = headers.location ? ` to ${cut(headers.location, 200)}` : '';
+    return serviceError(
+      'config',
+      `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
+      { status, effect: 'stop' },
+    );
+  }
   const parsed = parseJson(body);
   const said = errorText(parsed);
   const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
@@ -274,7 +270,10 @@ export function interpretLookupResponse(
         profile: readProfile(json.profile),
       });
     case 429:
-      return rateLimited(said ?? 'Too many requests (429).', retryAfterMs);
+      return {
+        ...serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true }),
+        retryAfterMs,
+      };
     default:
       if (status >= 500) {
         return serviceError('server_error', said ?? `The service failed (HTTP ${status}).`, {
@@ -290,12 +289,6 @@ export function interpretLookupResponse(
         },
       );
   }
-}
-
-function rateLimited(message: string, retryAfterMs: number | undefined): ServiceError {
-  const error = serviceError('rate_limited', message, { status: 429, retryable: true });
-  if (retryAfterMs !== undefined) error.retryAfterMs = retryAfterMs;
-  return error;
 }
 
 /** Classifies an exception thrown by UrlFetchApp (these throw even with muteHttpExceptions). */

@@ -15,17 +15,11 @@ export interface PaceState {
   size: number;
   /** Above this the size grows by a tenth per clean batch, not twofold: half the size that last met a 429 or 5xx. */
   ceiling: number;
-  /** Requests observed and batches lost to a transport failure among them (scaled down together, PACE_MEMORY). */
+  /** Requests observed, and batches lost to a transport failure among them. */
   requests: number;
   lost: number;
-  /** The fastest clean batch, drifting up slowly: what "fast" is measured against (ms). */
+  /** The fastest clean batch: what "fast" is measured against (ms). */
   fastestMs: number;
-  /** The slowest batch lately, decaying slowly (ms): what a batch may take (=FINDEMAIL's budget plans with it). */
-  slowestMs: number;
-  /** Epoch ms before which no batch starts (Retry-After). */
-  notBefore: number;
-  /** Epoch ms of the last batch observed. */
-  at: number;
 }
 
 /** Requests in the first batch of a bulk run: one lost batch costs little while nothing is known. */
@@ -36,13 +30,6 @@ export const LOSS_TARGET = 0.02;
 export const FAST_FACTOR = 4;
 /** Requests assumed clean before the first observation (keeps one early failure from meaning "always"). */
 const PRIOR_REQUESTS = 10;
-/** The failure rate is estimated over about this many recent requests. */
-const PACE_MEMORY = 2000;
-
-export function newPace(start: number, cap: number): PaceState {
-  const size = Math.max(1, Math.min(start, cap));
-  return { size, ceiling: cap, requests: 0, lost: 0, fastestMs: 0, slowestMs: 0, notBefore: 0, at: 0 };
-}
 
 /**
  * The largest batch whose expected loss stays under LOSS_TARGET per request: with a per-request failure rate f,
@@ -62,14 +49,6 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   const next = { ...state };
   next.requests += sample.size;
   if (sample.lostBatch) next.lost += 1;
-  if (next.requests > PACE_MEMORY) {
-    next.lost *= PACE_MEMORY / next.requests;
-    next.requests = PACE_MEMORY;
-  }
-  next.slowestMs = Math.max(sample.durationMs, Math.round(state.slowestMs * 0.9));
-  next.at = sample.endedAt ?? state.at;
-  if (sample.retryAfterMs && sample.endedAt !== undefined)
-    next.notBefore = Math.max(state.notBefore, sample.endedAt + sample.retryAfterMs);
   const limit = Math.min(cap, lossCap(next, cap));
   if (sample.lostBatch) {
     next.size = Math.max(1, Math.min(Math.floor(state.size / 2), limit));
@@ -77,11 +56,8 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     next.ceiling = Math.max(1, Math.floor(Math.min(state.size, sample.size) / 2));
     next.size = next.ceiling;
   } else if (sample.failures === 0) {
-    const fast = state.fastestMs === 0 || sample.durationMs <= FAST_FACTOR * Math.max(1, state.fastestMs);
-    next.fastestMs =
-      state.fastestMs > 0
-        ? Math.min(sample.durationMs, Math.round(state.fastestMs * 1.1))
-        : sample.durationMs;
+    const fast = !state.fastestMs || sample.durationMs <= FAST_FACTOR * state.fastestMs;
+    next.fastestMs = Math.min(sample.durationMs, state.fastestMs || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
       const grown =
@@ -106,48 +82,27 @@ export class Pacer implements BatchSizer {
     return this.state.size;
   }
 
-  notBefore(): number {
-    return this.state.notBefore;
-  }
-
   observe(sample: BatchSample): void {
     this.state = observePace(this.state, sample, this.cap);
+  }
+
+  /** Keeps the pace in the document cache for the next execution of the same `scope`. */
+  save(cache: DocumentCache | null, scope: string): void {
+    cache?.put(PACE_PREFIX + scope, JSON.stringify(this.state), PACE_SECONDS);
   }
 }
 
 /** A pace kept this long after its last batch (the document cache); older, a run starts modestly again. */
 export const PACE_SECONDS = 600;
-/** A kept slowest batch counts half as much for every minute since it was seen (one slow answer fades). */
-const SLOWEST_HALF_LIFE_MS = 60_000;
 
-/** The pace kept in the document cache for `scope` ('bulk' or 'formula') at `now`, or a new one. */
-export function loadPace(
-  cache: DocumentCache | null,
-  scope: string,
-  start: number,
-  cap: number,
-  now: number,
-): Pacer {
-  const fresh = newPace(start, cap);
-  let state = fresh;
+/** The pace kept in the document cache for `scope` ('bulk' or 'formula'), or a new one starting at `start`. */
+export function loadPace(cache: DocumentCache | null, scope: string, start: number, cap: number): Pacer {
+  let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   try {
-    const raw = cache?.get(PACE_PREFIX + scope);
-    const kept = raw ? (JSON.parse(raw) as Partial<PaceState>) : undefined;
-    if (kept && Object.keys(fresh).every((name) => typeof kept[name as keyof PaceState] === 'number')) {
-      const valid = kept as PaceState;
-      const fade = 0.5 ** (Math.max(0, now - valid.at) / SLOWEST_HALF_LIFE_MS);
-      state = {
-        ...valid,
-        size: Math.max(1, Math.min(cap, valid.size)),
-        slowestMs: Math.round(valid.slowestMs * fade),
-      };
-    }
+    const kept = JSON.parse(cache?.get(PACE_PREFIX + scope) || '0') as PaceState | 0;
+    if (kept && kept.size > 0) state = { ...state, ...kept };
   } catch {
     // An unreadable pace starts over.
   }
-  return new Pacer(state, cap);
-}
-
-export function savePace(cache: DocumentCache | null, scope: string, pacer: Pacer): void {
-  cache?.put(PACE_PREFIX + scope, JSON.stringify(pacer.state), PACE_SECONDS);
+  return new Pacer({ ...state, size: Math.max(1, Math.min(cap, state.size)) }, cap);
 }

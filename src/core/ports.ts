@@ -67,8 +67,6 @@ export interface Transport {
 export interface BatchSizer {
   next(): number;
   observe(sample: BatchSample): void;
-  /** Epoch ms before which no batch may start (a Retry-After). */
-  notBefore?(): number;
 }
 
 export interface BatchSample {
@@ -80,9 +78,6 @@ export interface BatchSample {
   lostBatch?: boolean;
   /** Answers 429 or 5xx: the service is overloaded or limiting. */
   throttled?: number;
-  /** The longest Retry-After of the batch's answers (ms), and when the batch ended (epoch ms). */
-  retryAfterMs?: number;
-  endedAt?: number;
 }
 
 /** When a batch may start (the execution's time budget). */

@@ -27,7 +27,7 @@ import {
   POLL_MAX_MS,
 } from '../core/limits';
 import { type ServiceError, serviceError } from '../core/lookup';
-import { loadPace, type Pacer, savePace } from '../core/pace';
+import { loadPace, type Pacer } from '../core/pace';
 import type { BatchSizer, LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
@@ -36,7 +36,7 @@ import { FormulaBudget, fixedBatchSize } from './lookup/budget';
 
 const PACE_SCOPE = 'formula';
 
-import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
+import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 
 type Cell = unknown;
 
@@ -123,16 +123,13 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
-    const report = sendClaimed(run.ports, {
+    const request: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
-      batchSize: {
-        next: () => (probeOpen ? 1 : run.sizer.next()),
-        observe: (sample) => run.sizer.observe(sample),
-        notBefore: () => run.sizer.notBefore?.() ?? 0,
-      },
+      // The account check goes alone; then the run's batch size.
+      batchSize: probing ? fixedBatchSize(1) : run.sizer,
       budget: run.budget,
       beforeBatch: () => {
         if (!probeOpen) throwIfHalted(run);
@@ -142,6 +139,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
           if (batch.stored.length > 0) cache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
           cache?.remove(PROBE_KEY);
           probeOpen = false;
+          request.batchSize = run.sizer;
         }
         const halt = batch.halt;
         if (halt && (halt.error === 'unauthorized' || halt.error === 'payment_required')) {
@@ -149,12 +147,13 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
           cache?.remove(ACCOUNT_OK_KEY);
         }
       },
-    });
+    };
+    const report = sendClaimed(run.ports, request);
     for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
     if (report.halt) throw accountError(report.halt);
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
-    if (run.pacer) savePace(cache, PACE_SCOPE, run.pacer);
+    run.pacer?.save(cache, PACE_SCOPE);
   }
 }
 
@@ -200,7 +199,7 @@ function startRun(
   const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
   const pacer = fixed
     ? undefined
-    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency, started);
+    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency);
   return {
     ports,
     apiKey,
@@ -208,7 +207,7 @@ function startRun(
     endpoint,
     sizer: pacer ?? fixedBatchSize(fixed || DEFAULT_CONCURRENCY),
     pacer,
-    budget: new FormulaBudget(started + budgetMs, untimedEnd, pacer?.state.slowestMs),
+    budget: new FormulaBudget(started + budgetMs, untimedEnd),
     sentFor,
     outcomes,
   };

@@ -203,8 +203,7 @@ describe('failures retried up to the bound (one world, executions at once)', () 
   });
 
   // An answer lost on the way (reset, time-out) may have been charged: tried twice at most, never a third time.
-  const LOST_TWICE =
-    'The answer for this profile was lost to a connection failure twice: not sent again for now, as each try may have been charged.';
+  const LOST_TWICE = 'Answer lost twice: not sent again for now (each try may have been charged).';
 
   it('transport failure (connection reset): ERROR naming the failure, tried twice, no credit', async () => {
     expect(await rowOf('rex-reset')).toEqual(
@@ -256,7 +255,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     const w = await openStub(302, '', { Location: 'http://127.0.0.1:9/login', 'Content-Type': 'text/html' });
     const result = await findEmail(w, url('jane-doe'));
     expect(result.error?.message).toBe(
-      "The service address redirects (HTTP 302 to http://127.0.0.1:9/login): API_BASE_URL must be the service's exact address. Check API_BASE_URL.",
+      "The service address redirects (HTTP 302 to http://127.0.0.1:9/login). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(stub?.requests).toHaveLength(1);
   });

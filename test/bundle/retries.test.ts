@@ -129,7 +129,7 @@ describe('fetchAll isolation: one reset in a batch of 10', () => {
           '',
           '',
           '',
-          `The service could not be reached (Address unavailable: ${endpoint}). The answer for this profile was lost to a connection failure twice: not sent again for now, as each try may have been charged.`,
+          `The service could not be reached (Address unavailable: ${endpoint}). Answer lost twice: not sent again for now (each try may have been charged).`,
         ]);
       } else {
         expect(rows[index]).toEqual(expectedRow(inputs[index]));

@@ -4,17 +4,15 @@ import {
   LOSS_TARGET,
   loadPace,
   lossCap,
-  newPace,
   observePace,
   PACE_START,
-  Pacer,
   type PaceState,
-  savePace,
 } from '../../src/core/pace';
 import type { BatchSample, DocumentCache } from '../../src/core/ports';
 
 const CAP = 100;
 const clean = (size: number, durationMs = 1000): BatchSample => ({ size, durationMs, failures: 0 });
+const newPace = (start: number, cap: number): PaceState => loadPace(null, 'bulk', start, cap).state;
 
 function run(state: PaceState, samples: Array<(size: number) => BatchSample>): number[] {
   const sizes: number[] = [];
@@ -56,16 +54,6 @@ describe('the batch size controller', () => {
     expect(sizes).toEqual([35, 38, 41]);
   });
 
-  it('a Retry-After holds every batch back until it has passed', () => {
-    const state = observePace(
-      newPace(10, CAP),
-      { size: 10, durationMs: 50, failures: 2, throttled: 2, retryAfterMs: 3000, endedAt: 10_000 },
-      CAP,
-    );
-    expect(state.notBefore).toBe(13_000);
-    expect(new Pacer(state, CAP).notBefore()).toBe(13_000);
-  });
-
   it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
     let state = newPace(32, CAP);
     state = observePace(state, { size: 32, durationMs: 100, failures: 32, lostBatch: true }, CAP);
@@ -98,22 +86,23 @@ describe('the batch size controller', () => {
     expect(lossCap({ requests: 500, lost: 0 }, CAP)).toBe(CAP);
   });
 
-  it('is kept in the document cache; a kept slow batch fades by half a minute', () => {
+  it('is kept in the document cache between executions', () => {
     const cache = new Map<string, string>();
     const port = {
       get: (key: string) => cache.get(key) ?? null,
       put: (key: string, value: string) => cache.set(key, value),
     } as unknown as DocumentCache;
-    const pacer = loadPace(port, 'bulk', PACE_START, CAP, 0);
+    const pacer = loadPace(port, 'bulk', PACE_START, CAP);
     expect(pacer.next()).toBe(PACE_START);
-    pacer.observe({ ...clean(PACE_START, 8000), endedAt: 1_000_000 });
-    savePace(port, 'bulk', pacer);
-    const later = loadPace(port, 'bulk', PACE_START, CAP, 1_060_000);
+    pacer.observe(clean(PACE_START, 800));
+    pacer.save(port, 'bulk');
+    const later = loadPace(port, 'bulk', PACE_START, CAP);
     expect(later.next()).toBe(2 * PACE_START);
-    expect(later.state.slowestMs).toBe(4000);
-    // A cap lowered meanwhile applies at once; an unreadable pace starts over.
-    expect(loadPace(port, 'bulk', PACE_START, 5, 1_060_000).next()).toBe(5);
-    cache.set('pef.pace.bulk', '{"size":"big"}');
-    expect(loadPace(port, 'bulk', PACE_START, CAP, 0).state).toEqual(newPace(PACE_START, CAP));
+    expect(later.state.fastestMs).toBe(800);
+    // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
+    expect(loadPace(port, 'formula', 20, CAP).next()).toBe(20);
+    expect(loadPace(port, 'bulk', PACE_START, 5).next()).toBe(5);
+    cache.set('pef.pace.bulk', '{"size":');
+    expect(loadPace(port, 'bulk', PACE_START, CAP).state).toEqual(newPace(PACE_START, CAP));
   });
 });

@@ -207,16 +207,6 @@ describe('sendClaimed: the one scheduler', () => {
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b']);
   });
 
-  it("a formula plans with the document's kept slowest batch before timing its own", () => {
-    const w = world(() => found('x@x.test'), 1_000);
-    const start = w.now();
-    // Kept: a 5.5 s batch lately, so a batch may take 11 s: none fits in 10 s.
-    send(w, ['a'], new FormulaBudget(start + 10_000, start + 6_000, 5_500), 1);
-    expect(w.log.filter((line) => line.startsWith('send'))).toEqual([]);
-    send(w, ['a'], new FormulaBudget(w.now() + 10_000, w.now() + 6_000, 4_000), 1);
-    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a']);
-  });
-
   it('the batch sizer decides every batch and observes each one', () => {
     const w = world((url) => found(url));
     const samples: BatchSample[] = [];
@@ -233,35 +223,44 @@ describe('sendClaimed: the one scheduler', () => {
     expect(samples.map((sample) => sample.size)).toEqual([1, 2, 2]);
   });
 
-  it('a 429 waits for its Retry-After (longer than the backoff), and the sizer hears of it', () => {
+  it('a 429 holds every batch back until its Retry-After (longer than the backoff); the sizer hears of it', () => {
     const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
     limited.retryAfterMs = 3_000;
     const w = world((url, attempt) => (url === 'a' && attempt === 1 ? limited : found(url)));
     const samples: BatchSample[] = [];
+    const sizes = [2, 1];
     sendClaimed(w.ports, {
-      claimed: new Map(['a', 'b'].map((key) => [key, key])),
+      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
       apiKey: 'k',
       endpoint: 'e',
       retry: DEFAULT_RETRY,
-      batchSize: { next: () => 5, observe: (sample) => samples.push(sample) },
+      batchSize: { next: () => sizes.shift() ?? 5, observe: (sample) => samples.push(sample) },
       budget: sliceBudget(w.now() + 60_000),
     });
-    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['send a,b', 'sleep 3000', 'send a']);
-    expect(samples[0]).toMatchObject({ throttled: 1, retryAfterMs: 3_000, failures: 1 });
+    // c was not refused, yet waits too: the service asked for no request before then.
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
+      'send a,b',
+      'sleep 3000',
+      'send a',
+      'send c',
+    ]);
+    expect(samples[0]).toMatchObject({ throttled: 1, failures: 1 });
   });
 
-  it("no batch starts before the sizer's notBefore (a Retry-After kept from an earlier batch)", () => {
-    const w = world((url) => found(url));
-    const gate = w.now() + 2_500;
-    sendClaimed(w.ports, {
-      claimed: new Map([['a', 'a']]),
+  it('a Retry-After that does not fit in the budget ends the sending', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 30_000;
+    const w = world((url) => (url === 'a' ? limited : found(url)));
+    const report = sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
       apiKey: 'k',
       endpoint: 'e',
       retry: DEFAULT_RETRY,
-      batchSize: { next: () => 5, observe: () => undefined, notBefore: () => gate },
-      budget: sliceBudget(w.now() + 60_000),
+      batchSize: fixedBatchSize(2),
+      budget: sliceBudget(w.now() + 10_000),
     });
-    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['sleep 2500', 'send a']);
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['send a,b']);
+    expect(report.outcomes.has('c')).toBe(false);
   });
 
   it('a batch lost to a connection failure: each key goes again alone, once; lost twice is an ERROR', () => {
@@ -277,7 +276,7 @@ describe('sendClaimed: the one scheduler', () => {
     ]);
     expect(report.outcomes.get('a')).toMatchObject({ kind: 'found' });
     expect(report.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport', retryable: false });
-    expect((report.outcomes.get('c') as { message: string }).message).toMatch(/lost .* twice/);
+    expect((report.outcomes.get('c') as { message: string }).message).toMatch(/Answer lost twice/);
     // Answers that may have been charged and were lost: the four of the batch, then c alone.
     expect(report.lostAnswers).toBe(5);
     expect(report.requestsSent).toBe(8);

@@ -119,7 +119,7 @@ describe('answers that stop or cost a run', () => {
     expect(stopped.state).toBe('stopped');
     expect(stopped.reason).toBe('configuration');
     expect(stopped.message).toBe(
-      "The service address redirects (HTTP 301 to https://login.example.com/): API_BASE_URL must be the service's exact address. Check API_BASE_URL.",
+      "The service address redirects (HTTP 301 to https://login.example.com/). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(world.env.values(world.ss.id, `C2:C${data.length + 1}`).every((row) => row[0] === '')).toBe(true);
     // The first batch only (the adaptive size starts at 4).
@@ -144,7 +144,7 @@ describe('answers that stop or cost a run', () => {
     const statuses = world.env.values(world.ss.id, `C2:C${data.length + 1}`).map((row) => row[0]);
     expect(statuses.every((status) => status !== '')).toBe(true);
     const notes = world.env.values(world.ss.id, `A2:E${data.length + 1}`).filter((row) => row[2] === 'ERROR');
-    for (const row of notes) expect(String(row[4])).toMatch(/lost to a connection failure twice/);
+    for (const row of notes) expect(String(row[4])).toMatch(/Answer lost twice/);
     // "Credits used" counts the answers received; what may have been charged for lost answers is shown apart.
     const lostSends = world.sandbox.service.ledger().filter((entry) => entry.status === 'reset').length;
     expect(done.creditsUsed).toBe(Object.keys(charges).length);

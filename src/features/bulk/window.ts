@@ -12,7 +12,7 @@ import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
 import type { LookupResult } from '../../core/lookup';
-import { loadPace, PACE_START, type Pacer, savePace } from '../../core/pace';
+import { loadPace, PACE_START, type Pacer } from '../../core/pace';
 import type { LookupPorts } from '../../core/ports';
 import type { CachedResult } from '../../core/resultCodec';
 import {
@@ -39,8 +39,6 @@ export interface Slice {
   batchSize: number | undefined;
   /** The adaptive batch size, kept in the document cache between slices (src/core/pace.ts). */
   pacer?: Pacer;
-  /** The share of the last window's rows that needed a lookup: the next window plans rows for a full batch. */
-  lookupShare?: number;
   sheet: Sheet;
   /** The URL column and the output columns. */
   width: number;
@@ -64,7 +62,7 @@ export interface Slice {
 export function runWindows(slice: Slice): void {
   const { cache } = slice.ports;
   if (slice.batchSize === undefined)
-    slice.pacer = loadPace(cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency, Date.now());
+    slice.pacer = loadPace(cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency);
   try {
     for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
       if (slice.job.cursor > slice.job.lastRow) {
@@ -75,20 +73,18 @@ export function runWindows(slice: Slice): void {
       if (!processWindow(slice)) break;
     }
   } finally {
-    if (slice.pacer) savePace(cache, PACE_SCOPE, slice.pacer);
+    slice.pacer?.save(cache, PACE_SCOPE);
   }
 }
 
 const PACE_SCOPE = 'bulk';
 
 /**
- * Rows the next window reads: a fixed size, or (adaptive) a quarter more than should hold the lookups of one full
- * batch; the window then ends at the row where one batch is full (`rowsForOneBatch`).
+ * Rows the next window reads: a fixed size, or (adaptive) twice the requests of one batch; the window then ends at
+ * the row where one batch is full (`rowsForOneBatch`).
  */
 function windowRows(slice: Slice): number {
-  if (slice.batchSize !== undefined || !slice.pacer) return slice.batchSize ?? PACE_START;
-  const share = Math.max(slice.lookupShare ?? 1, 1 / 20);
-  return Math.min(MAX_WINDOW_ROWS, Math.ceil((1.25 * slice.pacer.next()) / share));
+  return slice.pacer ? Math.min(MAX_WINDOW_ROWS, 2 * slice.pacer.next()) : (slice.batchSize ?? PACE_START);
 }
 
 /** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */
@@ -170,7 +166,6 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     sentOf.set(plan.key, plan.sent);
     if (!copyOf(slice, plan.key)) wanted.push(plan.key);
   });
-  slice.lookupShare = wanted.length / window.size;
   if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
   const claimed = claimUnknown(slice.ports, {
     keys: wanted,

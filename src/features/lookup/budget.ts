@@ -20,30 +20,22 @@ export function sliceBudget(deadline: number): SendBudget {
 
 /**
  * A =FINDEMAIL execution: no batch starts unless it ends before `end` even when one of its requests is as slow as
- * the slowest plausible answer: FORMULA_TAIL_FACTOR times the slowest batch seen lately (this execution's, or
- * the document's kept pace). UrlFetchApp has no per-request timeout, so an answer slower than that can still
- * outlast the 30 s (README, "Limits"). While no batch was timed, none starts after `untimedEnd`.
+ * the slowest plausible answer: FORMULA_TAIL_FACTOR times the slowest batch of this execution so far; while none
+ * was timed, none starts after `untimedEnd`. UrlFetchApp has no per-request timeout, so an answer slower than that
+ * can still outlast the 30 s (README, "Limits").
  */
 export class FormulaBudget implements SendBudget {
-  private slowestMs: number;
+  private slowestMs = 0;
 
   constructor(
     /** Epoch ms: no batch may still run after this. */
     readonly end: number,
     private readonly untimedEnd: number,
-    /** The slowest batch the document saw lately (src/core/pace.ts), 0 when unknown. */
-    keptSlowestMs = 0,
-  ) {
-    this.slowestMs = keptSlowestMs;
-  }
-
-  /** How long a batch may plausibly take. */
-  plausibleMs(): number {
-    return this.slowestMs > 0 ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd;
-  }
+  ) {}
 
   mayStart(now: number, waitMs = 0): boolean {
-    return now + waitMs + this.plausibleMs() <= this.end;
+    const plausibleMs = this.slowestMs ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd;
+    return now + waitMs + plausibleMs <= this.end;
   }
 
   observe(sample: BatchSample): void {

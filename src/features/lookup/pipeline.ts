@@ -3,7 +3,7 @@
  * store → send (one retry scheduler) → store → release → report. It reaches Apps Script only through the ports,
  * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
  */
-import { haltsRun, isThrottle, mayRetry } from '../../core/answers';
+import { haltsRun, mayRetry } from '../../core/answers';
 import { stableHash } from '../../core/hash';
 import { RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
@@ -122,6 +122,8 @@ interface Queue {
   notBefore: Map<string, number>;
   /** Sends of a key whose answer was lost (this execution's and earlier ones', from the document cache). */
   lost: Map<string, number>;
+  /** No batch before this (epoch ms): the longest Retry-After answered so far. */
+  gate: number;
 }
 
 /**
@@ -134,27 +136,39 @@ const LOST_SECONDS = 21_600;
 
 const lostKey = (key: string) => LOST_PREFIX + stableHash(key);
 
-function lostTwice(previous: LookupOutcome | undefined): ServiceError {
-  const cause = previous?.kind === 'error' ? `${previous.message} ` : '';
-  return serviceError(
+/** A key's answer lost twice, the last time for `why`. */
+const lostTwice = (why = 'Connection failures.') =>
+  serviceError(
     'transport',
-    `${cause}The answer for this profile was lost to a connection failure twice: not sent again for now, as each try may have been charged.`,
+    `${why} Answer lost twice: not sent again for now (each try may have been charged).`,
   );
-}
 
 /**
  * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
  * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
  * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
  * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
- * is an ERROR and not sent again for hours. Claims of keys left unsent are released at the end.
+ * is an ERROR and not sent again for hours (the document cache remembers). Claims of keys left unsent are
+ * released at the end.
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
+  const { cache } = ports;
   const keys = [...request.claimed.keys()];
-  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: readLost(ports.cache, keys) };
+  const marks = cache?.getAll(keys.map(lostKey)) ?? {};
+  const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate: 0 };
   const report: SendReport = { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
+  const done: string[] = [];
+  for (const key of keys) {
+    const lost = Number(marks[lostKey(key)]) || 0;
+    queue.lost.set(key, lost);
+    // Lost twice by earlier executions: ERROR at once, nothing sent.
+    if (lost >= MAX_LOST_SENDS) {
+      report.outcomes.set(key, lostTwice());
+      done.push(key);
+    } else queue.keys.push(key);
+  }
+  releaseClaims(cache, done);
   try {
-    settleLostTwice(ports, queue, report);
     while (queue.keys.length > 0 && !report.halt) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
       if (!batch) break;
@@ -162,29 +176,9 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
       sendOneBatch(ports, queue, request, report, batch);
     }
   } finally {
-    releaseClaims(ports.cache, queue.keys);
+    releaseClaims(cache, queue.keys);
   }
   return report;
-}
-
-function readLost(cache: DocumentCache | null, keys: string[]): Map<string, number> {
-  const lost = new Map<string, number>();
-  if (!cache || keys.length === 0) return lost;
-  const marks = cache.getAll(keys.map(lostKey));
-  for (const key of keys) {
-    const count = Number(marks[lostKey(key)]);
-    if (count > 0) lost.set(key, count);
-  }
-  return lost;
-}
-
-/** Keys whose answers were lost twice by earlier executions: ERROR at once, nothing sent. */
-function settleLostTwice(ports: LookupPorts, queue: Queue, report: SendReport): void {
-  const done = queue.keys.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
-  if (done.length === 0) return;
-  for (const key of done) report.outcomes.set(key, lostTwice(undefined));
-  releaseClaims(ports.cache, done);
-  queue.keys = queue.keys.filter((key) => !done.includes(key));
 }
 
 /**
@@ -195,11 +189,11 @@ function settleLostTwice(ports: LookupPorts, queue: Queue, report: SendReport): 
 function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
   for (;;) {
     const now = clock.now();
-    const gate = request.batchSize.notBefore?.() ?? 0;
+    const { gate } = queue;
     const ready = now >= gate ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
     if (ready.length > 0) {
       if (!request.budget.mayStart(now, 0, first)) return undefined;
-      const atRisk = ready.find((key) => (queue.lost.get(key) ?? 0) > 0);
+      const atRisk = ready.find((key) => queue.lost.get(key));
       return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
     }
     const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
@@ -229,7 +223,6 @@ function sendOneBatch(
   const lostNow: Record<string, string> = {};
   let failures = 0;
   let throttled = 0;
-  let retryAfterMs = 0;
   batch.forEach((key, index) => {
     let outcome = sent.outcomes[index];
     const attempt = (queue.tries.get(key) ?? 0) + 1;
@@ -238,16 +231,18 @@ function sendOneBatch(
       const lost = (queue.lost.get(key) ?? 0) + 1;
       queue.lost.set(key, lost);
       lostNow[lostKey(key)] = String(lost);
-      if (lost >= MAX_LOST_SENDS) outcome = lostTwice(outcome);
+      if (lost >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
     }
     if (outcome) report.outcomes.set(key, outcome);
     if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
     if (mayRetry(outcome)) failures++;
-    if (isThrottle(outcome)) throttled++;
+    // 429 or 5xx: the service is overloaded or limiting.
+    if (mayRetry(outcome) && (outcome as ServiceError).status) throttled++;
     const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
-    retryAfterMs = Math.max(retryAfterMs, after);
-    const limit = outcome?.kind === 'error' && outcome.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : 0;
-    if (mayRetry(outcome) && attempt < Math.max(limit, request.retry.maxAttempts)) {
+    queue.gate = Math.max(queue.gate, ended + after);
+    const tries =
+      (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
+    if (mayRetry(outcome) && attempt < tries) {
       const backoff = retryDelayMs(request.retry, attempt + 1);
       queue.notBefore.set(key, sent.lost ? ended : ended + Math.max(backoff, after));
       return;
@@ -261,8 +256,6 @@ function sendOneBatch(
     failures,
     lostBatch: sent.lost,
     throttled,
-    retryAfterMs,
-    endedAt: ended,
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
