@@ -40,13 +40,13 @@ export const RATE_LIMITED_ATTEMPTS = 6;
  */
 export const FORMULA_WORK_BUDGET_MS = 26 * SECOND;
 /**
- * The slowest plausible answer of a formula's batch: this many times the slowest batch seen lately (the kept pace's
- * or this execution's). Our choice: a long-tailed service's slowest of 100 answers is near its 99th percentile;
- * twice that is beyond what it plausibly takes. UrlFetchApp has no per-request timeout (README, "Limits").
+ * The slowest plausible answer of a formula's batch: this many times the slowest batch of the execution so far.
+ * Our choice: a long-tailed service's slowest of 100 answers is near its 99th percentile; twice that is beyond what
+ * it plausibly takes. UrlFetchApp has no per-request timeout (README, "The 30-second limit of =FINDEMAIL").
  */
 export const FORMULA_TAIL_FACTOR = 2;
 /**
- * Until a batch was timed, none starts later than this share of the budget (12 s of 22): a batch may take 10 s
+ * Until a batch was timed, none starts later than this share of the budget (about 14 s of 26): a batch may take 10 s
  * or more, and one started after waiting on another cell must still end within the 30 s.
  */
 export const FORMULA_UNTIMED_START_SHARE = 12 / 22;

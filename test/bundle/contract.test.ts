@@ -141,7 +141,7 @@ describe('422 unprocessable', () => {
 
 describe('failures retried up to the bound (one world, executions at once)', () => {
   // The emulator's fetch time-out applies to every request of this world: 2 s leaves ordinary requests ample
-  // room on a loaded machine, and three timed-out tries (about 8 s with the backoff) fit in the 22 s budget.
+  // room on a loaded machine, and two timed-out tries (about 4.5 s) fit in the 26 s budget.
   const TIMEOUT_MS = 2000;
   let shared: World;
   const runs = new Map<string, Promise<ExecutionResult>>();

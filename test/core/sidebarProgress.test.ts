@@ -1,5 +1,5 @@
 import { emptyCounts, type Progress } from '../../src/core/job';
-import { describeState } from '../../src/sidebar/progress';
+import { creditsShown, describeState } from '../../src/sidebar/progress';
 
 const progress = (state: Progress['state'], reason?: Progress['reason'], message = ''): Progress => ({
   ...emptyCounts(),
@@ -30,5 +30,20 @@ describe('describeState renders the reason, never the message', () => {
   it('a job stored by an earlier version (no reason) reads plainly', () => {
     expect(describeState(progress('paused', undefined, 'Out of credits')).label).toBe('Paused');
     expect(describeState(progress('stopped', undefined, 'The API key was rejected')).label).toBe('Stopped');
+  });
+});
+
+describe('creditsShown: what was charged, and apart what may have been', () => {
+  it('shows the credits used alone when no answer was lost', () => {
+    expect(creditsShown({ ...progress('running'), creditsUsed: 37 })).toBe('37');
+    // A job stored by an earlier version has no count of lost answers.
+    const { creditsMaybeLost: _lost, ...older } = { ...progress('done'), creditsUsed: 5 };
+    expect(creditsShown(older as Progress)).toBe('5');
+  });
+
+  it('shows the answers lost to connection failures apart', () => {
+    expect(creditsShown({ ...progress('done'), creditsUsed: 37, creditsMaybeLost: 45 })).toBe(
+      '37 (up to 45 more may have been charged for answers lost to connection failures)',
+    );
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The 30-second limit: =FINDEMAIL starts no batch that would end past its budget, caches after every batch (so
  * what was paid for survives even an execution that is ended), and cells waiting for each other never pay twice.
- * FINDEMAIL_BUDGET_MS (a script property) lowers the 22 s budget where a test needs it to run out.
+ * FINDEMAIL_BUDGET_MS (a script property) lowers the 26 s budget where a test needs it to run out.
  */
 import { normalizeProfileUrl } from '../../sandbox/profiles';
 import { startWorld, url, type World } from '../support/harness';
@@ -57,7 +57,7 @@ test('an execution ended by the time limit keeps what it paid for: only its last
     scriptProperties: { FETCH_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
-  // A warm worker, then a limit far below the function's own 22 s budget: the emulator ends it mid-way.
+  // A warm worker, then a limit far below the function's own 26 s budget: the emulator ends it mid-way.
   await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
   world.env.limits.customFunctionMs = 1500;
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A25)']]);
