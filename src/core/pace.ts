@@ -2,9 +2,9 @@
  * Adaptive requests per fetchAll (issue 12): the batch size of the bulk run and of =FINDEMAIL ranges. Pure.
  *
  * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (already charged) when
- * one connection fails, so the size is the lever both ways. The controller starts modestly and doubles while
- * batches come back fast and clean; a 429 or 5xx halves it and sets a ceiling above which it grows only step by
- * step; a batch lost to a transport failure halves it too, and the rate of such losses caps it so that the
+ * one connection fails, so the size is the lever both ways. The controller starts modestly and grows fourfold
+ * (twofold once an answer was lost) while batches come back fast and clean; a 429 or 5xx halves it and sets a
+ * ceiling (what the service took) above which it grows by a twentieth a batch; a batch lost to a transport failure halves it too, and the rate of such losses caps it so that the
  * answers expected to be lost stay under LOSS_TARGET per request. A Retry-After holds every batch back.
  */
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
@@ -13,7 +13,7 @@ import { PACE_PREFIX } from './propertyNames';
 export interface PaceState {
   /** Requests in the next batch. */
   size: number;
-  /** Above this the size grows by a tenth per clean batch, not twofold: half the size that last met a 429 or 5xx. */
+  /** Above this the size grows by a twentieth per clean batch: the requests of the last batch a 429 or 5xx met that got through. */
   ceiling: number;
   /** Requests observed, and batches lost to a transport failure among them. */
   requests: number;
@@ -36,12 +36,10 @@ const PRIOR_REQUESTS = 10;
  * a batch of n loses the other answers when any request fails, (1-f)(1-(1-f)^(n-1)) per request.
  */
 export function lossCap(state: Pick<PaceState, 'requests' | 'lost'>, cap: number): number {
-  const f = state.lost / (state.requests + PRIOR_REQUESTS);
-  if (f <= 0) return cap;
-  const q = 1 - f;
-  if (q <= LOSS_TARGET) return 1;
+  const q = 1 - state.lost / (state.requests + PRIOR_REQUESTS);
+  // NaN (no loss yet, or losses so frequent that no batch keeps under the target) reads as the cap or 1.
   const n = 1 + Math.floor(Math.log(1 - LOSS_TARGET / q) / Math.log(q));
-  return Math.max(1, Math.min(cap, n));
+  return q < 1 ? Math.min(cap, n || 1) : cap;
 }
 
 /** The next state after a batch. */
@@ -52,19 +50,20 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   const limit = Math.min(cap, lossCap(next, cap));
   if (sample.lostBatch) {
     next.size = Math.max(1, Math.min(Math.floor(state.size / 2), limit));
-  } else if ((sample.throttled ?? 0) > 0) {
-    next.ceiling = Math.max(1, Math.floor(Math.min(state.size, sample.size) / 2));
-    next.size = next.ceiling;
+  } else if (sample.throttled) {
+    // What the service took is the ceiling; the size halves below it.
+    next.ceiling = Math.max(1, sample.size - sample.throttled);
+    next.size = Math.floor(Math.min(state.size, sample.size) / 2);
   } else if (sample.failures === 0) {
     const fast = !state.fastestMs || sample.durationMs <= FAST_FACTOR * state.fastestMs;
     next.fastestMs = Math.min(sample.durationMs, state.fastestMs || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
-      const grown =
+      // Fourfold while no answer was ever lost to a connection failure, twofold after.
+      next.size =
         state.size < state.ceiling
-          ? Math.min(state.size * 2, state.ceiling)
-          : state.size + Math.max(1, Math.floor(state.size / 10));
-      next.size = grown;
+          ? Math.min(state.size * (state.lost ? 2 : 4), state.ceiling)
+          : state.size + Math.max(1, Math.floor(state.size / 20));
     }
   }
   next.size = Math.max(1, Math.min(next.size, limit));

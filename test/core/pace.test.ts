@@ -25,33 +25,49 @@ function run(state: PaceState, samples: Array<(size: number) => BatchSample>): n
 }
 
 describe('the batch size controller', () => {
-  it('starts modestly and doubles while full batches come back fast and clean, up to the cap', () => {
+  it('starts modestly and grows fourfold while full batches come back fast and clean, up to the cap', () => {
     const sizes = run(
       newPace(PACE_START, CAP),
-      new Array(7).fill((size: number) => clean(size)),
+      new Array(5).fill((size: number) => clean(size)),
     );
-    expect(sizes).toEqual([8, 16, 32, 64, 100, 100, 100]);
+    expect(sizes).toEqual([16, 64, 100, 100, 100]);
+  });
+
+  it('after an answer lost to a connection failure, it grows twofold only, and no further than the losses allow', () => {
+    let state = newPace(40, CAP);
+    state = observePace(state, { size: 40, durationMs: 100, failures: 40, lostBatch: true }, CAP);
+    expect(state.size).toBe(2);
+    // One loss in 40 (+10 assumed clean) requests caps the size at 2; it rises as clean requests accumulate.
+    let previous = state.size;
+    for (let i = 0; i < 100; i++) {
+      state = observePace(state, clean(state.size, 100), CAP);
+      expect(state.size).toBeLessThanOrEqual(2 * previous);
+      expect(state.size).toBeLessThanOrEqual(lossCap(state, CAP));
+      previous = state.size;
+    }
+    expect(state.size).toBeGreaterThan(2);
+    expect(state.size).toBeLessThan(CAP);
   });
 
   it('holds on a slow batch or a smaller one than asked for (a window ending)', () => {
     let state = observePace(newPace(8, CAP), clean(8, 1000), CAP);
-    expect(state.size).toBe(16);
-    state = observePace(state, clean(16, 1000 * FAST_FACTOR + 1), CAP);
-    expect(state.size).toBe(16);
+    expect(state.size).toBe(32);
+    state = observePace(state, clean(32, 1000 * FAST_FACTOR + 1), CAP);
+    expect(state.size).toBe(32);
     state = observePace(state, clean(3, 500), CAP);
-    expect(state.size).toBe(16);
+    expect(state.size).toBe(32);
   });
 
-  it('halves on a 429 or 5xx and then grows by a tenth per clean batch above that ceiling', () => {
+  it('halves on a 429 or 5xx, regrows to what the service took, then by a twentieth per clean batch', () => {
     let state = newPace(64, CAP);
     state = observePace(state, { size: 64, durationMs: 900, failures: 3, throttled: 3 }, CAP);
     expect(state.size).toBe(32);
-    expect(state.ceiling).toBe(32);
+    expect(state.ceiling).toBe(61);
     const sizes = run(
       state,
       new Array(3).fill((size: number) => clean(size)),
     );
-    expect(sizes).toEqual([35, 38, 41]);
+    expect(sizes).toEqual([61, 64, 67]);
   });
 
   it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
@@ -97,7 +113,7 @@ describe('the batch size controller', () => {
     pacer.observe(clean(PACE_START, 800));
     pacer.save(port, 'bulk');
     const later = loadPace(port, 'bulk', PACE_START, CAP);
-    expect(later.next()).toBe(2 * PACE_START);
+    expect(later.next()).toBe(4 * PACE_START);
     expect(later.state.fastestMs).toBe(800);
     // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
     expect(loadPace(port, 'formula', 20, CAP).next()).toBe(20);

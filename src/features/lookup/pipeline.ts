@@ -178,6 +178,8 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   } finally {
     releaseClaims(cache, queue.keys);
   }
+  // Left unsent by the budget after a retryable failure: not settled, so no outcome (a later run sends them).
+  for (const key of queue.keys) report.outcomes.delete(key);
   return report;
 }
 
