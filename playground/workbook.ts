@@ -24,7 +24,7 @@ import {
   type TriggerRecord,
 } from '../emulator';
 import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
-import { API_KEY_PROPERTY, JOB_PROPERTY } from '../src/core/propertyNames';
+import { API_KEY_PROPERTY, JOB_PROPERTY, RESULTS_SHEET } from '../src/core/propertyNames';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
@@ -85,6 +85,12 @@ type SavedCacheEntry = [string, string, number];
 
 export interface SavedWorkbook {
   sheet: { name: string; rows: number; cols: number; frozenRows: number; cells: SavedCell[] };
+  /** The add-on's hidden results sheet (every paid result), when it exists: plain text, saved as is. */
+  resultsSheet?: {
+    rows: number;
+    cols: number;
+    cells: Array<{ r: number; c: number; v?: string; fmt?: string }>;
+  };
   selection: RangeView | null;
   documentProperties: Record<string, string>;
   /** The demo user's. */
@@ -209,6 +215,14 @@ export async function openWorkbook(options: {
       if (c.err !== undefined) cell.error = c.err;
       if (c.spill) cell.spill = { ...c.spill };
       if (c.from) cell.spilledFrom = { ...c.from };
+    }
+    if (saved.resultsSheet) {
+      const results = ss.addSheet(RESULTS_SHEET, saved.resultsSheet.rows, saved.resultsSheet.cols);
+      for (const c of saved.resultsSheet.cells) {
+        const cell = results.ensure(c.r, c.c);
+        if (c.v !== undefined) cell.value = c.v;
+        if (c.fmt !== undefined) cell.format = c.fmt;
+      }
     }
     env.documentProperties(ss.id).set(saved.documentProperties ?? {});
     env.userProperties(DEMO_USER).set(saved.userProperties ?? {});
@@ -729,6 +743,17 @@ export async function openWorkbook(options: {
         if (cell.spilledFrom) saved.from = { ...cell.spilledFrom };
         if (Object.keys(saved).length > 2) cells.push(saved);
       }
+      const results = ss.sheetByName(RESULTS_SHEET);
+      const resultCells: NonNullable<SavedWorkbook['resultsSheet']>['cells'] = [];
+      for (const { row, col, cell } of results?.allCells() ?? []) {
+        if (cell.value !== '' || cell.format !== undefined)
+          resultCells.push({
+            r: row,
+            c: col,
+            v: cell.value === '' ? undefined : String(cell.value),
+            fmt: cell.format,
+          });
+      }
       return {
         sheet: {
           name: sheet.name,
@@ -737,6 +762,9 @@ export async function openWorkbook(options: {
           frozenRows: sheet.frozenRows,
           cells,
         },
+        ...(results
+          ? { resultsSheet: { rows: results.maxRows, cols: results.maxCols, cells: resultCells } }
+          : {}),
         selection: selection(),
         documentProperties: env.documentProperties(ss.id).all(),
         userProperties: env.userProperties(DEMO_USER).all(),

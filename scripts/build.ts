@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { resolveEndpoint } from '../src/core/config';
+import { allowlistFor, resolveEndpoint } from '../src/core/config';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -63,11 +63,24 @@ function wrapper(entry: EntryPoint): string {
   return `${entry.jsDoc}\nfunction ${entry.name}(${params}) {\n  return ${GLOBAL_NAME}.${entry.name}(${params});\n}\n`;
 }
 
+/**
+ * The scopes the bundle needs, and no more (test/bundle/build.test.ts checks them against the code):
+ * spreadsheets.currentonly (the open spreadsheet), script.container.ui (menu, sidebar, dialogs),
+ * script.external_request (UrlFetchApp), userinfo.email (Session.getActiveUser: the starter's address shown to
+ * other editors). No script.scriptapp: the add-on creates no triggers; the sidebar drives a run (issue 11).
+ */
+export const OAUTH_SCOPES = [
+  'spreadsheets.currentonly',
+  'script.container.ui',
+  'script.external_request',
+  'userinfo.email',
+].map((scope) => `https://www.googleapis.com/auth/${scope}`);
+
 /** Apps Script allows only https prefixes in urlFetchWhitelist; the loopback sandbox needs none. */
-function manifest(base: string): string {
+function manifest(allowlist: string[] | null): string {
   const template = JSON.parse(readFileSync(join(root, 'appsscript.json'), 'utf8'));
-  const https = /^https:\/\/([^/]+)\//i.exec(base);
-  if (https) template.urlFetchWhitelist = [`https://${https[1].toLowerCase()}/`];
+  template.oauthScopes = OAUTH_SCOPES;
+  if (allowlist) template.urlFetchWhitelist = allowlist;
   else delete template.urlFetchWhitelist;
   return `${JSON.stringify(template, null, 2)}\n`;
 }
@@ -99,6 +112,8 @@ export async function buildAll(
 ): Promise<string> {
   const endpoint = resolveEndpoint(baseUrl);
   if (!endpoint.ok) throw new Error(endpoint.message);
+  // The bundle knows the manifest's allowlist, so an API_BASE_URL script property outside it is refused at once.
+  const allowlist = allowlistFor(endpoint.base);
   const bundle = await build({
     entryPoints: [join(root, 'src/main.ts')],
     bundle: true,
@@ -108,7 +123,10 @@ export async function buildAll(
     platform: 'neutral',
     write: false,
     legalComments: 'none',
-    define: { __API_BASE_URL__: JSON.stringify(endpoint.base) },
+    define: {
+      __API_BASE_URL__: JSON.stringify(endpoint.base),
+      __URL_ALLOWLIST__: JSON.stringify(allowlist),
+    },
     ...minifyOptions(minify),
   });
   const body =
@@ -124,7 +142,7 @@ export async function buildAll(
   mkdirSync(target, { recursive: true });
   writeFileSync(join(target, 'Code.js'), `${header}${wrappers}\n${bundle.outputFiles[0].text}`);
   writeFileSync(join(target, 'Sidebar.html'), sidebar);
-  writeFileSync(join(target, 'appsscript.json'), manifest(endpoint.base));
+  writeFileSync(join(target, 'appsscript.json'), manifest(allowlist));
   return endpoint.base;
 }
 

@@ -4,12 +4,19 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
+import type { FormulaCapState } from './core/formulaCap';
 import type { Progress } from './core/job';
+import type { RunPlan, RunStart } from './core/runPlan';
+import type { RunHistory } from './core/runSummary';
 import type { KeyCheckResult, SidebarState } from './core/sidebarState';
 import * as account from './features/account';
 import * as enrichment from './features/bulk';
 import { findEmail } from './features/findEmail';
+import * as formulaCap from './features/formulaCap';
 import { freezeResults as freeze } from './features/freeze';
+import { parseRunRequest, planFor } from './features/plan';
+import * as runHistory from './features/runHistory';
+import { clearStaleResults } from './features/staleResults';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
@@ -36,6 +43,7 @@ export function onOpen(e?: unknown): void {
   SpreadsheetApp.getUi()
     .createAddonMenu()
     .addItem('Find e-mails for the selected column', 'enrichSelection')
+    .addItem('Retry failed rows in the selected column', 'retryFailedRows')
     .addItem('Freeze =FINDEMAIL results in the selection', 'freezeResults')
     .addSeparator()
     .addItem('Settings & API key', 'showSettings')
@@ -51,6 +59,11 @@ export function onInstall(e?: unknown): void {
   onOpen(e);
 }
 
+/** Simple trigger: clears the add-on's result beside an edited URL (one read; nothing in AuthMode.NONE). */
+export function onEdit(e?: unknown): void {
+  clearStaleResults(e);
+}
+
 /** Opens the sidebar on its settings view. */
 export function showSettings(): void {
   showSidebar('settings');
@@ -64,6 +77,41 @@ export function showHelp(): void {
 /** Starts a run over the selected column of profile URLs and opens its progress view. */
 export function enrichSelection(): Progress {
   return enrichment.enrichSelection();
+}
+
+/** Retries only the selected column's rows whose status is ERROR. */
+export function retryFailedRows(): Progress {
+  return enrichment.retryFailedRows();
+}
+
+/** The plan and the price of a run (src/core/runPlan.ts RunRequest); nothing in the sheet changes. */
+export function getRunPlan(request: unknown): RunPlan {
+  return planFor(parseRunRequest(request)).plan;
+}
+
+/** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
+export function startRun(request: unknown): RunStart {
+  return enrichment.startRun(parseRunRequest(request));
+}
+
+/** The last run's summary and the spreadsheet's last few runs. */
+export function getRunHistory(): RunHistory {
+  return runHistory.getRunHistory();
+}
+
+/** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
+export function selectFirstFailedRow(): string {
+  return runHistory.selectFirstFailedRow();
+}
+
+/** The formulas' spending cap in this spreadsheet and what they spent today. */
+export function getFormulaCap(): FormulaCapState {
+  return formulaCap.readFormulaCapState();
+}
+
+/** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
+export function saveFormulaCap(policy: unknown): FormulaCapState {
+  return formulaCap.saveFormulaPolicy(policy);
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again, and by the hourly trigger). */
@@ -123,7 +171,7 @@ export function checkApiKey(): KeyCheckResult {
 
 /**
  * Saves the current user's settings.
- * @param {Object} settings writeHeader, extraFields, recheck.
+ * @param {Object} settings writeHeader, extraFields, confirmAbove.
  */
 export function saveSettings(settings: unknown): SidebarState {
   return account.saveSettings(settings);

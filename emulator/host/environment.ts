@@ -237,6 +237,39 @@ export class Environment extends SharedState implements ServiceHost {
   }
 
   /**
+   * A person edits cells: the values are entered as typed, then the bundle's `onEdit` simple trigger runs as that
+   * person in AuthMode.LIMITED with the edit event (`range`, and `value`/`oldValue` for a single cell), as Sheets
+   * fires it after each edit (apps-script/guides/triggers#onedite). Resolves with the trigger's execution.
+   */
+  async edit(
+    spreadsheetId: string,
+    a1: string,
+    values: unknown[][],
+    options: { user?: string; sheetName?: string; authMode?: 'LIMITED' | 'NONE' } = {},
+  ): Promise<ExecutionResult> {
+    const ss = this.spreadsheet(spreadsheetId);
+    const sheet = options.sheetName ? ss.sheetByName(options.sheetName) : undefined;
+    const { sheet: target, box } = ss.resolve(a1, sheet ?? ss.activeSheet());
+    const single = box.numRows === 1 && box.numCols === 1;
+    const oldValue = single ? this.values(spreadsheetId, a1, target.name)[0][0] : undefined;
+    this.enter(spreadsheetId, a1, values, target.name);
+    const event: Record<string, unknown> = {
+      rangeD: { ss: ss.id, sheet: target.id, ...box },
+      user: options.user ?? ss.owner,
+    };
+    if (single) {
+      event.value = this.values(spreadsheetId, a1, target.name)[0][0];
+      if (oldValue !== '') event.oldValue = oldValue;
+    }
+    return this.execute('onEdit', [], {
+      user: options.user ?? ss.owner,
+      spreadsheetId,
+      authMode: options.authMode ?? 'LIMITED',
+      event,
+    });
+  }
+
+  /**
    * Evaluates the custom-function formulas of a spreadsheet (all of them, as on opening it, or those given), all at
    * once as Sheets does, each in its own execution with the custom-function limit, and writes their results.
    */

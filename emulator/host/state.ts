@@ -127,6 +127,20 @@ export class SharedState {
     const ss = this.spreadsheet(spreadsheetId);
     ss.activeSheetId = sheet.id;
     ss.activeRange = { sheetId: sheet.id, ...box };
+    ss.activeRanges = undefined;
+  }
+
+  /** Selects several ranges of one sheet, as Ctrl-click does: the last one is the active range. */
+  selectRanges(spreadsheetId: string, a1s: string[], sheetName?: string): void {
+    if (a1s.length === 0) throw new Error('selectRanges needs at least one range');
+    const ranges = a1s.map((a1) => {
+      const { sheet, box } = this.locate(spreadsheetId, a1, sheetName);
+      return { sheetId: sheet.id, ...box };
+    });
+    const ss = this.spreadsheet(spreadsheetId);
+    ss.activeSheetId = ranges[ranges.length - 1].sheetId;
+    ss.activeRange = ranges[ranges.length - 1];
+    ss.activeRanges = ranges;
   }
 
   values(spreadsheetId: string, a1: string, sheetName?: string): CellValue[][] {

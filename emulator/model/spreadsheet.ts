@@ -228,6 +228,8 @@ export class SpreadsheetModel {
   sheets: SheetModel[] = [];
   activeSheetId: number;
   activeRange?: { sheetId: number } & RangeBox;
+  /** With several ranges selected (Ctrl-click): all of them, the last one being `activeRange`. */
+  activeRanges?: Array<{ sheetId: number } & RangeBox>;
   private nextSheetId = 0;
 
   constructor(

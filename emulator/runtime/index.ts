@@ -3,10 +3,11 @@
  * worker evaluates inside each fresh vm context; `installRuntime` then puts the service globals on that context.
  * Nothing here may reach Node or the worker's scope except through the bridge (protocol.ts HostBridge).
  */
-import type { ExecInfo, HostBridge, RuntimeHandle } from '../protocol';
+import type { ExecInfo, HostBridge, RangeD, RuntimeHandle } from '../protocol';
 import { connect, exportValue, importValue } from './core';
 import { installDate } from './date';
 import { describeCreatedOutputs, HtmlService } from './html';
+import { Range } from './range';
 import { AuthMode, ScriptApp, Session } from './script';
 import { Spreadsheet, SpreadsheetApp } from './spreadsheet';
 import { CacheService, LockService, PropertiesService } from './stores';
@@ -44,6 +45,11 @@ export function installRuntime(bridge: HostBridge, exec: ExecInfo): RuntimeHandl
       if (e.authMode === undefined) e.authMode = AuthMode[authMode] || authMode;
       if (exec.spreadsheetId && authMode !== 'NONE' && e.source === undefined)
         e.source = new Spreadsheet({ ss: exec.spreadsheetId });
+      // An edit event's range (Environment.edit passes its descriptor).
+      if (e.rangeD !== undefined) {
+        if (authMode !== 'NONE') e.range = new Range(e.rangeD as RangeD);
+        delete e.rangeD;
+      }
       return e;
     },
   };

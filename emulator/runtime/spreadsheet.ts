@@ -70,6 +70,8 @@ delegate(
     'deleteColumns',
     'deleteColumn',
     // Layout: no effect on values.
+    'hideSheet',
+    'showSheet',
     'setColumnWidth',
     'setColumnWidths',
     'autoResizeColumns',
@@ -114,6 +116,10 @@ export class Spreadsheet {
   getActiveCell(): Range | null {
     const d = this._call('getActiveCell');
     return d ? new Range(d) : null;
+  }
+  getActiveRangeList(): RangeList | null {
+    const ds = this._call('getActiveRangeList') as RangeD[];
+    return ds.length > 0 ? new RangeList(ds) : null;
   }
   getSelection(): Selection {
     count('Spreadsheet.getSelection');
@@ -162,8 +168,7 @@ export class Selection {
     return this._ss.getActiveSheet();
   }
   getActiveRangeList(): RangeList | null {
-    const range = this._ss.getActiveRange();
-    return range ? new RangeList([range._d]) : null;
+    return this._ss.getActiveRangeList();
   }
 }
 
@@ -188,7 +193,8 @@ export const SpreadsheetApp = {
     return maybe(call<RangeD | null>('SpreadsheetApp.getCurrentCell'), (d) => new Range(d));
   },
   getActiveRangeList(): RangeList | null {
-    return maybe(call<RangeD | null>('SpreadsheetApp.getActiveRange'), (d) => new RangeList([d]));
+    const ds = call<RangeD[] | null>('SpreadsheetApp.getActiveRangeList');
+    return ds && ds.length > 0 ? new RangeList(ds) : null;
   },
   getSelection(): Selection | null {
     const d = call<SpreadsheetD | null>('SpreadsheetApp.getActiveSpreadsheet');

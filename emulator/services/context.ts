@@ -61,6 +61,17 @@ export function requireAuth(exec: Exec, what: string): void {
     fail(`You do not have permission to call ${what}. Required permissions are missing.`);
 }
 
+/**
+ * Simple triggers (onEdit, and onOpen once the add-on is used in the document) run in AuthMode.LIMITED: they "cannot
+ * access services that require authorization" but may change the file they are bound to
+ * (apps-script/guides/triggers#restrictions, apps-script/reference/script/auth-mode).
+ */
+export function requireFullAuth(exec: Exec, what: string, scope: string): void {
+  requireAuth(exec, what);
+  if (exec.authMode === 'LIMITED')
+    fail(`You do not have permission to call ${what}. Required permissions: ${scope}`);
+}
+
 export function checkWrite(exec: Exec, op: string): void {
   // Custom functions: Spreadsheet is "Read-only (can use most get*() methods, but not set*())"
   // (https://developers.google.com/apps-script/guides/sheets/functions#using_apps_script_services).

@@ -83,6 +83,7 @@ export function range(host: ServiceHost, exec: Exec, method: string, args: unkno
     case 'activate':
       ss.activeSheetId = sheet.id;
       ss.activeRange = { sheetId: sheet.id, ...box };
+      ss.activeRanges = undefined;
       return null;
     case 'offset': {
       const [, rowOffset, colOffset, numRows, numCols] = args as [unknown, number, number, number?, number?];

@@ -3,7 +3,7 @@ import { fail } from '../errors';
 import { requireScope } from '../host/manifest';
 import type { TriggerD } from '../protocol';
 import type { TriggerRecord } from '../types';
-import { type Exec, requireAuth, type ServiceHost } from './context';
+import { type Exec, requireFullAuth, type ServiceHost } from './context';
 
 /** Installable triggers a user may hold in one script ("Triggers 20 / user / script", the quotas page). */
 export const MAX_TRIGGERS_PER_USER = 20;
@@ -16,7 +16,7 @@ export const TEST_DEPLOYMENT_TRIGGERS =
 const TRIGGER_METHODS = ['newTrigger.create', 'getProjectTriggers', 'getUserTriggers', 'deleteTrigger'];
 
 export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
-  requireAuth(exec, `ScriptApp.${method}`);
+  requireFullAuth(exec, `ScriptApp.${method}`, 'https://www.googleapis.com/auth/script.scriptapp');
   if (exec.kind === 'custom') fail(`You do not have permission to call ScriptApp.${method}`);
   if (TRIGGER_METHODS.includes(method)) {
     const name = method === 'newTrigger.create' ? 'ScriptApp.newTrigger' : `ScriptApp.${method}`;
@@ -84,6 +84,9 @@ export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: u
 }
 
 export function session(host: ServiceHost, exec: Exec, method: string): unknown {
+  // Both need userinfo.email (developers.google.com/apps-script/reference/base/session, "Authorization").
+  if (method === 'getActiveUser' || method === 'getEffectiveUser')
+    requireScope(host.manifest, `Session.${method}`, ['userinfo.email']);
   switch (method) {
     case 'getActiveUser':
       // Custom functions and simple triggers often get an empty active user.

@@ -36,6 +36,8 @@ export function spreadsheetApp(host: ServiceHost, exec: Exec, method: string, ar
       const d = activeRangeD(ss);
       return d ? { ...d, numRows: 1, numCols: 1 } : null;
     }
+    case 'getActiveRangeList':
+      return activeRangeListD(ss);
     default:
       return fail(`Unknown method SpreadsheetApp.${method}`);
   }
@@ -53,6 +55,22 @@ export function activeRangeD(ss: SpreadsheetModel): RangeD | null {
     numRows: active.numRows,
     numCols: active.numCols,
   };
+}
+
+/** Every selected range (several after a Ctrl-click), the active one last. */
+export function activeRangeListD(ss: SpreadsheetModel): RangeD[] {
+  if (!ss.activeRanges) {
+    const active = activeRangeD(ss);
+    return active ? [active] : [];
+  }
+  return ss.activeRanges.map((range) => ({
+    ss: ss.id,
+    sheet: range.sheetId,
+    row: range.row,
+    col: range.col,
+    numRows: range.numRows,
+    numCols: range.numCols,
+  }));
 }
 
 export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
@@ -77,6 +95,8 @@ export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args:
       return null;
     case 'getActiveRange':
       return activeRangeD(ss);
+    case 'getActiveRangeList':
+      return activeRangeListD(ss);
     case 'getActiveCell': {
       const active = activeRangeD(ss);
       return active ? { ...active, numRows: 1, numCols: 1 } : null;
@@ -92,6 +112,8 @@ export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args:
       });
     case 'insertSheet': {
       const sheet = ss.addSheet(String(args[1] ?? `Sheet${ss.sheets.length + 1}`));
+      // "The new sheet becomes the active sheet" (apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
+      ss.activeSheetId = sheet.id;
       return { ss: ss.id, sheet: sheet.id };
     }
     case 'toast':

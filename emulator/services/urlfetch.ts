@@ -3,7 +3,7 @@ import { fail } from '../errors';
 import { allowedByManifest, notAllowlistedMessage } from '../host/manifest';
 import { type FetchRequest, type FetchResponse, httpFailure, performFetch, validUrl } from '../model/http';
 import type { FetchRecord } from '../types';
-import { type Exec, requireAuth, type ServiceHost } from './context';
+import { type Exec, requireFullAuth, type ServiceHost } from './context';
 
 export async function urlFetch(
   host: ServiceHost,
@@ -11,7 +11,7 @@ export async function urlFetch(
   method: string,
   args: unknown[],
 ): Promise<unknown> {
-  requireAuth(exec, `UrlFetchApp.${method}`);
+  requireFullAuth(exec, `UrlFetchApp.${method}`, 'https://www.googleapis.com/auth/script.external_request');
   const requests = method === 'fetchAll' ? (args[0] as FetchRequest[]) : [args[0] as FetchRequest];
   for (const request of requests) {
     const url = validUrl(request.url);

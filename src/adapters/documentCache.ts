@@ -2,12 +2,37 @@
 import type { DocumentCache } from '../core/ports';
 import { HALT_KEY } from '../core/propertyNames';
 
-/** The document cache, or null when the execution has none (CacheService is best-effort). */
+/**
+ * The document cache, or null when the execution has none. CacheService is best-effort ("be prepared to get back
+ * null from all reads", apps-script/reference/cache/cache): the halt marker (after a 401 or 402 formulas stop
+ * calling the service) is also kept in document properties with its end time, and `get(HALT_KEY)` (read before
+ * each request batch, never by the polls) falls back to it, so a vanished marker sends no failing request again.
+ */
 export function documentCache(): DocumentCache | null {
-  return CacheService.getDocumentCache();
+  const cache = CacheService.getDocumentCache();
+  if (!cache) return null;
+  const props = () => PropertiesService.getDocumentProperties();
+  return {
+    get(key) {
+      const value = cache.get(key);
+      if (value !== null || key !== HALT_KEY) return value;
+      const [until, halt] = JSON.parse(props().getProperty(HALT_KEY) || '[0]') as [number, string?];
+      return until > Date.now() && halt ? halt : null;
+    },
+    getAll: (keys) => cache.getAll(keys),
+    putAll: (values, seconds) => cache.putAll(values, seconds),
+    put(key, value, seconds) {
+      cache.put(key, value, seconds);
+      if (key === HALT_KEY)
+        props().setProperty(HALT_KEY, JSON.stringify([Date.now() + seconds * 1000, value]));
+    },
+    remove: (key) => cache.remove(key),
+    removeAll: (keys) => cache.removeAll(keys),
+  };
 }
 
 /** A new key was saved: formulas may call the service again at once. */
 export function clearHalt(): void {
-  documentCache()?.remove(HALT_KEY);
+  CacheService.getDocumentCache()?.remove(HALT_KEY);
+  PropertiesService.getDocumentProperties().deleteProperty(HALT_KEY);
 }

@@ -2,7 +2,7 @@
 import type { Job } from '../core/job';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import { withDocumentLock } from './lock';
-import { isQuotaError, PropertiesResultStore } from './resultStore';
+import { isStorageFullError, sheetResultStore } from './resultStore';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(): boolean {
@@ -21,8 +21,8 @@ export function loadJob(): Job | null {
 
 /**
  * Writes the job. Call it holding the document lock.
- * When the store is full (the result store grew, e.g. through many =FINDEMAIL cells), evicts old results and
- * writes again: the job's state must always fit.
+ * When the store is full (results of the first versions, kept in document properties), moves them into the
+ * results sheet and writes again: the job's state must always fit.
  */
 export function saveJob(job: Job | null): void {
   if (!job) return;
@@ -31,8 +31,8 @@ export function saveJob(job: Job | null): void {
   try {
     props.setProperties(values);
   } catch (error) {
-    if (!isQuotaError(error)) throw error;
-    new PropertiesResultStore().evict(true);
+    if (!isStorageFullError(error)) throw error;
+    sheetResultStore(true).keepPending();
     props.setProperties(values);
   }
 }
@@ -47,7 +47,7 @@ export function deleteJob(): void {
  * Returning the stored object itself writes nothing.
  */
 export function updateJob(update: (stored: Job | null) => Job | null): Job | null {
-  // Held for a property read and a write (which may evict old results when the store is full); the slow work
+  // Held for a property read and a write (which may move stored results into the results sheet when the store is full); the slow work
   // happens outside the lock.
   return withDocumentLock(() => {
     const stored = loadJob();

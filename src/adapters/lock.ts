@@ -34,18 +34,4 @@ export function withDocumentLock<T>(work: () => T): T {
   return done.value;
 }
 
-/**
- * Runs `work` holding the document lock when it can be had within the wait, else without it (`locked` says
- * which): for writes that must happen either way.
- */
-export function withDocumentLockIfFree<T>(work: (locked: boolean) => T): T {
-  const lock = lockOrNull();
-  const locked = !!lock && lock.tryLock(lockWaitMs());
-  try {
-    return work(locked);
-  } finally {
-    if (locked) lock?.releaseLock();
-  }
-}
-
 export const documentLock: DocumentLock = { tryWith: tryWithDocumentLock };

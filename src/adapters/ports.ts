@@ -4,11 +4,12 @@ import { systemClock } from './clock';
 import { documentCache } from './documentCache';
 import { fetchTransport } from './http';
 import { documentLock } from './lock';
-import { PropertiesResultStore } from './resultStore';
+import { sheetResultStore } from './resultStore';
 
-export function servicePorts(): LookupPorts {
+/** `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet. */
+export function servicePorts(writable = false): LookupPorts {
   return {
-    store: new PropertiesResultStore(),
+    store: sheetResultStore(writable),
     cache: documentCache(),
     lock: documentLock,
     clock: systemClock,

@@ -1,5 +1,5 @@
 /** The add-on owner's configuration in script properties, read once per execution. */
-import { type EndpointResult, resolveEndpoint } from '../core/config';
+import { configuredEndpoint, type EndpointResult } from '../core/config';
 import { DEFAULT_MAX_CONCURRENCY, MAX_BATCH_SIZE } from '../core/limits';
 import { SCRIPT_PROPERTY } from '../core/propertyNames';
 import { type NetworkHosts, parseNetworkHosts } from '../core/url';
@@ -28,7 +28,7 @@ export function readScriptConfig(): ScriptConfig {
   if (scriptConfig) return scriptConfig;
   const props = PropertiesService.getScriptProperties().getProperties();
   scriptConfig = {
-    endpoint: resolveEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl] || __API_BASE_URL__),
+    endpoint: configuredEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl], __API_BASE_URL__, __URL_ALLOWLIST__),
     stepBudgetMs: positiveInt(props[SCRIPT_PROPERTY.stepBudgetMs]),
     batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
     concurrency: positiveInt(props[SCRIPT_PROPERTY.concurrency]),

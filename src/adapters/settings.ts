@@ -1,5 +1,5 @@
 /** The user's own API key and settings in their user properties. In a custom function these are the owner's. */
-import { DEFAULT_SETTINGS } from '../core/limits';
+import { DEFAULT_SETTINGS, MAX_CONFIRM_ABOVE } from '../core/limits';
 import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
 import type { Settings } from '../core/sidebarState';
 
@@ -30,15 +30,20 @@ export function readSettings(): Settings {
   }
 }
 
-/** The boolean settings of `source`, defaults for the rest. */
+/**
+ * The settings of `source`, defaults for the rest. A `recheck` stored by an earlier version is dropped: re-checking
+ * is chosen when a run starts, never kept.
+ */
 export function pickSettings(source: unknown): Settings {
   const record = (source && typeof source === 'object' ? source : {}) as Partial<
     Record<keyof Settings, unknown>
   >;
   const settings: Settings = { ...DEFAULT_SETTINGS };
-  for (const name of Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>) {
-    const value = record[name];
-    if (typeof value === 'boolean') settings[name] = value;
+  if (typeof record.writeHeader === 'boolean') settings.writeHeader = record.writeHeader;
+  if (typeof record.extraFields === 'boolean') settings.extraFields = record.extraFields;
+  const confirmAbove = Number(record.confirmAbove);
+  if (record.confirmAbove !== undefined && record.confirmAbove !== '' && Number.isInteger(confirmAbove)) {
+    settings.confirmAbove = Math.max(0, Math.min(MAX_CONFIRM_ABOVE, confirmAbove));
   }
   return settings;
 }

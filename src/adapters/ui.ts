@@ -1,9 +1,14 @@
-/** SpreadsheetApp UI and ScriptApp triggers. */
+/**
+ * SpreadsheetApp's UI: the menu's sidebar and help. No triggers: the sidebar is a bulk run's only driver (issue 11:
+ * installable triggers are unsupported in an Editor add-on's test deployment, and an add-on's time-driven trigger
+ * runs without the spreadsheet, which spreadsheets.currentonly cannot open by id).
+ */
 import { ADDON_NAME } from '../core/product';
 
 export { ADDON_NAME };
 
-export type SidebarView = 'settings' | 'progress';
+/** The view the sidebar opens on: `plan` and `retry` show a run's plan before it starts. */
+export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
 
 export function showSidebar(view: SidebarView): void {
   const template = HtmlService.createTemplateFromFile('Sidebar');
@@ -25,23 +30,4 @@ the columns to the right (Email, Email status, Catch-all, Note); new columns are
     .setWidth(420)
     .setHeight(300);
   SpreadsheetApp.getUi().showModalDialog(html, `${ADDON_NAME}: help`);
-}
-
-const CONTINUE_HANDLER = 'continueEnrichment';
-
-/** This user's triggers of this spreadsheet only: a run in another spreadsheet keeps its own. */
-function documentTriggers(): GoogleAppsScript.Script.Trigger[] {
-  return ScriptApp.getUserTriggers(SpreadsheetApp.getActiveSpreadsheet());
-}
-
-/** Fallback for a run with no sidebar open: add-on time-driven triggers run at most once an hour. */
-export function ensureContinuationTrigger(): void {
-  const exists = documentTriggers().some((trigger) => trigger.getHandlerFunction() === CONTINUE_HANDLER);
-  if (!exists) ScriptApp.newTrigger(CONTINUE_HANDLER).timeBased().everyHours(1).create();
-}
-
-export function removeContinuationTrigger(): void {
-  for (const trigger of documentTriggers()) {
-    if (trigger.getHandlerFunction() === CONTINUE_HANDLER) ScriptApp.deleteTrigger(trigger);
-  }
 }

@@ -2,9 +2,11 @@
  * Claims on normalised URLs and the formulas' halt marker in the document cache (the DocumentCache port). Pure.
  * Whoever holds a URL's claim is the only one sending it. Read and put claims under the document lock, and
  * store a result before its claim is released, so a key seen unclaimed is either in the result store read
- * after it or really unknown.
+ * after it or really unknown. The cache is best-effort (a claim may vanish): the result store's durable record
+ * of each batch being sent (ResultStore.beginSend) is what finally keeps a URL from being sent twice.
  */
 import { stableHash } from './hash';
+import { MAX_CLAIMS_AT_ONCE } from './limits';
 import type { DocumentCache } from './ports';
 import { CLAIM_PREFIX, HALT_KEY } from './propertyNames';
 
@@ -26,11 +28,13 @@ export function readClaims(
   return cache.getAll([...keys.map(claimKey), ...extra]);
 }
 
+/** Puts claims, never more than MAX_CLAIMS_AT_ONCE in one call (the cache keeps at most about 1,000 items). */
 export function putClaims(cache: DocumentCache, keys: string[], value: string, seconds: number): void {
-  if (keys.length === 0) return;
-  const claims: Record<string, string> = {};
-  for (const key of keys) claims[claimKey(key)] = value;
-  cache.putAll(claims, seconds);
+  for (let from = 0; from < keys.length; from += MAX_CLAIMS_AT_ONCE) {
+    const claims: Record<string, string> = {};
+    for (const key of keys.slice(from, from + MAX_CLAIMS_AT_ONCE)) claims[claimKey(key)] = value;
+    cache.putAll(claims, seconds);
+  }
 }
 
 export function releaseClaims(cache: DocumentCache | null, keys: string[]): void {

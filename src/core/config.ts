@@ -25,3 +25,56 @@ export function resolveEndpoint(base: string | null | undefined): EndpointResult
   const normalisedBase = trimmed.replace(/\/+$/, '');
   return { ok: true, base: `${normalisedBase}/`, endpoint: `${normalisedBase}/network_finder` };
 }
+
+/**
+ * The manifest's urlFetchWhitelist for a build's base URL: its https host, or none for the loopback sandbox (the
+ * allowlist takes https prefixes only: developers.google.com/apps-script/manifest/allowlist-url).
+ */
+export function allowlistFor(base: string): string[] | null {
+  const https = /^https:\/\/([^/?#]+)\//i.exec(base);
+  return https ? [`https://${https[1].toLowerCase()}/`] : null;
+}
+
+/**
+ * Whether Apps Script fetches `url` under the manifest's allowlist (null: the manifest has none, any URL). The
+ * rules of the allowlist page: a URL matches a prefix when it is the prefix or lies below it (`/api` matches
+ * `/api`, `/api/x`, `/api?x`, not `/apix`); hosts compare without case, paths with; `https://*.host/` matches
+ * subdomains. Plain http on loopback is the local sandbox, which the emulator (like this check) lets through.
+ */
+export function allowedByAllowlist(url: string, allowlist: readonly string[] | null): boolean {
+  if (allowlist === null) return true;
+  if (LOOPBACK_BASE.test(url)) return true;
+  const target = /^https:\/\/([^/?#]+)(.*)$/i.exec(url);
+  if (!target) return false;
+  const host = target[1].toLowerCase();
+  const path = target[2] || '/';
+  return allowlist.some((prefix) => {
+    const entry = /^https:\/\/(\*\.)?([^/?#]+)(\/.*)?$/i.exec(prefix);
+    if (!entry) return false;
+    const base = entry[2].toLowerCase();
+    if (entry[1] ? !host.endsWith(`.${base}`) : host !== base) return false;
+    const prefixPath = entry[3] ?? '/';
+    if (!path.startsWith(prefixPath)) return false;
+    const rest = path.slice(prefixPath.length);
+    return rest === '' || prefixPath.endsWith('/') || /^[/?#]/.test(rest);
+  });
+}
+
+/**
+ * The base URL in effect: the script property API_BASE_URL when set, else the build's. An override the manifest's
+ * allowlist (fixed at build time) does not cover is refused here, before any request: Apps Script would refuse
+ * every fetch to it, which would read as "could not be reached" and be retried.
+ */
+export function configuredEndpoint(
+  override: string | null | undefined,
+  buildBase: string,
+  allowlist: readonly string[] | null,
+): EndpointResult {
+  if (!override || override.trim() === '') return resolveEndpoint(buildBase);
+  const resolved = resolveEndpoint(override);
+  if (!resolved.ok || allowedByAllowlist(resolved.endpoint, allowlist)) return resolved;
+  return {
+    ok: false,
+    message: `The add-on is misconfigured: the script property API_BASE_URL ("${override.trim()}") is outside the add-on's URL allowlist (${(allowlist ?? []).join(', ')}), so Apps Script would refuse every request. Remove the property, or build and push the add-on for that address (npm run clasp:push with API_BASE_URL set).`,
+  };
+}

@@ -1,7 +1,7 @@
 /** The bulk run's counts: from outcomes as rows are written, and from the sheet at the start and the end. Pure. */
 import { CELL, OUT, type RowOutcome, STATUS } from './cells';
 import { type Counts, emptyCounts } from './job';
-import { cellText, isPendingStatus, statusOfRow } from './rowPlan';
+import { cellText, isPendingStatus, isRedone, statusOfRow } from './rowPlan';
 import { type NetworkHosts, parseProfileInput } from './url';
 
 export type StatusKind = 'found' | 'notFound' | 'failed' | 'none';
@@ -47,6 +47,7 @@ export function countSelection(
   recheck: boolean,
   readStatus: boolean,
   hosts: NetworkHosts,
+  redo?: readonly string[] | null,
 ): SelectionCount {
   const counts = emptyCounts();
   const keys = new Set<string>();
@@ -60,7 +61,7 @@ export function countSelection(
       keys.add(input.key);
     }
     const status = readStatus ? statusOfRow(row) : '';
-    if (recheck || isPendingStatus(status, true)) continue;
+    if (redo ? readStatus && isRedone(row, redo) : recheck || isPendingStatus(status, true)) continue;
     counts.skipped++;
     counts.processed++;
     addKind(counts, statusKind(status));

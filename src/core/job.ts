@@ -1,4 +1,7 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
+import type { RunPlan } from './runPlan';
+import type { KindCounts } from './runSummary';
+import { countText } from './text';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
 
@@ -62,6 +65,8 @@ export interface Job {
   headerTexts: string[] | null;
   /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
   hasDuplicates: boolean;
+  /** A re-check's first pass: hashes of the keys of rows written ahead of the cursor, already counted. */
+  writtenAhead?: string[];
   state: JobState;
   /** Set with a paused, stopped or cancelled state (absent in jobs stored by earlier versions). */
   reason?: RunReason;
@@ -69,23 +74,51 @@ export interface Job {
   counts: Counts;
   startedAt: number;
   updatedAt: number;
-  /** Set while a slice runs, so a second caller (sidebar and trigger at once) does not work on the same rows. */
+  /**
+   * Who started the run: an opaque id kept in the starter's own user properties (src/adapters/runner.ts), and
+   * their e-mail address when Apps Script gives it ('' otherwise). Only the starter's executions work on the run
+   * or change its state. Absent in jobs stored by earlier versions: anyone may drive those.
+   */
+  ownerId?: string;
+  ownerName?: string;
+  /** Set while a slice runs, so a second caller (two sidebars of the starter at once) does not work on the same rows. */
   leaseUntil: number;
   /** The slice holding the lease: a slice whose token is no longer the stored one stops and writes nothing. */
   leaseToken?: string;
+  /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
+  redo?: string[];
+  /** The kinds of the results the rows held when the run started (its summary counts what it added). */
+  baseline?: KindCounts;
+  /** The plan the run was started with, as the sidebar shows it. */
+  plan?: PlanSummary;
 }
+
+/** What the progress view shows of the plan a run started with. */
+export type PlanSummary = Pick<
+  RunPlan,
+  'range' | 'rows' | 'newProfiles' | 'knownProfiles' | 'notProfiles' | 'blanks' | 'alreadyDone' | 'credits'
+> & { columns: string; effect: string; retry: boolean; recheck: boolean };
 
 export interface Progress extends Counts {
   state: JobState;
   reason?: RunReason;
   message: string;
   sheetName?: string;
+  /** The run's id (the sidebar fetches its summary when it ends). */
+  runId?: string;
+  plan?: PlanSummary;
+  /** Set for a viewer who did not start the run: who did, as the sidebar shows it. */
+  startedBy?: string;
+  /** The viewer did not start the run: they see it, and can neither run, pause, resume nor cancel it. */
+  readOnly?: boolean;
+  /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
+  waiting?: boolean;
 }
 
 /** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
 export function creditsText(counts: Pick<Counts, 'creditsUsed' | 'creditsMaybeLost'>): string {
   const lost = counts.creditsMaybeLost ?? 0;
-  const used = `${counts.creditsUsed} credits used`;
+  const used = `${countText(counts.creditsUsed, 'credit')} used`;
   return lost > 0
     ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
     : used;
@@ -110,10 +143,56 @@ export function idleProgress(
   return { state: 'idle', message, ...emptyCounts() };
 }
 
-export function progressOf(job: Job | null): Progress {
+/** Who may see a run and who may drive it: the viewer's runner id (src/adapters/runner.ts) and the time. */
+export interface Viewer {
+  runnerId: string | null;
+  now: number;
+}
+
+/**
+ * A running job untouched this long waits for a driver: longer than a slice (45 s) and its saves, so a run
+ * driven right now never reads as waiting.
+ */
+export const WAITING_AFTER_MS = 90_000;
+
+/** The starter (or anyone, for a job of an earlier version without one) may drive the run. */
+export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {
+  return job.ownerId === undefined || job.ownerId === runnerId;
+}
+
+/** How the sidebar names the starter to someone else. */
+export function starterName(job: Pick<Job, 'ownerName'>): string {
+  return job.ownerName || 'another editor of this spreadsheet';
+}
+
+/** The refusal another editor gets for Run, Pause, Resume or Cancel. */
+export function notYourRun(job: Pick<Job, 'ownerName'>): string {
+  return `This run was started by ${starterName(job)}; only they can run, pause or resume it. It uses their API key and credits.`;
+}
+
+export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   if (!job) return idleProgress();
   const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
-  const progress: Progress = { ...counts, state: job.state, message: job.message, sheetName: job.sheetName };
+  const progress: Progress = {
+    ...counts,
+    state: job.state,
+    message: job.message,
+    sheetName: job.sheetName,
+    runId: job.id,
+  };
   if (job.reason) progress.reason = job.reason;
+  if (job.plan) progress.plan = job.plan;
+  if (!viewer) return progress;
+  if (!mayDrive(job, viewer.runnerId)) {
+    progress.readOnly = true;
+    progress.startedBy = starterName(job);
+  }
+  if (
+    job.state === 'running' &&
+    job.leaseUntil <= viewer.now &&
+    viewer.now - job.updatedAt >= WAITING_AFTER_MS
+  ) {
+    progress.waiting = true;
+  }
   return progress;
 }

@@ -11,6 +11,7 @@
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
 import { type Counts, creditsText, type Job, type JobState, type RunReason } from './job';
+import { countText } from './text';
 
 /** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {
@@ -91,7 +92,7 @@ function sync(job: Job, stored: Pick<Job, 'state' | 'message' | 'reason'>): Job 
 }
 
 export function cancelledMessage(counts: Counts): string {
-  return `Cancelled. Results written so far are kept (${counts.processed} rows; ${creditsText(counts)}).`;
+  return `Cancelled. Results written so far are kept (${countText(counts.processed, 'row')}; ${creditsText(counts)}).`;
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {

@@ -18,10 +18,22 @@ export const PROPERTY_STORE_BYTES = 500 * 1024;
 export const LOCK_WAIT_MS = 5 * SECOND;
 
 // ------------------------------------------------------------------------------------------------ Result store
-/** The result store keeps well below the 500 KB store so job state and settings always fit. */
-export const RESULT_STORE_BUDGET_BYTES = 350 * 1024;
-/** An eviction keeps the newest results up to this size. */
-export const RESULT_STORE_EVICT_TO_BYTES = 280 * 1024;
+/**
+ * Results =FINDEMAIL paid for wait in document properties until a writing execution moves them into the results
+ * sheet. While they take more than this, formulas send nothing new (the cell says why): 250 KB of the 500 KB
+ * store, so batches already under way (a few KB each) and the job's state always fit.
+ */
+export const PENDING_RESULTS_BUDGET_BYTES = 250 * 1024;
+/** What one pending result is counted as before it is known (key and a typical encoded answer). */
+export const PENDING_RESULT_RESERVE_BYTES = 300;
+/**
+ * Claims one execution puts into the document cache at once. CacheService keeps at most 1,000 items and, past
+ * that, only the 900 farthest from expiry (apps-script/reference/cache/cache): a quarter of it leaves room for
+ * other executions' claims and the markers. The rest of the keys are claimed when these are done.
+ */
+export const MAX_CLAIMS_AT_ONCE = 250;
+/** A store write waits for the document lock this many times (LOCK_WAIT_MS each) before giving up. */
+export const STORE_LOCK_ATTEMPTS = 4;
 
 // ------------------------------------------------------------------------------------------------ Requests
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
@@ -68,6 +80,10 @@ export const ACCOUNT_OK_SECONDS = 600;
 export const POLL_FIRST_MS = 250;
 export const POLL_MAX_MS = 1000;
 
+/** What formulas may spend per day in a spreadsheet unless its owner sets otherwise (our choice: a few hundred rows). */
+export const DEFAULT_FORMULA_DAILY_CAP = 500;
+export const MAX_FORMULA_DAILY_CAP = 1_000_000;
+
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
@@ -97,6 +113,10 @@ export const MAX_PASSES = 3;
 export const DRIVE_ATTEMPTS = 3;
 /** Longest pause between two continueEnrichment() calls that made no progress (another execution holds the run). */
 export const MAX_IDLE_WAIT_MS = 10 * SECOND;
+/** How often a sidebar shows the progress of someone else's run (one short execution each). */
+export const WATCH_INTERVAL_MS = 5 * SECOND;
 
 // ------------------------------------------------------------------------------------------------ Defaults
-export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, recheck: false };
+export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, confirmAbove: 100 };
+/** The largest "ask before a run above N credits" a user may set. */
+export const MAX_CONFIRM_ABOVE = 1_000_000;

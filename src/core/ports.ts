@@ -32,12 +32,34 @@ export interface DocumentCache {
 
 /** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */
 export interface ResultStore {
-  /** The stored results of these keys, in one read. */
+  /** The stored results of these keys. */
   getMany(urlKeys: string[]): Map<string, LookupResult>;
   /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
   snapshot(): (urlKey: string) => CachedResult | undefined;
-  /** Stores charged results. Never call it holding the document lock (it takes the lock itself). */
-  putMany(entries: Array<[string, LookupResult]>): void;
+  /**
+   * Stores charged results, and ends the batch `sending` (from `beginSend`) in the same write. Never call it
+   * holding the document lock (it takes the lock itself).
+   */
+  putMany(entries: Array<[string, LookupResult]>, sending?: string): void;
+  /**
+   * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
+   * their results), the ones another execution is sending, and the ones this execution may send, which are
+   * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
+   * Results stored before `storedSince` (a re-check run's start) count as unknown.
+   */
+  beginSend?(urlKeys: string[], untilMs: number, storedSince?: number): SendCheck;
+  /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
+  room?(): number;
+}
+
+export interface SendCheck {
+  send: string[];
+  stored: Map<string, LookupResult>;
+  elsewhere: string[];
+  /** Keys that would not fit the buffer of results waiting to be saved: not sent now. */
+  full: string[];
+  /** Handed to putMany to end the record. */
+  sending?: string;
 }
 
 /** Where the requests of one batch go, and with which key. */
@@ -84,6 +106,8 @@ export interface BatchSample {
 export interface SendBudget {
   /** A batch may start at `now` after waiting `waitMs`; `first`: none was sent yet by this call. */
   mayStart(now: number, waitMs: number, first: boolean): boolean;
+  /** Epoch ms: the store's check before a batch (under the document lock) waits no longer than this. */
+  lockDeadline(): number;
   observe(sample: BatchSample): void;
 }
 

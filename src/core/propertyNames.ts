@@ -9,13 +9,38 @@
 export const API_KEY_PROPERTY = 'PEF_API_KEY';
 /** User property: the user's settings (JSON). */
 export const SETTINGS_PROPERTY = 'PEF_SETTINGS';
+/** User property: the user's runner id, which a bulk run they start records as its owner (random, opaque). */
+export const RUNNER_ID_PROPERTY = 'PEF_RUNNER_ID';
 
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
-/** Document properties: one stored result per normalised URL, under this prefix and the URL's hash. */
+/**
+ * Document properties of the first versions' result store (one result per normalised URL under this prefix and
+ * the URL's hash, and a byte counter): still read, and moved into the results sheet by the first writing execution.
+ */
 export const RESULT_PREFIX = 'pef.r.';
-/** Document property: the result store's byte counter. */
 export const RESULT_BYTES_PROPERTY = 'pef.bytes';
+/**
+ * Document properties: results =FINDEMAIL paid for (custom functions cannot write the results sheet), under this
+ * prefix and the URL's hash, until a writing execution moves them into the sheet.
+ */
+export const PENDING_PREFIX = 'pef.p.';
+/** Document properties: a batch being sent (JSON: until when, the URL hashes), '' once its results are kept. */
+export const SENDING_PREFIX = 'pef.s.';
+/** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */
+export const TABLE_VERSION_PROPERTY = 'pef.v';
+/** The hidden sheet that keeps every paid result for the life of the spreadsheet. */
+export const RESULTS_SHEET = '_pef_results';
+
+/** Document property: the last runs' summaries (JSON, newest first). */
+export const RUN_HISTORY_PROPERTY = 'pef.runs';
+/** Document property: what =FINDEMAIL spent today in this spreadsheet (JSON: day and credits). */
+export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
+/**
+ * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
+ * user properties, so only the owner sets what formulas spend of the owner's credits.
+ */
+export const FORMULA_POLICY_PREFIX = 'PEF_FORMULAS.';
 
 /** Document cache: a claim on a normalised URL, under this prefix and the URL's hash. */
 export const CLAIM_PREFIX = 'pef.claim.';

@@ -23,6 +23,19 @@ export function statusOfRow(row: unknown[]): string {
   return cellText(row[CELL.status]);
 }
 
+/**
+ * The rows as the run judges them: an output cell holding a formula is the user's data, whatever it shows (a
+ * formula showing "" must never read as a free cell), so it reads as its formula text. `formulas` is the same
+ * block's getFormulas() ('' for a cell without one); the URL cell keeps its value.
+ */
+export function withFormulaCells(values: unknown[][], formulas: string[][]): unknown[][] {
+  return values.map((row, r) => {
+    const line = formulas[r];
+    if (!line?.some((formula, c) => c >= CELL.email && formula !== '')) return row;
+    return row.map((value, c) => (c >= CELL.email && line[c] ? line[c] : value));
+  });
+}
+
 /** A header cell holds text that is not a URL. */
 export function isHeaderText(value: unknown): boolean {
   return typeof value === 'string' && value.trim() !== '' && !looksLikeUrl(value);
@@ -51,6 +64,12 @@ export function isOwnStatus(value: unknown, email: unknown): boolean {
 
 export function isPendingStatus(status: string, retryFailed: boolean): boolean {
   return status === '' || (retryFailed && (status === STATUS.error || status === STATUS.invalidUrl));
+}
+
+/** Retry failed rows: the row holds one of the add-on's statuses the run redoes (ERROR, UNPROCESSABLE). */
+export function isRedone(row: unknown[], redo: readonly string[]): boolean {
+  const status = statusOfRow(row);
+  return redo.includes(status) && isOwnStatus(status, row[CELL.email]);
 }
 
 /**
@@ -98,11 +117,14 @@ export function planRows(
   recheck: boolean,
   retryFailed: boolean,
   hosts: NetworkHosts,
+  redo?: readonly string[] | null,
 ): RowPlan[] {
   return rows.map((row) => {
     const input = parseProfileInput(row[CELL.url], hosts);
     if (input.kind === 'empty') return { action: 'blank' };
-    const pending = recheck || isPendingStatus(String(row[CELL.status] ?? ''), retryFailed);
+    const pending = redo
+      ? isRedone(row, redo)
+      : recheck || isPendingStatus(String(row[CELL.status] ?? ''), retryFailed);
     if (!pending) return { action: 'keep' };
     if (input.kind === 'invalid') {
       return { action: 'invalid', reason: input.reason, sent: String(row[CELL.url]) };
@@ -126,8 +148,14 @@ export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): bo
  * cells must be empty or hold this add-on's result: never anything of the user's (e.g. a column moved there).
  * `recheckPass`: the first pass of a re-check, which overwrites the add-on's own results.
  */
-export function stillPending(row: unknown[] | undefined, recheckPass: boolean, firstPass: boolean): boolean {
+export function stillPending(
+  row: unknown[] | undefined,
+  recheckPass: boolean,
+  firstPass: boolean,
+  redo?: readonly string[] | null,
+): boolean {
   if (!row) return false;
+  if (redo) return isRedone(row, redo);
   const status = statusOfRow(row);
   const blank = row.slice(CELL.email).every(isBlank);
   if (recheckPass) return blank || isOwnStatus(status, row[CELL.email]);

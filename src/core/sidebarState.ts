@@ -1,4 +1,5 @@
 /** What the sidebar receives from the server: shared by src/features/account.ts and the sidebar's own code. Pure. */
+import type { FormulaCapState } from './formulaCap';
 import type { Progress } from './job';
 
 export interface Settings {
@@ -6,8 +7,8 @@ export interface Settings {
   writeHeader: boolean;
   /** Add Account type and Name columns. */
   extraFields: boolean;
-  /** Look up rows that already hold a result again (costs credits). */
-  recheck: boolean;
+  /** A run that would spend more credits than this asks to confirm first. */
+  confirmAbove: number;
 }
 
 export interface SidebarState {
@@ -17,6 +18,8 @@ export interface SidebarState {
   settings: Settings;
   progress: Progress;
   configError: string;
+  /** The formulas' spending cap in this spreadsheet (this user's setting; the owner's governs formulas). */
+  formulas: FormulaCapState;
 }
 
 export interface KeyCheckResult {

@@ -2,6 +2,7 @@
 
 import { clearHalt } from '../adapters/documentCache';
 import { sendOne } from '../adapters/http';
+import { keepPendingResults } from '../adapters/resultStore';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import {
   deleteApiKey,
@@ -21,8 +22,11 @@ import {
 } from '../core/lookup';
 import type { KeyCheckResult, SidebarState } from '../core/sidebarState';
 import { getEnrichmentProgress } from './bulk';
+import { readFormulaCapState } from './formulaCap';
 
 export function getSidebarState(): SidebarState {
+  // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
+  keepPendingResults();
   const key = readApiKey();
   const config = readScriptConfig();
   return {
@@ -31,6 +35,7 @@ export function getSidebarState(): SidebarState {
     settings: readSettings(),
     progress: getEnrichmentProgress(),
     configError: config.endpoint.ok ? '' : config.endpoint.message,
+    formulas: readFormulaCapState(),
   };
 }
 
@@ -59,11 +64,14 @@ export function checkApiKey(): KeyCheckResult {
       ? interpretFetchException(answer.thrown)
       : interpretKeyCheck(answer.status, answer.body);
   if ('valid' in check) {
-    return check.valid
-      ? { ok: true, message: 'The key works. Checking it spent no credit.' }
-      : { ok: false, message: redactKey(`The service rejected this key: ${check.message}`, key) };
+    if (!check.valid) {
+      return { ok: false, message: redactKey(`The service rejected this API key: ${check.message}`, key) };
+    }
+    // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
+    clearHalt();
+    return { ok: true, message: 'The API key works. Checking it spent no credit.' };
   }
-  return { ok: false, message: redactKey(`Could not check the key: ${check.message}`, key) };
+  return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };
 }
 
 export function saveSettings(input: unknown): SidebarState {

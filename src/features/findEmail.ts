@@ -11,6 +11,7 @@ import {
   parseHalt,
   readClaims,
   readHalt,
+  releaseClaims,
   writeHalt,
 } from '../core/claims';
 import { stableHash } from '../core/hash';
@@ -31,12 +32,13 @@ import { loadPace, type Pacer } from '../core/pace';
 import type { BatchSizer, LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
+import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
+import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
 import { FormulaBudget, fixedBatchSize } from './lookup/budget';
+import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 
 const PACE_SCOPE = 'formula';
-
-import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 
 type Cell = unknown;
 
@@ -50,6 +52,9 @@ const OTHER_CELL = pending(
 );
 const BULK_RUN = pending(
   'The bulk run (Find e-mails) is looking this profile up; recalculate in a moment to see the result.',
+);
+const UNSAVED = pending(
+  `Not looked up (no credit spent): many results wait to be saved. Open ${SETTINGS_PATH} once, then recalculate.`,
 );
 
 function ownerKeyMessage(what: string): string {
@@ -118,8 +123,11 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
   });
 }
 
-/** Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses. */
-function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
+/**
+ * Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses.
+ * Returns the keys another execution turned out to be sending (to wait for).
+ */
+function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
@@ -128,6 +136,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
+      holdSeconds: FORMULA_CLAIM_SECONDS,
       // The account check goes alone; then the run's batch size.
       batchSize: probing ? fixedBatchSize(1) : run.sizer,
       budget: run.budget,
@@ -150,10 +159,43 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): void {
     };
     const report = sendClaimed(run.ports, request);
     for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
+    for (const [key, result] of report.alreadyKept ?? []) run.outcomes.set(key, result);
+    for (const key of report.unsaved ?? []) run.outcomes.set(key, UNSAVED);
     if (report.halt) throw accountError(report.halt);
+    return report.elsewhere ?? [];
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
     run.pacer?.save(cache, PACE_SCOPE);
+  }
+}
+
+/**
+ * The owner's daily cap for formulas (src/features/formulaCap.ts): only what is reserved is sent; the other
+ * claimed keys are released and their cells say so, for free. What was reserved but not charged is given back.
+ */
+/** Looks up the keys the day's formula limit allows; returns the keys another execution is sending. */
+function lookUpWithinCap(run: Run, keys: string[], probing: boolean): string[] {
+  const reservation = reserveFormulaCredits(run.ports.lock, keys.length, run.budget.end);
+  const granted = reservation?.granted ?? 0;
+  const allowed = keys.slice(0, granted);
+  const refused = keys.slice(granted);
+  if (refused.length > 0) {
+    releaseClaims(run.ports.cache, refused);
+    const outcome = reservation?.refusal ?? NOT_IN_TIME;
+    for (const key of refused) run.outcomes.set(key, outcome);
+  }
+  if (allowed.length === 0) {
+    if (probing) run.ports.cache?.remove(PROBE_KEY);
+    return [];
+  }
+  try {
+    return lookUpClaimed(run, allowed, probing);
+  } finally {
+    const charged = allowed.filter((key) => {
+      const outcome = run.outcomes.get(key);
+      return outcome !== undefined && outcome.kind !== 'error';
+    }).length;
+    giveBackFormulaCredits(run.ports.lock, allowed.length - charged);
   }
 }
 
@@ -237,8 +279,9 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
       if (holder === BULK_CLAIM) heldByBulk.add(key);
       else others.push(key);
     }
-    missing = missing.filter((key) => !heldByBulk.has(key));
-    if (claimed?.mine.length) lookUpClaimed(run, claimed.mine, claimed.probing);
+    for (const key of claimed?.unsaved ?? []) outcomes.set(key, UNSAVED);
+    missing = missing.filter((key) => !heldByBulk.has(key) && !outcomes.has(key));
+    if (claimed?.mine.length) others.push(...lookUpWithinCap(run, claimed.mine, claimed.probing));
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
     if (others.length === 0 && blocked.length === 0) break;
@@ -268,9 +311,17 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   if (fields.fields && grid.some((row) => row.length > 1)) {
     throw new Error('With output fields, give a single column of URLs (e.g. A2:A100).');
   }
-  const hosts = readScriptConfig().networkHosts;
-  const inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
-  const outcomes = resolveAll(inputs.flat());
+  let outcomes: Map<string, RowOutcome>;
+  let inputs: ProfileInput[][];
+  try {
+    const hosts = readScriptConfig().networkHosts;
+    inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
+    outcomes = resolveAll(inputs.flat());
+  } catch (error) {
+    // Apps Script's daily properties quota: a clear message, not the service's bare one.
+    if (isPropertiesQuotaError(error)) throw new Error(PROPERTIES_QUOTA_MESSAGE);
+    throw error;
+  }
   if (fields.fields) {
     const chosen = fields.fields;
     return inputs.map((row) => fieldValues(outcomeFor(row[0], outcomes), chosen));

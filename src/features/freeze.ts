@@ -6,7 +6,9 @@ const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
 const PLAIN_CALL =
   /^=\s*FINDEMAIL\s*\(\s*(?:(?:'(?:[^']|'')+'|[\w.]+)!)?\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?\s*(?:,\s*"([^"]*)"\s*)?\)\s*$/i;
 // Sheets' cell errors (#ERROR!, #REF!, …) and the function's own row errors: such formulas are left to run again.
-const NOT_A_RESULT = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$|ERROR(?:: |$))/;
+const SHOWS_ERROR = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$|ERROR(?:: |$))/;
+// What a cell reads while its custom function computes (getValues too): never a result to keep.
+const COMPUTING = 'Loading...';
 
 interface Area {
   row: number;
@@ -68,7 +70,7 @@ export function freezeResults(): string {
   const valueAt = (row: number, col: number): unknown => values[row - top]?.[col - left] ?? '';
 
   const frozen: Array<{ area: Area; values: unknown[][] }> = [];
-  let withErrors = 0;
+  const kept = { withErrors: 0, computing: 0 };
   for (const { area } of candidates) {
     const block: unknown[][] = [];
     for (let r = 0; r < area.rows; r++) {
@@ -76,13 +78,16 @@ export function freezeResults(): string {
       for (let c = 0; c < area.cols; c++) line.push(valueAt(area.row + r, area.col + c));
       block.push(line);
     }
-    if (block.some((line) => line.some((v) => typeof v === 'string' && NOT_A_RESULT.test(v)))) withErrors++;
+    const cells = block.flat();
+    // Any cell of the area: a range result still computing may show its old spill below a Loading... anchor.
+    if (cells.includes(COMPUTING)) kept.computing++;
+    else if (cells.some((v) => typeof v === 'string' && SHOWS_ERROR.test(v))) kept.withErrors++;
     else frozen.push({ area, values: block });
   }
 
   if (frozen.length > 0) writeFrozen(sheet, frozen);
 
-  return summary(frozen.length, withErrors, unknownShape);
+  return summary(frozen.length, kept, unknownShape);
 }
 
 /** Values as plain text where Sheets would read them as something else, then one setValues per run of areas. */
@@ -103,7 +108,11 @@ function writeFrozen(
     sheet.getRange(run.area.row, run.area.col, run.area.rows, run.area.cols).setValues(run.values);
 }
 
-function summary(frozen: number, withErrors: number, unknownShape: number): string {
+function summary(
+  frozen: number,
+  { withErrors, computing }: { withErrors: number; computing: number },
+  unknownShape: number,
+): string {
   const parts = [
     frozen > 0
       ? `Froze ${frozen} =FINDEMAIL formula${frozen === 1 ? '' : 's'}: the results are now plain values and will not run again.`
@@ -112,6 +121,10 @@ function summary(frozen: number, withErrors: number, unknownShape: number): stri
   if (withErrors > 0)
     parts.push(
       `${withErrors} formula${withErrors === 1 ? '' : 's'} showing an error ${withErrors === 1 ? 'was' : 'were'} left to run again.`,
+    );
+  if (computing > 0)
+    parts.push(
+      `${computing} formula${computing === 1 ? '' : 's'} still computing (Loading...) ${computing === 1 ? 'was' : 'were'} left as ${computing === 1 ? 'a formula' : 'formulas'}: freeze ${computing === 1 ? 'it' : 'them'} once ${computing === 1 ? 'it shows its' : 'they show their'} result.`,
     );
   if (unknownShape > 0)
     parts.push(

@@ -24,7 +24,10 @@ export function describeState(progress: Progress): StateWords {
     case 'idle':
       return { label: 'No run yet', tone: 'idle' };
     case 'running':
-      return { label: 'Running', tone: 'running' };
+      // Nobody's sidebar drives it: the run waits, which is not an error (the starter's sidebar resumes it).
+      return progress.waiting
+        ? { label: 'Waiting for its sidebar', tone: 'idle' }
+        : { label: 'Running', tone: 'running' };
     case 'paused':
     case 'stopped': {
       const label =
@@ -61,7 +64,25 @@ export function creditsShown(progress: Progress): string {
     : String(progress.creditsUsed);
 }
 
-export const canPause = (p: Progress): boolean => p.state === 'running';
-export const canResume = (p: Progress): boolean => p.state === 'paused' || p.state === 'stopped';
-export const canCancel = (p: Progress): boolean =>
+/** Under way: running, paused or stopped (someone else's run too). */
+export const isUnderWay = (p: Progress): boolean =>
   p.state === 'running' || p.state === 'paused' || p.state === 'stopped';
+// Only the person who started a run can pause, resume or cancel it.
+export const canPause = (p: Progress): boolean => !p.readOnly && p.state === 'running';
+export const canResume = (p: Progress): boolean =>
+  !p.readOnly && (p.state === 'paused' || p.state === 'stopped');
+export const canCancel = (p: Progress): boolean => !p.readOnly && isUnderWay(p);
+
+/** For someone who did not start the run: who did, and that only they can act on it. */
+export function ownerNotice(p: Progress): string {
+  if (!p.readOnly || !isUnderWay(p)) return '';
+  const waiting = p.waiting ? ' It goes on while their sidebar is open.' : '';
+  return `Started by ${p.startedBy ?? 'another editor'}; only they can run, pause or resume it. It spends nothing of yours.${waiting}`;
+}
+
+/** For the starter: what closing the sidebar does to a running run. */
+export function driverNotice(p: Progress): string {
+  return !p.readOnly && p.state === 'running'
+    ? 'Keep this sidebar open: it drives the run. Closed, the run waits; opening the sidebar again resumes it.'
+    : '';
+}

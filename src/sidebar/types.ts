@@ -4,10 +4,29 @@
  * services, so it cannot be imported here: src/sidebarApi.check.ts fails the type check when this list and the
  * entry points drift.
  */
-import type { Progress, RunReason } from '../core/job';
+import type { FormulaCapState, FormulaPolicy } from '../core/formulaCap';
+import type { PlanSummary, Progress, RunReason } from '../core/job';
+import type { Placement, PlacementKind, RunPlan, RunRequest, RunStart } from '../core/runPlan';
+import type { RunHistory, RunSummary } from '../core/runSummary';
 import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
 
-export type { KeyCheckResult, Progress, RunReason, Settings, SidebarState };
+export type {
+  FormulaCapState,
+  FormulaPolicy,
+  KeyCheckResult,
+  Placement,
+  PlacementKind,
+  PlanSummary,
+  Progress,
+  RunHistory,
+  RunPlan,
+  RunReason,
+  RunRequest,
+  RunStart,
+  RunSummary,
+  Settings,
+  SidebarState,
+};
 
 /** The entry points of src/main.ts that the sidebar calls, by name. */
 export interface ServerApi {
@@ -21,6 +40,13 @@ export interface ServerApi {
   pauseEnrichment(): Progress;
   resumeEnrichment(): Progress;
   cancelEnrichment(): Progress;
+  getRunPlan(request: RunRequest): RunPlan;
+  startRun(request: RunRequest): RunStart;
+  getRunHistory(): RunHistory;
+  selectFirstFailedRow(): string;
+  getFormulaCap(): FormulaCapState;
+  saveFormulaCap(policy: FormulaPolicy): FormulaCapState;
 }
 
+/** The sidebar's tabs. The page may open on `plan` or `retry`: the Progress tab, showing a run's plan first. */
 export type View = 'settings' | 'progress';

@@ -20,7 +20,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { injectShim } from '../../emulator';
 import { errorMessage } from '../../playground/http';
 
-export type SidebarView = 'settings' | 'progress';
+export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
 
 /** The part of the emulator's environment the bridge uses (see emulator/host/environment.ts). */
 export interface BridgeEnvironment {

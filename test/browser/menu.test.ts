@@ -47,6 +47,7 @@ test.each(['onOpen', 'onInstall'])(
     const items = menu.items.filter((item) => !item.separator);
     expect(items.map((item) => item.caption)).toEqual([
       'Find e-mails for the selected column',
+      'Retry failed rows in the selected column',
       'Freeze =FINDEMAIL results in the selection',
       'Settings & API key',
       'Help',

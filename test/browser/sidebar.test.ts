@@ -48,6 +48,8 @@ afterAll(async () => {
 
 interface Session {
   world: World;
+  /** The user the sidebar belongs to. */
+  user: string;
   bridge: Bridge;
   context: BrowserContext;
   page: Page;
@@ -118,7 +120,7 @@ async function open(
       dialogs.push(dialog.message());
       void dialog.dismiss();
     });
-    session = { world, bridge, context, page, requests, pageErrors, dialogs, runRequests };
+    session = { world, user, bridge, context, page, requests, pageErrors, dialogs, runRequests };
     return session;
   } catch (error) {
     await Promise.allSettled([context?.close()]);
@@ -148,7 +150,7 @@ async function waitForText(locator: Locator, expected: string | RegExp, timeoutM
   throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
 }
 
-/** Runs continueEnrichment (as the hourly trigger would, without a sidebar) until the run is no longer running. */
+/** Runs continueEnrichment (as the owner's sidebar would) until the run is no longer running. */
 async function finishRun(world: World): Promise<string> {
   let state = 'running';
   for (let round = 0; round < 50 && state === 'running'; round++) {
@@ -193,7 +195,7 @@ test('a user saves a key with the keyboard: trimmed, in their own user propertie
   await expect(page.getByLabel('Your API key').inputValue()).resolves.toBe('');
   await expect(page.locator('#masked-key').textContent()).resolves.toBe(`••••••••${EDITOR_KEY.slice(-4)}`);
   await expect(page.locator('#error').isHidden()).resolves.toBe(true);
-  await expect(keyMessage(s).textContent()).resolves.toContain('Key saved');
+  await expect(keyMessage(s).textContent()).resolves.toContain('API key saved');
   await expect(page.locator('#check-key').isEnabled()).resolves.toBe(true);
   await expect(page.locator('#remove-key').isEnabled()).resolves.toBe(true);
   // The sidebar says where the key lives and whose key formulas use.
@@ -227,7 +229,7 @@ test('Check tells a good key from a bad one against the service without spending
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('#masked-key').waitFor();
   await page.getByRole('button', { name: 'Check' }).click();
-  await waitForText(keyMessage(s), 'The key works. Checking it spent no credit.');
+  await waitForText(keyMessage(s), 'The API key works. Checking it spent no credit.');
   await expect(keyMessage(s).getAttribute('class')).resolves.toContain('ok');
 
   const wrongKey = 'wrong-key-5555aaaa';
@@ -235,7 +237,7 @@ test('Check tells a good key from a bad one against the service without spending
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await waitForText(page.locator('#masked-key'), '••••••••aaaa');
   await page.getByRole('button', { name: 'Check' }).click();
-  await waitForText(keyMessage(s), /^The service rejected this key/);
+  await waitForText(keyMessage(s), /^The service rejected this API key/);
   await expect(keyMessage(s).getAttribute('class')).resolves.toContain('bad');
 
   // Two key checks reached the service: a 400 (good key, no network_url) and a 401; neither was charged.
@@ -251,16 +253,25 @@ test('Check tells a good key from a bad one against the service without spending
   expect(s.pageErrors).toEqual([]);
 });
 
-test('Remove deletes the key from the user properties and the sidebar says so', async () => {
+test('Remove asks first, then deletes the key from the user properties and the sidebar says so', async () => {
   const s = await open({ user: OWNER });
   await openSettings(s);
   const { page, world } = s;
   await expect(page.locator('#masked-key').textContent()).resolves.toBe(`••••••••${OWNER_KEY.slice(-4)}`);
 
-  await page.getByRole('button', { name: 'Remove' }).click();
+  // Keep it: nothing happens.
+  await page.getByRole('button', { name: 'Remove', exact: true }).click();
+  await page.locator('#remove-confirm').waitFor({ state: 'visible' });
+  await page.getByRole('button', { name: 'Keep it' }).click();
+  await page.locator('#remove-confirm').waitFor({ state: 'hidden' });
+  expect(world.env.userProperties(OWNER).get(API_KEY_PROPERTY)).toBe(OWNER_KEY);
+  expect(s.runRequests).not.toContain('removeApiKey');
+
+  await page.getByRole('button', { name: 'Remove', exact: true }).click();
+  await page.getByRole('button', { name: 'Remove the API key' }).click();
   await waitForText(page.locator('#key-status'), 'No API key saved yet.');
   expect(world.env.userProperties(OWNER).get(API_KEY_PROPERTY)).toBeNull();
-  await expect(keyMessage(s).textContent()).resolves.toMatch(/^Key removed/);
+  await expect(keyMessage(s).textContent()).resolves.toMatch(/^API key removed/);
   await expect(page.locator('#check-key').isDisabled()).resolves.toBe(true);
   await expect(page.locator('#remove-key').isDisabled()).resolves.toBe(true);
 
@@ -319,7 +330,7 @@ test('settings saved in the sidebar are the ones a run uses', async () => {
   expect(JSON.parse(world.env.userProperties(OWNER).get('PEF_SETTINGS') ?? '{}')).toEqual({
     writeHeader: true,
     extraFields: true,
-    recheck: false,
+    confirmAbove: 100,
   });
 
   world.env.select(world.ss.id, 'A2:A3');
@@ -367,10 +378,13 @@ const PAUSABLE_RUN: WorldOptions = { ...RUN_OPTIONS, faults: { latencyMs: 400 } 
 /** How long a stopped run is watched for a continueEnrichment request that must not come. */
 const QUIET_MS = 1000;
 
-/** Selects the rows and starts the run the way the menu does; returns once the progress sidebar is loaded. */
-async function startRun(s: Session, a1: string): Promise<void> {
+/**
+ * Selects the rows and starts the run the way the menu does, as `starter` (by default the sidebar's own user);
+ * returns once the progress sidebar is loaded.
+ */
+async function startRun(s: Session, a1: string, starter = s.user): Promise<void> {
   s.world.env.select(s.world.ss.id, a1);
-  await s.world.env.run('enrichSelection', [], s.world.as());
+  await s.world.env.run('enrichSelection', [], s.world.as(starter));
   await s.page.goto(s.bridge.url('progress'));
   await s.page.locator('#loading').waitFor({ state: 'hidden' });
   await s.page.locator('#view-progress').waitFor({ state: 'visible' });
@@ -421,9 +435,12 @@ async function settleAndWatch(s: Session): Promise<void> {
   await settle(s);
 }
 
-/** The requests the page sent after its `fn` request (the last one). */
+/** Calls that only read (the figures asked for again once the last slice is back, the run's summary). */
+const READS_ONLY = ['getEnrichmentProgress', 'getRunHistory'];
+
+/** The requests that could work on the run, sent after the page's `fn` request (the last one). */
 function requestsAfter(s: Session, fn: string): string[] {
-  return s.runRequests.slice(s.runRequests.lastIndexOf(fn) + 1);
+  return s.runRequests.slice(s.runRequests.lastIndexOf(fn) + 1).filter((name) => !READS_ONLY.includes(name));
 }
 
 function storedJob(world: World): { state: string; counts: Record<string, number> } {
@@ -455,6 +472,10 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   const emptyRows = world.env.values(world.ss.id, 'C2:C41').filter(([status]) => status === '').length;
   expect(emptyRows).toBeGreaterThan(0);
   expect(storedJob(world).counts.processed).toBeLessThan(40);
+  // The figures shown are the sheet's: every row with a status, no more.
+  await expect(page.locator('#run-fraction').textContent()).resolves.toMatch(
+    new RegExp(`^${40 - emptyRows} of 40 rows`),
+  );
 
   // Resume with the keyboard; the sidebar drives the rest.
   await page.locator('#resume').focus();
@@ -490,7 +511,11 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   const { page, world } = s;
   await startRun(s, 'A2:A61');
   await waitForPercent(page, 10);
-  await page.getByRole('button', { name: 'Cancel' }).click();
+  // Cancel asks first; the run goes on meanwhile.
+  await page.locator('#cancel').click();
+  await page.locator('#cancel-confirm').waitFor({ state: 'visible' });
+  expect(s.runRequests).not.toContain('cancelEnrichment');
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
   await waitForText(page.locator('#run-state'), 'Cancelled');
   expect(storedJob(world).state).toBe('cancelled');
   await waitForText(page.locator('#run-message'), /^Cancelled\. Results written so far are kept/);
@@ -516,8 +541,10 @@ test('a run stopped for a missing key says so; saving a key in the sidebar and R
   await startRun(s, 'A2:A7');
   await waitForText(page.locator('#run-state'), 'Stopped: the API key is missing or invalid');
   await waitForText(page.locator('#run-message'), /No API key is saved for you/);
-
-  await page.getByRole('tab', { name: 'Settings' }).click();
+  // The message points at the Settings tab, and its button opens it on the key field.
+  await expect(page.locator('#run-key-hint').textContent()).resolves.toMatch(/Settings tab/);
+  await page.getByRole('button', { name: 'Open Settings' }).click();
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
   await waitForText(page.locator('#run-notice-text'), /stopped/);
   await page.getByLabel('Your API key').fill(OWNER_KEY);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -549,6 +576,62 @@ test('a run out of credits pauses and says so; after a top-up Resume finishes it
   expect(s.pageErrors).toEqual([]);
 });
 
+test("another editor's sidebar shows the owner's run read-only, never drives it, and follows it to the end", async () => {
+  const inputs = runRows(10);
+  const s = await open({
+    ...RUN_OPTIONS,
+    user: EDITOR,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world } = s;
+  world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+  await startRun(s, 'A2:A11', OWNER);
+  await waitForText(
+    page.locator('#run-owner'),
+    `Started by ${OWNER}; only they can run, pause or resume it. It spends nothing of yours.`,
+  );
+  for (const id of ['pause', 'resume', 'cancel'])
+    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // The owner's sidebar (here: the test) drives the run; the editor's page only looks now and then.
+  expect(await finishRun(world)).toBe('done');
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  await settle(s);
+  expect(s.runRequests).not.toContain('continueEnrichment');
+  expect(s.runRequests).toContain('getEnrichmentProgress');
+  expect(new Set(world.sandbox.service.ledger().map((entry) => entry.organization))).toEqual(
+    new Set(['owner-org']),
+  );
+  expect(world.env.values(world.ss.id, 'B2:D11')).toEqual(inputs.map(expectedCells));
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a run left waiting (its sidebar closed) goes on when its starter opens the sidebar again, on any view', async () => {
+  const inputs = runRows(12);
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  // Started from the menu, then the sidebar closed at once: nothing drives the run, which waits, running.
+  world.env.select(world.ss.id, 'A2:A13');
+  await world.env.run('enrichSelection', [], world.as());
+  world.env.advanceClock(5 * 60_000);
+  const waiting = (await world.env.run('getEnrichmentProgress', [], world.as())) as {
+    state: string;
+    waiting?: boolean;
+  };
+  expect(waiting).toMatchObject({ state: 'running', waiting: true });
+  // Settings & API key from the menu: the sidebar opens on its settings view, and drives the run to its end.
+  await openSettings(s);
+  await waitForText(page.locator('#run-notice-text'), /A run is under way/);
+  // Still on the settings view, the sidebar drives the run to its end (bounded wait on the stored job).
+  for (let round = 0; round < 800 && storedJob(world).state !== 'done'; round++) await sleep(25);
+  expect(storedJob(world).state).toBe('done');
+  await expect(page.locator('#view-settings').isVisible()).resolves.toBe(true);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(s.runRequests).toContain('continueEnrichment');
+  expect(world.env.values(world.ss.id, 'B2:D13')).toEqual(inputs.map(expectedCells));
+  expect(s.pageErrors).toEqual([]);
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // The key never reaches the page
 
@@ -567,7 +650,7 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('#masked-key').waitFor();
   await page.getByRole('button', { name: 'Check' }).click();
-  await waitForText(keyMessage(s), /^The key works/);
+  await waitForText(keyMessage(s), /^The API key works/);
   await page.getByRole('button', { name: 'Save settings' }).click();
   await waitForText(page.locator('#settings-message'), /^Settings saved/);
 
@@ -579,10 +662,12 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   await waitForText(page.locator('#run-state'), 'Running');
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitForText(page.locator('#run-state'), 'Paused');
-  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('#cancel').click();
+  await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
   await waitForText(page.locator('#run-state'), 'Cancelled');
   await page.getByRole('tab', { name: 'Settings' }).click();
-  await page.getByRole('button', { name: 'Remove' }).click();
+  await page.getByRole('button', { name: 'Remove', exact: true }).click();
+  await page.getByRole('button', { name: 'Remove the API key' }).click();
   await waitForText(page.locator('#key-status'), 'No API key saved yet.');
   await settle(s);
 
@@ -624,7 +709,7 @@ test('screenshot: the sidebar at 300 px with a saved, checked key', async () => 
   await openSettings(s);
   const { page } = s;
   await page.getByRole('button', { name: 'Check' }).click();
-  await waitForText(keyMessage(s), /^The key works/);
+  await waitForText(keyMessage(s), /^The API key works/);
   // Nothing is wider than the sidebar: no horizontal scrolling at 300 px.
   const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   expect(widths[0]).toBeLessThanOrEqual(widths[1]);
@@ -632,4 +717,214 @@ test('screenshot: the sidebar at 300 px with a saved, checked key', async () => 
   await page.mouse.move(0, 700);
   await screenshot(page, SCREENSHOT);
   expect(s.requests.every((address) => address.startsWith(`${s.bridge.origin}/`))).toBe(true);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Issue 13: the plan and the price before a run, what a run did, retry failed rows, the formulas' limit
+
+const PLAN_SCREENSHOT = join(SHOTS_DIR, 'sidebar-plan.png');
+const CONFIRM_SCREENSHOT = join(SHOTS_DIR, 'sidebar-confirm.png');
+const SUMMARY_SCREENSHOT = join(SHOTS_DIR, 'sidebar-summary.png');
+
+/** The menu's Find e-mails (or Retry failed rows), then the sidebar it opened. */
+async function fromMenu(s: Session, fn: 'enrichSelection' | 'retryFailedRows', view: 'plan' | 'progress') {
+  await s.world.env.run(fn, [], s.world.as());
+  await s.page.goto(s.bridge.url(view));
+  await s.page.locator('#loading').waitFor({ state: 'hidden' });
+  await s.page.locator('#view-progress').waitFor({ state: 'visible' });
+}
+
+/** Nothing is wider than the sidebar. */
+async function expectFits(page: Page): Promise<void> {
+  const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  expect(widths[0]).toBeLessThanOrEqual(widths[1]);
+}
+
+test('the plan before a run: counts, a choice of columns and what moves; then the run, what it did, Retry failed rows', async () => {
+  const inputs = [
+    url('amy-lane'),
+    url('broken-bob'),
+    url('amy-lane'),
+    '',
+    'not a url',
+    url('anonymous-cy'),
+    url('dee-moss'),
+  ];
+  const s = await open({
+    ...RUN_OPTIONS,
+    data: [['Profile', 'Company'], ...inputs.map((input, i) => [input, input ? `Co ${i}` : ''])],
+  });
+  const { page, world } = s;
+  const before = world.env.values(world.ss.id, 'A1:H8');
+  // Two ranges selected: the plan says which one it uses.
+  world.env.selectRanges(world.ss.id, ['B2:B3', 'A2:A8']);
+  await fromMenu(s, 'enrichSelection', 'plan');
+  await page.locator('#plan').waitFor({ state: 'visible' });
+  await waitForText(page.locator('#plan-note'), '2 ranges are selected: using A2:A8, the last one selected.');
+  await expect(page.locator('#plan-where').textContent()).resolves.toBe('Sheet1, A2:A8: results in B:E.');
+  const planCounts = await Promise.all(
+    ['plan-rows', 'plan-new', 'plan-known', 'plan-invalid', 'plan-blanks', 'plan-done'].map((id) =>
+      count(page, id),
+    ),
+  );
+  expect(planCounts).toEqual([7, 4, 0, 1, 1, 0]);
+  await expect(page.locator('#plan-price').textContent()).resolves.toBe(
+    'At most 4 credits (4 new profiles).',
+  );
+  // The Company column is beside the URLs: a choice, and Start waits for it.
+  await expect(page.locator('#plan-start').isDisabled()).resolves.toBe(true);
+  await expect(page.locator('label[for="placement-insert"]').textContent()).resolves.toMatch(
+    /B and every column right of it move 4 to the right/,
+  );
+  await page.getByLabel(/^Use C:F, further right/).check();
+  await waitForText(
+    page.locator('label[for="placement-right"]'),
+    /Results go into the empty columns C:F\. Nothing moves\.$/,
+  );
+  await expect(page.locator('#plan-unprocessable-row').isVisible()).resolves.toBe(false);
+  await page.locator('#plan-start').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => !(document.getElementById('plan-start') as HTMLButtonElement).disabled);
+  await expectFits(page);
+  await page.mouse.move(0, 740);
+  await screenshot(page, PLAN_SCREENSHOT);
+  // Nothing in the sheet changed while the plan was shown, and nothing was sent.
+  expect(world.env.values(world.ss.id, 'A1:H8')).toEqual(before);
+  expect(world.sandbox.service.ledger()).toEqual([]);
+
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(world.env.values(world.ss.id, 'B2:B8').map(([company]) => company)).toEqual(
+    inputs.map((input, i) => (input ? `Co ${i}` : '')),
+  );
+  expect(world.env.values(world.ss.id, 'C2:E2')).toEqual([expectedCells(url('amy-lane'))]);
+
+  // What the run did: every row in one counter.
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const summary = await Promise.all(
+    [
+      'sum-found',
+      'sum-no-address',
+      'sum-unprocessable',
+      'sum-invalid',
+      'sum-errors',
+      'sum-done',
+      'sum-credits',
+    ].map((id) => count(page, id)),
+  );
+  expect(summary).toEqual([3, 0, 1, 1, 1, 0, world.sandbox.service.totalCharged()]);
+  await expect(page.locator('#sum-time').textContent()).resolves.toMatch(/^\d+ s$/);
+  // The summary replaces the running counters (they overlap: "Failed" holds errors and non-profiles alike).
+  await expect(page.locator('#run-counts').isVisible()).resolves.toBe(false);
+  await page.getByRole('button', { name: 'Select the first failed row' }).click();
+  await waitForText(page.locator('#summary-message'), 'Row 3 is selected (ERROR).');
+  expect(world.ss.activeRange).toMatchObject({ row: 3, col: 1 });
+
+  // Retry failed rows: only the ERROR row, from the last run's range.
+  await page.getByRole('button', { name: 'Retry failed rows' }).click();
+  await waitForText(page.locator('#plan-title'), 'Retry failed rows');
+  await expect(count(page, 'plan-new')).resolves.toBe(1);
+  await expect(page.locator('#plan-unprocessable-row').isVisible()).resolves.toBe(true);
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await waitForText(page.locator('#summary-title'), 'What the retry did', 20_000);
+  await expect(page.locator('#history li').count()).resolves.toBe(2);
+  await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1 A2:A8 \(retry, /);
+  // broken-bob fails every time (the sandbox's rule): charged never, retried once more.
+  expect(world.env.values(world.ss.id, 'D3')[0][0]).toBe('ERROR');
+  expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+  await expectFits(page);
+  await page.mouse.move(0, 740);
+  await screenshot(page, SUMMARY_SCREENSHOT);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('a column without profile URLs is refused in the plan, and nothing changes', async () => {
+  const s = await open({ data: [['Email'], ['ann@home.test'], ['bob@home.test']] });
+  const { page, world } = s;
+  world.env.select(world.ss.id, 'A1:A3');
+  await fromMenu(s, 'enrichSelection', 'plan');
+  await waitForText(page.locator('#plan-refusal'), /^Column A holds e-mail addresses, not profile URLs/);
+  await expect(page.locator('#plan-start').isDisabled()).resolves.toBe(true);
+  expect(world.env.values(world.ss.id, 'A1:E3')).toEqual([
+    ['Email', '', '', '', ''],
+    ['ann@home.test', '', '', '', ''],
+    ['bob@home.test', '', '', '', ''],
+  ]);
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  await page.locator('#plan').waitFor({ state: 'hidden' });
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('above the threshold a run asks first; re-checking is chosen for one run, never kept', async () => {
+  const inputs = Array.from({ length: 6 }, (_, i) => url(`rex-stone-${i}`));
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 3 }) });
+  world.env.select(world.ss.id, 'A1:A7');
+  await openSettings(s);
+  await expect(page.getByLabel('Ask before a run that may spend more than').inputValue()).resolves.toBe('3');
+  await page.getByRole('tab', { name: 'Progress' }).click();
+
+  // 6 new profiles: more than 3, so the sidebar's Find e-mails shows the price and waits.
+  await page.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  await waitForText(page.locator('#plan-confirm'), /up to 6 credits, more than the 3 you set/);
+  await expect(page.locator('#plan-start').textContent()).resolves.toBe('Start: up to 6 credits');
+  expect(world.sandbox.service.ledger()).toEqual([]);
+  await page.locator('#plan-start').click();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(world.sandbox.service.totalCharged()).toBe(6);
+
+  // Again: every row has its result, so the plan waits and offers re-checking, for this run only.
+  await page.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  await waitForText(page.locator('#plan-price'), 'Free: no new profile to look up.');
+  await expect(count(page, 'plan-done')).resolves.toBe(6);
+  await page.getByLabel(/Also look up rows that already have a result/).check();
+  await waitForText(page.locator('#plan-price'), 'At most 6 credits (6 new profiles).');
+  await waitForText(page.locator('#plan-confirm'), /Start it\?$/);
+  await page.mouse.move(0, 740);
+  await screenshot(page, CONFIRM_SCREENSHOT);
+  await page.locator('#plan-start').click();
+  // The re-check is the second run in the history (the first summary read "Done" too).
+  await page.waitForFunction(() => document.querySelectorAll('#history li').length === 2, undefined, {
+    timeout: 20_000,
+  });
+  await waitForText(page.locator('#run-state'), 'Done');
+  expect(world.sandbox.service.totalCharged()).toBe(12);
+  // The next plan does not re-check: nothing stayed on.
+  await page.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  await waitForText(page.locator('#plan-price'), 'Free: no new profile to look up.');
+  await expect(page.getByLabel(/Also look up rows that already have a result/).isChecked()).resolves.toBe(
+    false,
+  );
+  await page.locator('#plan-start').click();
+  await page.waitForFunction(() => document.getElementById('sum-done')?.textContent === '6');
+  expect(world.sandbox.service.totalCharged()).toBe(12);
+  expect(world.env.userProperties(OWNER).get('PEF_SETTINGS')).not.toMatch(/recheck/);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FINDEMAIL, shown as used", async () => {
+  const inputs = Array.from({ length: 3 }, (_, i) => url(`uma-vale-${i}`));
+  const s = await open({ data: [['Profile'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  await openSettings(s);
+  await expect(page.getByLabel('Daily limit for formulas').inputValue()).resolves.toBe('500');
+  await page.getByLabel('Daily limit for formulas').fill('2');
+  await page.getByRole('button', { name: 'Save formula limit' }).click();
+  await waitForText(page.locator('#formulas-message'), 'Formula limit saved for this spreadsheet.');
+  await waitForText(page.locator('#formulas-used'), 'Used today: 0 of 2 credits.');
+
+  world.env.enter(world.ss.id, 'B2:B4', [['=FINDEMAIL(A2)'], ['=FINDEMAIL(A3)'], ['=FINDEMAIL(A4)']]);
+  await world.env.recalculate(world.ss.id);
+  const cells = world.env.values(world.ss.id, 'B2:B4').map(([value]) => String(value));
+  expect(cells.filter((value) => value.includes('@'))).toHaveLength(2);
+  expect(cells.filter((value) => /daily limit for =FINDEMAIL/.test(value))).toHaveLength(1);
+  expect(world.sandbox.service.totalCharged()).toBe(2);
+
+  await openSettings(s);
+  await waitForText(page.locator('#formulas-used'), 'Used today: 2 of 2 credits.');
+  // Turned off: saved as such.
+  await page.getByLabel('Let =FINDEMAIL look up new profiles').uncheck();
+  await page.getByRole('button', { name: 'Save formula limit' }).click();
+  await waitForText(page.locator('#formulas-used'), /^New lookups by formulas are off/);
+  expect(s.pageErrors).toEqual([]);
 });

@@ -279,7 +279,8 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(result.error?.message).toBe('The service address is wrong (404 Not Found). Check API_BASE_URL.');
     expect(await w.env.run('checkApiKey', [], w.as())).toEqual({
       ok: false,
-      message: 'Could not check the key: The service address is wrong (404 Not Found). Check API_BASE_URL.',
+      message:
+        'Could not check the API key: The service address is wrong (404 Not Found). Check API_BASE_URL.',
     });
     expect(stub?.requests).toHaveLength(2);
   });
@@ -296,7 +297,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     const check = await w.env.run('checkApiKey', [], w.as());
     expect(check).toEqual({
       ok: false,
-      message: `The service rejected this key: Unauthorized: key ••••••••${OWNER_KEY.slice(-4)} is unknown`,
+      message: `The service rejected this API key: Unauthorized: key ••••••••${OWNER_KEY.slice(-4)} is unknown`,
     });
     expect(visibleText(w, [result])).not.toContain(OWNER_KEY);
   });
@@ -364,7 +365,7 @@ describe('checkApiKey spends no credit', () => {
     const w = await open({ credits: 7 });
     expect(await w.env.run('checkApiKey', [], w.as())).toEqual({
       ok: true,
-      message: 'The key works. Checking it spent no credit.',
+      message: 'The API key works. Checking it spent no credit.',
     });
     expect(w.sandbox.service.ledger().map((e) => [e.status, e.charged])).toEqual([[400, 0]]);
     expect(w.sandbox.service.credits(ORG)).toBe(7);
@@ -379,7 +380,10 @@ describe('checkApiKey spends no credit', () => {
     const w = await open();
     w.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: 'not-the-right-key-123' });
     const result = await w.env.run('checkApiKey', [], w.as());
-    expect(result).toEqual({ ok: false, message: `The service rejected this key: ${MESSAGES.unauthorized}` });
+    expect(result).toEqual({
+      ok: false,
+      message: `The service rejected this API key: ${MESSAGES.unauthorized}`,
+    });
     expect(JSON.stringify(result)).not.toContain('not-the-right-key-123');
     expect(w.sandbox.service.totalCharged()).toBe(0);
   });
@@ -389,7 +393,8 @@ describe('checkApiKey spends no credit', () => {
     w.env.scriptProperties.set({ API_BASE_URL: `${w.sandbox.origin}/wrong/` });
     expect(await w.env.run('checkApiKey', [], w.as())).toEqual({
       ok: false,
-      message: 'Could not check the key: The service address is wrong (404 Not Found). Check API_BASE_URL.',
+      message:
+        'Could not check the API key: The service address is wrong (404 Not Found). Check API_BASE_URL.',
     });
   });
 

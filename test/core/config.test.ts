@@ -1,4 +1,4 @@
-import { resolveEndpoint } from '../../src/core/config';
+import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint } from '../../src/core/config';
 import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
 import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/rowPlan';
 import { parseNetworkHosts } from '../../src/core/url';
@@ -95,5 +95,57 @@ describe('retry delays', () => {
   it('grow exponentially and stay bounded', () => {
     const delays = [2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(DEFAULT_RETRY, attempt));
     expect(delays).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
+  });
+});
+
+describe('the URL allowlist (issue 11, item 2)', () => {
+  const ALLOWLIST = allowlistFor('https://API.example.com/api/v1/');
+
+  it('the build derives the allowlist from an https base, none from the loopback sandbox', () => {
+    expect(ALLOWLIST).toEqual(['https://api.example.com/']);
+    expect(allowlistFor('http://127.0.0.1:8787/api/v1/')).toBeNull();
+  });
+
+  it('follows the prefix rules of the allowlist page', () => {
+    const ok = (url: string, list: string[] | null = ALLOWLIST) => allowedByAllowlist(url, list);
+    expect(ok('https://api.example.com/api/v2/network_finder')).toBe(true);
+    expect(ok('https://API.EXAMPLE.COM/x')).toBe(true);
+    expect(ok('https://api.example.com.evil.test/api/v1/network_finder')).toBe(false);
+    expect(ok('https://evil.test/api.example.com/')).toBe(false);
+    expect(ok('https://other.example.com/api/v1/network_finder')).toBe(false);
+    expect(ok('http://api.example.com/api/v1/network_finder')).toBe(false);
+    // Loopback http is the local sandbox; no allowlist means any URL.
+    expect(ok('http://127.0.0.1:9/api/v1/network_finder')).toBe(true);
+    expect(ok('https://anywhere.test/x', null)).toBe(true);
+    // A path prefix matches itself and what lies below it, not a longer name.
+    const narrow = ['https://api.example.com/api'];
+    expect(ok('https://api.example.com/api/v1/network_finder', narrow)).toBe(true);
+    expect(ok('https://api.example.com/api?x=1', narrow)).toBe(true);
+    expect(ok('https://api.example.com/apix/network_finder', narrow)).toBe(false);
+    expect(ok('https://api.example.com/API/v1', narrow)).toBe(false);
+    // A wildcard host matches subdomains, not the bare domain.
+    expect(ok('https://eu.example.com/v1', ['https://*.example.com/'])).toBe(true);
+    expect(ok('https://example.com/v1', ['https://*.example.com/'])).toBe(false);
+  });
+
+  it('refuses an API_BASE_URL override outside the allowlist, naming the property and the allowlist', () => {
+    const build = 'https://api.example.com/api/v1/';
+    expect(configuredEndpoint(undefined, build, ALLOWLIST)).toMatchObject({
+      ok: true,
+      endpoint: 'https://api.example.com/api/v1/network_finder',
+    });
+    expect(configuredEndpoint('https://api.example.com/api/v2', build, ALLOWLIST)).toMatchObject({
+      ok: true,
+    });
+    expect(configuredEndpoint('http://127.0.0.1:8787/api/v1/', build, ALLOWLIST)).toMatchObject({ ok: true });
+    const refused = configuredEndpoint(' https://elsewhere.test/api/v1/ ', build, ALLOWLIST);
+    expect(refused.ok).toBe(false);
+    expect(!refused.ok && refused.message).toContain(
+      'the script property API_BASE_URL ("https://elsewhere.test/api/v1/") is outside the add-on\'s URL allowlist (https://api.example.com/)',
+    );
+    // Without an allowlist (a loopback build) any https override is fetched, as Apps Script would.
+    expect(
+      configuredEndpoint('https://elsewhere.test/api/v1/', 'http://127.0.0.1:8787/api/v1/', null).ok,
+    ).toBe(true);
   });
 });

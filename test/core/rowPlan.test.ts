@@ -8,6 +8,7 @@ import {
   isOwnStatus,
   planRows,
   stillPending,
+  withFormulaCells,
   writtenResults,
 } from '../../src/core/rowPlan';
 import { parseNetworkHosts } from '../../src/core/url';
@@ -239,5 +240,24 @@ describe('counting', () => {
     countOutcome(counts, { kind: 'invalid', reason: 'r' });
     countCopy(counts, ['a@x.test', 'VALID', true, '']);
     expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, notFound: 1, failed: 1 });
+  });
+});
+
+describe('withFormulaCells', () => {
+  it('reads an output cell holding a formula as its formula, whatever it shows; the URL cell keeps its value', () => {
+    const values = [
+      ['https://www.network.com/in/a', '', '', '', ''],
+      ['https://www.network.com/in/b', '', '', '', ''],
+    ];
+    const formulas = [
+      ['=HYPERLINK("x")', '', '', '', ''],
+      ['', '=IF(Z3="","",Z3)', '', '', ''],
+    ];
+    const read = withFormulaCells(values, formulas);
+    expect(read[0]).toBe(values[0]);
+    expect(read[1]).toEqual(['https://www.network.com/in/b', '=IF(Z3="","",Z3)', '', '', '']);
+    expect(stillPending(values[1], false, true)).toBe(true);
+    expect(stillPending(read[1], false, true)).toBe(false);
+    expect(canReuseOutputColumns([read[1].slice(1)], null, false)).toBe(false);
   });
 });

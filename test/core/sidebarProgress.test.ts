@@ -1,5 +1,13 @@
-import { emptyCounts, type Progress } from '../../src/core/job';
-import { creditsShown, describeState } from '../../src/sidebar/progress';
+import { emptyCounts, type Job, type Progress, progressOf, WAITING_AFTER_MS } from '../../src/core/job';
+import {
+  canCancel,
+  canPause,
+  canResume,
+  creditsShown,
+  describeState,
+  driverNotice,
+  ownerNotice,
+} from '../../src/sidebar/progress';
 
 const progress = (state: Progress['state'], reason?: Progress['reason'], message = ''): Progress => ({
   ...emptyCounts(),
@@ -30,6 +38,41 @@ describe('describeState renders the reason, never the message', () => {
   it('a job stored by an earlier version (no reason) reads plainly', () => {
     expect(describeState(progress('paused', undefined, 'Out of credits')).label).toBe('Paused');
     expect(describeState(progress('stopped', undefined, 'The API key was rejected')).label).toBe('Stopped');
+  });
+});
+
+describe('a run seen by someone who did not start it, and a run waiting for its sidebar', () => {
+  const job = {
+    counts: emptyCounts(),
+    state: 'running' as const,
+    ownerId: 'starter-id',
+    ownerName: 'owner@example.com',
+    leaseUntil: 0,
+    updatedAt: 1_000,
+    message: 'Working: 3 of 9 rows.',
+  };
+  const view = (runnerId: string | null, now = 2_000) => progressOf(job as unknown as Job, { runnerId, now });
+
+  it('the starter drives it; anyone else sees it read-only, with who started it and no button', () => {
+    const mine = view('starter-id');
+    expect(mine.readOnly).toBeUndefined();
+    expect(canPause(mine) && canCancel(mine)).toBe(true);
+    expect(driverNotice(mine)).toMatch(/Closed, the run waits; opening the sidebar again resumes it/);
+    const theirs = view('someone-else');
+    expect(theirs).toMatchObject({ readOnly: true, startedBy: 'owner@example.com' });
+    expect(canPause(theirs) || canResume(theirs) || canCancel(theirs)).toBe(false);
+    expect(ownerNotice(theirs)).toBe(
+      'Started by owner@example.com; only they can run, pause or resume it. It spends nothing of yours.',
+    );
+    expect(view(null).readOnly).toBe(true);
+  });
+
+  it('untouched for longer than a slice, a running run reads as waiting, not as an error', () => {
+    expect(view('starter-id').waiting).toBeUndefined();
+    const later = view('someone-else', 1_000 + WAITING_AFTER_MS);
+    expect(later.waiting).toBe(true);
+    expect(describeState(later)).toEqual({ label: 'Waiting for its sidebar', tone: 'idle' });
+    expect(ownerNotice(later)).toMatch(/It goes on while their sidebar is open\.$/);
   });
 });
 

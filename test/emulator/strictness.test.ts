@@ -57,6 +57,10 @@ function tick() {
   return ss === null ? 'no document' : ss.getId();
 }
 
+function whoAmI() {
+  return [Session.getActiveUser().getEmail(), Session.getTemporaryActiveUserKey() !== ''];
+}
+
 function openOther(id) {
   return SpreadsheetApp.openById(id).getName();
 }
@@ -291,6 +295,23 @@ describe('triggers', () => {
     expect(result.error?.message).toBe(
       'Specified permissions are not sufficient to call ScriptApp.newTrigger. Required permissions: https://www.googleapis.com/auth/script.scriptapp',
     );
+  });
+});
+
+describe('Session', () => {
+  it('getActiveUser needs userinfo.email when the manifest lists its scopes; getTemporaryActiveUserKey none', async () => {
+    const scope = (name: string) => `https://www.googleapis.com/auth/${name}`;
+    const narrow = environment({ manifest: { oauthScopes: [scope('spreadsheets.currentonly')] } });
+    const ss = narrow.createSpreadsheet({ owner: OWNER });
+    const refused = await narrow.execute('whoAmI', [], { spreadsheetId: ss.id });
+    expect(refused.error?.message).toBe(
+      'Specified permissions are not sufficient to call Session.getActiveUser. Required permissions: https://www.googleapis.com/auth/userinfo.email',
+    );
+    const granted = environment({
+      manifest: { oauthScopes: [scope('spreadsheets.currentonly'), scope('userinfo.email')] },
+    });
+    const other = granted.createSpreadsheet({ owner: OWNER });
+    expect(await granted.run('whoAmI', [], { spreadsheetId: other.id })).toEqual([OWNER, true]);
   });
 });
 

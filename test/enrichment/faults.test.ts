@@ -1,7 +1,24 @@
-/** Bulk enrichment faults: 402 and 401 then resume, the daily UrlFetch quota, cancel racing a slice, triggers. */
+/**
+ * Bulk enrichment faults: 402 and 401 then resume, the daily UrlFetch quota, cancel racing a slice, the sidebar
+ * as the run's only driver (no trigger).
+ */
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST_DIR } from '../../emulator';
+import { normalizeProfileUrl } from '../../sandbox/profiles';
+import { WAITING_AFTER_MS } from '../../src/core/job';
 import { waitFor } from '../sandbox/helpers';
-import { API_KEY_PROPERTY, ORG, OWNER_KEY, startWorld, url, type World } from '../support/harness';
+import {
+  API_KEY_PROPERTY,
+  ORG,
+  OWNER,
+  OWNER_KEY,
+  sentFor,
+  startWorld,
+  url,
+  type World,
+} from '../support/harness';
 import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
@@ -35,11 +52,12 @@ describe('bulk enrichment faults', () => {
     expect(paused.state).toBe('paused');
     expect(paused.message).toMatch(/credits/i);
     expect(paused.creditsUsed).toBe(120);
-    // Rows not processed stay empty, and nothing is written past the first row without a result.
+    // Paused: a row has a result exactly when its profile was charged (issue 10, item 5).
     const mid = world.env.values(world.ss.id, 'A2:D301');
-    const firstEmpty = mid.findIndex((row) => row[2] === '');
-    expect(firstEmpty).toBeGreaterThan(0);
-    expect(mid.slice(firstEmpty).every((row) => row[2] === '')).toBe(true);
+    const charged = world.charges();
+    expect(mid.filter((row) => row[2] !== '').length).toBeGreaterThanOrEqual(120);
+    for (const row of mid)
+      expect([row[0], row[2] !== '']).toEqual([row[0], !!charged[normalizeProfileUrl(String(row[0]))]]);
     // Resume without credits: still paused, nothing charged.
     const again = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
     expect(again.state).toBe('paused');
@@ -54,6 +72,76 @@ describe('bulk enrichment faults', () => {
     expect(done.processed).toBe(300);
     expect(done.found).toBe(300);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D301'))).toEqual([]);
+  });
+
+  it('a 402 in the middle of a batch: every charged row is in the sheet the moment the run pauses', async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => [url(`ida-${i}-ross`)]);
+    world = await startWorld({
+      credits: 9,
+      data: [['Profile'], ...rows],
+      scriptProperties: { ENRICH_BATCH_SIZE: '10' },
+      // The first row's first request fails (500, free); by its retry the other nine have spent every credit,
+      // so the refused row is the window's first and the nine charged ones come after it.
+      faults: { failFirst: { 'ida-0-ross': { kind: '500', times: 1 } } },
+    });
+    await start(world, 'A1:A11');
+    const paused = await drive(world);
+    expect(paused.state).toBe('paused');
+    expect(paused.reason).toBe('out_of_credits');
+    const ledger = world.sandbox.service.ledger();
+    expect(ledger.filter((entry) => entry.status === 402).map((entry) => entry.networkUrl)).toEqual([
+      sentFor(url('ida-0-ross')),
+    ]);
+    expect(world.sandbox.service.totalCharged()).toBe(9);
+    // Without a Resume: the nine paid rows show their results; the refused one is empty.
+    const values = world.env.values(world.ss.id, 'A2:D11');
+    expect(values[0].slice(1)).toEqual(['', '', '']);
+    expect(mismatches(values.slice(1))).toEqual([]);
+    expect(values.slice(1).every((row) => row[2] === 'VALID')).toBe(true);
+    expect(paused.processed).toBe(9);
+    expect(paused.creditsUsed).toBe(9);
+    // After a top-up the refused row is looked up; nothing is paid twice and the counts stay right.
+    world.sandbox.service.addCredits(ORG, 10);
+    await world.env.run('resumeEnrichment', [], world.as());
+    const done = await drive(world);
+    expect(done).toMatchObject({ state: 'done', processed: 10, found: 10, creditsUsed: 10 });
+    expect(chargedTwice(world)).toEqual([]);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D11'))).toEqual([]);
+  });
+
+  it('a re-check paused by a 402 mid-batch writes the paid rows and counts each row once', async () => {
+    const rows = Array.from({ length: 20 }, (_, i) => [
+      url(`ivo-${i}-ruiz`),
+      'old@example.com',
+      'VALID',
+      false,
+      '',
+    ]);
+    world = await startWorld({
+      credits: 9,
+      data: [['Profile', 'Email', 'Email status', 'Catch-all', 'Note'], ...rows],
+      scriptProperties: { ENRICH_BATCH_SIZE: '10' },
+      faults: { failFirst: { 'ivo-0-ruiz': { kind: '500', times: 1 } } },
+    });
+    // Re-checking is chosen when the run starts (issue 13), not a stored setting.
+    await start(world, 'A1:A21', { recheck: true });
+    const paused = await drive(world);
+    expect(paused).toMatchObject({ state: 'paused', processed: 9, found: 9, creditsUsed: 9 });
+    const values = world.env.values(world.ss.id, 'A2:D11');
+    expect(values[0][1]).toBe('old@example.com');
+    expect(mismatches(values.slice(1))).toEqual([]);
+    // Ten more credits: the first window comes back to the nine rows written ahead (neither paid nor counted
+    // again) and pays for row 1; the next window spends the other nine and pauses again.
+    world.sandbox.service.addCredits(ORG, 10);
+    const again = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    expect(again).toMatchObject({ state: 'paused', found: 19, creditsUsed: 19 });
+    world.sandbox.service.addCredits(ORG, 10);
+    await world.env.run('resumeEnrichment', [], world.as());
+    const done = await drive(world);
+    expect(done).toMatchObject({ state: 'done', processed: 20, found: 20, creditsUsed: 20 });
+    expect(world.sandbox.service.totalCharged()).toBe(20);
+    expect(chargedTwice(world)).toEqual([]);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
   });
 
   it('stops on a wrong key (401) and continues after the right key is saved', async () => {
@@ -163,37 +251,47 @@ describe('bulk enrichment faults', () => {
     expect(statuses.filter((s) => s === '').length).toBeGreaterThanOrEqual(30 - 5 * (batchesSeen + 1));
   });
 
-  it('keeps an hourly trigger while the job runs; firing it continues the job; cancel removes it', async () => {
+  it('the sidebar is the only driver: no trigger or trigger scope; closed, the run waits (no error); opened again, it goes on', async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(30, 'max-hill')],
       scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '1' },
-      // issue 11: product fix pending. Apps Script runs a time-driven trigger with no active spreadsheet; this
-      // test still relies on the old model in which it runs in the document that created it.
-      env: { legacyTriggerDocumentContext: true },
+      // A test deployment of an Editor add-on refuses installable triggers: the run must need none.
+      env: { deployment: 'test' },
     });
+    const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'appsscript.json'), 'utf8'));
+    expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/script.scriptapp');
     const first = await start(world, 'A1:A31');
     expect(first.state).toBe('running');
-    expect(world.env.triggers).toHaveLength(1);
-    const trigger = world.env.triggers[0];
-    expect(trigger.handler).toBe('continueEnrichment');
-    const before = first.processed;
-    // Fired without the spreadsheet's context, the trigger changes nothing and does not fail.
-    const withoutDocument = await world.env.fireTrigger(trigger.id, { context: 'none' });
-    expect(withoutDocument.ok).toBe(true);
-    expect((withoutDocument.value as ProgressView).state).toBe('idle');
-    expect(((await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView).processed).toBe(
-      before,
-    );
-    const fired = await world.env.fireTrigger(trigger.id);
-    expect(fired.ok).toBe(true);
-    const after = fired.value as ProgressView;
-    expect(after.processed).toBeGreaterThan(before);
-    expect(after.state).toBe('running');
-    await world.env.run('cancelEnrichment', [], world.as());
+    expect(first.processed).toBeGreaterThan(0);
     expect(world.env.triggers).toHaveLength(0);
-    // A cancelled job is left alone by a late trigger call.
+    // The sidebar is closed: nothing drives the run. Two minutes later it is still running and waiting for its
+    // sidebar, not paused by an error, and nothing more was written or spent.
+    const spent = world.sandbox.service.ledger().length;
+    world.env.advanceClock(WAITING_AFTER_MS + 30_000);
+    const waiting = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(waiting).toMatchObject({ state: 'running', waiting: true, processed: first.processed });
+    expect(waiting.reason).toBeUndefined();
+    expect(waiting.message).not.toMatch(/error|stopped|failed/i);
+    expect(world.sandbox.service.ledger()).toHaveLength(spent);
+    // A time-driven trigger of an earlier version runs without the spreadsheet: it changes nothing, fails nothing.
+    const stray = await world.env.execute('continueEnrichment', [], { user: OWNER });
+    expect(stray.ok).toBe(true);
+    expect((stray.value as ProgressView).state).toBe('idle');
+    expect(((await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView).processed).toBe(
+      first.processed,
+    );
+    // The sidebar open again (it calls continueEnrichment again and again): the run goes on to its end.
+    const resumed = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+    expect(resumed.processed).toBeGreaterThan(first.processed);
+    expect(resumed.waiting).toBeUndefined();
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(chargedTwice(world)).toEqual([]);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D31'))).toEqual([]);
+    expect(world.env.triggers).toHaveLength(0);
+    // A finished job is left alone by a Cancel and a late call.
+    await world.env.run('cancelEnrichment', [], world.as());
     const late = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
-    expect(late.state).toBe('cancelled');
-    expect(late.processed).toBe(after.processed);
+    expect(late.state).toBe('done');
   });
 });

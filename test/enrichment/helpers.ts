@@ -14,9 +14,23 @@ export async function drive(world: World, maxSlices = 400): Promise<ProgressView
   return progress;
 }
 
-export async function start(world: World, a1: string): Promise<ProgressView> {
+/**
+ * Selects the rows and starts a run the way a person does who accepts its plan: the price shown (a run above the
+ * threshold asks first), and `request.placement` when the columns beside the URLs hold data.
+ */
+export async function start(
+  world: World,
+  a1: string,
+  request: Record<string, unknown> = {},
+): Promise<ProgressView> {
   world.env.select(world.ss.id, a1);
-  return (await world.env.run('enrichSelection', [], world.as())) as ProgressView;
+  const plan = (await world.env.run('getRunPlan', [request], world.as())) as { credits: number };
+  const started = (await world.env.run(
+    'startRun',
+    [{ ...request, confirmedCredits: plan.credits }],
+    world.as(),
+  )) as { progress: ProgressView };
+  return started.progress;
 }
 
 /** What the URL's row must show: [Email, Email status, Catch-all] from the sandbox's own rules. */

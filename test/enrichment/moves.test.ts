@@ -161,7 +161,8 @@ describe('output columns and repeated runs', () => {
         [url('bob-birch'), '', '', '', '', '555-2'],
       ],
     });
-    await start(world, 'A1:A3');
+    // The plan offers a choice (the columns beside hold data): the person chooses to insert columns.
+    await start(world, 'A1:A3', { placement: 'insert' });
     const done = await drive(world);
     expect(done.state).toBe('done');
     const values = world.env.values(world.ss.id, 'A1:J3');

@@ -108,7 +108,7 @@ describe('bulk enrichment races', () => {
     world = await startWorld({
       data: [['Profile'], [url('wes-york'), '', 'YES'], [url('xia-zorn'), '', '']],
     });
-    await start(world, 'A1:A3');
+    await start(world, 'A1:A3', { placement: 'insert' });
     const done = await drive(world);
     expect(done.state).toBe('done');
     // Four result columns were inserted: the user's column moved from C to G, untouched.
@@ -116,10 +116,11 @@ describe('bulk enrichment races', () => {
     expect(mismatches(world.env.values(world.ss.id, 'A2:D3'))).toEqual([]);
   });
 
-  it("cancelling a run in one spreadsheet keeps another spreadsheet's fallback trigger", async () => {
+  it("cancelling a run in one spreadsheet leaves another spreadsheet's run alone; neither needs a trigger", async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(20, 'ada-bay')],
       scriptProperties: { ENRICH_STEP_BUDGET_MS: '1', ENRICH_BATCH_SIZE: '2' },
+      env: { deployment: 'test' },
     });
     const other = world.env.createSpreadsheet({ owner: OWNER, data: [['Profile'], ...urls(20, 'bea-cox')] });
     world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
@@ -127,12 +128,13 @@ describe('bulk enrichment races', () => {
     expect((await start(world, 'A1:A21')).state).toBe('running');
     world.env.select(other.id, 'A1:A21');
     expect(((await world.env.run('enrichSelection', [], inOther)) as ProgressView).state).toBe('running');
-    await world.env.run('cancelEnrichment', [], inOther);
-    const first = world.ss.id;
-    expect(world.env.triggers.filter((trigger) => trigger.spreadsheetId === first)).toHaveLength(1);
-    expect(world.env.triggers.filter((trigger) => trigger.spreadsheetId === other.id)).toHaveLength(0);
-    // Driven to its end, the first run removes its own trigger.
+    const cancelled = (await world.env.run('cancelEnrichment', [], inOther)) as ProgressView;
+    expect(cancelled.state).toBe('cancelled');
+    expect(((await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView).state).toBe(
+      'running',
+    );
     expect((await drive(world)).state).toBe('done');
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
     expect(world.env.triggers).toHaveLength(0);
   });
 });

@@ -1,5 +1,8 @@
-/** The "re-check rows that already have a result" setting: a second run pays again, once per distinct URL. */
-import { startWorld, url, type World } from '../support/harness';
+/**
+ * Re-checking rows that already have a result: a choice made when a run starts (never a setting that stays on);
+ * that run pays again, once per distinct URL, and the next one is free again.
+ */
+import { OWNER, startWorld, url, type World } from '../support/harness';
 import { drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
@@ -16,12 +19,12 @@ const ROWS = [
   'not a url',
 ];
 
-async function runAll(w: World) {
-  await start(w, 'A1:A6');
+async function runAll(w: World, request: Record<string, unknown> = {}) {
+  await start(w, 'A1:A6', request);
   return drive(w);
 }
 
-describe('re-check setting', () => {
+describe('re-check, chosen for one run', () => {
   it('without it a second run is free; with it every distinct URL is looked up once more', async () => {
     world = await startWorld({ data: [['Profile URL'], ...ROWS.map((row) => [row])] });
     const first = await runAll(world);
@@ -34,12 +37,17 @@ describe('re-check setting', () => {
     expect(again.skipped).toBe(4);
     expect(world.sandbox.service.totalCharged()).toBe(3);
 
+    // A re-check stored by an earlier version as a setting is ignored: the run is free.
     await world.env.run(
       'saveSettings',
       [{ writeHeader: true, extraFields: false, recheck: true }],
       world.as(),
     );
-    const rechecked = await runAll(world);
+    expect(world.env.userProperties(OWNER).get('PEF_SETTINGS')).not.toMatch(/recheck/);
+    expect((await runAll(world)).skipped).toBe(4);
+    expect(world.sandbox.service.totalCharged()).toBe(3);
+
+    const rechecked = await runAll(world, { recheck: true });
     expect(rechecked.state).toBe('done');
     // Three distinct profiles (the two spellings of ada-lovelace are one), each paid once more; the invalid row is free.
     expect(world.sandbox.service.totalCharged()).toBe(6);
@@ -55,5 +63,10 @@ describe('re-check setting', () => {
       '',
     ]);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D5'))).toEqual([]);
+
+    // The next run, without choosing it again, is free.
+    const after = await runAll(world);
+    expect(after.skipped).toBe(4);
+    expect(world.sandbox.service.totalCharged()).toBe(6);
   });
 });

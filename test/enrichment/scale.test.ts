@@ -1,6 +1,8 @@
 /** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
+
 import { spreadsheetCalls } from '../../emulator';
-import { startWorld, url, type World } from '../support/harness';
+import { LOG_COMPACT_AT } from '../../src/core/resultTable';
+import { OWNER, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
@@ -57,6 +59,8 @@ describe('bulk enrichment at scale', () => {
     world.ss.sheets[0].insertRows(1000, 100, world.ss.sheets);
     world.env.enter(world.ss.id, 'A1:A1001', [['Profile'], ...rows]);
     world.env.select(world.ss.id, 'A1:A1001');
+    // The owner starts runs of any price without being asked (the sidebar's setting), as from the menu.
+    world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 1_000_000 }) });
     await world.env.run('enrichSelection', [], world.as());
     const progress = await drive(world);
     expect(progress.state).toBe('done');
@@ -69,12 +73,21 @@ describe('bulk enrichment at scale', () => {
     const reads = counts['Range.getValues'] ?? 0;
     const writes = counts['Range.setValues'] ?? 0;
     const executions = world.env.executions.length;
-    expect(writes).toBe(batches + 1); // + the header titles
-    // One read per batch, plus per execution the first window and the slice's checks; once the job's first read.
-    expect(reads).toBeLessThanOrEqual(batches + 1 + 2 * executions);
+    // One write per batch into the user's sheet, + the header titles, + one per batch into the results sheet
+    // (a log append, or the compaction that merges the log into the buckets: src/core/resultTable.ts).
+    expect(writes).toBe(2 * batches + 1);
+    // One read per batch, plus per execution the first window, the slice's checks and one read of the results
+    // sheet; once the job's first read; one read per compaction (every LOG_COMPACT_AT results).
+    const compactions = Math.floor(1000 / LOG_COMPACT_AT);
+    expect(reads).toBeLessThanOrEqual(batches + 1 + 3 * executions + compactions);
+    // Each read brings its formulas with it (a formula in an output cell is the user's data): one call per read.
+    const formulaReads = counts['Range.getFormulas'] ?? 0;
+    expect(formulaReads).toBeLessThanOrEqual(reads);
     // Besides reads and writes: Sheet.getRange for each, and a few calls per execution (sheet size, job ends).
-    const others = spreadsheetCalls(counts) - reads - writes - (counts['Sheet.getRange'] ?? 0);
-    expect(others).toBeLessThanOrEqual(20 * executions);
+    const others = spreadsheetCalls(counts) - reads - formulaReads - writes - (counts['Sheet.getRange'] ?? 0);
+    // The results sheet adds three per batch (the spreadsheet, the sheet by name, its last row: where the log
+    // ends) and about ten once (creating the hidden sheet).
+    expect(others).toBeLessThanOrEqual(20 * executions + 3 * batches + 10);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D1001'))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-/** The document property store under pressure: results cached before sheet I/O, eviction from every path. */
+/** The result store under pressure: results kept before sheet I/O; a full property store (first versions' results). */
 import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, type ProgressView, start } from './helpers';
@@ -64,20 +64,6 @@ describe('result store', () => {
     expect(done.state).toBe('done');
     expect(done.found).toBe(20);
     expect(world.sandbox.service.totalCharged()).toBe(20);
-  });
-
-  it('evicts old results when single =FINDEMAIL cells fill the store', async () => {
-    world = await startWorld({ data: [[url('una-vik')], [url('val-wen')]] });
-    world.env.documentProperties(world.ss.id).set(oldResults(440 * 1024));
-    expect(storeBytes(world)).toBeGreaterThan(400 * 1024);
-    world.env.enter(world.ss.id, 'B1', [['=FINDEMAIL(A1)']]);
-    await world.env.recalculate(world.ss.id);
-    expect(world.env.values(world.ss.id, 'B1')[0][0]).toMatch(/@/);
-    expect(storeBytes(world)).toBeLessThanOrEqual(300 * 1024);
-    // The newest result stays.
-    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A1)']]);
-    await world.env.recalculate(world.ss.id);
-    expect(world.sandbox.service.totalCharged()).toBe(1);
   });
 
   it('still saves the job when the store is full: old results make room', async () => {

@@ -1,9 +1,10 @@
 /**
  * "Freeze results" (freezeResults on the selection) through dist/Code.js: =FINDEMAIL formulas become their values,
  * whole spilled results included; the user's other formulas and formulas showing an error stay; an address
- * starting with "=" stays text.
+ * starting with "=" stays text; a formula still computing (Loading...) or showing an error is never made text.
  */
 import { FORMULA_EMAIL } from '../../sandbox/profiles';
+import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { emailOf, lookups } from './helpers';
 
@@ -80,4 +81,34 @@ test('a selection without =FINDEMAIL formulas changes nothing', async () => {
   );
   expect(world.env.formulas(world.ss.id, 'B2')).toEqual([['=LEN(A2)']]);
   expect(world.env.values(world.ss.id, 'A2')).toEqual([[url('jane-doe')]]);
+});
+
+test('a formula still computing (Loading...) or showing an error stays a formula; frozen once it shows its result', async () => {
+  const kim = url('kim-lund');
+  const lee = url('lee-moss');
+  world = await startWorld({
+    data: [
+      ['URL', 'Email', 'Range', ''],
+      [kim, '=FINDEMAIL(A2)', '=FINDEMAIL(A2:A3)', ''],
+      [lee, '', 'in the way', ''],
+    ],
+    // Each lookup takes 1.5 s: the window in which the cells read Loading...
+    faults: { latencyMs: 1500 },
+  });
+  const recalculation = world.env.recalculate(world.ss.id);
+  await waitFor(() => world?.env.values(world.ss.id, 'B2')[0][0] === 'Loading...', 10_000);
+  world.env.select(world.ss.id, 'B2:C2');
+  const during = String(await world.env.run('freezeResults', [], world.as()));
+  expect(during).toMatch(/No =FINDEMAIL formula was frozen/);
+  expect(during).toMatch(/2 formulas still computing \(Loading\.\.\.\) were left as formulas/);
+  expect(world.env.formulas(world.ss.id, 'B2:C2')).toEqual([['=FINDEMAIL(A2)', '=FINDEMAIL(A2:A3)']]);
+  await recalculation;
+  // B2 shows its address; C2's result cannot spill over "in the way": #REF!, an error, left as a formula.
+  expect(world.env.values(world.ss.id, 'B2:C2')).toEqual([[emailOf(kim), '#REF!']]);
+  const after = String(await world.env.run('freezeResults', [], world.as()));
+  expect(after).toMatch(/Froze 1 =FINDEMAIL formula:/);
+  expect(after).toMatch(/1 formula showing an error was left/);
+  expect(world.env.formulas(world.ss.id, 'B2:C2')).toEqual([['', '=FINDEMAIL(A2:A3)']]);
+  expect(world.env.values(world.ss.id, 'B2')).toEqual([[emailOf(kim)]]);
+  expect(world.env.values(world.ss.id, 'C3')).toEqual([['in the way']]);
 });

@@ -14,6 +14,7 @@ import {
   cell,
   chargeableProfiles,
   chooseMenu,
+  closeAll,
   expectedRow,
   frameText,
   launchBrowser,
@@ -22,7 +23,6 @@ import {
   pasteColumn,
   people,
   profile,
-  removeDir,
   type Session,
   tempStateDir,
   testPlayground,
@@ -80,17 +80,10 @@ describe('the playground in a browser', () => {
   });
 
   afterEach(async () => {
-    const open = { session, playground };
+    const open = { session, playground, stateDir };
     session = undefined;
     playground = undefined;
-    // Every step runs even if one before it fails: the page first, then the servers, then the saved state.
-    const results = [
-      ...(await Promise.allSettled([open.session?.context.close()])),
-      ...(await Promise.allSettled([open.playground?.close()])),
-    ];
-    removeDir(stateDir);
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    await closeAll(open);
   });
 
   test('a pasted column of 50 URLs is enriched from the menu while the sidebar shows the progress; =FINDEMAIL and a reload charge nothing twice', async () => {

@@ -137,6 +137,36 @@ export async function chooseMenu(page: Page, label: string): Promise<void> {
   await page.locator('#addon-menu button.menu-entry', { hasText: label }).click();
 }
 
+/** The page shows `text` in cell (r, c) within ACTION_MS. */
+export function cellShows(
+  page: Page,
+  r: number,
+  c: number,
+  text: string,
+  what: string,
+): Promise<string | null> {
+  return waitFor(
+    () => cell(page, r, c).textContent(),
+    (shown) => shown === text,
+    ACTION_MS,
+    what,
+  );
+}
+
+/**
+ * Ends what a test opened: the page first, then the servers, then the saved state; every step runs even if one
+ * before it fails, and the first failure is thrown at the end.
+ */
+export async function closeAll(open: { session?: Session; playground?: Playground; stateDir: string }) {
+  const results = [
+    ...(await Promise.allSettled([open.session?.context.close()])),
+    ...(await Promise.allSettled([open.playground?.close()])),
+  ];
+  removeDir(open.stateDir);
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 /** Waits until `read` returns a value that `done` accepts; every value seen is kept. Bounded by `timeoutMs`. */
 export async function waitFor<T>(
   read: () => Promise<T> | T,

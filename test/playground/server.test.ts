@@ -105,7 +105,9 @@ describe('the playground server', () => {
     if (jane.kind !== 'found') throw new Error('jane-doe has an address');
     expect(values[1][6]).toBe(jane.email);
     const documentProperties = wb.env.documentProperties(ss).all();
-    expect(Object.keys(documentProperties).some((k) => k.startsWith('pef.r.'))).toBe(true);
+    // The run's state is in document properties; the paid results in the hidden results sheet (saved with the grid).
+    expect(Object.keys(documentProperties)).toContain('pef.job');
+    expect(wb.env.displayValues(ss, 'A1', '_pef_results')[0][0]).toMatch(/paid results/);
     const before = first.service.view();
     await first.close();
     expect(existsSync(join(dir, STATE_FILE))).toBe(true);
@@ -117,6 +119,7 @@ describe('the playground server', () => {
     // The output columns stay plain text, so an address starting with = could never become a formula.
     expect(again.env.cell(ss, 'B2')?.format).toBe('@');
     expect(again.env.documentProperties(ss).all()).toEqual(documentProperties);
+    expect(again.env.displayValues(ss, 'A1', '_pef_results')[0][0]).toMatch(/paid results/);
     expect(again.env.userProperties(DEMO_USER).get(API_KEY_PROPERTY)).toBe(DEMO_KEY);
     expect(again.selection()).toEqual({ r1: 40, c1: 3, r2: 41, c2: 4 });
     const restored = second.service.view();

@@ -10,14 +10,15 @@ import { API_KEY_PROPERTY, DEMO_USER } from '../../playground/workbook';
 import {
   ACTION_MS,
   cell,
+  cellShows,
   chooseMenu,
+  closeAll,
   expectedRow,
   frameText,
   launchBrowser,
   openPage,
   pasteColumn,
   people,
-  removeDir,
   type Session,
   tempStateDir,
   testPlayground,
@@ -50,16 +51,10 @@ describe('the playground behaves like Sheets', () => {
   });
 
   afterEach(async () => {
-    const open = { session, playground };
+    const open = { session, playground, stateDir };
     session = undefined;
     playground = undefined;
-    const results = [
-      ...(await Promise.allSettled([open.session?.context.close()])),
-      ...(await Promise.allSettled([open.playground?.close()])),
-    ];
-    removeDir(stateDir);
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+    await closeAll(open);
   });
 
   test('a cell typed and a range sorted while the menu’s execution runs land at once; the run writes beside them', async () => {
@@ -163,12 +158,7 @@ describe('the playground behaves like Sheets', () => {
     );
     expect(sheet.maxCols).toBe(27);
     expect(env.values(spreadsheetId, 'Z998:AA1003')).toEqual(lines.map((line) => line.split('\t')));
-    await waitFor(
-      () => cell(page, 1003, 27).textContent(),
-      (t) => t === 'right 6',
-      ACTION_MS,
-      'AA1003 in the page',
-    );
+    await cellShows(page, 1003, 27, 'right 6', 'AA1003 in the page');
     expect(await page.locator('#selection-info').textContent()).toContain('Z998:AA1003');
   });
 
@@ -266,12 +256,7 @@ describe('the playground behaves like Sheets', () => {
     );
     expect(env.values(spreadsheetId, 'D30:D33').flat()).toEqual(['bob', 'carol', 'dave', 'alice']);
     expect(env.formulas(spreadsheetId, 'D40')[0][0]).toBe('=E31*10');
-    await waitFor(
-      () => cell(page, 31, 4).textContent(),
-      (t) => t === 'carol',
-      ACTION_MS,
-      'D31 in the page',
-    );
+    await cellShows(page, 31, 4, 'carol', 'D31 in the page');
   });
 
   test('=1+1 is a formula: its value is in the cell, references recalculate, errors show as in Sheets', async () => {
@@ -283,56 +268,26 @@ describe('the playground behaves like Sheets', () => {
     const { page } = session;
 
     await typeInCell(page, 2, 6, '=1+1');
-    await waitFor(
-      () => cell(page, 2, 6).textContent(),
-      (t) => t === '2',
-      ACTION_MS,
-      'F2 to show 2',
-    );
+    await cellShows(page, 2, 6, '2', 'F2 to show 2');
     expect(env.values(spreadsheetId, 'F2')[0][0]).toBe(2);
     expect(env.formulas(spreadsheetId, 'F2')[0][0]).toBe('=1+1');
     await cell(page, 2, 6).click();
     expect(await page.locator('#formula-input').inputValue()).toBe('=1+1');
 
     await typeInCell(page, 3, 6, '=(F2+1)*2^2');
-    await waitFor(
-      () => cell(page, 3, 6).textContent(),
-      (t) => t === '12',
-      ACTION_MS,
-      'F3 to show 12',
-    );
+    await cellShows(page, 3, 6, '12', 'F3 to show 12');
     await typeInCell(page, 2, 6, '=10/4');
-    await waitFor(
-      () => cell(page, 3, 6).textContent(),
-      (t) => t === '14',
-      ACTION_MS,
-      'F3 to follow F2',
-    );
+    await cellShows(page, 3, 6, '14', 'F3 to follow F2');
     expect(env.values(spreadsheetId, 'F2:F3').flat()).toEqual([2.5, 14]);
 
     await typeInCell(page, 4, 6, '=1/0');
-    await waitFor(
-      () => cell(page, 4, 6).textContent(),
-      (t) => t === '#DIV/0!',
-      ACTION_MS,
-      'F4 #DIV/0!',
-    );
+    await cellShows(page, 4, 6, '#DIV/0!', 'F4 #DIV/0!');
     expect(await cell(page, 4, 6).getAttribute('class')).toContain('k-error');
     await typeInCell(page, 5, 6, '=A2+1');
-    await waitFor(
-      () => cell(page, 5, 6).textContent(),
-      (t) => t === '#VALUE!',
-      ACTION_MS,
-      'F5 #VALUE!',
-    );
+    await cellShows(page, 5, 6, '#VALUE!', 'F5 #VALUE!');
     // A formula outside plain arithmetic stays as typed, with a note.
     await typeInCell(page, 6, 6, '=SUM(F2:F3)');
-    await waitFor(
-      () => cell(page, 6, 6).textContent(),
-      (t) => t === '=SUM(F2:F3)',
-      ACTION_MS,
-      'F6',
-    );
+    await cellShows(page, 6, 6, '=SUM(F2:F3)', 'F6');
     expect(await cell(page, 6, 6).getAttribute('title')).toMatch(/plain arithmetic/);
   });
 

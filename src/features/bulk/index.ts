@@ -6,4 +6,4 @@ export {
   pauseEnrichment,
   resumeEnrichment,
 } from './controls';
-export { enrichSelection } from './start';
+export { enrichSelection, retryFailedRows, startRun } from './start';

@@ -6,6 +6,7 @@
 import { CELL } from '../../core/cells';
 import type { Job } from '../../core/job';
 import { cellMark } from '../../core/rowPlan';
+import { readJobCells } from './columns';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
@@ -30,8 +31,9 @@ function followColumns(job: Job, sheet: Sheet, width: number): boolean {
   const header = job.headerTexts;
   const matches = (shift: number) => {
     if (!header || job.headerRow === null || job.urlColumn + shift < 1) return false;
-    if (job.urlColumn + shift + width - 1 > maxColumns) return false;
-    const row = sheet.getRange(job.headerRow, job.urlColumn + shift, 1, width).getValues()[0];
+    if (job.outputColumn + shift + width - 2 > maxColumns) return false;
+    const shifted = { urlColumn: job.urlColumn + shift, outputColumn: job.outputColumn + shift };
+    const row = readJobCells(sheet, shifted, job.headerRow, 1, width)[0];
     return row.every((value, index) => cellMark(value) === header[index]);
   };
   const blank = cellMark('');

@@ -4,23 +4,25 @@
  */
 import { loadJob, updateJob } from '../../adapters/jobStore';
 import { servicePorts } from '../../adapters/ports';
+import { keepPendingResults } from '../../adapters/resultStore';
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { readApiKey } from '../../adapters/settings';
-import { removeContinuationTrigger } from '../../adapters/ui';
 import { haltOf } from '../../core/answers';
 import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
-import { progressOf } from '../../core/job';
+import { idleProgress, mayDrive, progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
 import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
+import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../../core/quota';
+import { withoutStop } from '../../core/text';
 import type { NetworkHosts } from '../../core/url';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { runWindows, type Slice } from './window';
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 
-/** The spreadsheet of this execution; in a time-driven trigger there may be none (README, "Using it"). */
+/** The spreadsheet of this execution (a time-driven trigger left by an earlier version has none). */
 function activeSpreadsheet(): Spreadsheet | null {
   try {
     return SpreadsheetApp.getActiveSpreadsheet();
@@ -29,13 +31,21 @@ function activeSpreadsheet(): Spreadsheet | null {
   }
 }
 
-/** Takes the job's lease when it is running and no other slice holds it; the leased job, or null. */
-function lease(jobId: string, started: number): { job: Job | null; leased: boolean } {
+/**
+ * Takes the job's lease when it is running, this execution's user started it, and no other slice holds it; the
+ * leased job, or null. Nobody else's execution ever works on the run: it would spend their key's credits.
+ */
+function lease(
+  jobId: string,
+  started: number,
+  runnerId: string | null,
+): { job: Job | null; leased: boolean } {
   let leased = false;
   const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
   const job = updateJob((stored) => {
     if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
       return stored;
+    if (!mayDrive(stored, runnerId)) return stored;
     leased = true;
     return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
   });
@@ -46,10 +56,34 @@ function lease(jobId: string, started: number): { job: Job | null; leased: boole
  * Works on the job for one time budget: per window one read (the window's rows to check them, plus the next
  * window's) and one setValues per run of adjacent rows written now, never a call per cell.
  */
-export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINITY): Progress {
+export function processSlice(
+  jobId: string,
+  runnerId: string | null,
+  maxBudgetMs = Number.POSITIVE_INFINITY,
+): Progress {
+  try {
+    return processLeasedSlice(jobId, runnerId, maxBudgetMs);
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
+}
+
+/** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
+export function quotaPaused(): Progress {
+  return {
+    ...idleProgress(
+      `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`,
+    ),
+    state: 'paused',
+    reason: 'quota',
+  };
+}
+
+function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs: number): Progress {
   const started = Date.now();
-  const { job, leased } = lease(jobId, started);
-  if (!job || !leased) return progressOf(job);
+  const { job, leased } = lease(jobId, started, runnerId);
+  if (!job || !leased) return progressOf(job, { runnerId, now: started });
   const config = readScriptConfig();
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/core/pace.ts).
@@ -58,14 +92,16 @@ export function processSlice(jobId: string, maxBudgetMs = Number.POSITIVE_INFINI
   try {
     runSlice(slice);
   } catch (error) {
-    const message = `Paused after an unexpected error: ${error instanceof Error ? error.message : String(error)}. Resume to retry.`;
-    apply(slice, { type: 'halt', reason: 'error', message });
+    if (isPropertiesQuotaError(error)) {
+      apply(slice, { type: 'halt', reason: 'quota', message: quotaPaused().message });
+    } else {
+      const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
+      apply(slice, { type: 'halt', reason: 'error', message });
+    }
   }
   slice.job.leaseUntil = 0;
   const stored = updateJob((current) => merge(current, slice));
-  if (stored?.id !== slice.job.id || slice.leaseLost) return progressOf(stored);
-  if (stored.state === 'done' || stored.state === 'cancelled') removeContinuationTrigger();
-  return progressOf(stored);
+  return progressOf(stored, { runnerId, now: Date.now() });
 }
 
 interface SliceStart {
@@ -112,7 +148,9 @@ function runSlice(start: SliceStart): void {
     apply(start, { type: 'halt', ...ready.halt });
     return;
   }
-  const ports = servicePorts();
+  // A writing execution: what formulas paid for moves into the results sheet first.
+  keepPendingResults();
+  const ports = servicePorts(true);
   const slice: Slice = Object.assign(start, ready, {
     ports,
     known: new Map(),

@@ -1,161 +1,196 @@
-/** Starting a bulk run on the selected column: the job, the output columns, the counts of the rows as they are. */
+/**
+ * Starting a bulk run on the selected column (or Retry failed rows): its plan first (src/features/plan.ts), then,
+ * when the plan allows, the job, the output columns and the counts of the rows as they are.
+ */
 import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
+import { runnerEmail, runnerId } from '../../adapters/runner';
 import { readScriptConfig } from '../../adapters/scriptConfig';
-import { readSettings } from '../../adapters/settings';
-import { ensureContinuationTrigger, showSidebar } from '../../adapters/ui';
+import { showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
-import { type Job, type Progress, progressOf } from '../../core/job';
+import {
+  idleProgress,
+  type Job,
+  mayDrive,
+  notYourRun,
+  type PlanSummary,
+  type Progress,
+  progressOf,
+} from '../../core/job';
 import { isActive, transition } from '../../core/jobMachine';
 import { FIRST_SLICE_MAX_MS } from '../../core/limits';
-import { canReuseOutputColumns, cellMark, isHeaderText } from '../../core/rowPlan';
-import type { Settings } from '../../core/sidebarState';
-import { parseProfileInput } from '../../core/url';
+import { cellMark, isOwnStatus, statusOfRow } from '../../core/rowPlan';
+import { isInScope, type RunPlan, type RunRequest, type RunStart } from '../../core/runPlan';
+import { tallyKinds } from '../../core/runSummary';
+import { type PlannedRun, planFor } from '../plan';
+import { recordRun } from '../runHistory';
 import { processSlice } from './slice';
 
-type Range = GoogleAppsScript.Spreadsheet.Range;
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
-
 export function enrichSelection(): Progress {
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  return startFromMenu({ source: 'selection', mode: 'all' });
+}
+
+/** Retry failed rows (the menu): only the selected column's rows whose status is ERROR. */
+export function retryFailedRows(): Progress {
+  return startFromMenu({ source: 'selection', mode: 'retry' });
+}
+
+/**
+ * The menu: a run whose plan needs nothing from the user starts at once; otherwise the sidebar opens on the plan
+ * (a choice of columns, a price above the user's threshold, or a refusal) and nothing in the sheet changes.
+ */
+function startFromMenu(request: RunRequest): Progress {
+  const outcome = startRun(request);
+  if (outcome.started || outcome.plan === null) {
+    showSidebar('progress');
+    return outcome.progress;
+  }
+  showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
+  return outcome.progress;
+}
+
+/** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
+export function startRun(request: RunRequest): RunStart {
+  const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  const outcome = withDocumentLock((): { existing: Job } | { created: Job } => {
-    const stored = loadJob();
-    if (stored && isActive(stored.state)) return { existing: stored };
-    const selection = ss.getActiveRange();
-    if (!selection)
-      throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
-    const { job: created, prepareSheet } = createJob(selection);
-    // The job's state is saved first: if it cannot be, the sheet is left untouched.
-    saveJob(created);
-    try {
-      prepareSheet();
-    } catch (error) {
-      deleteJob();
-      throw error;
-    }
-    return { created };
-  });
-  showSidebar('progress');
+  const outcome = withDocumentLock(
+    (): { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan } => {
+      const stored = loadJob();
+      if (stored && isActive(stored.state)) return { existing: stored };
+      const planned = planFor(request);
+      const { plan } = planned;
+      if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
+      if (
+        plan.needsConfirm &&
+        !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
+      )
+        return { plan };
+      // The finished run this one replaces goes into the history first.
+      if (stored) recordRun(stored);
+      // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+      const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+      const { job: created, prepareSheet } = createJob(planned, owner);
+      // The job's state is saved first: if it cannot be, the sheet is left untouched.
+      saveJob(created);
+      try {
+        prepareSheet();
+      } catch (error) {
+        deleteJob();
+        throw error;
+      }
+      return { created, plan };
+    },
+  );
   if ('existing' in outcome) {
+    const { existing } = outcome;
+    const viewer = { runnerId: viewerId, now: Date.now() };
     return {
-      ...progressOf(outcome.existing),
-      message: `A run is already under way in this spreadsheet (${outcome.existing.state}). Resume or cancel it before starting another.`,
+      plan: null,
+      started: false,
+      progress: {
+        ...progressOf(existing, viewer),
+        message: mayDrive(existing, viewerId)
+          ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
+          : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
+      },
     };
   }
-  ensureContinuationTrigger();
-  // A short first slice: the sidebar, open now, drives the rest.
-  return processSlice(outcome.created.id, FIRST_SLICE_MAX_MS);
-}
-
-/** The selection as read: its header, its first and last URL rows, and whether the output columns are free. */
-interface Selection {
-  sheet: Sheet;
-  urlColumn: number;
-  headerRow: number | null;
-  firstRow: number;
-  lastRow: number;
-  /** The URL cell and the output cells of every row from the header (if any) to the last URL. */
-  block: unknown[][];
-  blockTop: number;
-  reusable: boolean;
-}
-
-const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, then try again.';
-
-function readSelection(selection: Range, settings: Settings): Selection {
-  const sheet = selection.getSheet();
-  const urlColumn = selection.getColumn();
-  const outputCount = outputHeaders(settings.extraFields).length;
-  const top = selection.getRow();
-  // A whole-column selection (A:A) ends at the sheet's last row with data, not at row 1,000,000.
-  const bottom = Math.min(selection.getLastRow(), sheet.getLastRow());
-  if (bottom < top) throw new Error(EMPTY_SELECTION);
-  const blockTop = top > 1 ? top - 1 : top;
-  const readWidth = 1 + Math.max(0, Math.min(outputCount, sheet.getMaxColumns() - urlColumn));
-  const block = sheet.getRange(blockTop, urlColumn, bottom - blockTop + 1, readWidth).getValues();
-  const at = (row: number) => block[row - blockTop];
-  let headerRow: number | null = null;
-  if (isHeaderText(at(top)[CELL.url])) headerRow = top;
-  else if (top > 1 && isHeaderText(block[0][CELL.url])) headerRow = top - 1;
-  // The job's rows run from the first to the last non-empty URL cell: its ends identify it later.
-  const filled = (row: number) => parseProfileInput(at(row)[CELL.url]).kind !== 'empty';
-  let firstRow = headerRow === top ? top + 1 : top;
-  while (firstRow <= bottom && !filled(firstRow)) firstRow++;
-  let lastRow = bottom;
-  while (lastRow >= firstRow && !filled(lastRow)) lastRow--;
-  if (firstRow > lastRow) {
-    throw new Error(
-      headerRow === null
-        ? EMPTY_SELECTION
-        : 'There are no profile URLs under the header: select the URLs, then try again.',
-    );
+  if (!('created' in outcome)) {
+    const { plan } = outcome;
+    return {
+      plan,
+      started: false,
+      progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
+    };
   }
-  const owned = [
-    ...(headerRow === null ? [] : [at(headerRow)]),
-    ...block.slice(firstRow - blockTop, lastRow - blockTop + 1),
-  ];
-  const reusable =
-    readWidth === 1 + outputCount &&
-    canReuseOutputColumns(
-      owned.map((row) => padRow(row.slice(CELL.email), outputCount)),
-      headerRow === null ? null : 0,
-      settings.extraFields,
-    );
-  return { sheet, urlColumn, headerRow, firstRow, lastRow, block, blockTop, reusable };
+  // A short first slice: the sidebar, open now, drives the rest (no trigger: none is needed).
+  const { created } = outcome;
+  return {
+    plan: outcome.plan,
+    started: true,
+    progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
+  };
 }
 
-function padRow(row: unknown[], width: number): unknown[] {
-  const padded = row.slice(0, width);
-  while (padded.length < width) padded.push('');
-  return padded;
-}
-
-/** Inserts output columns when the existing ones hold the user's data; plain-text format; the titles. */
-function prepareSheetFor(read: Selection, settings: Settings): () => void {
-  const { sheet, urlColumn, headerRow, firstRow, lastRow } = read;
+/** Inserts output columns where the plan says; plain-text format; the titles. */
+function prepareSheetFor(planned: PlannedRun): () => void {
+  const { sheet, read, settings } = planned;
+  const { placement } = planned.plan;
   const titles = outputHeaders(settings.extraFields);
   return () => {
-    // Never overwrite the user's data: insert fresh columns right of the URL column instead.
-    if (!read.reusable) sheet.insertColumnsAfter(urlColumn, titles.length);
+    // Never overwrite the user's data: the plan inserts columns, or uses empty ones further right.
+    if (placement.insertAfter !== null && placement.insertCount > 0) {
+      sheet.insertColumnsAfter(placement.insertAfter, placement.insertCount);
+    }
     // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
     // The Catch-all column keeps real booleans.
-    const rows = lastRow - firstRow + 1;
+    const rows = read.lastRow - read.firstRow + 1;
     sheet
       .getRangeList(
         textColumnOffsets(titles.length).map((offset) =>
-          sheet.getRange(firstRow, urlColumn + 1 + offset, rows, 1).getA1Notation(),
+          sheet.getRange(read.firstRow, placement.outputColumn + offset, rows, 1).getA1Notation(),
         ),
       )
       .setNumberFormat('@');
-    if (headerRow !== null && settings.writeHeader) {
-      sheet.getRange(headerRow, urlColumn + 1, 1, titles.length).setValues([titles]);
+    if (read.headerRow !== null && settings.writeHeader) {
+      sheet.getRange(read.headerRow, placement.outputColumn, 1, titles.length).setValues([titles]);
     }
   };
 }
 
-/** The header row's marks as the run will leave it (URL cell, then the output titles). */
-function headerMarks(read: Selection, settings: Settings): string[] | null {
-  if (read.headerRow === null) return null;
-  const titles = outputHeaders(settings.extraFields);
-  const row = read.block[read.headerRow - read.blockTop];
-  const existing = read.reusable ? padRow(row.slice(CELL.email), titles.length) : titles.map(() => '');
-  return [row[CELL.url], ...(settings.writeHeader ? titles : existing)].map(cellMark);
+/** A row as the job reads it: the URL cell, then the output cells where the plan puts them (empty if inserted). */
+function jobCells(planned: PlannedRun, row: unknown[]): unknown[] {
+  const width = outputHeaders(planned.settings.extraFields).length;
+  const { placement } = planned.plan;
+  const offset = placement.outputColumn - planned.read.urlColumn;
+  const cells: unknown[] = [row[0]];
+  for (let index = 0; index < width; index++) {
+    const inserted = placement.insertAfter !== null && placement.outputColumn + index > placement.insertAfter;
+    cells.push(inserted && placement.kind !== 'right' ? '' : (row[offset + index] ?? ''));
+  }
+  return cells;
 }
 
-function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
-  const settings = readSettings();
-  const read = readSelection(selection, settings);
-  const { sheet, urlColumn, firstRow, lastRow } = read;
-  const dataRows = read.block.slice(firstRow - read.blockTop, lastRow - read.blockTop + 1);
+function planSummary(plan: RunPlan): PlanSummary {
+  return {
+    range: plan.range,
+    rows: plan.rows,
+    newProfiles: plan.newProfiles,
+    knownProfiles: plan.knownProfiles,
+    notProfiles: plan.notProfiles,
+    blanks: plan.blanks,
+    alreadyDone: plan.alreadyDone,
+    credits: plan.credits,
+    columns: plan.placement.columns,
+    effect: plan.placement.effect,
+    retry: plan.mode === 'retry',
+    recheck: plan.recheck,
+  };
+}
+
+function createJob(
+  planned: PlannedRun,
+  owner: { id: string; name: string },
+): { job: Job; prepareSheet: () => void } {
+  const { plan, read, sheet, settings } = planned;
+  const { urlColumn, firstRow, lastRow } = read;
+  const dataRows = read.rows.map((row) => jobCells(planned, row));
+  const readsStatus = plan.placement.kind !== 'insert';
+  const redo = plan.redo ?? undefined;
   const { counts, hasDuplicates } = countSelection(
     dataRows,
-    settings.recheck,
-    read.reusable,
+    plan.recheck,
+    readsStatus,
     readScriptConfig().networkHosts,
+    redo,
   );
-  const outputCount = outputHeaders(settings.extraFields).length;
+  const titles = outputHeaders(settings.extraFields);
+  const header = read.header ? jobCells(planned, read.header) : null;
+  const kept = dataRows.filter((row) => {
+    const status = readsStatus ? statusOfRow(row) : '';
+    return !isInScope(status, isOwnStatus(status, row[CELL.email]), plan.redo, plan.recheck);
+  });
   const now = Date.now();
   const idle: Job = {
     id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
@@ -165,26 +200,31 @@ function createJob(selection: Range): { job: Job; prepareSheet: () => void } {
     firstRow,
     lastRow,
     headerRow: read.headerRow,
-    outputColumn: urlColumn + 1,
+    outputColumn: plan.placement.outputColumn,
     extraFields: settings.extraFields,
-    recheck: settings.recheck,
+    recheck: plan.recheck,
     cursor: firstRow,
     pass: 1,
     maxRows: sheet.getMaxRows(),
-    maxColumns: sheet.getMaxColumns() + (read.reusable ? 0 : outputCount),
+    maxColumns: sheet.getMaxColumns() + plan.placement.insertCount,
     topValue: cellMark(dataRows[0][CELL.url]),
     bottomValue: cellMark(dataRows[dataRows.length - 1][CELL.url]),
-    headerTexts: headerMarks(read, settings),
+    headerTexts: header
+      ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellMark)
+      : null,
     hasDuplicates,
     state: 'idle',
-    message:
-      selection.getNumColumns() > 1
-        ? `Several columns were selected: using the first one (${sheet.getRange(1, urlColumn).getA1Notation().replace(/\d+$/, '')}).`
-        : 'Starting…',
+    message: plan.note ?? 'Starting…',
     counts,
     startedAt: now,
     updatedAt: now,
     leaseUntil: 0,
+    // The results the run leaves alone: its summary counts what it added beyond these.
+    baseline: tallyKinds(kept.map((row) => row.slice(CELL.email))),
+    plan: planSummary(plan),
+    ownerId: owner.id,
+    ownerName: owner.name,
   };
-  return { job: transition(idle, { type: 'start' }), prepareSheet: prepareSheetFor(read, settings) };
+  if (redo) idle.redo = redo;
+  return { job: transition(idle, { type: 'start' }), prepareSheet: prepareSheetFor(planned) };
 }

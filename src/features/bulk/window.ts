@@ -6,7 +6,14 @@
 
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { haltOf } from '../../core/answers';
-import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
+import {
+  CELL,
+  enrichmentRow,
+  type RowOutcome,
+  rowNeedsPlainText,
+  STATUS,
+  textColumnOffsets,
+} from '../../core/cells';
 import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
@@ -17,6 +24,7 @@ import type { LookupPorts } from '../../core/ports';
 import type { CachedResult } from '../../core/resultCodec';
 import {
   adjacentRuns,
+  cellMark,
   firstWithoutStatus,
   planRows,
   type RowPlan,
@@ -27,6 +35,7 @@ import {
 import type { NetworkHosts } from '../../core/url';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
+import { readJobCells } from './columns';
 import { apply, ownsLease, saveProgress, working } from './slice';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -99,8 +108,9 @@ function rowsForOneBatch(slice: Slice, plans: RowPlan[], limit: number): number 
   return plans.length;
 }
 
+/** The URL and output cells of `count` rows; an output cell holding a formula reads as its formula (user data). */
 function read(slice: Slice, from: number, count: number): unknown[][] {
-  return count <= 0 ? [] : slice.sheet.getRange(from, slice.job.urlColumn, count, slice.width).getValues();
+  return readJobCells(slice.sheet, slice.job, from, count, slice.width, true);
 }
 
 /** A stored or fresh result; a re-check ignores results stored before its run started. */
@@ -108,14 +118,18 @@ function resultOf(slice: Slice, key: string): LookupResult | undefined {
   const hit = slice.known.get(key);
   if (hit) return hit;
   const stored = slice.storeView(key);
-  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) return stored.result;
+  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) {
+    // Retry failed rows with UNPROCESSABLE: the stored answer is the one retried (a new one counts from the start).
+    const retried = slice.job.redo?.includes(STATUS.unprocessable) && stored.result.kind === 'unprocessable';
+    if (!retried || stored.savedAt >= slice.job.startedAt) return stored.result;
+  }
   return undefined;
 }
 
 /** The output a duplicate row copies from another row of the job, when a result was written there. */
 function copyOf(slice: Slice, key: string): unknown[] | undefined {
   const { job } = slice;
-  if (job.pass === 1 && (!job.hasDuplicates || job.recheck)) return undefined;
+  if (job.redo || (job.pass === 1 && (!job.hasDuplicates || job.recheck))) return undefined;
   if (!slice.written) {
     const rows = job.lastRow - job.firstRow + 1;
     slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : [], slice.hosts);
@@ -140,7 +154,7 @@ function planWindow(slice: Slice): WindowPlan {
   }
   const block = slice.block;
   const firstPass = job.pass === 1;
-  const planned = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts);
+  const planned = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts, job.redo);
   const plans = slice.pacer ? planned.slice(0, rowsForOneBatch(slice, planned, slice.pacer.next())) : planned;
   size = plans.length;
   const unwritable = new Set<number>();
@@ -148,7 +162,7 @@ function planWindow(slice: Slice): WindowPlan {
     if (
       plan.action !== 'keep' &&
       plan.action !== 'blank' &&
-      !stillPending(block[index], job.recheck && firstPass, firstPass)
+      !stillPending(block[index], job.recheck && firstPass, firstPass, job.redo)
     ) {
       unwritable.add(index);
     }
@@ -184,10 +198,14 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     apiKey: slice.apiKey,
     endpoint: slice.endpoint,
     retry: DEFAULT_RETRY,
+    holdSeconds: BULK_CLAIM_SECONDS,
+    storedSince: slice.job.recheck ? slice.job.startedAt : undefined,
     batchSize: slice.pacer ?? fixedBatchSize(slice.batchSize ?? PACE_START),
     budget: sliceBudget(slice.deadline),
   });
   const { counts } = slice.job;
+  // Paid by another execution since the window was planned: no credit spent here.
+  for (const [key, result] of report.alreadyKept ?? []) slice.known.set(key, result);
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.known.set(key, outcome);
@@ -216,9 +234,13 @@ interface Written {
  * Checks the rows again right before writing (the user may have sorted or inserted rows meanwhile; the same read
  * brings the next window's rows), then writes only the rows done now, in runs of adjacent rows: a row in
  * between may hold a formula of the user's. Undefined when the lease was lost (nothing written).
+ * The cursor stops at the first row not done (not sent in time, or halted by a 401/402/quota); every later row
+ * of the window holding a result is written too, so a result paid for is in the sheet when the run pauses.
  */
 function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Written | undefined {
   const { job } = slice;
+  const firstPass = job.pass === 1;
+  const recheckPass = job.recheck && firstPass;
   const nextEnd = Math.min(job.cursor + window.size - 1 + windowRows(slice), job.lastRow);
   const check = read(slice, job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
@@ -228,20 +250,24 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
     const plan = window.plans[index];
     if (plan.action === 'keep' || plan.action === 'blank' || window.unwritable.has(index)) continue;
     const outcome = rowOutcome(slice, plan, report);
-    const copied = !outcome && plan.action === 'lookup' ? copyOf(slice, plan.key) : undefined;
+    const ahead = index > stopAt;
+    const copied = !outcome && !ahead && plan.action === 'lookup' ? copyOf(slice, plan.key) : undefined;
     if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
-      // Not sent in time, or halted (401/402/quota): this row and the ones after it wait for the next slice.
-      stopAt = index;
-      break;
+      // This row and the ones after it wait for the next slice (rows after it with a result are written now).
+      if (stopAt === window.size) stopAt = index;
+      continue;
     }
-    const firstPass = job.pass === 1;
+    // Past the stop only results are written: the row is then final (the next window keeps it as it is).
+    if (ahead && (plan.action !== 'lookup' || outcome?.kind === 'error')) continue;
     if (
       !sameInput(check[index]?.[CELL.url], plan, slice.hosts) ||
-      !stillPending(check[index], job.recheck && firstPass, firstPass)
+      !stillPending(check[index], recheckPass, firstPass, job.redo)
     )
       continue;
     const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
     if (copied) countCopy(job.counts, copied);
+    else if (recheckPass && plan.action === 'lookup')
+      countRechecked(job, plan.key, outcome as RowOutcome, ahead);
     else countOutcome(job.counts, outcome as RowOutcome);
     if (plan.action === 'lookup' && outcome && outcome.kind !== 'error') slice.written?.set(plan.key, row);
     outputs[index] = row;
@@ -250,6 +276,22 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
   if (changed.length > 0 && !ownsLease(slice)) return undefined;
   writeRuns(slice, adjacentRuns(changed), outputs);
   return { stopAt, check };
+}
+
+/**
+ * A re-check's first pass looks every row up again, so a row written ahead of the cursor (past a halt) comes up
+ * again in the next window: it is counted once, when first written (`job.writtenAhead` holds its key's hash).
+ */
+function countRechecked(job: Job, key: string, outcome: RowOutcome, ahead: boolean): void {
+  const mark = cellMark(key);
+  const marks = job.writtenAhead ?? [];
+  const earlier = marks.indexOf(mark);
+  if (ahead) job.writtenAhead = [...marks, mark];
+  else if (earlier >= 0) {
+    job.writtenAhead = marks.filter((_, index) => index !== earlier);
+    return;
+  }
+  countOutcome(job.counts, outcome);
 }
 
 function writeRuns(slice: Slice, runs: Array<{ from: number; count: number }>, outputs: unknown[][]): void {
@@ -301,22 +343,19 @@ function processWindow(slice: Slice): boolean {
 function startNextPass(slice: Slice): boolean {
   const { job } = slice;
   const rows = job.lastRow - job.firstRow + 1;
-  const values =
-    rows > 0
-      ? slice.sheet
-          .getRange(job.firstRow, job.urlColumn, rows, Math.min(slice.width, CELL.status + 1))
-          .getValues()
-      : [];
+  const values = readJobCells(slice.sheet, job, job.firstRow, rows, Math.min(slice.width, CELL.status + 1));
   const pendingIndex = firstWithoutStatus(values);
-  if (pendingIndex < 0 || job.pass >= MAX_PASSES) {
+  // Retry failed rows has one pass: rows without a status are not its to fill.
+  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
     apply(slice, {
       type: 'finish',
       counts: countFinished(job.counts, values),
-      leftPending: pendingIndex >= 0,
+      leftPending: pendingIndex >= 0 && !job.redo,
     });
     return false;
   }
   job.pass++;
+  delete job.writtenAhead;
   job.cursor = job.firstRow + pendingIndex;
   return true;
 }

@@ -14,6 +14,7 @@ export function fixedBatchSize(size: number): BatchSizer {
 export function sliceBudget(deadline: number): SendBudget {
   return {
     mayStart: (now, waitMs, first) => (first && waitMs === 0) || now + waitMs < deadline,
+    lockDeadline: () => deadline,
     observe: () => undefined,
   };
 }
@@ -34,8 +35,12 @@ export class FormulaBudget implements SendBudget {
   ) {}
 
   mayStart(now: number, waitMs = 0): boolean {
-    const plausibleMs = this.slowestMs ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd;
-    return now + waitMs + plausibleMs <= this.end;
+    return now + waitMs <= this.lockDeadline();
+  }
+
+  /** The latest a batch may start: it may take FORMULA_TAIL_FACTOR times the slowest so far, or all past 14 s. */
+  lockDeadline(): number {
+    return this.end - (this.slowestMs ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd);
   }
 
   observe(sample: BatchSample): void {

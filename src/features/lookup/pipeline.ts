@@ -5,7 +5,6 @@
  */
 import { haltsRun, mayRetry } from '../../core/answers';
 import { stableHash } from '../../core/hash';
-import { RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
 import type {
   BatchSample,
@@ -20,6 +19,7 @@ import { LOST_PREFIX } from '../../core/propertyNames';
 export type { LookupPorts };
 
 import { claimKey, putClaims, readClaims, releaseClaims } from '../../core/claims';
+import { EXECUTION_LIMIT_MS, MAX_CLAIMS_AT_ONCE, RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type RetryPolicy, retryDelayMs } from '../../core/retry';
 
 export interface ClaimRequest {
@@ -47,8 +47,10 @@ export interface Claimed {
   mine: string[];
   /** Claimed by someone else, by the claim's value. */
   heldBy: Map<string, string>;
-  /** Free, but not admitted now. */
+  /** Free, but not admitted now (or past MAX_CLAIMS_AT_ONCE: claimed on a later call). */
   blocked: string[];
+  /** Free, but more than the result store can keep now (a formula's buffer is full): not claimed. */
+  unsaved: string[];
   probing: boolean;
 }
 
@@ -61,13 +63,20 @@ export function claimUnknown(ports: LookupPorts, request: ClaimRequest): Claimed
   const { cache } = ports;
   if (!cache) {
     const known = request.inStore(request.keys);
-    const mine = request.keys.filter((key) => !known.has(key));
-    return { mine, heldBy: new Map(), blocked: [], probing: false };
+    const free = request.keys.filter((key) => !known.has(key));
+    return { ...withinRoom(ports, free), heldBy: new Map(), probing: false };
   }
-  return ports.lock.tryWith(() => claimHoldingLock(cache, request), request.deadline)?.value;
+  return ports.lock.tryWith(() => claimHoldingLock(ports, cache, request), request.deadline)?.value;
 }
 
-function claimHoldingLock(cache: DocumentCache, request: ClaimRequest): Claimed {
+/** Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now. */
+function withinRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
+  const fits = Math.max(0, Math.min(free.length, ports.store.room?.() ?? free.length));
+  const now = Math.min(fits, MAX_CLAIMS_AT_ONCE);
+  return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
+}
+
+function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: ClaimRequest): Claimed {
   const markers = readClaims(cache, request.keys, request.markers ?? []);
   const claimOf = (key: string) => markers[claimKey(key)];
   const heldBy = new Map<string, string>();
@@ -79,10 +88,51 @@ function claimHoldingLock(cache: DocumentCache, request: ClaimRequest): Claimed 
   }
   const known = request.inStore(unclaimed);
   const free = unclaimed.filter((key) => !known.has(key));
-  const admitted = request.admit ? request.admit(markers, free) : 'claim';
-  if (admitted === 'block') return { mine: [], heldBy, blocked: free, probing: false };
-  putClaims(cache, free, request.value, request.seconds);
-  return { mine: free, heldBy, blocked: [], probing: admitted === 'probe' };
+  const room = withinRoom(ports, free);
+  const admitted = request.admit ? request.admit(markers, room.mine) : 'claim';
+  if (admitted === 'block')
+    return {
+      mine: [],
+      heldBy,
+      blocked: [...room.mine, ...room.blocked],
+      unsaved: room.unsaved,
+      probing: false,
+    };
+  putClaims(cache, room.mine, request.value, request.seconds);
+  return { ...room, heldBy, probing: admitted === 'probe' };
+}
+
+/**
+ * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
+ * being sent (ResultStore.beginSend). Keys stored meanwhile settle with their result; keys another execution is
+ * sending, or that the store could not keep now, leave the queue unsent. Undefined when the lock stayed busy.
+ */
+function confirmBatch(
+  ports: LookupPorts,
+  request: SendRequest,
+  queue: Queue,
+  report: SendReport,
+  batch: string[],
+): { send: string[]; sending?: string } | undefined {
+  const { store } = ports;
+  if (!store.beginSend) return { send: batch };
+  const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
+  const until = ports.clock.now() + holdMs;
+  const check = ports.lock.tryWith(
+    () => store.beginSend?.(batch, until, request.storedSince),
+    request.budget.lockDeadline(),
+  )?.value;
+  if (!check) return undefined;
+  for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
+  report.unsaved?.push(...check.full);
+  report.elsewhere?.push(...check.elsewhere);
+  const dropped = new Set([...check.stored.keys(), ...check.elsewhere, ...check.full]);
+  if (dropped.size > 0) {
+    // Only the keys settled here are released: a key another execution sends may carry its claim.
+    releaseClaims(ports.cache, [...check.stored.keys(), ...check.full]);
+    queue.keys = queue.keys.filter((key) => !dropped.has(key));
+  }
+  return { send: check.send, sending: check.sending };
 }
 
 export interface SendRequest {
@@ -93,6 +143,13 @@ export interface SendRequest {
   retry: RetryPolicy;
   batchSize: BatchSizer;
   budget: SendBudget;
+  /**
+   * How long the record of a batch being sent keeps others from sending its keys if this execution dies:
+   * as long as the claims (FORMULA_CLAIM_SECONDS, BULK_CLAIM_SECONDS). Default: an execution's limit.
+   */
+  holdSeconds?: number;
+  /** Stored results older than this do not count (a re-check run looks them up again). */
+  storedSince?: number;
   /** Before each batch goes out (=FINDEMAIL re-reads the halt marker); may throw. */
   beforeBatch?(): void;
   /** After each batch was stored and its settled keys released, before a halt ends the sending. */
@@ -111,6 +168,12 @@ export interface SendReport {
   /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
   halt?: ServiceError;
   requestsSent: number;
+  /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
+  unsaved?: string[];
+  /** Keys found in the store right before their batch went out (another execution paid): no credit spent. */
+  alreadyKept?: Map<string, LookupResult>;
+  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
+  elsewhere?: string[];
   /** Requests whose answer was lost to a connection failure: the service may have charged each. */
   lostAnswers: number;
 }
@@ -156,7 +219,14 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   const keys = [...request.claimed.keys()];
   const marks = cache?.getAll(keys.map(lostKey)) ?? {};
   const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate: 0 };
-  const report: SendReport = { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
+  const report: SendReport = {
+    outcomes: new Map(),
+    requestsSent: 0,
+    unsaved: [],
+    alreadyKept: new Map(),
+    elsewhere: [],
+    lostAnswers: 0,
+  };
   const done: string[] = [];
   for (const key of keys) {
     const lost = Number(marks[lostKey(key)]) || 0;
@@ -173,7 +243,9 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
       if (!batch) break;
       request.beforeBatch?.();
-      sendOneBatch(ports, queue, request, report, batch);
+      const confirmed = confirmBatch(ports, request, queue, report, batch);
+      if (!confirmed) break;
+      if (confirmed.send.length > 0) sendOneBatch(ports, queue, request, report, confirmed);
     }
   } finally {
     releaseClaims(cache, queue.keys);
@@ -210,7 +282,7 @@ function sendOneBatch(
   queue: Queue,
   request: SendRequest,
   report: SendReport,
-  batch: string[],
+  { send: batch, sending }: { send: string[]; sending?: string },
 ): void {
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
@@ -261,8 +333,8 @@ function sendOneBatch(
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
-  // Charged results are stored before their claims are released.
-  ports.store.putMany(stored);
+  // Charged results are stored (ending the batch's sending record) before their claims are released.
+  ports.store.putMany(stored, sending);
   if (sent.lost) ports.cache?.putAll(lostNow, LOST_SECONDS);
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));

@@ -1,0 +1,34 @@
+/**
+ * Who runs this execution, for the bulk run's ownership (issue 10): a random id kept in the user's own user
+ * properties, which no other user can read, and the user's e-mail address to show to other editors.
+ *
+ * Why not Session: Session.getTemporaryActiveUserKey() "rotates every 30 days", so a run paused longer would lose
+ * its owner; Session.getActiveUser().getEmail() needs the userinfo.email scope and "returns a blank string if
+ * security policies do not allow access to the user's email address" (developers.google.com/apps-script/reference/
+ * base/session, .../base/user): fine to show a name, not to decide who pays.
+ */
+import { RUNNER_ID_PROPERTY } from '../core/propertyNames';
+
+/** This user's runner id; with `create`, one is made and saved on first use (otherwise null until then). */
+export function runnerId(create = false): string | null {
+  const props = PropertiesService.getUserProperties();
+  const stored = props.getProperty(RUNNER_ID_PROPERTY);
+  if (stored || !create) return stored;
+  const id = Utilities.getUuid();
+  props.setProperty(RUNNER_ID_PROPERTY, id);
+  return id;
+}
+
+/** The user's e-mail address, or '' where Apps Script does not give it. */
+export function runnerEmail(): string {
+  try {
+    return Session.getActiveUser().getEmail() || '';
+  } catch {
+    return '';
+  }
+}
+
+/** The viewer of a run's progress: this user, now. */
+export function currentViewer(): { runnerId: string | null; now: number } {
+  return { runnerId: runnerId(), now: Date.now() };
+}

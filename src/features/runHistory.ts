@@ -1,0 +1,115 @@
+/**
+ * What a run did: its summary when it ends (counters that do not overlap, from one read of its rows), the last few
+ * runs of the spreadsheet (document properties), and selecting the first failed row.
+ */
+import { loadJob } from '../adapters/jobStore';
+import { withDocumentLock } from '../adapters/lock';
+import { CELL, outputHeaders, STATUS } from '../core/cells';
+import type { Job } from '../core/job';
+import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
+import { cellText } from '../core/rowPlan';
+import { columnName } from '../core/runPlan';
+import {
+  addToHistory,
+  emptyKinds,
+  kindOfStatus,
+  type RunHistory,
+  type RunSummary,
+  subtractKinds,
+} from '../core/runSummary';
+import { parseProfileInput } from '../core/url';
+import { readJobCells } from './bulk/columns';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+const ENDED = ['done', 'cancelled'];
+
+function sheetOf(job: Job): Sheet | undefined {
+  return SpreadsheetApp.getActiveSpreadsheet()
+    .getSheets()
+    .find((sheet) => sheet.getSheetId() === job.sheetId);
+}
+
+function readHistory(): RunSummary[] {
+  try {
+    const raw = PropertiesService.getDocumentProperties().getProperty(RUN_HISTORY_PROPERTY);
+    const history = JSON.parse(raw ?? '[]') as RunSummary[];
+    return Array.isArray(history) ? history : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The rows of the job's range (URL, Email, Email status), or none when its sheet is gone. */
+function jobRows(job: Job): unknown[][] {
+  const sheet = sheetOf(job);
+  if (!sheet || job.lastRow < job.firstRow) return [];
+  return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
+}
+
+/** The summary of an ended run, from one read of its rows. */
+export function summarize(job: Job, rows = jobRows(job)): RunSummary {
+  const after = emptyKinds();
+  for (const row of rows) {
+    if (parseProfileInput(row[CELL.url]).kind === 'empty') continue;
+    const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
+    if (kind) after[kind]++;
+  }
+  const endedAt = job.updatedAt;
+  return {
+    id: job.id,
+    state: job.state,
+    retry: Boolean(job.redo),
+    sheetName: job.sheetName,
+    range: `${columnName(job.urlColumn)}${job.firstRow}:${columnName(job.urlColumn)}${job.lastRow}`,
+    ...subtractKinds(after, job.baseline),
+    alreadyDone: job.counts.skipped,
+    creditsSpent: job.counts.creditsUsed,
+    startedAt: job.startedAt,
+    endedAt,
+    durationMs: Math.max(0, endedAt - job.startedAt),
+  };
+}
+
+/** Adds an ended run to the history (once). Call it holding the document lock. */
+export function recordRun(job: Job): RunSummary | null {
+  if (!ENDED.includes(job.state)) return null;
+  const history = readHistory();
+  const recorded = history.find((entry) => entry.id === job.id);
+  if (recorded) return recorded;
+  const summary = summarize(job);
+  PropertiesService.getDocumentProperties().setProperty(
+    RUN_HISTORY_PROPERTY,
+    JSON.stringify(addToHistory(history, summary)),
+  );
+  return summary;
+}
+
+/** The last run's summary (recorded the first time it is asked for after the run ended) and the history. */
+export function getRunHistory(): RunHistory {
+  const job = loadJob();
+  if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
+    const last = withDocumentLock(() => recordRun(job));
+    return { last, history: readHistory() };
+  }
+  const history = readHistory();
+  const last =
+    job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
+  return { last, history };
+}
+
+const FAILED: string[] = [STATUS.error, STATUS.unprocessable, STATUS.invalidUrl];
+
+/** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
+export function selectFirstFailedRow(): string {
+  const job = loadJob();
+  const sheet = job && sheetOf(job);
+  if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
+  const rows = jobRows(job);
+  const index = rows.findIndex((row) => FAILED.includes(cellText(row[CELL.status])));
+  if (index < 0) return 'No row of the last run failed.';
+  const row = job.firstRow + index;
+  const width = job.outputColumn - job.urlColumn + outputHeaders(job.extraFields).length;
+  sheet.getRange(row, job.urlColumn, 1, width).activate();
+  return `Row ${row} is selected (${cellText(rows[index][CELL.status])}).`;
+}

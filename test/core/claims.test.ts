@@ -1,0 +1,81 @@
+/** Claims never exceed what the cache keeps in one call, and the pipeline claims at most MAX_CLAIMS_AT_ONCE keys. */
+import { claimKey, putClaims } from '../../src/core/claims';
+import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
+import type { DocumentCache, LookupPorts } from '../../src/core/ports';
+import { claimUnknown } from '../../src/features/lookup/pipeline';
+
+function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
+  const entries = new Map<string, string>();
+  const putSizes: number[] = [];
+  const cache: DocumentCache = {
+    get: (key) => entries.get(key) ?? null,
+    getAll: (keys) =>
+      Object.fromEntries(keys.filter((k) => entries.has(k)).map((k) => [k, entries.get(k) as string])),
+    putAll: (values) => {
+      putSizes.push(Object.keys(values).length);
+      for (const [k, v] of Object.entries(values)) entries.set(k, v);
+    },
+    put: (key, value) => entries.set(key, value),
+    remove: (key) => entries.delete(key),
+    removeAll: (keys) => {
+      for (const k of keys) entries.delete(k);
+    },
+  };
+  return { cache, putSizes, entries };
+}
+
+const keys = Array.from({ length: 1100 }, (_, i) => `network.com/in/key-${i}`);
+
+test('putClaims splits 1,100 claims into calls of at most MAX_CLAIMS_AT_ONCE (the cache keeps about 1,000 items)', () => {
+  const { cache, putSizes, entries } = recordingCache();
+  putClaims(cache, keys, '1', 31);
+  expect(Math.max(...putSizes)).toBeLessThanOrEqual(MAX_CLAIMS_AT_ONCE);
+  expect(MAX_CLAIMS_AT_ONCE).toBeLessThan(900);
+  expect(entries.size).toBe(1100);
+});
+
+test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocked), none is lost', () => {
+  const { cache, putSizes } = recordingCache();
+  const ports = {
+    store: {
+      getMany: () => new Map(),
+      snapshot: () => () => undefined,
+      putMany: () => undefined,
+      room: () => 2000,
+    },
+    cache,
+    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+  } as unknown as LookupPorts;
+  const first = claimUnknown(ports, { keys, value: '1', seconds: 31, inStore: () => new Set() });
+  expect(first?.mine).toHaveLength(MAX_CLAIMS_AT_ONCE);
+  expect(first?.blocked).toHaveLength(1100 - MAX_CLAIMS_AT_ONCE);
+  expect(Math.max(...putSizes)).toBeLessThanOrEqual(MAX_CLAIMS_AT_ONCE);
+  // Claimed keys are held: a second call claims the next ones.
+  const second = claimUnknown(ports, { keys, value: '1', seconds: 31, inStore: () => new Set() });
+  expect(second?.heldBy.size).toBe(MAX_CLAIMS_AT_ONCE);
+  expect(second?.mine[0]).toBe(keys[MAX_CLAIMS_AT_ONCE]);
+  expect(cache.get(claimKey(keys[0]))).toBe('1');
+});
+
+test('claimUnknown claims no more than the store can keep: the rest are reported unsaved, not claimed', () => {
+  const { cache } = recordingCache();
+  const ports = {
+    store: {
+      getMany: () => new Map(),
+      snapshot: () => () => undefined,
+      putMany: () => undefined,
+      room: () => 3,
+    },
+    cache,
+    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+  } as unknown as LookupPorts;
+  const claimed = claimUnknown(ports, {
+    keys: keys.slice(0, 10),
+    value: '1',
+    seconds: 31,
+    inStore: () => new Set(),
+  });
+  expect(claimed?.mine).toEqual(keys.slice(0, 3));
+  expect(claimed?.unsaved).toEqual(keys.slice(3, 10));
+  expect(cache.get(claimKey(keys[5]))).toBeNull();
+});

@@ -1,0 +1,243 @@
+import type { LookupResult } from '../../src/core/lookup';
+import { planRows, stillPending } from '../../src/core/rowPlan';
+import {
+  type ColumnRead,
+  columnName,
+  type PlanOptions,
+  placementOptions,
+  planRun,
+} from '../../src/core/runPlan';
+import { parseNetworkHosts } from '../../src/core/url';
+
+const HOSTS = parseNetworkHosts('network.com');
+const u = (slug: string) => `https://www.network.com/in/${slug}`;
+const key = (slug: string) => `https://network.com/in/${slug}`;
+const TITLES = ['Email', 'Email status', 'Catch-all', 'Note'];
+const found: LookupResult = {
+  kind: 'found',
+  email: 'x@acme.test',
+  emailStatus: 'VALID',
+  catchAll: false,
+  accountType: 'professional',
+  profile: {},
+};
+const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private profile', profile: {} };
+
+function read(rows: unknown[][], header: unknown[] | null = ['Profile'], maxColumns = 26): ColumnRead {
+  return {
+    sheetName: 'Leads',
+    urlColumn: 1,
+    maxColumns,
+    headerRow: header ? 1 : null,
+    firstRow: header ? 2 : 1,
+    lastRow: (header ? 1 : 0) + rows.length,
+    header,
+    rows,
+  };
+}
+
+const OPTIONS: PlanOptions = {
+  mode: 'all',
+  includeUnprocessable: false,
+  recheck: false,
+  extraFields: false,
+  confirmAbove: 100,
+  hosts: HOSTS,
+};
+
+/** A store that knows these keys, and records every read. */
+function store(known: Record<string, LookupResult> = {}) {
+  const reads: string[][] = [];
+  const getMany = (keys: string[]) => {
+    reads.push(keys);
+    return new Map(keys.filter((k) => known[k]).map((k) => [k, known[k]] as [string, LookupResult]));
+  };
+  return { reads, getMany };
+}
+
+describe('planRun: the numbers before a run', () => {
+  it('counts rows, distinct new profiles, known ones, cells that are not profiles and blanks; one store read', () => {
+    const rows = [[u('ann')], [u('bob')], [u('Ann/')], [''], ['not a url'], [u('cy')], [u('cy')]];
+    const s = store({ [key('bob')]: found });
+    const plan = planRun(read(rows), OPTIONS, s.getMany);
+    expect(plan).toMatchObject({
+      rows: 7,
+      blanks: 1,
+      notProfiles: 1,
+      lookupRows: 5,
+      newProfiles: 2, // ann (twice spelled) and cy (twice)
+      knownProfiles: 1, // bob, from the store
+      alreadyDone: 0,
+      credits: 2,
+      range: 'A2:A8',
+      needsChoice: false,
+      needsConfirm: false,
+    });
+    expect(plan.placement).toMatchObject({ kind: 'reuse', columns: 'B:E', insertCount: 0 });
+    expect(plan.placement.effect).toMatch(/Nothing moves/);
+    expect(s.reads).toEqual([[key('ann'), key('bob'), key('cy')]]);
+  });
+
+  it("rows holding the add-on's results are already done; their profiles are free for duplicates", () => {
+    const rows = [
+      [u('ann'), 'ann@acme.test', 'VALID', false, ''],
+      [u('ann')],
+      [u('bob'), '', 'ERROR', '', 'timed out'],
+      [u('cy'), '', 'NOT_FOUND', '', ''],
+    ];
+    const plan = planRun(read(rows, ['Profile', ...TITLES]), OPTIONS, store().getMany);
+    expect(plan).toMatchObject({
+      alreadyDone: 2,
+      lookupRows: 2,
+      knownProfiles: 1,
+      newProfiles: 1,
+      errorRows: 1,
+    });
+  });
+
+  it('re-check is a choice for this run: every profile is bought again, none is free', () => {
+    const rows = [
+      [u('ann'), 'ann@acme.test', 'VALID', false, ''],
+      [u('bob'), '', 'NOT_FOUND', '', ''],
+    ];
+    const s = store({ [key('ann')]: found });
+    const plan = planRun(read(rows, ['Profile', ...TITLES]), { ...OPTIONS, recheck: true }, s.getMany);
+    expect(plan).toMatchObject({
+      recheck: true,
+      alreadyDone: 0,
+      newProfiles: 2,
+      knownProfiles: 0,
+      credits: 2,
+    });
+    expect(s.reads).toEqual([]);
+  });
+
+  it('asks to confirm above the threshold, and not at it', () => {
+    const rows = Array.from({ length: 4 }, (_, i) => [u(`p-${i}`)]);
+    expect(planRun(read(rows), { ...OPTIONS, confirmAbove: 4 }, store().getMany).needsConfirm).toBe(false);
+    expect(planRun(read(rows), { ...OPTIONS, confirmAbove: 3 }, store().getMany).needsConfirm).toBe(true);
+  });
+
+  it('refuses a column without any profile URL (the Email column selected by mistake)', () => {
+    const rows = [['ann@acme.test'], ['bob@acme.test'], ['']];
+    const plan = planRun(read(rows, ['Email']), OPTIONS, store().getMany);
+    expect(plan.refusal).toMatch(/^Column A holds e-mail addresses, not profile URLs: nothing was changed\./);
+    const text = planRun(read([['hello'], [12]]), OPTIONS, store().getMany);
+    expect(text.refusal).toMatch(/^Column A holds no profile URL: nothing was changed\./);
+    // One profile URL among other cells is a column to run: the rest is INVALID_URL, for free.
+    expect(planRun(read([['hello'], [u('ann')]]), OPTIONS, store().getMany).refusal).toBeUndefined();
+  });
+});
+
+describe('placements: where the results go and what moves', () => {
+  it('user data beside the URLs: a choice of inserting columns or the first empty ones further right', () => {
+    const rows = [
+      [u('ann'), 'Acme', '', '', '', '', 'x'],
+      [u('bob'), 'Beta', '', '', '', '', ''],
+    ];
+    const options = placementOptions(read(rows, ['Profile', 'Company', '', '', '', '', 'Phone']), false);
+    expect(options.map((o) => [o.kind, o.columns, o.insertAfter, o.insertCount])).toEqual([
+      ['insert', 'B:E', 1, 4],
+      ['right', 'C:F', null, 0],
+    ]);
+    expect(options[0].effect).toMatch(/B and every column right of it move 4 to the right/);
+    expect(options[1].effect).toBe('Results go into the empty columns C:F. Nothing moves.');
+    const plan = planRun(read(rows, ['Profile', 'Company']), OPTIONS, store().getMany);
+    expect(plan.needsChoice).toBe(true);
+  });
+
+  it("finds the add-on's own columns further right (a second run after choosing them)", () => {
+    const rows = [[u('ann'), 'Acme', 'ann@acme.test', 'VALID', false, '']];
+    const header = ['Profile', 'Company', ...TITLES];
+    const options = placementOptions(read(rows, header), false);
+    expect(options[1]).toMatchObject({ kind: 'right', columns: 'C:F', outputColumn: 3 });
+    const plan = planRun(read(rows, header), { ...OPTIONS, chosen: 'right' }, store().getMany);
+    expect(plan).toMatchObject({ alreadyDone: 1, newProfiles: 0, credits: 0 });
+  });
+
+  it('appends columns at the end when the sheet has no room', () => {
+    const rows = [[u('ann'), 'Acme', 'x']];
+    const right = placementOptions(read(rows, ['Profile', 'Company', 'Phone'], 3), false)[1];
+    expect(right).toMatchObject({ kind: 'right', columns: 'D:G', insertAfter: 3, insertCount: 4 });
+  });
+
+  it("extra fields turned on: the add-on's four columns are reused and only two are added", () => {
+    const header = ['Profile', ...TITLES];
+    const rows = [[u('ann'), 'ann@acme.test', 'VALID', false, '']];
+    expect(placementOptions(read(rows, header), true)).toMatchObject([
+      { kind: 'reuse', columns: 'B:G', insertCount: 0 },
+    ]);
+    // Data right of the Note column: the two new columns are inserted after it, not six beside the URLs.
+    const crowded = [[u('ann'), 'ann@acme.test', 'VALID', false, '', 'Phone']];
+    const [extend] = placementOptions(read(crowded, header), true);
+    expect(extend).toMatchObject({ kind: 'extend', columns: 'B:G', insertAfter: 5, insertCount: 2 });
+    expect(extend.effect).toMatch(/stay in B:E/);
+  });
+});
+
+describe('Retry failed rows', () => {
+  const header = ['Profile', ...TITLES];
+  const rows = [
+    [u('ann'), 'ann@acme.test', 'VALID', false, ''],
+    [u('bob'), '', 'ERROR', '', 'timed out'],
+    [u('cy'), '', 'UNPROCESSABLE', '', 'private'],
+    [u('dee')],
+    ['not a url', '', 'INVALID_URL', '', 'Not looked up'],
+  ];
+
+  it('plans only the ERROR rows; UNPROCESSABLE ones on request, bought again', () => {
+    const s = store({ [key('cy')]: unprocessable });
+    const errors = planRun(read(rows, header), { ...OPTIONS, mode: 'retry' }, s.getMany);
+    expect(errors).toMatchObject({ redo: ['ERROR'], lookupRows: 1, alreadyDone: 4, credits: 1 });
+    const both = planRun(
+      read(rows, header),
+      { ...OPTIONS, mode: 'retry', includeUnprocessable: true },
+      s.getMany,
+    );
+    expect(both).toMatchObject({
+      redo: ['ERROR', 'UNPROCESSABLE'],
+      lookupRows: 2,
+      newProfiles: 2,
+      credits: 2,
+    });
+  });
+
+  it('has nothing to retry without a failed row', () => {
+    const plan = planRun(read([rows[0]], header), { ...OPTIONS, mode: 'retry' }, store().getMany);
+    expect(plan.refusal).toMatch(/nothing to retry/);
+  });
+
+  it('planRows and stillPending leave every row but the redone ones alone', () => {
+    const cells = rows.map((row) => [...row, '', '', '', ''].slice(0, 5));
+    const plans = planRows(cells, false, true, HOSTS, ['ERROR']);
+    expect(plans.map((p) => p.action)).toEqual(['keep', 'lookup', 'keep', 'keep', 'keep']);
+    expect(cells.map((row) => stillPending(row, false, true, ['ERROR']))).toEqual([
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+test('columnName', () => {
+  expect([1, 2, 26, 27, 52, 53, 702, 703].map(columnName)).toEqual([
+    'A',
+    'B',
+    'Z',
+    'AA',
+    'AZ',
+    'BA',
+    'ZZ',
+    'AAA',
+  ]);
+});
+
+test('a retry works in the columns the results are in, further right too: no choice, no new columns', () => {
+  const rows = [[u('ann'), 'Acme', '', 'ERROR', '', 'timed out']];
+  const header = ['Profile', 'Company', ...TITLES];
+  const plan = planRun(read(rows, header), { ...OPTIONS, mode: 'retry' }, store().getMany);
+  expect(plan).toMatchObject({ needsChoice: false, lookupRows: 1, credits: 1 });
+  expect(plan.placement).toMatchObject({ kind: 'right', columns: 'C:F' });
+});

@@ -1,0 +1,107 @@
+import {
+  capMessage,
+  DEFAULT_FORMULA_POLICY,
+  giveBack,
+  parsePolicy,
+  parseSpend,
+  reserve,
+} from '../../src/core/formulaCap';
+import {
+  addToHistory,
+  durationText,
+  HISTORY_LENGTH,
+  kindOfStatus,
+  type RunSummary,
+  subtractKinds,
+  tallyKinds,
+} from '../../src/core/runSummary';
+import { countText, withoutStop } from '../../src/core/text';
+
+describe('run summary: counters that do not overlap', () => {
+  it('every written status is in exactly one kind; user text is in none', () => {
+    expect(
+      [
+        ['a@acme.test', 'VALID'],
+        ['', 'NOT_FOUND'],
+        ['', 'UNPROCESSABLE'],
+        ['', 'INVALID_URL'],
+        ['', 'ERROR'],
+        ['', ''],
+        ['Acme', 'YES'],
+      ].map(([email, status]) => kindOfStatus(status, email)),
+    ).toEqual(['found', 'noAddress', 'unprocessable', 'notProfile', 'error', null, null]);
+  });
+
+  it('what a run added: the kinds after it, less the results it left alone', () => {
+    const after = tallyKinds([
+      ['a@acme.test', 'VALID'],
+      ['b@acme.test', 'VALID'],
+      ['', 'NOT_FOUND'],
+      ['', 'ERROR'],
+    ]);
+    expect(after).toEqual({ found: 2, noAddress: 1, unprocessable: 0, notProfile: 0, error: 1 });
+    const before = { found: 1, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };
+    expect(subtractKinds(after, before)).toEqual({ ...after, found: 1 });
+    // A row the person cleared meanwhile never makes a count negative.
+    expect(subtractKinds(before, after).found).toBe(0);
+  });
+
+  it('keeps the last runs, newest first, each once', () => {
+    const entry = (id: string) => ({ id }) as RunSummary;
+    let history: RunSummary[] = [];
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) history = addToHistory(history, entry(id));
+    expect(history.map((h) => h.id)).toEqual(['f', 'e', 'd', 'c', 'b'].slice(0, HISTORY_LENGTH));
+    expect(addToHistory(history, entry('d')).map((h) => h.id)).toEqual(['d', 'f', 'e', 'c', 'b']);
+  });
+
+  it('says how long a run took', () => {
+    expect([0, 12_400, 63_000, 7_380_000].map(durationText)).toEqual([
+      '0 s',
+      '12 s',
+      '1 min 3 s',
+      '2 h 3 min',
+    ]);
+  });
+});
+
+describe('messages', () => {
+  it('say "1 credit" and end with one full stop', () => {
+    expect(countText(1, 'credit')).toBe('1 credit');
+    expect(countText(0, 'credit')).toBe('0 credits');
+    expect(`Paused after an unexpected error: ${withoutStop('Boom.')}. Resume to retry.`).not.toMatch(/\.\./);
+  });
+});
+
+describe('formula cap', () => {
+  const day = '2024-05-01';
+
+  it('reserves up to the cap, across executions, and gives back what was not charged', () => {
+    const policy = { enabled: true, dailyCap: 10 };
+    const first = reserve({ day, used: 0 }, policy, 7);
+    expect(first).toEqual({ granted: 7, next: { day, used: 7 } });
+    const second = reserve(first.next, policy, 7);
+    expect(second).toEqual({ granted: 3, next: { day, used: 10 } });
+    expect(reserve(second.next, policy, 1).granted).toBe(0);
+    expect(giveBack(second.next, 2)).toEqual({ day, used: 8 });
+    expect(giveBack({ day, used: 1 }, 5)).toEqual({ day, used: 0 });
+  });
+
+  it('turned off, nothing is granted; a new day starts from zero', () => {
+    expect(reserve({ day, used: 0 }, { enabled: false, dailyCap: 10 }, 1).granted).toBe(0);
+    expect(parseSpend(JSON.stringify({ day: '2024-04-30', used: 9 }), day)).toEqual({ day, used: 0 });
+    expect(parseSpend(JSON.stringify({ day, used: 9 }), day)).toEqual({ day, used: 9 });
+    expect(parseSpend('not json', day)).toEqual({ day, used: 0 });
+  });
+
+  it('checks the policy the sidebar sends', () => {
+    expect(parsePolicy({})).toEqual(DEFAULT_FORMULA_POLICY);
+    expect(parsePolicy({ enabled: false, dailyCap: 0 })).toEqual({ enabled: false, dailyCap: 0 });
+    expect(() => parsePolicy({ dailyCap: -1 })).toThrow(/whole number/);
+    expect(() => parsePolicy({ dailyCap: 2.5 })).toThrow(/whole number/);
+  });
+
+  it('tells why a cell spent nothing', () => {
+    expect(capMessage({ enabled: true, dailyCap: 1 })).toMatch(/\(1 credit today; no credit spent\)/);
+    expect(capMessage({ enabled: false, dailyCap: 1 })).toMatch(/turned off/);
+  });
+});

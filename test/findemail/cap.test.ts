@@ -1,0 +1,92 @@
+/**
+ * The owner's spending cap for =FINDEMAIL in a spreadsheet: formulas evaluating at once never pass it together,
+ * past it cells say so and cost nothing, an editor cannot raise it, errors give their reservation back, and Check
+ * key after a top-up lifts the formulas' pause at once.
+ */
+import { EDITOR, ORG, OWNER, startWorld, url, type World } from '../support/harness';
+import { cellError, column, emailOf, fillDown, lookups } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const people = (count: number, stem: string) => Array.from({ length: count }, (_, i) => url(`${stem}-${i}`));
+const spend = (w: World) => JSON.parse(w.env.documentProperties(w.ss.id).get('pef.formulaSpend') ?? '{}');
+
+it('twelve cells evaluating at once spend at most the cap; the others say so and send nothing', async () => {
+  const urls = people(12, 'cap-amy');
+  world = await startWorld({ data: [['URL'], ...urls.map((u) => [u])], env: { maxConcurrent: 12 } });
+  await world.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 5 }], world.as(OWNER));
+  fillDown(world, 'B', 'A', 2, 13);
+  await world.env.recalculate(world.ss.id);
+  const values = column(world, 'B2:B13');
+  const found = values.filter((value) => typeof value === 'string' && value.includes('@'));
+  expect(found).toHaveLength(5);
+  expect(lookups(world)).toHaveLength(5);
+  expect(world.sandbox.service.totalCharged()).toBe(5);
+  const capped = values.filter((value) => String(value).startsWith('ERROR: The daily limit for =FINDEMAIL'));
+  expect(capped).toHaveLength(7);
+  expect(String(capped[0])).toMatch(/\(5 credits today; no credit spent\)/);
+  expect(spend(world).used).toBe(5);
+  // Recalculating costs nothing more today; the next day the rest are looked up.
+  await world.env.recalculate(world.ss.id);
+  expect(lookups(world)).toHaveLength(5);
+  world.env.advanceClock(24 * 3600 * 1000);
+  await world.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 50 }], world.as(OWNER));
+  await world.env.recalculate(world.ss.id);
+  expect(column(world, 'B2:B13')).toEqual(urls.map(emailOf));
+  expect(Object.values(world.charges())).toEqual(new Array(12).fill(1));
+});
+
+it('turned off, formulas look nothing new up but still show known results', async () => {
+  world = await startWorld({ data: [['URL'], [url('off-bea')], [url('off-cal')]] });
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+  await world.env.recalculate(world.ss.id);
+  await world.env.run('saveFormulaCap', [{ enabled: false, dailyCap: 500 }], world.as(OWNER));
+  fillDown(world, 'B', 'A', 2, 3);
+  await world.env.recalculate(world.ss.id);
+  expect(column(world, 'B2:B3')).toEqual([emailOf(url('off-bea')), expect.stringMatching(/turned off/)]);
+  expect(lookups(world)).toHaveLength(1);
+});
+
+it("an editor's own setting changes nothing: formulas spend the owner's credits under the owner's cap", async () => {
+  world = await startWorld({ data: [['URL'], [url('ed-dan')]] });
+  const state = (await world.env.run(
+    'saveFormulaCap',
+    [{ enabled: false, dailyCap: 0 }],
+    world.as(EDITOR),
+  )) as {
+    policy: { enabled: boolean };
+  };
+  expect(state.policy.enabled).toBe(false);
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+  await world.env.recalculate(world.ss.id, { user: EDITOR });
+  expect(column(world, 'B2')).toEqual([emailOf(url('ed-dan'))]);
+  // And the owner's sidebar still shows the owner's own (default) limit.
+  const owner = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as {
+    policy: unknown;
+    usedToday: number;
+  };
+  expect(owner).toEqual({ policy: { enabled: true, dailyCap: 500 }, usedToday: 1 });
+});
+
+it('a failed lookup gives its reservation back; Check key after a top-up lifts the pause at once', async () => {
+  world = await startWorld({ credits: 0, data: [['URL'], [url('top-eve')]] });
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+  await world.env.recalculate(world.ss.id);
+  expect(cellError(world, 'B2')).toMatch(/credits/i);
+  expect(spend(world).used).toBe(0);
+  const sent = lookups(world).length;
+  world.sandbox.service.setCredits(ORG, 10);
+  // Within the two-minute pause a recalculation sends nothing...
+  await world.env.recalculate(world.ss.id);
+  expect(lookups(world)).toHaveLength(sent);
+  // ...until the owner checks the key in the sidebar: then at once.
+  const check = (await world.env.run('checkApiKey', [], world.as(OWNER))) as { ok: boolean; message: string };
+  expect(check).toEqual({ ok: true, message: 'The API key works. Checking it spent no credit.' });
+  await world.env.recalculate(world.ss.id);
+  expect(column(world, 'B2')).toEqual([emailOf(url('top-eve'))]);
+  expect(spend(world).used).toBe(1);
+});

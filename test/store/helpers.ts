@@ -1,0 +1,83 @@
+/** Helpers for the result-store tests: the results sheet as the add-on lays it out, read and seeded host-side. */
+import type { LookupResult } from '../../src/core/lookup';
+import { RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
+import { encodeResult } from '../../src/core/resultCodec';
+import {
+  BUCKETS,
+  bucketOf,
+  FIRST_BUCKET_ROW,
+  hashOf,
+  LOG_FIRST_ROW,
+  parseRows,
+  TABLE_ROWS,
+} from '../../src/core/resultTable';
+import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
+import { SANDBOX_NETWORK_HOSTS, type World } from '../support/harness';
+
+const HOSTS = parseNetworkHosts(SANDBOX_NETWORK_HOSTS);
+
+/** The normalised key the add-on stores a profile URL's result under. */
+export function keyOf(profileUrl: string): string {
+  const input = parseProfileInput(profileUrl, HOSTS);
+  if (input.kind !== 'url') throw new Error(`not a profile URL: ${profileUrl}`);
+  return input.key;
+}
+
+export function found(email: string): LookupResult {
+  return {
+    kind: 'found',
+    email,
+    emailStatus: 'VALID',
+    catchAll: false,
+    accountType: 'professional',
+    profile: {},
+  };
+}
+
+/** Writes results straight into the results sheet (as a long history of runs would have left it). */
+export function seedResultsSheet(world: World, results: Array<[string, LookupResult]>): void {
+  const sheet = world.ss.sheetByName(RESULTS_SHEET) ?? world.ss.addSheet(RESULTS_SHEET, TABLE_ROWS, 2);
+  const buckets = new Map<number, string[]>();
+  const now = Date.now();
+  for (const [profileUrl, result] of results) {
+    const hash = hashOf(keyOf(profileUrl));
+    const lines = buckets.get(bucketOf(hash)) ?? [];
+    lines.push(hash + encodeResult(result, now));
+    buckets.set(bucketOf(hash), lines);
+  }
+  for (let row = 1; row <= TABLE_ROWS; row++)
+    for (let col = 1; col <= 2; col++) sheet.ensure(row, col).format = '@';
+  sheet.ensure(1, 1).value = 'Profile Email Finder: paid results. Do not edit or delete.';
+  for (const [bucket, lines] of buckets) sheet.ensure(FIRST_BUCKET_ROW + bucket, 1).value = lines.join('\n');
+}
+
+/** Every result in the results sheet, by hash (buckets and log). */
+export function sheetResults(world: World): Map<string, string> {
+  const sheet = world.ss.sheetByName(RESULTS_SHEET);
+  if (!sheet) return new Map();
+  const rows: unknown[][] = [];
+  for (let row = FIRST_BUCKET_ROW; row <= TABLE_ROWS; row++) {
+    const cells: unknown[] = [];
+    for (let col = 1; col <= sheet.maxCols; col++) cells.push(sheet.get(row, col)?.value ?? '');
+    rows.push(cells);
+  }
+  const all = parseRows(rows.slice(0, BUCKETS));
+  return parseRows(rows.slice(LOG_FIRST_ROW - FIRST_BUCKET_ROW), all, true);
+}
+
+export function storedHash(profileUrl: string): string {
+  return hashOf(keyOf(profileUrl));
+}
+
+/** A result as the first versions stored it: one document property per URL. */
+export function legacyProperty(profileUrl: string, result: LookupResult): Record<string, string> {
+  return { [RESULT_PREFIX + storedHash(profileUrl)]: encodeResult(result, Date.now() - 86_400_000) };
+}
+
+/** Document property names with this prefix. */
+export function propertyNames(world: World, prefix: string): string[] {
+  return world.env
+    .documentProperties(world.ss.id)
+    .keys()
+    .filter((key) => key.startsWith(prefix));
+}

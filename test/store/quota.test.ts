@@ -1,0 +1,61 @@
+/**
+ * Issue 11 item 3: Apps Script's daily PropertiesService quota ("Service invoked too many times for one day:
+ * properties.") is a clear cell message or a paused run (reason 'quota'), never a crash or a silent skip; and
+ * nothing is paid twice when the day's quota resets.
+ */
+
+import type { ProgressView } from '../enrichment/helpers';
+import { cellError } from '../findemail/helpers';
+import { startWorld, url, type World } from '../support/harness';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+test('a formula past the quota says so in its cell and sends nothing', async () => {
+  world = await startWorld({ data: [[url('quota-one')]], env: { propertiesDailyQuota: 0 } });
+  world.env.enter(world.ss.id, 'B1', [['=FINDEMAIL(A1)']]);
+  await world.env.recalculate(world.ss.id);
+  expect(world.env.values(world.ss.id, 'B1')[0][0]).toBe('#ERROR!');
+  expect(cellError(world, 'B1')).toMatch(/daily limit of property reads and writes.*Nothing was charged/);
+  expect(world.sandbox.service.ledger()).toHaveLength(0);
+});
+
+test('a bulk run past the quota pauses with reason quota; after the reset it finishes, each profile paid once', async () => {
+  const rows = Array.from({ length: 120 }, (_, i) => [url(`quota-row-${i}`)]);
+  world = await startWorld({
+    data: [['Profile'], ...rows],
+    scriptProperties: { ENRICH_BATCH_SIZE: '10' },
+    env: { propertiesDailyQuota: 60 },
+  });
+  world.env.select(world.ss.id, 'A1:A121');
+  let progress = (await world.env.run('enrichSelection', [], world.as())) as ProgressView;
+  const seen: ProgressView[] = [progress];
+  for (let i = 0; i < 40 && progress.state === 'running'; i++) {
+    const result = await world.env.execute('continueEnrichment', [], world.as());
+    expect(result.ok).toBe(true);
+    progress = result.value as ProgressView;
+    seen.push(progress);
+  }
+  expect(progress.state).toBe('paused');
+  expect(progress.reason).toBe('quota');
+  expect(progress.message).toMatch(/daily limit of property reads and writes/);
+  // Asked again the same day: the same clear answer, no crash.
+  const again = await world.env.execute('continueEnrichment', [], world.as());
+  expect(again.ok).toBe(true);
+  expect((again.value as ProgressView).reason).toBe('quota');
+  const chargedBefore = world.sandbox.service.totalCharged();
+  expect(chargedBefore).toBeGreaterThan(0);
+  expect(chargedBefore).toBeLessThan(120);
+  // A new day: Resume, and the run finishes without paying again for what was paid.
+  // (The slice that met the quota could not save its state: its lease, 6 minutes, ends long before the reset.)
+  world.env.advanceClock(24 * 3600_000 + 1000);
+  progress = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+  for (let i = 0; i < 40 && progress.state === 'running'; i++)
+    progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+  expect(progress.state).toBe('done');
+  expect(Object.keys(world.charges())).toHaveLength(120);
+  expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+}, 60_000);

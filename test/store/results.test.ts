@@ -1,0 +1,130 @@
+/**
+ * Issue 10 item 2 and issue 11 item 3: every paid result kept for the life of the spreadsheet (the hidden results
+ * sheet, 100,000 profiles and more), cheap lookups at that size, the formulas' buffer moved into the sheet by the
+ * next writing execution, the first versions' property store migrated, property calls per cached evaluation.
+ */
+import { propertyCalls, spreadsheetCalls } from '../../emulator';
+import { PENDING_PREFIX, RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
+import { encodeResult } from '../../src/core/resultCodec';
+import { column, emailOf, fillDown } from '../findemail/helpers';
+import { startWorld, url, type World } from '../support/harness';
+import {
+  found,
+  keyOf,
+  legacyProperty,
+  propertyNames,
+  seedResultsSheet,
+  sheetResults,
+  storedHash,
+} from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const seededUrl = (i: number) => url(`kept-${i}-profile`);
+
+describe('the results sheet', () => {
+  it('keeps 100,000 paid results: a formula over a few of them pays nothing and reads only their rows', async () => {
+    const picked = [7, 12_345, 50_000, 77_777, 99_999];
+    world = await startWorld({ data: picked.map((i) => [seededUrl(i)]) });
+    const seeded: Array<[string, ReturnType<typeof found>]> = [];
+    for (let i = 0; i < 100_000; i++) seeded.push([seededUrl(i), found(`kept${i}@seed.test`)]);
+    seedResultsSheet(world, seeded);
+    fillDown(world, 'B', 'A', 1, 5);
+    world.env.enter(world.ss.id, 'C1', [['=FINDEMAIL(A1:A5)']]);
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results.every((r) => r.ok)).toBe(true);
+    const expected = picked.map((i) => `kept${i}@seed.test`);
+    expect(column(world, 'B1:B5')).toEqual(expected);
+    expect(column(world, 'C1:C5')).toEqual(expected);
+    expect(world.sandbox.service.totalCharged()).toBe(0);
+    for (const result of report.results) {
+      // One property call (the script's configuration); the results come from the sheet alone.
+      expect(propertyCalls(result.counts)).toBe(1);
+      // The log and one bucket row per distinct URL (each a getRange and a getValues), and the spreadsheet.
+      const urls = result.fn === 'FINDEMAIL' && (result.counts['Range.getValues'] ?? 0);
+      expect(urls).toBeLessThanOrEqual(1 + 5);
+      expect(spreadsheetCalls(result.counts)).toBeLessThanOrEqual(2 * (1 + 5) + 1);
+    }
+  }, 60_000);
+
+  it('a formula pays once; its result waits in the buffer, then the next writing execution moves it into the sheet', async () => {
+    const fresh = url('new-person-one');
+    world = await startWorld({ data: [[fresh]] });
+    world.env.enter(world.ss.id, 'B1', [['=FINDEMAIL(A1)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
+    expect(propertyNames(world, PENDING_PREFIX)).toEqual([PENDING_PREFIX + storedHash(fresh)]);
+    // Evaluated again before any writing execution: from the buffer, free.
+    world.env.documentCache(world.ss.id).entries.clear();
+    const again = await world.env.recalculate(world.ss.id);
+    expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
+    expect(propertyCalls(again.results[0].counts)).toBe(2);
+    // The sidebar opens (a writing execution): the buffer moves into the hidden sheet.
+    await world.env.run('getSidebarState', [], world.as());
+    expect(propertyNames(world, PENDING_PREFIX)).toEqual([]);
+    expect(sheetResults(world).has(storedHash(fresh))).toBe(true);
+    // The user's sheet stayed the active one.
+    expect(world.ss.activeSheet().name).not.toBe(RESULTS_SHEET);
+    const cached = await world.env.recalculate(world.ss.id);
+    expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
+    // A cached evaluation: one property call.
+    expect(propertyCalls(cached.results[0].counts)).toBe(1);
+    expect(world.sandbox.service.totalCharged()).toBe(1);
+  });
+
+  it("moves the first versions' results (document properties) into the sheet, paying for none of them", async () => {
+    const old = [url('old-one'), url('old-two'), url('old-three')];
+    world = await startWorld({ data: [['Profile'], ...old.map((u) => [u])] });
+    const props = world.env.documentProperties(world.ss.id);
+    for (const [i, u] of old.entries()) props.set(legacyProperty(u, found(`old${i}@legacy.test`)));
+    props.set({ 'pef.bytes': '999' });
+    fillDown(world, 'C', 'A', 2, 4);
+    await world.env.recalculate(world.ss.id);
+    expect(column(world, 'C2:C4')).toEqual(['old0@legacy.test', 'old1@legacy.test', 'old2@legacy.test']);
+    // A bulk run over the same rows: its slice first moves them into the sheet, then finds them there.
+    world.env.select(world.ss.id, 'A1:A4');
+    let progress = (await world.env.run('enrichSelection', [], world.as())) as {
+      state: string;
+      found: number;
+    };
+    for (let i = 0; i < 10 && progress.state === 'running'; i++)
+      progress = (await world.env.run('continueEnrichment', [], world.as())) as typeof progress;
+    expect(progress.state).toBe('done');
+    expect(progress.found).toBe(3);
+    expect(propertyNames(world, RESULT_PREFIX)).toEqual([]);
+    expect(props.get('pef.bytes')).toBeNull();
+    for (const u of old) expect(sheetResults(world).has(storedHash(u))).toBe(true);
+    expect(world.sandbox.service.totalCharged()).toBe(0);
+  });
+
+  it('a full buffer: formulas send nothing new and say why, until a writing execution saves it', async () => {
+    const fresh = url('new-person-two');
+    world = await startWorld({ data: [[fresh]] });
+    // 260 KB of results paid by formulas and not yet saved (over the 250 KB budget).
+    const props = world.env.documentProperties(world.ss.id);
+    const waiting: Record<string, string> = {};
+    for (let i = 0; i < 1300; i++) {
+      waiting[`${PENDING_PREFIX}${String(i).padStart(14, '0')}`] = encodeResult(
+        { ...found(`w${i}@wait.test`), profile: { name: 'N'.repeat(150) } },
+        Date.now(),
+      );
+    }
+    props.set(waiting);
+    expect(props.bytes()).toBeGreaterThan(250 * 1024);
+    world.env.enter(world.ss.id, 'B1', [['=FINDEMAIL(A1)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(String(column(world, 'B1:B1')[0])).toMatch(/no credit spent.*wait to be saved.*Settings/i);
+    expect(world.sandbox.service.totalCharged()).toBe(0);
+    await world.env.run('getSidebarState', [], world.as());
+    expect(propertyNames(world, PENDING_PREFIX)).toEqual([]);
+    expect(sheetResults(world).size).toBe(1300);
+    await world.env.recalculate(world.ss.id);
+    expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
+    expect(world.sandbox.service.totalCharged()).toBe(1);
+    expect(keyOf(fresh)).toContain('new-person-two');
+  });
+});
