@@ -20,6 +20,8 @@ export interface PaceState {
   lost: number;
   /** The fastest clean batch: what "fast" is measured against (ms). */
   fastestMs: number;
+  /** Epoch ms before which no batch starts: the service's last Retry-After (the next slice honours it too). */
+  notBefore?: number;
 }
 
 /** Requests in the first batch of a bulk run: one lost batch costs little while nothing is known. */
@@ -79,6 +81,14 @@ export class Pacer implements BatchSizer {
 
   next(): number {
     return this.state.size;
+  }
+
+  notBefore(): number {
+    return this.state.notBefore ?? 0;
+  }
+
+  hold(untilMs: number): void {
+    this.state.notBefore = Math.max(this.notBefore(), untilMs);
   }
 
   observe(sample: BatchSample): void {

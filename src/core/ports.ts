@@ -89,6 +89,9 @@ export interface Transport {
 export interface BatchSizer {
   next(): number;
   observe(sample: BatchSample): void;
+  /** Epoch ms before which no batch may start (a Retry-After), kept for the next execution too. */
+  notBefore?(): number;
+  hold?(untilMs: number): void;
 }
 
 export interface BatchSample {

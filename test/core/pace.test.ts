@@ -111,9 +111,13 @@ describe('the batch size controller', () => {
     const pacer = loadPace(port, 'bulk', PACE_START, CAP);
     expect(pacer.next()).toBe(PACE_START);
     pacer.observe(clean(PACE_START, 800));
+    // A Retry-After answered at the end of a slice holds the next slice's batches too.
+    pacer.hold(50_000);
+    pacer.hold(40_000);
     pacer.save(port, 'bulk');
     const later = loadPace(port, 'bulk', PACE_START, CAP);
     expect(later.next()).toBe(4 * PACE_START);
+    expect(later.notBefore()).toBe(50_000);
     expect(later.state.fastestMs).toBe(800);
     // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
     expect(loadPace(port, 'formula', 20, CAP).next()).toBe(20);

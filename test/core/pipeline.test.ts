@@ -247,6 +247,35 @@ describe('sendClaimed: the one scheduler', () => {
     expect(samples[0]).toMatchObject({ throttled: 1, failures: 1 });
   });
 
+  it('a Retry-After kept by the sizer (from an earlier slice) holds the first batch; a new one is handed to it', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 2_000;
+    const w = world((url, attempt) => (url === 'b' && attempt === 1 ? limited : found(url)));
+    let kept = w.now() + 1_500;
+    sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: {
+        next: () => 5,
+        observe: () => undefined,
+        notBefore: () => kept,
+        hold: (until) => {
+          kept = until;
+        },
+      },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
+      'sleep 1500',
+      'send a,b',
+      'sleep 2000',
+      'send b',
+    ]);
+    expect(kept).toBe(w.now() - 100);
+  });
+
   it('a Retry-After that does not fit in the budget ends the sending', () => {
     const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
     limited.retryAfterMs = 30_000;

@@ -91,7 +91,8 @@ describe('adaptive batch size', () => {
     const refused = ledger.filter((entry) => entry.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.length / ledger.length).toBeLessThanOrEqual(0.05);
-    // No request leaves before the Retry-After of a 429 answered earlier has passed (one execution at a time).
+    // No request leaves before the Retry-After of a 429 answered earlier has passed (one execution at a time; the
+    // next slice too).
     for (const limited of refused) {
       // (Its own batch's requests left with it, within a few ms; the batch's answers took 100 ms.)
       const early = ledger.filter(

@@ -218,7 +218,8 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   const { cache } = ports;
   const keys = [...request.claimed.keys()];
   const marks = cache?.getAll(keys.map(lostKey)) ?? {};
-  const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate: 0 };
+  const gate = request.batchSize.notBefore?.() ?? 0;
+  const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
   const report: SendReport = {
     outcomes: new Map(),
     requestsSent: 0,
@@ -250,8 +251,11 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   } finally {
     releaseClaims(cache, queue.keys);
   }
-  // Left unsent by the budget after a retryable failure: not settled, so no outcome (a later run sends them).
-  for (const key of queue.keys) report.outcomes.delete(key);
+  // Refused with a 429 and left unsent by the budget: the service asked for them later, so no outcome (a later
+  // slice sends them) rather than an ERROR row. Other failures left unsent keep theirs (a row is ERROR once).
+  for (const key of queue.keys)
+    if ((report.outcomes.get(key) as ServiceError | undefined)?.error === 'rate_limited')
+      report.outcomes.delete(key);
   return report;
 }
 
@@ -313,7 +317,10 @@ function sendOneBatch(
     // 429 or 5xx: the service is overloaded or limiting.
     if (mayRetry(outcome) && (outcome as ServiceError).status) throttled++;
     const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
-    queue.gate = Math.max(queue.gate, ended + after);
+    if (after > 0) {
+      queue.gate = Math.max(queue.gate, ended + after);
+      request.batchSize.hold?.(queue.gate);
+    }
     const tries =
       (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
     if (mayRetry(outcome) && attempt < tries) {
