@@ -251,10 +251,11 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
   } finally {
     releaseClaims(cache, queue.keys);
   }
-  // Refused with a 429 and left unsent by the budget: the service asked for them later, so no outcome (a later
-  // slice sends them) rather than an ERROR row. Other failures left unsent keep theirs (a row is ERROR once).
+  // Left unsent by the budget after a 429 (the service asked for them later) or an answer lost on the way (the
+  // document cache remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
+  // run sends them. Other failures left unsent keep theirs (such a row is ERROR once).
   for (const key of queue.keys)
-    if ((report.outcomes.get(key) as ServiceError | undefined)?.error === 'rate_limited')
+    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
       report.outcomes.delete(key);
   return report;
 }
