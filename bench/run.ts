@@ -333,10 +333,14 @@ async function benchAddonBulk(
       });
     };
     const started = performance.now();
-    let result = await env.execute('enrichSelection', [], { spreadsheetId: ss.id });
+    // As a person does who accepts the plan and its price (the sidebar's Start).
+    const plan = await env.execute('getRunPlan', [{}], { spreadsheetId: ss.id });
+    if (!plan.ok) throw failure(plan);
+    const confirmedCredits = (plan.value as { credits: number }).credits;
+    let result = await env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
     addCounts(counts, result.counts);
     if (!result.ok) throw failure(result);
-    let progress = result.value as Progress;
+    let progress = (result.value as { progress: Progress }).progress;
     sample(performance.now() - started, undefined, progress);
     let calls = 1;
     // As the sidebar does: continue until the job is no longer running.
