@@ -106,7 +106,7 @@ function parseArgs(argv: string[]): Config {
         tailRangeRows: 500,
         naiveTailCells: 48,
         scaleRows: 20_000,
-        scaleSliceMs: 2000,
+        scaleSliceMs: 500,
         naiveScaleRows: 100,
         coldloadSeconds: 20,
         totalLimitMs: 600_000,

@@ -5,6 +5,7 @@
  * lost apart. Cancel reports what the slice under way wrote and spent.
  */
 import { normalizeProfileUrl } from '../../sandbox/profiles';
+import { PACE_START } from '../../src/core/pace';
 import { type Stub, startStub } from '../bundle/helpers';
 import { waitFor } from '../sandbox/helpers';
 import { ORG, startWorld, url, type World } from '../support/harness';
@@ -58,7 +59,7 @@ describe('adaptive batch size', () => {
     expect(Object.keys(world.charges())).toHaveLength(distinct(data));
     const sizes = batches(world);
     // 4, 16, 64, then 100 at once; never above the cap.
-    expect(sizes[0]).toBe(4);
+    expect(sizes[0]).toBe(PACE_START);
     expect(Math.max(...sizes)).toBe(100);
     expect(world.sandbox.service.maxConcurrent).toBeLessThanOrEqual(100);
     expect(sizes.length).toBeLessThan(15);
@@ -123,8 +124,8 @@ describe('answers that stop or cost a run', () => {
       "The service address redirects (HTTP 301 to https://login.example.com/). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(world.env.values(world.ss.id, `C2:C${data.length + 1}`).every((row) => row[0] === '')).toBe(true);
-    // The first batch only (the adaptive size starts at 4).
-    expect(stub.requests).toHaveLength(4);
+    // The first batch only (the adaptive size starts at PACE_START).
+    expect(stub.requests).toHaveLength(PACE_START);
   });
 
   it('10 % of connections reset: credits within 10 % of the profiles, none charged more than twice, lost answers shown apart', async () => {
