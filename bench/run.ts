@@ -2,8 +2,11 @@
  * `npm run bench`: the add-on against the naive tutorial baseline (bench/naive/Code.js), in one run, in the Apps
  * Script emulator, against the sandbox service on 127.0.0.1 with injected latency.
  *
- *   npx tsx bench/run.ts           full run (300 rows at 500 ms; =FINDEMAIL over 100 rows at 1 s)
- *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency)
+ *   npx tsx bench/run.ts           full run, about 7 minutes: 1. 300 rows at 500 ms; 2. =FINDEMAIL over 100 rows
+ *                                  at 1 s; 3. 1,000 rows at a 3 s median with a long tail (p99 6 s); 4. the same
+ *                                  against the rate-limited sandbox; 5. =FINDEMAIL over 500 new rows at that
+ *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload
+ *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
  * Prints a table and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
