@@ -72,13 +72,17 @@ async function bulkRun(
   counts: Record<string, number>,
 ): Promise<Progress> {
   env.select(ssId, a1, sheetName);
-  const run = async (fn: string): Promise<Progress> => {
-    const result: ExecutionResult = await env.execute(fn, [], { user, spreadsheetId: ssId });
+  const call = async (fn: string, args: unknown[] = []): Promise<unknown> => {
+    const result: ExecutionResult = await env.execute(fn, args, { user, spreadsheetId: ssId });
     addCounts(counts, result.counts);
     if (!result.ok) throw new Error(`${fn} failed: ${result.error?.message}`);
-    return result.value as Progress;
+    return result.value;
   };
-  let progress = await run('enrichSelection');
+  const run = async (fn: string): Promise<Progress> => (await call(fn)) as Progress;
+  // As a person does: the plan and its price first (above the sidebar's threshold the price is confirmed).
+  const plan = (await call('getRunPlan', [{}])) as { credits: number };
+  const started = (await call('startRun', [{ confirmedCredits: plan.credits }])) as { progress: Progress };
+  let progress = started.progress;
   for (let slice = 0; slice < MAX_SLICES && progress.state === 'running' && !expired(); slice++)
     progress = await run('continueEnrichment');
   return progress;
@@ -177,6 +181,12 @@ async function main(): Promise<void> {
     ss.addSheet('Editor', editorRows.length + 10, 6);
     env.enter(ss.id, `A1:A${formulaRows.length}`, formulaRows, 'Formulas');
     env.enter(ss.id, `A1:A${editorRows.length + 1}`, [['Profile URL'], ...editorRows], 'Editor');
+    // The owner lets formulas spend more than the default 500 credits a day in this spreadsheet (Settings tab).
+    const capped = await env.execute('saveFormulaCap', [{ enabled: true, dailyCap: 100_000 }], {
+      user: OWNER,
+      spreadsheetId: ss.id,
+    });
+    if (!capped.ok) throw new Error(`saveFormulaCap failed: ${capped.error?.message}`);
 
     const bulkCounts: Record<string, number> = {};
     const phase = (name: string) =>

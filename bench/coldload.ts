@@ -1,11 +1,18 @@
 /**
- * `npm run bench:coldload`: the cold load of dist/Code.js, which every =FINDEMAIL call pays before it runs, for the
- * old unminified bundle (`scripts/build.ts --minify none`) and the shipped one (minified, names kept), with the
- * minified one without names beside them, in one run. Each load compiles and runs the whole file in a fresh vm
- * context, as Apps Script starts a custom function's execution; a unique trailing comment keeps V8's compilation
- * cache from serving an earlier load. The bundles take turns, load by load, so drift on a busy machine hits all.
+ * `npm run bench:coldload`: what a =FINDEMAIL call loads before it runs, before and after the split into a light
+ * Code.js and the server bundle (Server.html), side by side in one run:
+ * - old: the build before issue 12, every entry point in one unminified Code.js (`buildAll(…, 'none', 'single')`);
+ * - single, minified: the same one bundle minified with names kept (the build between: still ~80 KB);
+ * - new: the shipped Code.js (light bundle, minified, names kept).
+ * And what the first heavy call of an execution (a menu action, a google.script.run call) pays on top of loading
+ * Code.js: loadServer_() reading Server.html's content and evaluating it; the total beside the old load.
  *
- *   npx tsx bench/coldload.ts [--loads=N] [--max-seconds=S]   N loads of each bundle (default 200, at most 2,000),
+ * Each load compiles and runs the file in a fresh vm context, as Apps Script starts an execution; a unique leading
+ * comment keeps V8's compilation cache from serving an earlier load. The variants take turns, load by load, so drift
+ * on a busy machine hits all. The HtmlService here hands the content over at once: in Apps Script, reading the file
+ * is a service call whose latency comes on top (not measured here).
+ *
+ *   npx tsx bench/coldload.ts [--loads=N] [--max-seconds=S]   N loads of each (default 200, at most 2,000),
  *                                                              stopping early after S seconds (default 60)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -13,15 +20,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import vm from 'node:vm';
-import { buildAll, type MinifyMode, SANDBOX_BASE_URL } from '../scripts/build';
+import { buildAll, type Layout, type MinifyMode, SANDBOX_BASE_URL } from '../scripts/build';
 
 const MAX_LOADS = 2_000;
 const WARM_UP_LOADS = 10;
 
-interface Bundle {
-  label: string;
-  mode: MinifyMode;
+interface Build {
   code: string;
+  server: string;
+}
+
+interface Variant {
+  label: string;
+  bytes: number;
+  load: () => number;
   timesMs: number[];
 }
 
@@ -41,15 +53,50 @@ function parseOptions(argv: string[]): { loads: number; maxSeconds: number } {
 
 let loadNumber = 0;
 
-/** Compiles and runs the bundle in a new context with no Apps Script service (loading touches none); ms. */
-function coldLoad(code: string): number {
-  const context = vm.createContext({});
-  const source = `${code}\n// cold load ${++loadNumber}\n`;
-  const start = performance.now();
-  new vm.Script(source, { filename: 'Code.js' }).runInContext(context);
-  const elapsed = performance.now() - start;
+/** A fresh context whose HtmlService serves Server.html's content (unique per load, as the code is). */
+function freshContext(server: string): vm.Context {
+  const context = vm.createContext({
+    HtmlService: {
+      createHtmlOutputFromFile: () => ({ getContent: () => `// server load ${loadNumber}\n${server}` }),
+    },
+  });
+  return context;
+}
+
+function runCode(code: string, context: vm.Context): void {
+  new vm.Script(`// cold load ${loadNumber}\n${code}`, { filename: 'Code.js' }).runInContext(context);
   if (typeof context.FINDEMAIL !== 'function') throw new Error('the bundle declared no FINDEMAIL');
+}
+
+/** Compiles and runs Code.js in a new context (loading touches no Apps Script service); ms. */
+function codeLoad(build: Build): number {
+  loadNumber++;
+  const context = freshContext(build.server);
+  const start = performance.now();
+  runCode(build.code, context);
+  return performance.now() - start;
+}
+
+/** Code.js loaded, then the extra cost of the first heavy call: loadServer_() reads and evaluates Server.html. */
+function serverLoad(build: Build): number {
+  loadNumber++;
+  const context = freshContext(build.server);
+  runCode(build.code, context);
+  const start = performance.now();
+  const server = vm.runInContext('loadServer_()', context);
+  const elapsed = performance.now() - start;
+  if (typeof server?.enrichSelection !== 'function') throw new Error('Server.html gave no enrichSelection');
   return elapsed;
+}
+
+/** Code.js and the server bundle, as the first heavy call of an execution pays them; ms. */
+function heavyCall(build: Build): number {
+  loadNumber++;
+  const context = freshContext(build.server);
+  const start = performance.now();
+  runCode(build.code, context);
+  vm.runInContext('loadServer_()', context);
+  return performance.now() - start;
 }
 
 function quantile(values: number[], q: number): number {
@@ -57,54 +104,75 @@ function quantile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
-async function buildBundles(): Promise<Bundle[]> {
-  const variants: Array<Pick<Bundle, 'label' | 'mode'>> = [
-    { label: 'unminified (old build)', mode: 'none' },
-    { label: 'minified, names kept (shipped)', mode: 'names' },
-    { label: 'minified, names mangled', mode: 'full' },
-  ];
-  const dir = mkdtempSync(join(tmpdir(), 'coldload-'));
-  try {
-    const bundles: Bundle[] = [];
-    for (const variant of variants) {
-      const out = join(dir, variant.mode);
-      await buildAll(SANDBOX_BASE_URL, out, variant.mode);
-      bundles.push({ ...variant, code: readFileSync(join(out, 'Code.js'), 'utf8'), timesMs: [] });
-    }
-    return bundles;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+async function buildVariant(dir: string, minify: MinifyMode, layout: Layout): Promise<Build> {
+  const out = join(dir, `${layout}-${minify}`);
+  await buildAll(SANDBOX_BASE_URL, out, minify, layout);
+  const server = layout === 'split' ? readFileSync(join(out, 'Server.html'), 'utf8') : '';
+  return { code: readFileSync(join(out, 'Code.js'), 'utf8'), server };
 }
 
 async function main(): Promise<void> {
   const { loads, maxSeconds } = parseOptions(process.argv.slice(2));
-  const bundles = await buildBundles();
-  for (const bundle of bundles) for (let i = 0; i < WARM_UP_LOADS; i++) coldLoad(bundle.code);
+  const dir = mkdtempSync(join(tmpdir(), 'coldload-'));
+  let builds: Build[];
+  try {
+    builds = [
+      await buildVariant(dir, 'none', 'single'),
+      await buildVariant(dir, 'names', 'single'),
+      await buildVariant(dir, 'names', 'split'),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const [old, single, split] = builds;
+  const bytes = (text: string) => Buffer.byteLength(text);
+  const variants: Variant[] = [
+    { label: 'old: one bundle, unminified', bytes: bytes(old.code), load: () => codeLoad(old), timesMs: [] },
+    { label: 'one bundle, minified', bytes: bytes(single.code), load: () => codeLoad(single), timesMs: [] },
+    {
+      label: 'new: light Code.js (shipped)',
+      bytes: bytes(split.code),
+      load: () => codeLoad(split),
+      timesMs: [],
+    },
+    {
+      label: '+ Server.html (1st heavy call)',
+      bytes: bytes(split.server),
+      load: () => serverLoad(split),
+      timesMs: [],
+    },
+    {
+      label: 'heavy call: Code.js + Server',
+      bytes: bytes(split.code) + bytes(split.server),
+      load: () => heavyCall(split),
+      timesMs: [],
+    },
+  ];
+  for (const variant of variants) for (let i = 0; i < WARM_UP_LOADS; i++) variant.load();
   const deadline = performance.now() + maxSeconds * 1000;
   for (let i = 0; i < loads && performance.now() < deadline; i++)
-    for (const bundle of bundles) bundle.timesMs.push(coldLoad(bundle.code));
+    for (const variant of variants) variant.timesMs.push(variant.load());
 
-  const [old, shipped] = bundles;
-  const median = (bundle: Bundle) => quantile(bundle.timesMs, 0.5);
+  const median = (variant: Variant) => quantile(variant.timesMs, 0.5);
+  const [oldLoad, , newLoad, serverOnly, heavy] = variants;
+  console.log(`Cold load in a fresh vm context, ${oldLoad.timesMs.length} loads of each, taking turns:\n`);
   console.log(
-    `Cold load of dist/Code.js in a fresh vm context, ${old.timesMs.length} loads of each bundle:\n`,
+    `${'what is loaded'.padEnd(34)}${'bytes'.padStart(8)}${'median ms'.padStart(11)}${'p90 ms'.padStart(9)}` +
+      `${'old / this'.padStart(12)}`,
   );
-  console.log(
-    `${'bundle'.padEnd(32)}${'bytes'.padStart(8)}${'median ms'.padStart(11)}${'p90 ms'.padStart(9)}${'vs old'.padStart(9)}`,
-  );
-  for (const bundle of bundles) {
-    const ratio = median(old) / median(bundle);
+  for (const variant of variants) {
     console.log(
-      `${bundle.label.padEnd(32)}${String(Buffer.byteLength(bundle.code)).padStart(8)}` +
-        `${median(bundle).toFixed(3).padStart(11)}${quantile(bundle.timesMs, 0.9).toFixed(3).padStart(9)}` +
-        `${`${ratio.toFixed(2)}x`.padStart(9)}`,
+      `${variant.label.padEnd(34)}${String(variant.bytes).padStart(8)}` +
+        `${median(variant).toFixed(3).padStart(11)}${quantile(variant.timesMs, 0.9).toFixed(3).padStart(9)}` +
+        `${`${(median(oldLoad) / median(variant)).toFixed(2)}x`.padStart(12)}`,
     );
   }
-  const sizeRatio = Buffer.byteLength(shipped.code) / Buffer.byteLength(old.code);
   console.log(
-    `\nShipped bundle: ${(sizeRatio * 100).toFixed(0)} % of the old size, cold load ` +
-      `${(median(old) / median(shipped)).toFixed(2)}x as fast as the old one (ratio of medians).`,
+    `\nA =FINDEMAIL call loads ${(100 * (newLoad.bytes / oldLoad.bytes)).toFixed(0)} % of the old bytes; its cold ` +
+      `load is ${(median(oldLoad) / median(newLoad)).toFixed(2)}x as fast as the old one (ratio of medians).\n` +
+      `The first heavy call of an execution pays ${median(serverOnly).toFixed(3)} ms more for Server.html ` +
+      `(${(median(serverOnly) / median(newLoad)).toFixed(2)}x the light load); Code.js and Server.html together ` +
+      `take ${(median(heavy) / median(oldLoad)).toFixed(2)}x the old single bundle's load, plus the file read.`,
   );
 }
 

@@ -62,7 +62,8 @@ export interface ErrorData {
 export interface RunMessage {
   type: 'run';
   execId: number;
-  bundlePath: string;
+  /** The project's script files (host/scripts.ts), loaded in this order. */
+  scriptPaths: string[];
   fn: string;
   args: unknown[];
   event?: Record<string, unknown>;

@@ -6,11 +6,11 @@
  */
 import { parseArgs } from 'node:util';
 import { resolveEndpoint } from '../src/core/config';
-import { buildAll } from './build';
+import { BUILT_FILES, buildAll } from './build';
 import { CLASP_ROOT_DIR, ROOT, readScriptId, runClasp } from './clasp';
 
 /** What clasp must push, and nothing else (.claspignore keeps the rest of dist/ out). */
-const PUSHED_FILES = ['Code.js', 'Sidebar.html', 'appsscript.json'].map((f) => `${CLASP_ROOT_DIR}/${f}`);
+const PUSHED_FILES = BUILT_FILES.map((f) => `${CLASP_ROOT_DIR}/${f}`);
 
 function refuse(message: string): never {
   console.error(`Not deployed: ${message}`);

@@ -3,10 +3,10 @@
  * Sheets does — all at once, each in its own CUSTOM_FUNCTION execution, the result (or `#ERROR!`) written back.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { mapBox, setCellError, setLoading, writeResult } from '../model/cells';
 import type { CellValue, SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import type { ExecutionResult, RecalcReport, RunOptions } from '../types';
+import { scriptFiles } from './scripts';
 
 /** What the evaluator needs from the environment. */
 export interface CustomFunctionHost {
@@ -60,7 +60,9 @@ export class CustomFunctionEvaluator {
 
   private customFunctions(): Map<string, string> {
     if (!this.names) {
-      const code = readFileSync(join(this.host.distDir, 'Code.js'), 'utf8');
+      const code = scriptFiles(this.host.distDir)
+        .map((file) => readFileSync(file, 'utf8'))
+        .join('\n');
       this.names = new Map(customFunctionNames(code).map((name) => [name.toUpperCase(), name]));
     }
     return this.names;

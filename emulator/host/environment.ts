@@ -36,6 +36,7 @@ import { readManifest } from './manifest';
 import { WorkerPool } from './pool';
 import { DAILY_QUOTAS, DailyQuotas, type QuotaKind } from './quotas';
 import { seededRandom } from './random';
+import { scriptFiles } from './scripts';
 import { SharedState } from './state';
 
 export const DIST_DIR = join(__dirname, '..', '..', 'dist');
@@ -160,7 +161,7 @@ export class Environment extends SharedState implements ServiceHost {
     const message: RunMessage = {
       type: 'run',
       execId: exec.id,
-      bundlePath: join(this.distDir, 'Code.js'),
+      scriptPaths: scriptFiles(this.distDir),
       fn,
       args,
       event: options.event,

@@ -5,15 +5,21 @@ import { call, count, type Exportable, host } from './core';
 
 const createdOutputs: HtmlOutput[] = [];
 
-/** Every HtmlOutput this execution created, shown or not (the host records them). */
+/**
+ * Every HtmlOutput this execution created, shown or not (the host records them), but for a project file read as
+ * it is and never changed: it holds nothing the script made, and recording it would copy the add-on's server bundle
+ * (Server.html, read by every heavy entry point) into every execution's record. A shown one is recorded by the Ui.
+ */
 export function describeCreatedOutputs(): OutputData[] {
-  return createdOutputs.map((o) => o._describe());
+  return createdOutputs.filter((o) => !o._fileAsIs).map((o) => o._describe());
 }
 
 export class HtmlOutput implements Exportable {
   private _title = '';
   private _width: number | undefined;
   private _height: number | undefined;
+  /** Made by createHtmlOutputFromFile and not changed since. */
+  _fileAsIs = false;
   constructor(private _content: string) {
     createdOutputs.push(this);
   }
@@ -22,18 +28,22 @@ export class HtmlOutput implements Exportable {
     return this._content;
   }
   setContent(content: unknown): this {
+    this._fileAsIs = false;
     this._content = String(content);
     return this;
   }
   append(content: unknown): this {
+    this._fileAsIs = false;
     this._content += String(content);
     return this;
   }
   appendUntrusted(content: unknown): this {
+    this._fileAsIs = false;
     this._content += escapeHtml(content);
     return this;
   }
   clear(): this {
+    this._fileAsIs = false;
     this._content = '';
     return this;
   }
@@ -162,8 +172,11 @@ export const HtmlService = {
     if (html instanceof HtmlTemplate) return html.evaluate();
     return new HtmlOutput(html === undefined ? '' : String(html));
   },
+  /** The file's content exactly as pushed: no scriptlet is evaluated, nothing escaped (services/ui.ts reads it). */
   createHtmlOutputFromFile(name: unknown): HtmlOutput {
-    return new HtmlOutput(call('HtmlService.createHtmlOutputFromFile', [String(name)]));
+    const output = new HtmlOutput(call('HtmlService.createHtmlOutputFromFile', [String(name)]));
+    output._fileAsIs = true;
+    return output;
   },
   createTemplate(source: unknown): HtmlTemplate {
     count('HtmlService.createTemplate');

@@ -2,8 +2,8 @@
  * The worker thread of the Apps Script emulator (compiled by host/worker-source.ts, run with `eval`).
  *
  * Each execution gets a fresh vm context (a new global scope, as in Apps Script), the service globals installed by
- * the runtime (runtime/index.ts, evaluated inside that context), then dist/Code.js, then the named function is
- * called. Every service call is a synchronous RPC to the host: post on a MessagePort, Atomics.wait on a
+ * the runtime (runtime/index.ts, evaluated inside that context), then the project's script files (dist/Code.js;
+ * never an HTML file), then the named function is called. Every service call is a synchronous RPC to the host: post on a MessagePort, Atomics.wait on a
  * SharedArrayBuffer, read the reply with receiveMessageOnPort. The host may kill this thread at any point (time
  * limit).
  */
@@ -84,7 +84,7 @@ function loadBundle(path: string): vm.Script {
   const stat = fs.statSync(path);
   const cached = bundles.get(path);
   if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.script;
-  const script = new vm.Script(fs.readFileSync(path, 'utf8'), { filename: 'Code.js' });
+  const script = new vm.Script(fs.readFileSync(path, 'utf8'), { filename: path.split(/[\\/]/).pop() });
   bundles.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, script });
   return script;
 }
@@ -103,7 +103,7 @@ function done(execId: number, result: Omit<DoneMessage, 'type' | 'execId' | 'cou
 }
 
 function run(message: RunMessage): void {
-  const { execId, bundlePath, fn, args, event, exec, now } = message;
+  const { execId, scriptPaths, fn, args, event, exec, now } = message;
   currentExec = execId;
   port.postMessage({ type: 'started', execId });
   syncClock(now);
@@ -113,7 +113,7 @@ function run(message: RunMessage): void {
     const install = (runtimeScript.runInContext(context) as { installRuntime: InstallRuntime })
       .installRuntime;
     runtime = install(bridge, exec);
-    loadBundle(bundlePath).runInContext(context);
+    for (const path of scriptPaths) loadBundle(path).runInContext(context);
     const target = context[fn];
     if (typeof target !== 'function')
       throw Object.assign(new Error(`Script function not found: ${fn}`), { name: 'Exception' });

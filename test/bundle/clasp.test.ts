@@ -1,8 +1,8 @@
 /**
  * clasp from a fresh clone, offline: `npm run clasp:create -- --script-id ID` writes the .clasp.json clasp reads, and
  * the pinned clasp itself (`clasp status --json`, run through scripts/clasp.ts as the npm scripts run it) would push
- * exactly dist/Code.js, dist/Sidebar.html and dist/appsscript.json. Every process runs under the offline guard: a
- * connection or DNS lookup fails the test.
+ * exactly dist/Code.js, dist/Server.html, dist/Sidebar.html and dist/appsscript.json. Every process runs under the
+ * offline guard: a connection or DNS lookup fails the test.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,8 @@ import {
 } from './scripts';
 
 const PLACEHOLDER_ID = '1PlaceholderScriptIdForAnOfflineTest_0000000000000000000000';
-const PUSHED = ['dist/Code.js', 'dist/Sidebar.html', 'dist/appsscript.json'];
+const BUILT = ['Code.js', 'Server.html', 'Sidebar.html', 'appsscript.json'];
+const PUSHED = BUILT.map((file) => `dist/${file}`);
 const CLASP_ENTRY = require.resolve('@google/clasp');
 const DIST_DIR = join(ROOT, 'dist');
 
@@ -26,8 +27,7 @@ const DIST_DIR = join(ROOT, 'dist');
 function projectCopy(withIgnoreFile: boolean): string {
   const dir = tempDir('pef-clasp-');
   mkdirSync(join(dir, 'dist', 'notes'), { recursive: true });
-  for (const file of ['Code.js', 'Sidebar.html', 'appsscript.json'])
-    copyFileSync(join(DIST_DIR, file), join(dir, 'dist', file));
+  for (const file of BUILT) copyFileSync(join(DIST_DIR, file), join(dir, 'dist', file));
   writeFileSync(join(dir, 'dist', 'Code.js.map'), '{}');
   writeFileSync(join(dir, 'dist', 'scratch.js'), 'function scratch() {}\n');
   writeFileSync(join(dir, 'dist', 'notes', 'draft.html'), '<p>draft</p>\n');
@@ -96,7 +96,7 @@ describe('clasp from a fresh clone (offline)', () => {
   );
 
   it(
-    'the real clasp status would push exactly Code.js, Sidebar.html and appsscript.json of dist/',
+    'the real clasp status would push exactly Code.js, Server.html, Sidebar.html and appsscript.json of dist/',
     async () => {
       const { filesToPush, untrackedFiles } = parseStatus(await status);
       expect([...filesToPush].sort()).toEqual([...PUSHED].sort());

@@ -4,7 +4,7 @@
  * nothing is paid twice when the day's quota resets.
  */
 
-import type { ProgressView } from '../enrichment/helpers';
+import { type ProgressView, start } from '../enrichment/helpers';
 import { cellError } from '../findemail/helpers';
 import { startWorld, url, type World } from '../support/harness';
 
@@ -28,10 +28,11 @@ test('a bulk run past the quota pauses with reason quota; after the reset it fin
   world = await startWorld({
     data: [['Profile'], ...rows],
     scriptProperties: { ENRICH_BATCH_SIZE: '10' },
-    env: { propertiesDailyQuota: 60 },
+    // Enough for the plan, the start and a few slices, not for the whole run in one day.
+    env: { propertiesDailyQuota: 90 },
   });
-  world.env.select(world.ss.id, 'A1:A121');
-  let progress = (await world.env.run('enrichSelection', [], world.as())) as ProgressView;
+  // 120 new profiles: above the 100-credit threshold, so the person confirms the price first.
+  let progress = await start(world, 'A1:A121');
   const seen: ProgressView[] = [progress];
   for (let i = 0; i < 40 && progress.state === 'running'; i++) {
     const result = await world.env.execute('continueEnrichment', [], world.as());

@@ -3,9 +3,11 @@
  * sheet, 100,000 profiles and more), cheap lookups at that size, the formulas' buffer moved into the sheet by the
  * next writing execution, the first versions' property store migrated, property calls per cached evaluation.
  */
+
 import { propertyCalls, spreadsheetCalls } from '../../emulator';
 import { PENDING_PREFIX, RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { encodeResult } from '../../src/core/resultCodec';
+import { start } from '../enrichment/helpers';
 import { column, emailOf, fillDown } from '../findemail/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import {
@@ -86,11 +88,8 @@ describe('the results sheet', () => {
     await world.env.recalculate(world.ss.id);
     expect(column(world, 'C2:C4')).toEqual(['old0@legacy.test', 'old1@legacy.test', 'old2@legacy.test']);
     // A bulk run over the same rows: its slice first moves them into the sheet, then finds them there.
-    world.env.select(world.ss.id, 'A1:A4');
-    let progress = (await world.env.run('enrichSelection', [], world.as())) as {
-      state: string;
-      found: number;
-    };
+    // Column C holds the formulas, so the results go into new columns inserted right of the URLs.
+    let progress = (await start(world, 'A1:A4', { placement: 'insert' })) as { state: string; found: number };
     for (let i = 0; i < 10 && progress.state === 'running'; i++)
       progress = (await world.env.run('continueEnrichment', [], world.as())) as typeof progress;
     expect(progress.state).toBe('done');

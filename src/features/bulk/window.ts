@@ -113,6 +113,10 @@ function read(slice: Slice, from: number, count: number): unknown[][] {
   return readJobCells(slice.sheet, slice.job, from, count, slice.width, true);
 }
 
+function buysAgain(job: Job): boolean {
+  return job.recheck || job.redo?.includes(STATUS.unprocessable) === true;
+}
+
 /** A stored or fresh result; a re-check ignores results stored before its run started. */
 function resultOf(slice: Slice, key: string): LookupResult | undefined {
   const hit = slice.known.get(key);
@@ -199,7 +203,8 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     endpoint: slice.endpoint,
     retry: DEFAULT_RETRY,
     holdSeconds: BULK_CLAIM_SECONDS,
-    storedSince: slice.job.recheck ? slice.job.startedAt : undefined,
+    // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
+    storedSince: buysAgain(slice.job) ? slice.job.startedAt : undefined,
     batchSize: slice.pacer ?? fixedBatchSize(slice.batchSize ?? PACE_START),
     budget: sliceBudget(slice.deadline),
   });
