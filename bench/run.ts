@@ -2,8 +2,11 @@
  * `npm run bench`: the add-on against the naive tutorial baseline (bench/naive/Code.js), in one run, in the Apps
  * Script emulator, against the sandbox service on 127.0.0.1 with injected latency.
  *
- *   npx tsx bench/run.ts           full run (300 rows at 500 ms; =FINDEMAIL over 100 rows at 1 s)
- *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency)
+ *   npx tsx bench/run.ts           full run, about 7 minutes: 1. 300 rows at 500 ms; 2. =FINDEMAIL over 100 rows
+ *                                  at 1 s; 3. 1,000 rows at a 3 s median with a long tail (p99 6 s); 4. the same
+ *                                  against the rate-limited sandbox; 5. =FINDEMAIL over 500 new rows at that
+ *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload
+ *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
  * Prints a table and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
@@ -16,8 +19,9 @@ import { join } from 'node:path';
 import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../emulator';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
+import type { LatencySetting, LongTailLatency, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/core/job';
-import { DEFAULT_BATCH_SIZE } from '../src/core/limits';
+import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';
@@ -45,6 +49,18 @@ interface Config {
   rangeRows: number;
   rangeLatencyMs: number;
   batchSize?: number;
+  /** 3-5: seconds of latency with a long tail; the rate limit of 4; the =FINDEMAIL range of 5. */
+  tailRows: number;
+  tailLatency: LongTailLatency;
+  naiveTailRows: number;
+  rateLimit: RateLimit;
+  tailRangeRows: number;
+  naiveTailCells: number;
+  /** 6: a bulk run over a big sheet, in short slices. */
+  scaleRows: number;
+  scaleSliceMs: number;
+  naiveScaleRows: number;
+  coldloadSeconds: number;
   totalLimitMs: number;
   seed: number;
   out: string;
@@ -62,7 +78,17 @@ function parseArgs(argv: string[]): Config {
         naiveSliceMs: 2000,
         rangeRows: 20,
         rangeLatencyMs: 200,
-        totalLimitMs: 55_000,
+        tailRows: 150,
+        tailLatency: { medianMs: 300, p99Ms: 600 },
+        naiveTailRows: 8,
+        rateLimit: { maxInFlight: 12, retryAfterSeconds: 1 },
+        tailRangeRows: 60,
+        naiveTailCells: 16,
+        scaleRows: 2000,
+        scaleSliceMs: 150,
+        naiveScaleRows: 10,
+        coldloadSeconds: 5,
+        totalLimitMs: 150_000,
         seed: 7,
         out: join(ROOT, 'bench', 'last-run-quick.json'),
       }
@@ -70,12 +96,23 @@ function parseArgs(argv: string[]): Config {
         mode: 'full',
         rows: 300,
         duplicateRate: 0.15,
-        naiveRows: 80,
+        naiveRows: 40,
         latencyMs: 500,
         naiveSliceMs: 20_000,
         rangeRows: 100,
         rangeLatencyMs: 1000,
-        totalLimitMs: 230_000,
+        tailRows: 1000,
+        // A long tail: the 99th percentile twice the median, the slowest answers up to 8 times it (24 s).
+        tailLatency: { medianMs: 3000, p99Ms: 6000 },
+        naiveTailRows: 10,
+        rateLimit: { maxInFlight: 40, retryAfterSeconds: 2 },
+        tailRangeRows: 500,
+        naiveTailCells: 48,
+        scaleRows: 20_000,
+        scaleSliceMs: 500,
+        naiveScaleRows: 100,
+        coldloadSeconds: 20,
+        totalLimitMs: 600_000,
         seed: 7,
         out: join(ROOT, 'bench', 'last-run.json'),
       };
@@ -244,31 +281,75 @@ function gitCommit(): string | undefined {
 
 // ------------------------------------------------------------------ 1. bulk enrichment
 
-async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: string[], deadline: Deadline) {
+/** One bulk scenario: the sandbox's latency and rate limit, and the script properties of the add-on's run. */
+interface Scenario {
+  latency: LatencySetting;
+  rateLimit?: RateLimit;
+  scriptProperties?: Record<string, string>;
+}
+
+/** One execution of a bulk run: how long it took, the rows it added, and the bench process's memory after it. */
+interface SliceSample {
+  ms: number;
+  rows: number;
+  cursorRow: number;
+  rssMb: number;
+  heapMb: number;
+}
+
+async function benchAddonBulk(
+  config: Config,
+  sandbox: SandboxServer,
+  urls: string[],
+  deadline: Deadline,
+  scenario: Scenario = { latency: config.latencyMs },
+) {
   const env = new Environment({
     scriptProperties: {
       API_BASE_URL: sandbox.baseUrl,
       NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS,
       ...(config.batchSize ? { ENRICH_BATCH_SIZE: String(config.batchSize) } : {}),
+      ...scenario.scriptProperties,
     },
   });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
-    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
     const last = urls.length + 1;
     env.select(ss.id, `A2:A${last}`);
-    sandbox.service.configure({ latencyMs: config.latencyMs });
+    sandbox.service.configure({ latencyMs: scenario.latency, rateLimit: scenario.rateLimit });
     sandbox.service.resetLedger();
     const counts: Record<string, number> = {};
+    const slices: SliceSample[] = [];
+    const sample = (ms: number, before: Progress | undefined, after: Progress) => {
+      const memory = process.memoryUsage();
+      slices.push({
+        ms,
+        rows: after.processed - (before?.processed ?? 0),
+        cursorRow: after.processed,
+        rssMb: memory.rss / 2 ** 20,
+        heapMb: memory.heapUsed / 2 ** 20,
+      });
+    };
     const started = performance.now();
-    let result = await env.execute('enrichSelection', [], { spreadsheetId: ss.id });
+    // As a person does who accepts the plan and its price (the sidebar's Start).
+    const plan = await env.execute('getRunPlan', [{}], { spreadsheetId: ss.id });
+    if (!plan.ok) throw failure(plan);
+    const confirmedCredits = (plan.value as { credits: number }).credits;
+    let result = await env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
     addCounts(counts, result.counts);
     if (!result.ok) throw failure(result);
-    let progress = result.value as Progress;
+    let progress = (result.value as { progress: Progress }).progress;
+    sample(performance.now() - started, undefined, progress);
     let calls = 1;
     // As the sidebar does: continue until the job is no longer running.
     while (progress.state === 'running' && calls < MAX_ADDON_CALLS) {
       deadline.check('the add-on bulk run');
+      const sliceStart = performance.now();
       result = await env.execute('continueEnrichment', [], {
         spreadsheetId: ss.id,
         timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
@@ -276,7 +357,9 @@ async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: stri
       calls++;
       addCounts(counts, result.counts);
       if (!result.ok) throw failure(result);
+      const before = progress;
       progress = result.value as Progress;
+      sample(performance.now() - sliceStart, before, progress);
     }
     const wallMs = performance.now() - started;
     const ledger = ledgerOf(sandbox, ADDON.org);
@@ -294,10 +377,17 @@ async function benchAddonBulk(config: Config, sandbox: SandboxServer, urls: stri
       else if (seen !== outputs) inconsistent++;
     }
     const fetchAllCalls = counts['UrlFetchApp.fetchAll'] ?? 0;
-    const batchSize = config.batchSize ?? DEFAULT_BATCH_SIZE;
-    const rowWindows = Math.ceil(urls.length / batchSize);
+    // Adaptive: a window holds the lookups of one fetchAll (src/features/bulk/window.ts).
+    const batchSize = config.batchSize ?? DEFAULT_MAX_CONCURRENCY;
+    const rowWindows = config.batchSize ? Math.ceil(urls.length / batchSize) : Math.max(1, fetchAllCalls);
     const allCalls = spreadsheetCalls(counts);
     return {
+      slices,
+      errorRows: values.filter((row) => String(row[2]) === 'ERROR').length,
+      // Refused before the key check, a 429 of the rate limit carries no organization: counted from the whole
+      // ledger (one bench run at a time).
+      rateLimited: sandbox.service.ledger().filter((entry) => entry.status === 429).length,
+      peakInFlight: sandbox.service.maxConcurrent,
       rows: urls.length,
       distinctUrls: distinctCount(urls),
       wallMs,
@@ -332,16 +422,25 @@ async function benchNaiveBulk(
   naiveDir: string,
   urls: string[],
   deadline: Deadline,
+  sample: { latency: LatencySetting; rows: number; fromRow?: number } = {
+    latency: config.latencyMs,
+    rows: config.naiveRows,
+  },
 ) {
   const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
-    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
-    const last = config.naiveRows + 1;
-    sandbox.service.configure({ latencyMs: config.latencyMs });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
+    const first = sample.fromRow ?? 2;
+    const last = Math.min(urls.length + 1, first + sample.rows - 1);
+    sandbox.service.configure({ latencyMs: sample.latency });
     sandbox.service.resetLedger();
     const counts: Record<string, number> = {};
-    let next = 2;
+    let next = first;
     let executions = 0;
     let idle = 0;
     const started = performance.now();
@@ -364,9 +463,9 @@ async function benchNaiveBulk(
       next += done;
     }
     const wallMs = performance.now() - started;
-    const rows = next - 2;
+    const rows = next - first;
     const ledger = ledgerOf(sandbox, NAIVE.org);
-    const measured = urls.slice(0, rows);
+    const measured = urls.slice(first - 2, first - 2 + rows);
     const allCalls = spreadsheetCalls(counts);
     const rowsPerMinute = rows / (wallMs / 60_000);
     return {
@@ -374,11 +473,11 @@ async function benchNaiveBulk(
       distinctUrlsMeasured: distinctCount(measured),
       wallMs,
       rowsPerMinute,
-      extrapolatedMsForAllRows: (config.rows / rowsPerMinute) * 60_000,
+      extrapolatedMsForAllRows: (urls.length / rowsPerMinute) * 60_000,
       // The loop sends one request (one credit: 200 and 422 both charge) per non-empty row, checked on the
       // measured rows; on the whole sheet that is rows / distinct URLs per distinct URL.
       oneRequestPerRow: ledger.requests === rows && ledger.credits === rows,
-      wholeSheetCreditsPerDistinctUrl: config.rows / distinctCount(urls.slice(0, config.rows)),
+      wholeSheetCreditsPerDistinctUrl: urls.length / distinctCount(urls),
       executions,
       spreadsheetCalls: allCalls,
       dataCalls: dataCalls(counts),
@@ -418,7 +517,11 @@ async function benchFindEmail(config: Config, sandbox: SandboxServer, urls: stri
   });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
-    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
     const last = urls.length + 1;
     env.enter(ss.id, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
     sandbox.service.configure({ latencyMs: config.rangeLatencyMs });
@@ -436,7 +539,11 @@ async function benchNaiveCells(config: Config, sandbox: SandboxServer, naiveDir:
   const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
-    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ...urls.map((url) => [url])] });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
     const last = urls.length + 1;
     env.enter(
       ss.id,
@@ -452,7 +559,196 @@ async function benchNaiveCells(config: Config, sandbox: SandboxServer, naiveDir:
   }
 }
 
+// ------------------------------------------------------------------ 3-4. long tail and rate limit
+
+/** A 1,000-row run at seconds of latency with a long tail, the add-on against a bounded naive sample. */
+async function benchTail(
+  config: Config,
+  sandbox: SandboxServer,
+  urls: string[],
+  deadline: Deadline,
+  rateLimit?: RateLimit,
+) {
+  const addon = await benchAddonBulk(config, sandbox, urls, deadline, {
+    latency: config.tailLatency,
+    rateLimit,
+  });
+  return { addon, rateLimited: addon.rateLimited / Math.max(1, addon.requests + addon.rateLimited) };
+}
+
+// ------------------------------------------------------------------ 5. =FINDEMAIL over 500 new rows
+
+const NOT_REACHED = 'ERROR: Not looked up in time';
+
+async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: string[]) {
+  const env = new Environment({
+    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
+  });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
+    const last = urls.length + 1;
+    env.enter(ss.id, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
+    sandbox.service.configure({ latencyMs: config.tailLatency });
+    sandbox.service.resetLedger();
+    const rounds = [];
+    const paid = new Map<string, number>();
+    for (let round = 0; round < 2; round++) {
+      const before = sandbox.service.ledger().length;
+      const started = performance.now();
+      const report = await env.recalculate(ss.id);
+      const wallMs = performance.now() - started;
+      const entries = sandbox.service.ledger().slice(before);
+      let paidAgain = 0;
+      for (const entry of entries) {
+        if (entry.charged !== 1 || entry.networkUrl === undefined) continue;
+        const key = normalizeProfileUrl(entry.networkUrl);
+        if (paid.has(key)) paidAgain++;
+        paid.set(key, (paid.get(key) ?? 0) + 1);
+      }
+      const cells = env.displayValues(ss.id, `B2:B${last}`).map((row) => row[0]);
+      rounds.push({
+        wallMs,
+        ok: report.results.every((r) => r.ok && !r.timedOut),
+        answered: cells.filter((v) => v !== '' && !v.startsWith('#') && !v.startsWith('ERROR')).length,
+        notReached: cells.filter((v) => v.startsWith(NOT_REACHED)).length,
+        otherErrors: cells.filter(
+          (v) => v.startsWith('#') || (v.startsWith('ERROR') && !v.startsWith(NOT_REACHED)),
+        ).length,
+        requests: entries.length,
+        credits: entries.reduce((sum, entry) => sum + entry.charged, 0),
+        paidAgain,
+        peakInFlight: sandbox.service.maxConcurrent,
+      });
+    }
+    return { rows: urls.length, rounds };
+  } finally {
+    await env.close();
+  }
+}
+
+/** `cells` naive one-cell formulas, evaluated twice, at the long-tail latency. */
+async function benchNaiveCellsTail(config: Config, sandbox: SandboxServer, naiveDir: string, urls: string[]) {
+  const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
+  try {
+    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
+    const ss = env.createSpreadsheet({
+      owner: OWNER,
+      rows: Math.max(1000, urls.length + 1),
+      data: [['Profile URL'], ...urls.map((url) => [url])],
+    });
+    env.enter(
+      ss.id,
+      `B2:B${urls.length + 1}`,
+      urls.map((_, index) => [`=NAIVE(A${index + 2})`]),
+    );
+    sandbox.service.configure({ latencyMs: config.tailLatency });
+    const first = await recalcRound(env, ss.id, sandbox, NAIVE.org);
+    const second = await recalcRound(env, ss.id, sandbox, NAIVE.org);
+    return { cells: urls.length, first, second };
+  } finally {
+    await env.close();
+  }
+}
+
+// ------------------------------------------------------------------ 6. 20,000 rows
+
+/** Per-slice figures over the first and the last quarter of the rows. */
+function sliceTrend(slices: SliceSample[], rows: number) {
+  // Slices that wrote no row waited (another execution held the run); the last may be short.
+  const work = slices.slice(0, -1).filter((slice) => slice.rows > 0);
+  const part = (from: number, to: number) => {
+    // By where the slice started in the sheet.
+    const chosen = work.filter((slice) => {
+      const at = (slice.cursorRow - slice.rows) / rows;
+      return at >= from && at < to;
+    });
+    const ms = chosen.reduce((sum, slice) => sum + slice.ms, 0);
+    const done = chosen.reduce((sum, slice) => sum + slice.rows, 0);
+    return {
+      slices: chosen.length,
+      msPerSlice: ms / Math.max(1, chosen.length),
+      msPer100Rows: (100 * ms) / Math.max(1, done),
+      rssMb: Math.max(0, ...chosen.map((slice) => slice.rssMb)),
+      heapMb: Math.max(0, ...chosen.map((slice) => slice.heapMb)),
+    };
+  };
+  const early = part(0, 0.25);
+  const late = part(0.75, 1);
+  // Without slices in both quarters there is nothing to compare (NaN: the target then reads MISSED).
+  const both = early.slices > 0 && late.slices > 0;
+  return {
+    early,
+    late,
+    timeRatio: both ? late.msPer100Rows / early.msPer100Rows : Number.NaN,
+    rssRatio: both ? late.rssMb / early.rssMb : Number.NaN,
+  };
+}
+
+async function benchScale(config: Config, sandbox: SandboxServer, naiveDir: string, deadline: Deadline) {
+  const urls = makeUrls(config.scaleRows, 0.05, config.seed + 2, 's');
+  const addon = await benchAddonBulk(config, sandbox, urls, deadline, {
+    latency: 0,
+    scriptProperties: { ENRICH_STEP_BUDGET_MS: String(config.scaleSliceMs) },
+  });
+  const trend = sliceTrend(addon.slices, urls.length);
+  // The naive loop at the top and at the bottom of the same sheet.
+  const sample = { latency: 0, rows: config.naiveScaleRows };
+  const top = await benchNaiveBulk(config, sandbox, naiveDir, urls, deadline, sample);
+  const bottom = await benchNaiveBulk(config, sandbox, naiveDir, urls, deadline, {
+    ...sample,
+    fromRow: urls.length + 2 - config.naiveScaleRows,
+  });
+  return {
+    rows: urls.length,
+    addon: {
+      wallMs: addon.wallMs,
+      executions: addon.executions,
+      finalState: addon.finalState,
+      rowsWithStatus: addon.rowsWithStatus,
+      credits: addon.credits,
+      distinctUrls: addon.distinctUrls,
+      rowsPerMinute: addon.rowsPerMinute,
+      trend,
+    },
+    naive: {
+      topRowsPerMinute: top.rowsPerMinute,
+      bottomRowsPerMinute: bottom.rowsPerMinute,
+      rowsMeasured: top.rowsMeasured + bottom.rowsMeasured,
+    },
+  };
+}
+
+// ------------------------------------------------------------------ 7. cold load
+
+function runColdload(seconds: number): { output: string; ok: boolean } {
+  try {
+    const output = execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        join(ROOT, 'bench', 'coldload.ts'),
+        `--max-seconds=${seconds}`,
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: (seconds + 60) * 1000 },
+    );
+    return { output: output.trim(), ok: true };
+  } catch (error) {
+    return { output: error instanceof Error ? error.message : String(error), ok: false };
+  }
+}
+
 // ------------------------------------------------------------------ output
+
+/** A run's figures without the per-method counts and per-slice samples (kept short in the JSON). */
+function summary<T extends { counts: Record<string, number>; slices?: unknown }>(figures: T) {
+  const { counts: _counts, slices: _slices, ...rest } = figures;
+  return rest;
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
@@ -484,7 +780,8 @@ async function main(): Promise<void> {
   const rangeUrls = makeUrls(config.rangeRows, 0, config.seed + 1, 'f');
   const naiveDir = mkdtempSync(join(tmpdir(), 'pef-bench-naive-'));
   copyFileSync(join(ROOT, 'bench', 'naive', 'Code.js'), join(naiveDir, 'Code.js'));
-  const credits = 10 * (config.rows + config.rangeRows) + 1000;
+  const credits =
+    10 * (config.rows + config.rangeRows + config.tailRows + config.tailRangeRows + config.scaleRows) + 1000;
   const sandbox = await startSandbox({
     port: 0,
     organizations: [
@@ -542,6 +839,37 @@ async function main(): Promise<void> {
     const findEmail = await timed('findEmail', () => benchFindEmail(config, sandbox, rangeUrls));
     deadline.check('the naive custom-function bench');
     const naiveCells = await timed('naiveCells', () => benchNaiveCells(config, sandbox, naiveDir, rangeUrls));
+
+    const tailUrls = makeUrls(config.tailRows, config.duplicateRate, config.seed + 3, 't');
+    const tailText = `median ${config.tailLatency.medianMs} ms, p99 ${config.tailLatency.p99Ms} ms`;
+    console.log(`3. Bulk enrichment: ${config.tailRows} rows at ${tailText}…`);
+    deadline.check('the long-tail bench');
+    const tail = await timed('tailAddon', () => benchTail(config, sandbox, tailUrls, deadline));
+    const naiveTail = await timed('tailNaive', () =>
+      benchNaiveBulk(config, sandbox, naiveDir, tailUrls, deadline, {
+        latency: config.tailLatency,
+        rows: config.naiveTailRows,
+      }),
+    );
+    console.log(
+      `4. The same against the rate-limited sandbox (429 above ${config.rateLimit.maxInFlight} in flight)…`,
+    );
+    deadline.check('the rate-limited bench');
+    const limited = await timed('limitedAddon', () =>
+      benchTail(config, sandbox, tailUrls, deadline, config.rateLimit),
+    );
+    console.log(`5. =FINDEMAIL over ${config.tailRangeRows} new rows at ${tailText}…`);
+    deadline.check('the =FINDEMAIL long-tail bench');
+    const tailRangeUrls = makeUrls(config.tailRangeRows, 0, config.seed + 4, 'g');
+    const rangeTail = await timed('rangeTail', () => benchFindEmailTail(config, sandbox, tailRangeUrls));
+    const naiveCellsTail = await timed('naiveCellsTail', () =>
+      benchNaiveCellsTail(config, sandbox, naiveDir, tailRangeUrls.slice(0, config.naiveTailCells)),
+    );
+    console.log(`6. Bulk enrichment over ${config.scaleRows} rows in ${config.scaleSliceMs} ms slices…`);
+    deadline.check('the scale bench');
+    const scale = await timed('scale', () => benchScale(config, sandbox, naiveDir, deadline));
+    console.log('7. npm run bench:coldload…');
+    const coldload = await timed('coldload', async () => runColdload(config.coldloadSeconds));
     const totalMs = Date.now() - started;
 
     const ratio = addon.rowsPerMinute / naive.rowsPerMinute;
@@ -551,6 +879,27 @@ async function main(): Promise<void> {
       addonChargedOncePerUrl: addon.maxChargesPerUrl <= 1 && addon.credits <= addon.distinctUrls,
       rangeAllCells: findEmail.first.failedExecutions === 0 && findEmail.resultCells === findEmail.rows,
       rangeSecondFree: findEmail.second.credits === 0 && findEmail.second.requests === 0,
+      tailFinished: tail.addon.finalState === 'done' && tail.addon.rowsWithStatus === tail.addon.rows,
+      tailChargedOncePerUrl: tail.addon.maxChargesPerUrl <= 1,
+      limitedFinished:
+        limited.addon.finalState === 'done' && limited.addon.rowsWithStatus === limited.addon.rows,
+      limitedNoErrorRow: limited.addon.errorRows === 0,
+      rangeTailEveryCellAnsweredOrToldWhy: rangeTail.rounds.every(
+        (round) =>
+          round.ok && round.otherErrors === 0 && round.answered + round.notReached === rangeTail.rows,
+      ),
+      rangeTailNothingPaidTwice: rangeTail.rounds.every((round) => round.paidAgain === 0),
+      scaleFinished: scale.addon.finalState === 'done' && scale.addon.rowsWithStatus === scale.rows,
+      coldloadRan: coldload.ok,
+    };
+    const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+    const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+    const tailTargets = {
+      tailRatioAtLeast50x: tailRatio >= 50,
+      limited429AtMost5Percent: limited.rateLimited <= 0.05,
+      // Flat: the last quarter's time per row and memory within 1.5 times the first quarter's.
+      scaleTimeFlat: scale.addon.trend.timeRatio <= 1.5,
+      scaleMemoryFlat: scale.addon.trend.rssRatio <= 1.5,
     };
     const targets = {
       ratioAtLeast15x: ratio >= TARGET_RATIO,
@@ -687,6 +1036,148 @@ async function main(): Promise<void> {
       '   =NAIVE cells run as separate custom-function executions, at most 16 at once (the emulator’s maxConcurrent).',
     );
 
+    console.log(
+      `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
+        `baseline: first ${naiveTail.rowsMeasured} rows, extrapolated as rows/minute\n`,
+    );
+    console.log(
+      table([
+        ['', 'add-on', `add-on, 429 above ${config.rateLimit.maxInFlight} in flight`, 'naive baseline'],
+        [
+          'wall time (s)',
+          fmt(tail.addon.wallMs / 1000, 1),
+          fmt(limited.addon.wallMs / 1000, 1),
+          `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
+        ],
+        [
+          'rows per minute',
+          fmt(tail.addon.rowsPerMinute, 0),
+          fmt(limited.addon.rowsPerMinute, 0),
+          fmt(naiveTail.rowsPerMinute, 1),
+        ],
+        ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, '1x'],
+        [
+          'fetchAll calls / peak in flight',
+          `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
+          `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
+          `${naiveTail.requests} fetch / 1`,
+        ],
+        [
+          'requests answered 429',
+          `${tail.addon.rateLimited}`,
+          `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
+          '0',
+        ],
+        ['rows ERROR', String(tail.addon.errorRows), String(limited.addon.errorRows), '0'],
+        [
+          'credits / distinct URL',
+          fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
+          fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
+          `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
+        ],
+      ]),
+    );
+    console.log(
+      `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict(tailTargets.tailRatioAtLeast50x)}; ` +
+        `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
+        `${verdict(tailTargets.limited429AtMost5Percent)}; rows ERROR ${limited.addon.errorRows}`,
+    );
+    const [round1, round2] = rangeTail.rounds;
+    console.log(
+      `\n5. =FINDEMAIL(A2:A${config.tailRangeRows + 1}) — one cell, ${config.tailRangeRows} new URLs, latency ${tailText}\n`,
+    );
+    console.log(
+      table([
+        ['', '1st evaluation', '2nd evaluation', `${naiveCellsTail.cells} × =NAIVE(cell), 1st`, '2nd'],
+        [
+          'wall time (s)',
+          fmt(round1.wallMs / 1000, 1),
+          fmt(round2.wallMs / 1000, 1),
+          fmt(naiveCellsTail.first.wallMs / 1000, 1),
+          fmt(naiveCellsTail.second.wallMs / 1000, 1),
+        ],
+        [
+          'cells answered',
+          String(round1.answered),
+          String(round1.answered === rangeTail.rows ? round1.answered : round2.answered),
+          String(naiveCellsTail.cells),
+          String(naiveCellsTail.cells),
+        ],
+        ['cells "not looked up in time"', String(round1.notReached), String(round2.notReached), '0', '0'],
+        [
+          'executions killed or failed',
+          String(round1.ok ? 0 : 1),
+          String(round2.ok ? 0 : 1),
+          String(naiveCellsTail.first.failedExecutions),
+          String(naiveCellsTail.second.failedExecutions),
+        ],
+        [
+          'credits',
+          String(round1.credits),
+          String(round2.credits),
+          String(naiveCellsTail.first.credits),
+          String(naiveCellsTail.second.credits),
+        ],
+        [
+          'credits for profiles paid before',
+          '0',
+          String(round2.paidAgain),
+          '0',
+          String(naiveCellsTail.second.credits),
+        ],
+      ]),
+    );
+    console.log(
+      `\n   every cell answered or told to recalculate: ${checks.rangeTailEveryCellAnsweredOrToldWhy ? 'yes' : 'NO'}; ` +
+        `nothing paid twice: ${checks.rangeTailNothingPaidTwice ? 'yes' : 'NO'}`,
+    );
+    const { early, late } = scale.addon.trend;
+    console.log(
+      `\n6. Bulk enrichment over ${scale.rows} rows (no latency), slices of ${config.scaleSliceMs} ms: ` +
+        `${scale.addon.executions} executions, ${fmt(scale.addon.wallMs / 1000, 1)} s, ${scale.addon.finalState}\n`,
+    );
+    console.log(
+      table([
+        ['', 'first quarter of the rows', 'last quarter', 'last / first'],
+        ['slices', String(early.slices), String(late.slices), ''],
+        [
+          'ms per slice',
+          fmt(early.msPerSlice, 0),
+          fmt(late.msPerSlice, 0),
+          `${fmt(late.msPerSlice / early.msPerSlice, 2)}x`,
+        ],
+        [
+          'ms per 100 rows',
+          fmt(early.msPer100Rows, 0),
+          fmt(late.msPer100Rows, 0),
+          `${fmt(scale.addon.trend.timeRatio, 2)}x`,
+        ],
+        [
+          'bench process RSS (MB)',
+          fmt(early.rssMb, 0),
+          fmt(late.rssMb, 0),
+          `${fmt(scale.addon.trend.rssRatio, 2)}x`,
+        ],
+        [
+          'bench process heap (MB)',
+          fmt(early.heapMb, 0),
+          fmt(late.heapMb, 0),
+          `${fmt(late.heapMb / early.heapMb, 2)}x`,
+        ],
+        [
+          'naive rows per minute (top / bottom)',
+          fmt(scale.naive.topRowsPerMinute, 0),
+          fmt(scale.naive.bottomRowsPerMinute, 0),
+          `${fmt(scale.naive.bottomRowsPerMinute / scale.naive.topRowsPerMinute, 2)}x`,
+        ],
+      ]),
+    );
+    console.log(
+      `\n   flat: time per row ${verdict(tailTargets.scaleTimeFlat)}, memory ${verdict(tailTargets.scaleMemoryFlat)} ` +
+        '(last quarter within 1.5x of the first)',
+    );
+    console.log(`\n7. npm run bench:coldload\n\n${coldload.output.replace(/^/gm, '   ')}`);
+
     const failedChecks = Object.entries(checks)
       .filter(([, ok]) => !ok)
       .map(([name]) => name);
@@ -713,6 +1204,18 @@ async function main(): Promise<void> {
       },
       findEmail,
       naiveCells,
+      longTail: {
+        addon: summary(tail.addon),
+        rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
+        naive: summary(naiveTail),
+        ratio: tailRatio,
+        rateLimitedRatio: limitedRatio,
+      },
+      rangeTail,
+      naiveCellsTail,
+      scale,
+      coldload: coldload.output,
+      tailTargets,
       checks,
       targets: comparable ? targets : { ...targets, ratioAtLeast15x: null },
       phasesMs: phases,

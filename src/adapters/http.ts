@@ -1,61 +1,49 @@
-/** UrlFetchApp: one batch of lookups through fetchAll, with transport failures isolated; one plain request. */
-import { haltsRun, interpretAnswer, type RawAnswer } from '../core/answers';
-import {
-  buildLookupRequest,
-  type HttpRequest,
-  interpretFetchException,
-  type LookupOutcome,
-  redactKey,
-} from '../core/lookup';
-import type { SendPlan, Transport } from '../core/ports';
+/** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
+import { interpretAnswer, type RawAnswer } from '../core/answers';
+import { buildLookupRequest, type HttpRequest, interpretFetchException, redactKey } from '../core/lookup';
+import type { SendPlan, SentBatch, Transport } from '../core/ports';
+
+type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * One batch through fetchAll; `undefined` for a request never sent (the caller may send it later).
- * fetchAll throws as a whole when any request fails at the transport level, and the other answers are lost
- * although the service already charged them. Then the batch is sent again one request at a time with fetch:
- * each good request is paid at most once more (bisecting would re-send some up to log2(n) times), the failing
- * one is isolated and classified. Re-sending stops at the deadline and at an answer that halts the run.
- */
-function sendBatch(
-  urls: string[],
-  plan: SendPlan,
-): { outcomes: Array<LookupOutcome | undefined>; sent: number } {
-  if (urls.length === 0) return { outcomes: [], sent: 0 };
-  const requests = urls.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url));
-  let message: string;
-  try {
-    const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
-    const outcomes = responses.map((response) =>
-      interpretAnswer({ status: response.getResponseCode(), body: response.getContentText() }, plan.apiKey),
-    );
-    return { outcomes, sent: requests.length };
-  } catch (error) {
-    message = redactKey(errorMessage(error), plan.apiKey);
-  }
-  if (requests.length === 1 || interpretFetchException(message).error === 'quota') {
-    return {
-      outcomes: requests.map(() => interpretAnswer({ thrown: message }, plan.apiKey)),
-      sent: requests.length,
+/** The answer of one response; its headers are read only when they matter (a redirect, a 429). */
+function rawAnswer(response: Response): RawAnswer {
+  const status = response.getResponseCode();
+  const answer: RawAnswer = { status, body: response.getContentText() };
+  if (status === 429 || (status >= 300 && status < 400)) {
+    // HTTP/1.1 servers send these names capitalised, HTTP/2 ones in lower case.
+    const headers = response.getHeaders() as Record<string, string>;
+    answer.headers = {
+      location: headers.Location ?? headers.location,
+      retryAfter: headers['Retry-After'] ?? headers['retry-after'],
     };
   }
-  const outcomes: Array<LookupOutcome | undefined> = [];
-  let sent = requests.length;
-  let stopped = false;
-  for (const request of requests) {
-    if (stopped || Date.now() >= plan.deadline) {
-      outcomes.push(undefined);
-      continue;
-    }
-    sent += 1;
-    const outcome = interpretAnswer(sendOne(request), plan.apiKey);
-    outcomes.push(outcome);
-    stopped = haltsRun(outcome);
+  return answer;
+}
+
+/**
+ * One batch through fetchAll. fetchAll throws as a whole when any request fails at the transport level: every
+ * answer of the batch is lost, although the service may have charged each. Nothing is re-sent here: the
+ * pipeline re-sends each lost request alone, at most once (src/features/lookup/pipeline.ts), and the batch size
+ * controller shrinks the batches (src/core/pace.ts). The daily-quota exception is thrown before anything is sent.
+ */
+function sendBatch(urls: string[], plan: SendPlan): SentBatch {
+  if (urls.length === 0) return { outcomes: [], sent: 0, lost: false };
+  const requests = urls.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url));
+  try {
+    const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
+    const now = Date.now();
+    const outcomes = responses.map((response) => interpretAnswer(rawAnswer(response), plan.apiKey, now));
+    return { outcomes, sent: requests.length, lost: false };
+  } catch (error) {
+    const message = redactKey(errorMessage(error), plan.apiKey);
+    const outcome = interpretFetchException(message);
+    const sent = outcome.error === 'quota' ? 0 : requests.length;
+    return { outcomes: requests.map(() => outcome), sent, lost: sent > 0 };
   }
-  return { outcomes, sent };
 }
 
 export const fetchTransport: Transport = { sendBatch };
@@ -66,7 +54,7 @@ export function sendOne(request: HttpRequest): RawAnswer {
       request.url,
       request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions,
     );
-    return { status: response.getResponseCode(), body: response.getContentText() };
+    return rawAnswer(response);
   } catch (error) {
     return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };
   }

@@ -1,5 +1,6 @@
 /** The add-on owner's configuration in script properties, read once per execution. */
 import { configuredEndpoint, type EndpointResult } from '../core/config';
+import { DEFAULT_MAX_CONCURRENCY, MAX_BATCH_SIZE } from '../core/limits';
 import { SCRIPT_PROPERTY } from '../core/propertyNames';
 import { type NetworkHosts, parseNetworkHosts } from '../core/url';
 
@@ -8,6 +9,8 @@ export interface ScriptConfig {
   stepBudgetMs?: number;
   batchSize?: number;
   concurrency?: number;
+  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/core/pace.ts). */
+  maxConcurrency: number;
   /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;
   /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
@@ -29,6 +32,10 @@ export function readScriptConfig(): ScriptConfig {
     stepBudgetMs: positiveInt(props[SCRIPT_PROPERTY.stepBudgetMs]),
     batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
     concurrency: positiveInt(props[SCRIPT_PROPERTY.concurrency]),
+    maxConcurrency: Math.min(
+      MAX_BATCH_SIZE,
+      positiveInt(props[SCRIPT_PROPERTY.maxConcurrency]) ?? DEFAULT_MAX_CONCURRENCY,
+    ),
     findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
     networkHosts: parseNetworkHosts(props[SCRIPT_PROPERTY.networkHosts]),
   };

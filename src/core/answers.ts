@@ -4,6 +4,7 @@
  */
 import type { HaltReason } from './jobMachine';
 import {
+  type AnswerHeaders,
   interpretFetchException,
   interpretLookupResponse,
   type LookupOutcome,
@@ -12,13 +13,16 @@ import {
 } from './lookup';
 import { SETTINGS_PATH } from './product';
 
-/** What came back for one request: an HTTP answer, or the text of the exception UrlFetchApp threw. */
-export type RawAnswer = { status: number; body: string } | { thrown: string };
+/**
+ * What came back for one request: an HTTP answer (with the headers that matter, read only for a redirect or a
+ * 429), or the text of the exception UrlFetchApp threw.
+ */
+export type RawAnswer = { status: number; body: string; headers?: AnswerHeaders } | { thrown: string };
 
-/** The outcome of one answer, with the key masked in every message. */
-export function interpretAnswer(answer: RawAnswer, apiKey: string): LookupOutcome {
+/** The outcome of one answer at `now` (epoch ms, for a Retry-After date), with the key masked in every message. */
+export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
   if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
-  const outcome = interpretLookupResponse(answer.status, answer.body);
+  const outcome = interpretLookupResponse(answer.status, answer.body, answer.headers, now);
   return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
 }
 

@@ -1,6 +1,7 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
 import type { RunPlan } from './runPlan';
 import type { KindCounts } from './runSummary';
+import { countText } from './text';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
 
@@ -27,7 +28,13 @@ export interface Counts {
   notFound: number;
   failed: number;
   skipped: number;
+  /** Charged answers received (found, not found, unprocessable). */
   creditsUsed: number;
+  /**
+   * Requests whose answer was lost to a connection failure: the service may have charged each (absent in jobs
+   * stored by earlier versions).
+   */
+  creditsMaybeLost?: number;
 }
 
 export interface Job {
@@ -108,8 +115,26 @@ export interface Progress extends Counts {
   waiting?: boolean;
 }
 
+/** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
+export function creditsText(counts: Pick<Counts, 'creditsUsed' | 'creditsMaybeLost'>): string {
+  const lost = counts.creditsMaybeLost ?? 0;
+  const used = `${countText(counts.creditsUsed, 'credit')} used`;
+  return lost > 0
+    ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
+    : used;
+}
+
 export function emptyCounts(): Counts {
-  return { total: 0, processed: 0, found: 0, notFound: 0, failed: 0, skipped: 0, creditsUsed: 0 };
+  return {
+    total: 0,
+    processed: 0,
+    found: 0,
+    notFound: 0,
+    failed: 0,
+    skipped: 0,
+    creditsUsed: 0,
+    creditsMaybeLost: 0,
+  };
 }
 
 export function idleProgress(

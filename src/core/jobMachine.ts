@@ -10,7 +10,7 @@
  *   any ──replaced──▶ cancelled (a slice's copy of a job that is gone from the store)
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
-import type { Counts, Job, JobState, RunReason } from './job';
+import { type Counts, creditsText, type Job, type JobState, type RunReason } from './job';
 import { countText } from './text';
 
 /** Why a running job halts, and the state that leaves it in. */
@@ -76,9 +76,15 @@ export function transition(job: Job, event: JobEvent): Job {
   }
 }
 
-/** A cancel stored meanwhile always wins; a stored pause or halt wins over this slice's "running". */
+/**
+ * A cancel stored meanwhile always wins; a stored pause or halt wins over this slice's "running". A user's cancel
+ * made while the slice worked reports the slice's counts: what was written and spent up to its end.
+ */
 function sync(job: Job, stored: Pick<Job, 'state' | 'message' | 'reason'>): Job {
-  if (stored.state === 'cancelled') return enter(job, 'cancelled', stored.message, stored.reason);
+  if (stored.state === 'cancelled') {
+    const message = stored.reason === 'user' ? cancelledMessage(job.counts) : stored.message;
+    return enter(job, 'cancelled', message, stored.reason);
+  }
   if (job.state === 'running' && stored.state !== 'running') {
     return enter(job, stored.state, stored.message, stored.reason);
   }
@@ -86,11 +92,11 @@ function sync(job: Job, stored: Pick<Job, 'state' | 'message' | 'reason'>): Job 
 }
 
 export function cancelledMessage(counts: Counts): string {
-  return `Cancelled. Results written so far are kept (${countText(counts.processed, 'row')}).`;
+  return `Cancelled. Results written so far are kept (${countText(counts.processed, 'row')}; ${creditsText(counts)}).`;
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {
-  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${countText(counts.creditsUsed, 'credit')} used.`;
+  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${creditsText(counts)}.`;
   return leftPending
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`
     : done;

@@ -38,19 +38,34 @@ export const STORE_LOCK_ATTEMPTS = 4;
 // ------------------------------------------------------------------------------------------------ Requests
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
 export const DEFAULT_RETRY = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 4000 } as const;
+/**
+ * Tries of a request answered 429 before its row is an ERROR: a refusal is never charged, and each try waits for
+ * the answer's Retry-After (within the time budget), so more tries cost time, not credits.
+ */
+export const RATE_LIMITED_ATTEMPTS = 6;
 
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**
- * No request batch starts unless, judging by the slowest batch so far, it ends before this; the rest of the 30 s
- * custom-function limit is the margin.
+ * No request batch starts unless it ends before this even when one request is as slow as the slowest plausible
+ * answer (FORMULA_TAIL_FACTOR); the rest of the 30 s custom-function limit is the margin for the start of the
+ * execution (loading the bundle) and returning the values.
  */
-export const FORMULA_WORK_BUDGET_MS = 22 * SECOND;
+export const FORMULA_WORK_BUDGET_MS = 26 * SECOND;
 /**
- * Until a batch was timed, none starts later than this share of the budget (12 s of 22): a batch may take 10 s
+ * The slowest plausible answer of a formula's batch: this many times the slowest batch of the execution so far.
+ * Our choice: a long-tailed service's slowest of 100 answers is near its 99th percentile; twice that is beyond what
+ * it plausibly takes. UrlFetchApp has no per-request timeout (README, "The 30-second limit of =FINDEMAIL").
+ */
+export const FORMULA_TAIL_FACTOR = 2;
+/**
+ * Until a batch was timed, none starts later than this share of the budget (about 14 s of 26): a batch may take 10 s
  * or more, and one started after waiting on another cell must still end within the 30 s.
  */
 export const FORMULA_UNTIMED_START_SHARE = 12 / 22;
-/** Requests per fetchAll of a formula (script property FETCH_CONCURRENCY overrides). */
+/**
+ * Requests in a formula's first batch when no pace is kept (src/core/pace.ts adapts it from there; the script
+ * property FETCH_CONCURRENCY fixes it instead): a formula has room for only a few batches in its 30 s.
+ */
 export const DEFAULT_CONCURRENCY = 20;
 /**
  * A formula's claim outlives the execution that made it (30 s at most): a claim that expired belongs to an ended
@@ -74,9 +89,15 @@ export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
 /** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
 export const FIRST_SLICE_MAX_MS = 15 * SECOND;
-/** Rows per window and requests per fetchAll (script property ENRICH_BATCH_SIZE overrides, up to the maximum). */
-export const DEFAULT_BATCH_SIZE = 20;
-export const MAX_BATCH_SIZE = 100;
+/**
+ * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/core/pace.ts); the script
+ * property FETCH_MAX_CONCURRENCY sets another cap. Apps Script documents no limit for fetchAll.
+ */
+export const DEFAULT_MAX_CONCURRENCY = 100;
+/** The largest FETCH_MAX_CONCURRENCY, ENRICH_BATCH_SIZE or FETCH_CONCURRENCY taken (our bound). */
+export const MAX_BATCH_SIZE = 1000;
+/** Rows a bulk window plans at most, whatever share of them needs a lookup (bounds a slice's reads and memory). */
+export const MAX_WINDOW_ROWS = 500;
 /**
  * A slice's lease lasts as long as an execution may: its last batch always goes out, and UrlFetchApp gives up on
  * a request only after about a minute, so a shorter lease could end while the slice still works.

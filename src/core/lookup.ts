@@ -44,6 +44,8 @@ export interface ServiceError {
   message: string;
   retryable: boolean;
   effect: RunEffect;
+  /** A 429's Retry-After, in ms: no request before it has passed. */
+  retryAfterMs?: number;
 }
 
 export type LookupOutcome = LookupResult | ServiceError;
@@ -179,15 +181,46 @@ function oddSuccess(reason: string): ServiceError {
   );
 }
 
+/** The headers of an answer that matter: where a redirect points, and when to try again after a 429. */
+export interface AnswerHeaders {
+  location?: string;
+  retryAfter?: string;
+}
+
+/**
+ * Retry-After as ms from `now`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or
+ * unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim() ?? '';
+  const at = /^\d+$/.test(text) ? now + 1000 * Number(text) : Date.parse(text);
+  return at >= 0 ? Math.max(0, at - now) : undefined;
+}
+
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
-export function interpretLookupResponse(status: number, body: string): LookupOutcome {
+export function interpretLookupResponse(
+  status: number,
+  body: string,
+  headers: AnswerHeaders = {},
+  now = 0,
+): LookupOutcome {
+  // followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?).
+  if (status >= 300 && status < 400) {
+    const to = headers.location ? ` to ${cut(headers.location, 200)}` : '';
+    return serviceError(
+      'config',
+      `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
+      { status, effect: 'stop' },
+    );
+  }
   const parsed = parseJson(body);
   const said = errorText(parsed);
+  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
   // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
   // path answers an HTML 404): classify them by status, not as an unreadable body.
   const statusSays = [401, 402, 404, 429].includes(status);
   if (!parsed && !statusSays) {
-    const retryable = status >= 500 || status === 429;
+    const retryable = status >= 500;
     return serviceError(
       status >= 500 ? 'server_error' : 'invalid_body',
       `The service answered HTTP ${status} with a body that is not JSON (a proxy or gateway error page?).`,
@@ -237,7 +270,10 @@ export function interpretLookupResponse(status: number, body: string): LookupOut
         profile: readProfile(json.profile),
       });
     case 429:
-      return serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true });
+      return {
+        ...serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true }),
+        retryAfterMs,
+      };
     default:
       if (status >= 500) {
         return serviceError('server_error', said ?? `The service failed (HTTP ${status}).`, {

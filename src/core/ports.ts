@@ -66,19 +66,32 @@ export interface SendCheck {
 export interface SendPlan {
   apiKey: string;
   endpoint: string;
-  /** Epoch ms after which no re-send of a failed batch starts. */
-  deadline: number;
 }
 
-/** One batch of lookups (one fetchAll). `undefined` for a request never sent (the caller may send it later). */
+/** What one batch brought back. */
+export interface SentBatch {
+  /** One per request; `undefined` for a request never sent (the caller may send it later). */
+  outcomes: Array<LookupOutcome | undefined>;
+  sent: number;
+  /**
+   * The batch was sent and every answer of it lost: fetchAll threw for a transport failure of one of its
+   * requests. The service may have charged each of them; every outcome is then that failure.
+   */
+  lost: boolean;
+}
+
+/** One batch of lookups (one fetchAll). */
 export interface Transport {
-  sendBatch(urls: string[], plan: SendPlan): { outcomes: Array<LookupOutcome | undefined>; sent: number };
+  sendBatch(urls: string[], plan: SendPlan): SentBatch;
 }
 
-/** How many requests go into the next batch (issue 12: an adaptive controller observing each batch). */
+/** How many requests go into the next batch (src/core/pace.ts: an adaptive controller observing each batch). */
 export interface BatchSizer {
   next(): number;
   observe(sample: BatchSample): void;
+  /** Epoch ms before which no batch may start (a Retry-After), kept for the next execution too. */
+  notBefore?(): number;
+  hold?(untilMs: number): void;
 }
 
 export interface BatchSample {
@@ -86,14 +99,18 @@ export interface BatchSample {
   durationMs: number;
   /** Requests that failed in a retryable way (500, 429, transport, time-out). */
   failures: number;
+  /** The batch was lost to a transport failure (fetchAll threw). */
+  lostBatch?: boolean;
+  /** Answers 429 or 5xx: the service is overloaded or limiting. */
+  throttled?: number;
 }
 
 /** When a batch may start (the execution's time budget). */
 export interface SendBudget {
   /** A batch may start at `now` after waiting `waitMs`; `first`: none was sent yet by this call. */
   mayStart(now: number, waitMs: number, first: boolean): boolean;
-  /** The re-send deadline of the next batch. */
-  resendDeadline(): number;
+  /** Epoch ms: the store's check before a batch (under the document lock) waits no longer than this. */
+  lockDeadline(): number;
   observe(sample: BatchSample): void;
 }
 

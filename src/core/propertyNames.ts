@@ -50,6 +50,10 @@ export const HALT_KEY = 'pef.halt';
 export const PROBE_KEY = 'pef.probe';
 /** Document cache: the hash of the key that got a charged answer lately. */
 export const ACCOUNT_OK_KEY = 'pef.ok';
+/** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/core/pace.ts). */
+export const PACE_PREFIX = 'pef.pace.';
+/** Document cache: how many answers for a normalised URL were lost to connection failures (under its hash). */
+export const LOST_PREFIX = 'pef.lost.';
 
 /** Script properties (set by the add-on's operator). */
 export const SCRIPT_PROPERTY = {
@@ -57,6 +61,7 @@ export const SCRIPT_PROPERTY = {
   stepBudgetMs: 'ENRICH_STEP_BUDGET_MS',
   batchSize: 'ENRICH_BATCH_SIZE',
   concurrency: 'FETCH_CONCURRENCY',
+  maxConcurrency: 'FETCH_MAX_CONCURRENCY',
   findEmailBudgetMs: 'FINDEMAIL_BUDGET_MS',
   networkHosts: 'NETWORK_HOSTS',
 } as const;

@@ -23,18 +23,22 @@ import {
   FORMULA_UNTIMED_START_SHARE,
   FORMULA_WORK_BUDGET_MS,
   HALT_SECONDS,
+  MAX_BATCH_SIZE,
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
 import { type ServiceError, serviceError } from '../core/lookup';
-import type { LookupPorts } from '../core/ports';
+import { loadPace, type Pacer } from '../core/pace';
+import type { BatchSizer, LookupPorts } from '../core/ports';
 import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
-import { FormulaBudget } from './lookup/budget';
-import { type Claimed, claimUnknown, sendClaimed } from './lookup/pipeline';
+import { FormulaBudget, fixedBatchSize } from './lookup/budget';
+import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
+
+const PACE_SCOPE = 'formula';
 
 type Cell = unknown;
 
@@ -73,7 +77,9 @@ interface Run {
   apiKey: string;
   keyHash: string;
   endpoint: string;
-  concurrency: number;
+  /** Requests per batch: FETCH_CONCURRENCY's fixed size, or the document's kept pace (src/core/pace.ts). */
+  sizer: BatchSizer;
+  pacer?: Pacer;
   budget: FormulaBudget;
   sentFor: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
@@ -125,13 +131,14 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
-    const report = sendClaimed(run.ports, {
+    const request: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
       holdSeconds: FORMULA_CLAIM_SECONDS,
-      batchSize: { next: () => (probeOpen ? 1 : run.concurrency), observe: () => undefined },
+      // The account check goes alone; then the run's batch size.
+      batchSize: probing ? fixedBatchSize(1) : run.sizer,
       budget: run.budget,
       beforeBatch: () => {
         if (!probeOpen) throwIfHalted(run);
@@ -141,6 +148,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
           if (batch.stored.length > 0) cache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
           cache?.remove(PROBE_KEY);
           probeOpen = false;
+          request.batchSize = run.sizer;
         }
         const halt = batch.halt;
         if (halt && (halt.error === 'unauthorized' || halt.error === 'payment_required')) {
@@ -148,7 +156,8 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
           cache?.remove(ACCOUNT_OK_KEY);
         }
       },
-    });
+    };
+    const report = sendClaimed(run.ports, request);
     for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
     for (const [key, result] of report.alreadyKept ?? []) run.outcomes.set(key, result);
     for (const key of report.unsaved ?? []) run.outcomes.set(key, UNSAVED);
@@ -156,6 +165,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
     return report.elsewhere ?? [];
   } finally {
     if (probeOpen) cache?.remove(PROBE_KEY);
+    run.pacer?.save(cache, PACE_SCOPE);
   }
 }
 
@@ -228,12 +238,17 @@ function startRun(
   // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
   const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
   const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
+  const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
+  const pacer = fixed
+    ? undefined
+    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency);
   return {
     ports,
     apiKey,
     keyHash: stableHash(apiKey),
     endpoint,
-    concurrency: config.concurrency ?? DEFAULT_CONCURRENCY,
+    sizer: pacer ?? fixedBatchSize(fixed || DEFAULT_CONCURRENCY),
+    pacer,
     budget: new FormulaBudget(started + budgetMs, untimedEnd),
     sentFor,
     outcomes,

@@ -56,6 +56,14 @@ export function fractionText(progress: Progress): string {
   return `${progress.processed} of ${progress.total} ${rows} processed (${percentDone(progress)}%)`;
 }
 
+/** The credits count: what was charged, and apart what may have been charged for answers lost on the way. */
+export function creditsShown(progress: Progress): string {
+  const lost = progress.creditsMaybeLost ?? 0;
+  return lost > 0
+    ? `${progress.creditsUsed} (up to ${lost} more may have been charged for answers lost to connection failures)`
+    : String(progress.creditsUsed);
+}
+
 /** Under way: running, paused or stopped (someone else's run too). */
 export const isUnderWay = (p: Progress): boolean =>
   p.state === 'running' || p.state === 'paused' || p.state === 'stopped';

@@ -5,6 +5,7 @@ import {
   canCancel,
   canPause,
   canResume,
+  creditsShown,
   describeState,
   driverNotice,
   fractionText,
@@ -58,7 +59,7 @@ export function renderProgress(): void {
   setText('count-not-found', String(ui.progress.notFound));
   setText('count-failed', String(ui.progress.failed));
   setText('count-skipped', String(ui.progress.skipped));
-  setText('count-credits', String(ui.progress.creditsUsed));
+  setText('count-credits', creditsShown(ui.progress));
   setText('run-message', ui.progress.message);
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
   $('run-owner').hidden = notice === '';

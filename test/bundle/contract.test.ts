@@ -7,7 +7,9 @@
 import type { ExecutionResult } from '../../emulator';
 import { buildLookupResponse, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
 import { MESSAGES } from '../../sandbox/service';
+import { RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
 import { DEFAULT_RETRY } from '../../src/core/retry';
+import { MAX_LOST_SENDS } from '../../src/features/lookup/pipeline';
 import {
   API_KEY_PROPERTY,
   ORG,
@@ -139,7 +141,7 @@ describe('422 unprocessable', () => {
 
 describe('failures retried up to the bound (one world, executions at once)', () => {
   // The emulator's fetch time-out applies to every request of this world: 2 s leaves ordinary requests ample
-  // room on a loaded machine, and three timed-out tries (about 8 s with the backoff) fit in the 22 s budget.
+  // room on a loaded machine, and two timed-out tries (about 4.5 s) fit in the 26 s budget.
   const TIMEOUT_MS = 2000;
   let shared: World;
   const runs = new Map<string, Promise<ExecutionResult>>();
@@ -181,9 +183,13 @@ describe('failures retried up to the bound (one world, executions at once)', () 
     );
   });
 
-  it('429: ERROR after the retries, with the body text', async () => {
+  it('429: ERROR after the retries, with the body text; every retry waits for the Retry-After', async () => {
     expect(await rowOf('pat-rate')).toEqual(errorRow('ERROR', MESSAGES.tooManyRequests));
-    expect(requestsFor(shared, 'pat-rate')).toHaveLength(DEFAULT_RETRY.maxAttempts);
+    const entries = requestsFor(shared, 'pat-rate');
+    // A refusal is never charged: a 429 gets more tries than other failures, each after its Retry-After (1 s).
+    expect(entries).toHaveLength(RATE_LIMITED_ATTEMPTS);
+    for (let n = 1; n < entries.length; n++)
+      expect(entries[n].startedAt - entries[n - 1].endedAt).toBeGreaterThanOrEqual(1000 - 5);
   });
 
   it("non-JSON body (a proxy's 502 HTML page): ERROR that says so, retried", async () => {
@@ -196,23 +202,29 @@ describe('failures retried up to the bound (one world, executions at once)', () 
     expect(requestsFor(shared, 'hal-html')).toHaveLength(DEFAULT_RETRY.maxAttempts);
   });
 
-  it('transport failure (connection reset): ERROR naming the failure, retried, no credit', async () => {
+  // An answer lost on the way (reset, time-out) may have been charged: tried twice at most, never a third time.
+  const LOST_TWICE = 'Answer lost twice: not sent again for now (each try may have been charged).';
+
+  it('transport failure (connection reset): ERROR naming the failure, tried twice, no credit', async () => {
     expect(await rowOf('rex-reset')).toEqual(
-      errorRow('ERROR', `The service could not be reached (Address unavailable: ${endpoint()}).`),
+      errorRow(
+        'ERROR',
+        `The service could not be reached (Address unavailable: ${endpoint()}). ${LOST_TWICE}`,
+      ),
     );
     expect(requestsFor(shared, 'rex-reset').map((e) => [e.status, e.charged])).toEqual(
-      new Array(DEFAULT_RETRY.maxAttempts).fill(['reset', 0]),
+      new Array(MAX_LOST_SENDS).fill(['reset', 0]),
     );
   });
 
-  it('time-out: ERROR saying the service did not answer in time, retried', async () => {
+  it('time-out: ERROR saying the service did not answer in time, tried twice', async () => {
     expect(await rowOf('tim-slow')).toEqual(
-      errorRow('ERROR', `The service did not answer in time (Timeout: ${endpoint()}).`),
+      errorRow('ERROR', `The service did not answer in time (Timeout: ${endpoint()}). ${LOST_TWICE}`),
     );
     const timedOut = shared.env.fetches.filter((f) => f.error === `Timeout: ${endpoint()}`);
-    expect(timedOut).toHaveLength(DEFAULT_RETRY.maxAttempts);
+    expect(timedOut).toHaveLength(MAX_LOST_SENDS);
     expect(shared.env.fetches.filter((f) => f.error)).toHaveLength(
-      timedOut.length + DEFAULT_RETRY.maxAttempts, // and the resets
+      timedOut.length + MAX_LOST_SENDS, // and the resets
     );
   });
 });
@@ -239,13 +251,11 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(stub?.requests).toHaveLength(1);
   });
 
-  it('a redirect (a login page in front of the service) is not followed: ERROR, not retried', async () => {
+  it('a redirect (a login page in front of the service) is not followed: a configuration error, as a 404', async () => {
     const w = await openStub(302, '', { Location: 'http://127.0.0.1:9/login', 'Content-Type': 'text/html' });
-    expect(await findEmailRow(w, url('jane-doe'))).toEqual(
-      errorRow(
-        'ERROR',
-        'The service answered HTTP 302 with a body that is not JSON (a proxy or gateway error page?).',
-      ),
+    const result = await findEmail(w, url('jane-doe'));
+    expect(result.error?.message).toBe(
+      "The service address redirects (HTTP 302 to http://127.0.0.1:9/login). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(stub?.requests).toHaveLength(1);
   });

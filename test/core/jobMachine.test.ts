@@ -129,7 +129,7 @@ describe('what a transition carries', () => {
     expect(resumed.message).toBe('Resuming…');
     expect(transition(job('paused'), { type: 'cancel' })).toMatchObject({
       reason: 'user',
-      message: 'Cancelled. Results written so far are kept (3 rows).',
+      message: 'Cancelled. Results written so far are kept (3 rows; 0 credits used).',
     });
   });
 
@@ -150,7 +150,17 @@ describe('what a transition carries', () => {
       type: 'sync',
       stored: { state: 'cancelled', message: 'c', reason: 'user' },
     });
-    expect(cancelled).toMatchObject({ state: 'cancelled', message: 'c', reason: 'user' });
+    // A user's cancel made during the slice reports what the slice wrote and spent by its end.
+    expect(cancelled).toMatchObject({
+      state: 'cancelled',
+      message: 'Cancelled. Results written so far are kept (3 rows; 0 credits used).',
+      reason: 'user',
+    });
+    const replacedBySheetChange = transition(job('running'), {
+      type: 'sync',
+      stored: { state: 'cancelled', message: 'c', reason: 'sheet_changed' },
+    });
+    expect(replacedBySheetChange).toMatchObject({ state: 'cancelled', message: 'c' });
     const halted = transition(job('running'), {
       type: 'sync',
       stored: { state: 'stopped', message: 's', reason: 'key_rejected' },

@@ -20,8 +20,15 @@ const found = (email: string): LookupResult => ({
 const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
 const broke = serviceError('payment_required', 'Out of credits', { status: 402, effect: 'pause' });
 
+/** An answer that makes the whole batch lost (fetchAll threw for a transport failure). */
+const LOST = 'lost';
+const reset = serviceError('transport', 'The service could not be reached (reset).', { retryable: true });
+
 /** A world of plain objects: a clock that only moves when slept or when a batch "takes" time. */
-function world(answer: (url: string, attempt: number) => LookupOutcome | undefined, batchMs = 100) {
+function world(
+  answer: (url: string, attempt: number) => LookupOutcome | typeof LOST | undefined,
+  batchMs = 100,
+) {
   const log: string[] = [];
   const cache = new Map<string, string>();
   const stored = new Map<string, LookupResult>();
@@ -65,12 +72,14 @@ function world(answer: (url: string, attempt: number) => LookupOutcome | undefin
       sendBatch: (urls) => {
         log.push(`send ${urls.join(',')}`);
         now += batchMs;
-        const outcomes = urls.map((url) => {
+        const answers = urls.map((url) => {
           const attempt = (attempts.get(url) ?? 0) + 1;
           attempts.set(url, attempt);
           return answer(url, attempt);
         });
-        return { outcomes, sent: outcomes.filter(Boolean).length };
+        if (answers.includes(LOST)) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+        const outcomes = answers as Array<LookupOutcome | undefined>;
+        return { outcomes, sent: outcomes.filter(Boolean).length, lost: false };
       },
     },
   };
@@ -189,11 +198,12 @@ describe('sendClaimed: the one scheduler', () => {
     expect(report.outcomes.has('c')).toBe(false);
   });
 
-  it('a formula starts no batch that would end after its budget, judging by the slowest so far', () => {
-    const w = world(() => found('x@x.test'), 4_000);
+  it('a formula starts no batch that could end after its budget: twice the slowest batch so far', () => {
+    const w = world(() => found('x@x.test'), 3_000);
     const start = w.now();
     send(w, ['a', 'b', 'c'], new FormulaBudget(start + 10_000, start + 6_000), 1);
-    // 0 → 4 s, 4 → 8 s; a third would end at 12 s > 10 s.
+    // Untimed: the first starts before 6 s (0 → 3 s). Then a batch may take 2 × 3 s: 3 + 6 ≤ 10 (3 → 6 s), but
+    // 6 + 6 > 10.
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b']);
   });
 
@@ -211,5 +221,122 @@ describe('sendClaimed: the one scheduler', () => {
     });
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b,c', 'send d,e']);
     expect(samples.map((sample) => sample.size)).toEqual([1, 2, 2]);
+  });
+
+  it('a 429 holds every batch back until its Retry-After (longer than the backoff); the sizer hears of it', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 3_000;
+    const w = world((url, attempt) => (url === 'a' && attempt === 1 ? limited : found(url)));
+    const samples: BatchSample[] = [];
+    const sizes = [2, 1];
+    sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: { next: () => sizes.shift() ?? 5, observe: (sample) => samples.push(sample) },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    // c was not refused, yet waits too: the service asked for no request before then.
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
+      'send a,b',
+      'sleep 3000',
+      'send a',
+      'send c',
+    ]);
+    expect(samples[0]).toMatchObject({ throttled: 1, failures: 1 });
+  });
+
+  it('a Retry-After kept by the sizer (from an earlier slice) holds the first batch; a new one is handed to it', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 2_000;
+    const w = world((url, attempt) => (url === 'b' && attempt === 1 ? limited : found(url)));
+    let kept = w.now() + 1_500;
+    sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: {
+        next: () => 5,
+        observe: () => undefined,
+        notBefore: () => kept,
+        hold: (until) => {
+          kept = until;
+        },
+      },
+      budget: sliceBudget(w.now() + 60_000),
+    });
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
+      'sleep 1500',
+      'send a,b',
+      'sleep 2000',
+      'send b',
+    ]);
+    expect(kept).toBe(w.now() - 100);
+  });
+
+  it('a Retry-After that does not fit in the budget ends the sending', () => {
+    const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
+    limited.retryAfterMs = 30_000;
+    const w = world((url) => (url === 'a' ? limited : found(url)));
+    const report = sendClaimed(w.ports, {
+      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
+      apiKey: 'k',
+      endpoint: 'e',
+      retry: DEFAULT_RETRY,
+      batchSize: fixedBatchSize(2),
+      budget: sliceBudget(w.now() + 10_000),
+    });
+    expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual(['send a,b']);
+    expect(report.outcomes.has('c')).toBe(false);
+  });
+
+  it('a batch lost to a connection failure: each key goes again alone, once; lost twice is an ERROR', () => {
+    // `c`'s connection fails every time: its batch is lost, then its own re-send.
+    const w = world((url) => (url === 'c' ? LOST : found(url)));
+    const report = send(w, ['a', 'b', 'c', 'd']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual([
+      'send a,b,c,d',
+      'send a',
+      'send b',
+      'send c',
+      'send d',
+    ]);
+    expect(report.outcomes.get('a')).toMatchObject({ kind: 'found' });
+    expect(report.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport', retryable: false });
+    expect((report.outcomes.get('c') as { message: string }).message).toMatch(/Answer lost twice/);
+    // Answers that may have been charged and were lost: the four of the batch, then c alone.
+    expect(report.lostAnswers).toBe(5);
+    expect(report.requestsSent).toBe(8);
+    // Remembered across executions: c is not sent again, a and b go alone.
+    w.log.length = 0;
+    const again = send(w, ['a', 'c']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a']);
+    expect(again.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport' });
+    expect(again.requestsSent).toBe(1);
+  });
+
+  it('never more than two sends of a key may be charged, whatever fails when', () => {
+    // Every pattern of lost batches over three tries of four keys, each key found when its batch is not lost.
+    for (let pattern = 0; pattern < 2 ** 6; pattern++) {
+      let batchNo = 0;
+      const lostBatches = new Set<number>();
+      const w = world(() => found('x@x.test'));
+      const transport = w.ports.transport;
+      const possiblyCharged = new Map<string, number>();
+      w.ports.transport = {
+        sendBatch: (urls, plan) => {
+          const lose = ((pattern >> batchNo) & 1) === 1;
+          if (lose) lostBatches.add(batchNo);
+          batchNo++;
+          for (const url of urls) possiblyCharged.set(url, (possiblyCharged.get(url) ?? 0) + 1);
+          if (lose) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+          return transport.sendBatch(urls, plan);
+        },
+      };
+      send(w, ['a', 'b', 'c', 'd']);
+      expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(2);
+    }
   });
 });

@@ -3,6 +3,7 @@ import {
   canCancel,
   canPause,
   canResume,
+  creditsShown,
   describeState,
   driverNotice,
   ownerNotice,
@@ -72,5 +73,20 @@ describe('a run seen by someone who did not start it, and a run waiting for its 
     expect(later.waiting).toBe(true);
     expect(describeState(later)).toEqual({ label: 'Waiting for its sidebar', tone: 'idle' });
     expect(ownerNotice(later)).toMatch(/It goes on while their sidebar is open\.$/);
+  });
+});
+
+describe('creditsShown: what was charged, and apart what may have been', () => {
+  it('shows the credits used alone when no answer was lost', () => {
+    expect(creditsShown({ ...progress('running'), creditsUsed: 37 })).toBe('37');
+    // A job stored by an earlier version has no count of lost answers.
+    const { creditsMaybeLost: _lost, ...older } = { ...progress('done'), creditsUsed: 5 };
+    expect(creditsShown(older as Progress)).toBe('5');
+  });
+
+  it('shows the answers lost to connection failures apart', () => {
+    expect(creditsShown({ ...progress('done'), creditsUsed: 37, creditsMaybeLost: 45 })).toBe(
+      '37 (up to 45 more may have been charged for answers lost to connection failures)',
+    );
   });
 });

@@ -37,7 +37,12 @@ function storeBytes(w: World): number {
 describe('result store', () => {
   it('caches charged results before touching the sheet, so a failed write costs nothing again', async () => {
     const rows = Array.from({ length: 20 }, (_, i) => [url(`ray-${i}-oak`)]);
-    world = await startWorld({ data: [['Profile'], ...rows], faults: { latencyMs: 2000 } });
+    world = await startWorld({
+      data: [['Profile'], ...rows],
+      faults: { latencyMs: 2000 },
+      // A fixed size: the first window sends all 20 rows at once.
+      scriptProperties: { ENRICH_BATCH_SIZE: '20' },
+    });
     world.env.select(world.ss.id, 'A1:A21');
     const running = world.env.execute('enrichSelection', [], world.as());
     // While the first batch (all 20 rows, one request each) waits on the service, the user deletes almost every row.

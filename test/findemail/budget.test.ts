@@ -1,7 +1,7 @@
 /**
  * The 30-second limit: =FINDEMAIL starts no batch that would end past its budget, caches after every batch (so
  * what was paid for survives even an execution that is ended), and cells waiting for each other never pay twice.
- * FINDEMAIL_BUDGET_MS (a script property) lowers the 22 s budget where a test needs it to run out.
+ * FINDEMAIL_BUDGET_MS (a script property) lowers the 26 s budget where a test needs it to run out.
  */
 import { normalizeProfileUrl } from '../../sandbox/profiles';
 import { startWorld, url, type World } from '../support/harness';
@@ -57,7 +57,7 @@ test('an execution ended by the time limit keeps what it paid for: only its last
     scriptProperties: { FETCH_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
-  // A warm worker, then a limit far below the function's own 22 s budget: the emulator ends it mid-way.
+  // A warm worker, then a limit far below the function's own 26 s budget: the emulator ends it mid-way.
   await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
   world.env.limits.customFunctionMs = 1500;
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A25)']]);
@@ -99,4 +99,37 @@ test('overlapping ranges evaluated at once: the shared URLs are sent by one cell
   expect(column(world, 'E2:E9')).toEqual(urls.map(emailOf));
   expect(world.charges()).toEqual(Object.fromEntries(urls.map((u) => [normalizeProfileUrl(u), 1])));
   expect(lookups(world)).toHaveLength(8);
+});
+
+test('a long tail of slow answers: no batch starts that a plausible slow answer could push past the limit', async () => {
+  // 150 new URLs; answers of median 700 ms with a long tail up to 3 s. The work budget is lowered to 8 s and the
+  // emulator's limit to 10.5 s: a batch started late (judged by the slowest batch so far, not twice it) could end
+  // past it and be killed, paid and lost.
+  const urls = Array.from({ length: 150 }, (_, i) => url(`tail-end-${i}`));
+  world = await startWorld({
+    faults: { latencyMs: { medianMs: 700, p99Ms: 2500, maxMs: 3000 } },
+    scriptProperties: { FINDEMAIL_BUDGET_MS: '8000' },
+    data: [['URL'], ...urls.map((u) => [u])],
+  });
+  // A warm worker, and an account already proven (no single probe request first).
+  await world.env.run('FINDEMAIL', [url('warm-up')], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
+  world.env.limits.customFunctionMs = 10_500;
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A151)']]);
+  let evaluations = 0;
+  const unfinished = () => evaluations === 0 || column(world as World, 'B2:B151').includes(NOT_IN_TIME);
+  for (; evaluations < 10 && unfinished(); evaluations++) {
+    const paidBefore = new Set(lookups(world).map((entry) => entry.networkUrl));
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results.every((r) => r.ok && !r.timedOut)).toBe(true);
+    // Every cell has its result or says it was not reached; nothing already paid is sent again.
+    const shown = column(world, 'B2:B151');
+    shown.forEach((value, i) => {
+      expect([emailOf(urls[i]), NOT_IN_TIME]).toContain(value);
+    });
+    const sent = lookups(world).slice(paidBefore.size);
+    for (const entry of sent) expect(paidBefore.has(entry.networkUrl)).toBe(false);
+  }
+  expect(evaluations).toBeGreaterThan(1);
+  expect(column(world, 'B2:B151')).toEqual(urls.map(emailOf));
+  expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
 });

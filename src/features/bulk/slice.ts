@@ -12,7 +12,7 @@ import { outputHeaders } from '../../core/cells';
 import type { Job, Progress } from '../../core/job';
 import { idleProgress, mayDrive, progressOf } from '../../core/job';
 import { type HaltReason, type JobEvent, transition } from '../../core/jobMachine';
-import { DEFAULT_BATCH_SIZE, DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
+import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../../core/limits';
 import { serviceError } from '../../core/lookup';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../../core/quota';
 import { withoutStop } from '../../core/text';
@@ -86,7 +86,8 @@ function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs:
   if (!job || !leased) return progressOf(job, { runnerId, now: started });
   const config = readScriptConfig();
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
-  const batchSize = Math.min(MAX_BATCH_SIZE, config.batchSize ?? DEFAULT_BATCH_SIZE);
+  // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/core/pace.ts).
+  const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
   const slice = { job, leaseLost: false, deadline: started + budgetMs, batchSize };
   try {
     runSlice(slice);
@@ -107,7 +108,7 @@ interface SliceStart {
   job: Job;
   leaseLost: boolean;
   deadline: number;
-  batchSize: number;
+  batchSize: number | undefined;
 }
 
 export function apply(slice: { job: Job }, event: JobEvent): void {

@@ -4,6 +4,7 @@
  * rows still without a result, or finishes the job.
  */
 
+import { readScriptConfig } from '../../adapters/scriptConfig';
 import { haltOf } from '../../core/answers';
 import {
   CELL,
@@ -16,8 +17,9 @@ import {
 import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
-import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES } from '../../core/limits';
+import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
 import type { LookupResult } from '../../core/lookup';
+import { loadPace, PACE_START, type Pacer } from '../../core/pace';
 import type { LookupPorts } from '../../core/ports';
 import type { CachedResult } from '../../core/resultCodec';
 import {
@@ -42,7 +44,10 @@ export interface Slice {
   job: Job;
   leaseLost: boolean;
   deadline: number;
-  batchSize: number;
+  /** Fixed rows per window and requests per fetchAll (ENRICH_BATCH_SIZE); undefined: they adapt (`pacer`). */
+  batchSize: number | undefined;
+  /** The adaptive batch size, kept in the document cache between slices (src/core/pace.ts). */
+  pacer?: Pacer;
   sheet: Sheet;
   /** The URL column and the output columns. */
   width: number;
@@ -64,14 +69,43 @@ export interface Slice {
 
 /** At least one window per slice, so a slice always makes progress. */
 export function runWindows(slice: Slice): void {
-  for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
-    if (slice.job.cursor > slice.job.lastRow) {
-      if (!startNextPass(slice)) break;
-      slice.block = null;
-      continue;
+  const { cache } = slice.ports;
+  if (slice.batchSize === undefined)
+    slice.pacer = loadPace(cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency);
+  try {
+    for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
+      if (slice.job.cursor > slice.job.lastRow) {
+        if (!startNextPass(slice)) break;
+        slice.block = null;
+        continue;
+      }
+      if (!processWindow(slice)) break;
     }
-    if (!processWindow(slice)) break;
+  } finally {
+    slice.pacer?.save(cache, PACE_SCOPE);
   }
+}
+
+const PACE_SCOPE = 'bulk';
+
+/**
+ * Rows the next window reads: a fixed size, or (adaptive) twice the requests of one batch; the window then ends at
+ * the row where one batch is full (`rowsForOneBatch`).
+ */
+function windowRows(slice: Slice): number {
+  return slice.pacer ? Math.min(MAX_WINDOW_ROWS, 2 * slice.pacer.next()) : (slice.batchSize ?? PACE_START);
+}
+
+/** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */
+function rowsForOneBatch(slice: Slice, plans: RowPlan[], limit: number): number {
+  const keys = new Set<string>();
+  for (let index = 0; index < plans.length; index++) {
+    const plan = plans[index];
+    if (plan.action !== 'lookup' || keys.has(plan.key) || resultOf(slice, plan.key)) continue;
+    if (keys.size === limit) return index;
+    keys.add(plan.key);
+  }
+  return plans.length;
 }
 
 /** The URL and output cells of `count` rows; an output cell holding a formula reads as its formula (user data). */
@@ -116,15 +150,17 @@ interface WindowPlan {
 
 function planWindow(slice: Slice): WindowPlan {
   const { job } = slice;
-  const windowEnd = Math.min(job.cursor + slice.batchSize - 1, job.lastRow);
-  const size = windowEnd - job.cursor + 1;
+  const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, job.lastRow);
+  let size = windowEnd - job.cursor + 1;
   if (!slice.block || slice.blockStart !== job.cursor || slice.block.length < size) {
     slice.block = read(slice, job.cursor, size);
     slice.blockStart = job.cursor;
   }
   const block = slice.block;
   const firstPass = job.pass === 1;
-  const plans = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts, job.redo);
+  const planned = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts, job.redo);
+  const plans = slice.pacer ? planned.slice(0, rowsForOneBatch(slice, planned, slice.pacer.next())) : planned;
+  size = plans.length;
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
     if (
@@ -148,7 +184,7 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     sentOf.set(plan.key, plan.sent);
     if (!copyOf(slice, plan.key)) wanted.push(plan.key);
   });
-  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0 };
+  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
   const claimed = claimUnknown(slice.ports, {
     keys: wanted,
     value: BULK_CLAIM,
@@ -169,16 +205,18 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     holdSeconds: BULK_CLAIM_SECONDS,
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: buysAgain(slice.job) ? slice.job.startedAt : undefined,
-    batchSize: fixedBatchSize(slice.batchSize),
+    batchSize: slice.pacer ?? fixedBatchSize(slice.batchSize ?? PACE_START),
     budget: sliceBudget(slice.deadline),
   });
+  const { counts } = slice.job;
   // Paid by another execution since the window was planned: no credit spent here.
   for (const [key, result] of report.alreadyKept ?? []) slice.known.set(key, result);
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.known.set(key, outcome);
-    slice.job.counts.creditsUsed++;
+    counts.creditsUsed++;
   }
+  if (report.lostAnswers > 0) counts.creditsMaybeLost = (counts.creditsMaybeLost ?? 0) + report.lostAnswers;
   return report;
 }
 
@@ -208,7 +246,7 @@ function writeWindow(slice: Slice, window: WindowPlan, report: SendReport): Writ
   const { job } = slice;
   const firstPass = job.pass === 1;
   const recheckPass = job.recheck && firstPass;
-  const nextEnd = Math.min(job.cursor + window.size - 1 + slice.batchSize, job.lastRow);
+  const nextEnd = Math.min(job.cursor + window.size - 1 + windowRows(slice), job.lastRow);
   const check = read(slice, job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
   const changed: number[] = [];

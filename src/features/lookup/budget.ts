@@ -1,26 +1,29 @@
 /** When batches may start, and how big they are: the policies of a bulk slice and of a =FINDEMAIL execution. */
+import { FORMULA_TAIL_FACTOR } from '../../core/limits';
 import type { BatchSample, BatchSizer, SendBudget } from '../../core/ports';
 
-/** A fixed number of requests per batch (issue 12 replaces it with an adaptive controller). */
+/** A fixed number of requests per batch (the ENRICH_BATCH_SIZE and FETCH_CONCURRENCY script properties). */
 export function fixedBatchSize(size: number): BatchSizer {
   return { next: () => size, observe: () => undefined };
 }
 
 /**
  * A bulk slice: its first batch always goes out, so every slice makes progress however small its budget; later
- * batches and retries only while they start before the deadline.
+ * batches and retries only while they start before the deadline (a wide margin under the 6-minute limit).
  */
 export function sliceBudget(deadline: number): SendBudget {
   return {
     mayStart: (now, waitMs, first) => (first && waitMs === 0) || now + waitMs < deadline,
-    resendDeadline: () => deadline,
+    lockDeadline: () => deadline,
     observe: () => undefined,
   };
 }
 
 /**
- * A =FINDEMAIL execution: no batch starts unless, judging by the slowest batch so far, it ends before `end`;
- * while none was timed, none starts after `untimedEnd`.
+ * A =FINDEMAIL execution: no batch starts unless it ends before `end` even when one of its requests is as slow as
+ * the slowest plausible answer: FORMULA_TAIL_FACTOR times the slowest batch of this execution so far; while none
+ * was timed, none starts after `untimedEnd`. UrlFetchApp has no per-request timeout, so an answer slower than that
+ * can still outlast the 30 s (README, "The 30-second limit of =FINDEMAIL").
  */
 export class FormulaBudget implements SendBudget {
   private slowestMs = 0;
@@ -32,12 +35,12 @@ export class FormulaBudget implements SendBudget {
   ) {}
 
   mayStart(now: number, waitMs = 0): boolean {
-    if (this.slowestMs === 0 && now + waitMs > this.untimedEnd) return false;
-    return now + waitMs + this.slowestMs <= this.end;
+    return now + waitMs <= this.lockDeadline();
   }
 
-  resendDeadline(): number {
-    return this.end - this.slowestMs;
+  /** The latest a batch may start: it may take FORMULA_TAIL_FACTOR times the slowest so far, or all past 14 s. */
+  lockDeadline(): number {
+    return this.end - (this.slowestMs ? FORMULA_TAIL_FACTOR * this.slowestMs : this.end - this.untimedEnd);
   }
 
   observe(sample: BatchSample): void {

@@ -4,13 +4,22 @@
  * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
  */
 import { haltsRun, mayRetry } from '../../core/answers';
-import type { LookupOutcome, LookupResult, ServiceError } from '../../core/lookup';
-import type { BatchSizer, Clock, DocumentCache, LookupPorts, SendBudget } from '../../core/ports';
+import { stableHash } from '../../core/hash';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
+import type {
+  BatchSample,
+  BatchSizer,
+  Clock,
+  DocumentCache,
+  LookupPorts,
+  SendBudget,
+} from '../../core/ports';
+import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
 
 import { claimKey, putClaims, readClaims, releaseClaims } from '../../core/claims';
-import { EXECUTION_LIMIT_MS, MAX_CLAIMS_AT_ONCE } from '../../core/limits';
+import { EXECUTION_LIMIT_MS, MAX_CLAIMS_AT_ONCE, RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type RetryPolicy, retryDelayMs } from '../../core/retry';
 
 export interface ClaimRequest {
@@ -111,7 +120,7 @@ function confirmBatch(
   const until = ports.clock.now() + holdMs;
   const check = ports.lock.tryWith(
     () => store.beginSend?.(batch, until, request.storedSince),
-    request.budget.resendDeadline(),
+    request.budget.lockDeadline(),
   )?.value;
   if (!check) return undefined;
   for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
@@ -165,6 +174,8 @@ export interface SendReport {
   alreadyKept?: Map<string, LookupResult>;
   /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
   elsewhere?: string[];
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  lostAnswers: number;
 }
 
 /** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
@@ -172,23 +183,62 @@ interface Queue {
   keys: string[];
   tries: Map<string, number>;
   notBefore: Map<string, number>;
+  /** Sends of a key whose answer was lost (this execution's and earlier ones', from the document cache). */
+  lost: Map<string, number>;
+  /** No batch before this (epoch ms): the longest Retry-After answered so far. */
+  gate: number;
 }
+
+/**
+ * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
+ * profile is charged more than twice, whatever the faults.
+ */
+export const MAX_LOST_SENDS = 2;
+/** How long the lost sends of a key are remembered across executions (CacheService's longest expiry). */
+const LOST_SECONDS = 21_600;
+
+const lostKey = (key: string) => LOST_PREFIX + stableHash(key);
+
+/** A key's answer lost twice, the last time for `why`. */
+const lostTwice = (why = 'Connection failures.') =>
+  serviceError(
+    'transport',
+    `${why} Answer lost twice: not sent again for now (each try may have been charged).`,
+  );
 
 /**
  * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
  * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
- * Retryable failures go again in a later batch after the retry policy's delay, while the budget allows.
- * Claims of keys left unsent are released at the end.
+ * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
+ * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
+ * is an ERROR and not sent again for hours (the document cache remembers). Claims of keys left unsent are
+ * released at the end.
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
-  const queue: Queue = { keys: [...request.claimed.keys()], tries: new Map(), notBefore: new Map() };
+  const { cache } = ports;
+  const keys = [...request.claimed.keys()];
+  const marks = cache?.getAll(keys.map(lostKey)) ?? {};
+  const gate = request.batchSize.notBefore?.() ?? 0;
+  const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
   const report: SendReport = {
     outcomes: new Map(),
     requestsSent: 0,
     unsaved: [],
     alreadyKept: new Map(),
     elsewhere: [],
+    lostAnswers: 0,
   };
+  const done: string[] = [];
+  for (const key of keys) {
+    const lost = Number(marks[lostKey(key)]) || 0;
+    queue.lost.set(key, lost);
+    // Lost twice by earlier executions: ERROR at once, nothing sent.
+    if (lost >= MAX_LOST_SENDS) {
+      report.outcomes.set(key, lostTwice());
+      done.push(key);
+    } else queue.keys.push(key);
+  }
+  releaseClaims(cache, done);
   try {
     while (queue.keys.length > 0 && !report.halt) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
@@ -199,21 +249,34 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
       if (confirmed.send.length > 0) sendOneBatch(ports, queue, request, report, confirmed);
     }
   } finally {
-    releaseClaims(ports.cache, queue.keys);
+    releaseClaims(cache, queue.keys);
   }
+  // Left unsent by the budget after a 429 (the service asked for them later) or an answer lost on the way (the
+  // document cache remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
+  // run sends them. Other failures left unsent keep theirs (such a row is ERROR once).
+  for (const key of queue.keys)
+    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
+      report.outcomes.delete(key);
   return report;
 }
 
-/** The keys of the next batch, after waiting for their retry time; undefined when the budget ends the sending. */
+/**
+ * The keys of the next batch, after waiting for their retry time (and a Retry-After); undefined when the budget
+ * ends the sending. A key whose answer was lost goes alone: if its own connection fails again, no other answer is
+ * lost with it.
+ */
 function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
   for (;;) {
     const now = clock.now();
-    const ready = queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now);
+    const { gate } = queue;
+    const ready = now >= gate ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
     if (ready.length > 0) {
       if (!request.budget.mayStart(now, 0, first)) return undefined;
-      return ready.slice(0, Math.max(1, request.batchSize.next()));
+      const atRisk = ready.find((key) => queue.lost.get(key));
+      return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
     }
-    const wait = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now)) - now;
+    const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
+    const wait = Math.max(gate, soonest) - now;
     if (!request.budget.mayStart(now, wait, first)) return undefined;
     clock.sleep(wait);
   }
@@ -229,31 +292,58 @@ function sendOneBatch(
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
     batch.map((key) => request.claimed.get(key) ?? key),
-    { apiKey: request.apiKey, endpoint: request.endpoint, deadline: request.budget.resendDeadline() },
+    { apiKey: request.apiKey, endpoint: request.endpoint },
   );
+  const ended = ports.clock.now();
   report.requestsSent += sent.sent;
+  if (sent.lost) report.lostAnswers += batch.length;
   const stored: Array<[string, LookupResult]> = [];
   const settled: string[] = [];
+  const lostNow: Record<string, string> = {};
   let failures = 0;
+  let throttled = 0;
   batch.forEach((key, index) => {
-    const outcome = sent.outcomes[index];
+    let outcome = sent.outcomes[index];
     const attempt = (queue.tries.get(key) ?? 0) + 1;
     queue.tries.set(key, attempt);
+    if (sent.lost) {
+      const lost = (queue.lost.get(key) ?? 0) + 1;
+      queue.lost.set(key, lost);
+      lostNow[lostKey(key)] = String(lost);
+      if (lost >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
+    }
     if (outcome) report.outcomes.set(key, outcome);
     if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
     if (mayRetry(outcome)) failures++;
-    if (mayRetry(outcome) && attempt < request.retry.maxAttempts) {
-      queue.notBefore.set(key, ports.clock.now() + retryDelayMs(request.retry, attempt + 1));
+    // 429 or 5xx: the service is overloaded or limiting.
+    if (mayRetry(outcome) && (outcome as ServiceError).status) throttled++;
+    const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
+    if (after > 0) {
+      queue.gate = Math.max(queue.gate, ended + after);
+      request.batchSize.hold?.(queue.gate);
+    }
+    const tries =
+      (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
+    if (mayRetry(outcome) && attempt < tries) {
+      const backoff = retryDelayMs(request.retry, attempt + 1);
+      queue.notBefore.set(key, sent.lost ? ended : ended + Math.max(backoff, after));
       return;
     }
     if (outcome && outcome.kind !== 'error') stored.push([key, outcome]);
     settled.push(key);
   });
-  const sample = { size: batch.length, durationMs: ports.clock.now() - started, failures };
+  const sample: BatchSample = {
+    size: batch.length,
+    durationMs: ended - started,
+    failures,
+    lostBatch: sent.lost,
+    throttled,
+  };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
   // Charged results are stored (ending the batch's sending record) before their claims are released.
   ports.store.putMany(stored, sending);
+  if (sent.lost) ports.cache?.putAll(lostNow, LOST_SECONDS);
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   request.afterBatch?.({ stored, halt: report.halt });
