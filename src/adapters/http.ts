@@ -1,6 +1,7 @@
 /** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
 import { interpretAnswer, type RawAnswer } from '../core/answers';
-import { buildLookupRequest, type HttpRequest, interpretFetchException, redactKey } from '../core/lookup';
+import { redactKey } from '../core/apiKey';
+import { buildLookupRequest, type HttpRequest, interpretFetchException } from '../core/lookup';
 import type { SendPlan, SentBatch, Transport } from '../core/ports';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;

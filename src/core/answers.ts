@@ -2,13 +2,14 @@
  * The one place that decides what an answer of the service means for a run: the outcome of a raw answer, whether
  * it halts the run or may be retried, and why a bulk run halts. Pure (the contract itself is in lookup.ts).
  */
+
+import { redactKey } from './apiKey';
 import type { HaltReason } from './jobMachine';
 import {
   type AnswerHeaders,
   interpretFetchException,
   interpretLookupResponse,
   type LookupOutcome,
-  redactKey,
   type ServiceError,
 } from './lookup';
 import { SETTINGS_PATH } from './product';

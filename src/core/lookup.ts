@@ -1,5 +1,6 @@
 /** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
-import { boundResult, cut, FIELD_LIMITS } from './bounds';
+import { errorText, offContract, parseJson, readProfile } from './answerBody';
+import { boundResult, cut } from './bounds';
 
 export interface ProfileInfo {
   name?: string;
@@ -107,71 +108,6 @@ export function serviceError(
   };
 }
 
-function parseJson(body: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The body's error text, bounded: it reaches notes, the run's message and its stored state. */
-function errorText(body: Record<string, unknown> | undefined): string | undefined {
-  const text = body?.error ?? body?.message;
-  return typeof text === 'string' && text.trim() !== '' ? cut(text.trim(), FIELD_LIMITS.message) : undefined;
-}
-
-function readProfile(value: unknown): ProfileInfo {
-  if (!value || typeof value !== 'object') return {};
-  const record = value as Record<string, unknown>;
-  const profile: ProfileInfo = {};
-  if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
-  if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
-  return profile;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Absent, null or of this type. */
-function optional(value: unknown, type: 'string' | 'boolean'): boolean {
-  return value === undefined || value === null || typeof value === type;
-}
-
-/**
- * Why a 200 body is not the contract's success shape (§2.2), or undefined when it is. Required: `status` equal to
- * "success", `email_address` a string or null (empty or null: no address), `profile` an object. The other fields
- * may be absent or null (a not-found answer carries nulls), but when given they have the contract's types.
- */
-function offContract(json: Record<string, unknown>): string | undefined {
-  if (json.status !== 'success') {
-    return json.status === undefined
-      ? 'no "status"'
-      : `"status" is ${JSON.stringify(json.status).slice(0, 40)}`;
-  }
-  if (!('email_address' in json) || !optional(json.email_address, 'string'))
-    return '"email_address" is missing or not text';
-  if (!isRecord(json.profile)) return '"profile" is missing';
-  const wrong = (
-    [
-      ['network_url', json.network_url, 'string'],
-      ['email_status', json.email_status, 'string'],
-      ['account_type', json.account_type, 'string'],
-      ['is_catch_all', json.is_catch_all, 'boolean'],
-      ['profile.name', json.profile.name, 'string'],
-      ['profile.updated_at', json.profile.updated_at, 'string'],
-    ] as const
-  ).find(([, value, type]) => !optional(value, type));
-  if (wrong) return `"${wrong[0]}" is not ${wrong[2] === 'string' ? 'text' : 'true or false'}`;
-  if (typeof json.email_address === 'string' && json.email_address.trim().length > FIELD_LIMITS.email)
-    return `"email_address" is longer than ${FIELD_LIMITS.email} characters`;
-  return undefined;
-}
-
 /** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */
 function oddSuccess(reason: string): ServiceError {
   return serviceError(
@@ -204,47 +140,62 @@ export function interpretLookupResponse(
   headers: AnswerHeaders = {},
   now = 0,
 ): LookupOutcome {
-  // followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?).
-  if (status >= 300 && status < 400) {
-    const to = headers.location ? ` to ${cut(headers.location, 200)}` : '';
-    return serviceError(
-      'config',
-      `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
-      { status, effect: 'stop' },
-    );
-  }
+  if (status >= 300 && status < 400) return redirected(status, headers);
   const parsed = parseJson(body);
-  const said = errorText(parsed);
-  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
   // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
   // path answers an HTML 404): classify them by status, not as an unreadable body.
   const statusSays = [401, 402, 404, 429].includes(status);
   if (!parsed && !statusSays) {
-    const retryable = status >= 500;
     return serviceError(
       status >= 500 ? 'server_error' : 'invalid_body',
       `The service answered HTTP ${status} with a body that is not JSON (a proxy or gateway error page?).`,
-      { status, retryable },
+      { status, retryable: status >= 500 },
     );
   }
   const json = parsed ?? {};
+  if (status === 200) return success(json);
+  if (status === 422) {
+    const said = errorText(json);
+    return boundResult({
+      kind: 'unprocessable',
+      message: typeof json.message === 'string' ? json.message : (said ?? 'Unprocessable profile'),
+      profile: readProfile(json.profile),
+    });
+  }
+  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
+  return failure(status, errorText(json), retryAfterMs);
+}
+
+/** followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?). */
+function redirected(status: number, headers: AnswerHeaders): ServiceError {
+  const to = headers.location ? ` to ${cut(headers.location, 200)}` : '';
+  return serviceError(
+    'config',
+    `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
+    { status, effect: 'stop' },
+  );
+}
+
+/** A 200: a result when it has the contract's shape (§2.2), otherwise ERROR with the reason. */
+function success(json: Record<string, unknown>): LookupOutcome {
+  const odd = offContract(json);
+  if (odd) return oddSuccess(odd);
+  const email = json.email_address;
+  const profile = readProfile(json.profile);
+  if (typeof email !== 'string' || email.trim() === '') return boundResult({ kind: 'not_found', profile });
+  return boundResult({
+    kind: 'found',
+    email: email.trim(),
+    emailStatus: typeof json.email_status === 'string' ? json.email_status : '',
+    catchAll: json.is_catch_all === true,
+    accountType: typeof json.account_type === 'string' ? json.account_type : '',
+    profile,
+  });
+}
+
+/** Every status that is neither a result nor a redirect: 400, 401, 402, 404, 429, 5xx and the unexpected. */
+function failure(status: number, said: string | undefined, retryAfterMs: number | undefined): ServiceError {
   switch (status) {
-    case 200: {
-      const odd = offContract(json);
-      if (odd) return oddSuccess(odd);
-      const email = json.email_address;
-      const profile = readProfile(json.profile);
-      if (typeof email !== 'string' || email.trim() === '')
-        return boundResult({ kind: 'not_found', profile });
-      return boundResult({
-        kind: 'found',
-        email: email.trim(),
-        emailStatus: typeof json.email_status === 'string' ? json.email_status : '',
-        catchAll: json.is_catch_all === true,
-        accountType: typeof json.account_type === 'string' ? json.account_type : '',
-        profile,
-      });
-    }
     case 400:
       return serviceError('bad_request', said ?? 'The service rejected the profile URL (400).', { status });
     case 401:
@@ -263,12 +214,6 @@ export function interpretLookupResponse(
         `The service address is wrong (404 ${said ?? 'Not Found'}). Check API_BASE_URL.`,
         { status, effect: 'stop' },
       );
-    case 422:
-      return boundResult({
-        kind: 'unprocessable',
-        message: typeof json.message === 'string' ? json.message : (said ?? 'Unprocessable profile'),
-        profile: readProfile(json.profile),
-      });
     case 429:
       return {
         ...serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true }),
@@ -307,32 +252,4 @@ export function interpretFetchException(message: string): ServiceError {
     return serviceError('timeout', `The service did not answer in time (${text}).`, { retryable: true });
   }
   return serviceError('transport', `The service could not be reached (${text}).`, { retryable: true });
-}
-
-/** Replaces every occurrence of the key in a text meant for people or logs. */
-export function redactKey(text: string, apiKey: string | null | undefined): string {
-  if (!apiKey || apiKey.length < 4) return text;
-  return text.split(apiKey).join(maskKey(apiKey));
-}
-
-/** The only form of a key that ever leaves the user properties: eight dots and the last four characters. */
-export function maskKey(apiKey: string): string {
-  return `••••••••${apiKey.slice(-4)}`;
-}
-
-/** Shape check before a key is stored: printable, no spaces, a plausible length. */
-export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: false; message: string } {
-  if (typeof raw !== 'string') return { ok: false, message: 'Paste your API key.' };
-  const key = raw.trim();
-  if (key === '') return { ok: false, message: 'Paste your API key.' };
-  if (key.length < 8 || key.length > 256) {
-    return { ok: false, message: 'That does not look like an API key (expected 8 to 256 characters).' };
-  }
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    return {
-      ok: false,
-      message: 'An API key has no spaces or special characters; copy it again from API settings.',
-    };
-  }
-  return { ok: true, key };
 }

@@ -12,14 +12,8 @@ import {
   writeApiKey,
   writeSettings,
 } from '../adapters/settings';
-import {
-  buildKeyCheckRequest,
-  checkKeyShape,
-  interpretFetchException,
-  interpretKeyCheck,
-  maskKey,
-  redactKey,
-} from '../core/lookup';
+import { checkKeyShape, maskKey, redactKey } from '../core/apiKey';
+import { buildKeyCheckRequest, interpretFetchException, interpretKeyCheck } from '../core/lookup';
 import type { KeyCheckResult, SidebarState } from '../core/sidebarState';
 import { getEnrichmentProgress } from './bulk';
 import { readFormulaCapState } from './formulaCap';

@@ -27,49 +27,19 @@ import {
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
-import { type ServiceError, serviceError } from '../core/lookup';
 import { loadPace, type Pacer } from '../core/pace';
 import type { BatchSizer, LookupPorts } from '../core/ports';
-import { SETTINGS_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
+import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, ownerKeyMessage, UNSAVED } from './formulaMessages';
 import { FormulaBudget, fixedBatchSize } from './lookup/budget';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 
 const PACE_SCOPE = 'formula';
 
 type Cell = unknown;
-
-function pending(message: string): ServiceError {
-  return serviceError('timeout', message, { retryable: true });
-}
-
-const NOT_IN_TIME = pending('Not looked up in time; recalculate to try again.');
-const OTHER_CELL = pending(
-  'Another cell is still looking this profile up; recalculate in a moment to see the result.',
-);
-const BULK_RUN = pending(
-  'The bulk run (Find e-mails) is looking this profile up; recalculate in a moment to see the result.',
-);
-const UNSAVED = pending(
-  `Not looked up (no credit spent): many results wait to be saved. Open ${SETTINGS_PATH} once, then recalculate.`,
-);
-
-function ownerKeyMessage(what: string): string {
-  return `${what} =FINDEMAIL uses the API key of the spreadsheet's owner (Apps Script gives formulas the owner's settings). The owner opens ${SETTINGS_PATH} to save a key.`;
-}
-
-function accountError(error: ServiceError): Error {
-  if (error.error === 'unauthorized') return new Error(ownerKeyMessage(`${error.message}`));
-  if (error.error === 'payment_required') {
-    return new Error(
-      `${error.message} Add credits to the spreadsheet owner's account; formulas try again after ${HALT_SECONDS / 60} minutes.`,
-    );
-  }
-  return new Error(error.message);
-}
 
 /** State of one =FINDEMAIL execution. */
 interface Run {

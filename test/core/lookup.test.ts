@@ -1,13 +1,11 @@
+import { checkKeyShape, maskKey, redactKey } from '../../src/core/apiKey';
 import { CUT_MARKER, FIELD_LIMITS } from '../../src/core/bounds';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
-  checkKeyShape,
   interpretFetchException,
   interpretKeyCheck,
   interpretLookupResponse,
-  maskKey,
-  redactKey,
 } from '../../src/core/lookup';
 
 const found = {

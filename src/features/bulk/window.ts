@@ -6,22 +6,12 @@
 
 import { readScriptConfig } from '../../adapters/scriptConfig';
 import { haltOf } from '../../core/answers';
-import {
-  CELL,
-  enrichmentRow,
-  type RowOutcome,
-  rowNeedsPlainText,
-  STATUS,
-  textColumnOffsets,
-} from '../../core/cells';
+import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../../core/cells';
 import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
-import type { LookupResult } from '../../core/lookup';
-import { loadPace, PACE_START, type Pacer } from '../../core/pace';
-import type { LookupPorts } from '../../core/ports';
-import type { CachedResult } from '../../core/resultCodec';
+import { loadPace, PACE_START } from '../../core/pace';
 import {
   adjacentRuns,
   cellMark,
@@ -30,42 +20,14 @@ import {
   type RowPlan,
   sameInput,
   stillPending,
-  writtenResults,
 } from '../../core/rowPlan';
-import type { NetworkHosts } from '../../core/url';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
 import { readJobCells } from './columns';
 import { apply, ownsLease, saveProgress, working } from './slice';
+import { buysAgain, copyOf, read, resultOf, type Slice } from './sliceState';
 
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
-
-export interface Slice {
-  job: Job;
-  leaseLost: boolean;
-  deadline: number;
-  /** Fixed rows per window and requests per fetchAll (ENRICH_BATCH_SIZE); undefined: they adapt (`pacer`). */
-  batchSize: number | undefined;
-  /** The adaptive batch size, kept in the document cache between slices (src/core/pace.ts). */
-  pacer?: Pacer;
-  sheet: Sheet;
-  /** The URL column and the output columns. */
-  width: number;
-  ports: LookupPorts;
-  apiKey: string;
-  endpoint: string;
-  /** The network's domains (script property NETWORK_HOSTS): what counts as a profile URL. */
-  hosts: NetworkHosts;
-  /** Results this slice got from the service. */
-  known: Map<string, LookupResult>;
-  /** The result store as last read (again under the lock before each claim). */
-  storeView: (urlKey: string) => CachedResult | undefined;
-  /** Results written in the job's rows by normalised URL, read at most once per slice (duplicates copy them). */
-  written?: Map<string, unknown[]>;
-  /** The rows read ahead for the next window, from `blockStart`. */
-  block: unknown[][] | null;
-  blockStart: number;
-}
+export type { Slice };
 
 /** At least one window per slice, so a slice always makes progress. */
 export function runWindows(slice: Slice): void {
@@ -106,39 +68,6 @@ function rowsForOneBatch(slice: Slice, plans: RowPlan[], limit: number): number 
     keys.add(plan.key);
   }
   return plans.length;
-}
-
-/** The URL and output cells of `count` rows; an output cell holding a formula reads as its formula (user data). */
-function read(slice: Slice, from: number, count: number): unknown[][] {
-  return readJobCells(slice.sheet, slice.job, from, count, slice.width, true);
-}
-
-function buysAgain(job: Job): boolean {
-  return job.recheck || job.redo?.includes(STATUS.unprocessable) === true;
-}
-
-/** A stored or fresh result; a re-check ignores results stored before its run started. */
-function resultOf(slice: Slice, key: string): LookupResult | undefined {
-  const hit = slice.known.get(key);
-  if (hit) return hit;
-  const stored = slice.storeView(key);
-  if (stored && (!slice.job.recheck || stored.savedAt >= slice.job.startedAt)) {
-    // Retry failed rows with UNPROCESSABLE: the stored answer is the one retried (a new one counts from the start).
-    const retried = slice.job.redo?.includes(STATUS.unprocessable) && stored.result.kind === 'unprocessable';
-    if (!retried || stored.savedAt >= slice.job.startedAt) return stored.result;
-  }
-  return undefined;
-}
-
-/** The output a duplicate row copies from another row of the job, when a result was written there. */
-function copyOf(slice: Slice, key: string): unknown[] | undefined {
-  const { job } = slice;
-  if (job.redo || (job.pass === 1 && (!job.hasDuplicates || job.recheck))) return undefined;
-  if (!slice.written) {
-    const rows = job.lastRow - job.firstRow + 1;
-    slice.written = writtenResults(rows > 0 ? read(slice, job.firstRow, rows) : [], slice.hosts);
-  }
-  return slice.written.get(key);
 }
 
 interface WindowPlan {

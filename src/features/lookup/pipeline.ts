@@ -6,101 +6,16 @@
 import { haltsRun, mayRetry } from '../../core/answers';
 import { stableHash } from '../../core/hash';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
-import type {
-  BatchSample,
-  BatchSizer,
-  Clock,
-  DocumentCache,
-  LookupPorts,
-  SendBudget,
-} from '../../core/ports';
+import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget } from '../../core/ports';
 import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
 
-import { claimKey, putClaims, readClaims, releaseClaims } from '../../core/claims';
-import { EXECUTION_LIMIT_MS, MAX_CLAIMS_AT_ONCE, RATE_LIMITED_ATTEMPTS } from '../../core/limits';
+import { releaseClaims } from '../../core/claims';
+import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type RetryPolicy, retryDelayMs } from '../../core/retry';
 
-export interface ClaimRequest {
-  /** Normalised URLs without a known result. */
-  keys: string[];
-  /** The claim's value (FORMULA_CLAIM, BULK_CLAIM) and how long it lives. */
-  value: string;
-  seconds: number;
-  /** The lock is not waited for past this. */
-  deadline?: number;
-  /** Cache keys read together with the claims (markers), handed to `admit`. */
-  markers?: string[];
-  /** Under the lock, after the claims were read: of these unclaimed keys, the ones now in the result store. */
-  inStore(unclaimed: string[]): Set<string>;
-  /**
-   * Under the lock, always called: whether the free keys may be claimed now ('claim'), claimed by a caller that
-   * first sends a single request ('probe', =FINDEMAIL's account check; it puts its own marker), or not at all
-   * ('block'). May throw (a halt marker).
-   */
-  admit?(markers: Record<string, string>, free: string[]): 'claim' | 'probe' | 'block';
-}
-
-export interface Claimed {
-  /** Claimed by this caller: it sends them. */
-  mine: string[];
-  /** Claimed by someone else, by the claim's value. */
-  heldBy: Map<string, string>;
-  /** Free, but not admitted now (or past MAX_CLAIMS_AT_ONCE: claimed on a later call). */
-  blocked: string[];
-  /** Free, but more than the result store can keep now (a formula's buffer is full): not claimed. */
-  unsaved: string[];
-  probing: boolean;
-}
-
-/**
- * Claims the keys neither in the store nor claimed by anyone. Results are stored before their claim is released,
- * so a key seen unclaimed here is either in the store read after it or really unknown: no two executions pay
- * for one URL. Undefined when the lock stayed busy. Without a document cache nothing is claimed.
- */
-export function claimUnknown(ports: LookupPorts, request: ClaimRequest): Claimed | undefined {
-  const { cache } = ports;
-  if (!cache) {
-    const known = request.inStore(request.keys);
-    const free = request.keys.filter((key) => !known.has(key));
-    return { ...withinRoom(ports, free), heldBy: new Map(), probing: false };
-  }
-  return ports.lock.tryWith(() => claimHoldingLock(ports, cache, request), request.deadline)?.value;
-}
-
-/** Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now. */
-function withinRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
-  const fits = Math.max(0, Math.min(free.length, ports.store.room?.() ?? free.length));
-  const now = Math.min(fits, MAX_CLAIMS_AT_ONCE);
-  return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
-}
-
-function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: ClaimRequest): Claimed {
-  const markers = readClaims(cache, request.keys, request.markers ?? []);
-  const claimOf = (key: string) => markers[claimKey(key)];
-  const heldBy = new Map<string, string>();
-  const unclaimed: string[] = [];
-  for (const key of request.keys) {
-    const holder = claimOf(key);
-    if (holder) heldBy.set(key, holder);
-    else unclaimed.push(key);
-  }
-  const known = request.inStore(unclaimed);
-  const free = unclaimed.filter((key) => !known.has(key));
-  const room = withinRoom(ports, free);
-  const admitted = request.admit ? request.admit(markers, room.mine) : 'claim';
-  if (admitted === 'block')
-    return {
-      mine: [],
-      heldBy,
-      blocked: [...room.mine, ...room.blocked],
-      unsaved: room.unsaved,
-      probing: false,
-    };
-  putClaims(cache, room.mine, request.value, request.seconds);
-  return { ...room, heldBy, probing: admitted === 'probe' };
-}
+export { type Claimed, type ClaimRequest, claimUnknown } from './claim';
 
 /**
  * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
@@ -297,41 +212,11 @@ function sendOneBatch(
   const ended = ports.clock.now();
   report.requestsSent += sent.sent;
   if (sent.lost) report.lostAnswers += batch.length;
-  const stored: Array<[string, LookupResult]> = [];
-  const settled: string[] = [];
-  const lostNow: Record<string, string> = {};
-  let failures = 0;
-  let throttled = 0;
+  const tally: BatchTally = { stored: [], settled: [], lostNow: {}, failures: 0, throttled: 0 };
   batch.forEach((key, index) => {
-    let outcome = sent.outcomes[index];
-    const attempt = (queue.tries.get(key) ?? 0) + 1;
-    queue.tries.set(key, attempt);
-    if (sent.lost) {
-      const lost = (queue.lost.get(key) ?? 0) + 1;
-      queue.lost.set(key, lost);
-      lostNow[lostKey(key)] = String(lost);
-      if (lost >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
-    }
-    if (outcome) report.outcomes.set(key, outcome);
-    if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
-    if (mayRetry(outcome)) failures++;
-    // 429 or 5xx: the service is overloaded or limiting.
-    if (mayRetry(outcome) && (outcome as ServiceError).status) throttled++;
-    const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
-    if (after > 0) {
-      queue.gate = Math.max(queue.gate, ended + after);
-      request.batchSize.hold?.(queue.gate);
-    }
-    const tries =
-      (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
-    if (mayRetry(outcome) && attempt < tries) {
-      const backoff = retryDelayMs(request.retry, attempt + 1);
-      queue.notBefore.set(key, sent.lost ? ended : ended + Math.max(backoff, after));
-      return;
-    }
-    if (outcome && outcome.kind !== 'error') stored.push([key, outcome]);
-    settled.push(key);
+    takeAnswer({ queue, request, report, tally, lost: sent.lost, ended }, key, sent.outcomes[index]);
   });
+  const { stored, settled, lostNow, failures, throttled } = tally;
   const sample: BatchSample = {
     size: batch.length,
     durationMs: ended - started,
@@ -347,4 +232,56 @@ function sendOneBatch(
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   request.afterBatch?.({ stored, halt: report.halt });
+}
+
+/** What one batch's answers come to: stored results, settled keys, lost-answer counts, failures. */
+interface BatchTally {
+  stored: Array<[string, LookupResult]>;
+  settled: string[];
+  lostNow: Record<string, string>;
+  failures: number;
+  throttled: number;
+}
+
+interface AnswerContext {
+  queue: Queue;
+  request: SendRequest;
+  report: SendReport;
+  tally: BatchTally;
+  /** fetchAll threw for the batch: every answer of it was lost (the service may have charged them). */
+  lost: boolean;
+  ended: number;
+}
+
+/** One key's answer: noted in the report, then queued again (retryable, tries left) or settled. */
+function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome | undefined): void {
+  const { queue, request, report, tally, lost, ended } = context;
+  let outcome = answer;
+  const attempt = (queue.tries.get(key) ?? 0) + 1;
+  queue.tries.set(key, attempt);
+  if (lost) {
+    const times = (queue.lost.get(key) ?? 0) + 1;
+    queue.lost.set(key, times);
+    tally.lostNow[lostKey(key)] = String(times);
+    if (times >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
+  }
+  if (outcome) report.outcomes.set(key, outcome);
+  if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
+  if (mayRetry(outcome)) tally.failures++;
+  // 429 or 5xx: the service is overloaded or limiting.
+  if (mayRetry(outcome) && (outcome as ServiceError).status) tally.throttled++;
+  const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
+  if (after > 0) {
+    queue.gate = Math.max(queue.gate, ended + after);
+    request.batchSize.hold?.(queue.gate);
+  }
+  const tries =
+    (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
+  if (mayRetry(outcome) && attempt < tries) {
+    const backoff = retryDelayMs(request.retry, attempt + 1);
+    queue.notBefore.set(key, lost ? ended : ended + Math.max(backoff, after));
+    return;
+  }
+  if (outcome && outcome.kind !== 'error') tally.stored.push([key, outcome]);
+  tally.settled.push(key);
 }

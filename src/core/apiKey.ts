@@ -1,0 +1,29 @@
+/** The API key as people may see it: masked, redacted from texts, its shape checked before it is stored. Pure. */
+
+/** Replaces every occurrence of the key in a text meant for people or logs. */
+export function redactKey(text: string, apiKey: string | null | undefined): string {
+  if (!apiKey || apiKey.length < 4) return text;
+  return text.split(apiKey).join(maskKey(apiKey));
+}
+
+/** The only form of a key that ever leaves the user properties: eight dots and the last four characters. */
+export function maskKey(apiKey: string): string {
+  return `••••••••${apiKey.slice(-4)}`;
+}
+
+/** Shape check before a key is stored: printable, no spaces, a plausible length. */
+export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: false; message: string } {
+  if (typeof raw !== 'string') return { ok: false, message: 'Paste your API key.' };
+  const key = raw.trim();
+  if (key === '') return { ok: false, message: 'Paste your API key.' };
+  if (key.length < 8 || key.length > 256) {
+    return { ok: false, message: 'That does not look like an API key (expected 8 to 256 characters).' };
+  }
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    return {
+      ok: false,
+      message: 'An API key has no spaces or special characters; copy it again from API settings.',
+    };
+  }
+  return { ok: true, key };
+}
