@@ -17,6 +17,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCalls } from '../emulator';
+import { seededRandom } from '../emulator/host/random';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LongTailLatency, RateLimit } from '../sandbox/service';
@@ -143,18 +144,6 @@ function parseArgs(argv: string[]): Config {
 
 // ------------------------------------------------------------------ data
 
-/** mulberry32: a small seeded generator, so every run uses the same sheet. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 0x1_0000_0000;
-  };
-}
-
 const FIRST = [
   'jane',
   'john',
@@ -177,7 +166,8 @@ const LAST = ['doe', 'smith', 'garcia', 'khan', 'wei', 'ivanova', 'martin', 'ros
  * (trailing slash, no www, upper-case host) so that only normalisation recognises them.
  */
 function makeUrls(count: number, duplicateRate: number, seed: number, tag: string): string[] {
-  const next = random(seed);
+  // The emulator's seeded generator (mulberry32): every run uses the same sheet.
+  const next = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
   const distinctCount = Math.max(1, Math.round(count * (1 - duplicateRate)));
   const distinct: string[] = [];

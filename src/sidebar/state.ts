@@ -1,4 +1,5 @@
 /** The sidebar's state shared by its views. Each view keeps what only it uses to itself. */
+import { emptyCounts } from '../core/job';
 import type { Progress, RunHistory, SidebarState, View } from './types';
 
 export const ui: {
@@ -12,17 +13,7 @@ export const ui: {
   history: RunHistory | null;
 } = {
   account: null,
-  progress: {
-    state: 'idle',
-    total: 0,
-    processed: 0,
-    found: 0,
-    notFound: 0,
-    failed: 0,
-    skipped: 0,
-    creditsUsed: 0,
-    message: '',
-  },
+  progress: { state: 'idle', message: '', ...emptyCounts() },
   currentView: 'settings',
   driving: false,
   runActionBusy: false,
