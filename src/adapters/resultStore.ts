@@ -8,9 +8,11 @@
  *   versions' results (RESULT_PREFIX) are read the same way and moved the same way.
  * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
+ *   (How these records are laid out and read: src/adapters/storeProperties.ts.)
  * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
  * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
- * (A factory with closures rather than a class: the bundle's minifier shortens local names, not members.)
+ * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
+ * members.)
  */
 
 import {
@@ -20,58 +22,23 @@ import {
 } from '../core/limits';
 import type { LookupResult } from '../core/lookup';
 import type { ResultStore, SendCheck } from '../core/ports';
-import {
-  PENDING_PREFIX,
-  RESULT_BYTES_PROPERTY,
-  RESULT_PREFIX,
-  SENDING_PREFIX,
-  TABLE_VERSION_PROPERTY,
-} from '../core/propertyNames';
+import { PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import { hashOf } from '../core/resultTable';
 import { tryWithDocumentLock } from './lock';
 import { appendResults, readAll, readHashes } from './resultSheet';
+import {
+  type DocumentView,
+  newVersion,
+  pendingOf,
+  readDocumentView,
+  type Sending,
+  sortForKeeping,
+} from './storeProperties';
 
 /** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
 export function isStorageFullError(error: unknown): boolean {
   return /storage quota/i.test(String(error instanceof Error ? error.message : error));
-}
-
-/** A batch being sent: until when, its URL hashes, and whether its results go to the buffer (a formula's). */
-interface Sending {
-  u: number;
-  k: string[];
-  b?: 1;
-}
-
-/** Document properties as read in one call. */
-interface DocumentView {
-  all: Record<string, string>;
-  version: string;
-  /** Bytes of results waiting in the buffer, and of buffered batches under way at a typical size. */
-  pendingBytes: number;
-  sending: Set<string>;
-}
-
-function parseSending(raw: string): Sending | undefined {
-  try {
-    const record = JSON.parse(raw) as Sending;
-    return typeof record.u === 'number' && Array.isArray(record.k) ? record : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function pendingOf(view: DocumentView, hash: string): string | undefined {
-  return view.all[PENDING_PREFIX + hash] ?? view.all[RESULT_PREFIX + hash];
-}
-
-function isPendingKey(key: string): boolean {
-  return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX);
-}
-
-function newVersion(): string {
-  return Date.now().toString(36) + Math.floor(Math.random() * 1e9).toString(36);
 }
 
 /** Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. */
@@ -88,195 +55,193 @@ export interface SheetResultStore extends ResultStore {
   keepPending(): number;
 }
 
+/** One store's state for the life of its execution. */
+interface StoreState {
+  /** This execution may write the spreadsheet (not a custom function). */
+  writable: boolean;
+  props: GoogleAppsScript.Properties.Properties;
+  /** The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`. */
+  copy: Map<string, string> | null;
+  copyVersion?: string;
+  /** Hashes known to be absent from the sheet at table version `absentVersion`. */
+  absent: Set<string>;
+  absentVersion?: string;
+  /** The document properties as last read. */
+  last?: DocumentView;
+}
+
 /** `writable`: this execution may write the spreadsheet (not a custom function). */
 export function sheetResultStore(writable: boolean): SheetResultStore {
-  const props = PropertiesService.getDocumentProperties();
-  // The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`.
-  let copy: Map<string, string> | null = null;
-  let copyVersion: string | undefined;
-  // Hashes known to be absent from the sheet at table version `absentVersion`.
-  const absent = new Set<string>();
-  let absentVersion: string | undefined;
-  let last: DocumentView | undefined;
+  const state: StoreState = {
+    writable,
+    props: PropertiesService.getDocumentProperties(),
+    copy: null,
+    absent: new Set<string>(),
+  };
+  return {
+    room: () => roomOf(state),
+    getMany: (urlKeys) => getMany(state, urlKeys),
+    snapshot: () => snapshot(state),
+    beginSend: (urlKeys, untilMs, storedSince = 0) => beginSend(state, urlKeys, untilMs, storedSince),
+    putMany: (entries, sending) => putMany(state, entries, sending),
+    keepPending: () => keepPending(state),
+  };
+}
 
-  function view(): DocumentView {
-    const now = Date.now();
-    const all = props.getProperties();
-    let pendingBytes = 0;
-    const sending = new Set<string>();
-    for (const key of Object.keys(all)) {
-      if (isPendingKey(key)) pendingBytes += key.length + all[key].length;
-      const record = key.startsWith(SENDING_PREFIX) ? parseSending(all[key]) : undefined;
-      if (record && record.u > now) {
-        for (const hash of record.k) sending.add(hash);
-        if (record.b) pendingBytes += record.k.length * PENDING_RESULT_RESERVE_BYTES;
-      }
-    }
-    last = { all, version: all[TABLE_VERSION_PROPERTY] ?? '', pendingBytes, sending };
-    return last;
-  }
+/** Reads the document properties, remembering them for room(). */
+function readView(state: StoreState): DocumentView {
+  state.last = readDocumentView(state.props);
+  return state.last;
+}
 
-  /**
-   * The sheet's results of these hashes as of `version` (read after the properties that gave it): from the
-   * whole copy when it is current, else from their bucket rows; remembers which are absent.
-   */
-  function fromSheet(hashes: string[], version: string): Map<string, string> {
-    const found = new Map<string, string>();
-    if (copy && copyVersion === version) {
-      for (const hash of hashes) if (copy.has(hash)) found.set(hash, copy.get(hash) as string);
-      return found;
-    }
-    if (absentVersion !== version) absent.clear();
-    absentVersion = version;
-    const unknown = hashes.filter((hash) => !absent.has(hash));
-    for (const [hash, encoded] of readHashes(unknown)) found.set(hash, encoded);
-    for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
+/**
+ * The sheet's results of these hashes as of `version` (read after the properties that gave it): from the
+ * whole copy when it is current, else from their bucket rows; remembers which are absent.
+ */
+function fromSheet(state: StoreState, hashes: string[], version: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const { copy, absent } = state;
+  if (copy && state.copyVersion === version) {
+    for (const hash of hashes) if (copy.has(hash)) found.set(hash, copy.get(hash) as string);
     return found;
   }
+  if (state.absentVersion !== version) absent.clear();
+  state.absentVersion = version;
+  const unknown = hashes.filter((hash) => !absent.has(hash));
+  for (const [hash, encoded] of readHashes(unknown)) found.set(hash, encoded);
+  for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
+  return found;
+}
 
-  /** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
-  function keptAt(before: string, after: string, added: Map<string, string>): void {
-    if (copy && copyVersion === before) {
-      for (const [hash, encoded] of added) copy.set(hash, encoded);
-      copyVersion = after;
-    }
-    if (absentVersion === before) {
-      for (const hash of added.keys()) absent.delete(hash);
-      absentVersion = after;
-    }
+/** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
+function keptAt(state: StoreState, before: string, after: string, added: Map<string, string>): void {
+  if (state.copy && state.copyVersion === before) {
+    for (const [hash, encoded] of added) state.copy.set(hash, encoded);
+    state.copyVersion = after;
   }
-
-  function room(): number {
-    if (writable || !last) return Number.POSITIVE_INFINITY;
-    return Math.max(
-      0,
-      Math.floor((PENDING_RESULTS_BUDGET_BYTES - last.pendingBytes) / PENDING_RESULT_RESERVE_BYTES),
-    );
+  if (state.absentVersion === before) {
+    for (const hash of added.keys()) state.absent.delete(hash);
+    state.absentVersion = after;
   }
+}
 
-  return {
-    room,
+function roomOf(state: StoreState): number {
+  if (state.writable || !state.last) return Number.POSITIVE_INFINITY;
+  return Math.max(
+    0,
+    Math.floor((PENDING_RESULTS_BUDGET_BYTES - state.last.pendingBytes) / PENDING_RESULT_RESERVE_BYTES),
+  );
+}
 
-    /**
-     * The sheet first (a result kept there costs no property call); then, for keys it lacks, the buffer, and
-     * the sheet again unless it cannot have changed since (a writer may have moved the buffer into it).
-     */
-    getMany(urlKeys) {
-      const found = new Map<string, LookupResult>();
-      const hashes = urlKeys.map(hashOf);
-      const addFrom = (lookup: (hash: string) => string | undefined) => {
-        hashes.forEach((hash, index) => {
-          const cached = found.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
-          if (cached) found.set(urlKeys[index], cached.result);
-        });
-      };
-      const first = copy ? new Map<string, string>() : readHashes(hashes);
-      addFrom((hash) => first.get(hash));
-      if (found.size === urlKeys.length) return found;
-      const current = view();
-      addFrom((hash) => pendingOf(current, hash));
-      const again = fromSheet(
-        hashes.filter((_, index) => !found.has(urlKeys[index])),
-        current.version,
-      );
-      addFrom((hash) => again.get(hash));
-      return found;
-    },
-
-    snapshot(): (urlKey: string) => CachedResult | undefined {
-      const current = view();
-      if (!copy || copyVersion !== current.version) {
-        copy = readAll();
-        copyVersion = current.version;
-      }
-      const all = copy;
-      return (urlKey) => {
-        const hash = hashOf(urlKey);
-        return decodeResult(pendingOf(current, hash) ?? all.get(hash));
-      };
-    },
-
-    beginSend(urlKeys, untilMs, storedSince = 0): SendCheck {
-      const current = view();
-      const check: SendCheck = { send: [], stored: new Map(), elsewhere: [], full: [] };
-      const hashes = urlKeys.map(hashOf);
-      const inSheet = fromSheet(
-        hashes.filter((hash) => pendingOf(current, hash) === undefined),
-        current.version,
-      );
-      let left = room();
-      urlKeys.forEach((key, index) => {
-        const hash = hashes[index];
-        const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
-        if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
-        else if (current.sending.has(hash)) check.elsewhere.push(key);
-        else if (left-- > 0) check.send.push(key);
-        else check.full.push(key);
-      });
-      if (check.send.length > 0) {
-        const record: Sending = { u: untilMs, k: check.send.map(hashOf) };
-        if (!writable) {
-          record.b = 1;
-          current.pendingBytes += check.send.length * PENDING_RESULT_RESERVE_BYTES;
-        }
-        check.sending = SENDING_PREFIX + newVersion();
-        props.setProperty(check.sending, JSON.stringify(record));
-      }
-      return check;
-    },
-
-    putMany(entries, sending) {
-      if (entries.length === 0 && !sending) return;
-      const now = Date.now();
-      const added = new Map<string, string>();
-      for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
-      const values: Record<string, string> = sending ? { [sending]: '' } : {};
-      withStoreLock(() => {
-        if (!writable || added.size === 0) {
-          for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
-          props.setProperties(values);
-          return;
-        }
-        // The sheet first, before any property call: a result is kept even if the properties quota runs out
-        // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
-        appendResults(added);
-        const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-        values[TABLE_VERSION_PROPERTY] = newVersion();
-        props.setProperties(values);
-        keptAt(before, values[TABLE_VERSION_PROPERTY], added);
-      });
-    },
-
-    keepPending() {
-      const now = Date.now();
-      const all = props.getProperties();
-      const added = new Map<string, string>();
-      const kept: Record<string, string> = {};
-      let dropped = 0;
-      for (const key of Object.keys(all)) {
-        const value = all[key];
-        if (isPendingKey(key)) {
-          const prefix = key.startsWith(PENDING_PREFIX) ? PENDING_PREFIX : RESULT_PREFIX;
-          if (decodeResult(value)) added.set(key.slice(prefix.length), value);
-        } else if (
-          key !== RESULT_BYTES_PROPERTY &&
-          !(key.startsWith(SENDING_PREFIX) && !((parseSending(value)?.u ?? 0) > now))
-        ) {
-          kept[key] = value;
-          continue;
-        }
-        dropped++;
-      }
-      if (dropped === 0) return 0;
-      const before = all[TABLE_VERSION_PROPERTY] ?? '';
-      // The sheet first: the buffer is dropped only once its results are kept there.
-      appendResults(added);
-      kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion() : before;
-      props.setProperties(kept, true);
-      keptAt(before, kept[TABLE_VERSION_PROPERTY], added);
-      return added.size;
-    },
+/**
+ * The sheet first (a result kept there costs no property call); then, for keys it lacks, the buffer, and
+ * the sheet again unless it cannot have changed since (a writer may have moved the buffer into it).
+ */
+function getMany(state: StoreState, urlKeys: string[]): Map<string, LookupResult> {
+  const found = new Map<string, LookupResult>();
+  const hashes = urlKeys.map(hashOf);
+  const addFrom = (lookup: (hash: string) => string | undefined) => {
+    hashes.forEach((hash, index) => {
+      const cached = found.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
+      if (cached) found.set(urlKeys[index], cached.result);
+    });
   };
+  const first = state.copy ? new Map<string, string>() : readHashes(hashes);
+  addFrom((hash) => first.get(hash));
+  if (found.size === urlKeys.length) return found;
+  const current = readView(state);
+  addFrom((hash) => pendingOf(current, hash));
+  const again = fromSheet(
+    state,
+    hashes.filter((_, index) => !found.has(urlKeys[index])),
+    current.version,
+  );
+  addFrom((hash) => again.get(hash));
+  return found;
+}
+
+function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefined {
+  const current = readView(state);
+  if (!state.copy || state.copyVersion !== current.version) {
+    state.copy = readAll();
+    state.copyVersion = current.version;
+  }
+  const all = state.copy;
+  return (urlKey) => {
+    const hash = hashOf(urlKey);
+    return decodeResult(pendingOf(current, hash) ?? all.get(hash));
+  };
+}
+
+function beginSend(state: StoreState, urlKeys: string[], untilMs: number, storedSince: number): SendCheck {
+  const current = readView(state);
+  const check: SendCheck = { send: [], stored: new Map(), elsewhere: [], full: [] };
+  const hashes = urlKeys.map(hashOf);
+  const inSheet = fromSheet(
+    state,
+    hashes.filter((hash) => pendingOf(current, hash) === undefined),
+    current.version,
+  );
+  let left = roomOf(state);
+  urlKeys.forEach((key, index) => {
+    const hash = hashes[index];
+    const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
+    if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
+    else if (current.sending.has(hash)) check.elsewhere.push(key);
+    else if (left-- > 0) check.send.push(key);
+    else check.full.push(key);
+  });
+  if (check.send.length > 0) check.sending = recordSending(state, current, check.send, untilMs);
+  return check;
+}
+
+/** Records a batch about to be sent in document properties; returns the record's property name. */
+function recordSending(state: StoreState, current: DocumentView, send: string[], untilMs: number): string {
+  const record: Sending = { u: untilMs, k: send.map(hashOf) };
+  if (!state.writable) {
+    record.b = 1;
+    current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
+  }
+  const name = SENDING_PREFIX + newVersion();
+  state.props.setProperty(name, JSON.stringify(record));
+  return name;
+}
+
+function putMany(state: StoreState, entries: Array<[string, LookupResult]>, sending?: string): void {
+  if (entries.length === 0 && !sending) return;
+  const now = Date.now();
+  const added = new Map<string, string>();
+  for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
+  const values: Record<string, string> = sending ? { [sending]: '' } : {};
+  const { props } = state;
+  withStoreLock(() => {
+    if (!state.writable || added.size === 0) {
+      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+      props.setProperties(values);
+      return;
+    }
+    // The sheet first, before any property call: a result is kept even if the properties quota runs out
+    // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
+    appendResults(added);
+    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+    values[TABLE_VERSION_PROPERTY] = newVersion();
+    props.setProperties(values);
+    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+  });
+}
+
+function keepPending(state: StoreState): number {
+  const now = Date.now();
+  const all = state.props.getProperties();
+  const { added, kept, dropped } = sortForKeeping(all, now);
+  if (dropped === 0) return 0;
+  const before = all[TABLE_VERSION_PROPERTY] ?? '';
+  // The sheet first: the buffer is dropped only once its results are kept there.
+  appendResults(added);
+  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion() : before;
+  state.props.setProperties(kept, true);
+  keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);
+  return added.size;
 }
 
 /**

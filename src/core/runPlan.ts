@@ -1,36 +1,25 @@
 /**
  * The plan and the price of a bulk run, before anything in the sheet changes: what each row will cost, where the
- * results will go, and what moves. Pure: computed from one read of the column (the URL cell and every cell right
+ * results will go (src/core/placement.ts), and what moves. Pure: computed from one read of the column (the URL cell and every cell right
  * of it) and one read of the result store (a `stored` callback).
  */
 import { outputHeaders, STATUS } from './cells';
 import type { Progress } from './job';
 import type { LookupResult } from './lookup';
-import { canReuseOutputColumns, cellText, isBlank, isOwnStatus, isPendingStatus } from './rowPlan';
-import { countText } from './text';
+import {
+  type ColumnRead,
+  cellsAt,
+  choosePlacement,
+  columnName,
+  type Placement,
+  type PlacementKind,
+  placementOptions,
+} from './placement';
+import { cellText, isOwnStatus, isPendingStatus } from './rowPlan';
 import { type NetworkHosts, parseProfileInput } from './url';
 
 /** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
 export type RunMode = 'all' | 'retry';
-
-/**
- * Where the results go: the add-on's own (or empty) columns beside the URLs; new columns inserted beside them;
- * the first empty columns further right; or, with the extra fields, the add-on's four columns plus two inserted.
- */
-export type PlacementKind = 'reuse' | 'insert' | 'right' | 'extend';
-
-export interface Placement {
-  kind: PlacementKind;
-  /** The first output column once the sheet is prepared (1-based). */
-  outputColumn: number;
-  /** Columns are inserted after this one (1-based), or none. */
-  insertAfter: number | null;
-  insertCount: number;
-  /** The output columns in A1 letters once prepared, e.g. "B:E". */
-  columns: string;
-  /** What the sheet will look like, in words: what moves, or that nothing does. */
-  effect: string;
-}
 
 /** The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows. */
 export interface PlanCounts {
@@ -98,21 +87,6 @@ export interface RunStart {
   progress: Progress;
 }
 
-/** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
-export interface ColumnRead {
-  sheetName: string;
-  urlColumn: number;
-  /** The sheet's column count (getMaxColumns). */
-  maxColumns: number;
-  headerRow: number | null;
-  firstRow: number;
-  lastRow: number;
-  /** The header row's cells (URL cell first), or null. */
-  header: unknown[] | null;
-  /** Rows firstRow..lastRow, URL cell first. Shorter rows read as blank beyond their end. */
-  rows: unknown[][];
-}
-
 export interface PlanOptions {
   mode: RunMode;
   /** Retry failed rows: UNPROCESSABLE rows too (a new credit each). */
@@ -124,118 +98,6 @@ export interface PlanOptions {
   hosts: NetworkHosts;
   /** The placement chosen in the sidebar, when there was a choice. */
   chosen?: PlacementKind;
-}
-
-/** Column number (1-based) to its letters: 1 → A, 27 → AA. */
-export function columnName(column: number): string {
-  let name = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
-    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
-  return name;
-}
-
-function span(first: number, count: number): string {
-  return `${columnName(first)}:${columnName(first + count - 1)}`;
-}
-
-/** The cells of a row at `offset` (from the URL cell) for `width` columns, blank beyond the row's end. */
-function cellsAt(row: unknown[] | null, offset: number, width: number): unknown[] {
-  const cells: unknown[] = [];
-  for (let index = 0; index < width; index++) cells.push(row?.[offset + index] ?? '');
-  return cells;
-}
-
-/** The output block at `offset`: the header row's cells first (when there is one), then the URL rows'. */
-function blockAt(read: ColumnRead, offset: number, width: number): unknown[][] {
-  const rows = read.rows.map((row) => cellsAt(row, offset, width));
-  return read.header ? [cellsAt(read.header, offset, width), ...rows] : rows;
-}
-
-function columnsEmpty(block: unknown[][]): boolean {
-  return block.every((row) => row.every(isBlank));
-}
-
-/** Where the results can go, from the cells right of the URLs. */
-export function placementOptions(read: ColumnRead, extraFields: boolean): Placement[] {
-  const width = outputHeaders(extraFields).length;
-  const headerIndex = read.header ? 0 : null;
-  const beside = read.urlColumn + 1;
-  const fits = read.urlColumn + width <= read.maxColumns;
-  if (fits && canReuseOutputColumns(blockAt(read, 1, width), headerIndex, extraFields)) {
-    return [reuse(beside, width, false)];
-  }
-  if (extraFields) {
-    // The add-on's own four columns stay; only Account type and Name are added.
-    const base = outputHeaders(false).length;
-    const baseBlock = blockAt(read, 1, base);
-    if (!columnsEmpty(baseBlock) && canReuseOutputColumns(baseBlock, headerIndex, false)) {
-      const after = read.urlColumn + base;
-      if (read.urlColumn + width <= read.maxColumns && columnsEmpty(blockAt(read, 1 + base, width - base))) {
-        return [reuse(beside, width, true)];
-      }
-      const count = width - base;
-      return [
-        {
-          kind: 'extend',
-          outputColumn: beside,
-          insertAfter: after,
-          insertCount: count,
-          columns: span(beside, width),
-          effect: `Your results stay in ${span(beside, base)}; ${countText(count, 'column')} for Account type and Name are inserted after ${columnName(after)}, so ${columnName(after + 1)} and every column right of it move ${count} to the right (on every row of the sheet).`,
-        },
-      ];
-    }
-  }
-  return [insertBeside(read, width), firstFreeRight(read, width)];
-}
-
-function reuse(column: number, width: number, adding: boolean): Placement {
-  return {
-    kind: 'reuse',
-    outputColumn: column,
-    insertAfter: null,
-    insertCount: 0,
-    columns: span(column, width),
-    effect: adding
-      ? `Results go into the add-on's columns ${span(column, width)} (Account type and Name are added in empty columns). Nothing moves.`
-      : `Results go into ${span(column, width)} beside the URLs. Nothing moves.`,
-  };
-}
-
-function insertBeside(read: ColumnRead, width: number): Placement {
-  const beside = read.urlColumn + 1;
-  return {
-    kind: 'insert',
-    outputColumn: beside,
-    insertAfter: read.urlColumn,
-    insertCount: width,
-    columns: span(beside, width),
-    effect: `${countText(width, 'column')} are inserted after ${columnName(read.urlColumn)}: ${columnName(beside)} and every column right of it move ${width} to the right, on every row of the sheet (other tables too).`,
-  };
-}
-
-/** The first `width` adjacent columns right of the URLs that are empty (or the add-on's own) in the run's rows. */
-function firstFreeRight(read: ColumnRead, width: number): Placement {
-  const headerIndex = read.header ? 0 : null;
-  let offset = 2;
-  while (read.urlColumn + offset <= read.maxColumns) {
-    const block = blockAt(read, offset, width);
-    if (canReuseOutputColumns(block, headerIndex, width > outputHeaders(false).length)) break;
-    offset++;
-  }
-  const column = read.urlColumn + offset;
-  const missing = Math.max(0, column + width - 1 - read.maxColumns);
-  return {
-    kind: 'right',
-    outputColumn: column,
-    insertAfter: missing > 0 ? read.maxColumns : null,
-    insertCount: missing,
-    columns: span(column, width),
-    effect:
-      missing > 0
-        ? `Results go into ${span(column, width)}, after the sheet's last column (${countText(missing, 'column')} added at the end). Nothing moves.`
-        : `Results go into the empty columns ${span(column, width)}. Nothing moves.`,
-  };
 }
 
 /** The statuses a run redoes: ERROR (and UNPROCESSABLE when asked), or null for a run over every row. */
@@ -251,6 +113,30 @@ export function isInScope(status: string, own: boolean, redo: string[] | null, r
   return isPendingStatus(status, true);
 }
 
+/** What a run looks at in each row, from the options and the placement. */
+interface RowScope {
+  hosts: NetworkHosts;
+  redo: string[] | null;
+  recheck: boolean;
+  /** Statuses are read only from the add-on's own (or empty) columns; inserted columns start empty. */
+  readsStatus: boolean;
+  /** The output block's offset from the URL cell, and its width. */
+  offset: number;
+  width: number;
+}
+
+/** The rows counted: the plan's numbers but the profiles' price, and the profiles to price. */
+interface RowTally {
+  counts: PlanCounts;
+  profileRows: number;
+  errorRows: number;
+  unprocessableRows: number;
+  /** Profiles of the rows to look up. */
+  wanted: Set<string>;
+  /** Profiles of rows that keep a result of the add-on's. */
+  written: Set<string>;
+}
+
 /**
  * Plans a run: `stored` reads the result store once for the distinct profiles to look up. Refuses a column with no
  * profile URL at all (the Email column selected by mistake) instead of filling it with INVALID_URL.
@@ -261,57 +147,97 @@ export function planRun(
   stored: (keys: string[]) => Map<string, LookupResult>,
 ): RunPlan {
   const placements = placementOptions(read, options.extraFields);
-  // A retry works where the results are: the add-on's columns beside the URLs or further right, never new ones.
   const retry = options.mode === 'retry';
-  const needsChoice = placements.length > 1 && !retry;
-  const placement =
-    (retry
-      ? placements.find((candidate) => candidate.kind !== 'insert')
-      : placements.find((candidate) => candidate.kind === options.chosen)) ?? placements[0];
-  const redo = redoStatuses(options.mode, options.includeUnprocessable);
-  const recheck = options.mode === 'all' && options.recheck;
-  const width = outputHeaders(options.extraFields).length;
-  // Statuses are read only from the add-on's own (or empty) columns; inserted columns start empty.
-  const readsStatus = placement.kind !== 'insert';
-  const offset = placement.outputColumn - read.urlColumn;
-  const counts: PlanCounts = {
-    rows: read.rows.length,
-    blanks: 0,
-    alreadyDone: 0,
-    notProfiles: 0,
-    lookupRows: 0,
-    newProfiles: 0,
-    knownProfiles: 0,
+  const placement = choosePlacement(placements, retry, options.chosen);
+  const scope: RowScope = {
+    hosts: options.hosts,
+    redo: redoStatuses(options.mode, options.includeUnprocessable),
+    recheck: options.mode === 'all' && options.recheck,
+    readsStatus: placement.kind !== 'insert',
+    offset: placement.outputColumn - read.urlColumn,
+    width: outputHeaders(options.extraFields).length,
   };
-  let profileRows = 0;
-  let errorRows = 0;
-  let unprocessableRows = 0;
-  const wanted = new Set<string>();
-  const written = new Set<string>();
-  for (const row of read.rows) {
-    const input = parseProfileInput(row[0], options.hosts);
-    if (input.kind === 'empty') {
-      counts.blanks++;
-      continue;
-    }
-    if (input.kind === 'url') profileRows++;
-    const output = readsStatus ? cellsAt(row, offset, width) : [];
-    const status = readsStatus ? cellText(output[1]) : '';
-    const own = isOwnStatus(status, output[0]);
-    if (own && status === STATUS.error) errorRows++;
-    if (own && status === STATUS.unprocessable) unprocessableRows++;
-    if (!isInScope(status, own, redo, recheck)) {
-      counts.alreadyDone++;
-      if (input.kind === 'url' && own && !isPendingStatus(status, true)) written.add(input.key);
-      continue;
-    }
-    if (input.kind === 'invalid') counts.notProfiles++;
-    else {
-      counts.lookupRows++;
-      wanted.add(input.key);
-    }
+  const tally = tallyRows(read.rows, scope);
+  priceProfiles(tally, scope, stored);
+  const { counts, errorRows, unprocessableRows } = tally;
+  const credits = counts.newProfiles;
+  const plan: RunPlan = {
+    ...counts,
+    mode: options.mode,
+    redo: scope.redo,
+    recheck: scope.recheck,
+    sheetName: read.sheetName,
+    range: `${columnName(read.urlColumn)}${read.firstRow}:${columnName(read.urlColumn)}${read.lastRow}`,
+    credits,
+    placements,
+    placement,
+    needsChoice: placements.length > 1 && !retry,
+    confirmAbove: options.confirmAbove,
+    needsConfirm: credits > options.confirmAbove,
+    errorRows,
+    unprocessableRows,
+  };
+  if (tally.profileRows === 0) plan.refusal = noProfilesMessage(read);
+  else if (scope.redo && counts.lookupRows === 0)
+    plan.refusal = `No row of ${plan.range} has the status ${scope.redo.join(' or ')}: nothing to retry.`;
+  return plan;
+}
+
+/** Counts the rows by what the run does with them; the profiles' price is left to priceProfiles. */
+function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
+  const tally: RowTally = {
+    counts: {
+      rows: rows.length,
+      blanks: 0,
+      alreadyDone: 0,
+      notProfiles: 0,
+      lookupRows: 0,
+      newProfiles: 0,
+      knownProfiles: 0,
+    },
+    profileRows: 0,
+    errorRows: 0,
+    unprocessableRows: 0,
+    wanted: new Set<string>(),
+    written: new Set<string>(),
+  };
+  for (const row of rows) tallyRow(tally, row, scope);
+  return tally;
+}
+
+function tallyRow(tally: RowTally, row: unknown[], scope: RowScope): void {
+  const { counts } = tally;
+  const input = parseProfileInput(row[0], scope.hosts);
+  if (input.kind === 'empty') {
+    counts.blanks++;
+    return;
   }
-  const keys = [...wanted];
+  if (input.kind === 'url') tally.profileRows++;
+  const output = scope.readsStatus ? cellsAt(row, scope.offset, scope.width) : [];
+  const status = scope.readsStatus ? cellText(output[1]) : '';
+  const own = isOwnStatus(status, output[0]);
+  if (own && status === STATUS.error) tally.errorRows++;
+  if (own && status === STATUS.unprocessable) tally.unprocessableRows++;
+  if (!isInScope(status, own, scope.redo, scope.recheck)) {
+    counts.alreadyDone++;
+    if (input.kind === 'url' && own && !isPendingStatus(status, true)) tally.written.add(input.key);
+    return;
+  }
+  if (input.kind === 'invalid') counts.notProfiles++;
+  else {
+    counts.lookupRows++;
+    tally.wanted.add(input.key);
+  }
+}
+
+/** Splits the profiles to look up into known (free) and new (a credit each), reading the store once. */
+function priceProfiles(
+  tally: RowTally,
+  scope: RowScope,
+  stored: (keys: string[]) => Map<string, LookupResult>,
+): void {
+  const { redo, recheck } = scope;
+  const keys = [...tally.wanted];
   const known = keys.length > 0 && !recheck ? stored(keys) : new Map<string, LookupResult>();
   for (const key of keys) {
     const result = known.get(key);
@@ -319,31 +245,10 @@ export function planRun(
     const free =
       !recheck &&
       ((result && !(redo?.includes(STATUS.unprocessable) && result.kind === 'unprocessable')) ||
-        (!redo && written.has(key)));
-    if (free) counts.knownProfiles++;
-    else counts.newProfiles++;
+        (!redo && tally.written.has(key)));
+    if (free) tally.counts.knownProfiles++;
+    else tally.counts.newProfiles++;
   }
-  const credits = counts.newProfiles;
-  const plan: RunPlan = {
-    ...counts,
-    mode: options.mode,
-    redo,
-    recheck,
-    sheetName: read.sheetName,
-    range: `${columnName(read.urlColumn)}${read.firstRow}:${columnName(read.urlColumn)}${read.lastRow}`,
-    credits,
-    placements,
-    placement,
-    needsChoice,
-    confirmAbove: options.confirmAbove,
-    needsConfirm: credits > options.confirmAbove,
-    errorRows,
-    unprocessableRows,
-  };
-  if (profileRows === 0) plan.refusal = noProfilesMessage(read);
-  else if (redo && counts.lookupRows === 0)
-    plan.refusal = `No row of ${plan.range} has the status ${redo.join(' or ')}: nothing to retry.`;
-  return plan;
 }
 
 function noProfilesMessage(read: ColumnRead): string {

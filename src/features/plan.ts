@@ -8,15 +8,9 @@ import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { outputHeaders } from '../core/cells';
 import type { Job } from '../core/job';
+import { type ColumnRead, columnName, type PlacementKind } from '../core/placement';
 import { isHeaderText, withFormulaCells } from '../core/rowPlan';
-import {
-  type ColumnRead,
-  columnName,
-  type PlacementKind,
-  planRun,
-  type RunPlan,
-  type RunRequest,
-} from '../core/runPlan';
+import { planRun, type RunPlan, type RunRequest } from '../core/runPlan';
 import type { Settings } from '../core/sidebarState';
 import { parseProfileInput } from '../core/url';
 

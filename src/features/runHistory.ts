@@ -6,9 +6,9 @@ import { loadJob } from '../adapters/jobStore';
 import { withDocumentLock } from '../adapters/lock';
 import { CELL, outputHeaders, STATUS } from '../core/cells';
 import type { Job } from '../core/job';
+import { columnName } from '../core/placement';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { cellText } from '../core/rowPlan';
-import { columnName } from '../core/runPlan';
 import {
   addToHistory,
   emptyKinds,

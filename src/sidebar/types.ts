@@ -6,7 +6,8 @@
  */
 import type { FormulaCapState, FormulaPolicy } from '../core/formulaCap';
 import type { PlanSummary, Progress, RunReason } from '../core/job';
-import type { Placement, PlacementKind, RunPlan, RunRequest, RunStart } from '../core/runPlan';
+import type { Placement, PlacementKind } from '../core/placement';
+import type { RunPlan, RunRequest, RunStart } from '../core/runPlan';
 import type { RunHistory, RunSummary } from '../core/runSummary';
 import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
 

@@ -1,12 +1,7 @@
 import type { LookupResult } from '../../src/core/lookup';
+import { type ColumnRead, columnName, placementOptions } from '../../src/core/placement';
 import { planRows, stillPending } from '../../src/core/rowPlan';
-import {
-  type ColumnRead,
-  columnName,
-  type PlanOptions,
-  placementOptions,
-  planRun,
-} from '../../src/core/runPlan';
+import { type PlanOptions, planRun } from '../../src/core/runPlan';
 import { parseNetworkHosts } from '../../src/core/url';
 
 const HOSTS = parseNetworkHosts('network.com');

@@ -50,52 +50,15 @@ function startFromMenu(request: RunRequest): Progress {
   return outcome.progress;
 }
 
+/** What starting a run found under the lock: a run under way, a run created, or a plan that waits for the user. */
+type StartOutcome = { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan };
+
 /** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
 export function startRun(request: RunRequest): RunStart {
   const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  const outcome = withDocumentLock(
-    (): { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan } => {
-      const stored = loadJob();
-      if (stored && isActive(stored.state)) return { existing: stored };
-      const planned = planFor(request);
-      const { plan } = planned;
-      if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
-      if (
-        plan.needsConfirm &&
-        !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
-      )
-        return { plan };
-      // The finished run this one replaces goes into the history first.
-      if (stored) recordRun(stored);
-      // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-      const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
-      const { job: created, prepareSheet } = createJob(planned, owner);
-      // The job's state is saved first: if it cannot be, the sheet is left untouched.
-      saveJob(created);
-      try {
-        prepareSheet();
-      } catch (error) {
-        deleteJob();
-        throw error;
-      }
-      return { created, plan };
-    },
-  );
-  if ('existing' in outcome) {
-    const { existing } = outcome;
-    const viewer = { runnerId: viewerId, now: Date.now() };
-    return {
-      plan: null,
-      started: false,
-      progress: {
-        ...progressOf(existing, viewer),
-        message: mayDrive(existing, viewerId)
-          ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
-          : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
-      },
-    };
-  }
+  const outcome = withDocumentLock(() => createIfAllowed(request, viewerId));
+  if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
   if (!('created' in outcome)) {
     const { plan } = outcome;
     return {
@@ -110,6 +73,49 @@ export function startRun(request: RunRequest): RunStart {
     plan: outcome.plan,
     started: true,
     progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
+  };
+}
+
+/** Holding the document lock: the job and the prepared sheet, unless a run is under way or the plan must wait. */
+function createIfAllowed(request: RunRequest, viewerId: string | null): StartOutcome {
+  const stored = loadJob();
+  if (stored && isActive(stored.state)) return { existing: stored };
+  const planned = planFor(request);
+  const { plan } = planned;
+  if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
+  if (
+    plan.needsConfirm &&
+    !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
+  )
+    return { plan };
+  // The finished run this one replaces goes into the history first.
+  if (stored) recordRun(stored);
+  // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+  const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+  const { job: created, prepareSheet } = createJob(planned, owner);
+  // The job's state is saved first: if it cannot be, the sheet is left untouched.
+  saveJob(created);
+  try {
+    prepareSheet();
+  } catch (error) {
+    deleteJob();
+    throw error;
+  }
+  return { created, plan };
+}
+
+/** The answer when another run is under way: its progress, and whether this user may drive it. */
+function alreadyUnderWay(existing: Job, viewerId: string | null): RunStart {
+  const viewer = { runnerId: viewerId, now: Date.now() };
+  return {
+    plan: null,
+    started: false,
+    progress: {
+      ...progressOf(existing, viewer),
+      message: mayDrive(existing, viewerId)
+        ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
+        : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
+    },
   };
 }
 

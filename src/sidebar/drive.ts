@@ -1,0 +1,135 @@
+/**
+ * The sidebar drives its user's running run (calling continueEnrichment() again and again while it is open) and
+ * watches someone else's; Pause, Resume and Cancel stop the loop first.
+ */
+import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, WATCH_INTERVAL_MS } from '../core/limits';
+import { call, failureMessage } from './client';
+import { clearError, showError, sleep } from './dom';
+import { isUnderWay } from './progress';
+import { refreshProgress, renderProgress, setProgress } from './progressView';
+import { ui } from './state';
+import type { Progress } from './types';
+
+/** Bumped by Pause and Cancel: a drive loop of an older generation stops and discards its answer. */
+let generation = 0;
+
+/** Someone else's run is being watched (its progress asked for now and then). */
+let watching = false;
+
+/**
+ * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
+ * Apps Script execution working for a time budget) and shows each answer, until the state is no longer running.
+ */
+export async function drive(): Promise<void> {
+  if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
+  const mine = ++generation;
+  ui.driving = true;
+  renderProgress();
+  let failures = 0;
+  let idleRounds = 0;
+  try {
+    while (mine === generation && ui.progress.state === 'running') {
+      let next: Progress;
+      try {
+        next = await call('continueEnrichment');
+      } catch (error) {
+        if (mine !== generation) return refreshAfterActions();
+        failures++;
+        if (failures >= DRIVE_ATTEMPTS) {
+          showError(`The run could not go on: ${failureMessage(error)} Press Resume to try again.`);
+          return;
+        }
+        showError(`The run could not go on (${failureMessage(error)}). Trying again…`);
+        await sleep(1000 * 2 ** (failures - 1));
+        continue;
+      }
+      // A Pause or Cancel pressed meanwhile: its answer is shown, then the sheet as this slice left it.
+      if (mine !== generation) return refreshAfterActions();
+      if (failures > 0) clearError();
+      failures = 0;
+      const moved = next.processed !== ui.progress.processed || next.state !== ui.progress.state;
+      setProgress(next);
+      // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
+      idleRounds = moved ? 0 : idleRounds + 1;
+      if (idleRounds > 0 && next.state === 'running')
+        await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
+    }
+  } finally {
+    if (mine === generation) {
+      ui.driving = false;
+      renderProgress();
+    }
+  }
+}
+
+/**
+ * Someone else's run: shows its progress now and then while it is under way, and never drives it (only its
+ * starter's executions do). Stops when the run ends or becomes this user's to drive.
+ */
+async function watch(): Promise<void> {
+  if (watching || ui.driving) return;
+  watching = true;
+  try {
+    while (ui.progress.readOnly && isUnderWay(ui.progress)) {
+      await sleep(WATCH_INTERVAL_MS);
+      try {
+        if (!ui.driving) setProgress(await call('getEnrichmentProgress'));
+      } catch {
+        // A failed look is tried again at the next interval; the last progress stays shown.
+      }
+    }
+  } finally {
+    watching = false;
+  }
+  follow();
+}
+
+/**
+ * The sidebar open (any view) drives its user's running run: closing it leaves the run waiting, opening it again
+ * resumes it. Someone else's run is only watched.
+ */
+export function follow(): void {
+  if (ui.progress.readOnly) {
+    if (isUnderWay(ui.progress)) void watch();
+  } else if (ui.progress.state === 'running') void drive();
+}
+
+/**
+ * A slice that was under way when Pause or Cancel was pressed wrote its last rows after the server answered them:
+ * once both are back, the progress is asked for again, so the figures match the sheet.
+ */
+let refreshPending = false;
+
+function refreshAfterActions(): void {
+  if (ui.runActionBusy) refreshPending = true;
+  else if (!ui.driving) void refreshProgress();
+}
+
+/** Pause and Cancel stop the drive loop first, so the server's answer to them is the last word shown. */
+export async function runAction(
+  fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnrichment',
+): Promise<void> {
+  if (fn !== 'resumeEnrichment') {
+    generation++;
+    ui.driving = false;
+  }
+  ui.runActionBusy = true;
+  renderProgress();
+  clearError();
+  try {
+    const next = await call(fn);
+    generation++;
+    ui.driving = false;
+    setProgress(next);
+  } catch (error) {
+    showError(failureMessage(error));
+  } finally {
+    ui.runActionBusy = false;
+    renderProgress();
+  }
+  follow();
+  if (!ui.driving && refreshPending) {
+    refreshPending = false;
+    void refreshProgress();
+  }
+}

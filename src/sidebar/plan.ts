@@ -1,0 +1,180 @@
+/** A run's plan and price, shown before it starts (the Progress tab). */
+import { call, failureMessage } from './client';
+import { $, button, clearError, input, setText, showError } from './dom';
+import { follow } from './drive';
+import { setProgress } from './progressView';
+import { ui } from './state';
+import { loadHistory, renderSummary } from './summary';
+import { showView } from './tabs';
+import type { PlacementKind, RunPlan, RunRequest } from './types';
+import { confirmText, planTitle, priceText, startLabel, whereText } from './words';
+
+/** The plan shown before a run starts, and the request it answers. */
+let plan: RunPlan | null = null;
+
+let planRequest: RunRequest = {};
+
+let planBusy = false;
+
+/** Asks the server for the plan of `request` and shows it; `autoStart`: start at once when it needs nothing. */
+export async function requestPlan(request: RunRequest, autoStart: boolean): Promise<void> {
+  if (planBusy) return;
+  planBusy = true;
+  planRequest = request;
+  clearError();
+  renderPlanButtons();
+  try {
+    const next = await call('getRunPlan', request);
+    showPlan(next);
+    // A plan that needs nothing from the user starts at once; one with nothing to do waits (re-check is offered).
+    const work = next.lookupRows + next.notProfiles > 0;
+    if (autoStart && work && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
+  } catch (error) {
+    showError(failureMessage(error));
+  } finally {
+    planBusy = false;
+    renderPlanButtons();
+  }
+}
+
+function showPlan(next: RunPlan): void {
+  plan = next;
+  if (next.needsChoice && !next.placements.some((choice) => choice.kind === planRequest.placement)) {
+    planRequest = { ...planRequest, placement: undefined };
+  }
+  $('plan').hidden = false;
+  $('run').hidden = true;
+  if (ui.currentView !== 'progress') showView('progress');
+  setText('plan-title', planTitle(next));
+  setText('plan-where', whereText(next));
+  const note = $('plan-note');
+  note.hidden = !next.note;
+  note.textContent = next.note ?? '';
+  const refusal = $('plan-refusal');
+  refusal.hidden = !next.refusal;
+  refusal.textContent = next.refusal ?? '';
+  setText('plan-rows', String(next.rows));
+  setText('plan-new', String(next.newProfiles));
+  setText('plan-known', String(next.knownProfiles));
+  setText('plan-invalid', String(next.notProfiles));
+  setText('plan-blanks', String(next.blanks));
+  setText('plan-done', String(next.alreadyDone));
+  setText('plan-price', priceText(next));
+  renderPlacements(next);
+  const chosen = next.needsChoice
+    ? next.placements.find((c) => c.kind === planRequest.placement)
+    : next.placement;
+  // With a choice, each option says what it moves; otherwise the one placement does here.
+  const effect = $('plan-effect');
+  effect.hidden = next.needsChoice || !!next.refusal;
+  effect.textContent = chosen ? chosen.effect : '';
+  $('plan-recheck-row').hidden = next.mode !== 'all' || !!next.refusal;
+  input('plan-recheck').checked = next.recheck;
+  $('plan-unprocessable-row').hidden = next.mode !== 'retry' || next.unprocessableRows === 0;
+  input('plan-unprocessable').checked = (next.redo ?? []).length > 1;
+  const confirm = $('plan-confirm');
+  confirm.hidden = !next.needsConfirm || !!next.refusal;
+  confirm.textContent = confirmText(next);
+  setText('plan-start', startLabel(next));
+  renderPlanButtons();
+}
+
+/** The placements to choose from, as radio buttons with what each moves. */
+function renderPlacements(next: RunPlan): void {
+  const box = $('plan-placements');
+  const list = $('plan-placement-list');
+  list.textContent = '';
+  box.hidden = !next.needsChoice || !!next.refusal;
+  if (box.hidden) return;
+  for (const choice of next.placements) {
+    const row = document.createElement('div');
+    row.className = 'choice';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'placement';
+    radio.id = `placement-${choice.kind}`;
+    radio.value = choice.kind;
+    radio.checked = planRequest.placement === choice.kind;
+    radio.addEventListener('change', () => {
+      void requestPlan({ ...planRequest, placement: choice.kind as PlacementKind }, false);
+    });
+    const label = document.createElement('label');
+    label.htmlFor = radio.id;
+    label.textContent =
+      choice.kind === 'insert'
+        ? `Insert columns (${choice.columns})`
+        : `Use ${choice.columns}, further right`;
+    const effect = document.createElement('span');
+    effect.className = 'gray';
+    effect.textContent = choice.effect;
+    label.append(effect);
+    row.append(radio, label);
+    list.append(row);
+  }
+}
+
+function renderPlanButtons(): void {
+  const ready = !!plan && !plan.refusal && (!plan.needsChoice || !!planRequest.placement);
+  button('plan-start').disabled = planBusy || !ready;
+  button('plan-cancel').disabled = planBusy;
+  input('plan-recheck').disabled = planBusy;
+  input('plan-unprocessable').disabled = planBusy;
+}
+
+function hidePlan(): void {
+  plan = null;
+  $('plan').hidden = true;
+  $('run').hidden = false;
+}
+
+/** Starts the planned run; the server plans again and starts only if the price is still the one shown. */
+async function startPlanned(): Promise<void> {
+  if (!plan) return;
+  const result = await call('startRun', { ...planRequest, confirmedCredits: plan.credits });
+  if (result.started) {
+    hidePlan();
+    setProgress(result.progress);
+    ui.history = null;
+    renderSummary();
+    if (ui.progress.state === 'running') follow();
+    else void loadHistory();
+  } else if (result.plan) {
+    showPlan(result.plan);
+    showError('The sheet changed since the plan was made: check the new plan, then start again.');
+  } else {
+    hidePlan();
+    setProgress(result.progress);
+    showError(result.progress.message);
+  }
+}
+
+export function setupPlan(): void {
+  button('plan-start').addEventListener('click', () => {
+    if (planBusy) return;
+    planBusy = true;
+    renderPlanButtons();
+    clearError();
+    startPlanned()
+      .catch((error) => showError(failureMessage(error)))
+      .finally(() => {
+        planBusy = false;
+        renderPlanButtons();
+      });
+  });
+  button('plan-cancel').addEventListener('click', () => {
+    hidePlan();
+    button('new-run').focus();
+  });
+  input('plan-recheck').addEventListener('change', () => {
+    void requestPlan({ ...planRequest, recheck: input('plan-recheck').checked }, false);
+  });
+  input('plan-unprocessable').addEventListener('change', () => {
+    void requestPlan({ ...planRequest, includeUnprocessable: input('plan-unprocessable').checked }, false);
+  });
+  button('new-run').addEventListener('click', () => {
+    void requestPlan({ source: 'selection', mode: 'all' }, true);
+  });
+  button('retry-failed').addEventListener('click', () => {
+    void requestPlan({ source: 'lastRun', mode: 'retry' }, false);
+  });
+}

@@ -1,0 +1,92 @@
+/** The Progress tab's run: its state, bar, counts and buttons, and the notice on the Settings tab. */
+import { call, failureMessage } from './client';
+import { $, button, setText, showError } from './dom';
+import {
+  canCancel,
+  canPause,
+  canResume,
+  creditsShown,
+  describeState,
+  driverNotice,
+  fractionText,
+  isUnderWay,
+  ownerNotice,
+  percentDone,
+} from './progress';
+import { ui } from './state';
+import { loadHistory, renderSummary } from './summary';
+import type { Progress } from './types';
+import { runPlanText } from './words';
+
+export function setProgress(next: Progress): void {
+  const ended = next.state !== ui.progress.state && (next.state === 'done' || next.state === 'cancelled');
+  ui.progress = next;
+  renderProgress();
+  if (ended || (ui.history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))
+    void loadHistory();
+}
+
+export async function refreshProgress(): Promise<void> {
+  try {
+    const next = await call('getEnrichmentProgress');
+    if (!ui.driving) setProgress(next);
+  } catch (error) {
+    showError(failureMessage(error));
+  }
+}
+
+export function renderProgress(): void {
+  const words = describeState(ui.progress);
+  const state = $('run-state');
+  state.textContent = words.label;
+  state.className = `state ${words.tone}`;
+  const sheet = $('run-sheet');
+  sheet.hidden = !ui.progress.sheetName;
+  sheet.textContent = ui.progress.sheetName ? `Sheet: ${ui.progress.sheetName}` : '';
+
+  const percent = percentDone(ui.progress);
+  const bar = $('run-bar');
+  bar.setAttribute('aria-valuenow', String(percent));
+  bar.setAttribute('aria-valuetext', `${percent}% (${words.label})`);
+  bar.classList.toggle('done', ui.progress.state === 'done');
+  bar.classList.toggle('halted', ui.progress.state === 'paused' || ui.progress.state === 'stopped');
+  $('run-bar-fill').style.width = `${percent}%`;
+  setText('run-fraction', fractionText(ui.progress));
+  const runPlan = $('run-plan');
+  runPlan.hidden = !ui.progress.plan;
+  runPlan.textContent = ui.progress.plan ? runPlanText(ui.progress.plan) : '';
+  setText('count-found', String(ui.progress.found));
+  setText('count-not-found', String(ui.progress.notFound));
+  setText('count-failed', String(ui.progress.failed));
+  setText('count-skipped', String(ui.progress.skipped));
+  setText('count-credits', creditsShown(ui.progress));
+  setText('run-message', ui.progress.message);
+  const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
+  $('run-owner').hidden = notice === '';
+  setText('run-owner', notice);
+  // The missing-key message points at the Settings tab (the server's message cannot: it has no sidebar).
+  $('run-key-hint').hidden = !(
+    (ui.progress.reason === 'no_key' || ui.progress.reason === 'key_rejected') &&
+    ui.progress.state === 'stopped' &&
+    !ui.progress.readOnly
+  );
+
+  // Resume also restarts a running run whose drive loop gave up after failures.
+  button('pause').disabled = ui.runActionBusy || !canPause(ui.progress);
+  button('resume').disabled =
+    ui.runActionBusy ||
+    !(canResume(ui.progress) || (ui.progress.state === 'running' && !ui.progress.readOnly && !ui.driving));
+  button('cancel').disabled = ui.runActionBusy || !canCancel(ui.progress);
+  if (!canCancel(ui.progress)) $('cancel-confirm').hidden = true;
+  button('new-run').disabled = isUnderWay(ui.progress);
+  renderRunNotice();
+  renderSummary();
+}
+
+export function renderRunNotice(): void {
+  $('run-notice').hidden = !(isUnderWay(ui.progress) && ui.currentView === 'settings');
+  setText(
+    'run-notice-text',
+    `A run is under way in this spreadsheet (${describeState(ui.progress).label.toLowerCase()}).`,
+  );
+}

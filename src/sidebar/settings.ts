@@ -1,0 +1,170 @@
+/** The Settings tab: the API key (only ever received masked), the settings and the formulas' limit. */
+import { call, failureMessage } from './client';
+import { $, button, clearError, input, setMessage, setText, showError, wholeNumber } from './dom';
+import { setProgress } from './progressView';
+import { ui } from './state';
+import type { Settings, SidebarState } from './types';
+import { formulaUseText } from './words';
+
+export function renderAccount(): void {
+  if (!ui.account) return;
+  const status = $('key-status');
+  status.textContent = '';
+  if (ui.account.hasKey) {
+    status.append('Saved API key: ');
+    const masked = document.createElement('span');
+    masked.className = 'masked';
+    masked.id = 'masked-key';
+    masked.textContent = ui.account.maskedKey;
+    status.append(masked);
+  } else {
+    status.append('No API key saved yet.');
+  }
+  button('remove-key').disabled = !ui.account.hasKey;
+  button('check-key').disabled = !ui.account.hasKey;
+  if (!ui.account.hasKey) $('remove-confirm').hidden = true;
+  const configError = $('config-error');
+  configError.textContent = ui.account.configError;
+  configError.hidden = !ui.account.configError;
+  setText('formulas-used', formulaUseText(ui.account.formulas));
+}
+
+/** The form fields follow the server's settings (after loading or saving, not while the user types). */
+function fillForms(): void {
+  if (!ui.account) return;
+  input('write-header').checked = ui.account.settings.writeHeader;
+  input('extra-fields').checked = ui.account.settings.extraFields;
+  input('confirm-above').value = String(ui.account.settings.confirmAbove);
+  input('formulas-enabled').checked = ui.account.formulas.policy.enabled;
+  input('formulas-cap').value = String(ui.account.formulas.policy.dailyCap);
+}
+
+export function acceptState(state: SidebarState, forms = false): void {
+  ui.account = state;
+  renderAccount();
+  if (forms) fillForms();
+  // A drive loop owns the progress while it runs; otherwise the server's latest word is shown.
+  if (!ui.driving && state.progress) setProgress(state.progress);
+}
+
+/** Runs one server call for a button: disables the buttons meanwhile, shows a failure as the error banner. */
+export async function withButtons<T>(ids: string[], work: () => Promise<T>): Promise<T | undefined> {
+  const buttons = ids.map(button);
+  const before = buttons.map((b) => b.disabled);
+  for (const b of buttons) b.disabled = true;
+  clearError();
+  try {
+    return await work();
+  } catch (error) {
+    showError(failureMessage(error));
+    return undefined;
+  } finally {
+    buttons.forEach((b, index) => {
+      b.disabled = before[index];
+    });
+    renderAccount();
+  }
+}
+
+const KEY_BUTTONS = ['save-key', 'check-key', 'remove-key'];
+
+export function setupSettings(): void {
+  setupKeyForm();
+  setupRemoveKey();
+  setupSettingsForm();
+  setupFormulasForm();
+}
+
+/** Save and Check of the API key. */
+function setupKeyForm(): void {
+  $('key-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const field = input('api-key');
+    setMessage('key-message', '');
+    void withButtons(KEY_BUTTONS, async () => {
+      const state = await call('saveApiKey', field.value);
+      field.value = '';
+      acceptState(state);
+      setMessage('key-message', `API key saved: ${state.maskedKey}. Press Check to test it.`, 'ok');
+    });
+  });
+
+  button('check-key').addEventListener('click', () => {
+    setMessage('key-message', 'Checking the API key…');
+    void withButtons(KEY_BUTTONS, async () => {
+      try {
+        const result = await call('checkApiKey');
+        setMessage('key-message', result.message, result.ok ? 'ok' : 'bad');
+      } catch (error) {
+        setMessage('key-message', '');
+        throw error;
+      }
+    });
+  });
+}
+
+/** Remove asks first: the key is gone for every run and check until saved again. */
+function setupRemoveKey(): void {
+  button('remove-key').addEventListener('click', () => {
+    setMessage('key-message', '');
+    $('remove-confirm').hidden = false;
+    button('remove-no').focus();
+  });
+  button('remove-no').addEventListener('click', () => {
+    $('remove-confirm').hidden = true;
+    button('remove-key').focus();
+  });
+  button('remove-yes').addEventListener('click', () => {
+    $('remove-confirm').hidden = true;
+    void withButtons(KEY_BUTTONS, async () => {
+      acceptState(await call('removeApiKey'));
+      input('api-key').value = '';
+      setMessage(
+        'key-message',
+        'API key removed. Runs and checks need a key until you save one again.',
+        'ok',
+      );
+    });
+  });
+}
+
+function setupSettingsForm(): void {
+  $('settings-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    setMessage('settings-message', '');
+    const confirmAbove = wholeNumber('confirm-above');
+    if (confirmAbove === undefined) {
+      setMessage('settings-message', 'Type a whole number of credits (0 asks before every paid run).', 'bad');
+      return;
+    }
+    const settings: Settings = {
+      writeHeader: input('write-header').checked,
+      extraFields: input('extra-fields').checked,
+      confirmAbove,
+    };
+    void withButtons(['save-settings'], async () => {
+      acceptState(await call('saveSettings', settings), true);
+      setMessage('settings-message', 'Settings saved. They apply to the next run you start.', 'ok');
+    });
+  });
+}
+
+/** The formulas' daily limit for this spreadsheet. */
+function setupFormulasForm(): void {
+  $('formulas-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    setMessage('formulas-message', '');
+    const dailyCap = wholeNumber('formulas-cap');
+    if (dailyCap === undefined) {
+      setMessage('formulas-message', 'Type a whole number of credits per day.', 'bad');
+      return;
+    }
+    const enabled = input('formulas-enabled').checked;
+    void withButtons(['save-formulas'], async () => {
+      const formulas = await call('saveFormulaCap', { enabled, dailyCap });
+      if (ui.account) ui.account = { ...ui.account, formulas };
+      fillForms();
+      setMessage('formulas-message', 'Formula limit saved for this spreadsheet.', 'ok');
+    });
+  });
+}
