@@ -525,7 +525,13 @@ async function benchFindEmail(config: Config, sandbox: SandboxServer, urls: stri
   }
 }
 
-async function benchNaiveCells(config: Config, sandbox: SandboxServer, naiveDir: string, urls: string[]) {
+/** One naive one-cell formula per URL, evaluated twice at `latencyMs`. */
+async function benchNaiveCells(
+  sandbox: SandboxServer,
+  naiveDir: string,
+  urls: string[],
+  latencyMs: LatencySetting,
+) {
   const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
@@ -540,7 +546,7 @@ async function benchNaiveCells(config: Config, sandbox: SandboxServer, naiveDir:
       `B2:B${last}`,
       urls.map((_, index) => [`=NAIVE(A${index + 2})`]),
     );
-    sandbox.service.configure({ latencyMs: config.rangeLatencyMs });
+    sandbox.service.configure({ latencyMs });
     const first = await recalcRound(env, ss.id, sandbox, NAIVE.org);
     const second = await recalcRound(env, ss.id, sandbox, NAIVE.org);
     return { cells: urls.length, first, second };
@@ -616,30 +622,6 @@ async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: 
       });
     }
     return { rows: urls.length, rounds };
-  } finally {
-    await env.close();
-  }
-}
-
-/** `cells` naive one-cell formulas, evaluated twice, at the long-tail latency. */
-async function benchNaiveCellsTail(config: Config, sandbox: SandboxServer, naiveDir: string, urls: string[]) {
-  const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
-  try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
-    env.enter(
-      ss.id,
-      `B2:B${urls.length + 1}`,
-      urls.map((_, index) => [`=NAIVE(A${index + 2})`]),
-    );
-    sandbox.service.configure({ latencyMs: config.tailLatency });
-    const first = await recalcRound(env, ss.id, sandbox, NAIVE.org);
-    const second = await recalcRound(env, ss.id, sandbox, NAIVE.org);
-    return { cells: urls.length, first, second };
   } finally {
     await env.close();
   }
@@ -828,7 +810,9 @@ async function main(): Promise<void> {
     console.log(`2. =FINDEMAIL over ${config.rangeRows} rows at ${config.rangeLatencyMs} ms latency…`);
     const findEmail = await timed('findEmail', () => benchFindEmail(config, sandbox, rangeUrls));
     deadline.check('the naive custom-function bench');
-    const naiveCells = await timed('naiveCells', () => benchNaiveCells(config, sandbox, naiveDir, rangeUrls));
+    const naiveCells = await timed('naiveCells', () =>
+      benchNaiveCells(sandbox, naiveDir, rangeUrls, config.rangeLatencyMs),
+    );
 
     const tailUrls = makeUrls(config.tailRows, config.duplicateRate, config.seed + 3, 't');
     const tailText = `median ${config.tailLatency.medianMs} ms, p99 ${config.tailLatency.p99Ms} ms`;
@@ -853,7 +837,7 @@ async function main(): Promise<void> {
     const tailRangeUrls = makeUrls(config.tailRangeRows, 0, config.seed + 4, 'g');
     const rangeTail = await timed('rangeTail', () => benchFindEmailTail(config, sandbox, tailRangeUrls));
     const naiveCellsTail = await timed('naiveCellsTail', () =>
-      benchNaiveCellsTail(config, sandbox, naiveDir, tailRangeUrls.slice(0, config.naiveTailCells)),
+      benchNaiveCells(sandbox, naiveDir, tailRangeUrls.slice(0, config.naiveTailCells), config.tailLatency),
     );
     console.log(`6. Bulk enrichment over ${config.scaleRows} rows in ${config.scaleSliceMs} ms slices…`);
     deadline.check('the scale bench');
