@@ -293,10 +293,11 @@ export async function openWorkbook(options: {
     return promise;
   }
 
-  async function runAsUser(fn: string, args: unknown[]): Promise<unknown> {
+  async function runAsUser(fn: string, args: unknown[], fromPage = false): Promise<unknown> {
     if (closed) throw new Error('The playground is stopping.');
     try {
-      return await env.run(fn, args, { user: DEMO_USER, spreadsheetId: ss.id });
+      const options = { user: DEMO_USER, spreadsheetId: ss.id };
+      return await (fromPage ? env.runFromPage(fn, args, options) : env.run(fn, args, options));
     } finally {
       syncOutputs();
     }
@@ -306,7 +307,7 @@ export async function openWorkbook(options: {
   try {
     sidebarHost = await startSidebarHost({
       html: (serial) => (openSidebar?.serial === serial ? openSidebar.html : undefined),
-      run: (fn, args) => runAsUser(fn, args),
+      run: (fn, args) => runAsUser(fn, args, true),
     });
   } catch (error) {
     await env.close();

@@ -133,6 +133,15 @@ export class Environment extends SharedState implements ServiceHost {
     return result.value;
   }
 
+  /**
+   * Runs a function as a page's `google.script.run` call does: a server function whose name ends with `_` is
+   * private and cannot be called from a page (apps-script/guides/html/communication, "Private functions").
+   */
+  async runFromPage(fn: string, args: unknown[] = [], options: RunOptions = {}): Promise<unknown> {
+    if (fn.endsWith('_')) throw new Error(`Script function not found: ${fn}`);
+    return this.run(fn, args, options);
+  }
+
   /** Runs a global function of the bundle and reports how it ended. */
   execute(fn: string, args: unknown[] = [], options: RunOptions = {}): Promise<ExecutionResult> {
     const promise = this.start(fn, args, options);

@@ -12,7 +12,20 @@ export const SHIM = `<script>
     if (handlers.failure) handlers.failure(error, handlers.userObject);
     else console.error('google.script.run failure without a failure handler:', error);
   }
+  // Dates, functions and DOM elements other than a form cannot be passed, even inside objects or arrays
+  // (apps-script/guides/html/communication, "Parameters and return values"): the request fails.
+  function illegal(value, depth) {
+    if (value === null || typeof value !== 'object') return typeof value === 'function';
+    if (value instanceof Date || (typeof Node !== 'undefined' && value instanceof Node && !(value instanceof HTMLFormElement))) return true;
+    if (depth > 50) return false;
+    for (var k in value) if (Object.prototype.hasOwnProperty.call(value, k) && illegal(value[k], depth + 1)) return true;
+    return false;
+  }
   function send(handlers, fn, args) {
+    if (illegal(args, 0)) {
+      setTimeout(function () { fail(handlers, new Error('Invalid argument: a Date, function or DOM element other than a form cannot be passed to ' + fn + '.')); }, 0);
+      return;
+    }
     fetch('/run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fn: fn, args: args }) })
       .then(function (response) { return response.json(); })
       .then(function (answer) {

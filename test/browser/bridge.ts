@@ -1,7 +1,7 @@
 /**
  * The browser bridge: serves the sidebar HTML exactly as the bundle produced it in the Apps Script emulator, with one
  * injected shim script that gives the page a `google.script.run` whose calls come back here over HTTP and run in
- * the emulator as `env.run(fn, args, { user, spreadsheetId })`.
+ * the emulator as `env.runFromPage(fn, args, { user, spreadsheetId })`.
  *
  *   const bridge = await startBridge({ env, user, spreadsheetId });
  *   await page.goto(bridge.url('settings'));
@@ -24,7 +24,7 @@ export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
 
 /** The part of the emulator's environment the bridge uses (see emulator/host/environment.ts). */
 export interface BridgeEnvironment {
-  run(fn: string, args: unknown[], options: { user: string; spreadsheetId: string }): unknown;
+  runFromPage(fn: string, args: unknown[], options: { user: string; spreadsheetId: string }): unknown;
   ui: unknown;
 }
 
@@ -131,7 +131,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   async function runServer(fn: string, args: unknown[]): Promise<unknown> {
     const override = Object.hasOwn(overrides, fn) ? overrides[fn] : undefined;
     if (override) return await override(...args);
-    return await env.run(fn, args, { user, spreadsheetId });
+    return await env.runFromPage(fn, args, { user, spreadsheetId });
   }
 
   async function sidebarHtml(view: string | null): Promise<string | undefined> {

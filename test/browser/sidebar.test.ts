@@ -928,3 +928,33 @@ test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FIN
   await waitForText(page.locator('#formulas-used'), /^New lookups by formulas are off/);
   expect(s.pageErrors).toEqual([]);
 });
+
+test('google.script.run as in Apps Script: a Date argument fails without a request, a private function is not found', async () => {
+  const s = await open();
+  await openSettings(s);
+  const before = s.runRequests.length;
+  const failures = await s.page.evaluate(() => {
+    type Run = Record<string, (...args: unknown[]) => void> & {
+      withFailureHandler(f: (error: Error) => void): Run;
+      withSuccessHandler(f: (value: unknown) => void): Run;
+    };
+    const run = (window as unknown as { google: { script: { run: Run } } }).google.script.run;
+    const call = (fn: string, args: unknown[]) =>
+      new Promise<string>((resolve) => {
+        run
+          .withSuccessHandler(() => resolve('succeeded'))
+          .withFailureHandler((error) => resolve(error.message))
+          [fn](...args);
+      });
+    return Promise.all([
+      call('saveSettings', [{ when: new Date() }]),
+      call('saveSettings', [[() => 1]]),
+      call('getSidebarState_', []),
+    ]);
+  });
+  expect(failures[0]).toMatch(/^Invalid argument: a Date, function or DOM element/);
+  expect(failures[1]).toMatch(/^Invalid argument/);
+  expect(failures[2]).toBe('Script function not found: getSidebarState_');
+  // Only the private function's call reached the server (and was refused there).
+  expect(s.runRequests.slice(before)).toEqual(['getSidebarState_']);
+});

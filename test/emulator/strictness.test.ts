@@ -61,6 +61,10 @@ function whoAmI() {
   return [Session.getActiveUser().getEmail(), Session.getTemporaryActiveUserKey() !== ''];
 }
 
+function helper_() {
+  return 'private';
+}
+
 function openOther(id) {
   return SpreadsheetApp.openById(id).getName();
 }
@@ -312,6 +316,17 @@ describe('Session', () => {
     });
     const other = granted.createSpreadsheet({ owner: OWNER });
     expect(await granted.run('whoAmI', [], { spreadsheetId: other.id })).toEqual([OWNER, true]);
+  });
+});
+
+describe('google.script.run', () => {
+  it('cannot call a private function (a name ending with _), which a menu or the editor still runs', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const options = { spreadsheetId: ss.id };
+    await expect(env.runFromPage('helper_', [], options)).rejects.toThrow('Script function not found: helper_');
+    expect(await env.run('helper_', [], options)).toBe('private');
+    expect(await env.runFromPage('readCell', ['A1'], options)).toEqual([[['']], [['']], [['']]]);
   });
 });
 
