@@ -24,6 +24,9 @@ export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
 
 /** The part of the emulator's environment the bridge uses (see emulator/host/environment.ts). */
 export interface BridgeEnvironment {
+  /** A menu item's call (showSettings opens the settings view). */
+  run(fn: string, args: unknown[], options: { user: string; spreadsheetId: string }): unknown;
+  /** A page's google.script.run call. */
   runFromPage(fn: string, args: unknown[], options: { user: string; spreadsheetId: string }): unknown;
   ui: unknown;
 }
