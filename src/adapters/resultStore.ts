@@ -10,7 +10,7 @@
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
  *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
  *   by putMany after a lost batch): durable, so no profile is charged a third time when the cache forgets.
- *   (How these records are laid out and read: src/adapters/storeProperties.ts.)
+ *   (How these records are laid out and read: src/adapters/storeProperties.ts, lostMarks.ts.)
  * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
  * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
  * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
@@ -28,16 +28,15 @@ import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY }
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import { hashOf } from '../core/resultTable';
 import { tryWithDocumentLock } from './lock';
+import { lostSendsOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
   type DocumentView,
-  lostSendsOf,
   newVersion,
   pendingOf,
   readDocumentView,
   type Sending,
   sortForKeeping,
-  withLostSends,
 } from './storeProperties';
 
 /** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
