@@ -9,7 +9,7 @@
  */
 
 import { propertyCalls } from '../../emulator';
-import { LOST_MARK_MS, MAX_LOST_MARKS, withLostSends } from '../../src/adapters/lostMarks';
+import { LOST_MARK_MS, lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/adapters/lostMarks';
 import { LOST_PROPERTY } from '../../src/core/propertyNames';
 import { findEmail } from '../bundle/helpers';
 import { storedHash } from '../store/helpers';
@@ -166,31 +166,42 @@ describe('the marks stay bounded', () => {
 });
 
 describe('no extra property calls when nothing is lost', () => {
+  // The figures main had before the marks moved from the cache into document properties (the same scenario).
   it('a paying formula, a cached evaluation and a clean bulk run cost what they did', async () => {
     const inputs = ['ann-able', 'ben-baker', 'cat-cole', 'dan-dunn'].map((slug) => url(slug));
     const rows = Array.from({ length: 20 }, (_, i) => [url(`clean-${i}-run`)]);
     world = await startWorld({ data: [['Profile'], ...rows] });
-    const paying = await findEmail(
-      world,
-      inputs.map((input) => [input]),
-    );
-    const cached = await findEmail(
-      world,
-      inputs.map((input) => [input]),
-    );
-    const before = world.env.executions.length;
+    const table = inputs.map((input) => [input]);
+    const paying = await findEmail(world, table);
+    const cached = await findEmail(world, table);
+    expect([paying.ok, cached.ok]).toEqual([true, true]);
+    expect(propertyCalls(paying.counts)).toBe(15);
+    expect(propertyCalls(cached.counts)).toBe(2);
     world.env.resetCounts();
-    world.sandbox.service.resetLedger();
-    const done = await bulkRun(world, 'A1:A21');
-    expect(done.state).toBe('done');
-    const bulk = propertyCalls(world.env.counts);
-    console.log(
-      JSON.stringify({
-        paying: propertyCalls(paying.counts),
-        cached: propertyCalls(cached.counts),
-        bulk,
-        executions: world.env.executions.length - before,
-      }),
-    );
+    expect((await bulkRun(world, 'A1:A21')).state).toBe('done');
+    expect(world.sandbox.service.totalCharged()).toBe(24);
+    expect(propertyCalls(world.env.counts)).toBe(37);
+    expect(world.env.documentProperties(world.ss.id).get(LOST_PROPERTY)).toBeNull();
   }, 60_000);
+});
+
+describe("the marks' format (src/adapters/lostMarks.ts)", () => {
+  const now = Date.UTC(2026, 0, 1);
+  it('counts lost sends per URL for 6 hours after the last one; ignores what it cannot read', () => {
+    let value = withLostSends(null, ['network.com/in/a', 'network.com/in/b'], now);
+    value = withLostSends(value, ['network.com/in/a'], now + 3600_000);
+    const keys = ['network.com/in/a', 'network.com/in/b', 'network.com/in/c'];
+    expect(Object.fromEntries(lostSendsOf(value, keys, now + 3600_000))).toEqual({
+      'network.com/in/a': 2,
+      'network.com/in/b': 1,
+    });
+    // b's six hours are over, a's (counted again an hour later) not yet.
+    expect(Object.fromEntries(lostSendsOf(value, keys, now + LOST_MARK_MS + 60_000))).toEqual({
+      'network.com/in/a': 2,
+    });
+    // Pruned at the next write.
+    expect(withLostSends(value, [], now + LOST_MARK_MS + 60_000)).toHaveLength(21);
+    expect(lostSendsOf('{"not":"marks"}', keys, now).size).toBe(0);
+    expect(lostSendsOf(undefined, keys, now).size).toBe(0);
+  });
 });
