@@ -8,7 +8,9 @@
  *   versions' results (RESULT_PREFIX) are read the same way and moved the same way.
  * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
- *   (How these records are laid out and read: src/adapters/storeProperties.ts.)
+ *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
+ *   by putMany after a lost batch): durable, so no profile is charged a third time when the cache forgets.
+ *   (How these records are laid out and read: src/adapters/storeProperties.ts, lostMarks.ts.)
  * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
  * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
  * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
@@ -22,10 +24,11 @@ import {
 } from '../core/limits';
 import type { LookupResult } from '../core/lookup';
 import type { ResultStore, SendCheck } from '../core/ports';
-import { PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import { hashOf } from '../core/resultTable';
 import { tryWithDocumentLock } from './lock';
+import { lostSendsOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
   type DocumentView,
@@ -82,8 +85,9 @@ export function sheetResultStore(writable: boolean): SheetResultStore {
     room: () => roomOf(state),
     getMany: (urlKeys) => getMany(state, urlKeys),
     snapshot: () => snapshot(state),
-    beginSend: (urlKeys, untilMs, storedSince = 0) => beginSend(state, urlKeys, untilMs, storedSince),
-    putMany: (entries, sending) => putMany(state, entries, sending),
+    beginSend: (urlKeys, untilMs, storedSince = 0, mayGo) =>
+      beginSend(state, { urlKeys, untilMs, storedSince, mayGo }),
+    putMany: (entries, sending, lost) => putMany(state, entries, sending, lost),
     keepPending: () => keepPending(state),
   };
 }
@@ -173,9 +177,17 @@ function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefin
   };
 }
 
-function beginSend(state: StoreState, urlKeys: string[], untilMs: number, storedSince: number): SendCheck {
+interface SendAsk {
+  urlKeys: string[];
+  untilMs: number;
+  storedSince: number;
+  mayGo?: (urlKey: string, lostSends: number) => boolean;
+}
+
+function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
   const current = readView(state);
-  const check: SendCheck = { send: [], stored: new Map(), elsewhere: [], full: [] };
+  const lost = lostSendsOf(current.all[LOST_PROPERTY], urlKeys, Date.now());
+  const check: SendCheck = { send: [], stored: new Map(), elsewhere: [], full: [], lost, held: [] };
   const hashes = urlKeys.map(hashOf);
   const inSheet = fromSheet(
     state,
@@ -188,6 +200,7 @@ function beginSend(state: StoreState, urlKeys: string[], untilMs: number, stored
     const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
     if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
     else if (current.sending.has(hash)) check.elsewhere.push(key);
+    else if (lost.has(key) && mayGo && !mayGo(key, lost.get(key) as number)) check.held.push(key);
     else if (left-- > 0) check.send.push(key);
     else check.full.push(key);
   });
@@ -207,14 +220,21 @@ function recordSending(state: StoreState, current: DocumentView, send: string[],
   return name;
 }
 
-function putMany(state: StoreState, entries: Array<[string, LookupResult]>, sending?: string): void {
-  if (entries.length === 0 && !sending) return;
+function putMany(
+  state: StoreState,
+  entries: Array<[string, LookupResult]>,
+  sending?: string,
+  lost: string[] = [],
+): void {
+  if (entries.length === 0 && !sending && lost.length === 0) return;
   const now = Date.now();
   const added = new Map<string, string>();
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = sending ? { [sending]: '' } : {};
   const { props } = state;
   withStoreLock(() => {
+    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
     if (!state.writable || added.size === 0) {
       for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
       props.setProperties(values);

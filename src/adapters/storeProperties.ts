@@ -1,7 +1,8 @@
 /**
  * How the result store's records sit in document properties: the buffer of results formulas paid for
  * (PENDING_PREFIX, and the first versions' RESULT_PREFIX), the records of batches being sent (SENDING_PREFIX) and
- * the results sheet's version (TABLE_VERSION_PROPERTY). Reading and sorting only; src/adapters/resultStore.ts writes.
+ * the results sheet's version (TABLE_VERSION_PROPERTY); the answers lost lately (LOST_PROPERTY) in ./lostMarks.ts.
+ * Reading and sorting only; src/adapters/resultStore.ts writes.
  */
 
 import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';

@@ -37,17 +37,25 @@ export interface ResultStore {
   /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
   snapshot(): (urlKey: string) => CachedResult | undefined;
   /**
-   * Stores charged results, and ends the batch `sending` (from `beginSend`) in the same write. Never call it
-   * holding the document lock (it takes the lock itself).
+   * Stores charged results, and ends the batch `sending` (from `beginSend`) in the same write. `lost`: keys of a
+   * batch whose answers were lost to a connection failure; their lost sends (read back by `beginSend`) go up by
+   * one in the same write, remembered durably for hours. Never call it holding the document lock (it takes the
+   * lock itself).
    */
-  putMany(entries: Array<[string, LookupResult]>, sending?: string): void;
+  putMany(entries: Array<[string, LookupResult]>, sending?: string, lost?: string[]): void;
   /**
    * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
    * their results), the ones another execution is sending, and the ones this execution may send, which are
    * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
-   * Results stored before `storedSince` (a re-check run's start) count as unknown.
+   * Results stored before `storedSince` (a re-check run's start) count as unknown. A key with lost sends
+   * (`putMany`) is held back unless `mayGo(key, lostSends)`.
    */
-  beginSend?(urlKeys: string[], untilMs: number, storedSince?: number): SendCheck;
+  beginSend?(
+    urlKeys: string[],
+    untilMs: number,
+    storedSince?: number,
+    mayGo?: (urlKey: string, lostSends: number) => boolean,
+  ): SendCheck;
   /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
   room?(): number;
 }
@@ -60,6 +68,10 @@ export interface SendCheck {
   full: string[];
   /** Handed to putMany to end the record. */
   sending?: string;
+  /** Lost sends of the checked keys that have any lately (read in the same call). */
+  lost: Map<string, number>;
+  /** Keys with lost sends that `mayGo` refused: not sent now. */
+  held: string[];
 }
 
 /** Where the requests of one batch go, and with which key. */

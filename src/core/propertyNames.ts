@@ -27,6 +27,11 @@ export const RESULT_BYTES_PROPERTY = 'pef.bytes';
 export const PENDING_PREFIX = 'pef.p.';
 /** Document properties: a batch being sent (JSON: until when, the URL hashes), '' once its results are kept. */
 export const SENDING_PREFIX = 'pef.s.';
+/**
+ * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
+ * hash -> lost sends and until when they count; src/adapters/storeProperties.ts). Durable, unlike the cache.
+ */
+export const LOST_PROPERTY = 'pef.lost';
 /** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */
 export const TABLE_VERSION_PROPERTY = 'pef.v';
 /** The hidden sheet that keeps every paid result for the life of the spreadsheet. */
@@ -52,8 +57,6 @@ export const PROBE_KEY = 'pef.probe';
 export const ACCOUNT_OK_KEY = 'pef.ok';
 /** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/core/pace.ts). */
 export const PACE_PREFIX = 'pef.pace.';
-/** Document cache: how many answers for a normalised URL were lost to connection failures (under its hash). */
-export const LOST_PREFIX = 'pef.lost.';
 
 /** Script properties (set by the add-on's operator). */
 export const SCRIPT_PROPERTY = {

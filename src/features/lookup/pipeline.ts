@@ -4,10 +4,8 @@
  * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
  */
 import { haltsRun, mayRetry } from '../../core/answers';
-import { stableHash } from '../../core/hash';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from '../../core/lookup';
 import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget } from '../../core/ports';
-import { LOST_PREFIX } from '../../core/propertyNames';
 
 export type { LookupPorts };
 
@@ -20,7 +18,9 @@ export { type Claimed, type ClaimRequest, claimUnknown } from './claim';
 /**
  * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
  * being sent (ResultStore.beginSend). Keys stored meanwhile settle with their result; keys another execution is
- * sending, or that the store could not keep now, leave the queue unsent. Undefined when the lock stayed busy.
+ * sending, or that the store could not keep now, leave the queue unsent. The same read brings the keys' lost
+ * sends (of any execution, within hours): a key lost before goes only alone, and lost twice it settles as an
+ * ERROR, unsent. Undefined when the lock stayed busy.
  */
 function confirmBatch(
   ports: LookupPorts,
@@ -33,18 +33,26 @@ function confirmBatch(
   if (!store.beginSend) return { send: batch };
   const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
   const until = ports.clock.now() + holdMs;
+  const alone = batch.length === 1;
+  const mayGo = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
   const check = ports.lock.tryWith(
-    () => store.beginSend?.(batch, until, request.storedSince),
+    () => store.beginSend?.(batch, until, request.storedSince, mayGo),
     request.budget.lockDeadline(),
   )?.value;
   if (!check) return undefined;
   for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
   report.unsaved?.push(...check.full);
   report.elsewhere?.push(...check.elsewhere);
-  const dropped = new Set([...check.stored.keys(), ...check.elsewhere, ...check.full]);
+  for (const [key, lostSends] of check.lost)
+    queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
+  // Held back: lost twice, an ERROR now; lost once, it stays queued and goes alone (nextBatch).
+  const lostTwiceKeys = check.held.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
+  for (const key of lostTwiceKeys) report.outcomes.set(key, lostTwice());
+  const settled = [...check.stored.keys(), ...check.full, ...lostTwiceKeys];
+  const dropped = new Set([...settled, ...check.elsewhere]);
   if (dropped.size > 0) {
     // Only the keys settled here are released: a key another execution sends may carry its claim.
-    releaseClaims(ports.cache, [...check.stored.keys(), ...check.full]);
+    releaseClaims(ports.cache, settled);
     queue.keys = queue.keys.filter((key) => !dropped.has(key));
   }
   return { send: check.send, sending: check.sending };
@@ -98,7 +106,7 @@ interface Queue {
   keys: string[];
   tries: Map<string, number>;
   notBefore: Map<string, number>;
-  /** Sends of a key whose answer was lost (this execution's and earlier ones', from the document cache). */
+  /** Sends of a key whose answer was lost (this execution's, and earlier ones' as the store remembers them). */
   lost: Map<string, number>;
   /** No batch before this (epoch ms): the longest Retry-After answered so far. */
   gate: number;
@@ -109,11 +117,6 @@ interface Queue {
  * profile is charged more than twice, whatever the faults.
  */
 export const MAX_LOST_SENDS = 2;
-/** How long the lost sends of a key are remembered across executions (CacheService's longest expiry). */
-const LOST_SECONDS = 21_600;
-
-const lostKey = (key: string) => LOST_PREFIX + stableHash(key);
-
 /** A key's answer lost twice, the last time for `why`. */
 const lostTwice = (why = 'Connection failures.') =>
   serviceError(
@@ -126,15 +129,14 @@ const lostTwice = (why = 'Connection failures.') =>
  * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
  * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
  * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
- * is an ERROR and not sent again for hours (the document cache remembers). Claims of keys left unsent are
- * released at the end.
+ * is an ERROR and not sent again for hours (the result store remembers lost sends durably: putMany writes them,
+ * beginSend reads them in the read it makes anyway). Claims of keys left unsent are released at the end.
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
   const { cache } = ports;
-  const keys = [...request.claimed.keys()];
-  const marks = cache?.getAll(keys.map(lostKey)) ?? {};
   const gate = request.batchSize.notBefore?.() ?? 0;
-  const queue: Queue = { keys: [], tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
+  const keys = [...request.claimed.keys()];
+  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
   const report: SendReport = {
     outcomes: new Map(),
     requestsSent: 0,
@@ -143,17 +145,6 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
     elsewhere: [],
     lostAnswers: 0,
   };
-  const done: string[] = [];
-  for (const key of keys) {
-    const lost = Number(marks[lostKey(key)]) || 0;
-    queue.lost.set(key, lost);
-    // Lost twice by earlier executions: ERROR at once, nothing sent.
-    if (lost >= MAX_LOST_SENDS) {
-      report.outcomes.set(key, lostTwice());
-      done.push(key);
-    } else queue.keys.push(key);
-  }
-  releaseClaims(cache, done);
   try {
     while (queue.keys.length > 0 && !report.halt) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
@@ -167,7 +158,7 @@ export function sendClaimed(ports: LookupPorts, request: SendRequest): SendRepor
     releaseClaims(cache, queue.keys);
   }
   // Left unsent by the budget after a 429 (the service asked for them later) or an answer lost on the way (the
-  // document cache remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
+  // store remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
   // run sends them. Other failures left unsent keep theirs (such a row is ERROR once).
   for (const key of queue.keys)
     if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
@@ -212,11 +203,11 @@ function sendOneBatch(
   const ended = ports.clock.now();
   report.requestsSent += sent.sent;
   if (sent.lost) report.lostAnswers += batch.length;
-  const tally: BatchTally = { stored: [], settled: [], lostNow: {}, failures: 0, throttled: 0 };
+  const tally: BatchTally = { stored: [], settled: [], failures: 0, throttled: 0 };
   batch.forEach((key, index) => {
     takeAnswer({ queue, request, report, tally, lost: sent.lost, ended }, key, sent.outcomes[index]);
   });
-  const { stored, settled, lostNow, failures, throttled } = tally;
+  const { stored, settled, failures, throttled } = tally;
   const sample: BatchSample = {
     size: batch.length,
     durationMs: ended - started,
@@ -226,19 +217,18 @@ function sendOneBatch(
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
-  // Charged results are stored (ending the batch's sending record) before their claims are released.
-  ports.store.putMany(stored, sending);
-  if (sent.lost) ports.cache?.putAll(lostNow, LOST_SECONDS);
+  // Charged results are stored (ending the batch's sending record, and counting its lost answers in the same
+  // write) before their claims are released.
+  ports.store.putMany(stored, sending, sent.lost ? batch : undefined);
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   request.afterBatch?.({ stored, halt: report.halt });
 }
 
-/** What one batch's answers come to: stored results, settled keys, lost-answer counts, failures. */
+/** What one batch's answers come to: stored results, settled keys, failures. */
 interface BatchTally {
   stored: Array<[string, LookupResult]>;
   settled: string[];
-  lostNow: Record<string, string>;
   failures: number;
   throttled: number;
 }
@@ -262,7 +252,6 @@ function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome |
   if (lost) {
     const times = (queue.lost.get(key) ?? 0) + 1;
     queue.lost.set(key, times);
-    tally.lostNow[lostKey(key)] = String(times);
     if (times >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
   }
   if (outcome) report.outcomes.set(key, outcome);
