@@ -55,6 +55,12 @@ export const PACE_PREFIX = 'pef.pace.';
 /** Document cache: how many answers for a normalised URL were lost to connection failures (under its hash). */
 export const LOST_PREFIX = 'pef.lost.';
 
+/**
+ * Script cache (shared by every user and document of the script): a copy of the script properties below, for
+ * formulas (src/adapters/scriptConfig.ts). No secret: the API key is in user properties.
+ */
+export const SCRIPT_CONFIG_CACHE_KEY = 'pef.config';
+
 /** Script properties (set by the add-on's operator). */
 export const SCRIPT_PROPERTY = {
   apiBaseUrl: 'API_BASE_URL',
