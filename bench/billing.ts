@@ -291,7 +291,7 @@ async function main(): Promise<void> {
       `store: ${sheetSize.cells} cells / ${(sheetSize.chars / 1024).toFixed(0)} KB in the results sheet, ${(figures.store.documentPropertiesBytes / 1024).toFixed(1)} KB of document properties`,
     );
     console.log(
-      `property calls: ${figures.propertyCalls} in all; ${figures.propertyCallsPer1000BulkRows} per 1,000 bulk rows; ${figures.propertyCallsPer1000CachedEvaluations} per 1,000 cached evaluations`,
+      `property calls: ${figures.propertyCalls} in all; ${figures.propertyCallsPer1000BulkRows} per 1,000 bulk rows; ${figures.propertyCallsPer1000CachedEvaluations} per 1,000 cached evaluations (results in the hidden sheet)`,
     );
     console.log(
       `spreadsheet calls: ${figures.spreadsheetCallsPer1000BulkRows} per 1,000 bulk rows; ${figures.spreadsheetCallsPer1000CachedEvaluations} per 1,000 cached evaluations`,

@@ -24,7 +24,12 @@ import {
   type TriggerRecord,
 } from '../emulator';
 import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
-import { API_KEY_PROPERTY, JOB_PROPERTY, RESULTS_SHEET } from '../src/core/propertyNames';
+import {
+  API_KEY_PROPERTY,
+  JOB_PROPERTY,
+  RESULTS_SHEET,
+  SCRIPT_CONFIG_CACHE_KEY,
+} from '../src/core/propertyNames';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
@@ -229,6 +234,9 @@ export async function openWorkbook(options: {
     restoreCache(env.documentCache(ss.id), saved.documentCache, now);
     restoreCache(env.userCache(DEMO_USER), saved.userCache, now);
     restoreCache(env.scriptCache, saved.scriptCache, now);
+    // The sandbox listens on a new port at each start, so API_BASE_URL changed: formulas would keep the old one
+    // from the add-on's copy of the script properties for up to 10 minutes (src/adapters/scriptConfig.ts).
+    env.scriptCache.remove([SCRIPT_CONFIG_CACHE_KEY]);
     env.triggers.push(...(saved.triggers ?? []));
   } else {
     // The demo user has saved the sandbox's demo key, so the add-on works at once.

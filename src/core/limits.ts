@@ -76,6 +76,11 @@ export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no probe request first. */
 export const ACCOUNT_OK_SECONDS = 600;
+/**
+ * Formulas take the script properties from the script cache's copy this long (src/adapters/scriptConfig.ts): a
+ * change of a script property reaches formulas within it; bulk runs and the sidebar read them fresh.
+ */
+export const SCRIPT_CONFIG_CACHE_SECONDS = 600;
 /** A formula waiting on another cell's claim polls first after this, doubling up to POLL_MAX_MS. */
 export const POLL_FIRST_MS = 250;
 export const POLL_MAX_MS = 1000;

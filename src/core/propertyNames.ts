@@ -58,6 +58,12 @@ export const ACCOUNT_OK_KEY = 'pef.ok';
 /** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/core/pace.ts). */
 export const PACE_PREFIX = 'pef.pace.';
 
+/**
+ * Script cache (shared by every user and document of the script): a copy of the script properties below, for
+ * formulas (src/adapters/scriptConfig.ts). No secret: the API key is in user properties.
+ */
+export const SCRIPT_CONFIG_CACHE_KEY = 'pef.config';
+
 /** Script properties (set by the add-on's operator). */
 export const SCRIPT_PROPERTY = {
   apiBaseUrl: 'API_BASE_URL',

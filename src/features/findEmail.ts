@@ -1,7 +1,7 @@
 /** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
 import { servicePorts } from '../adapters/ports';
-import { readScriptConfig } from '../adapters/scriptConfig';
+import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
 import {
@@ -199,7 +199,7 @@ function startRun(
   outcomes: Map<string, RowOutcome>,
   started: number,
 ): Run {
-  const config = readScriptConfig();
+  const config = readCachedScriptConfig();
   const apiKey = readApiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
   const sentFor = new Map<string, string>();
@@ -230,7 +230,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   const outcomes = new Map<string, RowOutcome>();
   const keys = [...new Set(inputs.flatMap((input) => (input.kind === 'url' ? [input.key] : [])))];
   if (keys.length === 0) return outcomes;
-  const config = readScriptConfig();
+  const config = readCachedScriptConfig();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
   const ports = servicePorts();
   for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
@@ -284,7 +284,7 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   let outcomes: Map<string, RowOutcome>;
   let inputs: ProfileInput[][];
   try {
-    const hosts = readScriptConfig().networkHosts;
+    const hosts = readCachedScriptConfig().networkHosts;
     inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
     outcomes = resolveAll(inputs.flat());
   } catch (error) {

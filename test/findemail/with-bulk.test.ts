@@ -76,6 +76,11 @@ describe('=FINDEMAIL with a bulk run', () => {
     expect(report.results.every((result) => result.ok)).toBe(true);
     expect(lookups(world)).toHaveLength(1);
     const shown = [...column(world, 'B2'), ...column(world, 'C2')].map(String);
-    expect(shown.some((text) => /Another cell/.test(text))).toBe(true);
+    // The cell that did not send says another cell has the profile. In the best-effort cache run (jest project
+    // "best-effort-cache") the sender's claim may vanish before the waiting cell reads it: that cell then cannot know,
+    // and says it was not looked up in time (whether the seeded draws hit that read depends on every cache read before
+    // it; before the script cache held the configuration, seed 8 drew it too).
+    const waited = world.env.cacheEvictions > 0 ? /Another cell|Not looked up in time/ : /Another cell/;
+    expect(shown.filter((text) => waited.test(text))).toHaveLength(1);
   });
 });

@@ -135,6 +135,17 @@ describe('the playground server', () => {
     expect(again.env.executions.some((e) => e.fn === 'FINDEMAIL' && e.ok)).toBe(true);
     expect(second.service.view().requests).toBe(before.requests);
     expect(again.env.displayValues(ss, 'G2')).toEqual([[jane.email]]);
+    // A profile never paid for goes to the restarted sandbox (a new port), not to the address in the add-on's
+    // copy of the script properties from before the restart (src/adapters/scriptConfig.ts).
+    const newcomer = 'https://www.network.com/in/kim-after-restart';
+    const kim = predictLookup(newcomer);
+    if (kim.kind !== 'found') throw new Error('kim-after-restart has an address');
+    await again.setCells([
+      { r: 45, c: 1, value: newcomer },
+      { r: 45, c: 7, value: '=FINDEMAIL(A45)' },
+    ]);
+    await again.idle();
+    expect(again.env.displayValues(ss, 'G45')).toEqual([[kim.email]]);
     await second.close();
 
     const third = await start(dir, { reset: true, credits: 77 });

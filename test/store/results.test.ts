@@ -37,6 +37,8 @@ describe('the results sheet', () => {
     seedResultsSheet(world, seeded);
     fillDown(world, 'B', 'A', 1, 5);
     world.env.enter(world.ss.id, 'C1', [['=FINDEMAIL(A1:A5)']]);
+    // The sidebar was open once: it read the script properties and left their copy in the script cache.
+    await world.env.run('getSidebarState', [], world.as());
     const report = await world.env.recalculate(world.ss.id);
     expect(report.results.every((r) => r.ok)).toBe(true);
     const expected = picked.map((i) => `kept${i}@seed.test`);
@@ -44,8 +46,8 @@ describe('the results sheet', () => {
     expect(column(world, 'C1:C5')).toEqual(expected);
     expect(world.sandbox.service.totalCharged()).toBe(0);
     for (const result of report.results) {
-      // One property call (the script's configuration); the results come from the sheet alone.
-      expect(propertyCalls(result.counts)).toBe(1);
+      // No property call: the configuration from the script cache, the results from the sheet alone.
+      expect(propertyCalls(result.counts)).toBe(0);
       // The log and one bucket row per distinct URL (each a getRange and a getValues), and the spreadsheet.
       const urls = result.fn === 'FINDEMAIL' && (result.counts['Range.getValues'] ?? 0);
       expect(urls).toBeLessThanOrEqual(1 + 5);
@@ -64,7 +66,8 @@ describe('the results sheet', () => {
     world.env.documentCache(world.ss.id).entries.clear();
     const again = await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
-    expect(propertyCalls(again.results[0].counts)).toBe(2);
+    // One property call (the buffer); the configuration came from the script cache (test/store/configCache.test.ts).
+    expect(propertyCalls(again.results[0].counts)).toBe(1);
     // The sidebar opens (a writing execution): the buffer moves into the hidden sheet.
     await world.env.run('getSidebarState', [], world.as());
     expect(propertyNames(world, PENDING_PREFIX)).toEqual([]);
@@ -73,8 +76,8 @@ describe('the results sheet', () => {
     expect(world.ss.activeSheet().name).not.toBe(RESULTS_SHEET);
     const cached = await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
-    // A cached evaluation: one property call.
-    expect(propertyCalls(cached.results[0].counts)).toBe(1);
+    // A cached evaluation in the sheet: no property call.
+    expect(propertyCalls(cached.results[0].counts)).toBe(0);
     expect(world.sandbox.service.totalCharged()).toBe(1);
   });
 
