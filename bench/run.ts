@@ -7,6 +7,7 @@
  *                                  against the rate-limited sandbox; 5. =FINDEMAIL over 500 new rows at that
  *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload
  *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
+ *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
  * Prints a table and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
@@ -20,7 +21,7 @@ import { addCounts, DIST_DIR, Environment, type ExecutionResult, spreadsheetCall
 import { seededRandom } from '../emulator/host/random';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
-import type { LatencySetting, LongTailLatency, RateLimit } from '../sandbox/service';
+import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/core/job';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 
@@ -41,6 +42,8 @@ const MAX_NAIVE_EXECUTIONS = 200;
 
 interface Config {
   mode: 'full' | 'quick';
+  /** `tail`: scenarios 3-4 only. */
+  only?: 'tail';
   rows: number;
   duplicateRate: number;
   naiveRows: number;
@@ -126,6 +129,13 @@ function parseArgs(argv: string[]): Config {
     const [, name, text] = match;
     if (name === 'out') {
       config.out = text;
+      continue;
+    }
+    if (name === 'only') {
+      if (text !== 'tail') throw new Error('--only takes `tail` (scenarios 3-4)');
+      config.only = text;
+      if (!argv.some((other) => other.startsWith('--out=')))
+        config.out = config.out.replace(/\.json$/, '-tail.json');
       continue;
     }
     const value = Number(text);
@@ -232,8 +242,13 @@ function dataCalls(counts: Record<string, number>): number {
   return total;
 }
 
+/**
+ * The add-on's requests: lookups (`requests`) apart from the free key checks of the connection probe
+ * (`keyChecks`), and the fetchAll calls as the sandbox saw them (`timeline`).
+ */
 function ledgerOf(sandbox: SandboxServer, org: string) {
-  const entries = sandbox.service.ledger().filter((entry) => entry.organization === org);
+  const all = sandbox.service.ledger().filter((entry) => entry.organization === org);
+  const entries = all.filter((entry) => !entry.keyCheck);
   const charges = new Map<string, number>();
   for (const entry of entries) {
     if (entry.charged === 1 && entry.networkUrl !== undefined) {
@@ -243,6 +258,8 @@ function ledgerOf(sandbox: SandboxServer, org: string) {
   }
   return {
     requests: entries.length,
+    keyChecks: all.length - entries.length,
+    timeline: timelineOf(sandbox.service.ledger()),
     credits: entries.reduce((sum, entry) => sum + entry.charged, 0),
     maxChargesPerUrl: Math.max(0, ...charges.values()),
     statuses: entries.reduce<Record<string, number>>((acc, entry) => {
@@ -250,6 +267,41 @@ function ledgerOf(sandbox: SandboxServer, org: string) {
       return acc;
     }, {}),
   };
+}
+
+/**
+ * The requests grouped by the fetchAll they came in, as the sandbox saw them: one group holds the requests that
+ * arrived within 100 ms of its first, all key checks or all lookups (a probe answered at once is followed by the
+ * first paid batch within milliseconds). Start and longest answer in seconds from the first request.
+ */
+function timelineOf(ledger: LedgerEntry[]) {
+  const sorted = [...ledger].sort((a, b) => a.startedAt - b.startedAt);
+  const origin = sorted[0]?.startedAt ?? 0;
+  const groups: Array<{
+    kind: 'probe' | 'lookups';
+    size: number;
+    startS: number;
+    slowestS: number;
+    status429: number;
+  }> = [];
+  let first = Number.NEGATIVE_INFINITY;
+  for (const entry of sorted) {
+    const kind = entry.keyCheck ? 'probe' : 'lookups';
+    const last = groups[groups.length - 1];
+    if (!last || last.kind !== kind || entry.startedAt - first > 100) {
+      first = entry.startedAt;
+      groups.push({ kind, size: 0, startS: (first - origin) / 1000, slowestS: 0, status429: 0 });
+    }
+    const group = groups[groups.length - 1];
+    group.size++;
+    group.slowestS = Math.max(group.slowestS, (entry.endedAt - entry.startedAt) / 1000);
+    if (entry.status === 429) group.status429++;
+  }
+  return groups.map((group) => ({
+    ...group,
+    startS: round(group.startS, 2),
+    slowestS: round(group.slowestS, 2),
+  }));
 }
 
 function failure(result: ExecutionResult): Error {
@@ -396,6 +448,8 @@ async function benchAddonBulk(
       spreadsheetCallsPerBatch: allCalls / rowWindows,
       dataCallsPerBatch: dataCalls(counts) / rowWindows,
       requests: ledger.requests,
+      keyChecks: ledger.keyChecks,
+      timeline: ledger.timeline,
       credits: ledger.credits,
       maxChargesPerUrl: ledger.maxChargesPerUrl,
       statuses: ledger.statuses,
@@ -473,6 +527,8 @@ async function benchNaiveBulk(
       dataCalls: dataCalls(counts),
       spreadsheetCallsPer1000Rows: (allCalls / rows) * 1000,
       requests: ledger.requests,
+      keyChecks: ledger.keyChecks,
+      timeline: ledger.timeline,
       credits: ledger.credits,
       maxChargesPerUrl: ledger.maxChargesPerUrl,
       counts,
@@ -738,6 +794,142 @@ function table(rows: string[][]): string {
 const fmt = (value: number, digits = 1): string => round(value, digits).toLocaleString('en-US');
 const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 
+// ------------------------------------------------------------------ 3-4: run and report
+
+type Timed = <T>(name: string, work: () => Promise<T>) => Promise<T>;
+
+/** Scenarios 3 and 4 and their naive baseline, with the ratios. */
+async function runTail(
+  config: Config,
+  sandbox: SandboxServer,
+  naiveDir: string,
+  deadline: Deadline,
+  timed: Timed,
+) {
+  const tailUrls = makeUrls(config.tailRows, config.duplicateRate, config.seed + 3, 't');
+  const tailText = `median ${config.tailLatency.medianMs} ms, p99 ${config.tailLatency.p99Ms} ms`;
+  console.log(`3. Bulk enrichment: ${config.tailRows} rows at ${tailText}…`);
+  deadline.check('the long-tail bench');
+  const tail = await timed('tailAddon', () => benchTail(config, sandbox, tailUrls, deadline));
+  const naiveTail = await timed('tailNaive', () =>
+    benchNaiveBulk(config, sandbox, naiveDir, tailUrls, deadline, {
+      latency: config.tailLatency,
+      rows: config.naiveTailRows,
+    }),
+  );
+  console.log(
+    `4. The same against the rate-limited sandbox (429 above ${config.rateLimit.maxInFlight} in flight)…`,
+  );
+  deadline.check('the rate-limited bench');
+  const limited = await timed('limitedAddon', () =>
+    benchTail(config, sandbox, tailUrls, deadline, config.rateLimit),
+  );
+  const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+  const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+  return { tail, naiveTail, limited, tailText, tailRatio, limitedRatio };
+}
+
+/** The table of scenarios 3-4, their verdicts, and the fetchAll calls of each run as the sandbox saw them. */
+function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>): void {
+  const { tail, naiveTail, limited, tailText, tailRatio, limitedRatio } = figures;
+  console.log(
+    `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
+      `baseline: first ${naiveTail.rowsMeasured} rows, extrapolated as rows/minute\n`,
+  );
+  console.log(
+    table([
+      ['', 'add-on', `add-on, 429 above ${config.rateLimit.maxInFlight} in flight`, 'naive baseline'],
+      [
+        'wall time (s)',
+        fmt(tail.addon.wallMs / 1000, 1),
+        fmt(limited.addon.wallMs / 1000, 1),
+        `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
+      ],
+      [
+        'rows per minute',
+        fmt(tail.addon.rowsPerMinute, 0),
+        fmt(limited.addon.rowsPerMinute, 0),
+        fmt(naiveTail.rowsPerMinute, 1),
+      ],
+      ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, '1x'],
+      [
+        'fetchAll calls / peak in flight',
+        `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
+        `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
+        `${naiveTail.requests} fetch / 1`,
+      ],
+      [
+        'requests answered 429',
+        `${tail.addon.rateLimited}`,
+        `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
+        '0',
+      ],
+      ['rows ERROR', String(tail.addon.errorRows), String(limited.addon.errorRows), '0'],
+      [
+        'credits / distinct URL',
+        fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
+        fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
+        `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
+      ],
+    ]),
+  );
+  console.log(
+    `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict(tailRatio >= 50)}; ` +
+      `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
+      `${verdict(limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}`,
+  );
+  for (const [name, run] of [
+    ['3', tail],
+    ['4', limited],
+  ] as const) {
+    const batches = run.addon.timeline
+      .map(
+        (group) =>
+          `${group.kind === 'probe' ? 'probe ' : ''}${group.size}${group.status429 ? ` (${group.status429}×429)` : ''} @${group.startS}s/${group.slowestS}s`,
+      )
+      .join(', ');
+    console.log(`   ${name}. fetchAll calls (size @start/slowest answer): ${batches}`);
+  }
+}
+
+/** `--only=tail`: scenarios 3-4 alone, their figures written to the output file. */
+async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string, deadline: Deadline) {
+  const phases: Record<string, number> = {};
+  const timed: Timed = async (name, work) => {
+    const begun = performance.now();
+    try {
+      return await work();
+    } finally {
+      phases[name] = performance.now() - begun;
+    }
+  };
+  const figures = await runTail(config, sandbox, naiveDir, deadline, timed);
+  reportTail(config, figures);
+  const { tail, naiveTail, limited, tailRatio, limitedRatio } = figures;
+  const output = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    config: { ...config, out: undefined },
+    longTail: {
+      addon: summary(tail.addon),
+      rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
+      naive: summary(naiveTail),
+      ratio: tailRatio,
+      rateLimitedRatio: limitedRatio,
+    },
+    phasesMs: phases,
+  };
+  writeFileSync(
+    config.out,
+    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
+  );
+  console.log(`Figures written to ${config.out}`);
+  const finished = (run: typeof tail) =>
+    run.addon.finalState === 'done' && run.addon.rowsWithStatus === run.addon.rows;
+  if (!finished(tail) || !finished(limited) || limited.addon.errorRows > 0) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   const deadline = new Deadline(config.totalLimitMs);
@@ -767,6 +959,10 @@ async function main(): Promise<void> {
     console.log(
       `Profile Email Finder bench (${config.mode}) — emulator + sandbox on ${sandbox.origin}, node ${process.version}`,
     );
+    if (config.only === 'tail') {
+      await mainTail(config, sandbox, naiveDir, deadline);
+      return;
+    }
     console.log(
       `1. Bulk enrichment: ${config.rows} rows (${distinctCount(bulkUrls)} distinct URLs), ${config.latencyMs} ms latency…`,
     );
@@ -814,23 +1010,12 @@ async function main(): Promise<void> {
       benchNaiveCells(sandbox, naiveDir, rangeUrls, config.rangeLatencyMs),
     );
 
-    const tailUrls = makeUrls(config.tailRows, config.duplicateRate, config.seed + 3, 't');
-    const tailText = `median ${config.tailLatency.medianMs} ms, p99 ${config.tailLatency.p99Ms} ms`;
-    console.log(`3. Bulk enrichment: ${config.tailRows} rows at ${tailText}…`);
-    deadline.check('the long-tail bench');
-    const tail = await timed('tailAddon', () => benchTail(config, sandbox, tailUrls, deadline));
-    const naiveTail = await timed('tailNaive', () =>
-      benchNaiveBulk(config, sandbox, naiveDir, tailUrls, deadline, {
-        latency: config.tailLatency,
-        rows: config.naiveTailRows,
-      }),
-    );
-    console.log(
-      `4. The same against the rate-limited sandbox (429 above ${config.rateLimit.maxInFlight} in flight)…`,
-    );
-    deadline.check('the rate-limited bench');
-    const limited = await timed('limitedAddon', () =>
-      benchTail(config, sandbox, tailUrls, deadline, config.rateLimit),
+    const { tail, naiveTail, limited, tailText, tailRatio, limitedRatio } = await runTail(
+      config,
+      sandbox,
+      naiveDir,
+      deadline,
+      timed,
     );
     console.log(`5. =FINDEMAIL over ${config.tailRangeRows} new rows at ${tailText}…`);
     deadline.check('the =FINDEMAIL long-tail bench');
@@ -866,8 +1051,6 @@ async function main(): Promise<void> {
       scaleFinished: scale.addon.finalState === 'done' && scale.addon.rowsWithStatus === scale.rows,
       coldloadRan: coldload.ok,
     };
-    const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-    const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
     const tailTargets = {
       tailRatioAtLeast50x: tailRatio >= 50,
       limited429AtMost5Percent: limited.rateLimited <= 0.05,
@@ -1010,52 +1193,7 @@ async function main(): Promise<void> {
       '   =NAIVE cells run as separate custom-function executions, at most 16 at once (the emulator’s maxConcurrent).',
     );
 
-    console.log(
-      `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
-        `baseline: first ${naiveTail.rowsMeasured} rows, extrapolated as rows/minute\n`,
-    );
-    console.log(
-      table([
-        ['', 'add-on', `add-on, 429 above ${config.rateLimit.maxInFlight} in flight`, 'naive baseline'],
-        [
-          'wall time (s)',
-          fmt(tail.addon.wallMs / 1000, 1),
-          fmt(limited.addon.wallMs / 1000, 1),
-          `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
-        ],
-        [
-          'rows per minute',
-          fmt(tail.addon.rowsPerMinute, 0),
-          fmt(limited.addon.rowsPerMinute, 0),
-          fmt(naiveTail.rowsPerMinute, 1),
-        ],
-        ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, '1x'],
-        [
-          'fetchAll calls / peak in flight',
-          `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
-          `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
-          `${naiveTail.requests} fetch / 1`,
-        ],
-        [
-          'requests answered 429',
-          `${tail.addon.rateLimited}`,
-          `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
-          '0',
-        ],
-        ['rows ERROR', String(tail.addon.errorRows), String(limited.addon.errorRows), '0'],
-        [
-          'credits / distinct URL',
-          fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
-          fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
-          `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
-        ],
-      ]),
-    );
-    console.log(
-      `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict(tailTargets.tailRatioAtLeast50x)}; ` +
-        `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
-        `${verdict(tailTargets.limited429AtMost5Percent)}; rows ERROR ${limited.addon.errorRows}`,
-    );
+    reportTail(config, { tail, naiveTail, limited, tailText, tailRatio, limitedRatio });
     const [round1, round2] = rangeTail.rounds;
     console.log(
       `\n5. =FINDEMAIL(A2:A${config.tailRangeRows + 1}) — one cell, ${config.tailRangeRows} new URLs, latency ${tailText}\n`,

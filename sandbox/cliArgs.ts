@@ -20,7 +20,8 @@ export const USAGE = `Usage: npm run sandbox -- [options]
   --key KEY             API key of the "demo" organization (default ${DEFAULT_KEY})
   --credits N           credits of the "demo" organization (default ${DEFAULT_CREDITS})
   --org NAME:KEY:N      an organization (repeatable); without --key/--credits, replaces "demo"
-  --latency MS|MIN-MAX  delay before every answer: fixed, or a uniform draw
+  --latency MS|MIN-MAX  delay before every lookup's answer (what is answered before a lookup, a key
+                          check's 400, a 401, 402, 404 or 429, comes at once): fixed, or a uniform draw
   --latency-median MS   a long-tailed (log-normal) delay instead, with this median and
   --latency-p95 MS        this 95th percentile, or
   --latency-p99 MS        this 99th percentile (give one of the two)
@@ -29,10 +30,11 @@ export const USAGE = `Usage: npm run sandbox -- [options]
   --max-per-second N    answer 429 above N requests admitted in any second (default: no limit)
   --retry-after S       Retry-After of an in-flight 429, in seconds (default ${DEFAULT_RETRY_AFTER_SECONDS})
   --error500-rate R     fraction (0..1) of lookups answering 500
-  --reset-rate R        fraction of lookups whose connection is reset
+  --reset-rate R        fraction of connections reset: lookups, and (a stream of their own) the
+                          requests answered before a lookup, key checks among them
   --error429-rate R     fraction of lookups answering 429
   --html-error-rate R   fraction of lookups answering a 502 HTML page
-  --slow-ms MS          extra delay for every request
+  --slow-ms MS          extra delay for every lookup
   --seed N              seed of the fault and latency draws (default 1)`;
 
 function number(name: string, text: string, check: (n: number) => boolean): number {

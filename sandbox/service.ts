@@ -6,6 +6,10 @@
  * -> credits (402) -> faults (failFirst, the `flaky`/`broken` slug markers, then the rates) -> lookup (200/422,
  * 1 credit). Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing; a rate-limited
  * request is answered at once (no latency), charges nothing and is in the ledger.
+ * The latency models the lookup's verification work: an answer given before any lookup (401, 400, 402, 413, and
+ * the rate limit's 429) comes at once. A connection reset is a property of the connection, not of what is asked:
+ * the reset rate applies to those answers too (a key check may be reset), drawn from a stream of their own so that
+ * the fault sequence of the lookups is the same with or without them.
  * The credit is taken when the lookup is decided, before any delay: a client that gives up during the latency
  * has still paid, as with a real service that finished the lookup (its ledger entry has `clientGone: true`).
  */
@@ -60,18 +64,24 @@ export interface FailFirstRule {
 
 export interface FaultConfig {
   /**
-   * Applied to every request before responding (not to a rate-limited one): a fixed delay, a seeded draw in
-   * [min, max], or a seeded long-tailed (log-normal) draw given by its median and p95 or p99 (sandbox/latency.ts).
+   * Applied to every lookup before responding: a fixed delay, a seeded draw in [min, max], or a seeded
+   * long-tailed (log-normal) draw given by its median and p95 or p99 (sandbox/latency.ts). An answer given before
+   * the lookup comes at once (see the top of this file); its request still takes a draw, so the k-th request to
+   * arrive gets the k-th delay of the sequence whatever it asks.
    */
   latencyMs?: LatencySetting;
   /** 429 above N requests in flight or above M a second (sandbox/rateLimit.ts); none by default. */
   rateLimit?: RateLimit;
   /** Fractions (0..1) of the requests that passed the key, body and credit checks. */
   error500Rate?: number;
+  /**
+   * Also applies to the requests answered before a lookup (401, 400, 402, 413: key checks among them), from a
+   * seeded draw stream of their own.
+   */
   resetRate?: number;
   error429Rate?: number;
   htmlErrorRate?: number;
-  /** Extra delay for every request (time-out tests). */
+  /** Extra delay for every lookup (time-out tests). */
   slowMs?: number;
   /** Keyed by a substring of `network_url`: the first `times` matching requests get the fault. */
   failFirst?: Record<string, FailFirstRule>;
@@ -141,7 +151,7 @@ interface Decision {
   fault?: FaultKind;
   faultSource?: FaultSource;
   extraDelayMs: number;
-  /** Answered without the latency (a rate-limit refusal). */
+  /** Answered without the latency: before any lookup (a rate-limit refusal, 401, 400, 402, 404...). */
   immediate?: boolean;
   keyCheck?: boolean;
   keyKnown: boolean;
@@ -269,6 +279,8 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
   let failFirstUsed = new Map<string, number>();
   let flakyFailed = new Set<string>();
   let faultDraws = 0;
+  /** Reset draws of the requests answered before a lookup: their own stream, so the lookups' draws never shift. */
+  let earlyResetDraws = 0;
   let seq = 0;
   let ledger: LedgerEntry[] = [];
   let inFlight = 0;
@@ -316,8 +328,18 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     return undefined;
   }
 
+  /**
+   * An answer given before any lookup: at once (no verification work), unless its connection is reset (the reset
+   * rate, drawn from the stream of such answers).
+   */
+  function beforeLookup(decision: Decision): Decision {
+    const reset = draw(seed, 3, earlyResetDraws++) < (faults.resetRate ?? 0);
+    if (!reset) return { ...decision, immediate: true };
+    return { ...decision, status: 0, reset: true, fault: 'reset', faultSource: 'rate', immediate: true };
+  }
+
   function decide(req: IncomingMessage, path: string, body: BodyRead, admission?: Admission): Decision {
-    const base = { charged: 0 as const, extraDelayMs: 0, keyKnown: false };
+    const base = { charged: 0 as const, extraDelayMs: 0, keyKnown: false, immediate: true };
     if (path !== ENDPOINT_PATH) return { ...base, status: 404, body: { error: MESSAGES.notFound } };
     if (req.method !== 'POST') {
       return { ...base, status: 405, body: { error: MESSAGES.methodNotAllowed }, headers: { Allow: 'POST' } };
@@ -341,16 +363,18 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     const key = headerValue(req.headers['x-key']);
     const orgName = key === undefined ? undefined : orgByKey.get(key);
     if (orgName === undefined)
-      return { ...base, status: 401, body: { error: MESSAGES.unauthorized }, keyCheck };
+      return beforeLookup({ ...base, status: 401, body: { error: MESSAGES.unauthorized }, keyCheck });
     const known = { ...base, keyKnown: true, organization: orgName };
-    if (!body.ok) return { ...known, status: 413, body: { error: MESSAGES.payloadTooLarge } };
+    if (!body.ok) return beforeLookup({ ...known, status: 413, body: { error: MESSAGES.payloadTooLarge } });
     const networkUrl = parsed?.network_url;
     if (typeof networkUrl !== 'string' || networkUrl.trim() === '') {
-      return { ...known, status: 400, body: { error: MESSAGES.badRequest }, keyCheck };
+      return beforeLookup({ ...known, status: 400, body: { error: MESSAGES.badRequest }, keyCheck });
     }
-    const withUrl = { ...known, networkUrl };
+    // From here on the lookup's verification work: the latency applies.
+    const withUrl = { ...known, networkUrl, immediate: false };
     const account = org(orgName);
-    if (account.credits < 1) return { ...withUrl, status: 402, body: { error: MESSAGES.paymentRequired } };
+    if (account.credits < 1)
+      return beforeLookup({ ...withUrl, status: 402, body: { error: MESSAGES.paymentRequired } });
     const fault = pickFault(networkUrl);
     const faulted = { ...withUrl, fault: fault?.kind, faultSource: fault?.source };
     switch (fault?.kind) {
@@ -526,6 +550,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       failFirstUsed = new Map();
       flakyFailed = new Set();
       faultDraws = 0;
+      earlyResetDraws = 0;
       latencyDraws = 0;
     },
     get faults() {

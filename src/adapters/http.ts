@@ -1,8 +1,14 @@
 /** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
 import { interpretAnswer, type RawAnswer } from '../core/answers';
 import { redactKey } from '../core/apiKey';
-import { buildLookupRequest, type HttpRequest, interpretFetchException } from '../core/lookup';
-import type { SendPlan, SentBatch, Transport } from '../core/ports';
+import {
+  buildKeyCheckRequest,
+  buildLookupRequest,
+  type HttpRequest,
+  interpretFetchException,
+  type ServiceError,
+} from '../core/lookup';
+import type { SendPlan, SentBatch, SentProbe, Transport } from '../core/ports';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
@@ -34,20 +40,49 @@ function rawAnswer(response: Response): RawAnswer {
 function sendBatch(urls: string[], plan: SendPlan): SentBatch {
   if (urls.length === 0) return { outcomes: [], sent: 0, lost: false };
   const requests = urls.map((url) => buildLookupRequest(plan.endpoint, plan.apiKey, url));
+  return fetchEach(requests, plan.apiKey, (answer, now) => interpretAnswer(answer, plan.apiKey, now));
+}
+
+/**
+ * One fetchAll of `requests`, each answer read by `read`; when fetchAll throws, every request gets that failure
+ * (and `lost` says the batch went out, unless the daily quota stopped it before anything was sent).
+ */
+function fetchEach<T>(
+  requests: HttpRequest[],
+  apiKey: string,
+  read: (answer: RawAnswer, now: number) => T,
+): { outcomes: Array<T | ServiceError>; sent: number; lost: boolean } {
   try {
     const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
     const now = Date.now();
-    const outcomes = responses.map((response) => interpretAnswer(rawAnswer(response), plan.apiKey, now));
-    return { outcomes, sent: requests.length, lost: false };
+    return {
+      outcomes: responses.map((response) => read(rawAnswer(response), now)),
+      sent: requests.length,
+      lost: false,
+    };
   } catch (error) {
-    const message = redactKey(errorMessage(error), plan.apiKey);
-    const outcome = interpretFetchException(message);
+    const outcome = interpretFetchException(redactKey(errorMessage(error), apiKey));
     const sent = outcome.error === 'quota' ? 0 : requests.length;
     return { outcomes: requests.map(() => outcome), sent, lost: sent > 0 };
   }
 }
 
-export const fetchTransport: Transport = { sendBatch };
+/**
+ * A connection probe: `count` key checks in one fetchAll (free: a body without `network_url` is answered 400 for
+ * a good key, before any lookup). A 400, or an off-contract 200, passes; any other answer is read as a lookup's
+ * would be (401 key refused, 404 or a redirect: the configuration, 429 with its Retry-After, 5xx).
+ */
+function probe(count: number, plan: SendPlan): SentProbe {
+  const requests = Array.from({ length: count }, () => buildKeyCheckRequest(plan.endpoint, plan.apiKey));
+  const sent = fetchEach(requests, plan.apiKey, (answer, now) => {
+    if ('status' in answer && (answer.status === 400 || answer.status === 200)) return undefined;
+    const outcome = interpretAnswer(answer, plan.apiKey, now);
+    return outcome.kind === 'error' ? outcome : undefined;
+  });
+  return { errors: sent.outcomes, sent: sent.sent, lost: sent.lost };
+}
+
+export const fetchTransport: Transport = { sendBatch, probe };
 
 export function sendOne(request: HttpRequest): RawAnswer {
   try {

@@ -5,7 +5,8 @@
  * one connection fails, so the size is the lever both ways. The controller starts modestly and grows fourfold
  * (twofold once an answer was lost) while batches come back fast and clean; a 429 or 5xx halves it and sets a
  * ceiling (what the service took) above which it grows by a twentieth a batch; a batch lost to a transport failure halves it too, and the rate of such losses caps it so that the
- * answers expected to be lost stay under LOSS_TARGET per request. A Retry-After holds every batch back.
+ * answers expected to be lost stay under LOSS_TARGET per request. A Retry-After holds every batch back. A bulk
+ * run sends a free connection probe first when its pace knows nothing (`observeProbe`).
  */
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
 import { PACE_PREFIX } from './propertyNames';
@@ -24,7 +25,10 @@ export interface PaceState {
   notBefore?: number;
 }
 
-/** Requests in the first batch of a bulk run: one lost batch costs little while nothing is known. */
+/**
+ * Requests in the first batch of a bulk run when nothing is known (no connection probe went out first, see
+ * `observeProbe`): one lost batch costs little.
+ */
 export const PACE_START = 4;
 /** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
 export const LOSS_TARGET = 0.02;
@@ -72,11 +76,28 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   return next;
 }
 
+/** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */
+export function knowsNothing(state: PaceState): boolean {
+  return state.requests === 0;
+}
+
+/**
+ * After a connection probe (free key checks in one fetchAll, before the first paid batch). All clean: its
+ * requests count as clean observations and the paid batches start at `start`; not its time, though: a key check
+ * does none of a lookup's work, so "fast" is still measured against the first paid batch. Lost to a transport
+ * failure, or throttled (429, 5xx): read as any batch (a loss over the probe's requests caps the size at 1).
+ */
+export function observeProbe(state: PaceState, sample: BatchSample, start: number, cap: number): PaceState {
+  if (sample.lostBatch || sample.failures > 0) return observePace(state, sample, cap);
+  const size = Math.max(1, Math.min(start, state.ceiling, cap));
+  return { ...state, requests: state.requests + sample.size, size };
+}
+
 /** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
 export class Pacer implements BatchSizer {
   constructor(
     public state: PaceState,
-    private readonly cap: number,
+    readonly cap: number,
   ) {}
 
   next(): number {
@@ -93,6 +114,10 @@ export class Pacer implements BatchSizer {
 
   observe(sample: BatchSample): void {
     this.state = observePace(this.state, sample, this.cap);
+  }
+
+  observeProbe(sample: BatchSample, start: number): void {
+    this.state = observeProbe(this.state, sample, start, this.cap);
   }
 
   /** Keeps the pace in the document cache for the next execution of the same `scope`. */

@@ -2,7 +2,7 @@
  * The small interfaces the lookup pipeline and the bulk run reach Apps Script through. src/adapters implements
  * them over the real services; tests may pass plain objects. Pure: types only.
  */
-import type { LookupOutcome, LookupResult } from './lookup';
+import type { LookupOutcome, LookupResult, ServiceError } from './lookup';
 import type { CachedResult } from './resultCodec';
 
 /** Time, and waiting (Utilities.sleep in Apps Script). */
@@ -95,6 +95,17 @@ export interface SentBatch {
 /** One batch of lookups (one fetchAll). */
 export interface Transport {
   sendBatch(urls: string[], plan: SendPlan): SentBatch;
+  /** One fetchAll of `count` free key checks: a connection probe before the first paid batch. */
+  probe?(count: number, plan: SendPlan): SentProbe;
+}
+
+/** What a connection probe brought back. */
+export interface SentProbe {
+  /** One per request: undefined when the key check passed (400), else what the answer means (401, 404, 429...). */
+  errors: Array<ServiceError | undefined>;
+  sent: number;
+  /** fetchAll threw for a transport failure of one of its requests (or the daily quota: then `sent` is 0). */
+  lost: boolean;
 }
 
 /** How many requests go into the next batch (src/core/pace.ts: an adaptive controller observing each batch). */

@@ -1,10 +1,13 @@
 /** The adaptive batch size (src/core/pace.ts): pure rules, no clock, no emulator. */
+import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import {
   FAST_FACTOR,
+  knowsNothing,
   LOSS_TARGET,
   loadPace,
   lossCap,
   observePace,
+  observeProbe,
   PACE_START,
   type PaceState,
 } from '../../src/core/pace';
@@ -100,6 +103,51 @@ describe('the batch size controller', () => {
       if (n < CAP) expect((1 - f) * (1 - (1 - f) ** n)).toBeGreaterThan(LOSS_TARGET);
     }
     expect(lossCap({ requests: 500, lost: 0 }, CAP)).toBe(CAP);
+  });
+
+  it('a clean connection probe starts the paid batches at PROBE_START and counts its requests, not its time', () => {
+    const fresh = newPace(PACE_START, CAP);
+    expect(knowsNothing(fresh)).toBe(true);
+    const probed = observeProbe(fresh, clean(PROBE_REQUESTS, 5), PROBE_START, CAP);
+    expect(probed).toMatchObject({ size: PROBE_START, requests: PROBE_REQUESTS, lost: 0, fastestMs: 0 });
+    expect(knowsNothing(probed)).toBe(false);
+    // The key checks were answered at once: the first paid batch (3 s) is not "slow" beside them.
+    expect(
+      run(
+        probed,
+        new Array(3).fill((size: number) => clean(size, 3000)),
+      ),
+    ).toEqual([64, 100, 100]);
+    // A lower cap bounds the start.
+    expect(observeProbe(newPace(PACE_START, 10), clean(10, 5), PROBE_START, 10).size).toBe(10);
+  });
+
+  it('a probe lost to a connection failure starts the pace at 1, and the loss keeps it small', () => {
+    const lost = observeProbe(
+      newPace(PACE_START, CAP),
+      { size: PROBE_REQUESTS, durationMs: 5, failures: PROBE_REQUESTS, lostBatch: true },
+      PROBE_START,
+      CAP,
+    );
+    expect(lost).toMatchObject({ size: 1, requests: PROBE_REQUESTS, lost: 1 });
+    const sizes = run(
+      lost,
+      new Array(12).fill((size: number) => clean(size, 100)),
+    );
+    // One loss in 35 requests: single requests until enough clean ones lift the cap, then growth by two.
+    expect(sizes.slice(0, 3)).toEqual([1, 1, 1]);
+    for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeLessThanOrEqual(2 * sizes[i - 1]);
+    expect(sizes[sizes.length - 1]).toBeLessThan(PROBE_START);
+  });
+
+  it('a throttled probe (429 or 5xx) sets the ceiling at what the service took', () => {
+    const throttled = observeProbe(
+      newPace(PACE_START, CAP),
+      { size: PROBE_REQUESTS, durationMs: 5, failures: 10, throttled: 10 },
+      PROBE_START,
+      CAP,
+    );
+    expect(throttled).toMatchObject({ size: PACE_START / 2, ceiling: PROBE_REQUESTS - 10 });
   });
 
   it('is kept in the document cache between executions', () => {

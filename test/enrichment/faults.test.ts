@@ -191,9 +191,10 @@ describe('bulk enrichment faults', () => {
 
   it('keeps a Cancel made during a slice that ends with a 402', async () => {
     world = await startWorld({
-      credits: 0,
+      // One credit: one lookup is done (3 s, the window in which the Cancel must land) while the batch's other
+      // requests are answered 402 at once (the service checks the credits before any lookup).
+      credits: 1,
       data: [['Profile'], ...urls(10, 'lou-park')],
-      // Every answer (here a 402) takes 3 s: the window in which the Cancel must land.
       faults: { latencyMs: 3000 },
     });
     const service = world.sandbox.service;

@@ -1,6 +1,6 @@
 import type { SandboxServer } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
-import { KEY, lookup, ORG, start, waitFor } from './helpers';
+import { KEY, lookup, ORG, post, start, waitFor } from './helpers';
 
 const JANE = 'https://www.network.com/in/jane-doe-12ab';
 const url = (slug: string) => `https://www.network.com/in/${slug}`;
@@ -105,8 +105,60 @@ describe('sandbox faults', () => {
     expect(String((error as { cause?: unknown }).cause)).toMatch(/socket|closed|reset|ECONNRESET/i);
     expect(sandbox.service.ledger()).toEqual([expect.objectContaining({ status: 'reset', charged: 0 })]);
     expect(sandbox.service.credits(ORG)).toBe(100);
-    // Invalid requests are not subject to the rates.
+    // Other rates do not touch what is answered before a lookup.
+    sandbox.service.configure({ error500Rate: 1, error429Rate: 0, htmlErrorRate: 0 });
     expect((await lookup(sandbox, JANE, 'wrong-key')).status).toBe(401);
+    expect((await post(sandbox, {})).status).toBe(400);
+  });
+
+  it('resetRate is a property of the connection: a key check, a 401 and a 402 are reset too, for free', async () => {
+    sandbox = await start({ faults: { resetRate: 1 } });
+    const failed = (answer: Promise<unknown>) =>
+      answer.then(
+        () => 'answered',
+        () => 'reset',
+      );
+    expect(await failed(post(sandbox, {}))).toBe('reset');
+    expect(await failed(post(sandbox, {}, { key: 'wrong-key' }))).toBe('reset');
+    sandbox.service.setCredits(ORG, 0);
+    expect(await failed(lookup(sandbox, JANE))).toBe('reset');
+    expect(sandbox.service.ledger().map((e) => [e.status, e.charged, e.keyCheck ?? false, e.fault])).toEqual([
+      ['reset', 0, true, 'reset'],
+      ['reset', 0, true, 'reset'],
+      ['reset', 0, false, 'reset'],
+    ]);
+  });
+
+  it("the resets of answers before a lookup come from a stream of their own: the lookups' faults do not shift", async () => {
+    const statuses = async (withKeyChecks: boolean) => {
+      const s = await start({ seed: 5, faults: { resetRate: 0.3 } });
+      try {
+        const lookups: Array<number | 'reset'> = [];
+        const checks: Array<number | 'reset'> = [];
+        const status = (answer: Promise<{ status: number }>) =>
+          answer.then(
+            (a) => a.status,
+            () => 'reset' as const,
+          );
+        for (let i = 0; i < 40; i++) {
+          if (withKeyChecks) checks.push(await status(post(s, {})));
+          lookups.push(await status(lookup(s, url(`reset-${'abcdefgh'[i % 8]}-${i}`))));
+        }
+        return { lookups, checks };
+      } finally {
+        await s.close();
+      }
+    };
+    const alone = await statuses(false);
+    const mixed = await statuses(true);
+    expect(mixed.lookups).toEqual(alone.lookups);
+    expect(alone.lookups).toContain('reset');
+    expect(alone.lookups).toContain(200);
+    // The key checks are reset at about the rate too (40 draws of 0.3: between 4 and 20 is far from chance).
+    const resets = mixed.checks.filter((status) => status === 'reset').length;
+    expect(resets).toBeGreaterThanOrEqual(4);
+    expect(resets).toBeLessThanOrEqual(20);
+    expect(mixed.checks.filter((status) => status !== 'reset').every((status) => status === 400)).toBe(true);
   });
 
   it('429 and HTML rates', async () => {

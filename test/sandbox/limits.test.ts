@@ -273,6 +273,35 @@ describe('the key check in the ledger', () => {
   });
 });
 
+describe('what is answered before a lookup', () => {
+  let sandbox: SandboxServer;
+
+  afterEach(async () => {
+    await sandbox?.close();
+  });
+
+  it('comes at once: a key check (400), a 401 and a 402 skip the latency, a lookup waits it; the draws stay in arrival order', async () => {
+    const setting = { medianMs: 600, p95Ms: 1200 };
+    sandbox = await start({ seed: 3, faults: { latencyMs: setting } });
+    const timed = async (send: () => Promise<Answer>) => {
+      const began = performance.now();
+      const answer = await send();
+      return { status: answer.status, ms: performance.now() - began };
+    };
+    const check = await timed(() => post(sandbox, {}));
+    const refused = await timed(() => post(sandbox, {}, { key: 'wrong-key' }));
+    const found = await timed(() => lookup(sandbox, url('lat-after-checks')));
+    sandbox.service.setCredits(ORG, 0);
+    const unpaid = await timed(() => lookup(sandbox, url('lat-no-credit')));
+    expect([check.status, refused.status, found.status, unpaid.status]).toEqual([400, 401, 200, 402]);
+    const ledger = sandbox.service.ledger();
+    expect(ledger.map((e) => e.delayMs)).toEqual([0, 0, latencyAt(setting, 3, 2), 0]);
+    // The lookup took the third draw of the sequence (each request takes one on arrival) and waited it.
+    expect(found.ms).toBeGreaterThanOrEqual(latencyAt(setting, 3, 2) - 1);
+    for (const quick of [check, refused, unpaid]) expect(quick.ms).toBeLessThan(latencyAt(setting, 3, 2));
+  });
+});
+
 describe('the command line', () => {
   it('parses the rate limit and the long-tailed latency', () => {
     expect(

@@ -44,6 +44,8 @@ export interface WorldOptions {
   credits?: number;
   editorCredits?: number;
   faults?: FaultConfig;
+  /** The sandbox's seed (its fault and latency draws); default 1. */
+  seed?: number;
   data?: unknown[][];
   /** Script properties besides API_BASE_URL and NETWORK_HOSTS (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
   scriptProperties?: Record<string, string>;
@@ -89,6 +91,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       { name: EDITOR_ORG, keys: [EDITOR_KEY], credits: options.editorCredits ?? 1000 },
     ],
     faults: options.faults,
+    seed: options.seed,
   });
   let env: Environment | undefined;
   try {

@@ -11,7 +11,8 @@ import { BULK_CLAIM } from '../../core/claims';
 import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
-import { loadPace, PACE_START } from '../../core/pace';
+import type { ServiceError } from '../../core/lookup';
+import { knowsNothing, loadPace, PACE_START } from '../../core/pace';
 import {
   adjacentRuns,
   cellMark,
@@ -24,6 +25,7 @@ import {
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
 import { readJobCells } from './columns';
+import { probeConnection } from './probe';
 import { apply, ownsLease, saveProgress, working } from './slice';
 import { buysAgain, copyOf, read, resultOf, type Slice } from './sliceState';
 
@@ -103,8 +105,8 @@ function planWindow(slice: Slice): WindowPlan {
   return { size, plans, unwritable };
 }
 
-/** Claims and sends the window's URLs without a result (and without a copy in the sheet). */
-function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
+/** The window's URLs without a result (and without a copy in the sheet), with the spelling each is sent in. */
+function wantedKeys(slice: Slice, window: WindowPlan): { wanted: string[]; sentOf: Map<string, string> } {
   const sentOf = new Map<string, string>();
   const wanted: string[] = [];
   window.plans.forEach((plan, index) => {
@@ -113,7 +115,32 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     sentOf.set(plan.key, plan.sent);
     if (!copyOf(slice, plan.key)) wanted.push(plan.key);
   });
-  if (wanted.length === 0) return { outcomes: new Map(), requestsSent: 0, lostAnswers: 0 };
+  return { wanted, sentOf };
+}
+
+const nothingSent = (halt?: ServiceError): SendReport => ({
+  outcomes: new Map(),
+  requestsSent: 0,
+  lostAnswers: 0,
+  halt,
+});
+
+/**
+ * Before the first paid batch of a run whose pace knows nothing, free key checks test the connection
+ * (./probe.ts); the window is then planned again at the pace they set. The window, and the error that halts the
+ * run if the probe met one (401, 404, a redirect, the daily quota).
+ */
+function probeFirst(slice: Slice, window: WindowPlan): { window: WindowPlan; halt?: ServiceError } {
+  if (!slice.pacer || !knowsNothing(slice.pacer.state) || wantedKeys(slice, window).wanted.length === 0)
+    return { window };
+  const halt = probeConnection(slice);
+  return { window: halt || knowsNothing(slice.pacer.state) ? window : planWindow(slice), halt };
+}
+
+/** Claims and sends the window's URLs without a result (and without a copy in the sheet). */
+function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
+  const { wanted, sentOf } = wantedKeys(slice, window);
+  if (wanted.length === 0) return nothingSent();
   const claimed = claimUnknown(slice.ports, {
     keys: wanted,
     value: BULK_CLAIM,
@@ -250,8 +277,8 @@ function writeRuns(slice: Slice, runs: Array<{ from: number; count: number }>, o
 
 /** One window: plan, look up, write, advance. False when the slice must end (out of time, lease lost). */
 function processWindow(slice: Slice): boolean {
-  const window = planWindow(slice);
-  const report = lookUpWindow(slice, window);
+  const { window, halt } = probeFirst(slice, planWindow(slice));
+  const report = halt ? nothingSent(halt) : lookUpWindow(slice, window);
   const written = writeWindow(slice, window, report);
   if (!written) return false;
   const { stopAt, check } = written;
