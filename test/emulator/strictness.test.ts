@@ -324,7 +324,9 @@ describe('google.script.run', () => {
     const env = environment();
     const ss = env.createSpreadsheet({ owner: OWNER });
     const options = { spreadsheetId: ss.id };
-    await expect(env.runFromPage('helper_', [], options)).rejects.toThrow('Script function not found: helper_');
+    await expect(env.runFromPage('helper_', [], options)).rejects.toThrow(
+      'Script function not found: helper_',
+    );
     expect(await env.run('helper_', [], options)).toBe('private');
     expect(await env.runFromPage('readCell', ['A1'], options)).toEqual([[['']], [['']], [['']]]);
   });
