@@ -6,7 +6,8 @@
  * (twofold once an answer was lost) while batches come back fast and clean; a 429 or 5xx halves it and sets a
  * ceiling (what the service took) above which it grows by a twentieth a batch; a batch lost to a transport failure halves it too, and the rate of such losses caps it so that the
  * answers expected to be lost stay under LOSS_TARGET per request. A Retry-After holds every batch back. A bulk
- * run sends a free connection probe first when its pace knows nothing (`observeProbe`).
+ * run, and a formula range worth it (`probeWorthIt`), send a free connection probe first when the pace knows
+ * nothing (`observeProbe`).
  */
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
 import { PACE_PREFIX } from './propertyNames';
@@ -79,6 +80,14 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */
 export function knowsNothing(state: PaceState): boolean {
   return state.requests === 0;
+}
+
+/**
+ * A connection probe is worth its key checks: the pace knows nothing and its first batch would hold more than
+ * `above` of the `count` requests waiting (a batch of one loses no other answer to a reset).
+ */
+export function probeWorthIt(state: PaceState, count: number, above: number): boolean {
+  return knowsNothing(state) && Math.min(count, state.size) > above;
 }
 
 /**

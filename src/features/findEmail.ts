@@ -20,6 +20,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
+  FORMULA_PROBE_ABOVE,
   FORMULA_UNTIMED_START_SHARE,
   FORMULA_WORK_BUDGET_MS,
   HALT_SECONDS,
@@ -27,7 +28,8 @@ import {
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
-import { loadPace, type Pacer } from '../core/pace';
+import type { ServiceError } from '../core/lookup';
+import { loadPace, type Pacer, probeWorthIt } from '../core/pace';
 import type { BatchSizer, LookupPorts } from '../core/ports';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -36,6 +38,7 @@ import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
 import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, ownerKeyMessage, UNSAVED } from './formulaMessages';
 import { FormulaBudget, fixedBatchSize } from './lookup/budget';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
+import { probeConnection } from './lookup/probe';
 
 const PACE_SCOPE = 'formula';
 
@@ -93,6 +96,28 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
   });
 }
 
+/** After a 401 or 402 every formula of the document pauses (HALT_SECONDS). */
+function haltFormulas(run: Run, halt: ServiceError): void {
+  if (halt.error !== 'unauthorized' && halt.error !== 'payment_required') return;
+  writeHalt(run.ports.cache, run.apiKey, accountError(halt).message, HALT_SECONDS);
+  run.ports.cache?.remove(ACCOUNT_OK_KEY);
+}
+
+/**
+ * Before the first paced batch of `count` new URLs, the connection probe when it is worth it (src/core/pace.ts
+ * `probeWorthIt`; src/features/lookup/probe.ts). A 401, 404 or redirect it meets is the cells' message: the
+ * claims are released and nothing is paid.
+ */
+function probeConnectionFirst(run: Run, count: number, claimed: string[]): void {
+  const pacer = run.pacer;
+  if (!pacer || !probeWorthIt(pacer.state, count, FORMULA_PROBE_ABOVE)) return;
+  const halt = probeConnection(run.ports, pacer, run, run.budget);
+  if (!halt) return;
+  haltFormulas(run, halt);
+  releaseClaims(run.ports.cache, claimed);
+  throw accountError(halt);
+}
+
 /**
  * Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses.
  * Returns the keys another execution turned out to be sending (to wait for).
@@ -101,6 +126,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
+    if (!probing) probeConnectionFirst(run, keys.length, keys);
     const request: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
@@ -119,12 +145,9 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
           cache?.remove(PROBE_KEY);
           probeOpen = false;
           request.batchSize = run.sizer;
+          if (!batch.halt) probeConnectionFirst(run, keys.length - 1, keys);
         }
-        const halt = batch.halt;
-        if (halt && (halt.error === 'unauthorized' || halt.error === 'payment_required')) {
-          writeHalt(cache, run.apiKey, accountError(halt).message, HALT_SECONDS);
-          cache?.remove(ACCOUNT_OK_KEY);
-        }
+        if (batch.halt) haltFormulas(run, batch.halt);
       },
     };
     const report = sendClaimed(run.ports, request);

@@ -12,7 +12,7 @@ import { countCopy, countFinished, countOutcome } from '../../core/counting';
 import type { Job } from '../../core/job';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
 import type { ServiceError } from '../../core/lookup';
-import { knowsNothing, loadPace, PACE_START } from '../../core/pace';
+import { knowsNothing, loadPace, PACE_START, probeWorthIt } from '../../core/pace';
 import {
   adjacentRuns,
   cellMark,
@@ -24,8 +24,8 @@ import {
 } from '../../core/rowPlan';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
+import { probeConnection } from '../lookup/probe';
 import { readJobCells } from './columns';
-import { probeConnection } from './probe';
 import { apply, ownsLease, saveProgress, working } from './slice';
 import { buysAgain, copyOf, read, resultOf, type Slice } from './sliceState';
 
@@ -127,13 +127,14 @@ const nothingSent = (halt?: ServiceError): SendReport => ({
 
 /**
  * Before the first paid batch of a run whose pace knows nothing, free key checks test the connection
- * (./probe.ts); the window is then planned again at the pace they set. The window, and the error that halts the
+ * (../lookup/probe.ts); the window is then planned again at the pace they set. The window, and the error that halts the
  * run if the probe met one (401, 404, a redirect, the daily quota).
  */
 function probeFirst(slice: Slice, window: WindowPlan): { window: WindowPlan; halt?: ServiceError } {
-  if (!slice.pacer || !knowsNothing(slice.pacer.state) || wantedKeys(slice, window).wanted.length === 0)
+  if (!slice.pacer || !probeWorthIt(slice.pacer.state, wantedKeys(slice, window).wanted.length, 0))
     return { window };
-  const halt = probeConnection(slice);
+  const plan = { apiKey: slice.apiKey, endpoint: slice.endpoint };
+  const halt = probeConnection(slice.ports, slice.pacer, plan, sliceBudget(slice.deadline));
   return { window: halt || knowsNothing(slice.pacer.state) ? window : planWindow(slice), halt };
 }
 

@@ -1,0 +1,165 @@
+/**
+ * The connection probe of a =FINDEMAIL range (issue 10.10) through dist/Code.js: a range of new URLs whose
+ * formula pace knows nothing sends free key checks before its first paid batch (PROBE_START when clean, 1 after a
+ * loss), so at 10 % of connections reset the credits stay near one per profile; cells of one URL and small ranges
+ * send none; a 401 the probe meets is the cells' message, with nothing paid.
+ */
+import { buildLookupResponse, predictLookup } from '../../sandbox/profiles';
+import type { LedgerEntry } from '../../sandbox/service';
+import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
+import { type Stub, startStub } from '../bundle/helpers';
+import { startWorld, url, type World } from '../support/harness';
+import { cellError, column, fillDown, lookups } from './helpers';
+
+let world: World | undefined;
+let stub: Stub | undefined;
+afterEach(async () => {
+  await world?.close();
+  await stub?.close();
+  world = undefined;
+  stub = undefined;
+});
+
+function profiles(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => url(`${prefix}-${i}`));
+}
+
+const keyChecks = (w: World): LedgerEntry[] => w.sandbox.service.ledger().filter((entry) => entry.keyCheck);
+
+/** Sizes of the lookup batches: requests that started within 40 ms of each other (latency keeps batches apart). */
+function batches(w: World): number[] {
+  const starts = lookups(w)
+    .map((entry) => entry.startedAt)
+    .sort((a, b) => a - b);
+  const sizes: number[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  for (const at of starts) {
+    if (at - last > 40) sizes.push(0);
+    sizes[sizes.length - 1]++;
+    last = at;
+  }
+  return sizes;
+}
+
+/** What a cell shows when its profile was looked up: the address, or the sandbox's "no e-mail" answer. */
+function answered(value: unknown, profileUrl: string): boolean {
+  const prediction = predictLookup(profileUrl);
+  return prediction.kind === 'found'
+    ? value === prediction.email
+    : value !== '' && !/^ERROR: /.test(String(value));
+}
+
+async function openRange(urls: string[], options: Parameters<typeof startWorld>[0] = {}): Promise<World> {
+  const w = await startWorld({ data: [['URL'], ...urls.map((u) => [u])], ...options });
+  w.env.enter(w.ss.id, 'B2', [[`=FINDEMAIL(A2:A${urls.length + 1})`]]);
+  return w;
+}
+
+describe('the connection probe of a =FINDEMAIL range', () => {
+  it('fault-free: the account check, the free probe, then batches from 16', async () => {
+    const urls = profiles('fay-probe', 40);
+    world = await openRange(urls, { faults: { latencyMs: 100 } });
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results.every((result) => result.ok)).toBe(true);
+    expect(column(world, 'B2:B41').every((value, i) => answered(value, urls[i]))).toBe(true);
+    const checks = keyChecks(world);
+    expect(checks.map((entry) => [entry.status, entry.charged])).toEqual(
+      new Array(PROBE_REQUESTS).fill([400, 0]),
+    );
+    // The account check goes alone (a fresh spreadsheet), the probe before the first batch of several.
+    const [accountCheck, ...paid] = lookups(world);
+    for (const check of checks) {
+      expect(check.startedAt).toBeGreaterThanOrEqual(accountCheck.endedAt);
+      for (const lookup of paid) expect(check.startedAt).toBeLessThanOrEqual(lookup.startedAt);
+    }
+    expect(batches(world)).toEqual([1, PROBE_START, 40 - 1 - PROBE_START]);
+    expect(world.sandbox.service.totalCharged()).toBe(40);
+  });
+
+  it('a single-URL cell, a range of 3, and 16 fresh single cells at once send no key check', async () => {
+    const urls = profiles('sol-probe', 20);
+    world = await startWorld({ data: [['URL'], ...urls.map((u) => [u])], faults: { latencyMs: 50 } });
+    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+    await world.env.recalculate(world.ss.id);
+    world.env.enter(world.ss.id, 'C2', [['=FINDEMAIL(A3:A5)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(lookups(world)).toHaveLength(4);
+    // 16 cells of one new URL each, evaluated at once.
+    fillDown(world, 'D', 'A', 6, 21);
+    await world.env.recalculate(world.ss.id);
+    expect(column(world, 'D6:D21').every((value, i) => answered(value, urls[i + 4]))).toBe(true);
+    expect(lookups(world)).toHaveLength(20);
+    expect(keyChecks(world)).toEqual([]);
+  });
+
+  it('a key refused at the probe: the cells say so, no lookup sent', async () => {
+    // The owner's key worked for the first cell (the account is proven), then the service refuses it.
+    let refused = false;
+    stub = await startStub((request) => {
+      const body = JSON.parse(request.body || '{}') as { network_url?: string };
+      if (refused || !body.network_url)
+        return {
+          status: 401,
+          body: JSON.stringify({ error: 'Unauthorized: Invalid API Key or Organization not found.' }),
+        };
+      const answer = buildLookupResponse(body.network_url);
+      return { status: answer.status, body: JSON.stringify(answer.body) };
+    });
+    const urls = profiles('rex-probe', 11);
+    world = await startWorld({
+      data: [['URL'], ...urls.map((u) => [u])],
+      scriptProperties: { API_BASE_URL: stub.baseUrl },
+    });
+    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(stub.requests).toHaveLength(1);
+    refused = true;
+    world.env.enter(world.ss.id, 'C2', [['=FINDEMAIL(A3:A12)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(cellError(world, 'C2')).toMatch(/API key was rejected/);
+    // The probe's free key checks only: no lookup after the first cell's.
+    expect(stub.requests.slice(1).map((request) => request.body)).toEqual(
+      new Array(PROBE_REQUESTS).fill('{}'),
+    );
+  });
+
+  it('40 profiles at 10 % of connections reset, over 8 seeds: credits within 10 % of the profiles charged, none charged more than twice', async () => {
+    // Seeds 1-8, fixed before the figures were known. One evaluation each (what the user sees first).
+    const urls = profiles('ria-reset', 40);
+    const figures: Array<{
+      seed: number;
+      probeLost: boolean;
+      batches: number[];
+      profiles: number;
+      credits: number;
+    }> = [];
+    for (let seed = 1; seed <= 8; seed++) {
+      world = await openRange(urls, { seed, faults: { latencyMs: 60, resetRate: 0.1 } });
+      const report = await world.env.recalculate(world.ss.id);
+      expect(report.results.every((result) => result.ok)).toBe(true);
+      const charges = world.charges();
+      expect(Math.max(...Object.values(charges))).toBeLessThanOrEqual(2);
+      // Every cell has its answer or says why not (lost twice, or not reached in time).
+      const shown = column(world, 'B2:B41');
+      for (const [i, value] of shown.entries()) {
+        if (!answered(value, urls[i]))
+          expect(String(value)).toMatch(/^ERROR: (.*Answer lost twice|Not looked up in time)/);
+      }
+      figures.push({
+        seed,
+        probeLost: keyChecks(world).some((entry) => entry.status === 'reset'),
+        batches: batches(world),
+        profiles: Object.keys(charges).length,
+        credits: world.sandbox.service.totalCharged(),
+      });
+      await world.close();
+      world = undefined;
+    }
+    const credits = figures.reduce((sum, figure) => sum + figure.credits, 0);
+    const charged = figures.reduce((sum, figure) => sum + figure.profiles, 0);
+    console.info(
+      `=FINDEMAIL over 40 profiles at 10 % resets, per seed: ${JSON.stringify(figures)}; credits ${credits} for ${charged} profiles charged`,
+    );
+    expect(credits).toBeLessThanOrEqual(1.1 * charged);
+  }, 180_000);
+});
