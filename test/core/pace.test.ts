@@ -1,5 +1,5 @@
 /** The adaptive batch size (src/core/pace.ts): pure rules, no clock, no emulator. */
-import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
+import { DEFAULT_CONCURRENCY, FORMULA_PROBE_ABOVE, PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import {
   FAST_FACTOR,
   knowsNothing,
@@ -10,6 +10,7 @@ import {
   observeProbe,
   PACE_START,
   type PaceState,
+  probeWorthIt,
 } from '../../src/core/pace';
 import type { BatchSample, DocumentCache } from '../../src/core/ports';
 
@@ -138,6 +139,21 @@ describe('the batch size controller', () => {
     expect(sizes.slice(0, 3)).toEqual([1, 1, 1]);
     for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeLessThanOrEqual(2 * sizes[i - 1]);
     expect(sizes[sizes.length - 1]).toBeLessThan(PROBE_START);
+  });
+
+  it('a probe is worth it only while the pace knows nothing and its first batch would hold more than a few', () => {
+    const formula = newPace(DEFAULT_CONCURRENCY, CAP);
+    expect(probeWorthIt(formula, 40, FORMULA_PROBE_ABOVE)).toBe(true);
+    expect(probeWorthIt(formula, FORMULA_PROBE_ABOVE + 1, FORMULA_PROBE_ABOVE)).toBe(true);
+    // A cell of one URL, or a few: no key checks.
+    expect(probeWorthIt(formula, 1, FORMULA_PROBE_ABOVE)).toBe(false);
+    expect(probeWorthIt(formula, FORMULA_PROBE_ABOVE, FORMULA_PROBE_ABOVE)).toBe(false);
+    // A pace capped at a few (FETCH_MAX_CONCURRENCY), or one that observed a batch: none either.
+    expect(probeWorthIt(newPace(DEFAULT_CONCURRENCY, 3), 40, FORMULA_PROBE_ABOVE)).toBe(false);
+    expect(probeWorthIt(observePace(formula, clean(20), CAP), 40, FORMULA_PROBE_ABOVE)).toBe(false);
+    // The bulk run probes for any URL to send.
+    expect(probeWorthIt(newPace(PACE_START, CAP), 1, 0)).toBe(true);
+    expect(probeWorthIt(newPace(PACE_START, CAP), 0, 0)).toBe(false);
   });
 
   it('a throttled probe (429 or 5xx) sets the ceiling at what the service took', () => {
