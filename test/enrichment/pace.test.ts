@@ -9,6 +9,7 @@ import { normalizeProfileUrl } from '../../sandbox/profiles';
 import type { LedgerEntry } from '../../sandbox/service';
 import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import { type Stub, startStub } from '../bundle/helpers';
+import { lookupBatches as batches } from '../findemail/helpers';
 import { waitFor } from '../sandbox/helpers';
 import { API_KEY_PROPERTY, ORG, OWNER, startWorld, url, type World } from '../support/harness';
 import { drive, mismatches, type ProgressView, start } from './helpers';
@@ -34,26 +35,6 @@ function distinct(data: string[][]): number {
 }
 
 const isLookup = (entry: LedgerEntry) => entry.networkUrl !== undefined;
-
-/**
- * The ledger's lookups grouped by the fetchAll they came in: requests that started within 40 ms of each other
- * (the service's latency keeps one batch's from the next's).
- */
-function batches(w: World): number[] {
-  const starts = w.sandbox.service
-    .ledger()
-    .filter(isLookup)
-    .map((entry) => entry.startedAt)
-    .sort((a, b) => a - b);
-  const sizes: number[] = [];
-  let last = Number.NEGATIVE_INFINITY;
-  for (const at of starts) {
-    if (at - last > 40) sizes.push(0);
-    sizes[sizes.length - 1]++;
-    last = at;
-  }
-  return sizes;
-}
 
 /** The connection probe's requests: free key checks, all sent before the first lookup. */
 function probeOf(w: World): LedgerEntry[] {

@@ -8,6 +8,24 @@ export function lookups(world: World): LedgerEntry[] {
   return world.sandbox.service.ledger().filter((entry) => entry.networkUrl !== undefined);
 }
 
+/**
+ * The sizes of the fetchAll batches of lookups, in order: requests that started within 40 ms of each other (the
+ * service's latency keeps one batch's from the next's).
+ */
+export function lookupBatches(world: World): number[] {
+  const starts = lookups(world)
+    .map((entry) => entry.startedAt)
+    .sort((a, b) => a - b);
+  const sizes: number[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  for (const at of starts) {
+    if (at - last > 40) sizes.push(0);
+    sizes[sizes.length - 1]++;
+    last = at;
+  }
+  return sizes;
+}
+
 /** The address the sandbox finds for a URL (fails the test when the sandbox would not find one). */
 export function emailOf(profileUrl: string): string {
   const prediction = predictLookup(profileUrl);

@@ -9,7 +9,7 @@ import type { LedgerEntry } from '../../sandbox/service';
 import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import { type Stub, startStub } from '../bundle/helpers';
 import { startWorld, url, type World } from '../support/harness';
-import { cellError, column, fillDown, lookups } from './helpers';
+import { lookupBatches as batches, cellError, column, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
 let stub: Stub | undefined;
@@ -25,21 +25,6 @@ function profiles(prefix: string, n: number): string[] {
 }
 
 const keyChecks = (w: World): LedgerEntry[] => w.sandbox.service.ledger().filter((entry) => entry.keyCheck);
-
-/** Sizes of the lookup batches: requests that started within 40 ms of each other (latency keeps batches apart). */
-function batches(w: World): number[] {
-  const starts = lookups(w)
-    .map((entry) => entry.startedAt)
-    .sort((a, b) => a - b);
-  const sizes: number[] = [];
-  let last = Number.NEGATIVE_INFINITY;
-  for (const at of starts) {
-    if (at - last > 40) sizes.push(0);
-    sizes[sizes.length - 1]++;
-    last = at;
-  }
-  return sizes;
-}
 
 /** What a cell shows when its profile was looked up: the address, or the sandbox's "no e-mail" answer. */
 function answered(value: unknown, profileUrl: string): boolean {
