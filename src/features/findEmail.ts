@@ -2,74 +2,28 @@
 
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
-import { readApiKey } from '../adapters/settings';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
-import {
-  BULK_CLAIM,
-  claimKey,
-  FORMULA_CLAIM,
-  parseHalt,
-  readClaims,
-  readHalt,
-  releaseClaims,
-  writeHalt,
-} from '../core/claims';
-import { stableHash } from '../core/hash';
+import { BULK_CLAIM, claimKey, FORMULA_CLAIM, readClaims, releaseClaims } from '../core/claims';
 import {
   ACCOUNT_OK_SECONDS,
-  DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
   FORMULA_PROBE_ABOVE,
-  FORMULA_UNTIMED_START_SHARE,
-  FORMULA_WORK_BUDGET_MS,
-  HALT_SECONDS,
-  MAX_BATCH_SIZE,
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
-import type { ServiceError } from '../core/lookup';
-import { loadPace, type Pacer, probeWorthIt } from '../core/pace';
-import type { BatchSizer, LookupPorts } from '../core/ports';
+import { probeWorthIt } from '../core/pace';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
-import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, ownerKeyMessage, UNSAVED } from './formulaMessages';
-import { FormulaBudget, fixedBatchSize } from './lookup/budget';
+import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './formulaMessages';
+import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './formulaRun';
+import { fixedBatchSize } from './lookup/budget';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 import { probeConnection } from './lookup/probe';
 
-const PACE_SCOPE = 'formula';
-
 type Cell = unknown;
-
-/** State of one =FINDEMAIL execution. */
-interface Run {
-  ports: LookupPorts;
-  apiKey: string;
-  keyHash: string;
-  endpoint: string;
-  /** Requests per batch: FETCH_CONCURRENCY's fixed size, or the document's kept pace (src/core/pace.ts). */
-  sizer: BatchSizer;
-  pacer?: Pacer;
-  budget: FormulaBudget;
-  sentFor: Map<string, string>;
-  outcomes: Map<string, RowOutcome>;
-}
-
-/** `raw`: the HALT_KEY value when the caller read it already together with other keys. */
-function throwIfHalted(run: Run, raw?: string): void {
-  const halt = raw === undefined ? readHalt(run.ports.cache, run.apiKey) : parseHalt(raw, run.apiKey);
-  if (halt) throw new Error(halt.message);
-}
-
-/** Stored results of these keys go into the run's outcomes; returns the keys found. */
-function fromStore(run: Run, keys: string[]): Set<string> {
-  const found = run.ports.store.getMany(keys);
-  for (const [key, result] of found) run.outcomes.set(key, result);
-  return new Set(found.keys());
-}
 
 /**
  * Claims the keys neither stored nor claimed. While no lookup proved the owner's account works (a charged answer
@@ -94,13 +48,6 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
       return 'probe';
     },
   });
-}
-
-/** After a 401 or 402 every formula of the document pauses (HALT_SECONDS). */
-function haltFormulas(run: Run, halt: ServiceError): void {
-  if (halt.error !== 'unauthorized' && halt.error !== 'payment_required') return;
-  writeHalt(run.ports.cache, run.apiKey, accountError(halt).message, HALT_SECONDS);
-  run.ports.cache?.remove(ACCOUNT_OK_KEY);
 }
 
 /**
@@ -212,40 +159,6 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
     break;
   }
   return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
-}
-
-/** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
-function startRun(
-  ports: LookupPorts,
-  endpoint: string,
-  inputs: ProfileInput[],
-  outcomes: Map<string, RowOutcome>,
-  started: number,
-): Run {
-  const config = readCachedScriptConfig();
-  const apiKey = readApiKey();
-  if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
-  const sentFor = new Map<string, string>();
-  for (const input of inputs)
-    if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
-  // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
-  const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
-  const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
-  const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
-  const pacer = fixed
-    ? undefined
-    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency);
-  return {
-    ports,
-    apiKey,
-    keyHash: stableHash(apiKey),
-    endpoint,
-    sizer: pacer ?? fixedBatchSize(fixed || DEFAULT_CONCURRENCY),
-    pacer,
-    budget: new FormulaBudget(started + budgetMs, untimedEnd),
-    sentFor,
-    outcomes,
-  };
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
