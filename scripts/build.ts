@@ -1,18 +1,12 @@
 /**
- * Builds dist/ exactly as `clasp push` sends it: Code.js, Server.html, Sidebar.html, appsscript.json.
+ * Builds dist/ exactly as `clasp push` sends it: Code.js, Sidebar.html, appsscript.json.
  * API_BASE_URL (environment) sets the service's base URL; without it the build targets the local sandbox.
- * `--minify none` writes the bundles' bodies unminified (for reading them).
+ * `--minify none` writes the bundle's body unminified (for reading it).
  *
- * Two bundles (issue 12): Apps Script loads every script file of the project on every execution, and a
- * custom-function call is an execution, so each =FINDEMAIL cell pays for loading all the code there is.
- * - Code.js: the readable top-level stubs of every entry point of src/main.ts, then the light bundle built from
- *   src/formulaMain.ts: FINDEMAIL, onOpen, onInstall, onEdit and what they import.
- * - Server.html: the whole of src/main.ts as JavaScript in an HTML file, which Apps Script does not load by itself.
- *   The other entry points' stubs call loadServer_(), which reads it with HtmlService and evaluates it, at most
- *   once per execution.
- * No execution mixes the two bundles: a light entry point does all its work in the light bundle and never loads the
- * server; a heavy one calls only into the server bundle. So the modules both bundles hold (the adapters, core/)
- * never share state, and holding them twice is harmless.
+ * Code.js is the whole add-on: the readable top-level stubs of every entry point of src/main.ts, then one bundle of
+ * src/main.ts. No code lives in an HTML file: HtmlService is reported to remove the text after `//` inside
+ * template literals of HTML files (../shared/apps-script-facts.md, HtmlService), so code read from one and
+ * evaluated could break at run time (issue 17).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -25,21 +19,15 @@ import { allowlistFor, resolveEndpoint } from '../src/core/config';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 export const SANDBOX_BASE_URL = 'http://127.0.0.1:8787/api/v1/';
-/** What a (split) build writes and clasp pushes; .claspignore lets exactly these through. */
-export const BUILT_FILES = ['Code.js', 'Server.html', 'Sidebar.html', 'appsscript.json'] as const;
+/** What a build writes and clasp pushes; .claspignore lets exactly these through. */
+export const BUILT_FILES = ['Code.js', 'Sidebar.html', 'appsscript.json'] as const;
 
-/** The light bundle's global (Code.js) and the server bundle's (Server.html). */
-const LIGHT_GLOBAL = 'ProfileEmailFinder';
-const SERVER_GLOBAL = 'ProfileEmailFinderServer';
-/** dist/Server.html, read by name with HtmlService.createHtmlOutputFromFile. */
-const SERVER_FILE = 'Server';
-/** The name stack traces show for frames in the server bundle (a sourceURL comment). */
-const SERVER_SOURCE_URL = 'Server.js';
+/** The bundle's global: the stubs call into it. */
+const BUNDLE_GLOBAL = 'ProfileEmailFinder';
 const MAIN_ENTRY = join(root, 'src/main.ts');
-const LIGHT_ENTRY = join(root, 'src/formulaMain.ts');
 
 /**
- * How the bundles' bodies (the IIFEs) are minified; the top-level stubs and their JSDoc are always written as they
+ * How the bundle's body (the IIFE) is minified; the top-level stubs and their JSDoc are always written as they
  * are. Code.js is loaded on every custom-function call, so it ships minified: `names` keeps function and class names
  * (esbuild keepNames), so stack traces in the execution log still say where (about 3 KB more than `full`), and
  * lines stay short so a line:column in a stack trace still points somewhere readable.
@@ -53,39 +41,16 @@ function minifyOptions(mode: MinifyMode) {
   return { minify: true, keepNames: mode === 'names', lineLimit: MINIFY_LINE_LIMIT };
 }
 
-/**
- * `split` (shipped): Code.js with the light bundle, Server.html with the rest. `single`: the build before issue 12,
- * every entry point in one bundle in Code.js (the cold-load bench's baseline).
- */
-export type Layout = 'split' | 'single';
-
 export interface EntryPoint {
   name: string;
   params: string[];
   jsDoc: string;
-  /** Runs in the light bundle (src/formulaMain.ts exports it); otherwise in the server bundle. */
-  light: boolean;
 }
 
-/** The names src/formulaMain.ts exports (`export { A, B } from './main'`). */
-export function readLightNames(file = LIGHT_ENTRY): string[] {
+/** Every exported function of src/main.ts, with its parameters and JSDoc, read with the TypeScript parser. */
+export function readEntryPoints(file = MAIN_ENTRY): EntryPoint[] {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2020, true);
-  return source.statements.flatMap((statement) =>
-    ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)
-      ? statement.exportClause.elements.map((element) => element.name.text)
-      : [],
-  );
-}
-
-/**
- * Every exported function of src/main.ts, with its parameters and JSDoc, read with the TypeScript parser, and
- * whether it is light. A light name that src/main.ts does not export is refused.
- */
-export function readEntryPoints(file = MAIN_ENTRY, lightFile = LIGHT_ENTRY): EntryPoint[] {
-  const text = readFileSync(file, 'utf8');
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2020, true);
-  const lightNames = readLightNames(lightFile);
   const entries: EntryPoint[] = [];
   for (const statement of source.statements) {
     if (!ts.isFunctionDeclaration(statement) || !statement.name) continue;
@@ -98,38 +63,15 @@ export function readEntryPoints(file = MAIN_ENTRY, lightFile = LIGHT_ENTRY): Ent
       name: statement.name.text,
       params: statement.parameters.map((p) => p.name.getText(source)),
       jsDoc: last ? text.slice(last.pos, last.end) : '',
-      light: lightNames.includes(statement.name.text),
     });
   }
-  const unknown = lightNames.filter((name) => !entries.some((entry) => entry.name === name));
-  if (unknown.length > 0)
-    throw new Error(`${lightFile} exports ${unknown.join(', ')}: not an entry point of ${file}`);
   return entries;
 }
 
-function wrapper(entry: EntryPoint, layout: Layout): string {
+function wrapper(entry: EntryPoint): string {
   const params = entry.params.join(', ');
-  const target = layout === 'single' || entry.light ? LIGHT_GLOBAL : 'loadServer_()';
-  return `${entry.jsDoc}\nfunction ${entry.name}(${params}) {\n  return ${target}.${entry.name}(${params});\n}\n`;
+  return `${entry.jsDoc}\nfunction ${entry.name}(${params}) {\n  return ${BUNDLE_GLOBAL}.${entry.name}(${params});\n}\n`;
 }
-
-/**
- * Written into Code.js (split layout) before the stubs. The trailing underscore makes the function private in Apps
- * Script: neither google.script.run, a menu nor a formula can call it.
- */
-const SERVER_LOADER = `/**
- * The server bundle: every entry point but FINDEMAIL and the simple triggers runs there. It is JavaScript kept in
- * the HTML file ${SERVER_FILE}.html, because Apps Script loads every script file of the project on every execution,
- * each =FINDEMAIL cell included, and HTML files only when asked for. Read and evaluated (indirect eval: in the
- * global scope) at most once per execution, by the entry points below that need it.
- */
-var ${SERVER_GLOBAL};
-function loadServer_() {
-  if (${SERVER_GLOBAL} === undefined)
-    ${SERVER_GLOBAL} = (0, eval)(HtmlService.createHtmlOutputFromFile('${SERVER_FILE}').getContent());
-  return ${SERVER_GLOBAL};
-}
-`;
 
 /**
  * The scopes the bundle needs, and no more (test/bundle/build.test.ts checks them against the code):
@@ -169,18 +111,13 @@ async function buildSidebar(): Promise<string> {
   return html.replace('/* INLINE_CSS */', () => css).replace('/* INLINE_JS */', () => js);
 }
 
-/** One IIFE bundle of `entry` whose exports become the global `globalName`. */
-async function bundleOf(
-  entry: string,
-  globalName: string,
-  defines: Record<string, string>,
-  minify: MinifyMode,
-): Promise<string> {
+/** One IIFE bundle of src/main.ts whose exports become the global BUNDLE_GLOBAL. */
+async function bundleOf(defines: Record<string, string>, minify: MinifyMode): Promise<string> {
   const result = await build({
-    entryPoints: [entry],
+    entryPoints: [MAIN_ENTRY],
     bundle: true,
     format: 'iife',
-    globalName,
+    globalName: BUNDLE_GLOBAL,
     target: 'es2020',
     platform: 'neutral',
     write: false,
@@ -192,19 +129,6 @@ async function bundleOf(
 }
 
 /**
- * Server.html's content: exactly the JavaScript that loadServer_ evaluates. It ends with the bundle's global as an
- * expression, so the eval returns the exports even though the bundle starts with "use strict" (strict eval code
- * keeps its `var` to itself). createHtmlOutputFromFile evaluates no
- * scriptlets and getContent returns the file as written, but a `<?` would make the file a template the day someone
- * reads it with createTemplateFromFile, so the build refuses one rather than escape JavaScript it cannot parse.
- */
-function serverFile(header: string, bundle: string): string {
-  if (bundle.includes('<?'))
-    throw new Error(`The server bundle contains "<?", a scriptlet marker in an HTML file.`);
-  return `${header}${bundle}${SERVER_GLOBAL};\n//# sourceURL=${SERVER_SOURCE_URL}\n`;
-}
-
-/**
  * Builds into `outDir` (default dist/, which is emptied first; another folder only gets the build's files).
  * Refuses a base URL that is neither https nor loopback http, before writing anything.
  */
@@ -212,7 +136,6 @@ export async function buildAll(
   baseUrl = process.env.API_BASE_URL || SANDBOX_BASE_URL,
   outDir = dist,
   minify: MinifyMode = 'names',
-  layout: Layout = 'split',
 ): Promise<string> {
   const endpoint = resolveEndpoint(baseUrl);
   if (!endpoint.ok) throw new Error(endpoint.message);
@@ -223,36 +146,19 @@ export async function buildAll(
     __URL_ALLOWLIST__: JSON.stringify(allowlist),
   };
   const entries = readEntryPoints();
-  const split = layout === 'split';
-  const [light, server] = await Promise.all([
-    bundleOf(split ? LIGHT_ENTRY : MAIN_ENTRY, LIGHT_GLOBAL, defines, minify),
-    split ? bundleOf(MAIN_ENTRY, SERVER_GLOBAL, defines, minify) : Promise.resolve(''),
-  ]);
+  const bundle = await bundleOf(defines, minify);
   const body =
     minify === 'none' ? 'unminified' : `minified (${minify === 'names' ? 'names kept' : 'names mangled'})`;
-  const origin =
+  const header =
     '// Profile Email Finder for Sheets. Built from src/ by scripts/build.ts: do not edit.\n' +
-    `// Service base URL at build time: ${endpoint.base}\n`;
-  const lightNames = entries.filter((entry) => entry.light).map((entry) => entry.name);
-  const header = split
-    ? `${origin}// ${lightNames.join(', ')} call into the light bundle at the end of this file, ${body}; the other\n` +
-      `// entry points into the server bundle (${SERVER_FILE}.html), loaded by loadServer_. Read src/ for the source.\n\n`
-    : `${origin}// The entry points below call into the bundle after them, ${body}; read src/ for the source.\n\n`;
-  const wrappers = entries.map((entry) => wrapper(entry, layout)).join('\n');
+    `// Service base URL at build time: ${endpoint.base}\n` +
+    `// The entry points below call into the bundle after them, ${body}; read src/ for the source.\n\n`;
+  const wrappers = entries.map(wrapper).join('\n');
   const sidebar = await buildSidebar();
   const target = resolve(outDir);
   if (target === dist) rmSync(dist, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  writeFileSync(
-    join(target, 'Code.js'),
-    `${header}${split ? `${SERVER_LOADER}\n` : ''}${wrappers}\n${light}`,
-  );
-  if (split) {
-    const serverHeader =
-      `${origin}// The server bundle (src/main.ts), ${body}: JavaScript, not HTML. Code.js's loadServer_ reads this\n` +
-      '// file with HtmlService and evaluates it; Apps Script never loads an HTML file by itself.\n';
-    writeFileSync(join(target, `${SERVER_FILE}.html`), serverFile(serverHeader, server));
-  }
+  writeFileSync(join(target, 'Code.js'), `${header}${wrappers}\n${bundle}`);
   writeFileSync(join(target, 'Sidebar.html'), sidebar);
   writeFileSync(join(target, 'appsscript.json'), manifest(allowlist));
   return endpoint.base;

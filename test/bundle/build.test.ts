@@ -1,8 +1,8 @@
 /**
- * The build output as `clasp push` sends it: a top-level declaration with its JSDoc for every entry point of
- * src/main.ts; the light bundle (FINDEMAIL and the simple triggers) in Code.js, under 60 KB, and the rest in
- * Server.html, loaded at most once per execution by the entry points that need it; a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist
- * derived from an https API_BASE_URL; a base URL that is neither https nor loopback is refused.
+ * The build output as `clasp push` sends it: one script file, Code.js, with a top-level declaration and its JSDoc for
+ * every entry point of src/main.ts, then one bundle of src/main.ts (a loose size guard against dependency bloat);
+ * a manifest with the V8 runtime, the scopes the code needs and no more, and a urlFetchWhitelist derived from an
+ * https API_BASE_URL; a base URL that is neither https nor loopback is refused.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +15,7 @@ interface Export {
   name: string;
   params: string[];
   jsDoc: string;
-  light: boolean;
 }
-
-/** What custom functions and simple triggers need: the light bundle in Code.js (src/formulaMain.ts). */
-const LIGHT = ['FINDEMAIL', 'onEdit', 'onInstall', 'onOpen'];
 
 /** The exported functions of src/main.ts with their JSDoc, read independently of scripts/build.ts. */
 function mainExports(): Export[] {
@@ -34,30 +30,16 @@ function mainExports(): Export[] {
         name: fn.name.text,
         params: fn.parameters.map((p) => p.name.getText(source)),
         jsDoc: jsDoc ? text.slice(jsDoc.getStart(source), jsDoc.getEnd()) : '',
-        light: LIGHT.includes(fn.name.text),
       },
     ];
   });
 }
 
-/** Loaded on every custom-function call (issue 12): the bound dist/Code.js must stay under. */
-const MAX_BUNDLE_BYTES = 60_000;
-
-/** Code.js in a fresh context whose HtmlService serves dist/'s HTML files and records the names asked for. */
-function loadCode(code: string, dir = DIST_DIR) {
-  const filesRead: string[] = [];
-  const context = vm.createContext({
-    HtmlService: {
-      createHtmlOutputFromFile(name: string) {
-        filesRead.push(name);
-        const content = readFileSync(join(dir, `${name}.html`), 'utf8');
-        return { getContent: () => content };
-      },
-    },
-  });
-  vm.runInContext(code, context, { filename: 'Code.js' });
-  return { context, filesRead };
-}
+/**
+ * A guard against dependency bloat, not a target: the whole add-on is about 85 KB (names kept); a library pulled
+ * into src/ by mistake would pass this.
+ */
+const MAX_BUNDLE_BYTES = 200_000;
 
 /** The names of a stack trace's frames in one file. */
 function frameNames(stack: string, file: string): string[] {
@@ -159,14 +141,13 @@ describe('dist/Code.js (the default build)', () => {
     '%s is a readable top-level function declaration carrying its JSDoc, as written in src/main.ts',
     (name, entry) => {
       const params = entry.params.join(', ');
-      const target = entry.light ? 'ProfileEmailFinder' : 'loadServer_()';
-      const stub = `function ${name}(${params}) {\n  return ${target}.${name}(${params});\n}\n`;
+      const stub = `function ${name}(${params}) {\n  return ProfileEmailFinder.${name}(${params});\n}\n`;
       expect(code).toContain(`${entry.jsDoc}\n${stub}`);
       expect(entry.jsDoc).toMatch(/^\/\*\*[\s\S]*\*\/$/);
     },
   );
 
-  it('is at most 60 KB (it is loaded on every custom-function call): the light bundle, minified', () => {
+  it('is at most 200 KB (a guard against dependency bloat), minified', () => {
     expect(Buffer.byteLength(code, 'utf8')).toBeLessThanOrEqual(MAX_BUNDLE_BYTES);
     const body = code.slice(code.indexOf('var ProfileEmailFinder='));
     expect(body.length).toBeGreaterThan(0);
@@ -191,44 +172,11 @@ describe('dist/Code.js (the default build)', () => {
     for (const name of inner) expect(srcDeclares(name)).toBe(true);
   });
 
-  it('holds only the light entry points in its bundle; Server.html holds them all', () => {
-    const { context, filesRead } = loadCode(code);
-    expect(Object.keys(context.ProfileEmailFinder).sort()).toEqual([...LIGHT].sort());
-    expect(filesRead).toEqual([]);
-    const server = context.loadServer_();
-    expect(Object.keys(server).sort()).toEqual(exports.map((e) => e.name).sort());
-    // What only the other entry points need is not in Code.js (names are kept, as strings, in both bundles).
-    const serverFile = readFileSync(join(DIST_DIR, 'Server.html'), 'utf8');
-    for (const name of ['planFor', 'parseRunRequest', 'startFromMenu', 'processSlice', 'showSidebar']) {
-      expect(srcDeclares(name)).toBe(true);
-      expect(serverFile).toContain(`"${name}"`);
-      expect(code).not.toContain(`"${name}"`);
-    }
-  });
-
-  it('loads Server.html on the first heavy call only, and never for a light entry point', () => {
-    const { context, filesRead } = loadCode(code);
-    // Without Apps Script's services each entry point throws once it reaches one; loading comes before.
-    const attempt = (name: string, ...args: unknown[]) => {
-      try {
-        context[name](...args);
-        return '';
-      } catch (error) {
-        return (error as Error).stack ?? '';
-      }
-    };
-    attempt('FINDEMAIL', 'https://www.network.com/in/jane-doe');
-    attempt('onEdit', {});
-    expect(filesRead).toEqual([]);
-    const stack = attempt('getSidebarState');
-    expect(filesRead).toEqual(['Server']);
-    // A frame in the server bundle is named by its sourceURL, with src/'s function names.
-    const inner = frameNames(stack, 'Server.js');
-    expect(inner.length).toBeGreaterThanOrEqual(2);
-    for (const name of inner.filter((n) => n !== 'getSidebarState')) expect(srcDeclares(name)).toBe(true);
-    attempt('getEnrichmentProgress');
-    attempt('getRunHistory');
-    expect(filesRead).toEqual(['Server']);
+  it('holds every entry point in its one bundle, and nothing evaluates code from text', () => {
+    const context = vm.createContext({});
+    vm.runInContext(code, context, { filename: 'Code.js' });
+    expect(Object.keys(context.ProfileEmailFinder).sort()).toEqual(exports.map((e) => e.name).sort());
+    expect(code).not.toMatch(/\beval\s*\(|\bnew\s+Function\b|\bHtmlService\.createHtmlOutputFromFile\b/);
   });
 
   it('FINDEMAIL is the custom function, with @customfunction and its parameters documented', () => {
@@ -250,51 +198,34 @@ describe('dist/Code.js (the default build)', () => {
     expect(card.description).toContain('the address');
   });
 
-  it('every declaration is a global of the script and delegates into its bundle', () => {
+  it('every declaration is a global of the script and delegates into the bundle', () => {
     const context = vm.createContext({});
     vm.runInContext(code, context);
     for (const entry of exports) expect(typeof context[entry.name]).toBe('function');
     const globals = Object.keys(context).filter((name) => typeof context[name] === 'function');
-    // loadServer_ is private in Apps Script (trailing underscore): no menu, formula or google.script.run calls it.
-    expect(globals.sort()).toEqual([...exports.map((e) => e.name), 'loadServer_'].sort());
-    // Each declaration hands its arguments to its bundle's export of the same name.
+    expect(globals.sort()).toEqual(exports.map((e) => e.name).sort());
+    // Each declaration hands its arguments to the bundle's export of the same name.
     const calls: unknown[][] = [];
-    const bundle = (label: string) =>
-      new Proxy(
-        {},
-        {
-          get:
-            (_target, name) =>
-            (...args: unknown[]) =>
-              calls.push([label, name, ...args]) && `from ${String(name)}`,
-        },
-      );
-    context.ProfileEmailFinder = bundle('light');
-    context.ProfileEmailFinderServer = bundle('server');
+    context.ProfileEmailFinder = new Proxy(
+      {},
+      {
+        get:
+          (_target, name) =>
+          (...args: unknown[]) =>
+            calls.push([name, ...args]) && `from ${String(name)}`,
+      },
+    );
     for (const entry of exports) {
       const args = entry.params.map((_, i) => `arg${i}`);
       expect(context[entry.name](...args)).toBe(`from ${entry.name}`);
-      expect(calls.pop()).toEqual([entry.light ? 'light' : 'server', entry.name, ...args]);
+      expect(calls.pop()).toEqual([entry.name, ...args]);
     }
-  });
-
-  it('Server.html is exactly the server bundle: JavaScript with no scriptlet marker, named Server.js', () => {
-    const server = readFileSync(join(DIST_DIR, 'Server.html'), 'utf8');
-    expect(server).not.toContain('<?');
-    expect(server).toMatch(/^\/\/ .*\n/);
-    expect(server.endsWith('ProfileEmailFinderServer;\n//# sourceURL=Server.js\n')).toBe(true);
-    expect(() => new vm.Script(server)).not.toThrow();
-    // Evaluated in the global scope it gives the exports, though the bundle is strict code (its `var` stays inside).
-    const context = vm.createContext({});
-    const exported = vm.runInContext(`(0, eval)(${JSON.stringify(server)})`, context);
-    expect(Object.keys(exported).sort()).toEqual(exports.map((e) => e.name).sort());
   });
 
   it('the loopback sandbox build has no urlFetchWhitelist (Apps Script allows https prefixes only)', () => {
     const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'appsscript.json'), 'utf8'));
     expect(manifest.urlFetchWhitelist).toBeUndefined();
-    expect(existsSync(join(DIST_DIR, 'Sidebar.html'))).toBe(true);
-    expect(existsSync(join(DIST_DIR, 'Server.html'))).toBe(true);
+    expect(readdirSync(DIST_DIR).sort()).toEqual(['Code.js', 'Sidebar.html', 'appsscript.json']);
   });
 });
 
@@ -307,20 +238,16 @@ describe('a build for an https API_BASE_URL', () => {
     build = await httpsBuild;
   }, AWAIT_SCRIPT_MS);
 
-  it('writes Code.js, Server.html, Sidebar.html and appsscript.json into the folder given', () => {
+  it('writes Code.js, Sidebar.html and appsscript.json into the folder given, and nothing else', () => {
     expect(build.out).toContain(`Built ${out}/ for https://API.example.com/api/v1/`);
     expect(build.status).toBe(0);
-    for (const file of ['Code.js', 'Server.html', 'Sidebar.html', 'appsscript.json']) {
-      expect(existsSync(join(out, file))).toBe(true);
-    }
+    expect(readdirSync(out).sort()).toEqual(['Code.js', 'Sidebar.html', 'appsscript.json']);
   });
 
-  it('bakes the base URL (with its trailing slash) into both bundles', () => {
-    for (const file of ['Code.js', 'Server.html']) {
-      const code = readFileSync(join(out, file), 'utf8');
-      expect(code).toContain('"https://API.example.com/api/v1/"');
-      expect(code).not.toContain('127.0.0.1:8787');
-    }
+  it('bakes the base URL (with its trailing slash) into the bundle', () => {
+    const code = readFileSync(join(out, 'Code.js'), 'utf8');
+    expect(code).toContain('"https://API.example.com/api/v1/"');
+    expect(code).not.toContain('127.0.0.1:8787');
   });
 
   it('manifest: V8, exception logging, the whitelist of the base host, exactly the scopes the code needs', () => {
@@ -328,7 +255,7 @@ describe('a build for an https API_BASE_URL', () => {
     expect(manifest.runtimeVersion).toBe('V8');
     expect(manifest.exceptionLogging).toBe('STACKDRIVER');
     expect(manifest.urlFetchWhitelist).toEqual(['https://api.example.com/']);
-    const code = ['Code.js', 'Server.html'].map((file) => readFileSync(join(out, file), 'utf8')).join('\n');
+    const code = readFileSync(join(out, 'Code.js'), 'utf8');
     expect([...manifest.oauthScopes].sort()).toEqual(requiredScopes(code).sort());
     expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/spreadsheets');
   });

@@ -1,7 +1,7 @@
 /**
  * clasp from a fresh clone, offline: `npm run clasp:create -- --script-id ID` writes the .clasp.json clasp reads, and
  * the pinned clasp itself (`clasp status --json`, run through scripts/clasp.ts as the npm scripts run it) would push
- * exactly dist/Code.js, dist/Server.html, dist/Sidebar.html and dist/appsscript.json. Every process runs under the
+ * exactly dist/Code.js, dist/Sidebar.html and dist/appsscript.json. Every process runs under the
  * offline guard: a connection or DNS lookup fails the test.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import {
 } from './scripts';
 
 const PLACEHOLDER_ID = '1PlaceholderScriptIdForAnOfflineTest_0000000000000000000000';
-const BUILT = ['Code.js', 'Server.html', 'Sidebar.html', 'appsscript.json'];
+const BUILT = ['Code.js', 'Sidebar.html', 'appsscript.json'];
 const PUSHED = BUILT.map((file) => `dist/${file}`);
 const CLASP_ENTRY = require.resolve('@google/clasp');
 const DIST_DIR = join(ROOT, 'dist');
@@ -30,6 +30,8 @@ function projectCopy(withIgnoreFile: boolean): string {
   for (const file of BUILT) copyFileSync(join(DIST_DIR, file), join(dir, 'dist', file));
   writeFileSync(join(dir, 'dist', 'Code.js.map'), '{}');
   writeFileSync(join(dir, 'dist', 'scratch.js'), 'function scratch() {}\n');
+  // What builds before issue 17 wrote: code kept in an HTML file. Apps Script must not get it again.
+  writeFileSync(join(dir, 'dist', 'Server.html'), 'var ProfileEmailFinderServer;\n');
   writeFileSync(join(dir, 'dist', 'notes', 'draft.html'), '<p>draft</p>\n');
   if (withIgnoreFile) copyFileSync(join(ROOT, '.claspignore'), join(dir, '.claspignore'));
   return dir;
@@ -96,11 +98,16 @@ describe('clasp from a fresh clone (offline)', () => {
   );
 
   it(
-    'the real clasp status would push exactly Code.js, Server.html, Sidebar.html and appsscript.json of dist/',
+    'the real clasp status would push exactly Code.js, Sidebar.html and appsscript.json of dist/',
     async () => {
       const { filesToPush, untrackedFiles } = parseStatus(await status);
       expect([...filesToPush].sort()).toEqual([...PUSHED].sort());
-      expect([...untrackedFiles].sort()).toEqual(['dist/Code.js.map', 'dist/notes/', 'dist/scratch.js']);
+      expect([...untrackedFiles].sort()).toEqual([
+        'dist/Code.js.map',
+        'dist/Server.html',
+        'dist/notes/',
+        'dist/scratch.js',
+      ]);
     },
     AWAIT_SCRIPT_MS,
   );
