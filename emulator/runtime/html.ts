@@ -7,8 +7,7 @@ const createdOutputs: HtmlOutput[] = [];
 
 /**
  * Every HtmlOutput this execution created, shown or not (the host records them), but for a project file read as
- * it is and never changed: it holds nothing the script made, and recording it would copy the add-on's server bundle
- * (Server.html, read by every heavy entry point) into every execution's record. A shown one is recorded by the Ui.
+ * it is and never changed: it holds nothing the script made. A shown one is recorded by the Ui.
  */
 export function describeCreatedOutputs(): OutputData[] {
   return createdOutputs.filter((o) => !o._fileAsIs).map((o) => o._describe());

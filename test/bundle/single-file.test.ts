@@ -43,6 +43,19 @@ function entryPoints(): Array<{ name: string; jsDoc: string }> {
   });
 }
 
+/** The text of every template literal (each part, substitutions left out) in a script. */
+function templateTexts(script: string): string[] {
+  const source = ts.createSourceFile('inline.js', script, ts.ScriptTarget.ES2020, true, ts.ScriptKind.JS);
+  const texts: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node))
+      texts.push(node.rawText ?? '');
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return texts;
+}
+
 describe('dist/ as clasp pushes it', () => {
   const files = readdirSync(DIST_DIR);
   const code = readFileSync(join(DIST_DIR, 'Code.js'), 'utf8');
@@ -63,6 +76,21 @@ describe('dist/ as clasp pushes it', () => {
       for (const name of ['enrichSelection', 'planFor', 'processSlice', 'fetchAll'])
         expect(content).not.toContain(`"${name}"`);
     }
+  });
+
+  it('no script of an HTML page has `//` inside a template literal (reported to be cut there by HtmlService)', () => {
+    const pages = files.filter((file) => file.endsWith('.html'));
+    const scripts = pages.flatMap((page) =>
+      [...readFileSync(join(DIST_DIR, page), 'utf8').matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+        (m) => m[1],
+      ),
+    );
+    expect(scripts.length).toBeGreaterThan(0);
+    const texts = scripts.flatMap(templateTexts);
+    expect(texts.length).toBeGreaterThan(0);
+    expect(texts.filter((text) => text.includes('//'))).toEqual([]);
+    // The check sees each part of a literal with substitutions.
+    expect(templateTexts('const a = `x $' + '{1} https://y`;')).toEqual(['x ', ' https://y']);
   });
 
   it('Code.js evaluates no text and reads no HTML file as code: no eval, no new Function', () => {
