@@ -24,11 +24,11 @@ afterEach(async () => {
 });
 
 /**
- * The back-off window after a 401/402 as the bundle announces it in a cell ("formulas try again after N minutes"),
+ * The back-off window after a 401/402 as the bundle announces it in a cell ("… formulas call the service again after N minutes at the earliest"),
  * read from what it shows, not from its code (dist/Code.js is minified).
  */
 function announcedHaltSeconds(w: World, a1: string): number {
-  const minutes = /try again after (\d+) minutes?\b/.exec(cellError(w, a1) ?? '')?.[1];
+  const minutes = /call the service again after (\d+) minutes?\b/.exec(cellError(w, a1) ?? '')?.[1];
   if (!minutes) throw new Error(`${a1} announces no back-off window: ${cellError(w, a1)}`);
   return Number(minutes) * 60;
 }
@@ -142,8 +142,9 @@ test("an editor's recalculation spends the owner's key; without one the error sa
   world.env.enter(world.ss.id, 'A3:B3', [[url('mary-ann-smith'), '=FINDEMAIL(A3)']]);
   await world.env.recalculate(world.ss.id, { user: EDITOR, cells: [{ a1: 'B3' }] });
   const message = cellError(world, 'B3') ?? '';
-  expect(message).toMatch(/owner of this spreadsheet/);
-  expect(message).toMatch(/owner's/);
+  expect(message).toMatch(/No API key is saved for the formulas of this spreadsheet/);
+  expect(message).toMatch(/the spreadsheet's owner \(in a shared drive, where no one owns the file, the person who created it; after a transfer of ownership, the new owner\)/);
+  expect(message).toContain('Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
   expect(lookups(world)).toHaveLength(1);
   expectKeyNowhere(world, EDITOR_KEY);
 });
