@@ -26,9 +26,9 @@ import { clearStaleResults } from './features/staleResults';
  * Returns the address, or NOT_FOUND, UNPROCESSABLE: reason, INVALID_URL: reason (no credit spent) or ERROR: reason.
  * The second argument, fields, is optional: without it, the address; with it, one row of the named fields per URL.
  * A range such as A2:A200 gives one result per row (better than a column of single-cell formulas: Sheets runs at
- * most 30 at once). Results are remembered in this spreadsheet, so evaluating again costs no credit. Unfinished
- * cells: Extensions › Profile Email Finder › Refresh =FINDEMAIL cells. Uses the API key of the spreadsheet's owner
- * (in a shared drive, the file's creator).
+ * most 30 at once). Results are remembered in this spreadsheet, so evaluating again costs no credit.
+ * Unfinished cells: Extensions › Profile Email Finder › Refresh =FINDEMAIL cells.
+ * Uses the API key of the spreadsheet's owner (in a shared drive, the file's creator).
  *
  * @param {string|Array<Array<string>>} url A profile URL or a range of them, e.g. A2 or A2:A200.
  * @param {string} fields Optional. Comma-separated outputs: email, status, catch_all, account_type, name, updated_at, note. E.g. "email,status,catch_all".

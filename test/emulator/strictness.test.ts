@@ -454,7 +454,9 @@ describe('custom functions and the executions around them', () => {
     const errors = Array.from({ length: 40 }, (_, i) => env.cell(ss.id, `A${i + 1}`)?.error).filter(Boolean);
     expect(new Set(errors)).toEqual(new Set([TOO_MANY_SIMULTANEOUS_MESSAGE]));
     // Once those have ended, the refused cells run when evaluated again.
-    const again = Array.from({ length: 40 }, (_, i) => `A${i + 1}`).filter((a1) => env.cell(ss.id, a1)?.error);
+    const again = Array.from({ length: 40 }, (_, i) => `A${i + 1}`).filter(
+      (a1) => env.cell(ss.id, a1)?.error,
+    );
     await env.recalculate(ss.id, { cells: again.map((a1) => ({ a1 })) });
     expect(env.values(ss.id, 'A1:A40').every(([v]) => v === 'done')).toBe(true);
   });
