@@ -15,10 +15,11 @@ export function range(host: ServiceHost, exec: Exec, method: string, args: unkno
   // Sheets evaluates a formula when it is entered, the same text again too (apps-script/guides/sheets/functions:
   // a custom function runs again when its formula changes): the host evaluates these cells' custom functions.
   if (WRITES_FORMULAS.has(method)) {
+    const entered = exec.formulasEntered ?? [];
     forBox(box, (r, c) => {
-      if (sheet.get(r, c)?.formula)
-        (exec.formulasEntered ??= []).push({ ss: ss.id, sheet: sheet.name, a1: cellName(r, c) });
+      if (sheet.get(r, c)?.formula) entered.push({ ss: ss.id, sheet: sheet.name, a1: cellName(r, c) });
     });
+    exec.formulasEntered = entered;
   }
   return result;
 }

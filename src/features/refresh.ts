@@ -31,9 +31,10 @@ function unfinishedIn(sheet: Sheet, range: Range): Unfinished[] {
   const left = range.getColumn();
   const formulas = range.getFormulas();
   const candidates: Array<{ area: Area; formula: string }> = [];
-  formulas.forEach((line, r) =>
-    line.forEach((formula, c) => {
-      if (!formula || !USES_FINDEMAIL.test(formula)) return;
+  for (let r = 0; r < formulas.length; r++) {
+    for (let c = 0; c < formulas[r].length; c++) {
+      const formula = formulas[r][c];
+      if (!formula || !USES_FINDEMAIL.test(formula)) continue;
       const area = resultArea(formula, top + r, left + c) ?? {
         row: top + r,
         col: left + c,
@@ -41,8 +42,8 @@ function unfinishedIn(sheet: Sheet, range: Range): Unfinished[] {
         cols: 1,
       };
       candidates.push({ area, formula });
-    }),
-  );
+    }
+  }
   if (candidates.length === 0) return [];
   const bottom = Math.min(
     sheet.getMaxRows(),
