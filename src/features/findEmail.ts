@@ -13,6 +13,7 @@ import {
   POLL_MAX_MS,
 } from '../core/limits';
 import { probeWorthIt } from '../core/pace';
+import { REFRESH_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
@@ -230,7 +231,8 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
     outcomes = resolveAll(inputs.flat());
   } catch (error) {
     // Apps Script's daily properties quota: a clear message, not the service's bare one.
-    if (isPropertiesQuotaError(error)) throw new Error(PROPERTIES_QUOTA_MESSAGE);
+    if (isPropertiesQuotaError(error))
+      throw new Error(`${PROPERTIES_QUOTA_MESSAGE} Then use ${REFRESH_PATH}.`);
     throw error;
   }
   if (fields.fields) {

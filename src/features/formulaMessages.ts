@@ -23,10 +23,12 @@ export const UNSAVED = pending(PENDING_MESSAGES.unsaved);
 /** Custom functions may not write document properties here (src/features/formulaWrites.ts): nothing is sent. */
 export const NO_WRITES = pending(PENDING_MESSAGES.noWrites);
 
-/** True when a cell's value is one of the pending texts above (as a summary `ERROR: …` or a note field). */
+/**
+ * True when a cell's value asks for a new evaluation: every such text names the refresh item (the pending texts
+ * above, the formulas' daily limit), as a summary `ERROR: …` or a note field.
+ */
 export function isPendingText(value: unknown): boolean {
-  if (typeof value !== 'string' || value === '') return false;
-  return Object.values(PENDING_MESSAGES).some((message) => value.includes(message));
+  return typeof value === 'string' && value.includes(REFRESH_PATH);
 }
 
 export function ownerKeyMessage(what: string): string {
