@@ -18,7 +18,6 @@ interface Unfinished {
   row: number;
   col: number;
   formula: string;
-  single: boolean;
 }
 
 function unfinished(value: unknown): boolean {
@@ -60,7 +59,7 @@ function unfinishedIn(sheet: Sheet, range: Range): Unfinished[] {
     for (let r = area.row; r < area.row + area.rows && !open; r++)
       for (let c = area.col; c < area.col + area.cols && !open; c++)
         open = unfinished(values[r - top]?.[c - left]);
-    if (open) found.push({ row: area.row, col: area.col, formula, single: area.rows === 1 });
+    if (open) found.push({ row: area.row, col: area.col, formula });
   }
   return found;
 }
@@ -80,7 +79,8 @@ export function refreshFormulas(): string {
   const parts = [
     `Entered ${count} unfinished =FINDEMAIL formula${count === 1 ? '' : 's'} of ${where} again: Sheets runs ${count === 1 ? 'it' : 'them'} now; results already paid for cost nothing.`,
   ];
-  if (cells.filter((cell) => cell.single).length > SIMULTANEOUS_EXECUTIONS)
+  // Each formula is its own execution: past 30 some are refused again before they run.
+  if (count > SIMULTANEOUS_EXECUTIONS)
     parts.push(
       'Sheets runs at most 30 formulas at once for one person: one range formula such as =FINDEMAIL(A2:A200) instead of a column of single-cell formulas gets them done together. Cells still unfinished can be refreshed again.',
     );
