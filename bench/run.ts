@@ -1279,7 +1279,7 @@ async function main(): Promise<void> {
       ]),
     );
     console.log(
-      `\n   every cell answered or told to recalculate: ${checks.rangeTailEveryCellAnsweredOrToldWhy ? 'yes' : 'NO'}; ` +
+      `\n   every cell answered or told to use Refresh =FINDEMAIL cells: ${checks.rangeTailEveryCellAnsweredOrToldWhy ? 'yes' : 'NO'}; ` +
         `nothing paid twice: ${checks.rangeTailNothingPaidTwice ? 'yes' : 'NO'}`,
     );
     const { early, late } = scale.addon.trend;
