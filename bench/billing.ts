@@ -233,17 +233,20 @@ async function main(): Promise<void> {
     phase('4. re-evaluations: the range formulas, and 1,000 single-cell formulas over paid profiles (twice)');
     const singles: string[][] = [];
     for (let row = 2; row <= 1001; row++) singles.push([`=FINDEMAIL(A${row})`]);
-    env.enter(ss.id, 'H2:H1001', singles, 'Sheet1');
     const reCounts: Record<string, number> = {};
     await recalcUntilShown(env, ss.id, `B1:B${formulaRows.length}`, 'Formulas', expired, reCounts);
+    env.enter(ss.id, 'H2:H1001', singles, 'Sheet1');
     const cachedCounts: Record<string, number> = {};
     let cachedEvaluations = 0;
+    // In waves of 30: Apps Script runs no more custom functions at once for one user (the emulator refuses more).
     for (let round = 0; round < 2 && !expired(); round++) {
-      const report = await env.recalculate(ss.id, {
-        cells: singles.map((_, i) => ({ sheet: 'Sheet1', a1: `H${i + 2}` })),
-      });
-      cachedEvaluations += report.evaluated;
-      for (const result of report.results) addCounts(cachedCounts, result.counts);
+      for (let from = 0; from < singles.length && !expired(); from += 30) {
+        const report = await env.recalculate(ss.id, {
+          cells: singles.slice(from, from + 30).map((_, i) => ({ sheet: 'Sheet1', a1: `H${from + i + 2}` })),
+        });
+        cachedEvaluations += report.evaluated;
+        for (const result of report.results) addCounts(cachedCounts, result.counts);
+      }
     }
 
     const ledger = sandbox.service.ledger();

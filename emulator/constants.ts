@@ -11,6 +11,11 @@ export const FETCH_TIMEOUT_MS = 60000;
 // Apps Script's message when an execution runs out of time
 // (https://developers.google.com/apps-script/guides/support/troubleshooting).
 export const TIME_LIMIT_MESSAGE = 'Exceeded maximum execution time';
+// https://developers.google.com/apps-script/guides/services/quotas: "Simultaneous executions 30 / user", and its
+// error text for them (most common with custom functions called repeatedly in one spreadsheet).
+export const SIMULTANEOUS_EXECUTIONS_PER_USER = 30;
+export const TOO_MANY_SIMULTANEOUS_MESSAGE =
+  'There are too many scripts running simultaneously for this Google user account.';
 /** How long a new worker thread may take to start an execution before the time limit applies anyway. */
 export const WORKER_START_GRACE_MS = 10_000;
 /** How long close() lets executions under way finish before it stops their worker threads. */

@@ -40,6 +40,17 @@ export interface EnvironmentOptions {
    * (issue 11: product fix pending).
    */
   legacyTriggerDocumentContext?: boolean;
+  /**
+   * Whether a custom function may write document properties: not documented either way (the product checks it at
+   * run time). 'refused' throws `You do not have permission to call setProperty` (the text issue 17 reports) for
+   * every document-property write of a custom function. Default 'allowed'.
+   */
+  customFunctionDocumentWrites?: 'allowed' | 'refused';
+  /**
+   * Executions one user may have running at once (default 30, apps-script/guides/services/quotas): a custom function
+   * past it is refused before its code runs, its cell `#ERROR!` with Apps Script's message.
+   */
+  simultaneousExecutionsPerUser?: number;
 }
 
 /** The parts of appsscript.json the emulator reads. */

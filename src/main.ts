@@ -6,15 +6,18 @@
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
 import type { FormulaCapState } from './core/formulaCap';
 import type { Progress } from './core/job';
+import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
 import type { RunPlan, RunStart } from './core/runPlan';
 import type { RunHistory } from './core/runSummary';
 import type { KeyCheckResult, SidebarState } from './core/sidebarState';
 import * as account from './features/account';
 import * as enrichment from './features/bulk';
 import { findEmail } from './features/findEmail';
+import { keepFormulaBuffer } from './features/formulaBuffer';
 import * as formulaCap from './features/formulaCap';
 import { freezeResults as freeze } from './features/freeze';
 import { parseRunRequest, planFor } from './features/plan';
+import { refreshFormulas as refresh } from './features/refresh';
 import * as runHistory from './features/runHistory';
 import { clearStaleResults } from './features/staleResults';
 
@@ -22,8 +25,10 @@ import { clearStaleResults } from './features/staleResults';
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
  * Returns the address, or NOT_FOUND, UNPROCESSABLE: reason, INVALID_URL: reason (no credit spent) or ERROR: reason.
  * The second argument, fields, is optional: without it, the address; with it, one row of the named fields per URL.
- * A range such as A2:A200 gives one result per row. Results are remembered in this spreadsheet, so recalculation
- * costs no credit. Uses the spreadsheet owner's API key.
+ * A range such as A2:A200 gives one result per row (better than a column of single-cell formulas: Sheets runs at
+ * most 30 at once). Results are remembered in this spreadsheet, so evaluating again costs no credit.
+ * Unfinished cells: Extensions › Profile Email Finder › Refresh =FINDEMAIL cells.
+ * Uses the API key of the spreadsheet's owner (in a shared drive, the file's creator).
  *
  * @param {string|Array<Array<string>>} url A profile URL or a range of them, e.g. A2 or A2:A200.
  * @param {string} fields Optional. Comma-separated outputs: email, status, catch_all, account_type, name, updated_at, note. E.g. "email,status,catch_all".
@@ -35,20 +40,22 @@ export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
 }
 
 /**
- * Builds the add-on menu. Runs in AuthMode.NONE too, so it touches nothing but the menu.
+ * Builds the add-on menu (in AuthMode.NONE too, where it touches nothing else); with the authority to write the
+ * spreadsheet, also moves the results formulas paid for into the results sheet.
  * @param {Object} e The open event.
  */
 export function onOpen(e?: unknown): void {
-  void e;
   SpreadsheetApp.getUi()
     .createAddonMenu()
-    .addItem('Find e-mails for the selected column', 'enrichSelection')
+    .addItem(BULK_RUN_ITEM, 'enrichSelection')
     .addItem('Retry failed rows in the selected column', 'retryFailedRows')
+    .addItem(REFRESH_ITEM, 'refreshFormulas')
     .addItem('Freeze =FINDEMAIL results in the selection', 'freezeResults')
     .addSeparator()
     .addItem('Settings & API key', 'showSettings')
     .addItem('Help', 'showHelp')
     .addToUi();
+  keepFormulaBuffer(e);
 }
 
 /**
@@ -59,9 +66,13 @@ export function onInstall(e?: unknown): void {
   onOpen(e);
 }
 
-/** Simple trigger: clears the add-on's result beside an edited URL (one read; nothing in AuthMode.NONE). */
+/**
+ * Simple trigger: clears the add-on's result beside an edited URL (one read; nothing in AuthMode.NONE), and moves
+ * the results formulas paid for into the results sheet when there are any (one more read).
+ */
 export function onEdit(e?: unknown): void {
   clearStaleResults(e);
+  keepFormulaBuffer(e);
 }
 
 /** Opens the sidebar on its settings view. */
@@ -137,6 +148,13 @@ export function cancelEnrichment(): Progress {
 /** The run's progress for the sidebar. */
 export function getEnrichmentProgress(): Progress {
   return enrichment.getEnrichmentProgress();
+}
+
+/** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
+export function refreshFormulas(): string {
+  const message = refresh();
+  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  return message;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */

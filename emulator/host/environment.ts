@@ -11,7 +11,9 @@ import {
   DEFAULT_MAX_CONCURRENT,
   EXECUTION_LIMIT_MS,
   FETCH_TIMEOUT_MS,
+  SIMULTANEOUS_EXECUTIONS_PER_USER,
   TIME_LIMIT_MESSAGE,
+  TOO_MANY_SIMULTANEOUS_MESSAGE,
 } from '../constants';
 import { ExecutionError } from '../errors';
 import type { RunMessage } from '../protocol';
@@ -57,6 +59,12 @@ export class Environment extends SharedState implements ServiceHost {
   /** The manifest (dist/appsscript.json or the `manifest` option): allowlist and scopes. */
   readonly manifest: Manifest;
   readonly deployment: 'installed' | 'test';
+  readonly customFunctionDocumentWrites: 'allowed' | 'refused';
+  private readonly simultaneousPerUser: number;
+  /** Executions running now, by user (from the start of the call until it ends, waiting for a thread included). */
+  private readonly running = new Map<string, number>();
+  /** Evaluations of formulas an execution entered, under way. */
+  private readonly reevaluations = new Set<Promise<unknown>>();
   private readonly legacyTriggerDocumentContext: boolean;
   private readonly quotas: DailyQuotas;
   private readonly pool: WorkerPool;
@@ -79,6 +87,8 @@ export class Environment extends SharedState implements ServiceHost {
     this.manifest = options.manifest ?? readManifest(this.distDir);
     this.deployment = options.deployment ?? 'installed';
     this.legacyTriggerDocumentContext = options.legacyTriggerDocumentContext === true;
+    this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
+    this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
     const account = DAILY_QUOTAS[options.account ?? 'consumer'];
     this.quotas = new DailyQuotas({
       properties: options.propertiesDailyQuota ?? account.properties,
@@ -165,6 +175,68 @@ export class Environment extends SharedState implements ServiceHost {
       done: false,
     };
     if (exec.spreadsheetId) this.spreadsheet(exec.spreadsheetId);
+    const running = this.running.get(exec.user) ?? 0;
+    if (kind === 'custom' && running >= this.simultaneousPerUser) {
+      // The script's code never runs: the cell shows #ERROR! with this message (apps-script/guides/services/quotas).
+      const refused: ExecutionResult = {
+        id: exec.id,
+        fn,
+        user: exec.user,
+        ok: false,
+        timedOut: false,
+        durationMs: 0,
+        counts: exec.counts,
+        error: { name: 'Exception', message: TOO_MANY_SIMULTANEOUS_MESSAGE },
+      };
+      this.executions.push(refused);
+      return refused;
+    }
+    this.running.set(exec.user, running + 1);
+    try {
+      return await this.runExecution(exec, fn, args, options);
+    } finally {
+      this.running.set(exec.user, (this.running.get(exec.user) ?? 1) - 1);
+      this.evaluateEnteredFormulas(exec);
+    }
+  }
+
+  /** The custom functions of the formulas `exec` entered are evaluated again once it ends (its writes flushed). */
+  private evaluateEnteredFormulas(exec: Exec): void {
+    const entered = exec.formulasEntered;
+    if (!entered?.length || this.closed) return;
+    const bySpreadsheet = new Map<string, Array<{ sheet: string; a1: string }>>();
+    for (const { ss, sheet, a1 } of entered) {
+      const cells = bySpreadsheet.get(ss) ?? [];
+      cells.push({ sheet, a1 });
+      bySpreadsheet.set(ss, cells);
+    }
+    for (const [id, cells] of bySpreadsheet) {
+      const work = this.customFunctions.recalculate(id, { cells }).catch(() => undefined);
+      this.reevaluations.add(work);
+      this.inFlight.add(work);
+      work.finally(() => {
+        this.reevaluations.delete(work);
+        this.inFlight.delete(work);
+      });
+    }
+  }
+
+  /**
+   * Resolves once the formulas that executions entered (e.g. the add-on's Refresh item) are evaluated, as Sheets
+   * does on its own after the script's writes.
+   */
+  async formulasSettled(): Promise<void> {
+    for (let round = 0; round < 100 && this.reevaluations.size > 0; round++)
+      await Promise.allSettled([...this.reevaluations]);
+  }
+
+  private async runExecution(
+    exec: Exec,
+    fn: string,
+    args: unknown[],
+    options: RunOptions,
+  ): Promise<ExecutionResult> {
+    const kind = exec.kind;
     const limit =
       options.timeLimitMs ?? (kind === 'custom' ? this.limits.customFunctionMs : this.limits.executionMs);
     const message: RunMessage = {

@@ -19,6 +19,8 @@ export interface Exec {
   ui: boolean;
   counts: Record<string, number>;
   done: boolean;
+  /** Cells this execution entered a formula in (Sheets evaluates their custom functions again). */
+  formulasEntered?: Array<{ ss: string; sheet: string; a1: string }>;
 }
 
 /** The environment's state the services read and change (Environment implements it). */
@@ -42,6 +44,8 @@ export interface ServiceHost {
   nextSerial(kind: 'output' | 'trigger'): number;
   readonly manifest: Manifest;
   readonly deployment: 'installed' | 'test';
+  /** The `customFunctionDocumentWrites` option. */
+  readonly customFunctionDocumentWrites: 'allowed' | 'refused';
   /** Counts `calls` of `user` against a daily quota; throws Apps Script's error past it. */
   chargeQuota(user: string, kind: QuotaKind, calls: number): void;
 }

@@ -37,6 +37,15 @@ export function properties(host: ServiceHost, exec: Exec, method: string, args: 
   if (writes.includes(method) && exec.kind === 'custom' && d.kind === 'user' && d.id !== exec.user) {
     fail(`You do not have permission to call ${method}`);
   }
+  // Not documented either way; the option refuses them with the text issue 17 reports for a refused write.
+  if (
+    writes.includes(method) &&
+    exec.kind === 'custom' &&
+    d.kind === 'document' &&
+    host.customFunctionDocumentWrites === 'refused'
+  ) {
+    fail(`You do not have permission to call ${method}`);
+  }
   // Every read or write counts toward "Properties read/write 50,000 / day" (consumer accounts) of the user running
   // the execution (https://developers.google.com/apps-script/guides/services/quotas).
   host.chargeQuota(exec.user, 'properties', 1);

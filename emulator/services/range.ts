@@ -1,6 +1,7 @@
 /** Range and RangeList: values, formulas, formats and notes of cells. */
+import { cellName } from '../model/a1';
 import { checkDims, clearCell, fill, forBox, mapBox, writeValues } from '../model/cells';
-import type { RangeBox } from '../model/spreadsheet';
+import type { RangeBox, SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import { displayValue } from '../model/values';
 import type { RangeD } from '../protocol';
 import { checkWrite, type Exec, type ServiceHost, SPREADSHEET_WRITES, sheetOf } from './context';
@@ -10,6 +11,28 @@ export function range(host: ServiceHost, exec: Exec, method: string, args: unkno
   const { ss, sheet } = sheetOf(host, d);
   const box: RangeBox = { row: d.row, col: d.col, numRows: d.numRows, numCols: d.numCols };
   if (SPREADSHEET_WRITES.has(method) || method.startsWith('set')) checkWrite(exec, `Range.${method}`);
+  const result = rangeMethod(method, args, box, ss, sheet);
+  // Sheets evaluates a formula when it is entered, the same text again too (apps-script/guides/sheets/functions:
+  // a custom function runs again when its formula changes): the host evaluates these cells' custom functions.
+  if (WRITES_FORMULAS.has(method)) {
+    const entered = exec.formulasEntered ?? [];
+    forBox(box, (r, c) => {
+      if (sheet.get(r, c)?.formula) entered.push({ ss: ss.id, sheet: sheet.name, a1: cellName(r, c) });
+    });
+    exec.formulasEntered = entered;
+  }
+  return result;
+}
+
+const WRITES_FORMULAS = new Set(['setValues', 'setValue', 'setFormulas', 'setFormula']);
+
+function rangeMethod(
+  method: string,
+  args: unknown[],
+  box: RangeBox,
+  ss: SpreadsheetModel,
+  sheet: SheetModel,
+): unknown {
   const first = () => sheet.get(box.row, box.col);
   switch (method) {
     case 'getValues':
@@ -94,7 +117,7 @@ export function range(host: ServiceHost, exec: Exec, method: string, args: unkno
         numCols: numCols ?? box.numCols,
       };
       sheet.check(next);
-      return { ...d, ...next };
+      return { ...(args[0] as RangeD), ...next };
     }
     default:
       // Formatting (backgrounds, fonts): no effect on values in the emulator.

@@ -32,6 +32,7 @@ import { lostSendsOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
   type DocumentView,
+  isPendingKey,
   newVersion,
   pendingOf,
   readDocumentView,
@@ -83,6 +84,7 @@ export function sheetResultStore(writable: boolean): SheetResultStore {
   };
   return {
     room: () => roomOf(state),
+    property: (name) => state.last?.all[name],
     getMany: (urlKeys) => getMany(state, urlKeys),
     snapshot: () => snapshot(state),
     beginSend: (urlKeys, untilMs, storedSince = 0, mayGo) =>
@@ -275,4 +277,9 @@ export function keepPendingResults(): number {
   } catch {
     return 0;
   }
+}
+
+/** One read of the document properties' names: whether formulas left results waiting to be saved. */
+export function formulaBufferHoldsResults(): boolean {
+  return PropertiesService.getDocumentProperties().getKeys().some(isPendingKey);
 }

@@ -22,12 +22,16 @@ export function showHelp(): void {
     `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
 <p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. Results go into
 the columns to the right (Email, Email status, Catch-all, Note); new columns are inserted if those hold your data.</p>
-<p><b>=FINDEMAIL(A2)</b> or <b>=FINDEMAIL(A2:A200, "email,status,catch_all")</b> in a cell. Formulas use the
-<b>spreadsheet owner's</b> API key. Results are remembered in this spreadsheet, so recalculation costs no credit.</p>
+<p><b>=FINDEMAIL(A2:A200)</b> or <b>=FINDEMAIL(A2:A200, "email,status,catch_all")</b> in a cell: one range formula
+rather than a column of =FINDEMAIL(A2) cells (Sheets runs at most 30 formulas at once for one person). Formulas use the
+API key and credits of <b>the spreadsheet's owner</b>; in a shared drive, of the person who created the file; after a
+transfer of ownership, of the new owner. Results are remembered in this spreadsheet: evaluating again costs no credit.</p>
+<p><b>Refresh =FINDEMAIL cells</b> enters again the formulas that are not done (not looked up yet, or #ERROR!) in the
+selection, or on the sheet, so that Sheets runs them again.</p>
 <p><b>Freeze results</b> replaces =FINDEMAIL formulas in the selection with their values.</p>
 <p>Your API key is kept in your private user properties and never shown again in full.</p></div>`,
   )
     .setWidth(420)
-    .setHeight(300);
+    .setHeight(360);
   SpreadsheetApp.getUi().showModalDialog(html, `${ADDON_NAME}: help`);
 }

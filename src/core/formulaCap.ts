@@ -5,6 +5,7 @@
  * so together they never pass the cap. Pure.
  */
 import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from './limits';
+import { REFRESH_PATH } from './product';
 
 export interface FormulaPolicy {
   /** New lookups by formulas allowed at all (results already known are always shown). */
@@ -77,7 +78,7 @@ export function giveBack(spend: FormulaSpend, count: number): FormulaSpend {
 /** What a cell says when it may not spend: no credit was spent for it. */
 export function capMessage(policy: FormulaPolicy): string {
   if (!policy.enabled) {
-    return "New lookups by =FINDEMAIL are turned off in this spreadsheet by its owner (no credit spent). Results already found still show; the owner can turn formulas on in the add-on's Settings tab.";
+    return `New lookups by =FINDEMAIL are turned off in this spreadsheet by its owner (no credit spent). Results already found still show; the owner can turn formulas on in the add-on's Settings tab, then use ${REFRESH_PATH}.`;
   }
-  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight UTC; the owner can raise it in the add-on's Settings tab.`;
+  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight UTC; the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
 }

@@ -58,6 +58,8 @@ export interface ResultStore {
   ): SendCheck;
   /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
   room?(): number;
+  /** A document property as this execution last read them (undefined when it read none, or it is unset). */
+  property?(name: string): string | undefined;
 }
 
 export interface SendCheck {

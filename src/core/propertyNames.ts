@@ -47,6 +47,14 @@ export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
  */
 export const FORMULA_POLICY_PREFIX = 'PEF_FORMULAS.';
 
+/**
+ * Document property: written (a token) by the first formula that checked that custom functions may write document
+ * properties here (src/features/formulaWrites.ts); later formulas find it in the read they make anyway.
+ */
+export const FORMULA_WRITES_PROPERTY = 'pef.fw';
+/** Document cache: that check failed (formulas cannot write document properties, so they send nothing). */
+export const FORMULA_WRITES_REFUSED_KEY = 'pef.fw.no';
+
 /** Document cache: a claim on a normalised URL, under this prefix and the URL's hash. */
 export const CLAIM_PREFIX = 'pef.claim.';
 /** Document cache: after a 401 or 402, formulas stop calling the service (JSON: message and key hash). */

@@ -13,12 +13,14 @@ import {
   POLL_MAX_MS,
 } from '../core/limits';
 import { probeWorthIt } from '../core/pace';
+import { REFRESH_PATH } from '../core/product';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
-import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './formulaMessages';
+import { accountError, BULK_RUN, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './formulaMessages';
 import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './formulaRun';
+import { formulasMayWrite } from './formulaWrites';
 import { fixedBatchSize } from './lookup/budget';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
 import { probeConnection } from './lookup/probe';
@@ -172,6 +174,10 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
   let missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
+  if (!formulasMayWrite(ports.store, ports.cache)) {
+    for (const key of missing) outcomes.set(key, NO_WRITES);
+    return outcomes;
+  }
 
   const run = startRun(ports, config.endpoint.endpoint, inputs, outcomes, started);
   throwIfHalted(run);
@@ -225,7 +231,8 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
     outcomes = resolveAll(inputs.flat());
   } catch (error) {
     // Apps Script's daily properties quota: a clear message, not the service's bare one.
-    if (isPropertiesQuotaError(error)) throw new Error(PROPERTIES_QUOTA_MESSAGE);
+    if (isPropertiesQuotaError(error))
+      throw new Error(`${PROPERTIES_QUOTA_MESSAGE} Then use ${REFRESH_PATH}.`);
     throw error;
   }
   if (fields.fields) {

@@ -66,7 +66,7 @@ export function startRun(
 ): Run {
   const config = readCachedScriptConfig();
   const apiKey = readApiKey();
-  if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the owner of this spreadsheet.'));
+  if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
   const sentFor = new Map<string, string>();
   for (const input of inputs)
     if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);

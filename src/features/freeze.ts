@@ -1,7 +1,7 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
 import { reinterpretedBySheets } from '../core/cells';
 
-const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
+export const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
 /** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */
 const PLAIN_CALL =
   /^=\s*FINDEMAIL\s*\(\s*(?:(?:'(?:[^']|'')+'|[\w.]+)!)?\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?\s*(?:,\s*"([^"]*)"\s*)?\)\s*$/i;
@@ -10,7 +10,7 @@ const SHOWS_ERROR = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$
 // What a cell reads while its custom function computes (getValues too): never a result to keep.
 const COMPUTING = 'Loading...';
 
-interface Area {
+export interface Area {
   row: number;
   col: number;
   rows: number;
@@ -31,7 +31,7 @@ function columnLetters(col: number): string {
 }
 
 /** The cells a formula's result fills (its spill), or undefined when the text does not say. */
-function resultArea(formula: string, row: number, col: number): Area | undefined {
+export function resultArea(formula: string, row: number, col: number): Area | undefined {
   const call = PLAIN_CALL.exec(formula.trim());
   if (!call) return formula.includes(':') ? undefined : { row, col, rows: 1, cols: 1 };
   const rows = call[4] ? Math.abs(Number(call[4]) - Number(call[2])) + 1 : 1;

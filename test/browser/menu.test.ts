@@ -48,6 +48,7 @@ test.each(['onOpen', 'onInstall'])(
     expect(items.map((item) => item.caption)).toEqual([
       'Find e-mails for the selected column',
       'Retry failed rows in the selected column',
+      'Refresh =FINDEMAIL cells',
       'Freeze =FINDEMAIL results in the selection',
       'Settings & API key',
       'Help',
@@ -79,5 +80,12 @@ test('the menu opens the sidebar (settings view) and the help', async () => {
   await world.env.run(help?.functionName ?? '', [], world.as());
   const dialog = world.env.ui.dialogs[world.env.ui.dialogs.length - 1];
   expect(dialog.title).toMatch(/help/i);
-  expect(dialog.html).toMatch(/spreadsheet owner's/);
+  // Whose key formulas use, said right (My Drive, a shared drive, a transfer), and one range formula recommended.
+  expect(dialog.html).toMatch(
+    /<b>the spreadsheet's owner<\/b>; in a shared drive, of the person who created the file;/,
+  );
+  expect(dialog.html).toMatch(/after a\s+transfer of ownership, of the new owner/);
+  expect(dialog.html).toMatch(/one range formula\s+rather than a column of =FINDEMAIL\(A2\) cells/);
+  expect(dialog.html).toContain('<b>Refresh =FINDEMAIL cells</b>');
+  expect(dialog.html).not.toMatch(/recalculat/i);
 });

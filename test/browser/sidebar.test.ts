@@ -202,7 +202,9 @@ test('a user saves a key with the keyboard: trimmed, in their own user propertie
   const help = await page.locator('#key-help').textContent();
   expect(help).toMatch(/user properties/);
   expect(help).toMatch(/private to you/);
-  expect(help).toMatch(/=FINDEMAIL formulas in this spreadsheet use the spreadsheet owner's key/);
+  expect(help?.replace(/\s+/g, ' ')).toMatch(
+    /=FINDEMAIL formulas in this spreadsheet use the key of the spreadsheet's owner \(in a shared drive, of the person who created the file; after a transfer of ownership, of the new owner\)/,
+  );
 
   // The tabs follow the ARIA tab pattern: arrow keys move between them.
   await page.getByRole('tab', { name: 'Settings' }).focus();

@@ -343,7 +343,7 @@ describe('account-level failures stop the formula with an Error that never shows
 
   it('no key saved: tells the owner where to save one; no request', async () => {
     const w = await open({ ownerKey: false });
-    await expectThrows(w, /^No API key is saved for the owner of this spreadsheet\./);
+    await expectThrows(w, /^No API key is saved for the formulas of this spreadsheet\./);
     expect(w.sandbox.service.ledger()).toHaveLength(0);
   });
 

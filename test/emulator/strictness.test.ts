@@ -18,6 +18,7 @@ import {
   notAllowlistedMessage,
   propertyCalls,
   TEST_DEPLOYMENT_TRIGGERS,
+  TOO_MANY_SIMULTANEOUS_MESSAGE,
   TOO_MANY_TRIGGERS,
 } from '../../emulator';
 import { allowedByManifest } from '../../emulator/host/manifest';
@@ -89,6 +90,35 @@ function SLOWCF() {
  */
 function FAILCF() {
   throw new Error('no luck');
+}
+
+/**
+ * A new value at each evaluation.
+ * @customfunction
+ */
+function FRESHCF() {
+  return Math.random();
+}
+
+/**
+ * Writes a document property, reads it back.
+ * @customfunction
+ */
+function WRITECF() {
+  var props = PropertiesService.getDocumentProperties();
+  props.setProperty('written', 'yes');
+  return props.getProperty('written');
+}
+
+function writeDocumentProperty() {
+  PropertiesService.getDocumentProperties().setProperty('written', 'by a menu item');
+  return PropertiesService.getDocumentProperties().getProperty('written');
+}
+
+/** Enters the formula of a1 again, the same text. */
+function enterAgain(a1) {
+  var range = SpreadsheetApp.getActiveSpreadsheet().getRange(a1);
+  range.setFormula(range.getFormula());
 }
 `;
 
@@ -384,5 +414,67 @@ describe('what a formula cell reads as', () => {
       [['=NA()', '=FAILCF()']],
     ]);
     expect(env.cell(ss.id, 'B1')?.error).toBe('no luck');
+  });
+});
+
+describe('custom functions and the executions around them', () => {
+  it('a formula entered again by a script, the same text, is evaluated again; the text stays', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(ss.id, 'A1', [['=FRESHCF()']]);
+    await env.recalculate(ss.id);
+    const first = env.values(ss.id, 'A1')[0][0];
+    expect(typeof first).toBe('number');
+    await env.run('enterAgain', ['A1'], { spreadsheetId: ss.id });
+    await env.formulasSettled();
+    const second = env.values(ss.id, 'A1')[0][0];
+    expect(typeof second).toBe('number');
+    expect(second).not.toBe(first);
+    expect(env.formulas(ss.id, 'A1')).toEqual([['=FRESHCF()']]);
+  });
+
+  it("refuses a custom function past 30 running at once for one user, before its code runs, with Apps Script's message", async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(
+      ss.id,
+      'A1:A40',
+      Array.from({ length: 40 }, () => ['=SLOWCF()']),
+    );
+    const report = await env.recalculate(ss.id);
+    const refused = report.results.filter((r) => !r.ok);
+    expect(refused).toHaveLength(10);
+    for (const result of refused) {
+      expect(result.error?.message).toBe(TOO_MANY_SIMULTANEOUS_MESSAGE);
+      expect(result.counts).toEqual({});
+    }
+    const values = env.values(ss.id, 'A1:A40').map((row) => row[0]);
+    expect(values.filter((v) => v === 'done')).toHaveLength(30);
+    expect(values.filter((v) => v === '#ERROR!')).toHaveLength(10);
+    const errors = Array.from({ length: 40 }, (_, i) => env.cell(ss.id, `A${i + 1}`)?.error).filter(Boolean);
+    expect(new Set(errors)).toEqual(new Set([TOO_MANY_SIMULTANEOUS_MESSAGE]));
+    // Once those have ended, the refused cells run when evaluated again.
+    const again = Array.from({ length: 40 }, (_, i) => `A${i + 1}`).filter(
+      (a1) => env.cell(ss.id, a1)?.error,
+    );
+    await env.recalculate(ss.id, { cells: again.map((a1) => ({ a1 })) });
+    expect(env.values(ss.id, 'A1:A40').every(([v]) => v === 'done')).toBe(true);
+  });
+
+  it("customFunctionDocumentWrites: refused makes a custom function's document-property write throw; other executions still write", async () => {
+    const allowed = environment();
+    const open = allowed.createSpreadsheet({ owner: OWNER });
+    allowed.enter(open.id, 'A1', [['=WRITECF()']]);
+    await allowed.recalculate(open.id);
+    expect(allowed.values(open.id, 'A1')).toEqual([['yes']]);
+
+    const env = environment({ customFunctionDocumentWrites: 'refused' });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(ss.id, 'A1', [['=WRITECF()']]);
+    await env.recalculate(ss.id);
+    expect(env.values(ss.id, 'A1')).toEqual([['#ERROR!']]);
+    expect(env.cell(ss.id, 'A1')?.error).toBe('You do not have permission to call setProperty');
+    expect(env.documentProperties(ss.id).all()).toEqual({});
+    expect(await env.run('writeDocumentProperty', [], { spreadsheetId: ss.id })).toBe('by a menu item');
   });
 });

@@ -14,7 +14,7 @@ import {
   url,
   type World,
 } from '../support/harness';
-import { cellError, column, emailOf, fillDown, lookups } from './helpers';
+import { cellError, column, emailOf, fillDown, lookups, recalculateInWaves } from './helpers';
 
 let world: World | undefined;
 
@@ -24,11 +24,11 @@ afterEach(async () => {
 });
 
 /**
- * The back-off window after a 401/402 as the bundle announces it in a cell ("formulas try again after N minutes"),
+ * The back-off window after a 401/402 as the bundle announces it in a cell ("… formulas call the service again after N minutes at the earliest"),
  * read from what it shows, not from its code (dist/Code.js is minified).
  */
 function announcedHaltSeconds(w: World, a1: string): number {
-  const minutes = /try again after (\d+) minutes?\b/.exec(cellError(w, a1) ?? '')?.[1];
+  const minutes = /call the service again after (\d+) minutes?\b/.exec(cellError(w, a1) ?? '')?.[1];
   if (!minutes) throw new Error(`${a1} announces no back-off window: ${cellError(w, a1)}`);
   return Number(minutes) * 60;
 }
@@ -102,7 +102,12 @@ test('no credits (402): the error says to add credits, never the key', async () 
   await world.env.recalculate(world.ss.id);
   const message = cellError(world, 'B2') ?? '';
   expect(message).toMatch(/credits/i);
-  expect(message).toMatch(/owner's account/);
+  // Whose credits, and what to do after a top-up: Check, then the refresh item (a formula does not run again alone).
+  expect(message).toContain("Formulas spend the credits of the spreadsheet's owner (in a shared drive");
+  expect(message).toContain(
+    'press Check in Extensions › Profile Email Finder › Settings & API key (Settings tab)',
+  );
+  expect(message).toContain('then use Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
   expect(lookups(world).map((entry) => entry.status)).toEqual([402]);
   expectKeyNowhere(world, OWNER_KEY);
 });
@@ -142,8 +147,11 @@ test("an editor's recalculation spends the owner's key; without one the error sa
   world.env.enter(world.ss.id, 'A3:B3', [[url('mary-ann-smith'), '=FINDEMAIL(A3)']]);
   await world.env.recalculate(world.ss.id, { user: EDITOR, cells: [{ a1: 'B3' }] });
   const message = cellError(world, 'B3') ?? '';
-  expect(message).toMatch(/owner of this spreadsheet/);
-  expect(message).toMatch(/owner's/);
+  expect(message).toMatch(/No API key is saved for the formulas of this spreadsheet/);
+  expect(message).toMatch(
+    /the spreadsheet's owner \(in a shared drive, where no one owns the file, the person who created it; after a transfer of ownership, the new owner\)/,
+  );
+  expect(message).toContain('Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
   expect(lookups(world)).toHaveLength(1);
   expectKeyNowhere(world, EDITOR_KEY);
 });
@@ -155,8 +163,9 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
   world = await startWorld({ credits: 0, data: [['URL'], ...urls.map((u) => [u])] });
   fillDown(world, 'B', 'A', 2, 201);
 
-  const first = await world.env.recalculate(world.ss.id);
-  expect(first.evaluated).toBe(200);
+  // 30 at once (Apps Script runs no more for one user), as a person gets the column done with Refresh.
+  const first = await recalculateInWaves(world, 'B', 2, 201);
+  expect(first).toBe(200);
   expect(column(world, 'B2:B201').every((value) => value === '#ERROR!')).toBe(true);
   for (let row = 2; row <= 201; row++) expect(cellError(world, `B${row}`)).toMatch(/credits/i);
   const haltSeconds = announcedHaltSeconds(world, 'B2');
@@ -165,12 +174,12 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
   expect(afterFirst).toBeLessThanOrEqual(5);
 
   // Inside the window: 200 more evaluations, not one request.
-  await world.env.recalculate(world.ss.id);
+  await recalculateInWaves(world, 'B', 2, 201);
   expect(lookups(world)).toHaveLength(afterFirst);
 
   // Past the window it tries again, still with a handful only while credits are missing.
   world.env.advanceClock((haltSeconds + 5) * 1000);
-  await world.env.recalculate(world.ss.id);
+  await recalculateInWaves(world, 'B', 2, 201);
   const afterWindow = lookups(world).length - afterFirst;
   expect(afterWindow).toBeGreaterThanOrEqual(1);
   expect(afterWindow).toBeLessThanOrEqual(5);
@@ -178,7 +187,7 @@ test('after a 402, 200 formula cells send a handful of requests until the back-o
   // With credits again (and the window over), every cell resolves, each URL charged once.
   world.sandbox.service.setCredits(ORG, 1000);
   world.env.advanceClock((haltSeconds + 5) * 1000);
-  await world.env.recalculate(world.ss.id);
+  await recalculateInWaves(world, 'B', 2, 201);
   expect(column(world, 'B2:B201')).toEqual(urls.map(emailOf));
   expect(Object.values(world.charges())).toEqual(new Array(200).fill(1));
   expect(lookups(world).every((entry) => entry.status === 402 || entry.status === 200)).toBe(true);
@@ -194,7 +203,7 @@ test('credits running out during a recalculation: failing requests stop, and re-
     env: { maxConcurrent: 16 },
   });
   fillDown(world, 'B', 'A', 2, 121);
-  await world.env.recalculate(world.ss.id);
+  await recalculateInWaves(world, 'B', 2, 121);
   const found = column(world, 'B2:B121').filter((value) => value !== '#ERROR!');
   expect(found).toHaveLength(40);
   const failing = lookups(world).filter((entry) => entry.status === 402).length;
@@ -203,7 +212,7 @@ test('credits running out during a recalculation: failing requests stop, and re-
   expect(failing).toBeLessThanOrEqual(16);
 
   const before = lookups(world).length;
-  await world.env.recalculate(world.ss.id);
+  await recalculateInWaves(world, 'B', 2, 121);
   expect(lookups(world)).toHaveLength(before);
   // The 40 paid results stay visible from the cache; the rest show the credits error.
   expect(column(world, 'B2:B121').filter((value) => value !== '#ERROR!')).toEqual(found);

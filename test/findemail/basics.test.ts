@@ -154,6 +154,8 @@ test('dist/Code.js declares FINDEMAIL with its JSDoc, @customfunction and parame
   expect(text).toMatch(/@customfunction/);
   expect(text).toMatch(/@param\s+\{[^}]+\}\s+url\b[^\n]*A2/);
   expect(text).toMatch(/@param\s+\{[^}]+\}\s+fields\b[^\n]*"email,status,catch_all"/);
-  expect(text).toMatch(/owner's API key/);
+  expect(text).toMatch(/API key of the spreadsheet's owner \(in a shared drive, the file's creator\)/);
+  expect(text).toContain('Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
+  expect(text).not.toMatch(/recalculat/i);
   expect(text).toMatch(/@return/);
 });

@@ -14,13 +14,14 @@ afterEach(async () => {
   world = undefined;
 });
 
-const NOT_IN_TIME = 'ERROR: Not looked up in time; recalculate to try again.';
+const NOT_IN_TIME =
+  'ERROR: Not looked up in time (no credit spent); use Extensions › Profile Email Finder › Refresh =FINDEMAIL cells to try again.';
 
 function profiles(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => url(`${prefix}-${String.fromCharCode(97 + i)}-${i}`));
 }
 
-test('URLs that do not fit the budget say "recalculate", are not cached, and the next evaluation finishes', async () => {
+test('URLs that do not fit the budget say "Refresh =FINDEMAIL cells", are not cached, and the next evaluation finishes', async () => {
   const urls = profiles('budget', 12);
   world = await startWorld({
     faults: { latencyMs: 200 },

@@ -49,6 +49,17 @@ it('turned off, formulas look nothing new up but still show known results', asyn
   await world.env.recalculate(world.ss.id);
   expect(column(world, 'B2:B3')).toEqual([emailOf(url('off-bea')), expect.stringMatching(/turned off/)]);
   expect(lookups(world)).toHaveLength(1);
+
+  // Turned on again: the cell says what to do, and the refresh item gets it looked up.
+  expect(column(world, 'B3:B3')[0]).toContain(
+    "turn formulas on in the add-on's Settings tab, then use Extensions › Profile Email Finder › Refresh =FINDEMAIL cells",
+  );
+  await world.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 500 }], world.as(OWNER));
+  world.env.select(world.ss.id, 'A1');
+  await world.env.run('refreshFormulas', [], world.as(OWNER));
+  await world.env.formulasSettled();
+  expect(column(world, 'B2:B3')).toEqual([emailOf(url('off-bea')), emailOf(url('off-cal'))]);
+  expect(lookups(world)).toHaveLength(2);
 });
 
 it("an editor's own setting changes nothing: formulas spend the owner's credits under the owner's cap", async () => {

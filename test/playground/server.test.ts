@@ -157,6 +157,29 @@ describe('the playground server', () => {
     expect(third.service.view()).toMatchObject({ credits: 77, charged: 0, requests: 0, ledger: [] });
   });
 
+  test('the menu has Refresh =FINDEMAIL cells: a formula that failed for want of a key resolves after it', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    const pg = await start(dir, { latencyMs: 0 });
+    const wb = pg.workbook;
+    const ss = wb.spreadsheetId;
+    await wb.open();
+    expect(wb.menu()?.items.map((item) => item.label)).toContain('Refresh =FINDEMAIL cells');
+    wb.env.userProperties(DEMO_USER).set({ [API_KEY_PROPERTY]: '' });
+    await wb.setCells([{ r: 2, c: 7, value: '=FINDEMAIL(A2)' }]);
+    await wb.idle();
+    expect(wb.env.values(ss, 'G2')).toEqual([['#ERROR!']]);
+    expect(wb.env.cell(ss, 'G2')?.error).toContain('Refresh =FINDEMAIL cells');
+    await wb.restoreDemoKey();
+    await wb.setSelection({ r1: 2, c1: 7, r2: 2, c2: 7 });
+    await wb.runMenu('refreshFormulas');
+    await wb.env.formulasSettled();
+    const jane = predictLookup(SAMPLE_URLS[0]);
+    if (jane.kind !== 'found') throw new Error('jane-doe has an address');
+    expect(wb.env.values(ss, 'G2')).toEqual([[jane.email]]);
+    expect(wb.env.formulas(ss, 'G2')).toEqual([['=FINDEMAIL(A2)']]);
+  });
+
   test('answers on 127.0.0.1 only, to its own Host, JSON only; only menu items run', async () => {
     const dir = tempStateDir();
     dirs.push(dir);
