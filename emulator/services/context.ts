@@ -7,6 +7,7 @@ import type { PropertyStore } from '../model/properties';
 import type { SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import type { SheetD } from '../protocol';
 import type { AuthMode, FetchRecord, Manifest, TriggerRecord, UiRecord } from '../types';
+import type { PendingWrite } from './pending';
 
 /** One execution, as the host tracks it. */
 export interface Exec {
@@ -19,6 +20,8 @@ export interface Exec {
   ui: boolean;
   counts: Record<string, number>;
   done: boolean;
+  /** Sheet writes not flushed yet, by spreadsheet id (services/pending.ts). */
+  pendingWrites?: Map<string, PendingWrite[]>;
 }
 
 /** The environment's state the services read and change (Environment implements it). */
@@ -42,6 +45,10 @@ export interface ServiceHost {
   nextSerial(kind: 'output' | 'trigger'): number;
   readonly manifest: Manifest;
   readonly deployment: 'installed' | 'test';
+  /** LockService's rate quota (EnvironmentOptions.lockRateLimit): throws Apps Script's reported error past it. */
+  chargeLockCall(): void;
+  /** A lock released while its execution had sheet writes not flushed (counted; thrown with `strictFlush`). */
+  noteReleaseWithPendingWrites(exec: Exec): void;
   /** Counts `calls` of `user` against a daily quota; throws Apps Script's error past it. */
   chargeQuota(user: string, kind: QuotaKind, calls: number): void;
 }
