@@ -82,12 +82,20 @@ export function tryWithDocumentLock<T>(
   }
 }
 
-/** Runs `work` holding the document lock; throws when it stays busy (the caller's action fails visibly). */
+/** The document lock stayed busy or LockService refused it: nothing was done; a moment later it may work. */
+export class DocumentBusyError extends Error {
+  constructor(
+    message = 'The spreadsheet is busy (another execution holds its lock). Try again in a moment.',
+  ) {
+    super(message);
+    this.name = 'DocumentBusyError';
+  }
+}
+
+/** Runs `work` holding the document lock; throws DocumentBusyError when it stays busy. */
 export function withDocumentLock<T>(work: () => T): T {
   const done = tryWithDocumentLock(work);
-  if (!done) {
-    throw new Error('The spreadsheet is busy (another execution holds its lock). Try again in a moment.');
-  }
+  if (!done) throw new DocumentBusyError();
   return done.value;
 }
 

@@ -29,7 +29,7 @@ import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY }
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import { hashOf } from '../core/resultTable';
 import { systemClock } from './clock';
-import { tryWithDocumentLock } from './lock';
+import { DocumentBusyError, tryWithDocumentLock } from './lock';
 import { lostSendsOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
@@ -57,7 +57,9 @@ function withStoreLock(work: () => void, sheetWrites: boolean): void {
     // Refused at once (LockService's rate quota, reported): wait 1, 2, 4 s so a paid result is still kept.
     if (Date.now() - started < LOCK_WAIT_MS / 2) systemClock.sleep(1000 * 2 ** attempt);
   }
-  throw new Error('The spreadsheet stayed busy (another execution held its lock); try again in a moment.');
+  throw new DocumentBusyError(
+    'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
+  );
 }
 
 export interface SheetResultStore extends ResultStore {
