@@ -22,3 +22,13 @@ export const WORKER_START_GRACE_MS = 10_000;
 export const CLOSE_GRACE_MS = 2000;
 /** Executions that may run at once by default (worker threads). Sheets evaluates custom functions in parallel. */
 export const DEFAULT_MAX_CONCURRENT = 16;
+
+/**
+ * LockService's rate quota, as reported (googleworkspace/apps-script-oauth2#207); the other reported text is
+ * "Service invoked too many times in a short time: lockBean rateMax" (nuadi/googlecrestscript#19).
+ */
+export const TOO_MANY_LOCK_OPERATIONS = 'There are too many LockService operations against the same script.';
+export const LOCK_RATE_MAX_MESSAGE = 'Service invoked too many times in a short time: lockBean rateMax';
+/** What releaseLock throws with `strictFlush` when the execution's sheet writes are not flushed. */
+export const RELEASE_WITH_PENDING_WRITES =
+  'Lock released with sheet writes not flushed: call SpreadsheetApp.flush() before releaseLock().';

@@ -51,6 +51,17 @@ export interface EnvironmentOptions {
    * past it is refused before its code runs, its cell `#ERROR!` with Apps Script's message.
    */
   simultaneousExecutionsPerUser?: number;
+  /**
+   * LockService's rate quota (reported, not on the quotas page): past `calls` Lock calls (tryLock, waitLock,
+   * releaseLock) of the script within `windowMs` of the environment's clock, every Lock call throws `message`
+   * (default "There are too many LockService operations against the same script.").
+   */
+  lockRateLimit?: { calls: number; windowMs: number; message?: string };
+  /**
+   * A lock released while its execution has sheet writes not flushed is always counted
+   * (`env.lockReleasesWithPendingWrites`); with this, releaseLock also throws in the execution.
+   */
+  strictFlush?: boolean;
 }
 
 /** The parts of appsscript.json the emulator reads. */

@@ -11,14 +11,17 @@ import {
   DEFAULT_MAX_CONCURRENT,
   EXECUTION_LIMIT_MS,
   FETCH_TIMEOUT_MS,
+  RELEASE_WITH_PENDING_WRITES,
   SIMULTANEOUS_EXECUTIONS_PER_USER,
   TIME_LIMIT_MESSAGE,
+  TOO_MANY_LOCK_OPERATIONS,
   TOO_MANY_SIMULTANEOUS_MESSAGE,
 } from '../constants';
-import { ExecutionError } from '../errors';
+import { ExecutionError, fail } from '../errors';
 import type { RunMessage } from '../protocol';
 import { answer } from '../services';
 import type { Exec, ServiceHost } from '../services/context';
+import { flushPending } from '../services/pending';
 import type {
   EnvironmentOptions,
   ExecutionResult,
@@ -72,6 +75,14 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly serials = { output: 1, trigger: 1, exec: 1 };
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly lockRateLimit?: EnvironmentOptions['lockRateLimit'];
+  private readonly strictFlush: boolean;
+  /** The environment's clock at each Lock call within the rate quota's window. */
+  private lockCalls: number[] = [];
+  /** Locks released while their execution had sheet writes not flushed (services/pending.ts). */
+  lockReleasesWithPendingWrites = 0;
+  /** Lock calls refused by the rate quota (option lockRateLimit). */
+  lockCallsRefused = 0;
 
   constructor(options: EnvironmentOptions = {}) {
     super(options.timeZone ?? 'Etc/UTC', evictor(options.cacheEviction));
@@ -89,6 +100,8 @@ export class Environment extends SharedState implements ServiceHost {
     this.legacyTriggerDocumentContext = options.legacyTriggerDocumentContext === true;
     this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
+    this.lockRateLimit = options.lockRateLimit;
+    this.strictFlush = options.strictFlush === true;
     const account = DAILY_QUOTAS[options.account ?? 'consumer'];
     this.quotas = new DailyQuotas({
       properties: options.propertiesDailyQuota ?? account.properties,
@@ -250,6 +263,8 @@ export class Environment extends SharedState implements ServiceHost {
       now: this.now(),
     };
     const { outcome: done, startedAt } = await this.pool.run(exec, message, limit);
+    // An execution's end applies its pending writes, then frees its locks.
+    flushPending(this, exec, true);
     this.locks.releaseAll(String(exec.id));
     const result: ExecutionResult = {
       id: exec.id,
@@ -366,6 +381,23 @@ export class Environment extends SharedState implements ServiceHost {
 
   nextSerial(kind: 'output' | 'trigger'): number {
     return this.serials[kind]++;
+  }
+
+  chargeLockCall(): void {
+    const limit = this.lockRateLimit;
+    if (!limit) return;
+    const now = this.now();
+    this.lockCalls = this.lockCalls.filter((at) => at > now - limit.windowMs);
+    this.lockCalls.push(now);
+    if (this.lockCalls.length > limit.calls) {
+      this.lockCallsRefused++;
+      fail(limit.message ?? TOO_MANY_LOCK_OPERATIONS);
+    }
+  }
+
+  noteReleaseWithPendingWrites(_exec: Exec): void {
+    this.lockReleasesWithPendingWrites++;
+    if (this.strictFlush) fail(RELEASE_WITH_PENDING_WRITES);
   }
 
   chargeQuota(user: string, kind: QuotaKind, calls: number): void {

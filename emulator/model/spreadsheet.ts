@@ -110,6 +110,14 @@ export class SheetModel {
     return found;
   }
 
+  /** A deep copy (an execution's own view of the sheet while its writes are not flushed). */
+  clone(): SheetModel {
+    const copy = new SheetModel(this.id, this.name, this.maxRows, this.maxCols);
+    copy.frozenRows = this.frozenRows;
+    copy.rows = this.rows.map((line) => line?.map((cell) => (cell ? cloneCell(cell) : undefined)));
+    return copy;
+  }
+
   /** Every formula cell, with its position. */
   formulaCells(): Array<{ row: number; col: number; cell: Cell }> {
     const found: Array<{ row: number; col: number; cell: Cell }> = [];
@@ -212,6 +220,13 @@ export class SheetModel {
   }
 }
 
+function cloneCell(cell: Cell): Cell {
+  const copy = { ...cell };
+  if (cell.spill) copy.spill = { ...cell.spill };
+  if (cell.spilledFrom) copy.spilledFrom = { ...cell.spilledFrom };
+  return copy;
+}
+
 /** Sheets' sort order: numbers, then text (case-insensitive), then booleans; empty cells last. */
 function compareCells(a: CellValue, b: CellValue): number {
   const rank = (v: CellValue) => (v === '' ? 3 : typeof v === 'boolean' ? 2 : typeof v === 'string' ? 1 : 0);
@@ -255,6 +270,17 @@ export class SpreadsheetModel {
     this.sheets.push(sheet);
     if (this.sheets.length === 1) this.activeSheetId = sheet.id;
     return sheet;
+  }
+
+  /** A deep copy (an execution's own view of the spreadsheet while its writes are not flushed). */
+  clone(): SpreadsheetModel {
+    const copy = new SpreadsheetModel(this.id, this.name, this.owner, this.timeZone);
+    copy.sheets = this.sheets.map((sheet) => sheet.clone());
+    copy.activeSheetId = this.activeSheetId;
+    copy.activeRange = this.activeRange && { ...this.activeRange };
+    copy.activeRanges = this.activeRanges?.map((range) => ({ ...range }));
+    copy.nextSheetId = this.nextSheetId;
+    return copy;
   }
 
   sheetById(id: number): SheetModel {

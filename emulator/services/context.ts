@@ -7,6 +7,7 @@ import type { PropertyStore } from '../model/properties';
 import type { SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import type { SheetD } from '../protocol';
 import type { AuthMode, FetchRecord, Manifest, TriggerRecord, UiRecord } from '../types';
+import type { PendingWrite } from './pending';
 
 /** One execution, as the host tracks it. */
 export interface Exec {
@@ -21,6 +22,8 @@ export interface Exec {
   done: boolean;
   /** Cells this execution entered a formula in (Sheets evaluates their custom functions again). */
   formulasEntered?: Array<{ ss: string; sheet: string; a1: string }>;
+  /** Sheet writes not flushed yet, by spreadsheet id (services/pending.ts). */
+  pendingWrites?: Map<string, PendingWrite[]>;
 }
 
 /** The environment's state the services read and change (Environment implements it). */
@@ -46,6 +49,10 @@ export interface ServiceHost {
   readonly deployment: 'installed' | 'test';
   /** The `customFunctionDocumentWrites` option. */
   readonly customFunctionDocumentWrites: 'allowed' | 'refused';
+  /** LockService's rate quota (EnvironmentOptions.lockRateLimit): throws Apps Script's reported error past it. */
+  chargeLockCall(): void;
+  /** A lock released while its execution had sheet writes not flushed (counted; thrown with `strictFlush`). */
+  noteReleaseWithPendingWrites(exec: Exec): void;
   /** Counts `calls` of `user` against a daily quota; throws Apps Script's error past it. */
   chargeQuota(user: string, kind: QuotaKind, calls: number): void;
 }

@@ -3,6 +3,7 @@ import { fail } from '../errors';
 import { cache, cacheService } from './cache';
 import type { Exec, ServiceHandler, ServiceHost } from './context';
 import { lock, lockService } from './lock';
+import { answerSheetCall } from './pending';
 import { properties, propertiesService } from './properties';
 import { range, rangeList } from './range';
 import { scriptApp, session } from './script';
@@ -33,7 +34,8 @@ const SERVICES: Record<string, ServiceHandler> = {
 /** Answers one service call of an execution; throws the service's error. */
 export function answer(host: ServiceHost, exec: Exec, op: string, args: unknown[]): unknown {
   const dot = op.indexOf('.');
-  const handler = Object.hasOwn(SERVICES, op.slice(0, dot)) ? SERVICES[op.slice(0, dot)] : undefined;
+  const service = op.slice(0, dot);
+  const handler = Object.hasOwn(SERVICES, service) ? SERVICES[service] : undefined;
   if (!handler) return fail(`Unknown service call ${op}`);
-  return handler(host, exec, op.slice(dot + 1), args);
+  return answerSheetCall(host, exec, service, handler, op.slice(dot + 1), args);
 }

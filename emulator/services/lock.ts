@@ -1,6 +1,7 @@
 /** LockService and Lock: script, document and user locks shared by executions. */
 import { fail } from '../errors';
 import type { Exec, ServiceHost } from './context';
+import { hasPendingWrites } from './pending';
 
 export function lockService(_host: ServiceHost, exec: Exec, method: string): unknown {
   switch (method) {
@@ -18,6 +19,7 @@ export function lockService(_host: ServiceHost, exec: Exec, method: string): unk
 export async function lock(host: ServiceHost, exec: Exec, method: string, args: unknown[]): Promise<unknown> {
   const key = String(args[0]);
   const owner = String(exec.id);
+  if (method !== 'hasLock') host.chargeLockCall();
   switch (method) {
     case 'tryLock':
       return host.locks.acquire(key, owner, Number(args[1]) || 0);
@@ -27,9 +29,12 @@ export async function lock(host: ServiceHost, exec: Exec, method: string, args: 
         fail('Lock timeout: another process was holding the lock for too long.');
       }
       return null;
-    case 'releaseLock':
+    case 'releaseLock': {
+      const pending = host.locks.holds(key, owner) && hasPendingWrites(exec);
       host.locks.release(key, owner);
+      if (pending) host.noteReleaseWithPendingWrites(exec);
       return null;
+    }
     case 'hasLock':
       return host.locks.holds(key, owner);
     default:

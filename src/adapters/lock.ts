@@ -10,28 +10,99 @@ export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {
   return Math.max(0, Math.min(LOCK_WAIT_MS, deadline - Date.now()));
 }
 
-/** The document lock, or null in an execution without a document. */
-function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
-  return LockService.getDocumentLock();
+/** This execution's globals are its own (apps-script/guides/sheets/functions): the flag is per execution. */
+let refused = false;
+
+/** Whether the document lock came back busy (or refused) in this execution. */
+export function documentLockRefused(): boolean {
+  return refused;
 }
 
-export function tryWithDocumentLock<T>(work: () => T, deadline?: number): { value: T } | undefined {
+/** The document lock, or null in an execution without a document (or when LockService refuses). */
+function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
+  try {
+    return LockService.getDocumentLock();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the lock was taken. LockService has a rate quota (reported, not on the quotas page): past it `tryLock`
+ * throws "There are too many LockService operations against the same script." (googleworkspace/apps-script-oauth2
+ * #207) or "…lockBean rateMax" (nuadi/googlecrestscript#19). Any exception counts as busy.
+ */
+function taken(lock: GoogleAppsScript.Lock.Lock, deadline?: number): boolean {
+  try {
+    return lock.tryLock(lockWaitMs(deadline));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * "If you are working with a spreadsheet, you should call SpreadsheetApp.flush() prior to releasing the lock"
+ * (apps-script/reference/lock/lock#releaselock): another execution taking the lock may otherwise read the sheet
+ * without this one's writes. When the flush fails the lock is kept: the execution's end applies its writes, then
+ * frees it. A failed release is not the work's failure (the end of the execution frees the lock too).
+ */
+function release(lock: GoogleAppsScript.Lock.Lock, sheetWrites: boolean): void {
+  try {
+    if (sheetWrites) SpreadsheetApp.flush();
+  } catch {
+    return;
+  }
+  try {
+    lock.releaseLock();
+  } catch {
+    // Freed at the end of the execution.
+  }
+}
+
+/**
+ * Runs `work` holding the document lock; undefined when the lock stayed busy (or LockService refused). The sheet
+ * is flushed before the lock is released, unless the execution cannot write it (`sheetWrites` false: a custom
+ * function).
+ */
+export function tryWithDocumentLock<T>(
+  work: () => T,
+  deadline?: number,
+  sheetWrites = true,
+): { value: T } | undefined {
   const lock = lockOrNull();
-  if (!lock?.tryLock(lockWaitMs(deadline))) return undefined;
+  if (!lock) return undefined;
+  if (!taken(lock, deadline)) {
+    refused = true;
+    return undefined;
+  }
   try {
     return { value: work() };
   } finally {
-    lock.releaseLock();
+    release(lock, sheetWrites);
   }
 }
 
-/** Runs `work` holding the document lock; throws when it stays busy (the caller's action fails visibly). */
+/** The document lock stayed busy or LockService refused it: nothing was done; a moment later it may work. */
+export class DocumentBusyError extends Error {
+  constructor(
+    message = 'The spreadsheet is busy (another execution holds its lock). Try again in a moment.',
+  ) {
+    super(message);
+    this.name = 'DocumentBusyError';
+  }
+}
+
+/** Runs `work` holding the document lock; throws DocumentBusyError when it stays busy. */
 export function withDocumentLock<T>(work: () => T): T {
   const done = tryWithDocumentLock(work);
-  if (!done) {
-    throw new Error('The spreadsheet is busy (another execution holds its lock). Try again in a moment.');
-  }
+  if (!done) throw new DocumentBusyError();
   return done.value;
 }
 
+/** The document lock of an execution that may write the spreadsheet: flushed before each release. */
 export const documentLock: DocumentLock = { tryWith: tryWithDocumentLock };
+
+/** The document lock of a custom function (it cannot write the spreadsheet: nothing to flush). */
+export const readOnlyDocumentLock: DocumentLock = {
+  tryWith: (work, deadline) => tryWithDocumentLock(work, deadline, false),
+};

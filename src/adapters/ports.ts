@@ -3,7 +3,7 @@ import type { LookupPorts } from '../core/ports';
 import { systemClock } from './clock';
 import { documentCache } from './documentCache';
 import { fetchTransport } from './http';
-import { documentLock } from './lock';
+import { documentLock, readOnlyDocumentLock } from './lock';
 import { sheetResultStore } from './resultStore';
 
 /** `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet. */
@@ -11,7 +11,7 @@ export function servicePorts(writable = false): LookupPorts {
   return {
     store: sheetResultStore(writable),
     cache: documentCache(),
-    lock: documentLock,
+    lock: writable ? documentLock : readOnlyDocumentLock,
     clock: systemClock,
     transport: fetchTransport,
   };

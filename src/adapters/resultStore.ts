@@ -18,6 +18,7 @@
  */
 
 import {
+  LOCK_WAIT_MS,
   PENDING_RESULT_RESERVE_BYTES,
   PENDING_RESULTS_BUDGET_BYTES,
   STORE_LOCK_ATTEMPTS,
@@ -27,7 +28,8 @@ import type { ResultStore, SendCheck } from '../core/ports';
 import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { type CachedResult, decodeResult, encodeResult } from '../core/resultCodec';
 import { hashOf } from '../core/resultTable';
-import { tryWithDocumentLock } from './lock';
+import { systemClock } from './clock';
+import { DocumentBusyError, tryWithDocumentLock } from './lock';
 import { lostSendsOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
@@ -45,10 +47,20 @@ export function isStorageFullError(error: unknown): boolean {
   return /storage quota/i.test(String(error instanceof Error ? error.message : error));
 }
 
-/** Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. */
-function withStoreLock(work: () => void): void {
-  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) if (tryWithDocumentLock(work)) return;
-  throw new Error('The spreadsheet stayed busy (another execution held its lock); try again in a moment.');
+/**
+ * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy.
+ * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
+ */
+function withStoreLock(work: () => void, sheetWrites: boolean): void {
+  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
+    const started = Date.now();
+    if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
+    // Refused at once (LockService's rate quota, reported): wait 1, 2, 4 s so a paid result is still kept.
+    if (Date.now() - started < LOCK_WAIT_MS / 2) systemClock.sleep(1000 * 2 ** attempt);
+  }
+  throw new DocumentBusyError(
+    'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
+  );
 }
 
 export interface SheetResultStore extends ResultStore {
@@ -249,7 +261,7 @@ function putMany(
     values[TABLE_VERSION_PROPERTY] = newVersion();
     props.setProperties(values);
     keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
-  });
+  }, state.writable);
 }
 
 function keepPending(state: StoreState): number {

@@ -1,5 +1,6 @@
 /** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
+import { documentLockRefused } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
@@ -18,7 +19,15 @@ import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
-import { accountError, BULK_RUN, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './formulaMessages';
+import {
+  accountError,
+  BULK_RUN,
+  LOCK_BUSY,
+  NO_WRITES,
+  NOT_IN_TIME,
+  OTHER_CELL,
+  UNSAVED,
+} from './formulaMessages';
 import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './formulaRun';
 import { formulasMayWrite } from './formulaWrites';
 import { fixedBatchSize } from './lookup/budget';
@@ -163,6 +172,17 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
   return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
 }
 
+/** Whatever fails, the claims taken are released: a failed formula never leaves a bulk run waiting. */
+function lookUpClaimedOrRelease(run: Run, claimed: Claimed): string[] {
+  try {
+    return lookUpWithinCap(run, claimed.mine, claimed.probing);
+  } catch (error) {
+    releaseClaims(run.ports.cache, claimed.mine);
+    if (claimed.probing) run.ports.cache?.remove(PROBE_KEY);
+    throw error;
+  }
+}
+
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   const started = Date.now();
   const outcomes = new Map<string, RowOutcome>();
@@ -193,7 +213,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
     }
     for (const key of claimed?.unsaved ?? []) outcomes.set(key, UNSAVED);
     missing = missing.filter((key) => !heldByBulk.has(key) && !outcomes.has(key));
-    if (claimed?.mine.length) others.push(...lookUpWithinCap(run, claimed.mine, claimed.probing));
+    if (claimed?.mine.length) others.push(...lookUpClaimedOrRelease(run, claimed));
     const blocked = claimed ? claimed.blocked : missing;
     for (const key of others) heldByOthers.add(key);
     if (others.length === 0 && blocked.length === 0) break;
@@ -201,7 +221,8 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   }
   for (const key of keys) {
     if (outcomes.has(key)) continue;
-    outcomes.set(key, heldByBulk.has(key) ? BULK_RUN : heldByOthers.has(key) ? OTHER_CELL : NOT_IN_TIME);
+    const notLookedUp = documentLockRefused() ? LOCK_BUSY : NOT_IN_TIME;
+    outcomes.set(key, heldByBulk.has(key) ? BULK_RUN : heldByOthers.has(key) ? OTHER_CELL : notLookedUp);
   }
   return outcomes;
 }

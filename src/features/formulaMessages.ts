@@ -44,3 +44,8 @@ export function accountError(error: ServiceError): Error {
   }
   return new Error(error.message);
 }
+
+/** The document lock stayed busy or LockService refused it (its rate quota): nothing was sent for the cell. */
+export const LOCK_BUSY = pending(
+  'Not looked up yet: the spreadsheet was busy with many lookups at once. Wait a minute, then use Extensions › Profile Email Finder › Refresh =FINDEMAIL cells.',
+);

@@ -116,6 +116,9 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         recordDuplicates(sandbox.service.chargesByUrl());
         await env?.close();
         await sandbox.close();
+        // Every suite checks it: a document lock released with sheet writes not flushed (issue 17 item 2).
+        const unflushed = env?.lockReleasesWithPendingWrites ?? 0;
+        if (unflushed > 0) throw new Error(`${unflushed} lock release(s) with sheet writes not flushed`);
       },
     };
     return world;

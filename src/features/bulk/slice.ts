@@ -2,7 +2,9 @@
  * One slice of the bulk run: the lease on the job, the checks before any work, the windows for one time budget,
  * and saving the job so that a pause or cancel from the sidebar wins and another job or slice is left alone.
  */
+import { systemClock } from '../../adapters/clock';
 import { loadJob, updateJob } from '../../adapters/jobStore';
+import { DocumentBusyError } from '../../adapters/lock';
 import { servicePorts } from '../../adapters/ports';
 import { keepPendingResults } from '../../adapters/resultStore';
 import { readScriptConfig } from '../../adapters/scriptConfig';
@@ -42,14 +44,20 @@ function lease(
 ): { job: Job | null; leased: boolean } {
   let leased = false;
   const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
-  const job = updateJob((stored) => {
-    if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
-      return stored;
-    if (!mayDrive(stored, runnerId)) return stored;
-    leased = true;
-    return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
-  });
-  return { job, leased };
+  try {
+    const job = updateJob((stored) => {
+      if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
+        return stored;
+      if (!mayDrive(stored, runnerId)) return stored;
+      leased = true;
+      return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
+    });
+    return { job, leased };
+  } catch (error) {
+    // The lock is busy (or LockService refused it): no lease, the next slice tries again.
+    if (error instanceof DocumentBusyError) return { job: loadJob(), leased: false };
+    throw error;
+  }
 }
 
 /**
@@ -92,16 +100,36 @@ function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs:
   try {
     runSlice(slice);
   } catch (error) {
-    if (isPropertiesQuotaError(error)) {
-      apply(slice, { type: 'halt', reason: 'quota', message: quotaPaused().message });
-    } else {
-      const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
-      apply(slice, { type: 'halt', reason: 'error', message });
-    }
+    // The lock busy or refused: this slice ends here, what it paid is stored; the next slice goes on.
+    if (!(error instanceof DocumentBusyError)) haltOn(slice, error);
   }
   slice.job.leaseUntil = 0;
-  const stored = updateJob((current) => merge(current, slice));
+  const stored = releaseLease(slice);
   return progressOf(stored, { runnerId, now: Date.now() });
+}
+
+/**
+ * Saves the slice's job and frees its lease. The lock busy or refused, it tries again after 1, 2, 4 s: a lease
+ * left behind would keep the next slices waiting for LEASE_MS.
+ */
+function releaseLease(slice: { job: Job; leaseLost: boolean }): Job | null {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return updateJob((current) => merge(current, slice));
+    } catch (error) {
+      if (!(error instanceof DocumentBusyError) || attempt >= 3) throw error;
+      systemClock.sleep(1000 * 2 ** attempt);
+    }
+  }
+}
+
+function haltOn(slice: { job: Job }, error: unknown): void {
+  if (isPropertiesQuotaError(error)) {
+    apply(slice, { type: 'halt', reason: 'quota', message: quotaPaused().message });
+  } else {
+    const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
+    apply(slice, { type: 'halt', reason: 'error', message });
+  }
 }
 
 interface SliceStart {
