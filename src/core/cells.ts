@@ -47,7 +47,8 @@ export function reinterpretedBySheets(value: unknown): boolean {
   return typeof value === 'string' && /^(?:[\s=+\-'@\d.]|(?:true|false)\s*$)/i.test(value);
 }
 
-function statusOf(outcome: RowOutcome): string {
+/** The Email status a row gets for an outcome. */
+export function statusOf(outcome: RowOutcome): string {
   switch (outcome.kind) {
     case 'found':
       return outcome.emailStatus || 'FOUND';

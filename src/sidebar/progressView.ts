@@ -14,7 +14,7 @@ import {
   percentDone,
 } from './progress';
 import { ui } from './state';
-import { loadHistory, renderSummary } from './summary';
+import { loadHistory, renderCounts, renderSummary } from './summary';
 import type { Progress } from './types';
 import { runPlanText } from './words';
 
@@ -55,10 +55,7 @@ export function renderProgress(): void {
   const runPlan = $('run-plan');
   runPlan.hidden = !ui.progress.plan;
   runPlan.textContent = ui.progress.plan ? runPlanText(ui.progress.plan) : '';
-  setText('count-found', String(ui.progress.found));
-  setText('count-not-found', String(ui.progress.notFound));
-  setText('count-failed', String(ui.progress.failed));
-  setText('count-skipped', String(ui.progress.skipped));
+  renderCounts('count', ui.progress);
   setText('count-credits', creditsShown(ui.progress));
   setText('run-message', ui.progress.message);
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);

@@ -1,5 +1,5 @@
 import { OUT, outputHeaders } from '../../src/core/cells';
-import { countCopy, countFinished, countOutcome, countSelection, statusKind } from '../../src/core/counting';
+import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/core/counting';
 import { emptyCounts } from '../../src/core/job';
 import {
   adjacentRuns,
@@ -187,17 +187,6 @@ describe('reading results back from the sheet', () => {
 });
 
 describe('counting', () => {
-  it('statusKind', () => {
-    expect(['', 'VALID', 'NOT_FOUND', 'UNPROCESSABLE', 'ERROR', 'INVALID_URL'].map(statusKind)).toEqual([
-      'none',
-      'found',
-      'notFound',
-      'notFound',
-      'failed',
-      'failed',
-    ]);
-  });
-
   const selection = [
     [A, 'a@x.test', 'VALID', true, ''],
     ['', '', '', '', ''],
@@ -207,8 +196,9 @@ describe('counting', () => {
   ];
 
   it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
-    const { counts, hasDuplicates } = countSelection(selection, false, true, HOSTS);
-    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, skipped: 2, found: 1, notFound: 1 });
+    const { counts, kept, hasDuplicates } = countSelection(selection, false, true, HOSTS);
+    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, alreadyDone: 2 });
+    expect(kept).toEqual({ found: 1, noAddress: 1, unprocessable: 0, notProfile: 0, error: 0 });
     expect(hasDuplicates).toBe(true);
   });
 
@@ -217,20 +207,18 @@ describe('counting', () => {
     expect(countSelection(selection, false, false, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
   });
 
-  it('countFinished recounts from the sheet and keeps skipped and credits', () => {
-    const before = { ...emptyCounts(), total: 9, processed: 9, found: 9, skipped: 2, creditsUsed: 5 };
-    expect(
-      countFinished(
-        before,
-        selection.map((row) => row.slice(0, 3)),
-      ),
-    ).toEqual({
+  it('finalCounts recounts from the sheet less the rows the run kept, and keeps credits', () => {
+    const before = { ...emptyCounts(), total: 9, processed: 9, found: 9, alreadyDone: 2, creditsUsed: 5 };
+    const kept = { found: 1, noAddress: 1, unprocessable: 0, notProfile: 0, error: 0 };
+    const rows = [...selection, [`${A}#2`, 'b@x.test', 'VALID', '', '']].map((row) => row.slice(0, 3));
+    // Four profile rows and one not a profile: A (kept), B (kept), B again (ERROR), oops (no status), A again (found).
+    expect(finalCounts(before, rows, kept)).toEqual({
       ...before,
-      total: 4,
-      processed: 3,
+      total: 5,
+      processed: 4,
       found: 1,
-      notFound: 1,
-      failed: 1,
+      noAddress: 0,
+      error: 1,
     });
   });
 
@@ -239,7 +227,7 @@ describe('counting', () => {
     countOutcome(counts, { kind: 'not_found', profile: {} });
     countOutcome(counts, { kind: 'invalid', reason: 'r' });
     countCopy(counts, ['a@x.test', 'VALID', true, '']);
-    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, notFound: 1, failed: 1 });
+    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, noAddress: 1, notProfile: 1 });
   });
 });
 

@@ -112,7 +112,7 @@ describe('adaptive batch size', () => {
     await start(world, `A1:A${data.length + 1}`);
     const done = await drive(world);
     expect(done.state).toBe('done');
-    expect(done.failed).toBe(0);
+    expect(done.error).toBe(0);
     expect(mismatches(world.env.values(world.ss.id, `A2:D${data.length + 1}`))).toEqual([]);
     const ledger = world.sandbox.service.ledger();
     const refused = ledger.filter((entry) => entry.status === 429);

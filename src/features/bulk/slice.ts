@@ -2,6 +2,7 @@
  * One slice of the bulk run: the lease on the job, the checks before any work, the windows for one time budget,
  * and saving the job so that a pause or cancel from the sidebar wins and another job or slice is left alone.
  */
+import { systemClock } from '../../adapters/clock';
 import { loadJob, updateJob } from '../../adapters/jobStore';
 import { servicePorts } from '../../adapters/ports';
 import { keepPendingResults } from '../../adapters/resultStore';
@@ -112,7 +113,7 @@ interface SliceStart {
 }
 
 export function apply(slice: { job: Job }, event: JobEvent): void {
-  slice.job = transition(slice.job, event);
+  slice.job = transition(slice.job, event, systemClock.now());
 }
 
 type Ready = {
@@ -177,7 +178,8 @@ function merge(stored: Job | null, slice: { job: Job; leaseLost: boolean }): Job
     slice.leaseLost = true;
     return stored;
   }
-  slice.job = { ...transition(slice.job, { type: 'sync', stored }), updatedAt: Date.now() };
+  const now = systemClock.now();
+  slice.job = { ...transition(slice.job, { type: 'sync', stored }, now), updatedAt: now };
   return slice.job;
 }
 
