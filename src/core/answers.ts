@@ -11,6 +11,7 @@ import {
   interpretLookupResponse,
   type LookupOutcome,
   type ServiceError,
+  withAdvice,
 } from './lookup';
 import { SETTINGS_PATH } from './product';
 
@@ -43,18 +44,21 @@ export function haltOf(error: ServiceError): { reason: HaltReason; message: stri
     case 'payment_required':
       return {
         reason: 'out_of_credits',
-        message: `${error.message} Rows not yet processed stay empty. Add credits to your account, then Resume.`,
+        message: withAdvice(
+          error,
+          'Rows not yet processed stay empty. Add credits to your account, then Resume.',
+        ),
       };
     case 'unauthorized':
     case 'missing_key':
       return {
         reason: error.error === 'unauthorized' ? 'key_rejected' : 'no_key',
-        message: `${error.message} Save a valid key in ${SETTINGS_PATH}, then Resume.`,
+        message: withAdvice(error, `Save a valid key in ${SETTINGS_PATH}, then Resume.`),
       };
     case 'quota':
       return {
         reason: 'quota',
-        message: `${error.message} Apps Script's daily limit of web requests is used up: Resume tomorrow.`,
+        message: withAdvice(error, 'Resume tomorrow.'),
       };
     case 'endpoint_not_found':
     case 'config':

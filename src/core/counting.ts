@@ -7,9 +7,7 @@ import type { Counts } from './job';
 import {
   countAlreadyDone,
   countKind,
-  emptyKinds,
   emptyRunCounts,
-  type KindCounts,
   kindOfOutcome,
   kindOfStatus,
   RESULT_KINDS,
@@ -30,8 +28,6 @@ export function countCopy(counts: Counts, output: unknown[]): void {
 /** What a new run finds in its rows, and whether a normalised URL occurs twice. */
 export interface SelectionCount {
   counts: Counts;
-  /** The kinds of the rows kept as they are (already done). */
-  kept: KindCounts;
   hasDuplicates: boolean;
 }
 
@@ -47,7 +43,6 @@ export function countSelection(
   redo?: readonly string[] | null,
 ): SelectionCount {
   const counts = emptyRunCounts();
-  const kept = emptyKinds();
   const keys = new Set<string>();
   let hasDuplicates = false;
   for (const row of rows) {
@@ -61,28 +56,17 @@ export function countSelection(
     const status = readStatus ? statusOfRow(row) : '';
     if (redo ? readStatus && isRedone(row, redo) : recheck || isPendingStatus(status, true)) continue;
     countAlreadyDone(counts);
-    const kind = readStatus ? kindOfStatus(status, row[CELL.email]) : null;
-    if (kind) kept[kind]++;
   }
-  return { counts, kept, hasDuplicates };
+  return { counts, hasDuplicates };
 }
 
 /**
- * The counts a run ends with, from one read of its rows at the end (rows that moved during the run count once,
- * rows deleted not at all): every kind in the sheet minus the kinds of the rows it kept (`baseline`).
+ * The counts a run ends with: the rows it wrote (each once, when written) and those it kept, which a later read
+ * cannot tell apart from the rest. The total is the rows in the range at the end (rows inserted during the run
+ * and filled by a later pass count), at least those processed; total minus processed rows have no result.
  */
-export function finalCounts(counts: Counts, rows: unknown[][], baseline: KindCounts = emptyKinds()): Counts {
-  const after = emptyKinds();
-  let total = 0;
-  for (const row of rows) {
-    if (parseProfileInput(row[CELL.url]).kind === 'empty') continue;
-    total++;
-    const kind = kindOfStatus(statusOfRow(row), row[CELL.email]);
-    if (kind) after[kind]++;
-  }
-  const final: Counts = { ...counts };
-  for (const kind of RESULT_KINDS) final[kind] = Math.max(0, after[kind] - baseline[kind]);
-  final.processed = RESULT_KINDS.reduce((sum, kind) => sum + final[kind], counts.alreadyDone);
-  final.total = Math.max(total, final.processed);
-  return final;
+export function finalCounts(counts: Counts, rows: unknown[][]): Counts {
+  const total = rows.filter((row) => parseProfileInput(row[CELL.url]).kind !== 'empty').length;
+  const processed = RESULT_KINDS.reduce((sum, kind) => sum + counts[kind], counts.alreadyDone);
+  return { ...counts, processed, total: Math.max(total, processed) };
 }

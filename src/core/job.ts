@@ -1,6 +1,6 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
 
-import { emptyRunCounts, type KindCounts, type RunCounts } from './outcomes';
+import { emptyRunCounts, type RunCounts } from './outcomes';
 import type { RunPlan } from './runPlan';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
@@ -78,8 +78,6 @@ export interface Job {
   leaseToken?: string;
   /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
   redo?: string[];
-  /** The kinds of the results of the rows the run keeps as they are (its end counts what it added). */
-  baseline?: KindCounts;
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
 }

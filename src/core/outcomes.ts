@@ -107,11 +107,11 @@ export function kindsText(counts: KindCounts & Pick<RunCounts, 'alreadyDone'>): 
   return parts.join(', ');
 }
 
-/** "7 credits used", and the answers lost to connection failures apart: "…; up to 2 more may have been charged …". */
+/** "7 credits used", and the answers lost to connection failures apart: "…, up to 2 more may have been charged …". */
 export function creditsText(counts: Pick<RunCounts, 'creditsUsed' | 'creditsMaybeLost'>): string {
   const lost = counts.creditsMaybeLost ?? 0;
   const used = `${countText(counts.creditsUsed, 'credit')} used`;
   return lost > 0
-    ? `${used}; up to ${lost} more may have been charged for answers lost to connection failures`
+    ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
     : used;
 }

@@ -1,6 +1,6 @@
 /** What =FINDEMAIL cells say when they have no result yet, and the errors that stop formulas (401, 402, no key). */
 import { HALT_SECONDS } from '../core/limits';
-import { type ServiceError, serviceError } from '../core/lookup';
+import { type ServiceError, serviceError, withAdvice } from '../core/lookup';
 import { SETTINGS_PATH } from '../core/product';
 
 function pending(message: string): ServiceError {
@@ -23,10 +23,14 @@ export function ownerKeyMessage(what: string): string {
 }
 
 export function accountError(error: ServiceError): Error {
-  if (error.error === 'unauthorized') return new Error(ownerKeyMessage(`${error.message}`));
+  // The service's own words stay last (withAdvice).
+  if (error.error === 'unauthorized') return new Error(withAdvice(error, ownerKeyMessage('').trim()));
   if (error.error === 'payment_required') {
     return new Error(
-      `${error.message} Add credits to the spreadsheet owner's account; formulas try again after ${HALT_SECONDS / 60} minutes.`,
+      withAdvice(
+        error,
+        `Add credits to the spreadsheet owner's account; formulas try again after ${HALT_SECONDS / 60} minutes.`,
+      ),
     );
   }
   return new Error(error.message);

@@ -183,7 +183,7 @@ function createJob(
   const dataRows = read.rows.map((row) => jobCells(planned, row));
   const readsStatus = plan.placement.kind !== 'insert';
   const redo = plan.redo ?? undefined;
-  const { counts, kept, hasDuplicates } = countSelection(
+  const { counts, hasDuplicates } = countSelection(
     dataRows,
     plan.recheck,
     readsStatus,
@@ -221,7 +221,6 @@ function createJob(
     updatedAt: now,
     leaseUntil: 0,
     // The results the run leaves alone: its summary counts what it added beyond these.
-    baseline: kept,
     plan: planSummary(plan),
     ownerId: owner.id,
     ownerName: owner.name,

@@ -204,7 +204,7 @@ function startNextPass(slice: Slice): boolean {
   if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
     apply(slice, {
       type: 'finish',
-      counts: finalCounts(job.counts, values, job.baseline),
+      counts: finalCounts(job.counts, values),
       leftPending: pendingIndex >= 0 && !job.redo,
     });
     return false;
