@@ -12,7 +12,7 @@ const CHECKS: Array<[string, RegExp]> = [
   ['a doubled word', /\b([A-Za-z]{2,})\s+\1\b/i],
   ['an internal address', /\b127\.0\.0\.1\b|\blocalhost\b|network_finder|\/api\/v1\b/i],
   ['"recalculate"', /recalculat/i],
-  ["the service's words quoted twice", /The service said:[^]*The service said:/],
+  ["the service's words quoted twice", /The service said:[\s\S]*The service said:/],
 ];
 
 /** What is wrong with `text`, as "a doubled word in: …" lines (none for a clean text). */
