@@ -25,7 +25,10 @@ export type RawAnswer = { status: number; body: string; headers?: AnswerHeaders 
 export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
   if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
   const outcome = interpretLookupResponse(answer.status, answer.body, answer.headers, now);
-  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+  if (outcome.kind !== 'error') return outcome;
+  const masked: ServiceError = { ...outcome, message: redactKey(outcome.message, apiKey) };
+  if (outcome.said !== undefined) masked.said = redactKey(outcome.said, apiKey);
+  return masked;
 }
 
 /** The answer stops or pauses the whole run (401, 402, 404, quota): nothing more is sent. */

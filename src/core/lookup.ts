@@ -54,12 +54,14 @@ export interface ServiceError {
   notBefore?: number;
 }
 
-/** Our words, then `advice` (what to do), then the service's own words quoted once. */
+/** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
 export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice: string): string {
-  const quote = quoteService(error.said);
-  const ours = quote && error.message.endsWith(quote) ? error.message.slice(0, -quote.length) : error.message;
-  return `${ours} ${advice}${quote}`;
+  const at = error.said === undefined ? -1 : error.message.lastIndexOf(QUOTE_START);
+  if (at < 0) return `${error.message} ${advice}`;
+  return `${error.message.slice(0, at)} ${advice}${error.message.slice(at)}`;
 }
+
+const QUOTE_START = ' The service said: "';
 
 export type LookupOutcome = LookupResult | ServiceError;
 

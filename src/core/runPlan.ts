@@ -253,7 +253,9 @@ function priceProfiles(
   const { redo, recheck } = scope;
   const keys = [...tally.wanted.keys()];
   const known = keys.length > 0 && !recheck ? stored(keys) : new Map<string, LookupResult>();
-  const waiting = held(keys.filter((key) => !known.has(key)));
+  // A profile lost twice was written ERROR: without such a row there is nothing to read (no property call).
+  const unknown = keys.filter((key) => !known.has(key));
+  const waiting = tally.errorRows > 0 && unknown.length > 0 ? held(unknown) : new Map<string, number>();
   for (const key of keys) {
     const result = known.get(key);
     const until = waiting.get(key);

@@ -9,6 +9,7 @@ import { buildLookupResponse, UNPROCESSABLE_MESSAGE } from '../../sandbox/profil
 import { MESSAGES } from '../../sandbox/service';
 import { RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
 import { DEFAULT_RETRY } from '../../src/core/retry';
+import { withoutStop } from '../../src/core/text';
 import { MAX_LOST_SENDS } from '../../src/features/lookup/pipeline';
 import {
   API_KEY_PROPERTY,
@@ -247,7 +248,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(await findEmailRow(w, input)).toEqual(
       errorRow(
         'INVALID_URL',
-        `The service did not accept this profile URL (HTTP 400). The service said: "${MESSAGES.badRequest}".`,
+        `The service did not accept this profile URL (HTTP 400). The service said: "${withoutStop(MESSAGES.badRequest)}".`,
       ),
     );
     expect(stub?.requests).toHaveLength(1);

@@ -8,6 +8,7 @@ import { LOST_MARK_MS } from '../../src/adapters/lostMarks';
 import type { RunPlan } from '../../src/core/runPlan';
 import type { RunHistory, RunSummary } from '../../src/core/runSummary';
 import { priceText } from '../../src/sidebar/words';
+import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, expectedCells, start } from './helpers';
 
@@ -16,26 +17,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-const FIGURES = ['found', 'noAddress', 'unprocessable', 'notProfile', 'error', 'alreadyDone'] as const;
-type Figures = Record<(typeof FIGURES)[number], number>;
-
-/** The figures of the sentence "Done: 4 found, 1 no address, …, 2 already done. 7 credits used." (absent: 0). */
-function sentenceFigures(message: string): Figures & { credits: number } {
-  const count = (words: string) => Number(new RegExp(`(\\d+) ${words}\\b`).exec(message)?.[1] ?? 0);
-  return {
-    found: count('found'),
-    noAddress: count('no address'),
-    unprocessable: count('unprocessable'),
-    notProfile: count('not a profile'),
-    error: count('errors?'),
-    alreadyDone: count('already done'),
-    credits: count('credits? used'),
-  };
-}
-
-const pick = (from: Figures): Figures =>
-  Object.fromEntries(FIGURES.map((figure) => [figure, from[figure]])) as Figures;
 
 async function history(w: World): Promise<RunHistory> {
   return (await w.env.run('getRunHistory', [], w.as())) as RunHistory;
@@ -81,7 +62,7 @@ describe('one classifier of a row outcome', () => {
       alreadyDone: 2,
     };
     // Each row in exactly one figure; the blank row in none.
-    expect(pick(done)).toEqual(expected);
+    expect(figuresOf(done)).toEqual(expected);
     expect(done.total).toBe(8);
     expect(done.processed).toBe(8);
     // The credits shown are the ledger's charges for this run: found, no address and unprocessable, once each.
@@ -94,14 +75,14 @@ describe('one classifier of a row outcome', () => {
       'Done: 2 found, 1 no address, 1 unprocessable, 1 not a profile, 1 error, 2 already done. 4 credits used.',
     );
     const said = sentenceFigures(done.message);
-    expect(pick(said)).toEqual(expected);
+    expect(figuresOf(said)).toEqual(expected);
     expect(said.credits).toBe(charged);
 
     // The summary box (and the history) the same again.
     const { last, history: runs } = await history(world);
     expect(last).not.toBeNull();
     const box = last as RunSummary;
-    expect(pick(box)).toEqual(expected);
+    expect(figuresOf(box)).toEqual(expected);
     expect(box.creditsSpent).toBe(charged);
     expect(box.creditsMaybeLost).toBe(0);
     expect(runs[0].id).toBe(box.id);

@@ -120,7 +120,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       charges: () => sandbox.service.chargesByUrl(),
       async close() {
         recordDuplicates(sandbox.service.chargesByUrl());
-        const slips = [...said, ...cellTexts(ss)].flatMap(slipsIn);
+        const slips = [...said, ...cellTexts(ss)].flatMap((text) => [
+          ...slipsIn(text),
+          ...(text.includes(OWNER_KEY) || text.includes(EDITOR_KEY) ? [`an API key in: ${text}`] : []),
+        ]);
         await env?.close();
         await sandbox.close();
         if (slips.length > 0) throw new Error(`Messages with slips:\n${[...new Set(slips)].join('\n')}`);

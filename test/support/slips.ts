@@ -10,7 +10,8 @@ import { RESULTS_SHEET } from '../../src/core/propertyNames';
 const CHECKS: Array<[string, RegExp]> = [
   ['a doubled full stop', /(?<![.])\.\.(?![.])/],
   ['a doubled word', /\b([A-Za-z]{2,})\s+\1\b/i],
-  ['an internal address', /\b127\.0\.0\.1\b|\blocalhost\b|network_finder|\/api\/v1\b/i],
+  // The sandbox's (127.0.0.1) or any local address, and the service's own path.
+  ['an internal address', /\b(?:https?:\/\/)?(?:127\.0\.0\.1|localhost):\d+|network_finder/i],
   ['"recalculate"', /recalculat/i],
   ["the service's words quoted twice", /The service said:[\s\S]*The service said:/],
 ];
