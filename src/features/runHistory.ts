@@ -64,6 +64,8 @@ export function recordRun(job: Job): RunSummary | null {
 export function getRunHistory(): RunHistory {
   const job = loadJob();
   if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
+    // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
+    if (job.leaseUntil > Date.now()) return { last: summarize(job), history: readHistory() };
     const last = withDocumentLock(() => recordRun(job));
     return { last, history: readHistory() };
   }

@@ -19,7 +19,9 @@ import type { Progress } from './types';
 import { runPlanText } from './words';
 
 export function setProgress(next: Progress): void {
-  const ended = next.state !== ui.progress.state && (next.state === 'done' || next.state === 'cancelled');
+  const isEnded = next.state === 'done' || next.state === 'cancelled';
+  // An ended run's message changes once more when a slice still at work saves its counts: the box follows.
+  const ended = isEnded && (next.state !== ui.progress.state || next.message !== ui.progress.message);
   ui.progress = next;
   renderProgress();
   if (ended || (ui.history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))

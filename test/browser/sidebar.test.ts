@@ -521,7 +521,20 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
   await waitForText(page.locator('#run-state'), 'Cancelled');
   expect(storedJob(world).state).toBe('cancelled');
-  await waitForText(page.locator('#run-message'), /^Cancelled\. Results written so far are kept/);
+  await waitForText(page.locator('#run-message'), /^Cancelled: .*\. Results written so far are kept\.$/);
+  // The sentence and the box beside it say the same figures.
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const boxIds = [
+    'sum-found',
+    'sum-no-address',
+    'sum-unprocessable',
+    'sum-invalid',
+    'sum-errors',
+    'sum-done',
+  ];
+  const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
+  const box = await Promise.all([...boxIds, 'sum-credits'].map((id) => count(page, id)));
+  expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(box);
   // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'cancelEnrichment')).toEqual([]);
