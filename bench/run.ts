@@ -1169,8 +1169,8 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `   add-on outcome: ${addon.finalState}; found ${addon.progress.found}, not found ${addon.progress.notFound}, ` +
-        `failed ${addon.progress.failed}, skipped ${addon.progress.skipped}; rows with a status ${addon.rowsWithStatus}/${addon.rows}; ` +
+      `   add-on outcome: ${addon.finalState}; found ${addon.progress.found}, no address ${addon.progress.noAddress}, ` +
+        `unprocessable ${addon.progress.unprocessable}, errors ${addon.progress.error}, already done ${addon.progress.alreadyDone}; rows with a status ${addon.rowsWithStatus}/${addon.rows}; ` +
         `duplicates with a different result ${addon.inconsistentDuplicates}`,
     );
     console.log(

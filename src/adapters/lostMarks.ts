@@ -17,6 +17,9 @@ export const LOST_MARK_MS = 6 * 3600 * 1000;
  * charge is possible only when more than 400 URLs had answers lost within 6 hours.
  */
 export const MAX_LOST_MARKS = 400;
+/** When a mark written at `now` ends (epoch ms, a whole minute). */
+export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
+
 /** One mark: the URL's hash (14), its lost sends (1 digit), until when (minutes since the epoch, base 36, 6). */
 const LOST_MARK_CHARS = 21;
 const HASH_CHARS = 14;
@@ -41,12 +44,21 @@ function parseLostMarks(raw: string | null | undefined, now: number): Map<string
 
 /** Lost sends by normalised URL, for those of `urlKeys` whose marks (a LOST_PROPERTY value) still count. */
 export function lostSendsOf(raw: string | undefined, urlKeys: string[], now: number): Map<string, number> {
-  const found = new Map<string, number>();
+  return new Map([...lostMarksOf(raw, urlKeys, now)].map(([key, mark]) => [key, mark.sends]));
+}
+
+/** The marks of `urlKeys` that still count: lost sends, and until when (epoch ms) they count. */
+export function lostMarksOf(
+  raw: string | null | undefined,
+  urlKeys: readonly string[],
+  now: number,
+): Map<string, { sends: number; until: number }> {
+  const found = new Map<string, { sends: number; until: number }>();
   const marks = parseLostMarks(raw, now);
   if (marks.size === 0) return found;
   for (const key of urlKeys) {
-    const sends = marks.get(hashOf(key))?.sends;
-    if (sends) found.set(key, sends);
+    const mark = marks.get(hashOf(key));
+    if (mark) found.set(key, { sends: mark.sends, until: mark.untilMinute * 60_000 });
   }
   return found;
 }
@@ -57,7 +69,7 @@ export function lostSendsOf(raw: string | undefined, urlKeys: string[], now: num
  */
 export function withLostSends(raw: string | null | undefined, urlKeys: string[], now: number): string {
   const marks = parseLostMarks(raw, now);
-  const untilMinute = Math.ceil((now + LOST_MARK_MS) / 60_000);
+  const untilMinute = lostMarkEnd(now) / 60_000;
   for (const key of urlKeys) {
     const hash = hashOf(key);
     marks.set(hash, { sends: Math.min(9, (marks.get(hash)?.sends ?? 0) + 1), untilMinute });

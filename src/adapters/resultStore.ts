@@ -30,7 +30,7 @@ import { type CachedResult, decodeResult, encodeResult } from '../core/resultCod
 import { hashOf } from '../core/resultTable';
 import { systemClock } from './clock';
 import { DocumentBusyError, tryWithDocumentLock } from './lock';
-import { lostSendsOf, withLostSends } from './lostMarks';
+import { lostMarksOf, withLostSends } from './lostMarks';
 import { appendResults, readAll, readHashes } from './resultSheet';
 import {
   type DocumentView,
@@ -200,8 +200,18 @@ interface SendAsk {
 
 function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
   const current = readView(state);
-  const lost = lostSendsOf(current.all[LOST_PROPERTY], urlKeys, Date.now());
-  const check: SendCheck = { send: [], stored: new Map(), elsewhere: [], full: [], lost, held: [] };
+  const marks = lostMarksOf(current.all[LOST_PROPERTY], urlKeys, Date.now());
+  const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
+  const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
+  const check: SendCheck = {
+    send: [],
+    stored: new Map(),
+    elsewhere: [],
+    full: [],
+    lost,
+    lostUntil,
+    held: [],
+  };
   const hashes = urlKeys.map(hashOf);
   const inSheet = fromSheet(
     state,
@@ -294,4 +304,17 @@ export function keepPendingResults(): number {
 /** One read of the document properties' names: whether formulas left results waiting to be saved. */
 export function formulaBufferHoldsResults(): boolean {
   return PropertiesService.getDocumentProperties().getKeys().some(isPendingKey);
+}
+
+/**
+ * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
+ * not sent again: one read of LOST_PROPERTY (a retry's plan counts them apart instead of promising them).
+ */
+export function heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number> {
+  const held = new Map<string, number>();
+  if (urlKeys.length === 0) return held;
+  const raw = PropertiesService.getDocumentProperties().getProperty(LOST_PROPERTY);
+  for (const [key, mark] of lostMarksOf(raw, urlKeys, Date.now()))
+    if (mark.sends >= atLeast) held.set(key, mark.until);
+  return held;
 }

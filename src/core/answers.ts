@@ -11,6 +11,7 @@ import {
   interpretLookupResponse,
   type LookupOutcome,
   type ServiceError,
+  withAdvice,
 } from './lookup';
 import { SETTINGS_PATH } from './product';
 
@@ -24,7 +25,10 @@ export type RawAnswer = { status: number; body: string; headers?: AnswerHeaders 
 export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
   if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
   const outcome = interpretLookupResponse(answer.status, answer.body, answer.headers, now);
-  return outcome.kind === 'error' ? { ...outcome, message: redactKey(outcome.message, apiKey) } : outcome;
+  if (outcome.kind !== 'error') return outcome;
+  const masked: ServiceError = { ...outcome, message: redactKey(outcome.message, apiKey) };
+  if (outcome.said !== undefined) masked.said = redactKey(outcome.said, apiKey);
+  return masked;
 }
 
 /** The answer stops or pauses the whole run (401, 402, 404, quota): nothing more is sent. */
@@ -43,18 +47,21 @@ export function haltOf(error: ServiceError): { reason: HaltReason; message: stri
     case 'payment_required':
       return {
         reason: 'out_of_credits',
-        message: `${error.message} Rows not yet processed stay empty. Add credits to your account, then Resume.`,
+        message: withAdvice(
+          error,
+          'Rows not yet processed stay empty. Add credits to your account, then Resume.',
+        ),
       };
     case 'unauthorized':
     case 'missing_key':
       return {
         reason: error.error === 'unauthorized' ? 'key_rejected' : 'no_key',
-        message: `${error.message} Save a valid key in ${SETTINGS_PATH}, then Resume.`,
+        message: withAdvice(error, `Save a valid key in ${SETTINGS_PATH}, then Resume.`),
       };
     case 'quota':
       return {
         reason: 'quota',
-        message: `${error.message} Apps Script's daily limit of web requests is used up: Resume tomorrow.`,
+        message: withAdvice(error, 'Resume tomorrow.'),
       };
     case 'endpoint_not_found':
     case 'config':

@@ -1,5 +1,7 @@
 /** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
-import type { LookupResult, ServiceError } from './lookup';
+import { type LookupResult, type ServiceError, withAdvice } from './lookup';
+import { RETRY_PATH } from './product';
+import { quoteService, withoutStop } from './text';
 
 export const STATUS = {
   notFound: 'NOT_FOUND',
@@ -47,7 +49,8 @@ export function reinterpretedBySheets(value: unknown): boolean {
   return typeof value === 'string' && /^(?:[\s=+\-'@\d.]|(?:true|false)\s*$)/i.test(value);
 }
 
-function statusOf(outcome: RowOutcome): string {
+/** The Email status a row gets for an outcome. */
+export function statusOf(outcome: RowOutcome): string {
   switch (outcome.kind) {
     case 'found':
       return outcome.emailStatus || 'FOUND';
@@ -68,13 +71,24 @@ export function noteOf(outcome: RowOutcome): string {
       return '';
     case 'not_found':
       return 'No address found for this profile.';
-    case 'unprocessable':
-      return outcome.profile.name ? `${outcome.message} (name: ${outcome.profile.name})` : outcome.message;
+    case 'unprocessable': {
+      const whose = outcome.profile.name ? ` of ${outcome.profile.name}` : '';
+      return `The service could not process this profile${whose} (HTTP 422).${quoteService(outcome.message)}`;
+    }
     case 'invalid':
-      return `Not looked up: ${outcome.reason}.`;
+      return `Not looked up: ${withoutStop(outcome.reason)}.`;
     case 'error':
       return outcome.message;
   }
+}
+
+/** The Note of a bulk run's row: an error's note also says what to do (a formula cell has its own words). */
+function rowNoteOf(outcome: RowOutcome): string {
+  // A profile held back after lost answers says itself when to try again.
+  if (outcome.kind !== 'error' || outcome.notBefore !== undefined) return noteOf(outcome);
+  return outcome.error === 'bad_request'
+    ? withAdvice(outcome, 'Check the profile URL in this row.')
+    : withAdvice(outcome, `To try again: ${RETRY_PATH}.`);
 }
 
 /** The enrichment row: Email, Email status, Catch-all (a real boolean, or empty), Note [, Account type, Name]. */
@@ -84,7 +98,7 @@ export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<
     found ? outcome.email : '',
     statusOf(outcome),
     found ? outcome.catchAll : '',
-    noteOf(outcome),
+    rowNoteOf(outcome),
   ];
   if (extraFields) {
     const profile =

@@ -1,35 +1,28 @@
-/** The bulk run's counts: from outcomes as rows are written, and from the sheet at the start and the end. Pure. */
-import { CELL, OUT, type RowOutcome, STATUS } from './cells';
-import { type Counts, emptyCounts } from './job';
+/**
+ * The bulk run's counts as rows are written, and what a new run finds in its rows. Each row is counted once, by
+ * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
+ */
+import { CELL, OUT, type RowOutcome } from './cells';
+import type { Counts } from './job';
+import {
+  countAlreadyDone,
+  countKind,
+  emptyRunCounts,
+  kindOfOutcome,
+  kindOfStatus,
+  RESULT_KINDS,
+} from './outcomes';
 import { cellText, isPendingStatus, isRedone, statusOfRow } from './rowPlan';
 import { type NetworkHosts, parseProfileInput } from './url';
 
-export type StatusKind = 'found' | 'notFound' | 'failed' | 'none';
-
-/** How a written status counts: found, without an address, or failed (ERROR and INVALID_URL). */
-export function statusKind(status: string): StatusKind {
-  if (status === '') return 'none';
-  if (status === STATUS.notFound || status === STATUS.unprocessable) return 'notFound';
-  if (status === STATUS.error || status === STATUS.invalidUrl) return 'failed';
-  return 'found';
-}
-
-function addKind(counts: Counts, kind: StatusKind): void {
-  if (kind !== 'none') counts[kind]++;
-}
-
 /** A row written from an outcome. */
 export function countOutcome(counts: Counts, outcome: RowOutcome): void {
-  counts.processed++;
-  if (outcome.kind === 'found') counts.found++;
-  else if (outcome.kind === 'not_found' || outcome.kind === 'unprocessable') counts.notFound++;
-  else counts.failed++;
+  countKind(counts, kindOfOutcome(outcome));
 }
 
 /** A row written as a copy of another row's output (a duplicate URL). */
 export function countCopy(counts: Counts, output: unknown[]): void {
-  counts.processed++;
-  addKind(counts, statusKind(cellText(output[OUT.status])));
+  countKind(counts, kindOfStatus(cellText(output[OUT.status]), output[OUT.email]));
 }
 
 /** What a new run finds in its rows, and whether a normalised URL occurs twice. */
@@ -39,8 +32,8 @@ export interface SelectionCount {
 }
 
 /**
- * Counts describe the sheet: rows with a final result are skipped (and counted by kind) unless re-checking.
- * `readStatus`: the output columns are the add-on's (their status cells count).
+ * Rows with a final result are already done (kept as they are) unless re-checking or retried; every other row
+ * with something in its URL cell is the run's to process. `readStatus`: the output columns are the add-on's.
  */
 export function countSelection(
   rows: unknown[][],
@@ -49,7 +42,7 @@ export function countSelection(
   hosts: NetworkHosts,
   redo?: readonly string[] | null,
 ): SelectionCount {
-  const counts = emptyCounts();
+  const counts = emptyRunCounts();
   const keys = new Set<string>();
   let hasDuplicates = false;
   for (const row of rows) {
@@ -62,23 +55,18 @@ export function countSelection(
     }
     const status = readStatus ? statusOfRow(row) : '';
     if (redo ? readStatus && isRedone(row, redo) : recheck || isPendingStatus(status, true)) continue;
-    counts.skipped++;
-    counts.processed++;
-    addKind(counts, statusKind(status));
+    countAlreadyDone(counts);
   }
   return { counts, hasDuplicates };
 }
 
-/** Totals at the end, from the sheet itself, so rows that moved during the run are counted once. */
-export function countFinished(previous: Counts, rows: unknown[][]): Counts {
-  const counts = { ...previous, total: 0, processed: 0, found: 0, notFound: 0, failed: 0 };
-  for (const row of rows) {
-    if (parseProfileInput(row[CELL.url]).kind === 'empty') continue;
-    counts.total++;
-    const kind = statusKind(statusOfRow(row));
-    if (kind === 'none') continue;
-    counts.processed++;
-    addKind(counts, kind);
-  }
-  return counts;
+/**
+ * The counts a run ends with: the rows it wrote (each once, when written) and those it kept, which a later read
+ * cannot tell apart from the rest. The total is the rows in the range at the end (rows inserted during the run
+ * and filled by a later pass count), at least those processed; total minus processed rows have no result.
+ */
+export function finalCounts(counts: Counts, rows: unknown[][]): Counts {
+  const total = rows.filter((row) => parseProfileInput(row[CELL.url]).kind !== 'empty').length;
+  const processed = RESULT_KINDS.reduce((sum, kind) => sum + counts[kind], counts.alreadyDone);
+  return { ...counts, processed, total: Math.max(total, processed) };
 }

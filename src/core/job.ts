@@ -1,7 +1,7 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
+
+import { emptyRunCounts, type RunCounts } from './outcomes';
 import type { RunPlan } from './runPlan';
-import type { KindCounts } from './runSummary';
-import { countText } from './text';
 
 export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
 
@@ -21,21 +21,8 @@ export type RunReason =
   | 'sheet_missing'
   | 'sheet_changed';
 
-export interface Counts {
-  total: number;
-  processed: number;
-  found: number;
-  notFound: number;
-  failed: number;
-  skipped: number;
-  /** Charged answers received (found, not found, unprocessable). */
-  creditsUsed: number;
-  /**
-   * Requests whose answer was lost to a connection failure: the service may have charged each (absent in jobs
-   * stored by earlier versions).
-   */
-  creditsMaybeLost?: number;
-}
+/** A run's counters (src/core/outcomes.ts classifies every row). */
+export type Counts = RunCounts;
 
 export interface Job {
   id: string;
@@ -73,6 +60,10 @@ export interface Job {
   message: string;
   counts: Counts;
   startedAt: number;
+  /** Since when the run is paused or stopped (the clock's time), while it is. */
+  haltedSince?: number;
+  /** The paused and stopped stretches that ended, in ms by the reason of the halt: not working time. */
+  waited?: Partial<Record<RunReason, number>>;
   updatedAt: number;
   /**
    * Who started the run: an opaque id kept in the starter's own user properties (src/adapters/runner.ts), and
@@ -87,8 +78,6 @@ export interface Job {
   leaseToken?: string;
   /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
   redo?: string[];
-  /** The kinds of the results the rows held when the run started (its summary counts what it added). */
-  baseline?: KindCounts;
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
 }
@@ -115,27 +104,7 @@ export interface Progress extends Counts {
   waiting?: boolean;
 }
 
-/** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
-export function creditsText(counts: Pick<Counts, 'creditsUsed' | 'creditsMaybeLost'>): string {
-  const lost = counts.creditsMaybeLost ?? 0;
-  const used = `${countText(counts.creditsUsed, 'credit')} used`;
-  return lost > 0
-    ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
-    : used;
-}
-
-export function emptyCounts(): Counts {
-  return {
-    total: 0,
-    processed: 0,
-    found: 0,
-    notFound: 0,
-    failed: 0,
-    skipped: 0,
-    creditsUsed: 0,
-    creditsMaybeLost: 0,
-  };
-}
+export const emptyCounts = emptyRunCounts;
 
 export function idleProgress(
   message = 'No run yet. Select a column of profile URLs, then Find e-mails.',

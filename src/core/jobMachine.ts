@@ -10,8 +10,8 @@
  *   any ──replaced──▶ cancelled (a slice's copy of a job that is gone from the store)
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
-import { type Counts, creditsText, type Job, type JobState, type RunReason } from './job';
-import { countText } from './text';
+import type { Counts, Job, JobState, RunReason } from './job';
+import { creditsText, kindsText } from './outcomes';
 
 /** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {
@@ -36,20 +36,40 @@ export type JobEvent =
   | { type: 'halt'; reason: HaltReason; message: string }
   | { type: 'finish'; counts: Counts; leftPending: boolean }
   | { type: 'replaced' }
-  | { type: 'sync'; stored: Pick<Job, 'state' | 'message' | 'reason'> };
+  | { type: 'sync'; stored: StoredState };
 
 export const ACTIVE_STATES: readonly JobState[] = ['running', 'paused', 'stopped'];
 
 export const isActive = (state: JobState): boolean => ACTIVE_STATES.includes(state);
 
-function enter(job: Job, state: JobState, message: string, reason?: RunReason): Job {
+const isHalted = (state: JobState): boolean => state === 'paused' || state === 'stopped';
+
+/**
+ * The new state; a paused or stopped stretch is timed apart from the working time (`haltedSince`, and `waited` by
+ * the reason of the halt when it ends), with `now` the clock's time of the event.
+ */
+function enterAt(
+  job: Job,
+  state: JobState,
+  message: string,
+  reason: RunReason | undefined,
+  now: number,
+): Job {
   const next: Job = { ...job, state, message };
   if (reason) next.reason = reason;
   else delete next.reason;
+  if (isHalted(job.state) && !isHalted(state) && job.haltedSince !== undefined) {
+    const why = job.reason ?? 'user';
+    next.waited = { ...job.waited, [why]: (job.waited?.[why] ?? 0) + Math.max(0, now - job.haltedSince) };
+    delete next.haltedSince;
+  } else if (!isHalted(job.state) && isHalted(state)) next.haltedSince = now;
   return next;
 }
 
-export function transition(job: Job, event: JobEvent): Job {
+/** `now`: the clock's time of the event (the working time leaves out paused and stopped stretches). */
+export function transition(job: Job, event: JobEvent, now: number): Job {
+  const enter = (to: Job, state: JobState, message: string, reason?: RunReason) =>
+    enterAt(to, state, message, reason, now);
   switch (event.type) {
     case 'start':
       return job.state === 'idle' ? enter(job, 'running', job.message) : job;
@@ -72,7 +92,7 @@ export function transition(job: Job, event: JobEvent): Job {
     case 'replaced':
       return job.state === 'cancelled' ? job : enter(job, 'cancelled', job.message, job.reason);
     case 'sync':
-      return sync(job, event.stored);
+      return sync(job, event.stored, now);
   }
 }
 
@@ -80,24 +100,33 @@ export function transition(job: Job, event: JobEvent): Job {
  * A cancel stored meanwhile always wins; a stored pause or halt wins over this slice's "running". A user's cancel
  * made while the slice worked reports the slice's counts: what was written and spent up to its end.
  */
-function sync(job: Job, stored: Pick<Job, 'state' | 'message' | 'reason'>): Job {
+function sync(job: Job, stored: StoredState, now: number): Job {
+  // Only the sidebar's controls end a paused stretch (Resume, Cancel): the stored job's stretches count.
+  const timed: Job = { ...job, waited: stored.waited };
   if (stored.state === 'cancelled') {
     const message = stored.reason === 'user' ? cancelledMessage(job.counts) : stored.message;
-    return enter(job, 'cancelled', message, stored.reason);
+    return { ...enterAt(timed, 'cancelled', message, stored.reason, now), ...times(stored) };
   }
   if (job.state === 'running' && stored.state !== 'running') {
-    return enter(job, stored.state, stored.message, stored.reason);
+    return { ...enterAt(timed, stored.state, stored.message, stored.reason, now), ...times(stored) };
   }
-  return job;
+  return JSON.stringify(job.waited) === JSON.stringify(stored.waited) ? job : timed;
+}
+
+type StoredState = Pick<Job, 'state' | 'message' | 'reason' | 'waited' | 'haltedSince'>;
+
+function times(stored: StoredState): Pick<Job, 'waited' | 'haltedSince'> {
+  return { waited: stored.waited, haltedSince: stored.haltedSince };
 }
 
 export function cancelledMessage(counts: Counts): string {
-  return `Cancelled. Results written so far are kept (${countText(counts.processed, 'row')}; ${creditsText(counts)}).`;
+  return `Cancelled: ${kindsText(counts)}. ${creditsText(counts)}. Results written so far are kept.`;
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {
-  const done = `Done: ${counts.found} found, ${counts.notFound} without an address, ${counts.failed} failed, ${counts.skipped} already had a result. ${creditsText(counts)}.`;
-  return leftPending
+  const done = `Done: ${kindsText(counts)}. ${creditsText(counts)}.`;
+  const left = counts.total - counts.processed;
+  return leftPending || left > 0
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`
     : done;
 }

@@ -1,6 +1,7 @@
 /** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
 import { errorText, offContract, parseJson, readProfile } from './answerBody';
-import { boundResult, cut } from './bounds';
+import { boundResult } from './bounds';
+import { quoteService, withoutAddresses, withoutStop } from './text';
 
 export interface ProfileInfo {
   name?: string;
@@ -47,7 +48,20 @@ export interface ServiceError {
   effect: RunEffect;
   /** A 429's Retry-After, in ms: no request before it has passed. */
   retryAfterMs?: number;
+  /** The service's own words, quoted at the end of `message` (ours first; see withAdvice). */
+  said?: string;
+  /** Not sent again before this time (epoch ms): a profile whose answer was lost twice. */
+  notBefore?: number;
 }
+
+/** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
+export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice: string): string {
+  const at = error.said === undefined ? -1 : error.message.lastIndexOf(QUOTE_START);
+  if (at < 0) return `${error.message} ${advice}`;
+  return `${error.message.slice(0, at)} ${advice}${error.message.slice(at)}`;
+}
+
+const QUOTE_START = ' The service said: "';
 
 export type LookupOutcome = LookupResult | ServiceError;
 
@@ -93,19 +107,22 @@ export function interpretKeyCheck(status: number, body: string): KeyCheck {
   return { valid: true };
 }
 
+/** `message`: our words; `options.said`: the service's, quoted once after them. */
 export function serviceError(
   error: ErrorKind,
   message: string,
-  options: { status?: number; retryable?: boolean; effect?: RunEffect } = {},
+  options: { status?: number; retryable?: boolean; effect?: RunEffect; said?: string } = {},
 ): ServiceError {
-  return {
+  const outcome: ServiceError = {
     kind: 'error',
     error,
     status: options.status,
-    message,
+    message: `${message}${quoteService(options.said)}`,
     retryable: options.retryable ?? false,
     effect: options.effect ?? 'continue',
   };
+  if (options.said && quoteService(options.said)) outcome.said = options.said;
+  return outcome;
 }
 
 /** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */
@@ -168,7 +185,8 @@ export function interpretLookupResponse(
 
 /** followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?). */
 function redirected(status: number, headers: AnswerHeaders): ServiceError {
-  const to = headers.location ? ` to ${cut(headers.location, 200)}` : '';
+  // Where it points is left out: no address in a message (it may be an internal one).
+  const to = headers.location ? ' to another address' : '';
   return serviceError(
     'config',
     `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
@@ -197,42 +215,46 @@ function success(json: Record<string, unknown>): LookupOutcome {
 function failure(status: number, said: string | undefined, retryAfterMs: number | undefined): ServiceError {
   switch (status) {
     case 400:
-      return serviceError('bad_request', said ?? 'The service rejected the profile URL (400).', { status });
+      return serviceError('bad_request', 'The service did not accept this profile URL (HTTP 400).', {
+        status,
+        said,
+      });
     case 401:
-      return serviceError('unauthorized', `The API key was rejected: ${said ?? 'Unauthorized'}.`, {
+      return serviceError('unauthorized', 'The API key was rejected (HTTP 401).', {
         status,
         effect: 'stop',
+        said,
       });
     case 402:
-      return serviceError('payment_required', `Out of credits: ${said ?? 'Payment Required'}.`, {
+      return serviceError('payment_required', 'Out of credits (HTTP 402).', {
         status,
         effect: 'pause',
+        said,
       });
     case 404:
       return serviceError(
         'endpoint_not_found',
-        `The service address is wrong (404 ${said ?? 'Not Found'}). Check API_BASE_URL.`,
-        { status, effect: 'stop' },
+        'The service address is wrong (HTTP 404). Check API_BASE_URL.',
+        {
+          status,
+          effect: 'stop',
+          said,
+        },
       );
     case 429:
       return {
-        ...serviceError('rate_limited', said ?? 'Too many requests (429).', { status, retryable: true }),
+        ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status, retryable: true, said }),
         retryAfterMs,
       };
     default:
       if (status >= 500) {
-        return serviceError('server_error', said ?? `The service failed (HTTP ${status}).`, {
+        return serviceError('server_error', `The service failed (HTTP ${status}).`, {
           status,
           retryable: true,
+          said,
         });
       }
-      return serviceError(
-        'unexpected_status',
-        `Unexpected answer HTTP ${status}${said ? `: ${said}` : ''}.`,
-        {
-          status,
-        },
-      );
+      return serviceError('unexpected_status', `Unexpected answer HTTP ${status}.`, { status, said });
   }
 }
 
@@ -242,14 +264,18 @@ export function interpretFetchException(message: string): ServiceError {
   if (/too many times for one day: urlfetch/i.test(text)) {
     return serviceError(
       'quota',
-      `Apps Script's daily limit of service calls is used up (${text}). Resume later.`,
-      {
-        effect: 'pause',
-      },
+      `Apps Script's daily limit of web requests is used up${cause(text)}. It resets within 24 hours.`,
+      { effect: 'pause' },
     );
   }
   if (/timeout|timed out/i.test(text)) {
-    return serviceError('timeout', `The service did not answer in time (${text}).`, { retryable: true });
+    return serviceError('timeout', `The service did not answer in time${cause(text)}.`, { retryable: true });
   }
-  return serviceError('transport', `The service could not be reached (${text}).`, { retryable: true });
+  return serviceError('transport', `The service could not be reached${cause(text)}.`, { retryable: true });
+}
+
+/** " (Address unavailable)": Apps Script's words for a failed fetch, without the address it names. */
+function cause(text: string): string {
+  const words = withoutStop(withoutAddresses(text));
+  return words ? ` (${words})` : '';
 }

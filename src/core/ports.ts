@@ -9,6 +9,8 @@ import type { CachedResult } from './resultCodec';
 export interface Clock {
   now(): number;
   sleep(ms: number): void;
+  /** A time of day as a person reads it ("14:32" in the spreadsheet's time zone, or "14:32 UTC"). */
+  timeText?(ms: number): string;
 }
 
 /** The spreadsheet's lock: one holder at a time across executions. */
@@ -72,6 +74,8 @@ export interface SendCheck {
   sending?: string;
   /** Lost sends of the checked keys that have any lately (read in the same call). */
   lost: Map<string, number>;
+  /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */
+  lostUntil?: Map<string, number>;
   /** Keys with lost sends that `mayGo` refused: not sent now. */
   held: string[];
 }

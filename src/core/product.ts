@@ -14,3 +14,4 @@ export const REFRESH_PATH = `Extensions › ${ADDON_NAME} › ${REFRESH_ITEM}`;
 /** Whose API key and credits =FINDEMAIL uses (custom functions get that person's user properties). */
 export const FORMULA_PAYER =
   "the spreadsheet's owner (in a shared drive, where no one owns the file, the person who created it; after a transfer of ownership, the new owner)";
+export const RETRY_PATH = `Extensions › ${ADDON_NAME} › Retry failed rows in the selected column`;

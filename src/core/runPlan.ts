@@ -36,6 +36,11 @@ export interface PlanCounts {
   newProfiles: number;
   /** Distinct profiles whose result is already known (result store, or another row of the range): free. */
   knownProfiles: number;
+  /**
+   * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
+   * priced; the run marks them ERROR again, saying when.
+   */
+  waitingRows: number;
 }
 
 export interface RunPlan extends PlanCounts {
@@ -59,6 +64,9 @@ export interface RunPlan extends PlanCounts {
   /** Rows by status, for Retry failed rows. */
   errorRows: number;
   unprocessableRows: number;
+  /** Until when (epoch ms) the waiting rows wait (the latest of their profiles), and that time in words. */
+  waitUntil?: number;
+  waitUntilText?: string;
   /** Set when the run cannot start (the column holds no profile URL at all). */
   refusal?: string;
   /** Said about the selection (several ranges or columns selected). */
@@ -131,8 +139,10 @@ interface RowTally {
   profileRows: number;
   errorRows: number;
   unprocessableRows: number;
-  /** Profiles of the rows to look up. */
-  wanted: Set<string>;
+  /** Profiles of the rows to look up, with their rows. */
+  wanted: Map<string, number>;
+  /** The latest time a held profile may be sent again. */
+  waitUntil?: number;
   /** Profiles of rows that keep a result of the add-on's. */
   written: Set<string>;
 }
@@ -145,6 +155,7 @@ export function planRun(
   read: ColumnRead,
   options: PlanOptions,
   stored: (keys: string[]) => Map<string, LookupResult>,
+  held: (keys: string[]) => Map<string, number> = () => new Map(),
 ): RunPlan {
   const placements = placementOptions(read, options.extraFields);
   const retry = options.mode === 'retry';
@@ -158,7 +169,7 @@ export function planRun(
     width: outputHeaders(options.extraFields).length,
   };
   const tally = tallyRows(read.rows, scope);
-  priceProfiles(tally, scope, stored);
+  priceProfiles(tally, scope, stored, held);
   const { counts, errorRows, unprocessableRows } = tally;
   const credits = counts.newProfiles;
   const plan: RunPlan = {
@@ -177,6 +188,7 @@ export function planRun(
     errorRows,
     unprocessableRows,
   };
+  if (tally.waitUntil !== undefined) plan.waitUntil = tally.waitUntil;
   if (tally.profileRows === 0) plan.refusal = noProfilesMessage(read);
   else if (scope.redo && counts.lookupRows === 0)
     plan.refusal = `No row of ${plan.range} has the status ${scope.redo.join(' or ')}: nothing to retry.`;
@@ -194,11 +206,12 @@ function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
       lookupRows: 0,
       newProfiles: 0,
       knownProfiles: 0,
+      waitingRows: 0,
     },
     profileRows: 0,
     errorRows: 0,
     unprocessableRows: 0,
-    wanted: new Set<string>(),
+    wanted: new Map<string, number>(),
     written: new Set<string>(),
   };
   for (const row of rows) tallyRow(tally, row, scope);
@@ -226,7 +239,7 @@ function tallyRow(tally: RowTally, row: unknown[], scope: RowScope): void {
   if (input.kind === 'invalid') counts.notProfiles++;
   else {
     counts.lookupRows++;
-    tally.wanted.add(input.key);
+    tally.wanted.set(input.key, (tally.wanted.get(input.key) ?? 0) + 1);
   }
 }
 
@@ -235,12 +248,22 @@ function priceProfiles(
   tally: RowTally,
   scope: RowScope,
   stored: (keys: string[]) => Map<string, LookupResult>,
+  held: (keys: string[]) => Map<string, number>,
 ): void {
   const { redo, recheck } = scope;
-  const keys = [...tally.wanted];
+  const keys = [...tally.wanted.keys()];
   const known = keys.length > 0 && !recheck ? stored(keys) : new Map<string, LookupResult>();
+  // A profile lost twice was written ERROR: without such a row there is nothing to read (no property call).
+  const unknown = keys.filter((key) => !known.has(key));
+  const waiting = tally.errorRows > 0 && unknown.length > 0 ? held(unknown) : new Map<string, number>();
   for (const key of keys) {
     const result = known.get(key);
+    const until = waiting.get(key);
+    if (until !== undefined && !result) {
+      tally.counts.waitingRows += tally.wanted.get(key) ?? 0;
+      tally.waitUntil = Math.max(tally.waitUntil ?? 0, until);
+      continue;
+    }
     // A retried UNPROCESSABLE profile is bought again: its stored answer is the one being retried.
     const free =
       !recheck &&

@@ -1,61 +1,10 @@
 /**
  * What a run did, in counters that do not overlap: every row of the run's range is in exactly one of found, no
- * address, unprocessable, not a profile, errors, already done, not processed, blank. Pure.
+ * address, unprocessable, not a profile, errors, already done, not processed, blank (./outcomes.ts classifies).
+ * Its time: the working time, and the paused or stopped stretches apart. Pure.
  */
-import { STATUS } from './cells';
-import type { JobState } from './job';
-import { cellText, isOwnStatus } from './rowPlan';
-
-export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' | 'error';
-
-export type KindCounts = Record<ResultKind, number>;
-
-export const RESULT_KINDS: readonly ResultKind[] = [
-  'found',
-  'noAddress',
-  'unprocessable',
-  'notProfile',
-  'error',
-];
-
-export function emptyKinds(): KindCounts {
-  return { found: 0, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };
-}
-
-/** The kind of a status the add-on wrote, or null (no status, or not the add-on's). */
-export function kindOfStatus(status: string, email: unknown = ''): ResultKind | null {
-  switch (status) {
-    case '':
-      return null;
-    case STATUS.notFound:
-      return 'noAddress';
-    case STATUS.unprocessable:
-      return 'unprocessable';
-    case STATUS.invalidUrl:
-      return 'notProfile';
-    case STATUS.error:
-      return 'error';
-    default:
-      return isOwnStatus(status, email) ? 'found' : null;
-  }
-}
-
-/** Counts output rows (Email, Email status, …) by kind. */
-export function tallyKinds(outputs: unknown[][]): KindCounts {
-  const kinds = emptyKinds();
-  for (const output of outputs) {
-    const kind = kindOfStatus(cellText(output[1]), output[0]);
-    if (kind) kinds[kind]++;
-  }
-  return kinds;
-}
-
-/** The kinds of `after` the run added to `before` (rows it did not touch are in both). */
-export function subtractKinds(after: KindCounts, before: KindCounts | undefined): KindCounts {
-  const kinds = emptyKinds();
-  for (const kind of RESULT_KINDS) kinds[kind] = Math.max(0, after[kind] - (before?.[kind] ?? 0));
-  return kinds;
-}
+import type { Job, JobState, RunReason } from './job';
+import { type KindCounts, RESULT_KINDS } from './outcomes';
 
 export interface RunSummary extends KindCounts {
   id: string;
@@ -68,9 +17,42 @@ export interface RunSummary extends KindCounts {
   /** Rows that kept the result they had. */
   alreadyDone: number;
   creditsSpent: number;
+  /** Requests whose answer was lost to a connection failure: each may have been charged. */
+  creditsMaybeLost: number;
   startedAt: number;
   endedAt: number;
+  /** Working time: from start to end without the paused and stopped stretches. */
   durationMs: number;
+  /** The paused and stopped stretches, in ms by the reason of the halt. */
+  waited: Partial<Record<RunReason, number>>;
+}
+
+/** The summary of an ended run: the figures its progress line shows, and its working time. */
+export function summaryOf(job: Job, range: string): RunSummary {
+  const kinds = {} as KindCounts;
+  for (const kind of RESULT_KINDS) kinds[kind] = job.counts[kind];
+  const endedAt = job.updatedAt;
+  const waited: Partial<Record<RunReason, number>> = { ...job.waited };
+  if (job.haltedSince !== undefined) {
+    const why = job.reason ?? 'user';
+    waited[why] = (waited[why] ?? 0) + Math.max(0, endedAt - job.haltedSince);
+  }
+  const waitedMs = Object.values(waited).reduce((sum, ms) => sum + (ms ?? 0), 0);
+  return {
+    id: job.id,
+    state: job.state,
+    retry: Boolean(job.redo),
+    sheetName: job.sheetName,
+    range,
+    ...kinds,
+    alreadyDone: job.counts.alreadyDone,
+    creditsSpent: job.counts.creditsUsed,
+    creditsMaybeLost: job.counts.creditsMaybeLost ?? 0,
+    startedAt: job.startedAt,
+    endedAt,
+    durationMs: Math.max(0, endedAt - job.startedAt - waitedMs),
+    waited,
+  };
 }
 
 export interface RunHistory {
@@ -86,6 +68,29 @@ export const HISTORY_LENGTH = 5;
 /** The history with `summary` first (replacing an older entry of the same run), at most HISTORY_LENGTH long. */
 export function addToHistory(history: RunSummary[], summary: RunSummary): RunSummary[] {
   return [summary, ...history.filter((entry) => entry.id !== summary.id)].slice(0, HISTORY_LENGTH);
+}
+
+/** What a paused or stopped run waited for, by the reason of the halt. */
+const WAITED_FOR: Record<RunReason, string> = {
+  user: 'while paused',
+  out_of_credits: 'for credits',
+  key_rejected: 'for a key',
+  no_key: 'for a key',
+  quota: "for Apps Script's daily limit",
+  configuration: 'for the configuration',
+  error: 'after an error',
+  no_spreadsheet: 'for the spreadsheet',
+  sheet_missing: 'for the sheet',
+  sheet_changed: 'for the sheet',
+};
+
+/** "12 s", or the working time with the waits apart: "3 s of work, waited 26 s for a key". */
+export function timeTakenText(summary: Pick<RunSummary, 'durationMs' | 'waited'>): string {
+  const waits = Object.entries(summary.waited ?? {})
+    .filter(([, ms]) => Math.round((ms ?? 0) / 1000) > 0)
+    .map(([why, ms]) => `waited ${durationText(ms ?? 0)} ${WAITED_FOR[why as RunReason] ?? 'while halted'}`);
+  const work = durationText(summary.durationMs);
+  return waits.length > 0 ? `${work} of work, ${waits.join(', ')}` : work;
 }
 
 /** "2 h 5 min", "3 min 4 s", "12 s". */

@@ -9,3 +9,19 @@ export function countText(count: number, one: string, many = `${one}s`): string 
 export function withoutStop(text: string): string {
   return text.trim().replace(/[.\s]+$/, '');
 }
+
+/** The text with every web address left out (an internal address means nothing to a person, and may leak). */
+export function withoutAddresses(text: string): string {
+  return text
+    .replace(/\b(?:https?|wss?):\/\/\S+/gi, '')
+    .replace(/\s*[:(]\s*\)?\s*$/, '')
+    .replace(/\(\s*\)/g, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+}
+
+/** The service's own words, quoted once after ours: ` The service said: "…".` ('' when it said nothing). */
+export function quoteService(said: string | undefined): string {
+  const text = said === undefined ? '' : withoutStop(withoutAddresses(said)).replace(/"/g, "'");
+  return text ? ` The service said: "${text}".` : '';
+}

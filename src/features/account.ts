@@ -15,6 +15,7 @@ import {
 import { checkKeyShape, maskKey, redactKey } from '../core/apiKey';
 import { buildKeyCheckRequest, interpretFetchException, interpretKeyCheck } from '../core/lookup';
 import type { KeyCheckResult, SidebarState } from '../core/sidebarState';
+import { quoteService } from '../core/text';
 import { getEnrichmentProgress } from './bulk';
 import { readFormulaCapState } from './formulaCap';
 
@@ -59,7 +60,10 @@ export function checkApiKey(): KeyCheckResult {
       : interpretKeyCheck(answer.status, answer.body);
   if ('valid' in check) {
     if (!check.valid) {
-      return { ok: false, message: redactKey(`The service rejected this API key: ${check.message}`, key) };
+      return {
+        ok: false,
+        message: redactKey(`The service rejected this API key.${quoteService(check.message)}`, key),
+      };
     }
     // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
     clearHalt();

@@ -1,6 +1,6 @@
 /** What =FINDEMAIL cells say when they have no result yet, and the errors that stop formulas (401, 402, no key). */
 import { HALT_SECONDS } from '../core/limits';
-import { type ServiceError, serviceError } from '../core/lookup';
+import { type ServiceError, serviceError, withAdvice } from '../core/lookup';
 import { BULK_RUN_PATH, FORMULA_PAYER, REFRESH_PATH, SETTINGS_PATH } from '../core/product';
 
 /** The "not looked up yet" texts: Extensions › … › Refresh =FINDEMAIL cells enters their formulas again. */
@@ -36,10 +36,14 @@ export function ownerKeyMessage(what: string): string {
 }
 
 export function accountError(error: ServiceError): Error {
-  if (error.error === 'unauthorized') return new Error(ownerKeyMessage(`${error.message}`));
+  // The service's own words stay last (withAdvice).
+  if (error.error === 'unauthorized') return new Error(withAdvice(error, ownerKeyMessage('').trim()));
   if (error.error === 'payment_required') {
     return new Error(
-      `${error.message} Formulas spend the credits of ${FORMULA_PAYER}. After a top-up, press Check in ${SETTINGS_PATH} (Settings tab), then use ${REFRESH_PATH}. Without Check, formulas call the service again after ${HALT_SECONDS / 60} minutes at the earliest.`,
+      withAdvice(
+        error,
+        `Formulas spend the credits of ${FORMULA_PAYER}. After a top-up, press Check in ${SETTINGS_PATH} (Settings tab), then use ${REFRESH_PATH}. Without Check, formulas call the service again after ${HALT_SECONDS / 60} minutes at the earliest.`,
+      ),
     );
   }
   return new Error(error.message);
@@ -47,5 +51,5 @@ export function accountError(error: ServiceError): Error {
 
 /** The document lock stayed busy or LockService refused it (its rate quota): nothing was sent for the cell. */
 export const LOCK_BUSY = pending(
-  'Not looked up yet: the spreadsheet was busy with many lookups at once. Wait a minute, then use Extensions › Profile Email Finder › Refresh =FINDEMAIL cells.',
+  `Not looked up yet: the spreadsheet was busy with many lookups at once. Wait a minute, then use ${REFRESH_PATH}.`,
 );

@@ -2,8 +2,10 @@
  * The plan and the price of a run, before anything in the sheet changes: one read of the column (the URL cells and
  * every cell right of them, header included) and one read of the result store (ResultStore.getMany).
  */
+import { timeText } from '../adapters/clock';
 import { loadJob } from '../adapters/jobStore';
 import { servicePorts } from '../adapters/ports';
+import { heldAfterLosses } from '../adapters/resultStore';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { outputHeaders } from '../core/cells';
@@ -13,6 +15,7 @@ import { isHeaderText, withFormulaCells } from '../core/rowPlan';
 import { planRun, type RunPlan, type RunRequest } from '../core/runPlan';
 import type { Settings } from '../core/sidebarState';
 import { parseProfileInput } from '../core/url';
+import { MAX_LOST_SENDS } from './lookup/pipeline';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -125,7 +128,9 @@ export function planFor(request: RunRequest): PlannedRun {
       chosen: request.placement,
     },
     (keys) => store.getMany(keys),
+    (keys) => heldAfterLosses(keys, MAX_LOST_SENDS),
   );
+  if (plan.waitUntil !== undefined) plan.waitUntilText = timeText(plan.waitUntil);
   if (note) plan.note = note;
   return { plan, read, sheet, settings };
 }

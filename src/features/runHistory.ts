@@ -1,23 +1,16 @@
 /**
- * What a run did: its summary when it ends (counters that do not overlap, from one read of its rows), the last few
+ * What a run did: its summary when it ends (the counts its progress line showed), the last few
  * runs of the spreadsheet (document properties), and selecting the first failed row.
  */
 import { loadJob } from '../adapters/jobStore';
 import { withDocumentLock } from '../adapters/lock';
-import { CELL, outputHeaders, STATUS } from '../core/cells';
+import { CELL, outputHeaders } from '../core/cells';
 import type { Job } from '../core/job';
+import { FAILED_KINDS, kindOfStatus } from '../core/outcomes';
 import { columnName } from '../core/placement';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { cellText } from '../core/rowPlan';
-import {
-  addToHistory,
-  emptyKinds,
-  kindOfStatus,
-  type RunHistory,
-  type RunSummary,
-  subtractKinds,
-} from '../core/runSummary';
-import { parseProfileInput } from '../core/url';
+import { addToHistory, type RunHistory, type RunSummary, summaryOf } from '../core/runSummary';
 import { readJobCells } from './bulk/columns';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -47,28 +40,10 @@ function jobRows(job: Job): unknown[][] {
   return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
 }
 
-/** The summary of an ended run, from one read of its rows. */
-export function summarize(job: Job, rows = jobRows(job)): RunSummary {
-  const after = emptyKinds();
-  for (const row of rows) {
-    if (parseProfileInput(row[CELL.url]).kind === 'empty') continue;
-    const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
-    if (kind) after[kind]++;
-  }
-  const endedAt = job.updatedAt;
-  return {
-    id: job.id,
-    state: job.state,
-    retry: Boolean(job.redo),
-    sheetName: job.sheetName,
-    range: `${columnName(job.urlColumn)}${job.firstRow}:${columnName(job.urlColumn)}${job.lastRow}`,
-    ...subtractKinds(after, job.baseline),
-    alreadyDone: job.counts.skipped,
-    creditsSpent: job.counts.creditsUsed,
-    startedAt: job.startedAt,
-    endedAt,
-    durationMs: Math.max(0, endedAt - job.startedAt),
-  };
+/** The summary of an ended run: the counts its progress line shows (src/core/outcomes.ts classified each row). */
+export function summarize(job: Job): RunSummary {
+  const column = columnName(job.urlColumn);
+  return summaryOf(job, `${column}${job.firstRow}:${column}${job.lastRow}`);
 }
 
 /** Adds an ended run to the history (once). Call it holding the document lock. */
@@ -89,6 +64,8 @@ export function recordRun(job: Job): RunSummary | null {
 export function getRunHistory(): RunHistory {
   const job = loadJob();
   if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
+    // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
+    if (job.leaseUntil > Date.now()) return { last: summarize(job), history: readHistory() };
     const last = withDocumentLock(() => recordRun(job));
     return { last, history: readHistory() };
   }
@@ -98,15 +75,18 @@ export function getRunHistory(): RunHistory {
   return { last, history };
 }
 
-const FAILED: string[] = [STATUS.error, STATUS.unprocessable, STATUS.invalidUrl];
+const failed = (row: unknown[]): boolean => {
+  const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
+  return kind !== null && FAILED_KINDS.includes(kind);
+};
 
-/** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
+/** Selects the first row of the last run that failed (an error, unprocessable, not a profile). */
 export function selectFirstFailedRow(): string {
   const job = loadJob();
   const sheet = job && sheetOf(job);
   if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
   const rows = jobRows(job);
-  const index = rows.findIndex((row) => FAILED.includes(cellText(row[CELL.status])));
+  const index = rows.findIndex(failed);
   if (index < 0) return 'No row of the last run failed.';
   const row = job.firstRow + index;
   const width = job.outputColumn - job.urlColumn + outputHeaders(job.extraFields).length;

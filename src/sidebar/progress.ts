@@ -57,7 +57,7 @@ export function fractionText(progress: Progress): string {
 }
 
 /** The credits count: what was charged, and apart what may have been charged for answers lost on the way. */
-export function creditsShown(progress: Progress): string {
+export function creditsShown(progress: Pick<Progress, 'creditsUsed' | 'creditsMaybeLost'>): string {
   const lost = progress.creditsMaybeLost ?? 0;
   return lost > 0
     ? `${progress.creditsUsed} (up to ${lost} more may have been charged for answers lost to connection failures)`

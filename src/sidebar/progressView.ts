@@ -14,12 +14,14 @@ import {
   percentDone,
 } from './progress';
 import { ui } from './state';
-import { loadHistory, renderSummary } from './summary';
+import { loadHistory, renderCounts, renderSummary } from './summary';
 import type { Progress } from './types';
 import { runPlanText } from './words';
 
 export function setProgress(next: Progress): void {
-  const ended = next.state !== ui.progress.state && (next.state === 'done' || next.state === 'cancelled');
+  const isEnded = next.state === 'done' || next.state === 'cancelled';
+  // An ended run's message changes once more when a slice still at work saves its counts: the box follows.
+  const ended = isEnded && (next.state !== ui.progress.state || next.message !== ui.progress.message);
   ui.progress = next;
   renderProgress();
   if (ended || (ui.history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))
@@ -55,10 +57,7 @@ export function renderProgress(): void {
   const runPlan = $('run-plan');
   runPlan.hidden = !ui.progress.plan;
   runPlan.textContent = ui.progress.plan ? runPlanText(ui.progress.plan) : '';
-  setText('count-found', String(ui.progress.found));
-  setText('count-not-found', String(ui.progress.notFound));
-  setText('count-failed', String(ui.progress.failed));
-  setText('count-skipped', String(ui.progress.skipped));
+  renderCounts('count', ui.progress);
   setText('count-credits', creditsShown(ui.progress));
   setText('run-message', ui.progress.message);
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);

@@ -1,8 +1,20 @@
 /** What a run did when it ends, and the last few runs. */
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
+import { creditsShown } from './progress';
 import { ui } from './state';
-import { durationText, failedRows, historyLine, summaryTitle } from './words';
+import type { KindCounts } from './types';
+import { failedRows, historyLine, retriedRows, summaryTitle, timeTakenText } from './words';
+
+/** The figures of the one classifier (src/core/outcomes.ts), the same in the progress counts and the summary box. */
+export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
+  setText(`${prefix}-found`, String(counts.found));
+  setText(`${prefix}-no-address`, String(counts.noAddress));
+  setText(`${prefix}-unprocessable`, String(counts.unprocessable));
+  setText(`${prefix}-invalid`, String(counts.notProfile));
+  setText(`${prefix}-errors`, String(counts.error));
+  setText(`${prefix}-done`, String(counts.alreadyDone));
+}
 
 export async function loadHistory(): Promise<void> {
   try {
@@ -25,16 +37,14 @@ export function renderSummary(): void {
   $('run-counts').hidden = shown;
   if (last && shown) {
     setText('summary-title', summaryTitle(last));
-    setText('sum-found', String(last.found));
-    setText('sum-no-address', String(last.noAddress));
-    setText('sum-unprocessable', String(last.unprocessable));
-    setText('sum-invalid', String(last.notProfile));
-    setText('sum-errors', String(last.error));
-    setText('sum-done', String(last.alreadyDone));
-    setText('sum-credits', String(last.creditsSpent));
-    setText('sum-time', durationText(last.durationMs));
+    renderCounts('sum', last);
+    setText(
+      'sum-credits',
+      creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
+    );
+    setText('sum-time', timeTakenText(last));
     button('select-failed').hidden = failedRows(last) === 0;
-    button('retry-failed').hidden = last.error + last.unprocessable === 0;
+    button('retry-failed').hidden = retriedRows(last) === 0;
   }
   const list = $('history');
   list.textContent = '';

@@ -6,6 +6,7 @@
  */
 import type { FormulaCapState, FormulaPolicy } from '../core/formulaCap';
 import type { PlanSummary, Progress, RunReason } from '../core/job';
+import type { KindCounts } from '../core/outcomes';
 import type { Placement, PlacementKind } from '../core/placement';
 import type { RunPlan, RunRequest, RunStart } from '../core/runPlan';
 import type { RunHistory, RunSummary } from '../core/runSummary';
@@ -15,6 +16,7 @@ export type {
   FormulaCapState,
   FormulaPolicy,
   KeyCheckResult,
+  KindCounts,
   Placement,
   PlacementKind,
   PlanSummary,

@@ -1,16 +1,27 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
-import { durationText } from '../core/runSummary';
+import { FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf } from '../core/outcomes';
+import { durationText, timeTakenText } from '../core/runSummary';
 import { countText } from '../core/text';
 import type { FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 
-export { countText, durationText };
+export { countText, durationText, timeTakenText };
 
 /** "At most 35 credits." / "Free: nothing to look up." */
 export function priceText(plan: RunPlan): string {
   if (plan.refusal) return '';
-  if (plan.credits === 0) return 'Free: no new profile to look up.';
-  return `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
+  const price =
+    plan.credits === 0
+      ? 'Free: no new profile to look up.'
+      : `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
+  return plan.waitingRows > 0 ? `${price} ${waitText(plan)}` : price;
+}
+
+/** "8 rows wait until 14:32: …", the rows whose answers were lost twice lately (not promised, not priced). */
+export function waitText(plan: Pick<RunPlan, 'waitingRows' | 'waitUntilText'>): string {
+  const rows = plan.waitingRows === 1 ? '1 row waits' : `${plan.waitingRows} rows wait`;
+  const until = plan.waitUntilText ? ` until ${plan.waitUntilText}` : '';
+  return `${rows}${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`;
 }
 
 /** "Sheet1, A2:A41: results in B:E." */
@@ -44,7 +55,12 @@ export function runPlanText(plan: PlanSummary): string {
 
 /** The failed rows a summary counts (for Retry failed rows and Select the first failed row). */
 export function failedRows(summary: RunSummary): number {
-  return summary.error + summary.unprocessable + summary.notProfile;
+  return sumOf(summary, FAILED_KINDS);
+}
+
+/** The rows Retry failed rows may redo. */
+export function retriedRows(summary: RunSummary): number {
+  return sumOf(summary, RETRIED_KINDS);
 }
 
 export function summaryTitle(summary: RunSummary): string {
@@ -54,11 +70,9 @@ export function summaryTitle(summary: RunSummary): string {
 
 /** One line of the history. */
 export function historyLine(summary: RunSummary): string {
-  const parts = [`${summary.found} found`];
-  if (summary.noAddress > 0) parts.push(`${summary.noAddress} no address`);
-  if (summary.error > 0) parts.push(countText(summary.error, 'error'));
+  const parts = [kindsText(summary)];
   parts.push(countText(summary.creditsSpent, 'credit'));
-  parts.push(durationText(summary.durationMs));
+  parts.push(timeTakenText(summary));
   const kind = summary.retry ? 'retry, ' : '';
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
   return `${summary.sheetName} ${summary.range} (${kind}${state}${parts.join(', ')})`;

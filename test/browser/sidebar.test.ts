@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
 import { launchChromium } from '../support/browser';
+import { figuresOf, sentenceFigures } from '../support/figures';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -490,11 +491,13 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   expect(Object.values(world.charges()).every((charged) => charged === 1)).toBe(true);
   const statuses = written.map((row) => row[1]);
   await expect(page.locator('#run-fraction').textContent()).resolves.toBe('40 of 40 rows processed (100%)');
-  expect(await count(page, 'count-found')).toBe(statuses.filter((x) => x === 'VALID').length);
-  expect(await count(page, 'count-not-found')).toBe(
-    statuses.filter((x) => x === 'NOT_FOUND' || x === 'UNPROCESSABLE').length,
-  );
-  expect(await count(page, 'count-failed')).toBe(1);
+  const rowsWith = (status: string) => statuses.filter((x) => x === status).length;
+  expect(await count(page, 'count-found')).toBe(rowsWith('VALID'));
+  expect(await count(page, 'count-no-address')).toBe(rowsWith('NOT_FOUND'));
+  expect(await count(page, 'count-unprocessable')).toBe(rowsWith('UNPROCESSABLE'));
+  expect(await count(page, 'count-invalid')).toBe(rowsWith('INVALID_URL'));
+  expect(await count(page, 'count-errors')).toBe(rowsWith('ERROR'));
+  expect(await count(page, 'count-done')).toBe(0);
   expect(await count(page, 'count-credits')).toBe(world.sandbox.service.totalCharged());
   await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
   for (const id of ['pause', 'resume', 'cancel'])
@@ -520,7 +523,20 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
   await waitForText(page.locator('#run-state'), 'Cancelled');
   expect(storedJob(world).state).toBe('cancelled');
-  await waitForText(page.locator('#run-message'), /^Cancelled\. Results written so far are kept/);
+  await waitForText(page.locator('#run-message'), /^Cancelled: .*\. Results written so far are kept\.$/);
+  // The sentence and the box beside it say the same figures.
+  await page.locator('#summary').waitFor({ state: 'visible' });
+  const boxIds = [
+    'sum-found',
+    'sum-no-address',
+    'sum-unprocessable',
+    'sum-invalid',
+    'sum-errors',
+    'sum-done',
+  ];
+  const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
+  const box = await Promise.all([...boxIds, 'sum-credits'].map((id) => count(page, id)));
+  expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(box);
   // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'cancelEnrichment')).toEqual([]);
@@ -814,8 +830,11 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
     ].map((id) => count(page, id)),
   );
   expect(summary).toEqual([3, 0, 1, 1, 1, 0, world.sandbox.service.totalCharged()]);
+  // The progress sentence beside the box says the same figures (one classifier, src/core/outcomes.ts).
+  const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
+  expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(summary);
   await expect(page.locator('#sum-time').textContent()).resolves.toMatch(/^\d+ s$/);
-  // The summary replaces the running counters (they overlap: "Failed" holds errors and non-profiles alike).
+  // The summary replaces the running counters (the same figures, with what the run did in the end).
   await expect(page.locator('#run-counts').isVisible()).resolves.toBe(false);
   await page.getByRole('button', { name: 'Select the first failed row' }).click();
   await waitForText(page.locator('#summary-message'), 'Row 3 is selected (ERROR).');

@@ -86,7 +86,7 @@ describe('bulk run', () => {
       expect(odd.slice(1, 4)).toEqual(['', 'ERROR', '']);
       expect(odd[4]).toMatch(/without a result \(no "status"\)/);
     }
-    expect(done).toMatchObject({ total: 6, processed: 6, found: 4, failed: 2 });
+    expect(done).toMatchObject({ total: 6, processed: 6, found: 4, error: 2 });
     expect(world.sandbox.service.ledger()).toHaveLength(6);
 
     // The results were stored: a formula over the huge-name profile pays nothing.

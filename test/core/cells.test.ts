@@ -1,5 +1,5 @@
 import { enrichmentRow, fieldValues, parseFields, summaryValue } from '../../src/core/cells';
-import type { LookupResult } from '../../src/core/lookup';
+import { interpretLookupResponse, type LookupResult } from '../../src/core/lookup';
 import { decodeResult, encodeResult } from '../../src/core/resultCodec';
 
 const found: LookupResult = {
@@ -37,21 +37,17 @@ describe('cells', () => {
       '',
       'UNPROCESSABLE',
       '',
-      'Cannot extract the domain (name: Jo)',
+      'The service could not process this profile of Jo (HTTP 422). The service said: "Cannot extract the domain".',
     ]);
     expect(enrichmentRow({ kind: 'invalid', reason: 'not a web address' }, false)[1]).toBe('INVALID_URL');
-    const error = {
-      kind: 'error' as const,
-      error: 'server_error' as const,
-      message: 'An internal error occurred: connection time-out',
-      retryable: true,
-      effect: 'continue' as const,
-    };
+    const error = interpretLookupResponse(500, '{"error":"An internal error occurred: connection time-out"}');
+    if (error.kind !== 'error') throw new Error('a 500 is an error');
+    // Our words, what to do, then the service's own words quoted once.
     expect(enrichmentRow(error, false)).toEqual([
       '',
       'ERROR',
       '',
-      'An internal error occurred: connection time-out',
+      'The service failed (HTTP 500). To try again: Extensions › Profile Email Finder › Retry failed rows in the selected column. The service said: "An internal error occurred: connection time-out".',
     ]);
     expect(enrichmentRow({ ...error, error: 'bad_request', retryable: false }, false)[1]).toBe('INVALID_URL');
   });
@@ -67,7 +63,7 @@ describe('cells', () => {
     expect(values).toEqual([
       'jane.doe@acme.test',
       'NOT_FOUND',
-      'UNPROCESSABLE: Cannot extract the domain (name: Jo)',
+      'UNPROCESSABLE: The service could not process this profile of Jo (HTTP 422). The service said: "Cannot extract the domain".',
       'INVALID_URL: not a web address.',
       '',
     ]);

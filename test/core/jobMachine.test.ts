@@ -1,5 +1,6 @@
 import { emptyCounts, type Job, type JobState } from '../../src/core/job';
 import { HALT_STATE, type JobEvent, transition } from '../../src/core/jobMachine';
+import { summaryOf, timeTakenText } from '../../src/core/runSummary';
 
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
 
@@ -25,7 +26,7 @@ function job(state: JobState, extra: Partial<Job> = {}): Job {
     hasDuplicates: false,
     state,
     message: `was ${state}`,
-    counts: { ...emptyCounts(), total: 8, processed: 3, found: 2, notFound: 1 },
+    counts: { ...emptyCounts(), total: 8, processed: 3, found: 2, noAddress: 1 },
     startedAt: 1,
     updatedAt: 1,
     leaseUntil: 0,
@@ -38,8 +39,8 @@ const finished = {
   total: 8,
   processed: 8,
   found: 5,
-  notFound: 2,
-  failed: 1,
+  noAddress: 2,
+  error: 1,
   creditsUsed: 7,
 };
 
@@ -96,7 +97,7 @@ describe('transition: every event from every state', () => {
       it(`${name} from ${from} → ${to === '=' ? 'unchanged' : to}`, () => {
         const before = job(from);
         const copy = JSON.parse(JSON.stringify(before));
-        const after = transition(before, event);
+        const after = transition(before, event, 5000);
         expect(before).toEqual(copy); // pure: the input is never changed
         if (to === '=') expect(after).toBe(before);
         else expect(after.state).toBe(to);
@@ -108,66 +109,108 @@ describe('transition: every event from every state', () => {
 describe('what a transition carries', () => {
   it('a halt takes its reason and message, and the state of its reason', () => {
     for (const [reason, state] of Object.entries(HALT_STATE)) {
-      const after = transition(job('running'), {
-        type: 'halt',
-        reason: reason as keyof typeof HALT_STATE,
-        message: 'why',
-      });
+      const after = transition(
+        job('running'),
+        {
+          type: 'halt',
+          reason: reason as keyof typeof HALT_STATE,
+          message: 'why',
+        },
+        5000,
+      );
       expect(after).toMatchObject({ state, reason, message: 'why' });
     }
   });
 
   it('pause and cancel by the user say so; resume clears the reason', () => {
-    const paused = transition(job('running'), { type: 'pause' });
+    const paused = transition(job('running'), { type: 'pause' }, 5000);
     expect(paused).toMatchObject({
       state: 'paused',
       reason: 'user',
       message: expect.stringMatching(/^Paused\./),
     });
-    const resumed = transition(paused, { type: 'resume' });
+    const resumed = transition(paused, { type: 'resume' }, 5000);
     expect(resumed.reason).toBeUndefined();
     expect(resumed.message).toBe('Resuming…');
-    expect(transition(job('paused'), { type: 'cancel' })).toMatchObject({
+    expect(transition(job('paused'), { type: 'cancel' }, 5000)).toMatchObject({
       reason: 'user',
-      message: 'Cancelled. Results written so far are kept (3 rows; 0 credits used).',
+      message: 'Cancelled: 2 found, 1 no address. 0 credits used. Results written so far are kept.',
     });
   });
 
   it('finish stores the final counts and names rows left without a result', () => {
-    const done = transition(job('running'), { type: 'finish', counts: finished, leftPending: true });
+    const done = transition(job('running'), { type: 'finish', counts: finished, leftPending: true }, 5000);
     expect(done.counts).toEqual(finished);
-    expect(done.message).toMatch(
-      /^Done: 5 found, 2 without an address, 1 failed, 0 already had a result\. 7 credits used\./,
-    );
+    expect(done.message).toMatch(/^Done: 5 found, 2 no address, 1 error\. 7 credits used\./);
     expect(done.message).toMatch(/Some rows have no result/);
     expect(
-      transition(job('running'), { type: 'finish', counts: finished, leftPending: false }).message,
+      transition(job('running'), { type: 'finish', counts: finished, leftPending: false }, 5000).message,
     ).not.toMatch(/Some rows/);
   });
 
   it('a stored cancel wins with its message; a stored halt reaches a running slice with its reason', () => {
-    const cancelled = transition(job('running'), {
-      type: 'sync',
-      stored: { state: 'cancelled', message: 'c', reason: 'user' },
-    });
+    const cancelled = transition(
+      job('running'),
+      {
+        type: 'sync',
+        stored: { state: 'cancelled', message: 'c', reason: 'user' },
+      },
+      5000,
+    );
     // A user's cancel made during the slice reports what the slice wrote and spent by its end.
     expect(cancelled).toMatchObject({
       state: 'cancelled',
-      message: 'Cancelled. Results written so far are kept (3 rows; 0 credits used).',
+      message: 'Cancelled: 2 found, 1 no address. 0 credits used. Results written so far are kept.',
       reason: 'user',
     });
-    const replacedBySheetChange = transition(job('running'), {
-      type: 'sync',
-      stored: { state: 'cancelled', message: 'c', reason: 'sheet_changed' },
-    });
+    const replacedBySheetChange = transition(
+      job('running'),
+      {
+        type: 'sync',
+        stored: { state: 'cancelled', message: 'c', reason: 'sheet_changed' },
+      },
+      5000,
+    );
     expect(replacedBySheetChange).toMatchObject({ state: 'cancelled', message: 'c' });
-    const halted = transition(job('running'), {
-      type: 'sync',
-      stored: { state: 'stopped', message: 's', reason: 'key_rejected' },
-    });
+    const halted = transition(
+      job('running'),
+      {
+        type: 'sync',
+        stored: { state: 'stopped', message: 's', reason: 'key_rejected' },
+      },
+      5000,
+    );
     expect(halted).toMatchObject({ state: 'stopped', message: 's', reason: 'key_rejected' });
     // The slice's own halt is not undone by a stored "running".
     const own = job('paused', { reason: 'out_of_credits' });
-    expect(transition(own, { type: 'sync', stored: { state: 'running', message: 'r' } })).toBe(own);
+    expect(transition(own, { type: 'sync', stored: { state: 'running', message: 'r' } }, 5000)).toBe(own);
+  });
+});
+
+describe('working time', () => {
+  it('a paused or stopped stretch is timed apart, by why the run waited', () => {
+    let run = job('running', { startedAt: 0, updatedAt: 0 });
+    run = transition(run, { type: 'halt', reason: 'key_rejected', message: 'k' }, 3_000);
+    expect(run.haltedSince).toBe(3_000);
+    run = transition(run, { type: 'resume' }, 29_000);
+    expect(run.haltedSince).toBeUndefined();
+    expect(run.waited).toEqual({ key_rejected: 26_000 });
+    run = transition(run, { type: 'pause' }, 30_000);
+    run = transition(run, { type: 'cancel' }, 40_000);
+    expect(run.waited).toEqual({ key_rejected: 26_000, user: 10_000 });
+    const summary = summaryOf({ ...run, updatedAt: 40_000 }, 'A2:A9');
+    expect(summary.durationMs).toBe(4_000);
+    expect(timeTakenText(summary)).toBe('4 s of work, waited 26 s for a key, waited 10 s while paused');
+    expect(timeTakenText({ durationMs: 12_000, waited: {} })).toBe('12 s');
+  });
+
+  it("a slice's save keeps the stretches the sidebar's controls timed", () => {
+    const stored = { state: 'paused' as const, message: 'p', reason: 'user' as const, haltedSince: 7_000 };
+    const synced = transition(
+      job('running', { waited: {} }),
+      { type: 'sync', stored: { ...stored, waited: { user: 5 } } },
+      9_000,
+    );
+    expect(synced).toMatchObject({ state: 'paused', haltedSince: 7_000, waited: { user: 5 } });
   });
 });

@@ -182,7 +182,7 @@ describe('interpretLookupResponse', () => {
 
   it('bounds the error text of any status', () => {
     const outcome = interpretLookupResponse(402, JSON.stringify({ error: 'x'.repeat(20_000) }));
-    expect(outcome.kind === 'error' && outcome.message.length).toBeLessThan(FIELD_LIMITS.message + 40);
+    expect(outcome.kind === 'error' && outcome.message.length).toBeLessThan(FIELD_LIMITS.message + 80);
     expect(outcome.kind === 'error' && outcome.message).toContain(CUT_MARKER);
   });
 
@@ -192,7 +192,7 @@ describe('interpretLookupResponse', () => {
       '{"message":"An internal error occurred: connection time-out"}',
     );
     expect(outcome.kind === 'error' && outcome.message).toBe(
-      'An internal error occurred: connection time-out',
+      'The service failed (HTTP 500). The service said: "An internal error occurred: connection time-out".',
     );
   });
 

@@ -1,5 +1,5 @@
 import { OUT, outputHeaders } from '../../src/core/cells';
-import { countCopy, countFinished, countOutcome, countSelection, statusKind } from '../../src/core/counting';
+import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/core/counting';
 import { emptyCounts } from '../../src/core/job';
 import {
   adjacentRuns,
@@ -187,17 +187,6 @@ describe('reading results back from the sheet', () => {
 });
 
 describe('counting', () => {
-  it('statusKind', () => {
-    expect(['', 'VALID', 'NOT_FOUND', 'UNPROCESSABLE', 'ERROR', 'INVALID_URL'].map(statusKind)).toEqual([
-      'none',
-      'found',
-      'notFound',
-      'notFound',
-      'failed',
-      'failed',
-    ]);
-  });
-
   const selection = [
     [A, 'a@x.test', 'VALID', true, ''],
     ['', '', '', '', ''],
@@ -208,7 +197,7 @@ describe('counting', () => {
 
   it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
     const { counts, hasDuplicates } = countSelection(selection, false, true, HOSTS);
-    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, skipped: 2, found: 1, notFound: 1 });
+    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, alreadyDone: 2 });
     expect(hasDuplicates).toBe(true);
   });
 
@@ -217,21 +206,19 @@ describe('counting', () => {
     expect(countSelection(selection, false, false, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
   });
 
-  it('countFinished recounts from the sheet and keeps skipped and credits', () => {
-    const before = { ...emptyCounts(), total: 9, processed: 9, found: 9, skipped: 2, creditsUsed: 5 };
-    expect(
-      countFinished(
-        before,
-        selection.map((row) => row.slice(0, 3)),
-      ),
-    ).toEqual({
-      ...before,
-      total: 4,
+  it('finalCounts keeps the counts made as rows were written, and the rows at the end as the total', () => {
+    const before = {
+      ...emptyCounts(),
+      total: 3,
       processed: 3,
-      found: 1,
-      notFound: 1,
-      failed: 1,
-    });
+      found: 2,
+      error: 1,
+      alreadyDone: 2,
+      creditsUsed: 5,
+    };
+    // The total is at least the rows processed (rows inserted during the run and filled count).
+    expect(finalCounts(before, selection)).toEqual({ ...before, total: 5, processed: 5 });
+    expect(finalCounts(before, selection.slice(0, 2))).toEqual({ ...before, total: 5, processed: 5 });
   });
 
   it('countOutcome and countCopy', () => {
@@ -239,7 +226,7 @@ describe('counting', () => {
     countOutcome(counts, { kind: 'not_found', profile: {} });
     countOutcome(counts, { kind: 'invalid', reason: 'r' });
     countCopy(counts, ['a@x.test', 'VALID', true, '']);
-    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, notFound: 1, failed: 1 });
+    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, noAddress: 1, notProfile: 1 });
   });
 });
 

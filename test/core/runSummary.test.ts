@@ -6,15 +6,8 @@ import {
   parseSpend,
   reserve,
 } from '../../src/core/formulaCap';
-import {
-  addToHistory,
-  durationText,
-  HISTORY_LENGTH,
-  kindOfStatus,
-  type RunSummary,
-  subtractKinds,
-  tallyKinds,
-} from '../../src/core/runSummary';
+import { kindOfOutcome, kindOfStatus } from '../../src/core/outcomes';
+import { addToHistory, durationText, HISTORY_LENGTH, type RunSummary } from '../../src/core/runSummary';
 import { countText, withoutStop } from '../../src/core/text';
 
 describe('run summary: counters that do not overlap', () => {
@@ -32,18 +25,25 @@ describe('run summary: counters that do not overlap', () => {
     ).toEqual(['found', 'noAddress', 'unprocessable', 'notProfile', 'error', null, null]);
   });
 
-  it('what a run added: the kinds after it, less the results it left alone', () => {
-    const after = tallyKinds([
-      ['a@acme.test', 'VALID'],
-      ['b@acme.test', 'VALID'],
-      ['', 'NOT_FOUND'],
-      ['', 'ERROR'],
-    ]);
-    expect(after).toEqual({ found: 2, noAddress: 1, unprocessable: 0, notProfile: 0, error: 1 });
-    const before = { found: 1, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };
-    expect(subtractKinds(after, before)).toEqual({ ...after, found: 1 });
-    // A row the person cleared meanwhile never makes a count negative.
-    expect(subtractKinds(before, after).found).toBe(0);
+  it('an outcome is of the kind its written status is', () => {
+    expect([
+      kindOfOutcome({ kind: 'not_found', profile: {} }),
+      kindOfOutcome({ kind: 'invalid', reason: 'r' }),
+      kindOfOutcome({
+        kind: 'error',
+        error: 'bad_request',
+        message: 'm',
+        retryable: false,
+        effect: 'continue',
+      }),
+      kindOfOutcome({
+        kind: 'error',
+        error: 'server_error',
+        message: 'm',
+        retryable: true,
+        effect: 'continue',
+      }),
+    ]).toEqual(['noAddress', 'notProfile', 'notProfile', 'error']);
   });
 
   it('keeps the last runs, newest first, each once', () => {

@@ -47,10 +47,11 @@ describe('bulk enrichment', () => {
     expect(values[11][4]).toMatch(/longer than/);
     expect(done.total).toBe(11);
     expect(done.processed).toBe(11);
-    expect(done.failed).toBe(5);
+    expect(done.notProfile).toBe(5);
+    expect(done.error).toBe(0);
     expect(done.found).toBe(3);
-    expect(done.notFound).toBe(3);
-    expect(done.skipped).toBe(0);
+    expect(done.noAddress + done.unprocessable).toBe(3);
+    expect(done.alreadyDone).toBe(0);
     expect(chargedTwice(world)).toEqual([]);
     expect(Object.keys(world.charges())).toHaveLength(5);
     expect(done.creditsUsed).toBe(world.sandbox.service.totalCharged());

@@ -26,7 +26,7 @@ afterEach(async () => {
 const TIMEOUT_MS = 1500;
 const SLOW = 'tim-slow'; // every answer timed out: each send charged, each answer lost
 const RESET = 'rex-reset'; // every connection reset: its batch's other answers charged and lost
-const LOST_TWICE = /Answer lost twice: not sent again for now/;
+const LOST_TWICE = /Answer lost twice — this profile is not sent again before (\d+ \w+ )?\d\d:\d\d/;
 
 function lossyWorld(data: unknown[][], options: WorldOptions = {}): Promise<World> {
   return startWorld({

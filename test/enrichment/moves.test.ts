@@ -55,9 +55,9 @@ describe('rows and columns moved during a run', () => {
     expect(chargedTwice(world)).toEqual([]);
     expect(done.total).toBe(42);
     expect(done.processed).toBe(42);
-    expect(done.skipped).toBe(0);
+    expect(done.alreadyDone).toBe(0);
     // The always-failing URL is an ERROR once: later passes do not send it again nor count it twice.
-    expect(done.failed).toBe(1);
+    expect(done.error).toBe(1);
     expect(done.found).toBe(41);
     const brokenRequests = world.sandbox.service.ledger().filter((e) => e.networkUrl?.includes('aa-broken'));
     expect(brokenRequests).toHaveLength(1); // a 1 ms budget leaves no time for retries
@@ -71,15 +71,15 @@ describe('rows and columns moved during a run', () => {
     await drive(world);
     // Second run over all 30 rows: the first 10 have a result.
     const first = await start(world, 'A1:A31');
-    expect(first.skipped).toBe(10);
+    expect(first.alreadyDone).toBe(10);
     sheetOf(world).sort(1, true, 2);
     await slice(world);
     sheetOf(world).sort(1, false, 2);
     const done = await drive(world);
     expect(done.state).toBe('done');
-    expect(done.skipped).toBe(10);
+    expect(done.alreadyDone).toBe(10);
     expect(done.processed).toBe(30);
-    expect(done.found).toBe(30);
+    expect(done.found).toBe(20);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D31'))).toEqual([]);
     expect(chargedTwice(world)).toEqual([]);
   });
@@ -193,7 +193,7 @@ describe('output columns and repeated runs', () => {
     await start(world, 'A1:A4');
     const first = await drive(world);
     expect(first.state).toBe('done');
-    expect(first.failed).toBe(1);
+    expect(first.error).toBe(1);
     expect(world.env.values(world.ss.id, 'C3')).toEqual([['ERROR']]);
     await start(world, 'A1:A4');
     const second = await drive(world);
@@ -201,9 +201,9 @@ describe('output columns and repeated runs', () => {
     const values = world.env.values(world.ss.id, 'A1:I4');
     expect(values.every((row) => row.slice(5).every((cell) => cell === ''))).toBe(true);
     expect(mismatches(values)).toEqual([]);
-    expect(second.skipped).toBe(3);
-    expect(second.failed).toBe(0);
-    expect(second.found).toBe(4);
+    expect(second.alreadyDone).toBe(3);
+    expect(second.error).toBe(0);
+    expect(second.found).toBe(1);
     expect(Object.values(world.charges())).toEqual([1, 1, 1, 1]);
   });
 

@@ -80,7 +80,7 @@ describe('adaptive batch size', () => {
     const stopped = first.state === 'running' ? await drive(world) : first;
     expect(stopped).toMatchObject({ state: 'stopped', reason: 'key_rejected' });
     expect(stopped.message).toMatch(
-      /^The API key was rejected: Unauthorized.*Save a valid key in .*, then Resume\.$/,
+      /^The API key was rejected \(HTTP 401\)\. Save a valid key in .*, then Resume\. The service said: "Unauthorized.*"\.$/,
     );
     const ledger = world.sandbox.service.ledger();
     expect(ledger.filter(isLookup)).toEqual([]);
@@ -112,7 +112,7 @@ describe('adaptive batch size', () => {
     await start(world, `A1:A${data.length + 1}`);
     const done = await drive(world);
     expect(done.state).toBe('done');
-    expect(done.failed).toBe(0);
+    expect(done.error).toBe(0);
     expect(mismatches(world.env.values(world.ss.id, `A2:D${data.length + 1}`))).toEqual([]);
     const ledger = world.sandbox.service.ledger();
     const refused = ledger.filter((entry) => entry.status === 429);
@@ -147,7 +147,7 @@ describe('answers that stop or cost a run', () => {
     expect(stopped.state).toBe('stopped');
     expect(stopped.reason).toBe('configuration');
     expect(stopped.message).toBe(
-      "The service address redirects (HTTP 301 to https://login.example.com/). Check API_BASE_URL: it must be the service's own address.",
+      "The service address redirects (HTTP 301 to another address). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(world.env.values(world.ss.id, `C2:C${data.length + 1}`).every((row) => row[0] === '')).toBe(true);
     // The connection probe met the redirect: its free key checks only, no lookup.
@@ -239,7 +239,7 @@ describe('answers that stop or cost a run', () => {
     expect(spent).toBeGreaterThanOrEqual(10);
     expect(after).toMatchObject({ state: 'cancelled', processed: written.length, creditsUsed: spent });
     expect(after.message).toBe(
-      `Cancelled. Results written so far are kept (${written.length} rows; ${spent} credits used).`,
+      `Cancelled: ${written.length} found. ${spent} credits used. Results written so far are kept.`,
     );
     expect(service.credits(ORG)).toBe(1000 - spent);
   });

@@ -34,7 +34,7 @@ describe('re-check, chosen for one run', () => {
 
     const again = await runAll(world);
     expect(again.state).toBe('done');
-    expect(again.skipped).toBe(4);
+    expect(again.alreadyDone).toBe(4);
     expect(world.sandbox.service.totalCharged()).toBe(3);
 
     // A re-check stored by an earlier version as a setting is ignored: the run is free.
@@ -44,7 +44,7 @@ describe('re-check, chosen for one run', () => {
       world.as(),
     );
     expect(world.env.userProperties(OWNER).get('PEF_SETTINGS')).not.toMatch(/recheck/);
-    expect((await runAll(world)).skipped).toBe(4);
+    expect((await runAll(world)).alreadyDone).toBe(4);
     expect(world.sandbox.service.totalCharged()).toBe(3);
 
     const rechecked = await runAll(world, { recheck: true });
@@ -66,7 +66,7 @@ describe('re-check, chosen for one run', () => {
 
     // The next run, without choosing it again, is free.
     const after = await runAll(world);
-    expect(after.skipped).toBe(4);
+    expect(after.alreadyDone).toBe(4);
     expect(world.sandbox.service.totalCharged()).toBe(6);
   });
 });

@@ -119,7 +119,9 @@ test('found, NOT_FOUND, UNPROCESSABLE, INVALID_URL, empty and ERROR are told apa
   const plain = world.env.values(world.ss.id, 'B2:B7').map((row) => row[0]);
   expect(plain[0]).toBe(emailOf(found));
   expect(plain[1]).toBe('NOT_FOUND');
-  expect(plain[2]).toBe(`UNPROCESSABLE: ${UNPROCESSABLE_MESSAGE}`);
+  expect(plain[2]).toBe(
+    `UNPROCESSABLE: The service could not process this profile (HTTP 422). The service said: "${UNPROCESSABLE_MESSAGE}".`,
+  );
   expect(plain[3]).toMatch(/^INVALID_URL: /);
   expect(plain[4]).toBe('');
   expect(plain[5]).toMatch(/^ERROR: /);

@@ -62,7 +62,7 @@ function mixedRows(): Array<{ kind: Kind; value: unknown; expected: string | Reg
         rows.push({
           kind,
           value: url(`anonymous-${name}`),
-          expected: `UNPROCESSABLE: ${UNPROCESSABLE_MESSAGE}`,
+          expected: `UNPROCESSABLE: The service could not process this profile (HTTP 422). The service said: "${UNPROCESSABLE_MESSAGE}".`,
         });
         break;
       case 'flaky': {
@@ -166,7 +166,7 @@ test('=FINDEMAIL after the bulk menu action enriched the same URLs: no request, 
     emailOf(urls[0]),
     emailOf(urls[1]),
     'NOT_FOUND',
-    `UNPROCESSABLE: ${UNPROCESSABLE_MESSAGE}`,
+    `UNPROCESSABLE: The service could not process this profile (HTTP 422). The service said: "${UNPROCESSABLE_MESSAGE}".`,
   ];
   expect(column(world, 'H2:H5')).toEqual(expected);
   expect(column(world, 'I2:I5')).toEqual(expected);

@@ -12,6 +12,7 @@ import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
 import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
+import { cellTexts, slipsIn, stringsIn } from './slips';
 
 export const OWNER = 'owner@example.com';
 export const EDITOR = 'editor@example.com';
@@ -62,6 +63,10 @@ export interface World {
   as(user?: string, extra?: RunOptions): RunOptions;
   /** Distinct normalised URL -> credits charged, from the sandbox's ledger. */
   charges(): Record<string, number>;
+  /**
+   * Ends the world. Fails (after closing) when a message a person reads had a slip (test/support/slips.ts): a
+   * cell's value, note or formula error, or a text a server function returned or threw.
+   */
   close(): Promise<void>;
 }
 
@@ -106,6 +111,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     });
     const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
     if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
+    const said = watchMessages(env);
     const world: World = {
       sandbox,
       env,
@@ -114,11 +120,16 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       charges: () => sandbox.service.chargesByUrl(),
       async close() {
         recordDuplicates(sandbox.service.chargesByUrl());
+        const slips = [...said, ...cellTexts(ss)].flatMap((text) => [
+          ...slipsIn(text),
+          ...(text.includes(OWNER_KEY) || text.includes(EDITOR_KEY) ? [`an API key in: ${text}`] : []),
+        ]);
         await env?.close();
         await sandbox.close();
         // Every suite checks it: a document lock released with sheet writes not flushed (issue 17 item 2).
         const unflushed = env?.lockReleasesWithPendingWrites ?? 0;
         if (unflushed > 0) throw new Error(`${unflushed} lock release(s) with sheet writes not flushed`);
+        if (slips.length > 0) throw new Error(`Messages with slips:\n${[...new Set(slips)].join('\n')}`);
       },
     };
     return world;
@@ -127,4 +138,17 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     await sandbox.close();
     throw error;
   }
+}
+
+/** Every text the server functions of `env` return or throw, for the slips check in World.close. */
+function watchMessages(env: Environment): string[] {
+  const said: string[] = [];
+  const execute = env.execute.bind(env);
+  env.execute = async (fn, args, options) => {
+    const result = await execute(fn, args, options);
+    stringsIn(result.value, said);
+    if (result.error) said.push(result.error.message);
+    return result;
+  };
+  return said;
 }

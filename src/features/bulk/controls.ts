@@ -2,6 +2,7 @@
  * The run's controls from the sidebar: continue, resume, pause, cancel, progress. A run belongs to the person who
  * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
  */
+import { systemClock } from '../../adapters/clock';
 import { hasDocument, loadJob, updateJob } from '../../adapters/jobStore';
 import { currentViewer } from '../../adapters/runner';
 import { idleProgress, type Job, mayDrive, notYourRun, type Progress, progressOf } from '../../core/job';
@@ -17,8 +18,9 @@ function applyToStored(event: JobEvent, runnerId: string | null): Job | null {
   return updateJob((stored) => {
     if (!stored) return stored;
     if (!mayDrive(stored, runnerId)) throw new Error(notYourRun(stored));
-    const next = transition(stored, event);
-    return next === stored ? stored : { ...next, updatedAt: Date.now() };
+    const now = systemClock.now();
+    const next = transition(stored, event, now);
+    return next === stored ? stored : { ...next, updatedAt: now };
   });
 }
 

@@ -140,7 +140,7 @@ interface SliceStart {
 }
 
 export function apply(slice: { job: Job }, event: JobEvent): void {
-  slice.job = transition(slice.job, event);
+  slice.job = transition(slice.job, event, systemClock.now());
 }
 
 type Ready = {
@@ -205,7 +205,8 @@ function merge(stored: Job | null, slice: { job: Job; leaseLost: boolean }): Job
     slice.leaseLost = true;
     return stored;
   }
-  slice.job = { ...transition(slice.job, { type: 'sync', stored }), updatedAt: Date.now() };
+  const now = systemClock.now();
+  slice.job = { ...transition(slice.job, { type: 'sync', stored }, now), updatedAt: now };
   return slice.job;
 }
 

@@ -20,9 +20,8 @@ import {
 } from '../../core/job';
 import { isActive, transition } from '../../core/jobMachine';
 import { FIRST_SLICE_MAX_MS } from '../../core/limits';
-import { cellMark, isOwnStatus, statusOfRow } from '../../core/rowPlan';
-import { isInScope, type RunPlan, type RunRequest, type RunStart } from '../../core/runPlan';
-import { tallyKinds } from '../../core/runSummary';
+import { cellMark } from '../../core/rowPlan';
+import type { RunPlan, RunRequest, RunStart } from '../../core/runPlan';
 import { type PlannedRun, planFor } from '../plan';
 import { recordRun } from '../runHistory';
 import { processSlice } from './slice';
@@ -193,10 +192,6 @@ function createJob(
   );
   const titles = outputHeaders(settings.extraFields);
   const header = read.header ? jobCells(planned, read.header) : null;
-  const kept = dataRows.filter((row) => {
-    const status = readsStatus ? statusOfRow(row) : '';
-    return !isInScope(status, isOwnStatus(status, row[CELL.email]), plan.redo, plan.recheck);
-  });
   const now = Date.now();
   const idle: Job = {
     id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
@@ -226,11 +221,10 @@ function createJob(
     updatedAt: now,
     leaseUntil: 0,
     // The results the run leaves alone: its summary counts what it added beyond these.
-    baseline: tallyKinds(kept.map((row) => row.slice(CELL.email))),
     plan: planSummary(plan),
     ownerId: owner.id,
     ownerName: owner.name,
   };
   if (redo) idle.redo = redo;
-  return { job: transition(idle, { type: 'start' }), prepareSheet: prepareSheetFor(planned) };
+  return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
 }

@@ -8,7 +8,7 @@ import { readScriptConfig } from '../../adapters/scriptConfig';
 import { haltOf } from '../../core/answers';
 import { CELL } from '../../core/cells';
 import { BULK_CLAIM } from '../../core/claims';
-import { countFinished } from '../../core/counting';
+import { finalCounts } from '../../core/counting';
 import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../../core/limits';
 import type { ServiceError } from '../../core/lookup';
 import { knowsNothing, loadPace, PACE_START, probeWorthIt } from '../../core/pace';
@@ -165,7 +165,7 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
     slice.known.set(key, outcome);
     counts.creditsUsed++;
   }
-  if (report.lostAnswers > 0) counts.creditsMaybeLost = (counts.creditsMaybeLost ?? 0) + report.lostAnswers;
+  counts.creditsMaybeLost += report.lostAnswers;
   return report;
 }
 
@@ -204,7 +204,7 @@ function startNextPass(slice: Slice): boolean {
   if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
     apply(slice, {
       type: 'finish',
-      counts: countFinished(job.counts, values),
+      counts: finalCounts(job.counts, values),
       leftPending: pendingIndex >= 0 && !job.redo,
     });
     return false;

@@ -9,9 +9,11 @@ import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget } from '..
 
 export type { LookupPorts };
 
+import { lostMarkEnd } from '../../adapters/lostMarks';
 import { releaseClaims } from '../../core/claims';
 import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../../core/limits';
 import { type RetryPolicy, retryDelayMs } from '../../core/retry';
+import { withoutStop } from '../../core/text';
 
 export { type Claimed, type ClaimRequest, claimUnknown } from './claim';
 
@@ -47,7 +49,10 @@ function confirmBatch(
     queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
   // Held back: lost twice, an ERROR now; lost once, it stays queued and goes alone (nextBatch).
   const lostTwiceKeys = check.held.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
-  for (const key of lostTwiceKeys) report.outcomes.set(key, lostTwice());
+  for (const key of lostTwiceKeys) {
+    const until = check.lostUntil?.get(key) ?? lostMarkEnd(ports.clock.now());
+    report.outcomes.set(key, lostTwice(ports.clock, until));
+  }
   const settled = [...check.stored.keys(), ...check.full, ...lostTwiceKeys];
   const dropped = new Set([...settled, ...check.elsewhere]);
   if (dropped.size > 0) {
@@ -117,12 +122,20 @@ interface Queue {
  * profile is charged more than twice, whatever the faults.
  */
 export const MAX_LOST_SENDS = 2;
-/** A key's answer lost twice, the last time for `why`. */
-const lostTwice = (why = 'Connection failures.') =>
-  serviceError(
-    'transport',
-    `${why} Answer lost twice: not sent again for now (each try may have been charged).`,
-  );
+/**
+ * A key's answer lost twice, the last time for `why`: not sent again before `until` (its lost mark ends then,
+ * src/adapters/lostMarks.ts), which the message names in the spreadsheet's time zone.
+ */
+function lostTwice(clock: Clock, until: number, why = 'Connections to the service failed.'): ServiceError {
+  const when = clock.timeText ? clock.timeText(until) : `${new Date(until).toISOString().slice(11, 16)} UTC`;
+  return {
+    ...serviceError(
+      'transport',
+      `${withoutStop(why)}. Answer lost twice — this profile is not sent again before ${when} (each try may have been charged); Retry failed rows after that.`,
+    ),
+    notBefore: until,
+  };
+}
 
 /**
  * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
@@ -205,7 +218,11 @@ function sendOneBatch(
   if (sent.lost) report.lostAnswers += batch.length;
   const tally: BatchTally = { stored: [], settled: [], failures: 0, throttled: 0 };
   batch.forEach((key, index) => {
-    takeAnswer({ queue, request, report, tally, lost: sent.lost, ended }, key, sent.outcomes[index]);
+    takeAnswer(
+      { queue, request, report, tally, lost: sent.lost, ended, clock: ports.clock },
+      key,
+      sent.outcomes[index],
+    );
   });
   const { stored, settled, failures, throttled } = tally;
   const sample: BatchSample = {
@@ -241,6 +258,7 @@ interface AnswerContext {
   /** fetchAll threw for the batch: every answer of it was lost (the service may have charged them). */
   lost: boolean;
   ended: number;
+  clock: Clock;
 }
 
 /** One key's answer: noted in the report, then queued again (retryable, tries left) or settled. */
@@ -252,7 +270,8 @@ function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome |
   if (lost) {
     const times = (queue.lost.get(key) ?? 0) + 1;
     queue.lost.set(key, times);
-    if (times >= MAX_LOST_SENDS) outcome = lostTwice((outcome as ServiceError).message);
+    if (times >= MAX_LOST_SENDS)
+      outcome = lostTwice(context.clock, lostMarkEnd(ended), (outcome as ServiceError).message);
   }
   if (outcome) report.outcomes.set(key, outcome);
   if (haltsRun(outcome)) report.halt = report.halt ?? outcome;

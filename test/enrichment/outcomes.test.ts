@@ -1,0 +1,150 @@
+/**
+ * Issue 18 items 1-3, through dist/ in the emulator against the sandbox: one classifier of a row's outcome, so the
+ * progress sentence, the counts, the summary box and the sandbox's ledger say the same; the time taken is working
+ * time, a paused stretch apart; a profile whose answers were lost twice says until when it waits, and the plan of
+ * a retry counts such rows apart instead of promising them.
+ */
+import { LOST_MARK_MS } from '../../src/adapters/lostMarks';
+import type { RunPlan } from '../../src/core/runPlan';
+import type { RunHistory, RunSummary } from '../../src/core/runSummary';
+import { priceText } from '../../src/sidebar/words';
+import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
+import { startWorld, url, type World } from '../support/harness';
+import { drive, expectedCells, start } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function history(w: World): Promise<RunHistory> {
+  return (await w.env.run('getRunHistory', [], w.as())) as RunHistory;
+}
+
+describe('one classifier of a row outcome', () => {
+  it('every kind of row: the sentence, the counts, the summary box and the ledger agree', async () => {
+    const found = [url('ann-able'), url('bob-burns')];
+    const noAddress = url('noemail-nina');
+    const unprocessable = url('anonymous');
+    expect(expectedCells(noAddress)[1]).toBe('NOT_FOUND');
+    expect(expectedCells(unprocessable)[1]).toBe('UNPROCESSABLE');
+    world = await startWorld({
+      data: [
+        ['Profile'],
+        ...found.map((link) => [link]),
+        [url('cy-dale')],
+        [noAddress],
+        [''],
+        [unprocessable],
+        ['just some text'],
+        [url('eve-fir')],
+        [url('fay-gum')],
+      ],
+      // An ERROR by an injected fault: every answer for eve-fir is a 500 (no credit), beyond the retries.
+      faults: { failFirst: { 'eve-fir': { kind: '500', times: 99 } } },
+    });
+    // Known before the run: the first two rows already have their result.
+    await start(world, 'A1:A3');
+    expect((await drive(world)).state).toBe('done');
+    const before = world.sandbox.service.totalCharged();
+    await start(world, 'A1:A10');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const charged = world.sandbox.service.totalCharged() - before;
+
+    const expected: Figures = {
+      found: 2, // cy-dale, fay-gum
+      noAddress: 1,
+      unprocessable: 1,
+      notProfile: 1,
+      error: 1,
+      alreadyDone: 2,
+    };
+    // Each row in exactly one figure; the blank row in none.
+    expect(figuresOf(done)).toEqual(expected);
+    expect(done.total).toBe(8);
+    expect(done.processed).toBe(8);
+    // The credits shown are the ledger's charges for this run: found, no address and unprocessable, once each.
+    expect(done.creditsUsed).toBe(charged);
+    expect(charged).toBe(4);
+    expect(done.creditsMaybeLost).toBe(0);
+
+    // The sentence says the same figures as the counts.
+    expect(done.message).toBe(
+      'Done: 2 found, 1 no address, 1 unprocessable, 1 not a profile, 1 error, 2 already done. 4 credits used.',
+    );
+    const said = sentenceFigures(done.message);
+    expect(figuresOf(said)).toEqual(expected);
+    expect(said.credits).toBe(charged);
+
+    // The summary box (and the history) the same again.
+    const { last, history: runs } = await history(world);
+    expect(last).not.toBeNull();
+    const box = last as RunSummary;
+    expect(figuresOf(box)).toEqual(expected);
+    expect(box.creditsSpent).toBe(charged);
+    expect(box.creditsMaybeLost).toBe(0);
+    expect(runs[0].id).toBe(box.id);
+    expect(runs[1]).toMatchObject({ found: 2, alreadyDone: 0, creditsSpent: 2 });
+
+    // Retry failed rows redoes the kinds the summary counts as retried: the ERROR row only (unprocessable asked apart).
+    world.env.select(world.ss.id, 'A1:A10');
+    const plan = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
+    expect(plan.lookupRows).toBe(box.error);
+  });
+
+  it('the time taken is working time: a paused stretch is shown apart', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...Array.from({ length: 12 }, (_, i) => [url(`pat-${i}-pace`)])],
+      scriptProperties: { ENRICH_BATCH_SIZE: '4', ENRICH_STEP_BUDGET_MS: '1' },
+    });
+    const started = await start(world, 'A1:A13');
+    expect(started.state).toBe('running');
+    await world.env.run('pauseEnrichment', [], world.as());
+    world.env.advanceClock(26_000);
+    await world.env.run('resumeEnrichment', [], world.as());
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const box = (await history(world)).last as RunSummary;
+    expect(box.waited.user).toBeGreaterThanOrEqual(26_000);
+    // Working time leaves the pause out, whatever the machine's speed.
+    expect(box.durationMs).toBe(box.endedAt - box.startedAt - (box.waited.user ?? 0));
+    expect(box.found).toBe(12);
+  });
+});
+
+describe('a profile whose answers were lost twice', () => {
+  it('says until when it waits; the plan of a retry counts it apart instead of promising it', async () => {
+    const reset = 'rex-reset';
+    world = await startWorld({
+      data: [['Profile'], [url(reset)], [url('ann-able')]],
+      faults: { failFirst: { [reset]: { kind: 'reset', times: 999 } } },
+    });
+    await start(world, 'A1:A3');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const note = String(world.env.values(world.ss.id, 'E2')[0][0]);
+    expect(note).toMatch(
+      /Answer lost twice — this profile is not sent again before (\d+ \w+ )?\d\d:\d\d \(each try may have been charged\); Retry failed rows after that\.$/,
+    );
+    const until = /before ((\d+ \w+ )?\d\d:\d\d)/.exec(note)?.[1];
+
+    world.env.select(world.ss.id, 'A1:A3');
+    const plan = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
+    expect(plan).toMatchObject({ lookupRows: 1, waitingRows: 1, newProfiles: 0, credits: 0 });
+    expect(plan.waitUntilText).toBe(until);
+    expect(priceText(plan)).toBe(
+      `Free: no new profile to look up. 1 row waits until ${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`,
+    );
+    const sent = world.sandbox.service.ledger().length;
+    await start(world, 'A1:A3', { mode: 'retry' });
+    expect((await drive(world)).state).toBe('done');
+    expect(world.sandbox.service.ledger()).toHaveLength(sent);
+
+    // Once the mark ends, the retry's plan prices the profile again.
+    world.env.advanceClock(LOST_MARK_MS + 60_000);
+    const later = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
+    expect(later).toMatchObject({ waitingRows: 0, newProfiles: 1, credits: 1 });
+  });
+});
