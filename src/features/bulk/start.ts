@@ -6,7 +6,7 @@ import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
 import { runnerEmail, runnerId } from '../../adapters/runner';
 import { readScriptConfig } from '../../adapters/scriptConfig';
-import { showSidebar } from '../../adapters/ui';
+import { showAlert, showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
 import {
@@ -23,6 +23,7 @@ import { FIRST_SLICE_MAX_MS } from '../../core/limits';
 import { cellMark, isOwnStatus, statusOfRow } from '../../core/rowPlan';
 import { isInScope, type RunPlan, type RunRequest, type RunStart } from '../../core/runPlan';
 import { tallyKinds } from '../../core/runSummary';
+import { keyRefusalForRun } from '../account';
 import { type PlannedRun, planFor } from '../plan';
 import { recordRun } from '../runHistory';
 import { processSlice } from './slice';
@@ -41,7 +42,12 @@ export function retryFailedRows(): Progress {
  * (a choice of columns, a price above the user's threshold, or a refusal) and nothing in the sheet changes.
  */
 function startFromMenu(request: RunRequest): Progress {
-  const outcome = startRun(request);
+  const outcome = startRun(request, 'choose Find e-mails again');
+  // The key refused: one message, in a dialog; no sidebar (it would say the same again).
+  if (outcome.keyRefusal) {
+    showAlert(outcome.keyRefusal);
+    return outcome.progress;
+  }
   if (outcome.started || outcome.plan === null) {
     showSidebar('progress');
     return outcome.progress;
@@ -50,14 +56,34 @@ function startFromMenu(request: RunRequest): Progress {
   return outcome.progress;
 }
 
-/** What starting a run found under the lock: a run under way, a run created, or a plan that waits for the user. */
-type StartOutcome = { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan };
+/**
+ * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or
+ * (before the key is checked) a plan that may start.
+ */
+type StartOutcome =
+  | { existing: Job }
+  | { created: Job; plan: RunPlan }
+  | { plan: RunPlan }
+  | { ready: RunPlan };
 
-/** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
-export function startRun(request: RunRequest): RunStart {
+/**
+ * Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). `then`: what the
+ * person does once a valid key is saved, where the refusal is shown.
+ */
+export function startRun(request: RunRequest, then = 'press Start again'): RunStart {
   const viewerId = runnerId();
   // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  const outcome = withDocumentLock(() => createIfAllowed(request, viewerId));
+  let outcome = withDocumentLock(() => createIfAllowed(request, viewerId, false));
+  if ('ready' in outcome) {
+    // The plan may start: the starter's key is checked first (one free request, outside the lock), so a key the
+    // service refuses leaves the sheet as it was: no header, no column, no job.
+    const keyRefusal = keyRefusalForRun(then);
+    if (keyRefusal) {
+      return { plan: outcome.ready, started: false, progress: idleProgress(keyRefusal), keyRefusal };
+    }
+    outcome = withDocumentLock(() => createIfAllowed(request, viewerId, true));
+  }
+  if ('ready' in outcome) throw new Error('The run could not be started: choose Find e-mails again.');
   if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
   if (!('created' in outcome)) {
     const { plan } = outcome;
@@ -77,7 +103,7 @@ export function startRun(request: RunRequest): RunStart {
 }
 
 /** Holding the document lock: the job and the prepared sheet, unless a run is under way or the plan must wait. */
-function createIfAllowed(request: RunRequest, viewerId: string | null): StartOutcome {
+function createIfAllowed(request: RunRequest, viewerId: string | null, keyChecked: boolean): StartOutcome {
   const stored = loadJob();
   if (stored && isActive(stored.state)) return { existing: stored };
   const planned = planFor(request);
@@ -88,6 +114,7 @@ function createIfAllowed(request: RunRequest, viewerId: string | null): StartOut
     !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
   )
     return { plan };
+  if (!keyChecked) return { ready: plan };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
