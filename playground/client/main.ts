@@ -660,12 +660,16 @@ function applyState(state: StateView, stale = false, serialAtRead = selectSerial
   renderSandbox(state.sandbox);
   $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
   const busy: string[] = [...state.busy];
-  if (state.run && state.run.state === 'running')
-    busy.push(`Finding e-mails: ${state.run.processed} of ${state.run.total}`);
+  if (state.run?.state === 'running')
+    busy.push(
+      state.run.waiting
+        ? `Paused: the sidebar was closed — open it to go on (${state.run.processed} of ${state.run.total})`
+        : `Finding e-mails: ${state.run.processed} of ${state.run.total}`,
+    );
   $('busy').textContent = busy.join(' · ');
   document.body.dataset.run = state.run?.state ?? 'idle';
   document.body.dataset.busy = String(state.busy.length > 0);
-  fast = state.busy.length > 0 || state.run?.state === 'running';
+  fast = state.busy.length > 0 || (state.run?.state === 'running' && !state.run.waiting);
 }
 
 async function poll(now = false): Promise<void> {
