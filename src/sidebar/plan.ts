@@ -184,12 +184,15 @@ async function startPlanned(): Promise<void> {
     renderSummary();
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
+  } else if (result.keyRefusal) {
+    // Nothing changed: the plan comes back, with the one message saying why and where a key comes from.
+    setProgress(before);
+    showPlan(shown);
+    showRefusal(result.keyRefusal);
   } else if (result.plan) {
-    // Nothing changed: the plan comes back (with the one message saying why the key was refused).
     setProgress(before);
     showPlan(result.plan);
-    if (result.keyRefusal) showRefusal(result.keyRefusal);
-    else showError('The sheet changed since the plan was made: check the new plan, then start again.');
+    showError('The sheet changed since the plan was made: check the new plan, then start again.');
   } else {
     setProgress(result.progress);
     showError(result.progress.message);

@@ -57,14 +57,14 @@ function startFromMenu(request: RunRequest): Progress {
 }
 
 /**
- * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or
- * (before the key is checked) a plan that may start.
+ * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or a
+ * plan that may start once the starter's key is checked.
  */
 type StartOutcome =
   | { existing: Job }
   | { created: Job; plan: RunPlan }
   | { plan: RunPlan }
-  | { ready: RunPlan };
+  | { ready: PlannedRun };
 
 /**
  * Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). `then`: what the
@@ -72,21 +72,21 @@ type StartOutcome =
  */
 export function startRun(request: RunRequest, then = 'press Start again'): RunStart {
   const viewerId = runnerId();
-  // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  let outcome = withDocumentLock(() => createIfAllowed(request, viewerId, false));
+  let outcome = withDocumentLock(() => planUnderLock(request));
   if ('ready' in outcome) {
-    // The plan may start: the starter's key is checked first (one free request, outside the lock), so a key the
-    // service refuses leaves the sheet as it was: no header, no column, no job.
+    // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
+    // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job.
     const keyRefusal = keyRefusalForRun(then);
     if (keyRefusal) {
-      return { plan: outcome.ready, started: false, progress: idleProgress(keyRefusal), keyRefusal };
+      return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     }
-    outcome = withDocumentLock(() => createIfAllowed(request, viewerId, true));
+    const { ready } = outcome;
+    // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
+    outcome = withDocumentLock(() => createUnderLock(ready, viewerId));
   }
-  if ('ready' in outcome) throw new Error('The run could not be started: choose Find e-mails again.');
   if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
   if (!('created' in outcome)) {
-    const { plan } = outcome;
+    const plan = 'ready' in outcome ? outcome.ready.plan : outcome.plan;
     return {
       plan,
       started: false,
@@ -102,8 +102,8 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   };
 }
 
-/** Holding the document lock: the job and the prepared sheet, unless a run is under way or the plan must wait. */
-function createIfAllowed(request: RunRequest, viewerId: string | null, keyChecked: boolean): StartOutcome {
+/** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
+function planUnderLock(request: RunRequest): StartOutcome {
   const stored = loadJob();
   if (stored && isActive(stored.state)) return { existing: stored };
   const planned = planFor(request);
@@ -114,7 +114,13 @@ function createIfAllowed(request: RunRequest, viewerId: string | null, keyChecke
     !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
   )
     return { plan };
-  if (!keyChecked) return { ready: plan };
+  return { ready: planned };
+}
+
+/** Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile. */
+function createUnderLock(planned: PlannedRun, viewerId: string | null): StartOutcome {
+  const stored = loadJob();
+  if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
@@ -128,7 +134,7 @@ function createIfAllowed(request: RunRequest, viewerId: string | null, keyChecke
     deleteJob();
     throw error;
   }
-  return { created, plan };
+  return { created, plan: planned.plan };
 }
 
 /** The answer when another run is under way: its progress, and whether this user may drive it. */
