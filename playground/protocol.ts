@@ -99,6 +99,8 @@ export interface RunView {
   processed: number;
   total: number;
   message: string;
+  /** Running, but no slice driven lately: its sidebar was closed (src/core/job.ts, WAITING_AFTER_MS). */
+  waiting: boolean;
 }
 
 export interface StateView {

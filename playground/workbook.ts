@@ -24,6 +24,7 @@ import {
   type TriggerRecord,
 } from '../emulator';
 import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
+import { WAITING_AFTER_MS } from '../src/core/job';
 import {
   API_KEY_PROPERTY,
   JOB_PROPERTY,
@@ -542,12 +543,19 @@ export async function openWorkbook(options: {
         state?: unknown;
         message?: unknown;
         counts?: { processed?: unknown; total?: unknown };
+        leaseUntil?: unknown;
+        updatedAt?: unknown;
       };
+      const now = env.now();
       return {
         state: String(job.state ?? ''),
         processed: Number(job.counts?.processed ?? 0),
         total: Number(job.counts?.total ?? 0),
         message: String(job.message ?? ''),
+        waiting:
+          job.state === 'running' &&
+          Number(job.leaseUntil ?? 0) <= now &&
+          now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS,
       };
     } catch {
       return null;

@@ -146,10 +146,11 @@ export class Grid {
   }
 
   /** Selects a range (from the server at load, or after a paste); the active cell is its top-left. */
-  setSelection(range: RangeView, notify = false): void {
+  setSelection(range: RangeView, notify = false, reveal = false): void {
     this.anchor = { r: range.r1, c: range.c1 };
     this.active = { r: range.r1, c: range.c1 };
     this.focus = { r: range.r2, c: range.c2 };
+    if (reveal) this.reveal(range.r1, range.c1);
     this.render();
     this.events.activeChanged();
     if (notify) this.events.select(this.selection);

@@ -103,15 +103,37 @@ function enqueue<T>(work: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Bumped by every selection made in the grid: a state read before it reached the server must not undo it. */
+let selectSerial = 0;
+/** Selections sent and not yet answered. */
+let selectsInFlight = 0;
+
 function sendSelection(): Promise<void> {
   if (selectTimer) clearTimeout(selectTimer);
   selectTimer = undefined;
   const range = pendingSelection;
   pendingSelection = null;
   if (!range) return queue.then(() => undefined);
-  return enqueue(() => request<void>('POST', '/api/select', range)).catch((error: unknown) =>
-    showNotice(`The selection could not be sent: ${String(error)}`),
-  );
+  selectsInFlight++;
+  return enqueue(() => request<void>('POST', '/api/select', range))
+    .catch((error: unknown) => showNotice(`The selection could not be sent: ${String(error)}`))
+    .finally(() => {
+      selectsInFlight--;
+    });
+}
+
+/**
+ * The grid shows the selection the add-on sees (the server's active range): a server call may move it (Select the
+ * first failed row), and the next menu action uses it. A selection of the grid's own still on its way wins.
+ */
+function syncSelection(server: RangeView | null, serialAtRead: number): void {
+  if (!server || serialAtRead !== selectSerial || pendingSelection || grid.isEditing) return;
+  const shown = grid.selection;
+  if (shown.r1 === server.r1 && shown.c1 === server.c1 && shown.r2 === server.r2 && shown.c2 === server.c2)
+    return;
+  grid.setSelection(server, false, true);
+  renderSelectionInfo();
+  updateSheetMenus();
 }
 
 /** Writes under way: a state read before they land would show the old cells for a moment. */
@@ -153,6 +175,7 @@ const grid = new Grid(
         });
     },
     select(range: RangeView) {
+      selectSerial++;
       pendingSelection = range;
       if (selectTimer) clearTimeout(selectTimer);
       selectTimer = setTimeout(() => void sendSelection(), 120);
@@ -621,13 +644,14 @@ function schedule(ms: number): void {
   pollTimer = setTimeout(() => void poll(), ms);
 }
 
-function applyState(state: StateView, stale = false): void {
+function applyState(state: StateView, stale = false, serialAtRead = selectSerial): void {
   if (state.sheet && !stale) {
     $('sheet-tab').textContent = state.sheet.name;
     grid.setSheet(state.sheet);
   }
   if (!stale) version = state.version;
   if (firstState && state.selection) grid.setSelection(state.selection);
+  else syncSelection(state.selection, serialAtRead);
   firstState = false;
   renderMenu(state.menu);
   renderSidebar(state);
@@ -636,12 +660,16 @@ function applyState(state: StateView, stale = false): void {
   renderSandbox(state.sandbox);
   $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
   const busy: string[] = [...state.busy];
-  if (state.run && state.run.state === 'running')
-    busy.push(`Finding e-mails: ${state.run.processed} of ${state.run.total}`);
+  if (state.run?.state === 'running')
+    busy.push(
+      state.run.waiting
+        ? `Paused: the sidebar was closed — open it to go on (${state.run.processed} of ${state.run.total})`
+        : `Finding e-mails: ${state.run.processed} of ${state.run.total}`,
+    );
   $('busy').textContent = busy.join(' · ');
   document.body.dataset.run = state.run?.state ?? 'idle';
   document.body.dataset.busy = String(state.busy.length > 0);
-  fast = state.busy.length > 0 || state.run?.state === 'running';
+  fast = state.busy.length > 0 || (state.run?.state === 'running' && !state.run.waiting);
 }
 
 async function poll(now = false): Promise<void> {
@@ -649,8 +677,10 @@ async function poll(now = false): Promise<void> {
   polling = true;
   try {
     const serial = writeSerial;
+    // A selection of the grid's own not yet on the server when the state is read: that state cannot show it.
+    const selectedAt = pendingSelection || selectsInFlight > 0 ? -1 : selectSerial;
     const state = await request<StateView>('GET', `/api/state?v=${encodeURIComponent(version)}`);
-    applyState(state, writes > 0 || serial !== writeSerial);
+    applyState(state, writes > 0 || serial !== writeSerial, selectedAt);
   } catch {
     // The server is restarting or gone: try again later.
   } finally {

@@ -17,11 +17,19 @@ export function showSidebar(view: SidebarView): void {
   SpreadsheetApp.getUi().showSidebar(output);
 }
 
+/** A message in a dialog with an OK button (a menu item's answer when it changes nothing). */
+export function showAlert(message: string): void {
+  const ui = SpreadsheetApp.getUi();
+  ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
+}
+
 export function showHelp(): void {
   const html = HtmlService.createHtmlOutput(
     `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
-<p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. Results go into
-the columns to the right (Email, Email status, Catch-all, Note); new columns are inserted if those hold your data.</p>
+<p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. The plan
+shows the price first. Results go into the columns to the right (Email, Email status, Catch-all, Note) when they are
+empty; when they hold your data, the plan offers a choice: insert columns, use the first empty columns further right,
+or cancel.</p>
 <p><b>=FINDEMAIL(A2:A200)</b> or <b>=FINDEMAIL(A2:A200, "email,status,catch_all")</b> in a cell: one range formula
 rather than a column of =FINDEMAIL(A2) cells (Sheets runs at most 30 formulas at once for one person). Formulas use the
 API key and credits of <b>the spreadsheet's owner</b>; in a shared drive, of the person who created the file; after a
@@ -32,6 +40,6 @@ selection, or on the sheet, so that Sheets runs them again.</p>
 <p>Your API key is kept in your private user properties and never shown again in full.</p></div>`,
   )
     .setWidth(420)
-    .setHeight(360);
+    .setHeight(400);
   SpreadsheetApp.getUi().showModalDialog(html, `${ADDON_NAME}: help`);
 }

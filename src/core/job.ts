@@ -119,10 +119,11 @@ export interface Viewer {
 }
 
 /**
- * A running job untouched this long waits for a driver: longer than a slice (45 s) and its saves, so a run
- * driven right now never reads as waiting.
+ * A running job whose lease is free (no slice works on it) and untouched this long has no driver: its sidebar was
+ * closed. A sidebar that drives calls the next slice at once after one ends, or within MAX_IDLE_WAIT_MS (10 s)
+ * when another execution holds the run; a slice holds the lease while it works.
  */
-export const WAITING_AFTER_MS = 90_000;
+export const WAITING_AFTER_MS = 30_000;
 
 /** The starter (or anyone, for a job of an earlier version without one) may drive the run. */
 export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {

@@ -75,9 +75,9 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
   const width = outputHeaders(extraFields).length;
   const headerIndex = read.header ? 0 : null;
   const beside = read.urlColumn + 1;
-  const fits = read.urlColumn + width <= read.maxColumns;
-  if (fits && canReuseOutputColumns(blockAt(read, 1, width), headerIndex, extraFields)) {
-    return [reuse(beside, width, false)];
+  // Columns past the sheet's right edge read as empty: the sheet grows at its end rather than skipping a column.
+  if (canReuseOutputColumns(blockAt(read, 1, width), headerIndex, extraFields)) {
+    return [reuse(read, width, false)];
   }
   if (extraFields) {
     // The add-on's own four columns stay; only Account type and Name are added.
@@ -85,9 +85,7 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
     const baseBlock = blockAt(read, 1, base);
     if (!columnsEmpty(baseBlock) && canReuseOutputColumns(baseBlock, headerIndex, false)) {
       const after = read.urlColumn + base;
-      if (read.urlColumn + width <= read.maxColumns && columnsEmpty(blockAt(read, 1 + base, width - base))) {
-        return [reuse(beside, width, true)];
-      }
+      if (columnsEmpty(blockAt(read, 1 + base, width - base))) return [reuse(read, width, true)];
       const count = width - base;
       return [
         {
@@ -104,17 +102,26 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
   return [insertBeside(read, width), firstFreeRight(read, width)];
 }
 
-function reuse(column: number, width: number, adding: boolean): Placement {
+/** The columns beside the URLs, empty or the add-on's own; those past the sheet's last column are added at its end. */
+function reuse(read: ColumnRead, width: number, adding: boolean): Placement {
+  const column = read.urlColumn + 1;
+  const missing = columnsPastEdge(read, column, width);
+  const added = missing > 0 ? `${countText(missing, 'column')} added at the sheet's end` : '';
   return {
     kind: 'reuse',
     outputColumn: column,
-    insertAfter: null,
-    insertCount: 0,
+    insertAfter: missing > 0 ? read.maxColumns : null,
+    insertCount: missing,
     columns: span(column, width),
     effect: adding
-      ? `Results go into the add-on's columns ${span(column, width)} (Account type and Name are added in empty columns). Nothing moves.`
-      : `Results go into ${span(column, width)} beside the URLs. Nothing moves.`,
+      ? `Results go into the add-on's columns ${span(column, width)} (Account type and Name are added in empty columns${added ? `; ${added}` : ''}). Nothing moves.`
+      : `Results go into ${span(column, width)} beside the URLs${added ? ` (${added})` : ''}. Nothing moves.`,
   };
+}
+
+/** How many of the `width` columns from `column` lie past the sheet's last column. */
+function columnsPastEdge(read: ColumnRead, column: number, width: number): number {
+  return Math.max(0, column + width - 1 - read.maxColumns);
 }
 
 function insertBeside(read: ColumnRead, width: number): Placement {
@@ -139,7 +146,7 @@ function firstFreeRight(read: ColumnRead, width: number): Placement {
     offset++;
   }
   const column = read.urlColumn + offset;
-  const missing = Math.max(0, column + width - 1 - read.maxColumns);
+  const missing = columnsPastEdge(read, column, width);
   return {
     kind: 'right',
     outputColumn: column,

@@ -93,6 +93,8 @@ export interface RunStart {
   plan: RunPlan | null;
   started: boolean;
   progress: Progress;
+  /** The run did not start: the starter's key is missing or the service rejected it (nothing changed). */
+  keyRefusal?: string;
 }
 
 export interface PlanOptions {

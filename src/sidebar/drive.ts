@@ -24,6 +24,8 @@ export async function drive(): Promise<void> {
   if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
   const mine = ++generation;
   ui.driving = true;
+  // This sidebar drives it now: no longer paused for want of a driver.
+  ui.progress = { ...ui.progress, waiting: false };
   renderProgress();
   let failures = 0;
   let idleRounds = 0;

@@ -1,4 +1,6 @@
 /** A run's plan and price, shown before it starts (the Progress tab). */
+
+import { emptyCounts } from '../core/job';
 import { call, failureMessage } from './client';
 import { $, button, clearError, input, setText, showError } from './dom';
 import { follow } from './drive';
@@ -6,7 +8,7 @@ import { setProgress } from './progressView';
 import { ui } from './state';
 import { loadHistory, renderSummary } from './summary';
 import { showView } from './tabs';
-import type { PlacementKind, RunPlan, RunRequest } from './types';
+import type { PlacementKind, Progress, RunPlan, RunRequest, RunStart } from './types';
 import { confirmText, planTitle, priceText, startLabel, whereText } from './words';
 
 /** The plan shown before a run starts, and the request it answers. */
@@ -121,6 +123,36 @@ function renderPlanButtons(): void {
   input('plan-unprocessable').disabled = planBusy;
 }
 
+/** What the progress view shows while the run starts: the plan it starts with, nothing processed yet. */
+function startingProgress(shown: RunPlan): Progress {
+  return {
+    ...emptyCounts(),
+    state: 'running',
+    message: 'Starting: checking your API key, then the first rows…',
+    total: shown.lookupRows + shown.notProfiles,
+    plan: {
+      range: shown.range,
+      rows: shown.rows,
+      newProfiles: shown.newProfiles,
+      knownProfiles: shown.knownProfiles,
+      notProfiles: shown.notProfiles,
+      blanks: shown.blanks,
+      alreadyDone: shown.alreadyDone,
+      credits: shown.credits,
+      columns: shown.placement.columns,
+      effect: shown.placement.effect,
+      retry: shown.mode === 'retry',
+      recheck: shown.recheck,
+    },
+  };
+}
+
+function showRefusal(text: string): void {
+  const refusal = $('plan-refusal');
+  refusal.hidden = false;
+  refusal.textContent = text;
+}
+
 function hidePlan(): void {
   plan = null;
   $('plan').hidden = true;
@@ -130,19 +162,38 @@ function hidePlan(): void {
 /** Starts the planned run; the server plans again and starts only if the price is still the one shown. */
 async function startPlanned(): Promise<void> {
   if (!plan) return;
-  const result = await call('startRun', { ...planRequest, confirmedCredits: plan.credits });
+  const shown = plan;
+  const before = ui.progress;
+  // The progress view at once, while the server checks the key, prepares the sheet and works a first slice.
+  hidePlan();
+  ui.runActionBusy = true;
+  setProgress(startingProgress(shown));
+  let result: RunStart;
+  try {
+    result = await call('startRun', { ...planRequest, confirmedCredits: shown.credits });
+  } catch (error) {
+    setProgress(before);
+    showPlan(shown);
+    throw error;
+  } finally {
+    ui.runActionBusy = false;
+  }
   if (result.started) {
-    hidePlan();
     setProgress(result.progress);
     ui.history = null;
     renderSummary();
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
+  } else if (result.keyRefusal) {
+    // Nothing changed: the plan comes back, with the one message saying why and where a key comes from.
+    setProgress(before);
+    showPlan(shown);
+    showRefusal(result.keyRefusal);
   } else if (result.plan) {
+    setProgress(before);
     showPlan(result.plan);
     showError('The sheet changed since the plan was made: check the new plan, then start again.');
   } else {
-    hidePlan();
     setProgress(result.progress);
     showError(result.progress.message);
   }

@@ -24,9 +24,11 @@ export function describeState(progress: Progress): StateWords {
     case 'idle':
       return { label: 'No run yet', tone: 'idle' };
     case 'running':
-      // Nobody's sidebar drives it: the run waits, which is not an error (the starter's sidebar resumes it).
+      // Nobody's sidebar drives it: nothing moves until the starter's sidebar is open again.
+      if (progress.waiting && progress.readOnly)
+        return { label: "Paused: its starter's sidebar is closed", tone: 'paused' };
       return progress.waiting
-        ? { label: 'Waiting for its sidebar', tone: 'idle' }
+        ? { label: 'Paused: the sidebar was closed — open it to go on', tone: 'paused' }
         : { label: 'Running', tone: 'running' };
     case 'paused':
     case 'stopped': {

@@ -84,8 +84,11 @@ export function renderProgress(): void {
 
 export function renderRunNotice(): void {
   $('run-notice').hidden = !(isUnderWay(ui.progress) && ui.currentView === 'settings');
+  // Only a run that goes on is "under way"; a paused or stopped one waits for Resume or Cancel.
   setText(
     'run-notice-text',
-    `A run is under way in this spreadsheet (${describeState(ui.progress).label.toLowerCase()}).`,
+    ui.progress.state === 'running' && !ui.progress.waiting
+      ? 'A run is under way in this spreadsheet.'
+      : `The run in this spreadsheet is not going on (${describeState(ui.progress).label}).`,
   );
 }

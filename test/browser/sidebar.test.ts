@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
+import { WAITING_AFTER_MS } from '../../src/core/job';
 import { launchChromium } from '../support/browser';
 import { figuresOf, sentenceFigures } from '../support/figures';
 import {
@@ -240,7 +241,10 @@ test('Check tells a good key from a bad one against the service without spending
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await waitForText(page.locator('#masked-key'), '••••••••aaaa');
   await page.getByRole('button', { name: 'Check' }).click();
-  await waitForText(keyMessage(s), /^The service rejected this API key/);
+  await waitForText(
+    keyMessage(s),
+    /^The service rejected this API key\. Get a valid key in Account › API settings/,
+  );
   await expect(keyMessage(s).getAttribute('class')).resolves.toContain('bad');
 
   // Two key checks reached the service: a 400 (good key, no network_url) and a 401; neither was charged.
@@ -548,29 +552,116 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   expect(s.pageErrors).toEqual([]);
 });
 
-test('a run stopped for a missing key says so; saving a key in the sidebar and Resume finish it', async () => {
+test('a rejected key: the run does not start, one message says where a key comes from; a valid key and Start finish it', async () => {
   const inputs = runRows(6);
-  const s = await open({
-    ...RUN_OPTIONS,
-    ownerKey: false,
-    data: [['Profile URL'], ...inputs.map((input) => [input])],
-  });
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
   const { page, world } = s;
-  await startRun(s, 'A2:A7');
-  await waitForText(page.locator('#run-state'), 'Stopped: the API key is missing or invalid');
-  await waitForText(page.locator('#run-message'), /No API key is saved for you/);
-  // The message points at the Settings tab, and its button opens it on the key field.
-  await expect(page.locator('#run-key-hint').textContent()).resolves.toMatch(/Settings tab/);
-  await page.getByRole('button', { name: 'Open Settings' }).click();
-  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('api-key');
-  await waitForText(page.locator('#run-notice-text'), /stopped/);
+  const wrongKey = 'wrong-key-3333cccc';
+  world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: wrongKey });
+  const before = world.env.values(world.ss.id, 'A1:E7');
+  const maxCols = world.ss.sheets[0].maxCols;
+  // From the menu: one dialog, no sidebar, nothing changed.
+  world.env.select(world.ss.id, 'A2:A7');
+  await world.env.run('enrichSelection', [], world.as());
+  expect(world.env.ui.sidebars).toEqual([]);
+  expect(world.env.ui.alerts.map((alert) => alert.prompt)).toEqual([
+    expect.stringMatching(/^The service rejected your API key, so the run did not start/),
+  ]);
+  // From the sidebar: the plan, Start, and the one message in the plan's box (no error bar, no key hint).
+  await openSettings(s);
+  await expect(page.locator('#run-notice').isVisible()).resolves.toBe(false);
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await page.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  await waitForText(
+    page.locator('#plan-refusal'),
+    /^The service rejected your API key, so the run did not start and nothing in the sheet changed\. Get a valid key in Account › API settings in the service's dashboard, save it in .*, then press Start again\./,
+  );
+  await expect(page.locator('#plan').isVisible()).resolves.toBe(true);
+  for (const id of ['error', 'run-key-hint', 'run'])
+    await expect(page.locator(`#${id}`).isVisible()).resolves.toBe(false);
+  expect(world.env.values(world.ss.id, 'A1:E7')).toEqual(before);
+  expect(world.ss.sheets[0].maxCols).toBe(maxCols);
+  expect(storedJob(world)).toBeNull();
+  expect(world.sandbox.service.ledger().filter((entry) => entry.networkUrl !== undefined)).toEqual([]);
+  // Check says the same: where a valid key comes from.
+  await page.getByRole('tab', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Check' }).click();
+  await waitForText(keyMessage(s), /Get a valid key in Account › API settings in the service's dashboard/);
   await page.getByLabel('Your API key').fill(OWNER_KEY);
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('#masked-key').waitFor();
-  await page.getByRole('button', { name: 'Open Progress' }).click();
-  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByRole('tab', { name: 'Progress' }).click();
+  await page.locator('#plan-start').click();
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
   expect(world.env.values(world.ss.id, 'B2:D7')).toEqual(inputs.map(expectedCells));
+  expectKeyNeverSent(s, wrongKey);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('Start shows the progress view at once, before the server has answered', async () => {
+  const inputs = runRows(6);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let world: World | undefined;
+  const s = await open({
+    ...RUN_OPTIONS,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+    overrides: {
+      // The server's answer waits for the test: what the page shows meanwhile cannot depend on speed.
+      startRun: async (...args: unknown[]) => {
+        await gate;
+        return world?.env.run('startRun', args, world.as());
+      },
+    },
+  });
+  world = s.world;
+  const { page } = s;
+  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 2 }) });
+  world.env.select(world.ss.id, 'A2:A7');
+  await fromMenu(s, 'enrichSelection', 'plan');
+  await page.locator('#plan').waitFor({ state: 'visible' });
+  await page.waitForFunction(() => !(document.getElementById('plan-start') as HTMLButtonElement).disabled);
+  await page.locator('#plan-start').click();
+  await page.locator('#run').waitFor({ state: 'visible' });
+  await expect(page.locator('#plan').isVisible()).resolves.toBe(false);
+  await waitForText(page.locator('#run-message'), 'Starting: checking your API key, then the first rows…');
+  await expect(page.locator('#run-plan').textContent()).resolves.toMatch(
+    /^Plan: 6 new profiles \(at most 6 credits\)/,
+  );
+  for (const id of ['pause', 'resume', 'cancel'])
+    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  expect(storedJob(world)).toBeNull();
+  release();
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
+  expect(world.env.values(world.ss.id, 'B2:D7')).toEqual(inputs.map(expectedCells));
+  expect(s.pageErrors).toEqual([]);
+});
+
+test("a run nobody drives (its starter's sidebar closed) reads as paused, not running, then follows it to the end", async () => {
+  const inputs = runRows(10);
+  const s = await open({
+    ...RUN_OPTIONS,
+    user: EDITOR,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+  });
+  const { page, world } = s;
+  await startRun(s, 'A2:A11', OWNER);
+  // The emulator's clock: no slice for WAITING_AFTER_MS (the starter's sidebar closed).
+  world.env.advanceClock(WAITING_AFTER_MS + 1000);
+  await page.reload();
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  await waitForText(page.locator('#run-state'), "Paused: its starter's sidebar is closed");
+  await expect(page.locator('#run-state').getAttribute('class')).resolves.toContain('paused');
+  const seen = (await world.env.run('getEnrichmentProgress', [], world.as())) as {
+    state: string;
+    waiting?: boolean;
+  };
+  expect(seen).toMatchObject({ state: 'running', waiting: true });
+  // The starter drives it again: the editor's sidebar follows it to the end.
+  expect(await finishRun(world)).toBe('done');
+  await waitForText(page.locator('#run-state'), 'Done', 20_000);
   expect(s.pageErrors).toEqual([]);
 });
 

@@ -313,7 +313,7 @@ describe('answers the sandbox never gives (stub server)', () => {
     const check = await w.env.run('checkApiKey', [], w.as());
     expect(check).toEqual({
       ok: false,
-      message: `The service rejected this API key. The service said: "Unauthorized: key ••••••••${OWNER_KEY.slice(-4)} is unknown".`,
+      message: `The service rejected this API key. Get a valid key in Account › API settings in the service's dashboard, then save it here. The service said: "Unauthorized: key ••••••••${OWNER_KEY.slice(-4)} is unknown".`,
     });
     expect(visibleText(w, [result])).not.toContain(OWNER_KEY);
   });
@@ -409,7 +409,7 @@ describe('checkApiKey spends no credit', () => {
     const result = await w.env.run('checkApiKey', [], w.as());
     expect(result).toEqual({
       ok: false,
-      message: `The service rejected this API key. The service said: "${MESSAGES.unauthorized}".`,
+      message: `The service rejected this API key. Get a valid key in Account › API settings in the service's dashboard, then save it here. The service said: "${MESSAGES.unauthorized}".`,
     });
     expect(JSON.stringify(result)).not.toContain('not-the-right-key-123');
     expect(w.sandbox.service.totalCharged()).toBe(0);
@@ -429,7 +429,7 @@ describe('checkApiKey spends no credit', () => {
     const w = await open({ ownerKey: false });
     expect(await w.env.run('checkApiKey', [], w.as())).toEqual({
       ok: false,
-      message: 'No API key is saved yet.',
+      message: "No API key is saved yet. Get one in Account › API settings in the service's dashboard.",
     });
     w.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
     w.env.scriptProperties.set({ API_BASE_URL: 'ftp://api.example.com/' });

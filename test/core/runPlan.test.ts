@@ -156,6 +156,38 @@ describe('placements: where the results go and what moves', () => {
     expect(right).toMatchObject({ kind: 'right', columns: 'D:G', insertAfter: 3, insertCount: 4 });
   });
 
+  it("URLs near the sheet's right edge: the empty columns up to the edge are used and the sheet grows at its end", () => {
+    // URLs in W of a sheet that ends at Z: X:Z are empty, so the results go into X:AA, one column added after Z.
+    const atW = (rows: unknown[][], header: unknown[] | null): ColumnRead => ({
+      ...read(rows, header, 26),
+      urlColumn: 23,
+    });
+    const rows = [[u('ann')], [u('bob'), '', '', '']];
+    const options = placementOptions(atW(rows, ['Profile']), false);
+    expect(options).toHaveLength(1);
+    expect(options[0]).toMatchObject({
+      kind: 'reuse',
+      outputColumn: 24,
+      columns: 'X:AA',
+      insertAfter: 26,
+      insertCount: 1,
+    });
+    expect(options[0].effect).toBe(
+      "Results go into X:AA beside the URLs (1 column added at the sheet's end). Nothing moves.",
+    );
+    const plan = planRun(atW(rows, ['Profile']), OPTIONS, store().getMany);
+    expect(plan.needsChoice).toBe(false);
+    // The URLs in the last column: all four columns are added at the end.
+    const last = placementOptions({ ...read(rows, ['Profile'], 26), urlColumn: 26 }, false);
+    expect(last).toMatchObject([{ kind: 'reuse', columns: 'AA:AD', insertAfter: 26, insertCount: 4 }]);
+    // Data in X: a choice, and "further right" starts at the first empty column (Y), growing the sheet by two.
+    const busy = placementOptions(atW([[u('ann'), 'Acme']], ['Profile', 'Company']), false);
+    expect(busy.map((o) => [o.kind, o.columns, o.insertAfter, o.insertCount])).toEqual([
+      ['insert', 'X:AA', 23, 4],
+      ['right', 'Y:AB', 26, 2],
+    ]);
+  });
+
   it("extra fields turned on: the add-on's four columns are reused and only two are added", () => {
     const header = ['Profile', ...TITLES];
     const rows = [[u('ann'), 'ann@acme.test', 'VALID', false, '']];

@@ -67,12 +67,21 @@ describe('a run seen by someone who did not start it, and a run waiting for its 
     expect(view(null).readOnly).toBe(true);
   });
 
-  it('untouched for longer than a slice, a running run reads as waiting, not as an error', () => {
+  it('no slice driven for WAITING_AFTER_MS (its sidebar closed): paused for want of a driver, not running', () => {
     expect(view('starter-id').waiting).toBeUndefined();
+    expect(view('starter-id', 1_000 + WAITING_AFTER_MS - 1).waiting).toBeUndefined();
     const later = view('someone-else', 1_000 + WAITING_AFTER_MS);
     expect(later.waiting).toBe(true);
-    expect(describeState(later)).toEqual({ label: 'Waiting for its sidebar', tone: 'idle' });
+    expect(describeState(later)).toEqual({
+      label: "Paused: its starter's sidebar is closed",
+      tone: 'paused',
+    });
     expect(ownerNotice(later)).toMatch(/It goes on while their sidebar is open\.$/);
+    const own = view('starter-id', 1_000 + WAITING_AFTER_MS);
+    expect(describeState(own)).toEqual({
+      label: 'Paused: the sidebar was closed — open it to go on',
+      tone: 'paused',
+    });
   });
 });
 

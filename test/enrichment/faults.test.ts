@@ -144,18 +144,19 @@ describe('bulk enrichment faults', () => {
     expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
   });
 
-  it('stops on a wrong key (401) and continues after the right key is saved', async () => {
+  it('does not start with a wrong key (401); starts and finishes once the right key is saved', async () => {
     world = await startWorld({ data: [['Profile'], ...urls(40, 'kim-ray')] });
     world.env.userProperties('owner@example.com').set({ [API_KEY_PROPERTY]: 'wrong-key-000000000000' });
-    await start(world, 'A1:A41');
-    const stopped = await drive(world);
-    expect(stopped.state).toBe('stopped');
-    expect(stopped.message).toMatch(/Settings/);
-    expect(stopped.message).not.toContain('wrong-key');
+    const refused = await start(world, 'A1:A41');
+    expect(refused.state).toBe('idle');
+    expect(refused.message).toMatch(/Settings/);
+    expect(refused.message).not.toContain('wrong-key');
     expect(world.sandbox.service.totalCharged()).toBe(0);
-    expect(world.env.values(world.ss.id, 'C2:C41').every((row) => row[0] === '')).toBe(true);
+    expect(world.env.values(world.ss.id, 'B1:D41').every((row) => row.every((cell) => cell === ''))).toBe(
+      true,
+    );
     world.env.userProperties('owner@example.com').set({ [API_KEY_PROPERTY]: OWNER_KEY });
-    await world.env.run('resumeEnrichment', [], world.as());
+    await start(world, 'A1:A41');
     const done = await drive(world);
     expect(done.state).toBe('done');
     expect(chargedTwice(world)).toEqual([]);

@@ -58,10 +58,11 @@ describe('adaptive batch size', () => {
     expect(mismatches(world.env.values(world.ss.id, `A2:D${data.length + 1}`))).toEqual([]);
     expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
     expect(Object.keys(world.charges())).toHaveLength(distinct(data));
-    // One probe of free key checks (answered 400 at once), before any lookup; nothing charged for it.
+    // The key check at Start, then one probe of free key checks (answered 400 at once), before any lookup;
+    // nothing charged for them.
     const probe = probeOf(world);
     expect(probe.map((entry) => [entry.status, entry.delayMs])).toEqual(
-      new Array(PROBE_REQUESTS).fill([400, 0]),
+      new Array(1 + PROBE_REQUESTS).fill([400, 0]),
     );
     expect(world.sandbox.service.totalCharged()).toBe(distinct(data));
     const sizes = batches(world);
@@ -72,23 +73,20 @@ describe('adaptive batch size', () => {
     expect(sizes.length).toBeLessThan(15);
   });
 
-  it('a key the service refuses stops the run at the probe: no lookup sent, no credit spent', async () => {
+  it('a key the service refuses: the run does not start (one free key check at Start), no lookup, no credit', async () => {
     const data = rows(30, 'ned-refused');
     world = await startWorld({ data: [['Profile'], ...data], faults: { latencyMs: 100 } });
     world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: 'unknown-key-0000aaaa1111' });
-    const first = await start(world, `A1:A${data.length + 1}`);
-    const stopped = first.state === 'running' ? await drive(world) : first;
-    expect(stopped).toMatchObject({ state: 'stopped', reason: 'key_rejected' });
-    expect(stopped.message).toMatch(
-      /^The API key was rejected \(HTTP 401\)\. Save a valid key in .*, then Resume\. The service said: "Unauthorized.*"\.$/,
-    );
+    const refused = await start(world, `A1:A${data.length + 1}`);
+    expect(refused.state).toBe('idle');
+    expect(refused.message).toMatch(/^The service rejected your API key, so the run did not start/);
     const ledger = world.sandbox.service.ledger();
     expect(ledger.filter(isLookup)).toEqual([]);
-    expect(ledger.map((entry) => [entry.status, entry.keyCheck])).toEqual(
-      new Array(PROBE_REQUESTS).fill([401, true]),
-    );
+    expect(ledger.map((entry) => [entry.status, entry.keyCheck])).toEqual([[401, true]]);
     expect(world.sandbox.service.totalCharged()).toBe(0);
-    expect(world.env.values(world.ss.id, `C2:C${data.length + 1}`).every((row) => row[0] === '')).toBe(true);
+    expect(world.env.values(world.ss.id, `B1:D${data.length + 1}`).every((row) => row.join('') === '')).toBe(
+      true,
+    );
   });
 
   it('FETCH_MAX_CONCURRENCY caps the requests per fetchAll', async () => {
@@ -150,8 +148,9 @@ describe('answers that stop or cost a run', () => {
       "The service address redirects (HTTP 301 to another address). Check API_BASE_URL: it must be the service's own address.",
     );
     expect(world.env.values(world.ss.id, `C2:C${data.length + 1}`).every((row) => row[0] === '')).toBe(true);
-    // The connection probe met the redirect: its free key checks only, no lookup.
-    expect(stub.requests.map((request) => request.body)).toEqual(new Array(PROBE_REQUESTS).fill('{}'));
+    // The key check at Start (a redirect is not a rejected key: the run starts) and the connection probe met the
+    // redirect: free key checks only, no lookup.
+    expect(stub.requests.map((request) => request.body)).toEqual(new Array(1 + PROBE_REQUESTS).fill('{}'));
   });
 
   it('10 % of connections reset: credits within 10 % of the profiles, none charged more than twice, lost answers shown apart', async () => {

@@ -114,6 +114,87 @@ it('data beside the URLs: a choice; the first empty columns further right leave 
   expect(again.placements[1].columns).toBe('D:G');
 });
 
+it('URLs in W of a sheet that ends at Z: results in X:AA, the empty X:Z used and one column added at the end', async () => {
+  const urls = names(3, 'wy-edge');
+  const blank = (): string[] => new Array(22).fill('');
+  world = await startWorld({ data: [[...blank(), 'Profile'], ...urls.map((u) => [...blank(), u])] });
+  const sheet = world.ss.sheets[0];
+  expect(sheet.maxCols).toBe(26);
+  world.env.select(world.ss.id, 'W1:W4');
+  const shown = await plan(world);
+  expect(shown).toMatchObject({ needsChoice: false, placement: { kind: 'reuse', columns: 'X:AA' } });
+  expect(shown.placements).toHaveLength(1);
+  expect(shown.placements[0].effect).toBe(
+    "Results go into X:AA beside the URLs (1 column added at the sheet's end). Nothing moves.",
+  );
+  const progress = (await world.env.run('enrichSelection', [], world.as())) as ProgressView;
+  expect(lastSidebarView(world)).toBe('progress');
+  expect(progress.state === 'done' ? progress : await drive(world)).toMatchObject({ state: 'done' });
+  expect(sheet.maxCols).toBe(27);
+  const values = world.env.values(world.ss.id, 'W1:AA4');
+  expect(values[0]).toEqual(['Profile', 'Email', 'Email status', 'Catch-all', 'Note']);
+  expect(values.slice(1).map((row) => row.slice(1, 4))).toEqual(urls.map(expectedCells));
+  expect(world.sandbox.service.totalCharged()).toBe(3);
+});
+
+describe('a key the service refuses: the run does not start and nothing changes', () => {
+  const WRONG_KEY = 'wrong-key-7777bbbb8888';
+  const setup = async (key: string | null) => {
+    world = await startWorld({ data: [['Profile'], ...column(names(4, 'ke-locked'))], ownerKey: false });
+    if (key) world.env.userProperties(OWNER).set({ PEF_API_KEY: key });
+    world.env.select(world.ss.id, 'A1:A5');
+    return world;
+  };
+  const unchanged = (w: World, before: unknown[][], maxCols: number) => {
+    expect(w.env.values(w.ss.id, 'A1:F5')).toEqual(before);
+    expect(w.ss.sheets[0].maxCols).toBe(maxCols);
+    expect(w.env.documentProperties(w.ss.id).get('pef.job')).toBeNull();
+  };
+
+  it('Start in the sidebar: one free key check (401), no header, no job, one message naming where a key comes from', async () => {
+    const w = await setup(WRONG_KEY);
+    const before = w.env.values(w.ss.id, 'A1:F5');
+    const maxCols = w.ss.sheets[0].maxCols;
+    const shown = await plan(w);
+    const result = (await w.env.run('startRun', [{ confirmedCredits: shown.credits }], w.as())) as Started & {
+      keyRefusal?: string;
+    };
+    expect(result.started).toBe(false);
+    expect(result.plan?.credits).toBe(4);
+    expect(result.keyRefusal).toMatch(
+      /^The service rejected your API key, so the run did not start and nothing in the sheet changed\. Get a valid key in Account › API settings in the service's dashboard, save it in Extensions › Profile Email Finder › Settings & API key, then press Start again\./,
+    );
+    expect(result.keyRefusal).not.toContain(WRONG_KEY);
+    expect(result.progress.state).toBe('idle');
+    unchanged(w, before, maxCols);
+    // One request: the free key check; no lookup, nothing charged.
+    expect(w.sandbox.service.ledger().map((entry) => [entry.status, entry.keyCheck])).toEqual([[401, true]]);
+    expect(w.sandbox.service.totalCharged()).toBe(0);
+  });
+
+  it('from the menu: one dialog says so, no sidebar opens; with no key saved, not even a request', async () => {
+    const w = await setup(WRONG_KEY);
+    const before = w.env.values(w.ss.id, 'A1:F5');
+    const maxCols = w.ss.sheets[0].maxCols;
+    const progress = (await w.env.run('enrichSelection', [], w.as())) as ProgressView;
+    expect(progress.state).toBe('idle');
+    expect(w.env.ui.sidebars).toEqual([]);
+    expect(w.env.ui.alerts.map((alert) => alert.prompt)).toEqual([
+      expect.stringMatching(/^The service rejected your API key.*then choose Find e-mails again\./),
+    ]);
+    unchanged(w, before, maxCols);
+    expect(w.sandbox.service.ledger()).toHaveLength(1);
+
+    w.env.userProperties(OWNER).delete('PEF_API_KEY');
+    await w.env.run('enrichSelection', [], w.as());
+    expect(w.env.ui.alerts[1]?.prompt).toMatch(
+      /^No API key is saved for you, so the run did not start and nothing in the sheet changed\. Get a key in Account › API settings/,
+    );
+    unchanged(w, before, maxCols);
+    expect(w.sandbox.service.ledger()).toHaveLength(1);
+  });
+});
+
 it('refuses a column without profile URLs, and changes nothing', async () => {
   world = await startWorld({
     data: [

@@ -49,7 +49,14 @@ const SECOND_TEST_WAITS = [
 ];
 const total = (waits: number[][]) => waits.flat().reduce((sum, ms) => sum + ms, 0);
 // Each test's time limit: starting the playground (it bundles its page) plus its waits at full length.
-jest.setTimeout(30_000 + Math.max(total(FIRST_TEST_WAITS), total(SECOND_TEST_WAITS)));
+const THIRD_TEST_WAITS = [
+  [OPEN_MS, ACTION_MS, 10_000, 3 * ACTION_MS, 30_000], // opening, pasting, the run
+  [ACTION_MS, 10_000, 5000], // Select the first failed row, its answer in the grid
+  [2 * ACTION_MS, 5000, 3000, 3 * ACTION_MS, 10_000], // selecting, the quiet look, the second run
+];
+jest.setTimeout(
+  30_000 + Math.max(total(FIRST_TEST_WAITS), total(SECOND_TEST_WAITS), total(THIRD_TEST_WAITS)),
+);
 
 const RUN_LABEL = 'Find e-mails for the selected column';
 
@@ -344,6 +351,70 @@ describe('the playground in a browser', () => {
       (t) => t === expectedRow(urls[18])[0],
       5000,
       'B20 in the page',
+    );
+    expect(refused).toEqual([]);
+  });
+
+  test('the grid shows the selection the add-on sees: Select the first failed row moves it, and the next run uses what is shown', async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 100 });
+    const pg = playground;
+    const { env, spreadsheetId } = pg.workbook;
+    session = await openPage(browser, pg);
+    const { page, sidebar, refused } = session;
+    const entries = people(8);
+    entries.splice(2, 0, 'not a url');
+    await pasteColumn(page, 2, 1, entries);
+    await waitFor(
+      () => pg.workbook.selection(),
+      (sel) => JSON.stringify(sel) === JSON.stringify({ r1: 2, c1: 1, r2: 10, c2: 1 }),
+      10_000,
+      'the pasted block selected on the server',
+    );
+    await chooseMenu(page, RUN_LABEL);
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (t) => t === 'Done',
+      30_000,
+      'the run to end',
+    );
+
+    // The sidebar's button selects on the server; the grid shows it on its next look, without a click.
+    await sidebar.locator('#select-failed').click();
+    await waitFor(
+      () => frameText(page, '#summary-message'),
+      (t) => t.startsWith('Row 4 is selected'),
+      10_000,
+      'the sidebar to answer',
+    );
+    await waitFor(
+      async () =>
+        `${await page.locator('#name-box').textContent()} | ${await page.locator('#selection-info').textContent()}`,
+      (t) => t.startsWith('A4 | A4:E4'),
+      5000,
+      'the grid to show A4:E4 selected',
+    );
+
+    // A selection made in the grid reaches the server and stays shown (no later look puts the old one back).
+    await cell(page, 2, 1).click();
+    await cell(page, 6, 1).click({ modifiers: ['Shift'] });
+    const a2a6 = JSON.stringify({ r1: 2, c1: 1, r2: 6, c2: 1 });
+    await waitFor(
+      () => pg.workbook.selection(),
+      (sel) => JSON.stringify(sel) === a2a6,
+      5000,
+      'A2:A6 on the server',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await page.locator('#selection-info').textContent()).toContain('A2:A6');
+    expect(JSON.stringify(pg.workbook.selection())).toBe(a2a6);
+    // Find e-mails works on what the grid shows.
+    await chooseMenu(page, RUN_LABEL);
+    await waitFor(
+      () => JSON.parse(env.documentProperties(spreadsheetId).get('pef.job') ?? '{}').lastRow,
+      (last) => last === 6,
+      10_000,
+      'the run on A2:A6',
     );
     expect(refused).toEqual([]);
   });

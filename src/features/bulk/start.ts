@@ -6,7 +6,7 @@ import { deleteJob, loadJob, saveJob } from '../../adapters/jobStore';
 import { withDocumentLock } from '../../adapters/lock';
 import { runnerEmail, runnerId } from '../../adapters/runner';
 import { readScriptConfig } from '../../adapters/scriptConfig';
-import { showSidebar } from '../../adapters/ui';
+import { showAlert, showSidebar } from '../../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../../core/cells';
 import { countSelection } from '../../core/counting';
 import {
@@ -22,6 +22,7 @@ import { isActive, transition } from '../../core/jobMachine';
 import { FIRST_SLICE_MAX_MS } from '../../core/limits';
 import { cellMark } from '../../core/rowPlan';
 import type { RunPlan, RunRequest, RunStart } from '../../core/runPlan';
+import { keyRefusalForRun } from '../account';
 import { type PlannedRun, planFor } from '../plan';
 import { recordRun } from '../runHistory';
 import { processSlice } from './slice';
@@ -40,7 +41,12 @@ export function retryFailedRows(): Progress {
  * (a choice of columns, a price above the user's threshold, or a refusal) and nothing in the sheet changes.
  */
 function startFromMenu(request: RunRequest): Progress {
-  const outcome = startRun(request);
+  const outcome = startRun(request, 'choose Find e-mails again');
+  // The key refused: one message, in a dialog; no sidebar (it would say the same again).
+  if (outcome.keyRefusal) {
+    showAlert(outcome.keyRefusal);
+    return outcome.progress;
+  }
   if (outcome.started || outcome.plan === null) {
     showSidebar('progress');
     return outcome.progress;
@@ -49,17 +55,37 @@ function startFromMenu(request: RunRequest): Progress {
   return outcome.progress;
 }
 
-/** What starting a run found under the lock: a run under way, a run created, or a plan that waits for the user. */
-type StartOutcome = { existing: Job } | { created: Job; plan: RunPlan } | { plan: RunPlan };
+/**
+ * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or a
+ * plan that may start once the starter's key is checked.
+ */
+type StartOutcome =
+  | { existing: Job }
+  | { created: Job; plan: RunPlan }
+  | { plan: RunPlan }
+  | { ready: PlannedRun };
 
-/** Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). */
-export function startRun(request: RunRequest): RunStart {
+/**
+ * Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). `then`: what the
+ * person does once a valid key is saved, where the refusal is shown.
+ */
+export function startRun(request: RunRequest, then = 'press Start again'): RunStart {
   const viewerId = runnerId();
-  // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-  const outcome = withDocumentLock(() => createIfAllowed(request, viewerId));
+  let outcome = withDocumentLock(() => planUnderLock(request));
+  if ('ready' in outcome) {
+    // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
+    // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job.
+    const keyRefusal = keyRefusalForRun(then);
+    if (keyRefusal) {
+      return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
+    }
+    const { ready } = outcome;
+    // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
+    outcome = withDocumentLock(() => createUnderLock(ready, viewerId));
+  }
   if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
   if (!('created' in outcome)) {
-    const { plan } = outcome;
+    const plan = 'ready' in outcome ? outcome.ready.plan : outcome.plan;
     return {
       plan,
       started: false,
@@ -75,8 +101,8 @@ export function startRun(request: RunRequest): RunStart {
   };
 }
 
-/** Holding the document lock: the job and the prepared sheet, unless a run is under way or the plan must wait. */
-function createIfAllowed(request: RunRequest, viewerId: string | null): StartOutcome {
+/** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
+function planUnderLock(request: RunRequest): StartOutcome {
   const stored = loadJob();
   if (stored && isActive(stored.state)) return { existing: stored };
   const planned = planFor(request);
@@ -87,6 +113,13 @@ function createIfAllowed(request: RunRequest, viewerId: string | null): StartOut
     !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
   )
     return { plan };
+  return { ready: planned };
+}
+
+/** Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile. */
+function createUnderLock(planned: PlannedRun, viewerId: string | null): StartOutcome {
+  const stored = loadJob();
+  if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
@@ -100,7 +133,7 @@ function createIfAllowed(request: RunRequest, viewerId: string | null): StartOut
     deleteJob();
     throw error;
   }
-  return { created, plan };
+  return { created, plan: planned.plan };
 }
 
 /** The answer when another run is under way: its progress, and whether this user may drive it. */
