@@ -79,7 +79,7 @@ export function keyRefusalForRun(then: string): string | null {
   const check = askServiceAboutKey(key);
   if (!('valid' in check) || check.valid) return null;
   return redactKey(
-    `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}. (The service said: ${check.message})`,
+    `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.${quoteService(check.message)}`,
     key,
   );
 }

@@ -74,8 +74,9 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   let outcome = withDocumentLock(() => planUnderLock(request));
   if ('ready' in outcome) {
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
-    // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job.
-    const keyRefusal = keyRefusalForRun(then);
+    // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
+    // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
+    const keyRefusal = outcome.ready.plan.credits > 0 ? keyRefusalForRun(then) : null;
     if (keyRefusal) {
       return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     }
