@@ -30,7 +30,7 @@ import { seededRandom } from '../emulator/host/random';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
-import type { Progress } from '../src/core/job';
+import type { Progress } from '../src/bulk/job';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 
 const ROOT = join(__dirname, '..');
@@ -434,7 +434,7 @@ async function benchAddonBulk(
       else if (seen !== outputs) inconsistent++;
     }
     const fetchAllCalls = counts['UrlFetchApp.fetchAll'] ?? 0;
-    // Adaptive: a window holds the lookups of one fetchAll (src/features/bulk/window.ts).
+    // Adaptive: a window holds the lookups of one fetchAll (src/bulk/window.ts).
     const batchSize = config.batchSize ?? DEFAULT_MAX_CONCURRENCY;
     const rowWindows = config.batchSize ? Math.ceil(urls.length / batchSize) : Math.max(1, fetchAllCalls);
     const allCalls = spreadsheetCalls(counts);

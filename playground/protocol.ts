@@ -99,7 +99,7 @@ export interface RunView {
   processed: number;
   total: number;
   message: string;
-  /** Running, but no slice driven lately: its sidebar was closed (src/core/job.ts, WAITING_AFTER_MS). */
+  /** Running, but no slice driven lately: its sidebar was closed (src/bulk/job.ts, WAITING_AFTER_MS). */
   waiting: boolean;
 }
 

@@ -24,7 +24,7 @@ import {
   type TriggerRecord,
 } from '../emulator';
 import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
-import { WAITING_AFTER_MS } from '../src/core/job';
+import { WAITING_AFTER_MS } from '../src/bulk/job';
 import {
   API_KEY_PROPERTY,
   JOB_PROPERTY,

@@ -4,22 +4,22 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
-import type { FormulaCapState } from './core/formulaCap';
-import type { Progress } from './core/job';
+import type { KeyCheckResult, SidebarState } from './api';
+import * as enrichment from './bulk';
+import type { Progress } from './bulk/job';
+import { parseRunRequest, planFor } from './bulk/plan';
+import * as runHistory from './bulk/runHistory';
+import type { RunPlan, RunStart } from './bulk/runPlan';
+import type { RunHistory } from './bulk/runSummary';
+import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
-import type { RunPlan, RunStart } from './core/runPlan';
-import type { RunHistory } from './core/runSummary';
-import type { KeyCheckResult, SidebarState } from './core/sidebarState';
-import * as account from './features/account';
-import * as enrichment from './features/bulk';
-import { findEmail } from './features/findEmail';
-import { keepFormulaBuffer } from './features/formulaBuffer';
-import * as formulaCap from './features/formulaCap';
-import { freezeResults as freeze } from './features/freeze';
-import { parseRunRequest, planFor } from './features/plan';
-import { refreshFormulas as refresh } from './features/refresh';
-import * as runHistory from './features/runHistory';
-import { clearStaleResults } from './features/staleResults';
+import { keepFormulaBuffer } from './formula/buffer';
+import * as formulaCap from './formula/dailyLimit';
+import type { FormulaCapState } from './formula/dailyLimitPolicy';
+import { findEmail } from './formula/findEmail';
+import { freezeResults as freeze } from './formula/freeze';
+import { refreshFormulas as refresh } from './formula/refresh';
+import * as account from './settings/account';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
@@ -95,7 +95,7 @@ export function retryFailedRows(): Progress {
   return enrichment.retryFailedRows();
 }
 
-/** The plan and the price of a run (src/core/runPlan.ts RunRequest); nothing in the sheet changes. */
+/** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
   return planFor(parseRunRequest(request)).plan;
 }

@@ -1,5 +1,5 @@
 /** The Clock port over Date, Utilities.sleep and the spreadsheet's time zone. */
-import type { Clock } from '../core/ports';
+import type { Clock } from '../lookup/ports';
 
 /** The open spreadsheet's time zone, or null (none open, or not readable in this execution). */
 function spreadsheetTimeZone(): string | null {

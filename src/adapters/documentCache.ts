@@ -1,6 +1,7 @@
-/** CacheService: the document cache (claims and markers, src/core/claims.ts), shared by every user of the spreadsheet. */
-import type { DocumentCache } from '../core/ports';
+/** CacheService: the document cache (claims and markers, src/lookup/claims.ts), shared by every user of the spreadsheet. */
+
 import { HALT_KEY } from '../core/propertyNames';
+import type { DocumentCache } from '../lookup/ports';
 
 /**
  * The document cache, or null when the execution has none. CacheService is best-effort ("be prepared to get back

@@ -1,4 +1,4 @@
-/** Whether this execution may write document properties: tried, not assumed (see src/features/formulaWrites.ts). */
+/** Whether this execution may write document properties: tried, not assumed (see src/formula/writeCheck.ts). */
 import { isPropertiesQuotaError } from '../core/quota';
 
 /**

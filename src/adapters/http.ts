@@ -1,14 +1,14 @@
 /** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
-import { interpretAnswer, type RawAnswer } from '../core/answers';
-import { redactKey } from '../core/apiKey';
+import { interpretAnswer, type RawAnswer } from '../lookup/answers';
+import { redactKey } from '../lookup/apiKey';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
   type HttpRequest,
   interpretFetchException,
   type ServiceError,
-} from '../core/lookup';
-import type { SendPlan, SentBatch, SentProbe, Transport } from '../core/ports';
+} from '../lookup/contract';
+import type { SendPlan, SentBatch, SentProbe, Transport } from '../lookup/ports';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
@@ -34,8 +34,8 @@ function rawAnswer(response: Response): RawAnswer {
 /**
  * One batch through fetchAll. fetchAll throws as a whole when any request fails at the transport level: every
  * answer of the batch is lost, although the service may have charged each. Nothing is re-sent here: the
- * pipeline re-sends each lost request alone, at most once (src/features/lookup/pipeline.ts), and the batch size
- * controller shrinks the batches (src/core/pace.ts). The daily-quota exception is thrown before anything is sent.
+ * pipeline re-sends each lost request alone, at most once (src/lookup/pipeline.ts), and the batch size
+ * controller shrinks the batches (src/lookup/pace.ts). The daily-quota exception is thrown before anything is sent.
  */
 function sendBatch(urls: string[], plan: SendPlan): SentBatch {
   if (urls.length === 0) return { outcomes: [], sent: 0, lost: false };

@@ -3,7 +3,7 @@
  * a nested release frees it, so no code takes it while holding it.
  */
 import { LOCK_WAIT_MS } from '../core/limits';
-import type { DocumentLock } from '../core/ports';
+import type { DocumentLock } from '../lookup/ports';
 
 /** The one wait policy: LOCK_WAIT_MS, never past the caller's deadline. */
 export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {

@@ -1,10 +1,10 @@
 /** The lookup pipeline's ports over the real Apps Script services. */
-import type { LookupPorts } from '../core/ports';
+import type { LookupPorts } from '../lookup/ports';
+import { sheetResultStore } from '../store/resultStore';
 import { systemClock } from './clock';
 import { documentCache } from './documentCache';
 import { fetchTransport } from './http';
 import { documentLock, readOnlyDocumentLock } from './lock';
-import { sheetResultStore } from './resultStore';
 
 /** `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet. */
 export function servicePorts(writable = false): LookupPorts {

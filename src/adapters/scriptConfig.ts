@@ -15,7 +15,7 @@ export interface ScriptConfig {
   stepBudgetMs?: number;
   batchSize?: number;
   concurrency?: number;
-  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/core/pace.ts). */
+  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/lookup/pace.ts). */
   maxConcurrency: number;
   /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;

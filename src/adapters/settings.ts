@@ -1,7 +1,8 @@
 /** The user's own API key and settings in their user properties. In a custom function these are the owner's. */
+
+import type { Settings } from '../api';
 import { DEFAULT_SETTINGS, MAX_CONFIRM_ABOVE } from '../core/limits';
 import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
-import type { Settings } from '../core/sidebarState';
 
 function userProperties(): GoogleAppsScript.Properties.Properties {
   return PropertiesService.getUserProperties();

@@ -1,5 +1,5 @@
 /** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
-import { type LookupResult, type ServiceError, withAdvice } from './lookup';
+import { type LookupResult, type ServiceError, withAdvice } from '../lookup/contract';
 import { RETRY_PATH } from './product';
 import { quoteService, withoutStop } from './text';
 

@@ -2,7 +2,7 @@
  * Every limit and default of the add-on, in one place, each with where it comes from. Pure: no Apps Script global
  * (the sidebar's browser code reads some of these too). Documentation pages are under developers.google.com.
  */
-import type { Settings } from './sidebarState';
+import type { Settings } from '../api';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -63,7 +63,7 @@ export const FORMULA_TAIL_FACTOR = 2;
  */
 export const FORMULA_UNTIMED_START_SHARE = 12 / 22;
 /**
- * Requests in a formula's first batch when no pace is kept (src/core/pace.ts adapts it from there; the script
+ * Requests in a formula's first batch when no pace is kept (src/lookup/pace.ts adapts it from there; the script
  * property FETCH_CONCURRENCY fixes it instead): a formula has room for only a few batches in its 30 s.
  */
 export const DEFAULT_CONCURRENCY = 20;
@@ -95,13 +95,13 @@ export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
 /** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
 export const FIRST_SLICE_MAX_MS = 15 * SECOND;
 /**
- * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/core/pace.ts); the script
+ * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/lookup/pace.ts); the script
  * property FETCH_MAX_CONCURRENCY sets another cap. Apps Script documents no limit for fetchAll.
  */
 export const DEFAULT_MAX_CONCURRENCY = 100;
 /**
  * The connection probe of a bulk run, or a formula range, whose pace knows nothing yet
- * (src/features/lookup/probe.ts): one fetchAll of
+ * (src/lookup/probe.ts): one fetchAll of
  * PROBE_REQUESTS key checks (free: the contract answers a body without `network_url` with 400 or 401). All clean,
  * the paid batches start at PROBE_START; one lost, the pace starts at 1 with the loss counted. Chosen with a
  * simulation of the pace (40 rows at 10 % of connections reset: mean 40.5 credits, 2.5 % of runs above 44, against

@@ -29,7 +29,7 @@ export const PENDING_PREFIX = 'pef.p.';
 export const SENDING_PREFIX = 'pef.s.';
 /**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
- * hash -> lost sends and until when they count; src/adapters/storeProperties.ts). Durable, unlike the cache.
+ * hash -> lost sends and until when they count; src/store/properties.ts). Durable, unlike the cache.
  */
 export const LOST_PROPERTY = 'pef.lost';
 /** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */
@@ -49,7 +49,7 @@ export const FORMULA_POLICY_PREFIX = 'PEF_FORMULAS.';
 
 /**
  * Document property: written (a token) by the first formula that checked that custom functions may write document
- * properties here (src/features/formulaWrites.ts); later formulas find it in the read they make anyway.
+ * properties here (src/formula/writeCheck.ts); later formulas find it in the read they make anyway.
  */
 export const FORMULA_WRITES_PROPERTY = 'pef.fw';
 /** Document cache: that check failed (formulas cannot write document properties, so they send nothing). */
@@ -63,7 +63,7 @@ export const HALT_KEY = 'pef.halt';
 export const PROBE_KEY = 'pef.probe';
 /** Document cache: the hash of the key that got a charged answer lately. */
 export const ACCOUNT_OK_KEY = 'pef.ok';
-/** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/core/pace.ts). */
+/** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/lookup/pace.ts). */
 export const PACE_PREFIX = 'pef.pace.';
 
 /**

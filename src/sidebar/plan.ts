@@ -1,6 +1,6 @@
 /** A run's plan and price, shown before it starts (the Progress tab). */
 
-import { emptyCounts } from '../core/job';
+import { emptyCounts } from '../bulk/job';
 import { call, failureMessage } from './client';
 import { $, button, clearError, input, setText, showError } from './dom';
 import { follow } from './drive';

@@ -1,5 +1,5 @@
 /** The sidebar's state shared by its views. Each view keeps what only it uses to itself. */
-import { emptyCounts } from '../core/job';
+import { emptyCounts } from '../bulk/job';
 import type { Progress, RunHistory, SidebarState, View } from './types';
 
 export const ui: {

@@ -6,7 +6,7 @@ import { ui } from './state';
 import type { KindCounts } from './types';
 import { failedRows, historyLine, retriedRows, summaryTitle, timeTakenText } from './words';
 
-/** The figures of the one classifier (src/core/outcomes.ts), the same in the progress counts and the summary box. */
+/** The figures of the one classifier (src/bulk/outcomes.ts), the same in the progress counts and the summary box. */
 export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
   setText(`${prefix}-found`, String(counts.found));
   setText(`${prefix}-no-address`, String(counts.noAddress));

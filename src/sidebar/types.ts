@@ -4,13 +4,14 @@
  * services, so it cannot be imported here: src/sidebarApi.check.ts fails the type check when this list and the
  * entry points drift.
  */
-import type { FormulaCapState, FormulaPolicy } from '../core/formulaCap';
-import type { PlanSummary, Progress, RunReason } from '../core/job';
-import type { KindCounts } from '../core/outcomes';
-import type { Placement, PlacementKind } from '../core/placement';
-import type { RunPlan, RunRequest, RunStart } from '../core/runPlan';
-import type { RunHistory, RunSummary } from '../core/runSummary';
-import type { KeyCheckResult, Settings, SidebarState } from '../core/sidebarState';
+
+import type { KeyCheckResult, Settings, SidebarState } from '../api';
+import type { PlanSummary, Progress, RunReason } from '../bulk/job';
+import type { KindCounts } from '../bulk/outcomes';
+import type { Placement, PlacementKind } from '../bulk/placement';
+import type { RunPlan, RunRequest, RunStart } from '../bulk/runPlan';
+import type { RunHistory, RunSummary } from '../bulk/runSummary';
+import type { FormulaCapState, FormulaPolicy } from '../formula/dailyLimitPolicy';
 
 export type {
   FormulaCapState,

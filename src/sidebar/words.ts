@@ -1,7 +1,7 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
-import { FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf } from '../core/outcomes';
-import { durationText, timeTakenText } from '../core/runSummary';
+import { FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf } from '../bulk/outcomes';
+import { durationText, timeTakenText } from '../bulk/runSummary';
 import { countText } from '../core/text';
 import type { FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 

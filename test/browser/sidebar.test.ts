@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
-import { WAITING_AFTER_MS } from '../../src/core/job';
+import { WAITING_AFTER_MS } from '../../src/bulk/job';
 import { launchChromium } from '../support/browser';
 import { figuresOf, sentenceFigures } from '../support/figures';
 import {
@@ -921,7 +921,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
     ].map((id) => count(page, id)),
   );
   expect(summary).toEqual([3, 0, 1, 1, 1, 0, world.sandbox.service.totalCharged()]);
-  // The progress sentence beside the box says the same figures (one classifier, src/core/outcomes.ts).
+  // The progress sentence beside the box says the same figures (one classifier, src/bulk/outcomes.ts).
   const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
   expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(summary);
   await expect(page.locator('#sum-time').textContent()).resolves.toMatch(/^\d+ s$/);

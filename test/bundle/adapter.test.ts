@@ -1,5 +1,5 @@
 /**
- * The lookup pipeline's sender (src/features/lookup/pipeline.ts, sendClaimed) over the real UrlFetchApp transport
+ * The lookup pipeline's sender (src/lookup/pipeline.ts, sendClaimed) over the real UrlFetchApp transport
  * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and after a
  * fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at the deadline,
  * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same sender; here no store or claims.)
@@ -11,7 +11,7 @@ import { buildSync } from 'esbuild';
 import { Environment } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
-import type { LookupOutcome, ServiceError } from '../../src/core/lookup';
+import type { LookupOutcome, ServiceError } from '../../src/lookup/contract';
 
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'adapter-key-1234567890';
@@ -32,8 +32,8 @@ beforeAll(() => {
   const bundle = buildSync({
     stdin: {
       contents: [
-        "export { sendClaimed } from './src/features/lookup/pipeline';",
-        "export { fixedBatchSize, sliceBudget } from './src/features/lookup/budget';",
+        "export { sendClaimed } from './src/lookup/pipeline';",
+        "export { fixedBatchSize, sliceBudget } from './src/lookup/budget';",
         "export { fetchTransport } from './src/adapters/http';",
         "export { systemClock } from './src/adapters/clock';",
       ].join('\n'),

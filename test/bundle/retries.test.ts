@@ -4,8 +4,8 @@
  * fetchAll batch costs the others.
  */
 import { buildLookupResponse } from '../../sandbox/profiles';
-import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
-import { MAX_LOST_SENDS } from '../../src/features/lookup/pipeline';
+import { MAX_LOST_SENDS } from '../../src/lookup/pipeline';
+import { DEFAULT_RETRY, retryDelayMs } from '../../src/lookup/retry';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmail, findEmailRow, requestsFor } from './helpers';
 

@@ -1,6 +1,6 @@
-import { boundResult, CUT_MARKER, cut, FIELD_LIMITS } from '../../src/core/bounds';
-import type { LookupResult } from '../../src/core/lookup';
-import { decodeResult, encodeResult, MAX_ENCODED_BYTES } from '../../src/core/resultCodec';
+import { boundResult, CUT_MARKER, cut, FIELD_LIMITS } from '../../src/lookup/bounds';
+import type { LookupResult } from '../../src/lookup/contract';
+import { decodeResult, encodeResult, MAX_ENCODED_BYTES } from '../../src/store/codec';
 
 /** A property value's limit in Apps Script (https://developers.google.com/apps-script/guides/services/quotas). */
 const PROPERTY_VALUE_BYTES = 9 * 1024;

@@ -1,6 +1,6 @@
 import { enrichmentRow, fieldValues, parseFields, summaryValue } from '../../src/core/cells';
-import { interpretLookupResponse, type LookupResult } from '../../src/core/lookup';
-import { decodeResult, encodeResult } from '../../src/core/resultCodec';
+import { interpretLookupResponse, type LookupResult } from '../../src/lookup/contract';
+import { decodeResult, encodeResult } from '../../src/store/codec';
 
 const found: LookupResult = {
   kind: 'found',

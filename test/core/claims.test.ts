@@ -1,8 +1,9 @@
 /** Claims never exceed what the cache keeps in one call, and the pipeline claims at most MAX_CLAIMS_AT_ONCE keys. */
-import { claimKey, putClaims } from '../../src/core/claims';
+
 import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
-import type { DocumentCache, LookupPorts } from '../../src/core/ports';
-import { claimUnknown } from '../../src/features/lookup/pipeline';
+import { claimKey, putClaims } from '../../src/lookup/claims';
+import { claimUnknown } from '../../src/lookup/pipeline';
+import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
 
 function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
   const entries = new Map<string, string>();

@@ -1,7 +1,7 @@
+import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/bulk/rowPlan';
 import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint } from '../../src/core/config';
-import { DEFAULT_RETRY, retryDelayMs } from '../../src/core/retry';
-import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/core/rowPlan';
 import { parseNetworkHosts } from '../../src/core/url';
+import { DEFAULT_RETRY, retryDelayMs } from '../../src/lookup/retry';
 
 const SANDBOX_HOSTS = parseNetworkHosts('network.com');
 

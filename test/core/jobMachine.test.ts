@@ -1,6 +1,6 @@
-import { emptyCounts, type Job, type JobState } from '../../src/core/job';
-import { HALT_STATE, type JobEvent, transition } from '../../src/core/jobMachine';
-import { summaryOf, timeTakenText } from '../../src/core/runSummary';
+import { emptyCounts, type Job, type JobState } from '../../src/bulk/job';
+import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
+import { summaryOf, timeTakenText } from '../../src/bulk/runSummary';
 
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
 

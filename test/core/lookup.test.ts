@@ -1,12 +1,12 @@
-import { checkKeyShape, maskKey, redactKey } from '../../src/core/apiKey';
-import { CUT_MARKER, FIELD_LIMITS } from '../../src/core/bounds';
+import { checkKeyShape, maskKey, redactKey } from '../../src/lookup/apiKey';
+import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/bounds';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
   interpretFetchException,
   interpretKeyCheck,
   interpretLookupResponse,
-} from '../../src/core/lookup';
+} from '../../src/lookup/contract';
 
 const found = {
   status: 'success',

@@ -1,7 +1,12 @@
 /** Issue 18 item 6: notes and messages in a person's words, and the check every test world runs on them. */
-import { haltOf } from '../../src/core/answers';
+
 import { enrichmentRow } from '../../src/core/cells';
-import { interpretFetchException, interpretLookupResponse, type ServiceError } from '../../src/core/lookup';
+import { haltOf } from '../../src/lookup/answers';
+import {
+  interpretFetchException,
+  interpretLookupResponse,
+  type ServiceError,
+} from '../../src/lookup/contract';
 import { slipsIn } from '../support/slips';
 
 const error = (outcome: ReturnType<typeof interpretLookupResponse>): ServiceError => {

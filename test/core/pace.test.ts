@@ -1,4 +1,4 @@
-/** The adaptive batch size (src/core/pace.ts): pure rules, no clock, no emulator. */
+/** The adaptive batch size (src/lookup/pace.ts): pure rules, no clock, no emulator. */
 import { DEFAULT_CONCURRENCY, FORMULA_PROBE_ABOVE, PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import {
   FAST_FACTOR,
@@ -11,8 +11,8 @@ import {
   PACE_START,
   type PaceState,
   probeWorthIt,
-} from '../../src/core/pace';
-import type { BatchSample, DocumentCache } from '../../src/core/ports';
+} from '../../src/lookup/pace';
+import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
 
 const CAP = 100;
 const clean = (size: number, durationMs = 1000): BatchSample => ({ size, durationMs, failures: 0 });

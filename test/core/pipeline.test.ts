@@ -1,13 +1,14 @@
 /**
- * The lookup pipeline (src/features/lookup) with plain objects as its ports: claims, the store, the one retry
+ * The lookup pipeline (src/lookup/pipeline.ts) with plain objects as its ports: claims, the store, the one retry
  * scheduler, halts and the order "store, then release", without the emulator.
  */
-import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/core/claims';
+
 import { DEFAULT_RETRY } from '../../src/core/limits';
-import { type LookupOutcome, type LookupResult, serviceError } from '../../src/core/lookup';
-import type { BatchSample, LookupPorts, SendCheck } from '../../src/core/ports';
-import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/features/lookup/budget';
-import { claimUnknown, sendClaimed } from '../../src/features/lookup/pipeline';
+import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
+import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
+import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
+import { claimUnknown, sendClaimed } from '../../src/lookup/pipeline';
+import type { BatchSample, LookupPorts, SendCheck } from '../../src/lookup/ports';
 
 const found = (email: string): LookupResult => ({
   kind: 'found',

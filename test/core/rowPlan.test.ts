@@ -1,6 +1,5 @@
-import { OUT, outputHeaders } from '../../src/core/cells';
-import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/core/counting';
-import { emptyCounts } from '../../src/core/job';
+import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/counting';
+import { emptyCounts } from '../../src/bulk/job';
 import {
   adjacentRuns,
   canReuseOutputColumns,
@@ -10,7 +9,8 @@ import {
   stillPending,
   withFormulaCells,
   writtenResults,
-} from '../../src/core/rowPlan';
+} from '../../src/bulk/rowPlan';
+import { OUT, outputHeaders } from '../../src/core/cells';
 import { parseNetworkHosts } from '../../src/core/url';
 
 const A = 'https://network.com/in/a';

@@ -1,8 +1,8 @@
-import type { LookupResult } from '../../src/core/lookup';
-import { type ColumnRead, columnName, placementOptions } from '../../src/core/placement';
-import { planRows, stillPending } from '../../src/core/rowPlan';
-import { type PlanOptions, planRun } from '../../src/core/runPlan';
+import { type ColumnRead, columnName, placementOptions } from '../../src/bulk/placement';
+import { planRows, stillPending } from '../../src/bulk/rowPlan';
+import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { parseNetworkHosts } from '../../src/core/url';
+import type { LookupResult } from '../../src/lookup/contract';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;

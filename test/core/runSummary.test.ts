@@ -1,3 +1,6 @@
+import { kindOfOutcome, kindOfStatus } from '../../src/bulk/outcomes';
+import { addToHistory, durationText, HISTORY_LENGTH, type RunSummary } from '../../src/bulk/runSummary';
+import { countText, withoutStop } from '../../src/core/text';
 import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
@@ -5,10 +8,7 @@ import {
   parsePolicy,
   parseSpend,
   reserve,
-} from '../../src/core/formulaCap';
-import { kindOfOutcome, kindOfStatus } from '../../src/core/outcomes';
-import { addToHistory, durationText, HISTORY_LENGTH, type RunSummary } from '../../src/core/runSummary';
-import { countText, withoutStop } from '../../src/core/text';
+} from '../../src/formula/dailyLimitPolicy';
 
 describe('run summary: counters that do not overlap', () => {
   it('every written status is in exactly one kind; user text is in none', () => {

@@ -1,4 +1,4 @@
-import { emptyCounts, type Job, type Progress, progressOf, WAITING_AFTER_MS } from '../../src/core/job';
+import { emptyCounts, type Job, type Progress, progressOf, WAITING_AFTER_MS } from '../../src/bulk/job';
 import {
   canCancel,
   canPause,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST_DIR } from '../../emulator';
 import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { WAITING_AFTER_MS } from '../../src/core/job';
+import { WAITING_AFTER_MS } from '../../src/bulk/job';
 import { waitFor } from '../sandbox/helpers';
 import {
   API_KEY_PROPERTY,

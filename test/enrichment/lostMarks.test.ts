@@ -9,8 +9,8 @@
  */
 
 import { propertyCalls } from '../../emulator';
-import { LOST_MARK_MS, lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/adapters/lostMarks';
 import { LOST_PROPERTY } from '../../src/core/propertyNames';
+import { LOST_MARK_MS, lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/store/lostMarks';
 import { findEmail } from '../bundle/helpers';
 import { storedHash } from '../store/helpers';
 import { startWorld, url, type World, type WorldOptions } from '../support/harness';
@@ -179,7 +179,7 @@ describe('no extra property calls when nothing is lost', () => {
     const cached = await findEmail(world, table);
     expect([paying.ok, cached.ok]).toEqual([true, true]);
     // 2 more, once per spreadsheet: the first paying formula checks that it may write document properties (a
-    // write read back, src/features/formulaWrites.ts); the next one finds the flag in the read it makes anyway.
+    // write read back, src/formula/writeCheck.ts); the next one finds the flag in the read it makes anyway.
     expect(propertyCalls(paying.counts)).toBe(17);
     const nextPaying = await findEmail(world, [
       [url('eve-east')],
@@ -201,7 +201,7 @@ describe('no extra property calls when nothing is lost', () => {
   }, 60_000);
 });
 
-describe("the marks' format (src/adapters/lostMarks.ts)", () => {
+describe("the marks' format (src/store/lostMarks.ts)", () => {
   const now = Date.UTC(2026, 0, 1);
   it('counts lost sends per URL for 6 hours after the last one; ignores what it cannot read', () => {
     let value = withLostSends(null, ['network.com/in/a', 'network.com/in/b'], now);

@@ -4,10 +4,11 @@
  * time, a paused stretch apart; a profile whose answers were lost twice says until when it waits, and the plan of
  * a retry counts such rows apart instead of promising them.
  */
-import { LOST_MARK_MS } from '../../src/adapters/lostMarks';
-import type { RunPlan } from '../../src/core/runPlan';
-import type { RunHistory, RunSummary } from '../../src/core/runSummary';
+
+import type { RunPlan } from '../../src/bulk/runPlan';
+import type { RunHistory, RunSummary } from '../../src/bulk/runSummary';
 import { priceText } from '../../src/sidebar/words';
+import { LOST_MARK_MS } from '../../src/store/lostMarks';
 import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, expectedCells, start } from './helpers';

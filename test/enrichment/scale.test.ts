@@ -1,7 +1,7 @@
 /** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
 
 import { spreadsheetCalls } from '../../emulator';
-import { LOG_COMPACT_AT } from '../../src/core/resultTable';
+import { LOG_COMPACT_AT } from '../../src/store/table';
 import { OWNER, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, start } from './helpers';
 
@@ -75,7 +75,7 @@ describe('bulk enrichment at scale', () => {
     const writes = counts['Range.setValues'] ?? 0;
     const executions = world.env.executions.length;
     // One write per batch into the user's sheet, + the header titles, + one per batch into the results sheet
-    // (a log append, or the compaction that merges the log into the buckets: src/core/resultTable.ts).
+    // (a log append, or the compaction that merges the log into the buckets: src/store/table.ts).
     expect(writes).toBe(2 * batches + 1);
     // One read per batch, plus per execution the first window, the slice's checks and one read of the results
     // sheet; once the job's first read; one read per compaction (every LOG_COMPACT_AT results).

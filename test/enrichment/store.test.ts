@@ -9,7 +9,7 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** Old cached results (a year ago) of about `bytes` in all, as the add-on encodes them (src/core/resultCodec.ts). */
+/** Old cached results (a year ago) of about `bytes` in all, as the add-on encodes them (src/store/codec.ts). */
 function oldResults(bytes: number): Record<string, string> {
   const savedAt = Math.floor(Date.now() / 1000) - 365 * 86400;
   const values: Record<string, string> = {};

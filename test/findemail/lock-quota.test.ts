@@ -5,7 +5,7 @@
  * no lock at all.
  */
 import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
-import { LOCK_BUSY } from '../../src/features/formulaMessages';
+import { LOCK_BUSY } from '../../src/formula/messages';
 import { chargedTwice, drive, mismatches } from '../enrichment/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { column, emailOf, fillDown } from './helpers';

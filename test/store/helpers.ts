@@ -1,7 +1,9 @@
 /** Helpers for the result-store tests: the results sheet as the add-on lays it out, read and seeded host-side. */
-import type { LookupResult } from '../../src/core/lookup';
+
 import { RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { encodeResult } from '../../src/core/resultCodec';
+import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
+import type { LookupResult } from '../../src/lookup/contract';
+import { encodeResult } from '../../src/store/codec';
 import {
   BUCKETS,
   bucketOf,
@@ -10,8 +12,7 @@ import {
   LOG_FIRST_ROW,
   parseRows,
   TABLE_ROWS,
-} from '../../src/core/resultTable';
-import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
+} from '../../src/store/table';
 import { SANDBOX_NETWORK_HOSTS, type World } from '../support/harness';
 
 const HOSTS = parseNetworkHosts(SANDBOX_NETWORK_HOSTS);

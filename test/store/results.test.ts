@@ -6,7 +6,7 @@
 
 import { propertyCalls, spreadsheetCalls } from '../../emulator';
 import { PENDING_PREFIX, RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { encodeResult } from '../../src/core/resultCodec';
+import { encodeResult } from '../../src/store/codec';
 import { start } from '../enrichment/helpers';
 import { column, emailOf, fillDown } from '../findemail/helpers';
 import { startWorld, url, type World } from '../support/harness';

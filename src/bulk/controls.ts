@@ -1,0 +1,67 @@
+/**
+ * The run's controls from the sidebar: continue, resume, pause, cancel, progress. A run belongs to the person who
+ * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
+ */
+import { systemClock } from '../adapters/clock';
+import { currentViewer } from '../adapters/runner';
+import { isPropertiesQuotaError } from '../core/quota';
+import { idleProgress, type Job, mayDrive, notYourRun, type Progress, progressOf } from './job';
+import { type JobEvent, transition } from './jobMachine';
+import { hasDocument, loadJob, updateJob } from './jobStore';
+import { processSlice, quotaPaused } from './slice';
+
+/**
+ * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
+ * saves). Anyone else is refused, with who started the run.
+ */
+function applyToStored(event: JobEvent, runnerId: string | null): Job | null {
+  return updateJob((stored) => {
+    if (!stored) return stored;
+    if (!mayDrive(stored, runnerId)) throw new Error(notYourRun(stored));
+    const now = systemClock.now();
+    const next = transition(stored, event, now);
+    return next === stored ? stored : { ...next, updatedAt: now };
+  });
+}
+
+/** Called by the sidebar again and again while it is open: the run goes on only while its starter's is. */
+export function continueEnrichment(): Progress {
+  // A time-driven trigger left by an earlier version runs without the spreadsheet: nothing to do, nothing to break.
+  if (!hasDocument())
+    return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
+  let viewer: ReturnType<typeof currentViewer>;
+  let job: Job | null;
+  try {
+    viewer = currentViewer();
+    job = loadJob();
+  } catch (error) {
+    if (isPropertiesQuotaError(error)) return quotaPaused();
+    throw error;
+  }
+  // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).
+  if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
+  return processSlice(job.id, viewer.runnerId);
+}
+
+export function resumeEnrichment(): Progress {
+  const viewer = currentViewer();
+  // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
+  const job = applyToStored({ type: 'resume' }, viewer.runnerId);
+  if (job?.state !== 'running') return progressOf(job, viewer);
+  return processSlice(job.id, viewer.runnerId);
+}
+
+export function pauseEnrichment(): Progress {
+  const viewer = currentViewer();
+  return progressOf(applyToStored({ type: 'pause' }, viewer.runnerId), viewer);
+}
+
+export function cancelEnrichment(): Progress {
+  const viewer = currentViewer();
+  return progressOf(applyToStored({ type: 'cancel' }, viewer.runnerId), viewer);
+}
+
+export function getEnrichmentProgress(): Progress {
+  const job = loadJob();
+  return job ? progressOf(job, currentViewer()) : idleProgress();
+}

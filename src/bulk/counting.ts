@@ -1,0 +1,72 @@
+/**
+ * The bulk run's counts as rows are written, and what a new run finds in its rows. Each row is counted once, by
+ * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
+ */
+import { CELL, OUT, type RowOutcome } from '../core/cells';
+import { type NetworkHosts, parseProfileInput } from '../core/url';
+import type { Counts } from './job';
+import {
+  countAlreadyDone,
+  countKind,
+  emptyRunCounts,
+  kindOfOutcome,
+  kindOfStatus,
+  RESULT_KINDS,
+} from './outcomes';
+import { cellText, isPendingStatus, isRedone, statusOfRow } from './rowPlan';
+
+/** A row written from an outcome. */
+export function countOutcome(counts: Counts, outcome: RowOutcome): void {
+  countKind(counts, kindOfOutcome(outcome));
+}
+
+/** A row written as a copy of another row's output (a duplicate URL). */
+export function countCopy(counts: Counts, output: unknown[]): void {
+  countKind(counts, kindOfStatus(cellText(output[OUT.status]), output[OUT.email]));
+}
+
+/** What a new run finds in its rows, and whether a normalised URL occurs twice. */
+export interface SelectionCount {
+  counts: Counts;
+  hasDuplicates: boolean;
+}
+
+/**
+ * Rows with a final result are already done (kept as they are) unless re-checking or retried; every other row
+ * with something in its URL cell is the run's to process. `readStatus`: the output columns are the add-on's.
+ */
+export function countSelection(
+  rows: unknown[][],
+  recheck: boolean,
+  readStatus: boolean,
+  hosts: NetworkHosts,
+  redo?: readonly string[] | null,
+): SelectionCount {
+  const counts = emptyRunCounts();
+  const keys = new Set<string>();
+  let hasDuplicates = false;
+  for (const row of rows) {
+    const input = parseProfileInput(row[CELL.url], hosts);
+    if (input.kind === 'empty') continue;
+    counts.total++;
+    if (input.kind === 'url') {
+      if (keys.has(input.key)) hasDuplicates = true;
+      keys.add(input.key);
+    }
+    const status = readStatus ? statusOfRow(row) : '';
+    if (redo ? readStatus && isRedone(row, redo) : recheck || isPendingStatus(status, true)) continue;
+    countAlreadyDone(counts);
+  }
+  return { counts, hasDuplicates };
+}
+
+/**
+ * The counts a run ends with: the rows it wrote (each once, when written) and those it kept, which a later read
+ * cannot tell apart from the rest. The total is the rows in the range at the end (rows inserted during the run
+ * and filled by a later pass count), at least those processed; total minus processed rows have no result.
+ */
+export function finalCounts(counts: Counts, rows: unknown[][]): Counts {
+  const total = rows.filter((row) => parseProfileInput(row[CELL.url]).kind !== 'empty').length;
+  const processed = RESULT_KINDS.reduce((sum, kind) => sum + counts[kind], counts.alreadyDone);
+  return { ...counts, processed, total: Math.max(total, processed) };
+}

@@ -1,0 +1,168 @@
+/** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
+
+import { emptyRunCounts, type RunCounts } from './outcomes';
+import type { RunPlan } from './runPlan';
+
+export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
+
+/**
+ * Why a run is paused, stopped or cancelled, for the sidebar to render without reading the message:
+ * `user` (Pause or Cancel pressed), the service's verdicts, the add-on's configuration, or the sheet.
+ */
+export type RunReason =
+  | 'user'
+  | 'out_of_credits'
+  | 'key_rejected'
+  | 'no_key'
+  | 'quota'
+  | 'configuration'
+  | 'error'
+  | 'no_spreadsheet'
+  | 'sheet_missing'
+  | 'sheet_changed';
+
+/** A run's counters (src/bulk/outcomes.ts classifies every row). */
+export type Counts = RunCounts;
+
+export interface Job {
+  id: string;
+  sheetId: number;
+  sheetName: string;
+  urlColumn: number;
+  /** First and last data row (1-based, header excluded). */
+  firstRow: number;
+  lastRow: number;
+  headerRow: number | null;
+  outputColumn: number;
+  extraFields: boolean;
+  recheck: boolean;
+  /** Next row to look at in the current pass. */
+  cursor: number;
+  /** 1 = the first pass; later passes pick up rows that moved while the run went on. */
+  pass: number;
+  /**
+   * The sheet's size and the URL cells at both ends of the range when last seen: rows or columns inserted or
+   * deleted between two slices change the size, and the end values tell where the job's rows went.
+   */
+  maxRows: number;
+  maxColumns: number;
+  topValue: string;
+  bottomValue: string;
+  /** The header row's texts from the URL column through the last output column, when there is a header. */
+  headerTexts: string[] | null;
+  /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
+  hasDuplicates: boolean;
+  /** A re-check's first pass: hashes of the keys of rows written ahead of the cursor, already counted. */
+  writtenAhead?: string[];
+  state: JobState;
+  /** Set with a paused, stopped or cancelled state (absent in jobs stored by earlier versions). */
+  reason?: RunReason;
+  message: string;
+  counts: Counts;
+  startedAt: number;
+  /** Since when the run is paused or stopped (the clock's time), while it is. */
+  haltedSince?: number;
+  /** The paused and stopped stretches that ended, in ms by the reason of the halt: not working time. */
+  waited?: Partial<Record<RunReason, number>>;
+  updatedAt: number;
+  /**
+   * Who started the run: an opaque id kept in the starter's own user properties (src/adapters/runner.ts), and
+   * their e-mail address when Apps Script gives it ('' otherwise). Only the starter's executions work on the run
+   * or change its state. Absent in jobs stored by earlier versions: anyone may drive those.
+   */
+  ownerId?: string;
+  ownerName?: string;
+  /** Set while a slice runs, so a second caller (two sidebars of the starter at once) does not work on the same rows. */
+  leaseUntil: number;
+  /** The slice holding the lease: a slice whose token is no longer the stored one stops and writes nothing. */
+  leaseToken?: string;
+  /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
+  redo?: string[];
+  /** The plan the run was started with, as the sidebar shows it. */
+  plan?: PlanSummary;
+}
+
+/** What the progress view shows of the plan a run started with. */
+export type PlanSummary = Pick<
+  RunPlan,
+  'range' | 'rows' | 'newProfiles' | 'knownProfiles' | 'notProfiles' | 'blanks' | 'alreadyDone' | 'credits'
+> & { columns: string; effect: string; retry: boolean; recheck: boolean };
+
+export interface Progress extends Counts {
+  state: JobState;
+  reason?: RunReason;
+  message: string;
+  sheetName?: string;
+  /** The run's id (the sidebar fetches its summary when it ends). */
+  runId?: string;
+  plan?: PlanSummary;
+  /** Set for a viewer who did not start the run: who did, as the sidebar shows it. */
+  startedBy?: string;
+  /** The viewer did not start the run: they see it, and can neither run, pause, resume nor cancel it. */
+  readOnly?: boolean;
+  /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
+  waiting?: boolean;
+}
+
+export const emptyCounts = emptyRunCounts;
+
+export function idleProgress(
+  message = 'No run yet. Select a column of profile URLs, then Find e-mails.',
+): Progress {
+  return { state: 'idle', message, ...emptyCounts() };
+}
+
+/** Who may see a run and who may drive it: the viewer's runner id (src/adapters/runner.ts) and the time. */
+export interface Viewer {
+  runnerId: string | null;
+  now: number;
+}
+
+/**
+ * A running job whose lease is free (no slice works on it) and untouched this long has no driver: its sidebar was
+ * closed. A sidebar that drives calls the next slice at once after one ends, or within MAX_IDLE_WAIT_MS (10 s)
+ * when another execution holds the run; a slice holds the lease while it works.
+ */
+export const WAITING_AFTER_MS = 30_000;
+
+/** The starter (or anyone, for a job of an earlier version without one) may drive the run. */
+export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {
+  return job.ownerId === undefined || job.ownerId === runnerId;
+}
+
+/** How the sidebar names the starter to someone else. */
+export function starterName(job: Pick<Job, 'ownerName'>): string {
+  return job.ownerName || 'another editor of this spreadsheet';
+}
+
+/** The refusal another editor gets for Run, Pause, Resume or Cancel. */
+export function notYourRun(job: Pick<Job, 'ownerName'>): string {
+  return `This run was started by ${starterName(job)}; only they can run, pause or resume it. It uses their API key and credits.`;
+}
+
+export function progressOf(job: Job | null, viewer?: Viewer): Progress {
+  if (!job) return idleProgress();
+  const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
+  const progress: Progress = {
+    ...counts,
+    state: job.state,
+    message: job.message,
+    sheetName: job.sheetName,
+    runId: job.id,
+  };
+  if (job.reason) progress.reason = job.reason;
+  if (job.plan) progress.plan = job.plan;
+  if (!viewer) return progress;
+  if (!mayDrive(job, viewer.runnerId)) {
+    progress.readOnly = true;
+    progress.startedBy = starterName(job);
+  }
+  if (
+    job.state === 'running' &&
+    job.leaseUntil <= viewer.now &&
+    viewer.now - job.updatedAt >= WAITING_AFTER_MS
+  ) {
+    progress.waiting = true;
+  }
+  return progress;
+}

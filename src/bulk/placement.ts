@@ -1,0 +1,172 @@
+/**
+ * Where a bulk run's results go: the add-on's own (or empty) columns beside the URLs, new columns inserted beside
+ * them, the first empty columns further right, or the add-on's columns extended by the extra fields. Pure: computed
+ * from one read of the column (the URL cell and every cell right of it).
+ */
+import { outputHeaders } from '../core/cells';
+import { countText } from '../core/text';
+import { canReuseOutputColumns, isBlank } from './rowPlan';
+
+/**
+ * Where the results go: the add-on's own (or empty) columns beside the URLs; new columns inserted beside them;
+ * the first empty columns further right; or, with the extra fields, the add-on's four columns plus two inserted.
+ */
+export type PlacementKind = 'reuse' | 'insert' | 'right' | 'extend';
+
+export interface Placement {
+  kind: PlacementKind;
+  /** The first output column once the sheet is prepared (1-based). */
+  outputColumn: number;
+  /** Columns are inserted after this one (1-based), or none. */
+  insertAfter: number | null;
+  insertCount: number;
+  /** The output columns in A1 letters once prepared, e.g. "B:E". */
+  columns: string;
+  /** What the sheet will look like, in words: what moves, or that nothing does. */
+  effect: string;
+}
+
+/** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
+export interface ColumnRead {
+  sheetName: string;
+  urlColumn: number;
+  /** The sheet's column count (getMaxColumns). */
+  maxColumns: number;
+  headerRow: number | null;
+  firstRow: number;
+  lastRow: number;
+  /** The header row's cells (URL cell first), or null. */
+  header: unknown[] | null;
+  /** Rows firstRow..lastRow, URL cell first. Shorter rows read as blank beyond their end. */
+  rows: unknown[][];
+}
+
+/** Column number (1-based) to its letters: 1 → A, 27 → AA. */
+export function columnName(column: number): string {
+  let name = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
+}
+
+function span(first: number, count: number): string {
+  return `${columnName(first)}:${columnName(first + count - 1)}`;
+}
+
+/** The cells of a row at `offset` (from the URL cell) for `width` columns, blank beyond the row's end. */
+export function cellsAt(row: unknown[] | null, offset: number, width: number): unknown[] {
+  const cells: unknown[] = [];
+  for (let index = 0; index < width; index++) cells.push(row?.[offset + index] ?? '');
+  return cells;
+}
+
+/** The output block at `offset`: the header row's cells first (when there is one), then the URL rows'. */
+function blockAt(read: ColumnRead, offset: number, width: number): unknown[][] {
+  const rows = read.rows.map((row) => cellsAt(row, offset, width));
+  return read.header ? [cellsAt(read.header, offset, width), ...rows] : rows;
+}
+
+function columnsEmpty(block: unknown[][]): boolean {
+  return block.every((row) => row.every(isBlank));
+}
+
+/** Where the results can go, from the cells right of the URLs. */
+export function placementOptions(read: ColumnRead, extraFields: boolean): Placement[] {
+  const width = outputHeaders(extraFields).length;
+  const headerIndex = read.header ? 0 : null;
+  const beside = read.urlColumn + 1;
+  // Columns past the sheet's right edge read as empty: the sheet grows at its end rather than skipping a column.
+  if (canReuseOutputColumns(blockAt(read, 1, width), headerIndex, extraFields)) {
+    return [reuse(read, width, false)];
+  }
+  if (extraFields) {
+    // The add-on's own four columns stay; only Account type and Name are added.
+    const base = outputHeaders(false).length;
+    const baseBlock = blockAt(read, 1, base);
+    if (!columnsEmpty(baseBlock) && canReuseOutputColumns(baseBlock, headerIndex, false)) {
+      const after = read.urlColumn + base;
+      if (columnsEmpty(blockAt(read, 1 + base, width - base))) return [reuse(read, width, true)];
+      const count = width - base;
+      return [
+        {
+          kind: 'extend',
+          outputColumn: beside,
+          insertAfter: after,
+          insertCount: count,
+          columns: span(beside, width),
+          effect: `Your results stay in ${span(beside, base)}; ${countText(count, 'column')} for Account type and Name are inserted after ${columnName(after)}, so ${columnName(after + 1)} and every column right of it move ${count} to the right (on every row of the sheet).`,
+        },
+      ];
+    }
+  }
+  return [insertBeside(read, width), firstFreeRight(read, width)];
+}
+
+/** The columns beside the URLs, empty or the add-on's own; those past the sheet's last column are added at its end. */
+function reuse(read: ColumnRead, width: number, adding: boolean): Placement {
+  const column = read.urlColumn + 1;
+  const missing = columnsPastEdge(read, column, width);
+  const added = missing > 0 ? `${countText(missing, 'column')} added at the sheet's end` : '';
+  return {
+    kind: 'reuse',
+    outputColumn: column,
+    insertAfter: missing > 0 ? read.maxColumns : null,
+    insertCount: missing,
+    columns: span(column, width),
+    effect: adding
+      ? `Results go into the add-on's columns ${span(column, width)} (Account type and Name are added in empty columns${added ? `; ${added}` : ''}). Nothing moves.`
+      : `Results go into ${span(column, width)} beside the URLs${added ? ` (${added})` : ''}. Nothing moves.`,
+  };
+}
+
+/** How many of the `width` columns from `column` lie past the sheet's last column. */
+function columnsPastEdge(read: ColumnRead, column: number, width: number): number {
+  return Math.max(0, column + width - 1 - read.maxColumns);
+}
+
+function insertBeside(read: ColumnRead, width: number): Placement {
+  const beside = read.urlColumn + 1;
+  return {
+    kind: 'insert',
+    outputColumn: beside,
+    insertAfter: read.urlColumn,
+    insertCount: width,
+    columns: span(beside, width),
+    effect: `${countText(width, 'column')} are inserted after ${columnName(read.urlColumn)}: ${columnName(beside)} and every column right of it move ${width} to the right, on every row of the sheet (other tables too).`,
+  };
+}
+
+/** The first `width` adjacent columns right of the URLs that are empty (or the add-on's own) in the run's rows. */
+function firstFreeRight(read: ColumnRead, width: number): Placement {
+  const headerIndex = read.header ? 0 : null;
+  let offset = 2;
+  while (read.urlColumn + offset <= read.maxColumns) {
+    const block = blockAt(read, offset, width);
+    if (canReuseOutputColumns(block, headerIndex, width > outputHeaders(false).length)) break;
+    offset++;
+  }
+  const column = read.urlColumn + offset;
+  const missing = columnsPastEdge(read, column, width);
+  return {
+    kind: 'right',
+    outputColumn: column,
+    insertAfter: missing > 0 ? read.maxColumns : null,
+    insertCount: missing,
+    columns: span(column, width),
+    effect:
+      missing > 0
+        ? `Results go into ${span(column, width)}, after the sheet's last column (${countText(missing, 'column')} added at the end). Nothing moves.`
+        : `Results go into the empty columns ${span(column, width)}. Nothing moves.`,
+  };
+}
+
+/**
+ * The placement a run uses: the one chosen in the sidebar (or the first offered). A retry works where the results
+ * are: the add-on's columns beside the URLs or further right, never new ones.
+ */
+export function choosePlacement(placements: Placement[], retry: boolean, chosen?: PlacementKind): Placement {
+  const found = retry
+    ? placements.find((candidate) => candidate.kind !== 'insert')
+    : placements.find((candidate) => candidate.kind === chosen);
+  return found ?? placements[0];
+}

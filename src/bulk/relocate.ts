@@ -1,0 +1,83 @@
+/**
+ * Rows or columns inserted or deleted since the last slice move the job. The sheet's size tells that something
+ * moved; the URL cells at the job's ends (and the header) tell where.
+ */
+
+import { CELL } from '../core/cells';
+import { readJobCells } from './columns';
+import type { Job } from './job';
+import { cellMark } from './rowPlan';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+export const COLUMNS_MOVED =
+  'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
+
+/**
+ * Moves the job with the sheet's changes. Returns false when the job can no longer be sure where its cells are:
+ * then it must not write anything.
+ */
+export function relocate(job: Job, sheet: Sheet, width: number): boolean {
+  if (!followColumns(job, sheet, width)) return false;
+  followRows(job, sheet);
+  return true;
+}
+
+/** Columns: the header's marks, where the job left them or shifted by the change, locate the URL column. */
+function followColumns(job: Job, sheet: Sheet, width: number): boolean {
+  const maxColumns = sheet.getMaxColumns();
+  if (maxColumns === job.maxColumns) return true;
+  const moved = maxColumns - job.maxColumns;
+  const header = job.headerTexts;
+  const matches = (shift: number) => {
+    if (!header || job.headerRow === null || job.urlColumn + shift < 1) return false;
+    if (job.outputColumn + shift + width - 2 > maxColumns) return false;
+    const shifted = { urlColumn: job.urlColumn + shift, outputColumn: job.outputColumn + shift };
+    const row = readJobCells(sheet, shifted, job.headerRow, 1, width)[0];
+    return row.every((value, index) => cellMark(value) === header[index]);
+  };
+  const blank = cellMark('');
+  const titled = header?.slice(CELL.email).every((mark) => mark !== blank) ?? false;
+  const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
+  if (shift === null) return false;
+  job.urlColumn += shift;
+  job.outputColumn += shift;
+  job.maxColumns = maxColumns;
+  return true;
+}
+
+/** Rows: the URL cells at the job's ends, where they were or shifted by the change. */
+function followRows(job: Job, sheet: Sheet): void {
+  const maxRows = sheet.getMaxRows();
+  if (maxRows === job.maxRows) return;
+  const moved = maxRows - job.maxRows;
+  const from = Math.max(1, Math.min(job.firstRow, job.firstRow + moved));
+  const to = Math.min(maxRows, Math.max(job.lastRow, job.lastRow + moved));
+  const column = to >= from ? sheet.getRange(from, job.urlColumn, to - from + 1, 1).getValues() : [];
+  const at = (row: number) => (row >= from && row <= to ? cellMark(column[row - from][0]) : undefined);
+  const topMoved = at(job.firstRow + moved) === job.topValue;
+  const topStayed = at(job.firstRow) === job.topValue;
+  const bottomMoved = at(job.lastRow + moved) === job.bottomValue;
+  const bottomStayed = at(job.lastRow) === job.bottomValue;
+  if (topMoved && !topStayed) {
+    // Rows inserted or deleted above the job: everything moved.
+    job.firstRow += moved;
+    job.lastRow += moved;
+    job.cursor += moved;
+    if (job.headerRow !== null) job.headerRow += moved;
+  } else if (bottomMoved || !bottomStayed) {
+    // Inside the job's rows (or the ends were edited too, e.g. by a sort in the same pause: then rows are
+    // rather kept than skipped). The final pass re-reads the whole range for rows the cursor passed by.
+    job.lastRow = Math.max(job.firstRow - 1, job.lastRow + moved);
+    job.cursor = Math.min(job.cursor, job.lastRow + 1);
+  }
+  // Otherwise the change was below the job: nothing moved.
+  job.maxRows = maxRows;
+}
+
+/** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
+export function noteEnds(job: Job, sheet: Sheet): void {
+  if (job.lastRow < job.firstRow) return;
+  job.topValue = cellMark(sheet.getRange(job.firstRow, job.urlColumn).getValue());
+  job.bottomValue = cellMark(sheet.getRange(job.lastRow, job.urlColumn).getValue());
+}

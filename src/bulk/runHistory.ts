@@ -1,0 +1,96 @@
+/**
+ * What a run did: its summary when it ends (the counts its progress line showed), the last few
+ * runs of the spreadsheet (document properties), and selecting the first failed row.
+ */
+
+import { withDocumentLock } from '../adapters/lock';
+import { CELL, outputHeaders } from '../core/cells';
+import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
+import { readJobCells } from './columns';
+import type { Job } from './job';
+import { loadJob } from './jobStore';
+import { FAILED_KINDS, kindOfStatus } from './outcomes';
+import { columnName } from './placement';
+import { cellText } from './rowPlan';
+import { addToHistory, type RunHistory, type RunSummary, summaryOf } from './runSummary';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+const ENDED = ['done', 'cancelled'];
+
+function sheetOf(job: Job): Sheet | undefined {
+  return SpreadsheetApp.getActiveSpreadsheet()
+    .getSheets()
+    .find((sheet) => sheet.getSheetId() === job.sheetId);
+}
+
+function readHistory(): RunSummary[] {
+  try {
+    const raw = PropertiesService.getDocumentProperties().getProperty(RUN_HISTORY_PROPERTY);
+    const history = JSON.parse(raw ?? '[]') as RunSummary[];
+    return Array.isArray(history) ? history : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The rows of the job's range (URL, Email, Email status), or none when its sheet is gone. */
+function jobRows(job: Job): unknown[][] {
+  const sheet = sheetOf(job);
+  if (!sheet || job.lastRow < job.firstRow) return [];
+  return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
+}
+
+/** The summary of an ended run: the counts its progress line shows (src/bulk/outcomes.ts classified each row). */
+export function summarize(job: Job): RunSummary {
+  const column = columnName(job.urlColumn);
+  return summaryOf(job, `${column}${job.firstRow}:${column}${job.lastRow}`);
+}
+
+/** Adds an ended run to the history (once). Call it holding the document lock. */
+export function recordRun(job: Job): RunSummary | null {
+  if (!ENDED.includes(job.state)) return null;
+  const history = readHistory();
+  const recorded = history.find((entry) => entry.id === job.id);
+  if (recorded) return recorded;
+  const summary = summarize(job);
+  PropertiesService.getDocumentProperties().setProperty(
+    RUN_HISTORY_PROPERTY,
+    JSON.stringify(addToHistory(history, summary)),
+  );
+  return summary;
+}
+
+/** The last run's summary (recorded the first time it is asked for after the run ended) and the history. */
+export function getRunHistory(): RunHistory {
+  const job = loadJob();
+  if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
+    // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
+    if (job.leaseUntil > Date.now()) return { last: summarize(job), history: readHistory() };
+    const last = withDocumentLock(() => recordRun(job));
+    return { last, history: readHistory() };
+  }
+  const history = readHistory();
+  const last =
+    job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
+  return { last, history };
+}
+
+const failed = (row: unknown[]): boolean => {
+  const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
+  return kind !== null && FAILED_KINDS.includes(kind);
+};
+
+/** Selects the first row of the last run that failed (an error, unprocessable, not a profile). */
+export function selectFirstFailedRow(): string {
+  const job = loadJob();
+  const sheet = job && sheetOf(job);
+  if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
+  const rows = jobRows(job);
+  const index = rows.findIndex(failed);
+  if (index < 0) return 'No row of the last run failed.';
+  const row = job.firstRow + index;
+  const width = job.outputColumn - job.urlColumn + outputHeaders(job.extraFields).length;
+  sheet.getRange(row, job.urlColumn, 1, width).activate();
+  return `Row ${row} is selected (${cellText(rows[index][CELL.status])}).`;
+}

@@ -1,0 +1,265 @@
+/**
+ * Starting a bulk run on the selected column (or Retry failed rows): its plan first (src/bulk/plan.ts), then,
+ * when the plan allows, the job, the output columns and the counts of the rows as they are.
+ */
+
+import { withDocumentLock } from '../adapters/lock';
+import { runnerEmail, runnerId } from '../adapters/runner';
+import { readScriptConfig } from '../adapters/scriptConfig';
+import { showAlert, showSidebar } from '../adapters/ui';
+import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
+import { FIRST_SLICE_MAX_MS } from '../core/limits';
+import { keyRefusalForRun } from '../settings/account';
+import { countSelection } from './counting';
+import {
+  idleProgress,
+  type Job,
+  mayDrive,
+  notYourRun,
+  type PlanSummary,
+  type Progress,
+  progressOf,
+} from './job';
+import { isActive, transition } from './jobMachine';
+import { deleteJob, loadJob, saveJob } from './jobStore';
+import { type PlannedRun, planFor } from './plan';
+import { cellMark } from './rowPlan';
+import { recordRun } from './runHistory';
+import type { RunPlan, RunRequest, RunStart } from './runPlan';
+import { processSlice } from './slice';
+
+export function enrichSelection(): Progress {
+  return startFromMenu({ source: 'selection', mode: 'all' });
+}
+
+/** Retry failed rows (the menu): only the selected column's rows whose status is ERROR. */
+export function retryFailedRows(): Progress {
+  return startFromMenu({ source: 'selection', mode: 'retry' });
+}
+
+/**
+ * The menu: a run whose plan needs nothing from the user starts at once; otherwise the sidebar opens on the plan
+ * (a choice of columns, a price above the user's threshold, or a refusal) and nothing in the sheet changes.
+ */
+function startFromMenu(request: RunRequest): Progress {
+  const outcome = startRun(request, 'choose Find e-mails again');
+  // The key refused: one message, in a dialog; no sidebar (it would say the same again).
+  if (outcome.keyRefusal) {
+    showAlert(outcome.keyRefusal);
+    return outcome.progress;
+  }
+  if (outcome.started || outcome.plan === null) {
+    showSidebar('progress');
+    return outcome.progress;
+  }
+  showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
+  return outcome.progress;
+}
+
+/**
+ * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or a
+ * plan that may start once the starter's key is checked.
+ */
+type StartOutcome =
+  | { existing: Job }
+  | { created: Job; plan: RunPlan }
+  | { plan: RunPlan }
+  | { ready: PlannedRun };
+
+/**
+ * Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). `then`: what the
+ * person does once a valid key is saved, where the refusal is shown.
+ */
+export function startRun(request: RunRequest, then = 'press Start again'): RunStart {
+  const viewerId = runnerId();
+  let outcome = withDocumentLock(() => planUnderLock(request));
+  if ('ready' in outcome) {
+    // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
+    // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
+    // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
+    const keyRefusal = outcome.ready.plan.credits > 0 ? keyRefusalForRun(then) : null;
+    if (keyRefusal) {
+      return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
+    }
+    const { ready } = outcome;
+    // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
+    outcome = withDocumentLock(() => createUnderLock(ready, viewerId));
+  }
+  if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
+  if (!('created' in outcome)) {
+    const plan = 'ready' in outcome ? outcome.ready.plan : outcome.plan;
+    return {
+      plan,
+      started: false,
+      progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
+    };
+  }
+  // A short first slice: the sidebar, open now, drives the rest (no trigger: none is needed).
+  const { created } = outcome;
+  return {
+    plan: outcome.plan,
+    started: true,
+    progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
+  };
+}
+
+/** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
+function planUnderLock(request: RunRequest): StartOutcome {
+  const stored = loadJob();
+  if (stored && isActive(stored.state)) return { existing: stored };
+  const planned = planFor(request);
+  const { plan } = planned;
+  if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
+  if (
+    plan.needsConfirm &&
+    !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
+  )
+    return { plan };
+  return { ready: planned };
+}
+
+/** Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile. */
+function createUnderLock(planned: PlannedRun, viewerId: string | null): StartOutcome {
+  const stored = loadJob();
+  if (stored && isActive(stored.state)) return { existing: stored };
+  // The finished run this one replaces goes into the history first.
+  if (stored) recordRun(stored);
+  // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
+  const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+  const { job: created, prepareSheet } = createJob(planned, owner);
+  // The job's state is saved first: if it cannot be, the sheet is left untouched.
+  saveJob(created);
+  try {
+    prepareSheet();
+  } catch (error) {
+    deleteJob();
+    throw error;
+  }
+  return { created, plan: planned.plan };
+}
+
+/** The answer when another run is under way: its progress, and whether this user may drive it. */
+function alreadyUnderWay(existing: Job, viewerId: string | null): RunStart {
+  const viewer = { runnerId: viewerId, now: Date.now() };
+  return {
+    plan: null,
+    started: false,
+    progress: {
+      ...progressOf(existing, viewer),
+      message: mayDrive(existing, viewerId)
+        ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
+        : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
+    },
+  };
+}
+
+/** Inserts output columns where the plan says; plain-text format; the titles. */
+function prepareSheetFor(planned: PlannedRun): () => void {
+  const { sheet, read, settings } = planned;
+  const { placement } = planned.plan;
+  const titles = outputHeaders(settings.extraFields);
+  return () => {
+    // Never overwrite the user's data: the plan inserts columns, or uses empty ones further right.
+    if (placement.insertAfter !== null && placement.insertCount > 0) {
+      sheet.insertColumnsAfter(placement.insertAfter, placement.insertCount);
+    }
+    // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
+    // The Catch-all column keeps real booleans.
+    const rows = read.lastRow - read.firstRow + 1;
+    sheet
+      .getRangeList(
+        textColumnOffsets(titles.length).map((offset) =>
+          sheet.getRange(read.firstRow, placement.outputColumn + offset, rows, 1).getA1Notation(),
+        ),
+      )
+      .setNumberFormat('@');
+    if (read.headerRow !== null && settings.writeHeader) {
+      sheet.getRange(read.headerRow, placement.outputColumn, 1, titles.length).setValues([titles]);
+    }
+  };
+}
+
+/** A row as the job reads it: the URL cell, then the output cells where the plan puts them (empty if inserted). */
+function jobCells(planned: PlannedRun, row: unknown[]): unknown[] {
+  const width = outputHeaders(planned.settings.extraFields).length;
+  const { placement } = planned.plan;
+  const offset = placement.outputColumn - planned.read.urlColumn;
+  const cells: unknown[] = [row[0]];
+  for (let index = 0; index < width; index++) {
+    const inserted = placement.insertAfter !== null && placement.outputColumn + index > placement.insertAfter;
+    cells.push(inserted && placement.kind !== 'right' ? '' : (row[offset + index] ?? ''));
+  }
+  return cells;
+}
+
+function planSummary(plan: RunPlan): PlanSummary {
+  return {
+    range: plan.range,
+    rows: plan.rows,
+    newProfiles: plan.newProfiles,
+    knownProfiles: plan.knownProfiles,
+    notProfiles: plan.notProfiles,
+    blanks: plan.blanks,
+    alreadyDone: plan.alreadyDone,
+    credits: plan.credits,
+    columns: plan.placement.columns,
+    effect: plan.placement.effect,
+    retry: plan.mode === 'retry',
+    recheck: plan.recheck,
+  };
+}
+
+function createJob(
+  planned: PlannedRun,
+  owner: { id: string; name: string },
+): { job: Job; prepareSheet: () => void } {
+  const { plan, read, sheet, settings } = planned;
+  const { urlColumn, firstRow, lastRow } = read;
+  const dataRows = read.rows.map((row) => jobCells(planned, row));
+  const readsStatus = plan.placement.kind !== 'insert';
+  const redo = plan.redo ?? undefined;
+  const { counts, hasDuplicates } = countSelection(
+    dataRows,
+    plan.recheck,
+    readsStatus,
+    readScriptConfig().networkHosts,
+    redo,
+  );
+  const titles = outputHeaders(settings.extraFields);
+  const header = read.header ? jobCells(planned, read.header) : null;
+  const now = Date.now();
+  const idle: Job = {
+    id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
+    sheetId: sheet.getSheetId(),
+    sheetName: sheet.getName(),
+    urlColumn,
+    firstRow,
+    lastRow,
+    headerRow: read.headerRow,
+    outputColumn: plan.placement.outputColumn,
+    extraFields: settings.extraFields,
+    recheck: plan.recheck,
+    cursor: firstRow,
+    pass: 1,
+    maxRows: sheet.getMaxRows(),
+    maxColumns: sheet.getMaxColumns() + plan.placement.insertCount,
+    topValue: cellMark(dataRows[0][CELL.url]),
+    bottomValue: cellMark(dataRows[dataRows.length - 1][CELL.url]),
+    headerTexts: header
+      ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellMark)
+      : null,
+    hasDuplicates,
+    state: 'idle',
+    message: plan.note ?? 'Starting…',
+    counts,
+    startedAt: now,
+    updatedAt: now,
+    leaseUntil: 0,
+    // The results the run leaves alone: its summary counts what it added beyond these.
+    plan: planSummary(plan),
+    ownerId: owner.id,
+    ownerName: owner.name,
+  };
+  if (redo) idle.redo = redo;
+  return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
+}

@@ -1,0 +1,84 @@
+/**
+ * What =FINDEMAIL may spend in a spreadsheet: formulas always spend the owner's credits, so the owner sets a cap per
+ * day (or turns new lookups by formulas off). The day's count lives in document properties and changes only under
+ * the document lock (src/formula/dailyLimit.ts): formulas evaluating at once each reserve what they send first,
+ * so together they never pass the cap. Pure.
+ */
+import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits';
+import { REFRESH_PATH } from '../core/product';
+
+export interface FormulaPolicy {
+  /** New lookups by formulas allowed at all (results already known are always shown). */
+  enabled: boolean;
+  /** Credits formulas may spend per day (UTC) in this spreadsheet. */
+  dailyCap: number;
+}
+
+export const DEFAULT_FORMULA_POLICY: FormulaPolicy = { enabled: true, dailyCap: DEFAULT_FORMULA_DAILY_CAP };
+
+/** What the sidebar shows: the policy and what formulas spent today in this spreadsheet. */
+export interface FormulaCapState {
+  policy: FormulaPolicy;
+  /** Credits formulas reserved today (UTC) in this spreadsheet. */
+  usedToday: number;
+}
+
+/** The day's spending: the day (UTC, YYYY-MM-DD) and the credits reserved so far. */
+export interface FormulaSpend {
+  day: string;
+  used: number;
+}
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A stored or submitted policy, checked: defaults for what is missing, a clear error for what is wrong. */
+export function parsePolicy(source: unknown): FormulaPolicy {
+  const record = (source && typeof source === 'object' ? source : {}) as Record<string, unknown>;
+  const policy = { ...DEFAULT_FORMULA_POLICY };
+  if (typeof record.enabled === 'boolean') policy.enabled = record.enabled;
+  if (record.dailyCap !== undefined) {
+    const cap = Number(record.dailyCap);
+    if (!Number.isInteger(cap) || cap < 0 || cap > MAX_FORMULA_DAILY_CAP) {
+      throw new Error(`The daily limit must be a whole number from 0 to ${MAX_FORMULA_DAILY_CAP}.`);
+    }
+    policy.dailyCap = cap;
+  }
+  return policy;
+}
+
+export function parseSpend(raw: string | null | undefined, day: string): FormulaSpend {
+  try {
+    const spend = JSON.parse(raw ?? '') as Partial<FormulaSpend>;
+    if (spend.day === day && typeof spend.used === 'number' && spend.used >= 0)
+      return { day, used: spend.used };
+  } catch {
+    // Nothing stored yet, or unreadable: a new day.
+  }
+  return { day, used: 0 };
+}
+
+/** Reserves up to `wanted` credits for today: how many may be sent, and the spending to store. */
+export function reserve(
+  spend: FormulaSpend,
+  policy: FormulaPolicy,
+  wanted: number,
+): { granted: number; next: FormulaSpend } {
+  const room = policy.enabled ? Math.max(0, policy.dailyCap - spend.used) : 0;
+  const granted = Math.min(room, Math.max(0, wanted));
+  return { granted, next: { day: spend.day, used: spend.used + granted } };
+}
+
+/** Gives back what was reserved but not charged (errors, keys never sent). */
+export function giveBack(spend: FormulaSpend, count: number): FormulaSpend {
+  return { day: spend.day, used: Math.max(0, spend.used - Math.max(0, count)) };
+}
+
+/** What a cell says when it may not spend: no credit was spent for it. */
+export function capMessage(policy: FormulaPolicy): string {
+  if (!policy.enabled) {
+    return `New lookups by =FINDEMAIL are turned off in this spreadsheet by its owner (no credit spent). Results already found still show; the owner can turn formulas on in the add-on's Settings tab, then use ${REFRESH_PATH}.`;
+  }
+  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight UTC; the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
+}

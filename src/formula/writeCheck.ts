@@ -1,0 +1,23 @@
+/**
+ * Formulas keep what they pay for in document properties (the buffer, the sending records, the day's count), but
+ * whether a custom function may write document properties is not documented (apps-script/guides/sheets/functions
+ * lists Properties without saying; the facts in ../shared/apps-script-facts.md). So before its first paid request
+ * in a spreadsheet a formula writes a document property and reads it back, once: the property it leaves
+ * (FORMULA_WRITES_PROPERTY) tells later formulas, in the read they make anyway. A refusal cannot be written
+ * there, so it is kept in the document cache; meanwhile formulas send nothing (no claim taken, no credit spent)
+ * and point to the bulk run, whose results they show.
+ */
+import { documentPropertyWritable } from '../adapters/formulaWrites';
+import { FORMULA_WRITES_PROPERTY, FORMULA_WRITES_REFUSED_KEY } from '../core/propertyNames';
+import type { DocumentCache, ResultStore } from '../lookup/ports';
+
+/** How long a refusal is remembered before a formula tries again (the cache's longest expiry, 6 hours). */
+const REFUSAL_SECONDS = 6 * 3600;
+
+export function formulasMayWrite(store: ResultStore, cache: DocumentCache | null): boolean {
+  if (store.property?.(FORMULA_WRITES_PROPERTY)) return true;
+  if (cache?.get(FORMULA_WRITES_REFUSED_KEY)) return false;
+  if (documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(Date.now()))) return true;
+  cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', REFUSAL_SECONDS);
+  return false;
+}

@@ -1,0 +1,282 @@
+/** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
+
+import { quoteService, withoutAddresses, withoutStop } from '../core/text';
+import { errorText, offContract, parseJson, readProfile } from './answerBody';
+import { boundResult } from './bounds';
+
+export interface ProfileInfo {
+  name?: string;
+  updatedAt?: string;
+}
+
+export type Found = {
+  kind: 'found';
+  email: string;
+  emailStatus: string;
+  catchAll: boolean;
+  accountType: string;
+  profile: ProfileInfo;
+};
+export type NotFound = { kind: 'not_found'; profile: ProfileInfo };
+export type Unprocessable = { kind: 'unprocessable'; message: string; profile: ProfileInfo };
+/** A result worth keeping: the service answered for this profile and charged a credit. */
+export type LookupResult = Found | NotFound | Unprocessable;
+
+export type ErrorKind =
+  | 'bad_request' // 400: the service rejected the URL; no credit
+  | 'unauthorized' // 401
+  | 'payment_required' // 402
+  | 'endpoint_not_found' // 404
+  | 'rate_limited' // 429
+  | 'server_error' // 500 and other 5xx
+  | 'unexpected_status'
+  | 'invalid_body' // not JSON (an HTML page from a proxy) or not the contract's shape
+  | 'transport' // connection reset, DNS, refused
+  | 'timeout'
+  | 'quota' // Apps Script's daily UrlFetch quota
+  | 'missing_key'
+  | 'config';
+
+/** What a whole run does after this error: go on with other rows, pause (resumable later) or stop (needs a fix). */
+export type RunEffect = 'continue' | 'pause' | 'stop';
+
+export interface ServiceError {
+  kind: 'error';
+  error: ErrorKind;
+  status?: number;
+  message: string;
+  retryable: boolean;
+  effect: RunEffect;
+  /** A 429's Retry-After, in ms: no request before it has passed. */
+  retryAfterMs?: number;
+  /** The service's own words, quoted at the end of `message` (ours first; see withAdvice). */
+  said?: string;
+  /** Not sent again before this time (epoch ms): a profile whose answer was lost twice. */
+  notBefore?: number;
+}
+
+/** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
+export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice: string): string {
+  const at = error.said === undefined ? -1 : error.message.lastIndexOf(QUOTE_START);
+  if (at < 0) return `${error.message} ${advice}`;
+  return `${error.message.slice(0, at)} ${advice}${error.message.slice(at)}`;
+}
+
+const QUOTE_START = ' The service said: "';
+
+export type LookupOutcome = LookupResult | ServiceError;
+
+export interface HttpRequest {
+  url: string;
+  method: 'post';
+  contentType: 'application/json';
+  headers: { 'X-KEY': string };
+  payload: string;
+  muteHttpExceptions: true;
+  followRedirects: false;
+}
+
+export function buildLookupRequest(endpoint: string, apiKey: string, networkUrl: string): HttpRequest {
+  return {
+    url: endpoint,
+    method: 'post',
+    contentType: 'application/json',
+    headers: { 'X-KEY': apiKey },
+    payload: JSON.stringify({ network_url: networkUrl }),
+    muteHttpExceptions: true,
+    followRedirects: false,
+  };
+}
+
+/**
+ * Checks a key without spending a credit: the contract checks `X-KEY` before the body,
+ * so a body without `network_url` gets 401 for a bad key and 400 for a good one.
+ */
+export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequest {
+  return { ...buildLookupRequest(endpoint, apiKey, ''), payload: '{}' };
+}
+
+export type KeyCheck = { valid: true } | { valid: false; message: string } | ServiceError;
+
+export function interpretKeyCheck(status: number, body: string): KeyCheck {
+  if (status === 400) return { valid: true };
+  if (status === 401) return { valid: false, message: errorText(parseJson(body)) ?? 'Unauthorized' };
+  // A 200 to a body without network_url is off-contract, whatever it holds; the key evidently works.
+  if (status === 200) return { valid: true };
+  const outcome = interpretLookupResponse(status, body);
+  if (outcome.kind === 'error') return outcome;
+  return { valid: true };
+}
+
+/** `message`: our words; `options.said`: the service's, quoted once after them. */
+export function serviceError(
+  error: ErrorKind,
+  message: string,
+  options: { status?: number; retryable?: boolean; effect?: RunEffect; said?: string } = {},
+): ServiceError {
+  const outcome: ServiceError = {
+    kind: 'error',
+    error,
+    status: options.status,
+    message: `${message}${quoteService(options.said)}`,
+    retryable: options.retryable ?? false,
+    effect: options.effect ?? 'continue',
+  };
+  if (options.said && quoteService(options.said)) outcome.said = options.said;
+  return outcome;
+}
+
+/** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */
+function oddSuccess(reason: string): ServiceError {
+  return serviceError(
+    'invalid_body',
+    `The service answered HTTP 200 without a result (${reason}); not kept, looked up again on the next run.`,
+    { status: 200 },
+  );
+}
+
+/** The headers of an answer that matter: where a redirect points, and when to try again after a 429. */
+export interface AnswerHeaders {
+  location?: string;
+  retryAfter?: string;
+}
+
+/**
+ * Retry-After as ms from `now`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or
+ * unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim() ?? '';
+  const at = /^\d+$/.test(text) ? now + 1000 * Number(text) : Date.parse(text);
+  return at >= 0 ? Math.max(0, at - now) : undefined;
+}
+
+/** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
+export function interpretLookupResponse(
+  status: number,
+  body: string,
+  headers: AnswerHeaders = {},
+  now = 0,
+): LookupOutcome {
+  if (status >= 300 && status < 400) return redirected(status, headers);
+  const parsed = parseJson(body);
+  // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
+  // path answers an HTML 404): classify them by status, not as an unreadable body.
+  const statusSays = [401, 402, 404, 429].includes(status);
+  if (!parsed && !statusSays) {
+    return serviceError(
+      status >= 500 ? 'server_error' : 'invalid_body',
+      `The service answered HTTP ${status} with a body that is not JSON (a proxy or gateway error page?).`,
+      { status, retryable: status >= 500 },
+    );
+  }
+  const json = parsed ?? {};
+  if (status === 200) return success(json);
+  if (status === 422) {
+    const said = errorText(json);
+    return boundResult({
+      kind: 'unprocessable',
+      message: typeof json.message === 'string' ? json.message : (said ?? 'Unprocessable profile'),
+      profile: readProfile(json.profile),
+    });
+  }
+  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
+  return failure(status, errorText(json), retryAfterMs);
+}
+
+/** followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?). */
+function redirected(status: number, headers: AnswerHeaders): ServiceError {
+  // Where it points is left out: no address in a message (it may be an internal one).
+  const to = headers.location ? ' to another address' : '';
+  return serviceError(
+    'config',
+    `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
+    { status, effect: 'stop' },
+  );
+}
+
+/** A 200: a result when it has the contract's shape (§2.2), otherwise ERROR with the reason. */
+function success(json: Record<string, unknown>): LookupOutcome {
+  const odd = offContract(json);
+  if (odd) return oddSuccess(odd);
+  const email = json.email_address;
+  const profile = readProfile(json.profile);
+  if (typeof email !== 'string' || email.trim() === '') return boundResult({ kind: 'not_found', profile });
+  return boundResult({
+    kind: 'found',
+    email: email.trim(),
+    emailStatus: typeof json.email_status === 'string' ? json.email_status : '',
+    catchAll: json.is_catch_all === true,
+    accountType: typeof json.account_type === 'string' ? json.account_type : '',
+    profile,
+  });
+}
+
+/** Every status that is neither a result nor a redirect: 400, 401, 402, 404, 429, 5xx and the unexpected. */
+function failure(status: number, said: string | undefined, retryAfterMs: number | undefined): ServiceError {
+  switch (status) {
+    case 400:
+      return serviceError('bad_request', 'The service did not accept this profile URL (HTTP 400).', {
+        status,
+        said,
+      });
+    case 401:
+      return serviceError('unauthorized', 'The API key was rejected (HTTP 401).', {
+        status,
+        effect: 'stop',
+        said,
+      });
+    case 402:
+      return serviceError('payment_required', 'Out of credits (HTTP 402).', {
+        status,
+        effect: 'pause',
+        said,
+      });
+    case 404:
+      return serviceError(
+        'endpoint_not_found',
+        'The service address is wrong (HTTP 404). Check API_BASE_URL.',
+        {
+          status,
+          effect: 'stop',
+          said,
+        },
+      );
+    case 429:
+      return {
+        ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status, retryable: true, said }),
+        retryAfterMs,
+      };
+    default:
+      if (status >= 500) {
+        return serviceError('server_error', `The service failed (HTTP ${status}).`, {
+          status,
+          retryable: true,
+          said,
+        });
+      }
+      return serviceError('unexpected_status', `Unexpected answer HTTP ${status}.`, { status, said });
+  }
+}
+
+/** Classifies an exception thrown by UrlFetchApp (these throw even with muteHttpExceptions). */
+export function interpretFetchException(message: string): ServiceError {
+  const text = message.replace(/^Exception:\s*/, '');
+  if (/too many times for one day: urlfetch/i.test(text)) {
+    return serviceError(
+      'quota',
+      `Apps Script's daily limit of web requests is used up${cause(text)}. It resets within 24 hours.`,
+      { effect: 'pause' },
+    );
+  }
+  if (/timeout|timed out/i.test(text)) {
+    return serviceError('timeout', `The service did not answer in time${cause(text)}.`, { retryable: true });
+  }
+  return serviceError('transport', `The service could not be reached${cause(text)}.`, { retryable: true });
+}
+
+/** " (Address unavailable)": Apps Script's words for a failed fetch, without the address it names. */
+function cause(text: string): string {
+  const words = withoutStop(withoutAddresses(text));
+  return words ? ` (${words})` : '';
+}

@@ -1,0 +1,295 @@
+/**
+ * The one lookup pipeline of =FINDEMAIL and the bulk run: claim (under the document lock) → look in the result
+ * store → send (one retry scheduler) → store → release → report. It reaches Apps Script only through the ports,
+ * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
+ */
+import { haltsRun, mayRetry } from './answers';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
+import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget } from './ports';
+
+export type { LookupPorts };
+
+import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
+import { withoutStop } from '../core/text';
+import { lostMarkEnd } from '../store/lostMarks';
+import { releaseClaims } from './claims';
+import { type RetryPolicy, retryDelayMs } from './retry';
+
+export { type Claimed, type ClaimRequest, claimUnknown } from './claimStep';
+
+/**
+ * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
+ * being sent (ResultStore.beginSend). Keys stored meanwhile settle with their result; keys another execution is
+ * sending, or that the store could not keep now, leave the queue unsent. The same read brings the keys' lost
+ * sends (of any execution, within hours): a key lost before goes only alone, and lost twice it settles as an
+ * ERROR, unsent. Undefined when the lock stayed busy.
+ */
+function confirmBatch(
+  ports: LookupPorts,
+  request: SendRequest,
+  queue: Queue,
+  report: SendReport,
+  batch: string[],
+): { send: string[]; sending?: string } | undefined {
+  const { store } = ports;
+  if (!store.beginSend) return { send: batch };
+  const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
+  const until = ports.clock.now() + holdMs;
+  const alone = batch.length === 1;
+  const mayGo = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
+  const check = ports.lock.tryWith(
+    () => store.beginSend?.(batch, until, request.storedSince, mayGo),
+    request.budget.lockDeadline(),
+  )?.value;
+  if (!check) return undefined;
+  for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
+  report.unsaved?.push(...check.full);
+  report.elsewhere?.push(...check.elsewhere);
+  for (const [key, lostSends] of check.lost)
+    queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
+  // Held back: lost twice, an ERROR now; lost once, it stays queued and goes alone (nextBatch).
+  const lostTwiceKeys = check.held.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
+  for (const key of lostTwiceKeys) {
+    const until = check.lostUntil?.get(key) ?? lostMarkEnd(ports.clock.now());
+    report.outcomes.set(key, lostTwice(ports.clock, until));
+  }
+  const settled = [...check.stored.keys(), ...check.full, ...lostTwiceKeys];
+  const dropped = new Set([...settled, ...check.elsewhere]);
+  if (dropped.size > 0) {
+    // Only the keys settled here are released: a key another execution sends may carry its claim.
+    releaseClaims(ports.cache, settled);
+    queue.keys = queue.keys.filter((key) => !dropped.has(key));
+  }
+  return { send: check.send, sending: check.sending };
+}
+
+export interface SendRequest {
+  /** Normalised URL -> the URL as the user wrote it (what the service gets). This caller holds their claims. */
+  claimed: Map<string, string>;
+  apiKey: string;
+  endpoint: string;
+  retry: RetryPolicy;
+  batchSize: BatchSizer;
+  budget: SendBudget;
+  /**
+   * How long the record of a batch being sent keeps others from sending its keys if this execution dies:
+   * as long as the claims (FORMULA_CLAIM_SECONDS, BULK_CLAIM_SECONDS). Default: an execution's limit.
+   */
+  holdSeconds?: number;
+  /** Stored results older than this do not count (a re-check run looks them up again). */
+  storedSince?: number;
+  /** Before each batch goes out (=FINDEMAIL re-reads the halt marker); may throw. */
+  beforeBatch?(): void;
+  /** After each batch was stored and its settled keys released, before a halt ends the sending. */
+  afterBatch?(batch: BatchReport): void;
+}
+
+export interface BatchReport {
+  /** Charged results of the batch, now in the store. */
+  stored: Array<[string, LookupResult]>;
+  halt?: ServiceError;
+}
+
+export interface SendReport {
+  /** By normalised URL: the last outcome of every key sent. Keys missing here were never sent. */
+  outcomes: Map<string, LookupOutcome>;
+  /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
+  halt?: ServiceError;
+  requestsSent: number;
+  /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
+  unsaved?: string[];
+  /** Keys found in the store right before their batch went out (another execution paid): no credit spent. */
+  alreadyKept?: Map<string, LookupResult>;
+  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
+  elsewhere?: string[];
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  lostAnswers: number;
+}
+
+/** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
+interface Queue {
+  keys: string[];
+  tries: Map<string, number>;
+  notBefore: Map<string, number>;
+  /** Sends of a key whose answer was lost (this execution's, and earlier ones' as the store remembers them). */
+  lost: Map<string, number>;
+  /** No batch before this (epoch ms): the longest Retry-After answered so far. */
+  gate: number;
+}
+
+/**
+ * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
+ * profile is charged more than twice, whatever the faults.
+ */
+export const MAX_LOST_SENDS = 2;
+/**
+ * A key's answer lost twice, the last time for `why`: not sent again before `until` (its lost mark ends then,
+ * src/store/lostMarks.ts), which the message names in the spreadsheet's time zone.
+ */
+function lostTwice(clock: Clock, until: number, why = 'Connections to the service failed.'): ServiceError {
+  const when = clock.timeText ? clock.timeText(until) : `${new Date(until).toISOString().slice(11, 16)} UTC`;
+  return {
+    ...serviceError(
+      'transport',
+      `${withoutStop(why)}. Answer lost twice — this profile is not sent again before ${when} (each try may have been charged); Retry failed rows after that.`,
+    ),
+    notBefore: until,
+  };
+}
+
+/**
+ * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
+ * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
+ * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
+ * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
+ * is an ERROR and not sent again for hours (the result store remembers lost sends durably: putMany writes them,
+ * beginSend reads them in the read it makes anyway). Claims of keys left unsent are released at the end.
+ */
+export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
+  const { cache } = ports;
+  const gate = request.batchSize.notBefore?.() ?? 0;
+  const keys = [...request.claimed.keys()];
+  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
+  const report: SendReport = {
+    outcomes: new Map(),
+    requestsSent: 0,
+    unsaved: [],
+    alreadyKept: new Map(),
+    elsewhere: [],
+    lostAnswers: 0,
+  };
+  try {
+    while (queue.keys.length > 0 && !report.halt) {
+      const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
+      if (!batch) break;
+      request.beforeBatch?.();
+      const confirmed = confirmBatch(ports, request, queue, report, batch);
+      if (!confirmed) break;
+      if (confirmed.send.length > 0) sendOneBatch(ports, queue, request, report, confirmed);
+    }
+  } finally {
+    releaseClaims(cache, queue.keys);
+  }
+  // Left unsent by the budget after a 429 (the service asked for them later) or an answer lost on the way (the
+  // store remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
+  // run sends them. Other failures left unsent keep theirs (such a row is ERROR once).
+  for (const key of queue.keys)
+    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
+      report.outcomes.delete(key);
+  return report;
+}
+
+/**
+ * The keys of the next batch, after waiting for their retry time (and a Retry-After); undefined when the budget
+ * ends the sending. A key whose answer was lost goes alone: if its own connection fails again, no other answer is
+ * lost with it.
+ */
+function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
+  for (;;) {
+    const now = clock.now();
+    const { gate } = queue;
+    const ready = now >= gate ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
+    if (ready.length > 0) {
+      if (!request.budget.mayStart(now, 0, first)) return undefined;
+      const atRisk = ready.find((key) => queue.lost.get(key));
+      return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
+    }
+    const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
+    const wait = Math.max(gate, soonest) - now;
+    if (!request.budget.mayStart(now, wait, first)) return undefined;
+    clock.sleep(wait);
+  }
+}
+
+function sendOneBatch(
+  ports: LookupPorts,
+  queue: Queue,
+  request: SendRequest,
+  report: SendReport,
+  { send: batch, sending }: { send: string[]; sending?: string },
+): void {
+  const started = ports.clock.now();
+  const sent = ports.transport.sendBatch(
+    batch.map((key) => request.claimed.get(key) ?? key),
+    { apiKey: request.apiKey, endpoint: request.endpoint },
+  );
+  const ended = ports.clock.now();
+  report.requestsSent += sent.sent;
+  if (sent.lost) report.lostAnswers += batch.length;
+  const tally: BatchTally = { stored: [], settled: [], failures: 0, throttled: 0 };
+  batch.forEach((key, index) => {
+    takeAnswer(
+      { queue, request, report, tally, lost: sent.lost, ended, clock: ports.clock },
+      key,
+      sent.outcomes[index],
+    );
+  });
+  const { stored, settled, failures, throttled } = tally;
+  const sample: BatchSample = {
+    size: batch.length,
+    durationMs: ended - started,
+    failures,
+    lostBatch: sent.lost,
+    throttled,
+  };
+  request.budget.observe(sample);
+  request.batchSize.observe(sample);
+  // Charged results are stored (ending the batch's sending record, and counting its lost answers in the same
+  // write) before their claims are released.
+  ports.store.putMany(stored, sending, sent.lost ? batch : undefined);
+  releaseClaims(ports.cache, settled);
+  queue.keys = queue.keys.filter((key) => !settled.includes(key));
+  request.afterBatch?.({ stored, halt: report.halt });
+}
+
+/** What one batch's answers come to: stored results, settled keys, failures. */
+interface BatchTally {
+  stored: Array<[string, LookupResult]>;
+  settled: string[];
+  failures: number;
+  throttled: number;
+}
+
+interface AnswerContext {
+  queue: Queue;
+  request: SendRequest;
+  report: SendReport;
+  tally: BatchTally;
+  /** fetchAll threw for the batch: every answer of it was lost (the service may have charged them). */
+  lost: boolean;
+  ended: number;
+  clock: Clock;
+}
+
+/** One key's answer: noted in the report, then queued again (retryable, tries left) or settled. */
+function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome | undefined): void {
+  const { queue, request, report, tally, lost, ended } = context;
+  let outcome = answer;
+  const attempt = (queue.tries.get(key) ?? 0) + 1;
+  queue.tries.set(key, attempt);
+  if (lost) {
+    const times = (queue.lost.get(key) ?? 0) + 1;
+    queue.lost.set(key, times);
+    if (times >= MAX_LOST_SENDS)
+      outcome = lostTwice(context.clock, lostMarkEnd(ended), (outcome as ServiceError).message);
+  }
+  if (outcome) report.outcomes.set(key, outcome);
+  if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
+  if (mayRetry(outcome)) tally.failures++;
+  // 429 or 5xx: the service is overloaded or limiting.
+  if (mayRetry(outcome) && (outcome as ServiceError).status) tally.throttled++;
+  const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
+  if (after > 0) {
+    queue.gate = Math.max(queue.gate, ended + after);
+    request.batchSize.hold?.(queue.gate);
+  }
+  const tries =
+    (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
+  if (mayRetry(outcome) && attempt < tries) {
+    const backoff = retryDelayMs(request.retry, attempt + 1);
+    queue.notBefore.set(key, lost ? ended : ended + Math.max(backoff, after));
+    return;
+  }
+  if (outcome && outcome.kind !== 'error') tally.stored.push([key, outcome]);
+  tally.settled.push(key);
+}

@@ -1,0 +1,155 @@
+/**
+ * The small interfaces the lookup pipeline and the bulk run reach Apps Script through. src/adapters implements
+ * them over the real services; tests may pass plain objects. Pure: types only.
+ */
+
+import type { CachedResult } from '../store/codec';
+import type { LookupOutcome, LookupResult, ServiceError } from './contract';
+
+/** Time, and waiting (Utilities.sleep in Apps Script). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): void;
+  /** A time of day as a person reads it ("14:32" in the spreadsheet's time zone, or "14:32 UTC"). */
+  timeText?(ms: number): string;
+}
+
+/** The spreadsheet's lock: one holder at a time across executions. */
+export interface DocumentLock {
+  /**
+   * Runs `work` holding the lock, waiting for it at most the one wait policy allows (never past `deadline`).
+   * Returns `{ value }`, or undefined when the lock stayed busy.
+   */
+  tryWith<T>(work: () => T, deadline?: number): { value: T } | undefined;
+}
+
+/** The document cache (claims and markers): short-lived, shared by every user of the spreadsheet. */
+export interface DocumentCache {
+  get(key: string): string | null;
+  getAll(keys: string[]): Record<string, string>;
+  putAll(values: Record<string, string>, expirationInSeconds: number): void;
+  put(key: string, value: string, expirationInSeconds: number): void;
+  remove(key: string): void;
+  removeAll(keys: string[]): void;
+}
+
+/** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */
+export interface ResultStore {
+  /** The stored results of these keys. */
+  getMany(urlKeys: string[]): Map<string, LookupResult>;
+  /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
+  snapshot(): (urlKey: string) => CachedResult | undefined;
+  /**
+   * Stores charged results, and ends the batch `sending` (from `beginSend`) in the same write. `lost`: keys of a
+   * batch whose answers were lost to a connection failure; their lost sends (read back by `beginSend`) go up by
+   * one in the same write, remembered durably for hours. Never call it holding the document lock (it takes the
+   * lock itself).
+   */
+  putMany(entries: Array<[string, LookupResult]>, sending?: string, lost?: string[]): void;
+  /**
+   * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
+   * their results), the ones another execution is sending, and the ones this execution may send, which are
+   * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
+   * Results stored before `storedSince` (a re-check run's start) count as unknown. A key with lost sends
+   * (`putMany`) is held back unless `mayGo(key, lostSends)`.
+   */
+  beginSend?(
+    urlKeys: string[],
+    untilMs: number,
+    storedSince?: number,
+    mayGo?: (urlKey: string, lostSends: number) => boolean,
+  ): SendCheck;
+  /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
+  room?(): number;
+  /** A document property as this execution last read them (undefined when it read none, or it is unset). */
+  property?(name: string): string | undefined;
+}
+
+export interface SendCheck {
+  send: string[];
+  stored: Map<string, LookupResult>;
+  elsewhere: string[];
+  /** Keys that would not fit the buffer of results waiting to be saved: not sent now. */
+  full: string[];
+  /** Handed to putMany to end the record. */
+  sending?: string;
+  /** Lost sends of the checked keys that have any lately (read in the same call). */
+  lost: Map<string, number>;
+  /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */
+  lostUntil?: Map<string, number>;
+  /** Keys with lost sends that `mayGo` refused: not sent now. */
+  held: string[];
+}
+
+/** Where the requests of one batch go, and with which key. */
+export interface SendPlan {
+  apiKey: string;
+  endpoint: string;
+}
+
+/** What one batch brought back. */
+export interface SentBatch {
+  /** One per request; `undefined` for a request never sent (the caller may send it later). */
+  outcomes: Array<LookupOutcome | undefined>;
+  sent: number;
+  /**
+   * The batch was sent and every answer of it lost: fetchAll threw for a transport failure of one of its
+   * requests. The service may have charged each of them; every outcome is then that failure.
+   */
+  lost: boolean;
+}
+
+/** One batch of lookups (one fetchAll). */
+export interface Transport {
+  sendBatch(urls: string[], plan: SendPlan): SentBatch;
+  /** One fetchAll of `count` free key checks: a connection probe before the first paid batch. */
+  probe?(count: number, plan: SendPlan): SentProbe;
+}
+
+/** What a connection probe brought back. */
+export interface SentProbe {
+  /** One per request: undefined when the key check passed (400), else what the answer means (401, 404, 429...). */
+  errors: Array<ServiceError | undefined>;
+  sent: number;
+  /** fetchAll threw for a transport failure of one of its requests (or the daily quota: then `sent` is 0). */
+  lost: boolean;
+}
+
+/** How many requests go into the next batch (src/lookup/pace.ts: an adaptive controller observing each batch). */
+export interface BatchSizer {
+  next(): number;
+  observe(sample: BatchSample): void;
+  /** Epoch ms before which no batch may start (a Retry-After), kept for the next execution too. */
+  notBefore?(): number;
+  hold?(untilMs: number): void;
+}
+
+export interface BatchSample {
+  size: number;
+  durationMs: number;
+  /** Requests that failed in a retryable way (500, 429, transport, time-out). */
+  failures: number;
+  /** The batch was lost to a transport failure (fetchAll threw). */
+  lostBatch?: boolean;
+  /** Answers 429 or 5xx: the service is overloaded or limiting. */
+  throttled?: number;
+}
+
+/** When a batch may start (the execution's time budget). */
+export interface SendBudget {
+  /** A batch may start at `now` after waiting `waitMs`; `first`: none was sent yet by this call. */
+  mayStart(now: number, waitMs: number, first: boolean): boolean;
+  /** Epoch ms: the store's check before a batch (under the document lock) waits no longer than this. */
+  lockDeadline(): number;
+  observe(sample: BatchSample): void;
+}
+
+/** Everything the lookup pipeline reaches Apps Script through. */
+export interface LookupPorts {
+  store: ResultStore;
+  /** Null when the execution has no document cache: nothing is claimed then. */
+  cache: DocumentCache | null;
+  lock: DocumentLock;
+  clock: Clock;
+  transport: Transport;
+}

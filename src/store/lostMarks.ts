@@ -1,0 +1,82 @@
+/**
+ * How the answers lost lately to connection failures sit in document properties (LOST_PROPERTY): one value, a
+ * fixed-width mark per normalised URL. Encoding only (no Apps Script global); src/store/resultStore.ts reads
+ * them in beginSend's read and writes them in putMany, under the document lock.
+ */
+import { hashOf } from './table';
+
+/**
+ * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
+ * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
+ */
+export const LOST_MARK_MS = 6 * 3600 * 1000;
+/**
+ * The marks live in one property value (9 KB, apps-script/guides/services/quotas), LOST_MARK_CHARS each: at most
+ * 400 of them (8,400 characters), four lost batches of the largest default size (DEFAULT_MAX_CONCURRENCY). Past
+ * it, the marks that end first are dropped: those URLs may be sent again before their 6 hours are over, so a third
+ * charge is possible only when more than 400 URLs had answers lost within 6 hours.
+ */
+export const MAX_LOST_MARKS = 400;
+/** When a mark written at `now` ends (epoch ms, a whole minute). */
+export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
+
+/** One mark: the URL's hash (14), its lost sends (1 digit), until when (minutes since the epoch, base 36, 6). */
+const LOST_MARK_CHARS = 21;
+const HASH_CHARS = 14;
+
+interface LostMark {
+  sends: number;
+  untilMinute: number;
+}
+
+/** The marks in a LOST_PROPERTY value, by URL hash, that still count at `now` (epoch ms). Malformed ones count not. */
+function parseLostMarks(raw: string | null | undefined, now: number): Map<string, LostMark> {
+  const marks = new Map<string, LostMark>();
+  const nowMinute = Math.floor(now / 60_000);
+  for (let at = 0; raw && at + LOST_MARK_CHARS <= raw.length; at += LOST_MARK_CHARS) {
+    const sends = Number(raw[at + HASH_CHARS]);
+    const untilMinute = Number.parseInt(raw.slice(at + HASH_CHARS + 1, at + LOST_MARK_CHARS), 36);
+    if (sends > 0 && untilMinute > nowMinute)
+      marks.set(raw.slice(at, at + HASH_CHARS), { sends, untilMinute });
+  }
+  return marks;
+}
+
+/** Lost sends by normalised URL, for those of `urlKeys` whose marks (a LOST_PROPERTY value) still count. */
+export function lostSendsOf(raw: string | undefined, urlKeys: string[], now: number): Map<string, number> {
+  return new Map([...lostMarksOf(raw, urlKeys, now)].map(([key, mark]) => [key, mark.sends]));
+}
+
+/** The marks of `urlKeys` that still count: lost sends, and until when (epoch ms) they count. */
+export function lostMarksOf(
+  raw: string | null | undefined,
+  urlKeys: readonly string[],
+  now: number,
+): Map<string, { sends: number; until: number }> {
+  const found = new Map<string, { sends: number; until: number }>();
+  const marks = parseLostMarks(raw, now);
+  if (marks.size === 0) return found;
+  for (const key of urlKeys) {
+    const mark = marks.get(hashOf(key));
+    if (mark) found.set(key, { sends: mark.sends, until: mark.untilMinute * 60_000 });
+  }
+  return found;
+}
+
+/**
+ * The LOST_PROPERTY value after one more lost send of each of `urlKeys` at `now`: each of their marks counts again
+ * for LOST_MARK_MS; marks that ended are pruned, and past MAX_LOST_MARKS those that end first are dropped.
+ */
+export function withLostSends(raw: string | null | undefined, urlKeys: string[], now: number): string {
+  const marks = parseLostMarks(raw, now);
+  const untilMinute = lostMarkEnd(now) / 60_000;
+  for (const key of urlKeys) {
+    const hash = hashOf(key);
+    marks.set(hash, { sends: Math.min(9, (marks.get(hash)?.sends ?? 0) + 1), untilMinute });
+  }
+  return [...marks]
+    .sort((a, b) => b[1].untilMinute - a[1].untilMinute)
+    .slice(0, MAX_LOST_MARKS)
+    .map(([hash, mark]) => hash + mark.sends + mark.untilMinute.toString(36).padStart(6, '0'))
+    .join('');
+}

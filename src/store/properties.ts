@@ -1,0 +1,95 @@
+/**
+ * How the result store's records sit in document properties: the buffer of results formulas paid for
+ * (PENDING_PREFIX, and the first versions' RESULT_PREFIX), the records of batches being sent (SENDING_PREFIX) and
+ * the results sheet's version (TABLE_VERSION_PROPERTY); the answers lost lately (LOST_PROPERTY) in ./lostMarks.ts.
+ * Reading and sorting only; src/store/resultStore.ts writes.
+ */
+
+import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
+import {
+  PENDING_PREFIX,
+  RESULT_BYTES_PROPERTY,
+  RESULT_PREFIX,
+  SENDING_PREFIX,
+  TABLE_VERSION_PROPERTY,
+} from '../core/propertyNames';
+import { decodeResult } from './codec';
+
+/** A batch being sent: until when, its URL hashes, and whether its results go to the buffer (a formula's). */
+export interface Sending {
+  u: number;
+  k: string[];
+  b?: 1;
+}
+
+/** Document properties as read in one call. */
+export interface DocumentView {
+  all: Record<string, string>;
+  version: string;
+  /** Bytes of results waiting in the buffer, and of buffered batches under way at a typical size. */
+  pendingBytes: number;
+  sending: Set<string>;
+}
+
+export function parseSending(raw: string): Sending | undefined {
+  try {
+    const record = JSON.parse(raw) as Sending;
+    return typeof record.u === 'number' && Array.isArray(record.k) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function pendingOf(view: DocumentView, hash: string): string | undefined {
+  return view.all[PENDING_PREFIX + hash] ?? view.all[RESULT_PREFIX + hash];
+}
+
+export function isPendingKey(key: string): boolean {
+  return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX);
+}
+
+export function newVersion(): string {
+  return Date.now().toString(36) + Math.floor(Math.random() * 1e9).toString(36);
+}
+
+/** Reads the document properties once: the buffer's results, its size, the batches under way elsewhere. */
+export function readDocumentView(props: GoogleAppsScript.Properties.Properties): DocumentView {
+  const now = Date.now();
+  const all = props.getProperties();
+  let pendingBytes = 0;
+  const sending = new Set<string>();
+  for (const key of Object.keys(all)) {
+    if (isPendingKey(key)) pendingBytes += key.length + all[key].length;
+    const record = key.startsWith(SENDING_PREFIX) ? parseSending(all[key]) : undefined;
+    if (record && record.u > now) {
+      for (const hash of record.k) sending.add(hash);
+      if (record.b) pendingBytes += record.k.length * PENDING_RESULT_RESERVE_BYTES;
+    }
+  }
+  return { all, version: all[TABLE_VERSION_PROPERTY] ?? '', pendingBytes, sending };
+}
+
+/**
+ * Document properties sorted for keepPending: the buffered results to move into the sheet (by hash), the
+ * properties that stay, and how many go (buffered results, finished sending records, the old byte count).
+ */
+export function sortForKeeping(all: Record<string, string>, now: number) {
+  const added = new Map<string, string>();
+  const kept: Record<string, string> = {};
+  let dropped = 0;
+  for (const key of Object.keys(all)) {
+    const value = all[key];
+    if (isPendingKey(key)) {
+      const prefix = key.startsWith(PENDING_PREFIX) ? PENDING_PREFIX : RESULT_PREFIX;
+      if (decodeResult(value)) added.set(key.slice(prefix.length), value);
+    } else if (
+      key !== RESULT_BYTES_PROPERTY &&
+      !(key.startsWith(SENDING_PREFIX) && !((parseSending(value)?.u ?? 0) > now))
+    ) {
+      kept[key] = value;
+      continue;
+    }
+    dropped++;
+  }
+  return { added, kept, dropped };
+}

@@ -1,0 +1,320 @@
+/**
+ * The result store: every paid result, kept for the life of the spreadsheet.
+ *
+ * - The hidden results sheet (src/store/sheet.ts) holds them; only executions that may write the
+ *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
+ * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
+ *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet. The first
+ *   versions' results (RESULT_PREFIX) are read the same way and moved the same way.
+ * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
+ *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
+ *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
+ *   by putMany after a lost batch): durable, so no profile is charged a third time when the cache forgets.
+ *   (How these records are laid out and read: src/store/properties.ts, lostMarks.ts.)
+ * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
+ * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
+ * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
+ * members.)
+ */
+
+import { systemClock } from '../adapters/clock';
+import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
+import {
+  LOCK_WAIT_MS,
+  PENDING_RESULT_RESERVE_BYTES,
+  PENDING_RESULTS_BUDGET_BYTES,
+  STORE_LOCK_ATTEMPTS,
+} from '../core/limits';
+import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import type { LookupResult } from '../lookup/contract';
+import type { ResultStore, SendCheck } from '../lookup/ports';
+import { type CachedResult, decodeResult, encodeResult } from './codec';
+import { lostMarksOf, withLostSends } from './lostMarks';
+import {
+  type DocumentView,
+  isPendingKey,
+  newVersion,
+  pendingOf,
+  readDocumentView,
+  type Sending,
+  sortForKeeping,
+} from './properties';
+import { appendResults, readAll, readHashes } from './sheet';
+import { hashOf } from './table';
+
+/** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
+export function isStorageFullError(error: unknown): boolean {
+  return /storage quota/i.test(String(error instanceof Error ? error.message : error));
+}
+
+/**
+ * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy.
+ * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
+ */
+function withStoreLock(work: () => void, sheetWrites: boolean): void {
+  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
+    const started = Date.now();
+    if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
+    // Refused at once (LockService's rate quota, reported): wait 1, 2, 4 s so a paid result is still kept.
+    if (Date.now() - started < LOCK_WAIT_MS / 2) systemClock.sleep(1000 * 2 ** attempt);
+  }
+  throw new DocumentBusyError(
+    'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
+  );
+}
+
+export interface SheetResultStore extends ResultStore {
+  /**
+   * Moves the buffer (and the first versions' results) into the sheet and drops finished sending records. Call
+   * holding the document lock, in an execution that may write the spreadsheet. Returns the results moved.
+   */
+  keepPending(): number;
+}
+
+/** One store's state for the life of its execution. */
+interface StoreState {
+  /** This execution may write the spreadsheet (not a custom function). */
+  writable: boolean;
+  props: GoogleAppsScript.Properties.Properties;
+  /** The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`. */
+  copy: Map<string, string> | null;
+  copyVersion?: string;
+  /** Hashes known to be absent from the sheet at table version `absentVersion`. */
+  absent: Set<string>;
+  absentVersion?: string;
+  /** The document properties as last read. */
+  last?: DocumentView;
+}
+
+/** `writable`: this execution may write the spreadsheet (not a custom function). */
+export function sheetResultStore(writable: boolean): SheetResultStore {
+  const state: StoreState = {
+    writable,
+    props: PropertiesService.getDocumentProperties(),
+    copy: null,
+    absent: new Set<string>(),
+  };
+  return {
+    room: () => roomOf(state),
+    property: (name) => state.last?.all[name],
+    getMany: (urlKeys) => getMany(state, urlKeys),
+    snapshot: () => snapshot(state),
+    beginSend: (urlKeys, untilMs, storedSince = 0, mayGo) =>
+      beginSend(state, { urlKeys, untilMs, storedSince, mayGo }),
+    putMany: (entries, sending, lost) => putMany(state, entries, sending, lost),
+    keepPending: () => keepPending(state),
+  };
+}
+
+/** Reads the document properties, remembering them for room(). */
+function readView(state: StoreState): DocumentView {
+  state.last = readDocumentView(state.props);
+  return state.last;
+}
+
+/**
+ * The sheet's results of these hashes as of `version` (read after the properties that gave it): from the
+ * whole copy when it is current, else from their bucket rows; remembers which are absent.
+ */
+function fromSheet(state: StoreState, hashes: string[], version: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const { copy, absent } = state;
+  if (copy && state.copyVersion === version) {
+    for (const hash of hashes) if (copy.has(hash)) found.set(hash, copy.get(hash) as string);
+    return found;
+  }
+  if (state.absentVersion !== version) absent.clear();
+  state.absentVersion = version;
+  const unknown = hashes.filter((hash) => !absent.has(hash));
+  for (const [hash, encoded] of readHashes(unknown)) found.set(hash, encoded);
+  for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
+  return found;
+}
+
+/** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
+function keptAt(state: StoreState, before: string, after: string, added: Map<string, string>): void {
+  if (state.copy && state.copyVersion === before) {
+    for (const [hash, encoded] of added) state.copy.set(hash, encoded);
+    state.copyVersion = after;
+  }
+  if (state.absentVersion === before) {
+    for (const hash of added.keys()) state.absent.delete(hash);
+    state.absentVersion = after;
+  }
+}
+
+function roomOf(state: StoreState): number {
+  if (state.writable || !state.last) return Number.POSITIVE_INFINITY;
+  return Math.max(
+    0,
+    Math.floor((PENDING_RESULTS_BUDGET_BYTES - state.last.pendingBytes) / PENDING_RESULT_RESERVE_BYTES),
+  );
+}
+
+/**
+ * The sheet first (a result kept there costs no property call); then, for keys it lacks, the buffer, and
+ * the sheet again unless it cannot have changed since (a writer may have moved the buffer into it).
+ */
+function getMany(state: StoreState, urlKeys: string[]): Map<string, LookupResult> {
+  const found = new Map<string, LookupResult>();
+  const hashes = urlKeys.map(hashOf);
+  const addFrom = (lookup: (hash: string) => string | undefined) => {
+    hashes.forEach((hash, index) => {
+      const cached = found.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
+      if (cached) found.set(urlKeys[index], cached.result);
+    });
+  };
+  const first = state.copy ? new Map<string, string>() : readHashes(hashes);
+  addFrom((hash) => first.get(hash));
+  if (found.size === urlKeys.length) return found;
+  const current = readView(state);
+  addFrom((hash) => pendingOf(current, hash));
+  const again = fromSheet(
+    state,
+    hashes.filter((_, index) => !found.has(urlKeys[index])),
+    current.version,
+  );
+  addFrom((hash) => again.get(hash));
+  return found;
+}
+
+function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefined {
+  const current = readView(state);
+  if (!state.copy || state.copyVersion !== current.version) {
+    state.copy = readAll();
+    state.copyVersion = current.version;
+  }
+  const all = state.copy;
+  return (urlKey) => {
+    const hash = hashOf(urlKey);
+    return decodeResult(pendingOf(current, hash) ?? all.get(hash));
+  };
+}
+
+interface SendAsk {
+  urlKeys: string[];
+  untilMs: number;
+  storedSince: number;
+  mayGo?: (urlKey: string, lostSends: number) => boolean;
+}
+
+function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
+  const current = readView(state);
+  const marks = lostMarksOf(current.all[LOST_PROPERTY], urlKeys, Date.now());
+  const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
+  const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
+  const check: SendCheck = {
+    send: [],
+    stored: new Map(),
+    elsewhere: [],
+    full: [],
+    lost,
+    lostUntil,
+    held: [],
+  };
+  const hashes = urlKeys.map(hashOf);
+  const inSheet = fromSheet(
+    state,
+    hashes.filter((hash) => pendingOf(current, hash) === undefined),
+    current.version,
+  );
+  let left = roomOf(state);
+  urlKeys.forEach((key, index) => {
+    const hash = hashes[index];
+    const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
+    if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
+    else if (current.sending.has(hash)) check.elsewhere.push(key);
+    else if (lost.has(key) && mayGo && !mayGo(key, lost.get(key) as number)) check.held.push(key);
+    else if (left-- > 0) check.send.push(key);
+    else check.full.push(key);
+  });
+  if (check.send.length > 0) check.sending = recordSending(state, current, check.send, untilMs);
+  return check;
+}
+
+/** Records a batch about to be sent in document properties; returns the record's property name. */
+function recordSending(state: StoreState, current: DocumentView, send: string[], untilMs: number): string {
+  const record: Sending = { u: untilMs, k: send.map(hashOf) };
+  if (!state.writable) {
+    record.b = 1;
+    current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
+  }
+  const name = SENDING_PREFIX + newVersion();
+  state.props.setProperty(name, JSON.stringify(record));
+  return name;
+}
+
+function putMany(
+  state: StoreState,
+  entries: Array<[string, LookupResult]>,
+  sending?: string,
+  lost: string[] = [],
+): void {
+  if (entries.length === 0 && !sending && lost.length === 0) return;
+  const now = Date.now();
+  const added = new Map<string, string>();
+  for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
+  const values: Record<string, string> = sending ? { [sending]: '' } : {};
+  const { props } = state;
+  withStoreLock(() => {
+    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
+    if (!state.writable || added.size === 0) {
+      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+      props.setProperties(values);
+      return;
+    }
+    // The sheet first, before any property call: a result is kept even if the properties quota runs out
+    // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
+    appendResults(added);
+    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+    values[TABLE_VERSION_PROPERTY] = newVersion();
+    props.setProperties(values);
+    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+  }, state.writable);
+}
+
+function keepPending(state: StoreState): number {
+  const now = Date.now();
+  const all = state.props.getProperties();
+  const { added, kept, dropped } = sortForKeeping(all, now);
+  if (dropped === 0) return 0;
+  const before = all[TABLE_VERSION_PROPERTY] ?? '';
+  // The sheet first: the buffer is dropped only once its results are kept there.
+  appendResults(added);
+  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion() : before;
+  state.props.setProperties(kept, true);
+  keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);
+  return added.size;
+}
+
+/**
+ * At the start of an execution that may write the spreadsheet: moves what formulas paid for into the results
+ * sheet. Never fails the caller's action: when the lock stays busy or a service refuses (a quota), the results
+ * stay in the buffer for the next writing execution.
+ */
+export function keepPendingResults(): number {
+  try {
+    return tryWithDocumentLock(() => sheetResultStore(true).keepPending())?.value ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** One read of the document properties' names: whether formulas left results waiting to be saved. */
+export function formulaBufferHoldsResults(): boolean {
+  return PropertiesService.getDocumentProperties().getKeys().some(isPendingKey);
+}
+
+/**
+ * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
+ * not sent again: one read of LOST_PROPERTY (a retry's plan counts them apart instead of promising them).
+ */
+export function heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number> {
+  const held = new Map<string, number>();
+  if (urlKeys.length === 0) return held;
+  const raw = PropertiesService.getDocumentProperties().getProperty(LOST_PROPERTY);
+  for (const [key, mark] of lostMarksOf(raw, urlKeys, Date.now()))
+    if (mark.sends >= atLeast) held.set(key, mark.until);
+  return held;
+}

@@ -1,0 +1,78 @@
+/**
+ * The layout of the hidden results sheet (src/store/sheet.ts reads and writes it). Pure.
+ *
+ *   row 1                      a title (the sheet is the add-on's; editing it loses results)
+ *   rows 2 .. BUCKETS+1        one row per hash bucket: its results, one line each (`<hash><encoded result>`),
+ *                              in column A, spilling into B, C… when a cell would pass CELL_CHARS
+ *   rows LOG_FIRST_ROW ..      the log: results appended since the last compaction, one per row (A hash, B result)
+ *
+ * A lookup reads the few bucket rows of its keys plus the log (at most LOG_ROWS short rows), never the whole
+ * table; a write appends to the log in one call, and when the log is full one compaction merges it into the
+ * buckets (one read and one write of the bucket rows).
+ */
+import { stableHash } from '../core/hash';
+
+/** Hash buckets: at 100,000 results about 25 per bucket (~3 KB a cell). */
+export const BUCKETS = 4096;
+export const FIRST_BUCKET_ROW = 2;
+export const LOG_FIRST_ROW = FIRST_BUCKET_ROW + BUCKETS;
+/** A write that would make the log longer than this merges the log into the buckets instead. */
+export const LOG_COMPACT_AT = 500;
+/** Rows kept for the log: LOG_COMPACT_AT plus the largest single append (a bulk batch, MAX_BATCH_SIZE). */
+export const LOG_ROWS = 1000;
+export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
+/** Sheets holds at most 50,000 characters in a cell; a bucket cell stays well below. */
+export const CELL_CHARS = 45_000;
+export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
+
+/** The 14-character key of a normalised URL in the table (the first versions' property store used the same). */
+export const hashOf = stableHash;
+const HASH_CHARS = 14;
+
+export function bucketOf(hash: string): number {
+  return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;
+}
+
+/**
+ * Adds the results in `rows` to `into` (hash -> encoded): bucket rows (cells of `<hash><encoded>` lines) or,
+ * with `log`, log rows ([hash, encoded]; later rows win).
+ */
+export function parseRows(
+  rows: unknown[][],
+  into = new Map<string, string>(),
+  log = false,
+): Map<string, string> {
+  for (const row of rows) {
+    const lines = log ? [`${row[0] ?? ''}${row[1] ?? ''}`] : row.flatMap((cell) => String(cell).split('\n'));
+    for (const line of lines)
+      if (line.length > HASH_CHARS) into.set(line.slice(0, HASH_CHARS), line.slice(HASH_CHARS));
+  }
+  return into;
+}
+
+/**
+ * The bucket rows (BUCKETS of them, as read) after merging `added` (hash -> encoded) into them: every row as
+ * wide as the widest, a bucket's lines packed into cells of at most CELL_CHARS characters.
+ */
+export function mergeIntoBuckets(rows: unknown[][], added: Map<string, string>): unknown[][] {
+  const touched = new Map<number, Map<string, string>>();
+  for (const [hash, encoded] of added) {
+    const bucket = bucketOf(hash);
+    const entries = touched.get(bucket) ?? parseRows([rows[bucket] ?? []]);
+    touched.set(bucket, entries.set(hash, encoded));
+  }
+  const merged = rows.map((row) => row.slice());
+  for (const [bucket, entries] of touched) {
+    const cells = [''];
+    for (const [hash, encoded] of entries) {
+      const line = hash + encoded;
+      const last = cells.length - 1;
+      if (cells[last] && cells[last].length + 1 + line.length > CELL_CHARS) cells.push(line);
+      else cells[last] = cells[last] ? `${cells[last]}\n${line}` : line;
+    }
+    merged[bucket] = cells;
+  }
+  const width = Math.max(...merged.map((row) => row.length));
+  for (const row of merged) while (row.length < width) row.push('');
+  return merged;
+}
