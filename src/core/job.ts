@@ -1,4 +1,5 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
+import type { PaceReason } from './pace';
 import type { RunPlan } from './runPlan';
 import type { KindCounts } from './runSummary';
 import { countText } from './text';
@@ -91,6 +92,8 @@ export interface Job {
   baseline?: KindCounts;
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
+  /** Why the last slice's batches were held small, if they were (src/core/pace.ts paceReason). */
+  paceReason?: PaceReason;
 }
 
 /** What the progress view shows of the plan a run started with. */
@@ -113,6 +116,8 @@ export interface Progress extends Counts {
   readOnly?: boolean;
   /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
   waiting?: boolean;
+  /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/core/pace.ts paceReason). */
+  paceReason?: PaceReason;
 }
 
 /** "37 credits used", and the answers lost to connection failures apart: "…, up to 45 more may have been charged …". */
@@ -182,6 +187,7 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   };
   if (job.reason) progress.reason = job.reason;
   if (job.plan) progress.plan = job.plan;
+  if (job.paceReason && job.state === 'running') progress.paceReason = job.paceReason;
   if (!viewer) return progress;
   if (!mayDrive(job, viewer.runnerId)) {
     progress.readOnly = true;

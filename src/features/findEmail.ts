@@ -8,11 +8,11 @@ import {
   ACCOUNT_OK_SECONDS,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
-  FORMULA_PROBE_ABOVE,
+  FORMULA_KEY_CHECK_ABOVE,
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
-import { probeWorthIt } from '../core/pace';
+import { knowsNothing } from '../core/pace';
 import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
@@ -20,8 +20,8 @@ import { giveBackFormulaCredits, reserveFormulaCredits } from './formulaCap';
 import { accountError, BULK_RUN, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './formulaMessages';
 import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './formulaRun';
 import { fixedBatchSize } from './lookup/budget';
+import { checkKeyFirst } from './lookup/keyCheck';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from './lookup/pipeline';
-import { probeConnection } from './lookup/probe';
 
 type Cell = unknown;
 
@@ -51,14 +51,16 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
 }
 
 /**
- * Before the first paced batch of `count` new URLs, the connection probe when it is worth it (src/core/pace.ts
- * `probeWorthIt`; src/features/lookup/probe.ts). A 401, 404 or redirect it meets is the cells' message: the
- * claims are released and nothing is paid.
+ * Before the first paced batch of `count` new URLs, the free key check when the formula pace knows nothing and the
+ * range holds more than FORMULA_KEY_CHECK_ABOVE of them (src/features/lookup/keyCheck.ts). A 401, 404 or redirect
+ * it meets is the cells' message: the claims are released and nothing is paid.
  */
-function probeConnectionFirst(run: Run, count: number, claimed: string[]): void {
+function checkKeyBeforeRange(run: Run, count: number, claimed: string[]): void {
   const pacer = run.pacer;
-  if (!pacer || !probeWorthIt(pacer.state, count, FORMULA_PROBE_ABOVE)) return;
-  const halt = probeConnection(run.ports, pacer, run, run.budget);
+  if (!pacer) return;
+  pacer.runRows = count;
+  if (!knowsNothing(pacer.state) || count <= FORMULA_KEY_CHECK_ABOVE) return;
+  const halt = checkKeyFirst(run.ports, pacer, run, run.budget);
   if (!halt) return;
   haltFormulas(run, halt);
   releaseClaims(run.ports.cache, claimed);
@@ -73,7 +75,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
-    if (!probing) probeConnectionFirst(run, keys.length, keys);
+    if (!probing) checkKeyBeforeRange(run, keys.length, keys);
     const request: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
@@ -92,7 +94,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
           cache?.remove(PROBE_KEY);
           probeOpen = false;
           request.batchSize = run.sizer;
-          if (!batch.halt) probeConnectionFirst(run, keys.length - 1, keys);
+          if (!batch.halt) checkKeyBeforeRange(run, keys.length - 1, keys);
         }
         if (batch.halt) haltFormulas(run, batch.halt);
       },

@@ -214,6 +214,7 @@ function sendOneBatch(
     failures,
     lostBatch: sent.lost,
     throttled,
+    endedAt: ended,
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
