@@ -66,11 +66,14 @@ const LOSSES_FORGOTTEN = 0.1;
  * of 32 and 78.
  */
 export const RAMP_EVIDENCE_SHARE = 1 / 3;
+/** A run (or range) of at most this many lookups goes in one batch: it risks 3 answers at most. */
+export const RAMP_WHOLE_RUN = 4;
 export const RAMP_SAFE_ROWS = 100;
 export const RAMP_RUN_SHARE = 0.075;
 
-/** The ramp's bound on the next batch: half the clean requests since the last loss, plus the run's share. */
+/** The ramp's bound on the next batch: a third of the clean requests since the last loss, plus the run's share. */
 export function rampCap(state: PaceState, runRows: number): number {
+  if (runRows > 0 && runRows <= RAMP_WHOLE_RUN) return runRows;
   const allowance = RAMP_RUN_SHARE * Math.max(0, runRows - RAMP_SAFE_ROWS);
   return Math.max(1, Math.floor((state.clean ?? 0) * RAMP_EVIDENCE_SHARE + allowance));
 }
@@ -209,7 +212,11 @@ export function loadPace(
   let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   try {
     const kept = JSON.parse(cache?.get(PACE_PREFIX + scope) || '0') as PaceState | 0;
-    if (kept && kept.size > 0) state = fadeLosses({ ...state, ...kept }, nowMs);
+    if (kept && kept.size > 0) {
+      state = fadeLosses({ ...state, ...kept }, nowMs);
+      // Losses forgotten: the size starts again from `start` at least.
+      if (kept.lost > 0 && state.lost === 0) state.size = Math.max(state.size, start);
+    }
   } catch {
     // An unreadable pace starts over.
   }

@@ -130,6 +130,41 @@ describe('adaptive batch size', () => {
   });
 });
 
+describe('the pace recovers (issue 18.4)', () => {
+  it('after connection failures the progress says why batches are small; minutes later a clean run reaches the cap within a few batches', async () => {
+    const faulty = rows(60, 'pat-faulty');
+    const clean = Array.from({ length: 600 }, (_, i) => [url(`pat-clean-${i}`)]);
+    world = await startWorld({
+      data: [['Profile'], ...faulty, ...clean],
+      seed: 5,
+      faults: { latencyMs: 50, resetRate: 0.3 },
+      // Short slices, so that the progress is read while the run goes on.
+      scriptProperties: { ENRICH_STEP_BUDGET_MS: '1500' },
+    });
+    let progress = await start(world, `A1:A${faulty.length + 1}`);
+    const reasons = new Set<string | undefined>([progress.paceReason]);
+    for (let slice = 0; slice < 200 && progress.state === 'running'; slice++) {
+      progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+      reasons.add(progress.paceReason);
+    }
+    expect(progress.state).toBe('done');
+    expect(progress.paceReason).toBeUndefined();
+    expect(reasons).toContain('connection_failures');
+    // The faults end; five minutes later (the emulator's clock) a run over 600 new rows.
+    world.sandbox.service.configure({ latencyMs: 50 });
+    world.env.advanceClock(5 * 60_000);
+    const before = batches(world).length;
+    const first = await start(world, `A${faulty.length + 2}:A${faulty.length + 1 + clean.length}`);
+    const done = first.state === 'running' ? await drive(world) : first;
+    expect(done.state).toBe('done');
+    const sizes = batches(world).slice(before);
+    // The losses were forgotten: the size starts again from PACE_START and, as on a fresh run, clean batches (50 ms
+    // each, far under the second of slack a slow machine is given) reach the cap of 100 on the fifth at the latest.
+    expect(sizes[0]).toBe(PACE_START);
+    expect(sizes.slice(0, 5)).toContain(100);
+  }, 120_000);
+});
+
 describe('answers that stop or cost a run', () => {
   it('a redirect stops the run with a configuration message, as a 404 does: no row ERROR, one batch', async () => {
     stub = await startStub(() => ({
