@@ -1,4 +1,5 @@
 /** The adaptive batch size (src/core/pace.ts): pure rules, no clock, no emulator. */
+import { emptyCounts, type Job, progressOf } from '../../src/core/job';
 import {
   FAST_FACTOR,
   fadeLosses,
@@ -19,6 +20,7 @@ import {
   SLOW_MARGIN_MS,
 } from '../../src/core/pace';
 import type { BatchSample, DocumentCache } from '../../src/core/ports';
+import { paceNotice } from '../../src/sidebar/progress';
 
 const CAP = 100;
 const clean = (size: number, durationMs = 1000): BatchSample => ({ size, durationMs, failures: 0 });
@@ -300,5 +302,28 @@ describe('the kept pace', () => {
     expect(loadPace(port, 'bulk', PACE_START, 5).next()).toBe(5);
     cache.set('pef.pace.bulk', '{"size":');
     expect(loadPace(port, 'bulk', PACE_START, CAP).state).toEqual(newPace(PACE_START, CAP));
+  });
+});
+
+describe('what the progress says of the pace', () => {
+  const job = (state: Job['state'], paceReason?: Job['paceReason']) =>
+    ({
+      state,
+      message: '',
+      sheetName: 'Sheet1',
+      id: 'run',
+      counts: emptyCounts(),
+      paceReason,
+    }) as unknown as Job;
+
+  it('a running run held small says why, in words; a run that ended does not', () => {
+    const failing = progressOf(job('running', 'connection_failures'));
+    expect(failing.paceReason).toBe('connection_failures');
+    expect(paceNotice(failing)).toMatch(/^Small batches after connection failures/);
+    expect(paceNotice(progressOf(job('running', 'rate_limited')))).toMatch(/HTTP 429/);
+    expect(paceNotice(progressOf(job('running')))).toBe('');
+    const ended = progressOf(job('done', 'connection_failures'));
+    expect(ended.paceReason).toBeUndefined();
+    expect(paceNotice(ended)).toBe('');
   });
 });
