@@ -8,9 +8,11 @@
  *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload
  *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
  *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
+ *   npx tsx bench/run.ts --check   exits non-zero when a target is missed (without it, only a failed check does)
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
- * Prints a table and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
+ * Prints a table, "met" or "missed" once per target (targets are set for the full run: a quick run reads "n/a"),
+ * and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -57,6 +59,8 @@ const MAX_NAIVE_EXECUTIONS = 200;
 
 interface Config {
   mode: 'full' | 'quick';
+  /** `--check`: a missed target makes the exit code non-zero. */
+  check?: boolean;
   /** `tail`: scenarios 3-4 only. */
   only?: 'tail';
   rows: number;
@@ -124,7 +128,7 @@ function parseArgs(argv: string[]): Config {
         // A long tail: the 99th percentile twice the median, the slowest answers up to 8 times it (24 s).
         tailLatency: { medianMs: 3000, p99Ms: 6000 },
         naiveTailRows: 10,
-        rateLimit: { maxInFlight: 40, retryAfterSeconds: 2 },
+        rateLimit: { maxInFlight: 25, retryAfterSeconds: 2 },
         tailRangeRows: 500,
         naiveTailCells: 48,
         scaleRows: 20_000,
@@ -138,7 +142,8 @@ function parseArgs(argv: string[]): Config {
   for (const arg of argv) {
     const match = /^--([a-z-]+)=(.+)$/.exec(arg);
     if (!match) {
-      if (arg !== '--quick') throw new Error(`Unknown argument ${arg}`);
+      if (arg === '--check') config.check = true;
+      else if (arg !== '--quick') throw new Error(`Unknown argument ${arg}`);
       continue;
     }
     const [, name, text] = match;
@@ -258,7 +263,7 @@ function dataCalls(counts: Record<string, number>): number {
 }
 
 /**
- * The add-on's requests: lookups (`requests`) apart from the free key checks of the connection probe
+ * The add-on's requests: lookups (`requests`) apart from the free key check sent before the first paid batch
  * (`keyChecks`), and the fetchAll calls as the sandbox saw them (`timeline`).
  */
 function ledgerOf(sandbox: SandboxServer, org: string) {
@@ -286,14 +291,14 @@ function ledgerOf(sandbox: SandboxServer, org: string) {
 
 /**
  * The requests grouped by the fetchAll they came in, as the sandbox saw them: one group holds the requests that
- * arrived within 100 ms of its first, all key checks or all lookups (a probe answered at once is followed by the
- * first paid batch within milliseconds). Start and longest answer in seconds from the first request.
+ * arrived within 100 ms of its first, all key checks or all lookups (a key check answered at once is followed by
+ * the first paid batch within milliseconds). Start and longest answer in seconds from the first request.
  */
 function timelineOf(ledger: LedgerEntry[]) {
   const sorted = [...ledger].sort((a, b) => a.startedAt - b.startedAt);
   const origin = sorted[0]?.startedAt ?? 0;
   const groups: Array<{
-    kind: 'probe' | 'lookups';
+    kind: 'key check' | 'lookups';
     size: number;
     startS: number;
     slowestS: number;
@@ -301,7 +306,7 @@ function timelineOf(ledger: LedgerEntry[]) {
   }> = [];
   let first = Number.NEGATIVE_INFINITY;
   for (const entry of sorted) {
-    const kind = entry.keyCheck ? 'probe' : 'lookups';
+    const kind = entry.keyCheck ? 'key check' : 'lookups';
     const last = groups[groups.length - 1];
     if (!last || last.kind !== kind || entry.startedAt - first > 100) {
       first = entry.startedAt;
@@ -825,7 +830,27 @@ function table(rows: string[][]): string {
 }
 
 const fmt = (value: number, digits = 1): string => round(value, digits).toLocaleString('en-US');
-const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+/** The targets' verdicts of this run: each target is judged once, where its figure is printed. */
+const verdicts: Array<{ name: string; met: boolean }> = [];
+let targetsApply = true;
+
+/** "met" or "missed" for a target, recorded for the closing line; "n/a" where the run is not the target's configuration. */
+function verdict(name: string, ok: boolean, applies = targetsApply): string {
+  if (!applies) return 'n/a (the targets are set for the full run)';
+  verdicts.push({ name, met: ok });
+  return ok ? 'met' : 'missed';
+}
+
+/** The closing line on the targets; with --check, a missed target makes the exit code non-zero. */
+function reportTargets(config: Config): void {
+  const missed = verdicts.filter((entry) => !entry.met).length;
+  console.log(
+    verdicts.length === 0
+      ? 'Targets: not judged (a quick run).'
+      : `Targets: ${verdicts.length - missed} met, ${missed} missed.`,
+  );
+  if (config.check && missed > 0) process.exitCode = 1;
+}
 
 // ------------------------------------------------------------------ 3-4: run and report
 
@@ -907,9 +932,9 @@ function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>
     ]),
   );
   console.log(
-    `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict(tailRatio >= 50)}; ` +
+    `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict('long-tail ratio', tailRatio >= 50)}; ` +
       `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
-      `${verdict(limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}`,
+      `${verdict('429 share', limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}`,
   );
   for (const [name, run] of [
     ['3', tail],
@@ -918,7 +943,7 @@ function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>
     const batches = run.addon.timeline
       .map(
         (group) =>
-          `${group.kind === 'probe' ? 'probe ' : ''}${group.size}${group.status429 ? ` (${group.status429}×429)` : ''} @${group.startS}s/${group.slowestS}s`,
+          `${group.kind === 'key check' ? 'key check ' : ''}${group.size}${group.status429 ? ` (${group.status429}×429)` : ''} @${group.startS}s/${group.slowestS}s`,
       )
       .join(', ');
     console.log(`   ${name}. fetchAll calls (size @start/slowest answer): ${batches}`);
@@ -958,6 +983,7 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
     `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
   );
   console.log(`Figures written to ${config.out}`);
+  reportTargets(config);
   const finished = (run: typeof tail) =>
     run.addon.finalState === 'done' && run.addon.rowsWithStatus === run.addon.rows;
   if (!finished(tail) || !finished(limited) || limited.addon.errorRows > 0) process.exitCode = 1;
@@ -965,6 +991,7 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
 
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
+  targetsApply = config.mode === 'full';
   const deadline = new Deadline(config.totalLimitMs);
   // A last resort: whatever hangs, the bench ends.
   const watchdog = setTimeout(() => {
@@ -1149,7 +1176,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `\n   ratio (rows/minute): ${fmt(ratio, 1)}x — target ≥ ${TARGET_RATIO}x at 500 ms with the default batch size: ` +
-        `${comparable ? verdict(targets.ratioAtLeast15x) : 'n/a (not the target configuration)'}`,
+        `${comparable ? verdict('bulk ratio', targets.ratioAtLeast15x) : 'n/a (not the target configuration)'}`,
     );
     console.log(
       `   add-on spreadsheet calls per batch (${addon.rowWindows} batches of ≤ ${addon.batchSize} rows, ` +
@@ -1160,7 +1187,7 @@ async function main(): Promise<void> {
       console.log(
         `   each further batch (batch ${MARGINAL_BATCH}: ${marginal.largeRun.rows}-row run minus a ${marginal.smallRun.rows}-row run, ${marginal.batches} batch(es)): ` +
           `${fmt(marginal.dataCallsPerBatch, 2)} reads/writes (${fmt(marginal.spreadsheetCallsPerBatch, 2)} calls of any kind) — ` +
-          `target ≤ ${TARGET_CALLS_PER_BATCH}: ${verdict(targets.callsPerBatchAtMost2)}`,
+          `target ≤ ${TARGET_CALLS_PER_BATCH}: ${verdict('reads/writes per batch', targets.callsPerBatchAtMost2)}`,
       );
       console.log(
         `     difference by method: ${Object.entries(marginal.difference)
@@ -1225,7 +1252,7 @@ async function main(): Promise<void> {
     );
     console.log(
       `\n   =FINDEMAIL range: ${fmt(findEmail.first.wallMs / 1000, 2)} s of the ${CUSTOM_FUNCTION_LIMIT_S} s limit — ` +
-        `target < ${TARGET_RANGE_S} s: ${verdict(targets.rangeUnder10s)}; cells with a result ${findEmail.resultCells}/${findEmail.rows}; ` +
+        `target < ${TARGET_RANGE_S} s: ${verdict('range time', targets.rangeUnder10s)}; cells with a result ${findEmail.resultCells}/${findEmail.rows}; ` +
         `2nd recalc charges 0: ${checks.rangeSecondFree ? 'yes' : 'NO'}`,
     );
     console.log(
@@ -1324,7 +1351,7 @@ async function main(): Promise<void> {
       ]),
     );
     console.log(
-      `\n   flat: time per row ${verdict(tailTargets.scaleTimeFlat)}, memory ${verdict(tailTargets.scaleMemoryFlat)} ` +
+      `\n   flat: time per row ${verdict('scale time flat', tailTargets.scaleTimeFlat)}, memory ${verdict('scale memory flat', tailTargets.scaleMemoryFlat)} ` +
         '(last quarter within 1.5x of the first)',
     );
     console.log(`\n7. npm run bench:coldload\n\n${coldload.output.replace(/^/gm, '   ')}`);
@@ -1377,6 +1404,7 @@ async function main(): Promise<void> {
       `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
     );
     console.log(`Figures written to ${config.out}`);
+    reportTargets(config);
     if (failedChecks.length) process.exitCode = 1;
   } finally {
     await sandbox.close();

@@ -143,6 +143,8 @@ export interface LogLine {
 
 export interface FetchRecord {
   execId: number;
+  /** The UrlFetchApp call the request came in: every request of one fetchAll has the same number. */
+  call: number;
   url: string;
   method: string;
   headers: Record<string, string>;

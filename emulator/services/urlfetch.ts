@@ -5,6 +5,9 @@ import { type FetchRequest, type FetchResponse, httpFailure, performFetch, valid
 import type { FetchRecord } from '../types';
 import { type Exec, requireFullAuth, type ServiceHost } from './context';
 
+/** UrlFetchApp calls so far (numbers each call's requests in host.fetches). */
+let calls = 0;
+
 export async function urlFetch(
   host: ServiceHost,
   exec: Exec,
@@ -21,16 +24,23 @@ export async function urlFetch(
   host.chargeQuota(exec.user, 'urlfetch', requests.length);
   // fetchAll sends every request at once and answers only when all have ended; one transport failure (or an
   // HTTP error without muteHttpExceptions) makes the whole call throw, and the other answers are lost.
-  const settled = await Promise.allSettled(requests.map((request) => fetchOne(host, exec, request)));
+  const call = ++calls;
+  const settled = await Promise.allSettled(requests.map((request) => fetchOne(host, exec, request, call)));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) throw failure.reason;
   const responses = settled.map((s) => (s as PromiseFulfilledResult<FetchResponse>).value);
   return method === 'fetchAll' ? responses : responses[0];
 }
 
-async function fetchOne(host: ServiceHost, exec: Exec, request: FetchRequest): Promise<FetchResponse> {
+async function fetchOne(
+  host: ServiceHost,
+  exec: Exec,
+  request: FetchRequest,
+  call: number,
+): Promise<FetchResponse> {
   const record: FetchRecord = {
     execId: exec.id,
+    call,
     url: request.url,
     method: (request.method ?? 'get').toLowerCase(),
     headers: Object.fromEntries(Object.entries(request.headers ?? {}).map(([k, v]) => [k, String(v)])),

@@ -8,7 +8,7 @@ import {
   interpretFetchException,
   type ServiceError,
 } from '../lookup/contract';
-import type { SendPlan, SentBatch, SentProbe, Transport } from '../lookup/ports';
+import type { SendPlan, SentBatch, SentKeyCheck, Transport } from '../lookup/ports';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
@@ -68,21 +68,20 @@ function fetchEach<T>(
 }
 
 /**
- * A connection probe: `count` key checks in one fetchAll (free: a body without `network_url` is answered 400 for
- * a good key, before any lookup). A 400, or an off-contract 200, passes; any other answer is read as a lookup's
- * would be (401 key refused, 404 or a redirect: the configuration, 429 with its Retry-After, 5xx).
+ * The key check: one request without `network_url` (free: answered 400 for a good key, before any lookup). A 400,
+ * or an off-contract 200, passes; any other answer is read as a lookup's would be (401 key refused, 404 or a
+ * redirect: the configuration, 429 with its Retry-After, 5xx).
  */
-function probe(count: number, plan: SendPlan): SentProbe {
-  const requests = Array.from({ length: count }, () => buildKeyCheckRequest(plan.endpoint, plan.apiKey));
-  const sent = fetchEach(requests, plan.apiKey, (answer, now) => {
+function checkKey(plan: SendPlan): SentKeyCheck {
+  const sent = fetchEach([buildKeyCheckRequest(plan.endpoint, plan.apiKey)], plan.apiKey, (answer, now) => {
     if ('status' in answer && (answer.status === 400 || answer.status === 200)) return undefined;
     const outcome = interpretAnswer(answer, plan.apiKey, now);
     return outcome.kind === 'error' ? outcome : undefined;
   });
-  return { errors: sent.outcomes, sent: sent.sent, lost: sent.lost };
+  return { error: sent.outcomes[0], sent: sent.sent, lost: sent.lost };
 }
 
-export const fetchTransport: Transport = { sendBatch, probe };
+export const fetchTransport: Transport = { sendBatch, checkKey };
 
 export function sendOne(request: HttpRequest): RawAnswer {
   try {

@@ -1,5 +1,6 @@
 /** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
 
+import type { PaceReason } from '../lookup/pace';
 import { emptyRunCounts, type RunCounts } from './outcomes';
 import type { RunPlan } from './runPlan';
 
@@ -80,6 +81,8 @@ export interface Job {
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
+  /** Why the last slice's batches were held small, if they were (src/core/pace.ts paceReason). */
+  paceReason?: PaceReason;
 }
 
 /** What the progress view shows of the plan a run started with. */
@@ -102,6 +105,8 @@ export interface Progress extends Counts {
   readOnly?: boolean;
   /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
   waiting?: boolean;
+  /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/core/pace.ts paceReason). */
+  paceReason?: PaceReason;
 }
 
 export const emptyCounts = emptyRunCounts;
@@ -152,6 +157,7 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   };
   if (job.reason) progress.reason = job.reason;
   if (job.plan) progress.plan = job.plan;
+  if (job.paceReason && job.state === 'running') progress.paceReason = job.paceReason;
   if (!viewer) return progress;
   if (!mayDrive(job, viewer.runnerId)) {
     progress.readOnly = true;

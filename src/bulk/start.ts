@@ -3,13 +3,17 @@
  * when the plan allows, the job, the output columns and the counts of the rows as they are.
  */
 
+import { systemClock } from '../adapters/clock';
+import { documentCache } from '../adapters/documentCache';
 import { withDocumentLock } from '../adapters/lock';
 import { runnerEmail, runnerId } from '../adapters/runner';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { showAlert, showSidebar } from '../adapters/ui';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
-import { keyRefusalForRun } from '../settings/account';
+import { countKeyCheckSent } from '../lookup/keyCheck';
+import { PACE_START } from '../lookup/pace';
+import { checkKeyForRun } from '../settings/account';
 import { countSelection } from './counting';
 import {
   idleProgress,
@@ -27,6 +31,7 @@ import { cellMark } from './rowPlan';
 import { recordRun } from './runHistory';
 import type { RunPlan, RunRequest, RunStart } from './runPlan';
 import { processSlice } from './slice';
+import { PACE_SCOPE } from './window';
 
 export function enrichSelection(): Progress {
   return startFromMenu({ source: 'selection', mode: 'all' });
@@ -77,9 +82,15 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
     // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
-    const keyRefusal = outcome.ready.plan.credits > 0 ? keyRefusalForRun(then) : null;
+    const keyCheck = outcome.ready.plan.credits > 0 ? checkKeyForRun(then, systemClock.now) : {};
+    const keyRefusal = keyCheck.refusal;
     if (keyRefusal) {
       return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
+    }
+    // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
+    if (keyCheck.acceptedInMs !== undefined) {
+      const pace = { start: PACE_START, cap: readScriptConfig().maxConcurrency };
+      countKeyCheckSent(documentCache(), PACE_SCOPE, pace, keyCheck.acceptedInMs, systemClock.now());
     }
     const { ready } = outcome;
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).

@@ -11,9 +11,9 @@ import { haltOf } from '../lookup/answers';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import type { ServiceError } from '../lookup/contract';
-import { knowsNothing, loadPace, PACE_START, probeWorthIt } from '../lookup/pace';
+import { checkKeyFirst } from '../lookup/keyCheck';
+import { knowsNothing, loadPace, PACE_START } from '../lookup/pace';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
-import { probeConnection } from '../lookup/probe';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { firstWithoutStatus, planRows, type RowPlan, stillPending } from './rowPlan';
@@ -27,7 +27,15 @@ export type { Slice };
 export function runWindows(slice: Slice): void {
   const { cache } = slice.ports;
   if (slice.batchSize === undefined)
-    slice.pacer = loadPace(cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency);
+    slice.pacer = loadPace(
+      cache,
+      PACE_SCOPE,
+      PACE_START,
+      readScriptConfig().maxConcurrency,
+      slice.ports.clock.now(),
+    );
+  // The ramp risks a share of the rows still ahead (src/core/pace.ts rampCap).
+  if (slice.pacer) slice.pacer.runRows = Math.max(0, slice.job.lastRow - slice.job.cursor + 1);
   try {
     for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
       if (slice.job.cursor > slice.job.lastRow) {
@@ -42,7 +50,7 @@ export function runWindows(slice: Slice): void {
   }
 }
 
-const PACE_SCOPE = 'bulk';
+export const PACE_SCOPE = 'bulk';
 
 /**
  * Rows the next window reads: a fixed size, or (adaptive) twice the requests of one batch; the window then ends at
@@ -118,15 +126,15 @@ const nothingSent = (halt?: ServiceError): SendReport => ({
 });
 
 /**
- * Before the first paid batch of a run whose pace knows nothing, free key checks test the connection
- * (../lookup/probe.ts); the window is then planned again at the pace they set. The window, and the error that halts the
- * run if the probe met one (401, 404, a redirect, the daily quota).
+ * Before the first paid batch of a run whose pace knows nothing, the free key check (../lookup/keyCheck.ts); the
+ * window is then planned again at the pace it set. The window, and the error that halts the run if the check met
+ * one (401, 404, a redirect, the daily quota).
  */
-function probeFirst(slice: Slice, window: WindowPlan): { window: WindowPlan; halt?: ServiceError } {
-  if (!slice.pacer || !probeWorthIt(slice.pacer.state, wantedKeys(slice, window).wanted.length, 0))
+function checkKeyBeforeWindow(slice: Slice, window: WindowPlan): { window: WindowPlan; halt?: ServiceError } {
+  if (!slice.pacer || !knowsNothing(slice.pacer.state) || wantedKeys(slice, window).wanted.length === 0)
     return { window };
   const plan = { apiKey: slice.apiKey, endpoint: slice.endpoint };
-  const halt = probeConnection(slice.ports, slice.pacer, plan, sliceBudget(slice.deadline));
+  const halt = checkKeyFirst(slice.ports, slice.pacer, plan, sliceBudget(slice.deadline));
   return { window: halt || knowsNothing(slice.pacer.state) ? window : planWindow(slice), halt };
 }
 
@@ -171,8 +179,9 @@ function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
 
 /** One window: plan, look up, write, advance. False when the slice must end (out of time, lease lost). */
 function processWindow(slice: Slice): boolean {
-  const { window, halt } = probeFirst(slice, planWindow(slice));
+  const { window, halt } = checkKeyBeforeWindow(slice, planWindow(slice));
   const report = halt ? nothingSent(halt) : lookUpWindow(slice, window);
+  if (slice.pacer) slice.job.paceReason = slice.pacer.reason();
   const written = writeWindow(slice, window, report, windowRows(slice));
   if (!written) return false;
   const { stopAt, check } = written;

@@ -100,21 +100,10 @@ export const FIRST_SLICE_MAX_MS = 15 * SECOND;
  */
 export const DEFAULT_MAX_CONCURRENCY = 100;
 /**
- * The connection probe of a bulk run, or a formula range, whose pace knows nothing yet
- * (src/lookup/probe.ts): one fetchAll of
- * PROBE_REQUESTS key checks (free: the contract answers a body without `network_url` with 400 or 401). All clean,
- * the paid batches start at PROBE_START; one lost, the pace starts at 1 with the loss counted. Chosen with a
- * simulation of the pace (40 rows at 10 % of connections reset: mean 40.5 credits, 2.5 % of runs above 44, against
- * 49.0 and 65 % without a probe; 30 requests: 4.3 %; 40: 1.8 %), and below the rate-limited bench's 40 in flight.
- * Each key check is one UrlFetch call of the daily quota.
+ * A =FINDEMAIL execution sends the free key check (src/lookup/keyCheck.ts) only when its first batch
+ * may hold more than this many URLs: cells of one URL (the common case) must not send one each.
  */
-export const PROBE_REQUESTS = 35;
-export const PROBE_START = 16;
-/**
- * A =FINDEMAIL execution probes only when its first batch would hold more than this many URLs: a batch of one
- * loses no other answer to a reset, and cells of one URL (the common case) must not send PROBE_REQUESTS each.
- */
-export const FORMULA_PROBE_ABOVE = 4;
+export const FORMULA_KEY_CHECK_ABOVE = 4;
 /** The largest FETCH_MAX_CONCURRENCY, ENRICH_BATCH_SIZE or FETCH_CONCURRENCY taken (our bound). */
 export const MAX_BATCH_SIZE = 1000;
 /** Rows a bulk window plans at most, whatever share of them needs a lookup (bounds a slice's reads and memory). */

@@ -76,7 +76,7 @@ export function startRun(
   const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
   const pacer = fixed
     ? undefined
-    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency);
+    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency, ports.clock.now());
   return {
     ports,
     apiKey,

@@ -8,7 +8,7 @@ import {
   ACCOUNT_OK_SECONDS,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
-  FORMULA_PROBE_ABOVE,
+  FORMULA_KEY_CHECK_ABOVE,
   POLL_FIRST_MS,
   POLL_MAX_MS,
 } from '../core/limits';
@@ -18,9 +18,9 @@ import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota'
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { fixedBatchSize } from '../lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM, readClaims, releaseClaims } from '../lookup/claims';
-import { probeWorthIt } from '../lookup/pace';
+import { checkKeyFirst } from '../lookup/keyCheck';
+import { knowsNothing } from '../lookup/pace';
 import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from '../lookup/pipeline';
-import { probeConnection } from '../lookup/probe';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './dailyLimit';
 import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
@@ -54,14 +54,16 @@ function claim(run: Run, keys: string[]): Claimed | undefined {
 }
 
 /**
- * Before the first paced batch of `count` new URLs, the connection probe when it is worth it (src/lookup/pace.ts
- * `probeWorthIt`; src/lookup/probe.ts). A 401, 404 or redirect it meets is the cells' message: the
- * claims are released and nothing is paid.
+ * Before the first paced batch of `count` new URLs, the free key check when the formula pace knows nothing and the
+ * range holds more than FORMULA_KEY_CHECK_ABOVE of them (src/lookup/keyCheck.ts). A 401, 404 or redirect
+ * it meets is the cells' message: the claims are released and nothing is paid.
  */
-function probeConnectionFirst(run: Run, count: number, claimed: string[]): void {
+function checkKeyBeforeRange(run: Run, count: number, claimed: string[]): void {
   const pacer = run.pacer;
-  if (!pacer || !probeWorthIt(pacer.state, count, FORMULA_PROBE_ABOVE)) return;
-  const halt = probeConnection(run.ports, pacer, run, run.budget);
+  if (!pacer) return;
+  pacer.runRows = count;
+  if (!knowsNothing(pacer.state) || count <= FORMULA_KEY_CHECK_ABOVE) return;
+  const halt = checkKeyFirst(run.ports, pacer, run, run.budget);
   if (!halt) return;
   haltFormulas(run, halt);
   releaseClaims(run.ports.cache, claimed);
@@ -76,7 +78,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
   const cache = run.ports.cache;
   let probeOpen = probing;
   try {
-    if (!probing) probeConnectionFirst(run, keys.length, keys);
+    if (!probing) checkKeyBeforeRange(run, keys.length, keys);
     const request: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
@@ -95,7 +97,7 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
           cache?.remove(PROBE_KEY);
           probeOpen = false;
           request.batchSize = run.sizer;
-          if (!batch.halt) probeConnectionFirst(run, keys.length - 1, keys);
+          if (!batch.halt) checkKeyBeforeRange(run, keys.length - 1, keys);
         }
         if (batch.halt) haltFormulas(run, batch.halt);
       },

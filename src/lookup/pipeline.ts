@@ -231,6 +231,7 @@ function sendOneBatch(
     failures,
     lostBatch: sent.lost,
     throttled,
+    endedAt: ended,
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);

@@ -102,14 +102,15 @@ export interface SentBatch {
 /** One batch of lookups (one fetchAll). */
 export interface Transport {
   sendBatch(urls: string[], plan: SendPlan): SentBatch;
-  /** One fetchAll of `count` free key checks: a connection probe before the first paid batch. */
-  probe?(count: number, plan: SendPlan): SentProbe;
+  /** One free key check (a request without `network_url`) before the first paid batch. */
+  checkKey?(plan: SendPlan): SentKeyCheck;
 }
 
-/** What a connection probe brought back. */
-export interface SentProbe {
-  /** One per request: undefined when the key check passed (400), else what the answer means (401, 404, 429...). */
-  errors: Array<ServiceError | undefined>;
+/** What the key check brought back. */
+export interface SentKeyCheck {
+  /** Undefined when the key check passed (400), else what the answer means (401, 404, 429...). */
+  error?: ServiceError;
+  /** 1, or 0 when the daily quota refused it. */
   sent: number;
   /** fetchAll threw for a transport failure of one of its requests (or the daily quota: then `sent` is 0). */
   lost: boolean;
@@ -133,6 +134,8 @@ export interface BatchSample {
   lostBatch?: boolean;
   /** Answers 429 or 5xx: the service is overloaded or limiting. */
   throttled?: number;
+  /** Epoch ms the batch ended (when a lost batch is remembered from). */
+  endedAt?: number;
 }
 
 /** When a batch may start (the execution's time budget). */

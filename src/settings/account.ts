@@ -66,22 +66,35 @@ function askServiceAboutKey(key: string): KeyCheck | { config: string } {
     : interpretKeyCheck(answer.status, answer.body);
 }
 
+/** What Start's key check found: why the run must not start, or how long the service took to accept the key. */
+export interface RunKeyCheck {
+  refusal?: string;
+  /** The service accepted the key (answered the free check) in this many ms: the run's own key check. */
+  acceptedInMs?: number;
+}
+
 /**
  * Before a run changes anything in the sheet: why it must not start for the starter's key (none saved, or one the
- * service rejects with a 401), or null. One free key check; any other answer lets the run start, and the run
- * handles it as it does mid-run. `then`: what to do once a valid key is saved, where the message is shown.
+ * service rejects with a 401). One free key check; any other answer lets the run start, and the run handles it as
+ * it does mid-run. `then`: what to do once a valid key is saved, where the message is shown.
  */
-export function keyRefusalForRun(then: string): string | null {
+export function checkKeyForRun(then: string, now: () => number): RunKeyCheck {
   const key = readApiKey();
   if (!key) {
-    return `No API key is saved for you, so the run did not start and nothing in the sheet changed. Get a key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.`;
+    return {
+      refusal: `No API key is saved for you, so the run did not start and nothing in the sheet changed. Get a key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.`,
+    };
   }
+  const started = now();
   const check = askServiceAboutKey(key);
-  if (!('valid' in check) || check.valid) return null;
-  return redactKey(
-    `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.${quoteService(check.message)}`,
-    key,
-  );
+  if (!('valid' in check)) return {};
+  if (check.valid) return { acceptedInMs: now() - started };
+  return {
+    refusal: redactKey(
+      `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.${quoteService(check.message)}`,
+      key,
+    ),
+  };
 }
 
 /** Asks the service about the saved key without spending a credit (see buildKeyCheckRequest). */

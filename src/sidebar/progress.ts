@@ -82,6 +82,16 @@ export function ownerNotice(p: Progress): string {
   return `Started by ${p.startedBy ?? 'another editor'}; only they can run, pause or resume it. It spends nothing of yours.${waiting}`;
 }
 
+/** Why a running run goes slower than it could: its batches are held small (src/core/pace.ts paceReason). */
+export function paceNotice(p: Progress): string {
+  if (p.state !== 'running') return '';
+  if (p.paceReason === 'connection_failures')
+    return 'Small batches after connection failures: the run goes on more slowly until the connection holds. Nothing to do.';
+  if (p.paceReason === 'rate_limited')
+    return 'Smaller batches: the service asked to slow down (HTTP 429). The run goes on at the pace it allows. Nothing to do.';
+  return '';
+}
+
 /** For the starter: what closing the sidebar does to a running run. */
 export function driverNotice(p: Progress): string {
   return !p.readOnly && p.state === 'running'

@@ -11,6 +11,7 @@ import {
   fractionText,
   isUnderWay,
   ownerNotice,
+  paceNotice,
   percentDone,
 } from './progress';
 import { ui } from './state';
@@ -63,6 +64,9 @@ export function renderProgress(): void {
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
   $('run-owner').hidden = notice === '';
   setText('run-owner', notice);
+  const pace = paceNotice(ui.progress);
+  $('run-pace').hidden = pace === '';
+  setText('run-pace', pace);
   // The missing-key message points at the Settings tab (the server's message cannot: it has no sidebar).
   $('run-key-hint').hidden = !(
     (ui.progress.reason === 'no_key' || ui.progress.reason === 'key_rejected') &&

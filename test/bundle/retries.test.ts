@@ -101,7 +101,7 @@ describe('fetchAll isolation: one reset in a batch of 10', () => {
   const failing = 'ivy-ince';
   const inputs = slugs.map((slug) => url(slug));
 
-  /** The lookups, without the connection probe's key checks (free, sent before the range's first batch). */
+  /** The lookups, without key checks (free; none is sent at a fixed batch size). */
   function paidRequests(w: World) {
     const ledger = w.sandbox.service.ledger();
     for (const check of ledger.filter((entry) => entry.keyCheck)) expect(check.charged).toBe(0);
@@ -109,8 +109,10 @@ describe('fetchAll isolation: one reset in a batch of 10', () => {
   }
 
   async function runBatch(times: number) {
+    // A fixed batch of 10 (FETCH_CONCURRENCY): the adaptive pace would start a fresh range at one request.
     world = await startWorld({
       faults: { latencyMs: [0, 30], failFirst: { [failing]: { kind: 'reset', times } } },
+      scriptProperties: { FETCH_CONCURRENCY: '10' },
     });
     // A first formula proves the account works, so the range's 10 URLs then go out in one fetchAll
     // (on a cold account =FINDEMAIL checks it with a single request first).
@@ -143,9 +145,8 @@ describe('fetchAll isolation: one reset in a batch of 10', () => {
         expect(rows[index]).toEqual(expectedRow(inputs[index]));
       }
     });
-    // The connection probe (free key checks: the range's pace knows nothing), the batch, then each of its
-    // requests alone (a lost answer goes again alone, once).
-    expect(counts['UrlFetchApp.fetchAll']).toBe(1 + 1 + 10);
+    // The batch, then each of its requests alone (a lost answer goes again alone, once).
+    expect(counts['UrlFetchApp.fetchAll']).toBe(1 + 10);
     const charges = w.charges();
     for (const slug of slugs.filter((s) => s !== failing)) {
       // Once in the batch that threw (answer lost), once when re-sent alone.
@@ -169,7 +170,7 @@ describe('fetchAll isolation: one reset in a batch of 10', () => {
 
   it('a reset once: all 10 found; the 9 others charged twice, the bad one once', async () => {
     const { w, rows, counts } = await runBatch(1);
-    expect(counts['UrlFetchApp.fetchAll']).toBe(1 + 1 + 10);
+    expect(counts['UrlFetchApp.fetchAll']).toBe(1 + 10);
     expect(counts['UrlFetchApp.fetch'] ?? 0).toBe(0);
     expect(rows).toEqual(inputs.map(expectedRow));
     const charges = w.charges();

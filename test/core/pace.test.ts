@@ -1,45 +1,140 @@
 /** The adaptive batch size (src/lookup/pace.ts): pure rules, no clock, no emulator. */
-import { DEFAULT_CONCURRENCY, FORMULA_PROBE_ABOVE, PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
+import { emptyCounts, type Job, progressOf } from '../../src/bulk/job';
 import {
   FAST_FACTOR,
+  fadeLosses,
   knowsNothing,
+  LOSS_HALF_LIFE_MS,
   LOSS_TARGET,
   loadPace,
   lossCap,
+  observeKeyCheck,
   observePace,
-  observeProbe,
   PACE_START,
+  Pacer,
   type PaceState,
-  probeWorthIt,
+  paceReason,
+  RAMP_RUN_SHARE,
+  RAMP_SAFE_ROWS,
+  rampCap,
+  SLOW_MARGIN_MS,
 } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
+import { paceNotice } from '../../src/sidebar/progress';
 
 const CAP = 100;
 const clean = (size: number, durationMs = 1000): BatchSample => ({ size, durationMs, failures: 0 });
+const lostBatch = (size: number, endedAt = 0): BatchSample => ({
+  size,
+  durationMs: 100,
+  failures: size,
+  lostBatch: true,
+  endedAt,
+});
 const newPace = (start: number, cap: number): PaceState => loadPace(null, 'bulk', start, cap).state;
 
-function run(state: PaceState, samples: Array<(size: number) => BatchSample>): number[] {
+/** A pacer after a clean key check, for a run of `rows`. */
+function checked(rows: number, state = newPace(PACE_START, CAP)): Pacer {
+  const pacer = new Pacer(observeKeyCheck(state, clean(1, 5), CAP), CAP);
+  pacer.runRows = rows;
+  return pacer;
+}
+
+/** The batches a pacer sends for `rows` lookups when every batch comes back clean in `durationMs`. */
+function cleanBatches(pacer: Pacer, rows: number, durationMs = 1000): number[] {
   const sizes: number[] = [];
-  let current = state;
-  for (const sample of samples) {
-    current = observePace(current, sample(current.size), CAP);
-    sizes.push(current.size);
+  for (let left = rows; left > 0 && sizes.length < 100; ) {
+    const size = Math.min(left, pacer.next());
+    sizes.push(size);
+    left -= size;
+    pacer.observe(clean(size, durationMs));
   }
   return sizes;
 }
 
+/**
+ * A run of `profiles` lookups through the pace where each connection fails with probability `rate` (a seeded
+ * stream): a failed connection loses its batch, whose other answers were charged; the lost ones go again alone
+ * (src/lookup/pipeline.ts). The credits charged beyond one per profile.
+ */
+function extraCredits(profiles: number, rate: number, random: () => number): number {
+  const pacer = new Pacer(newPace(PACE_START, CAP), CAP);
+  pacer.runRows = profiles;
+  const checkLost = random() < rate;
+  pacer.observeKeyCheck(checkLost ? lostBatch(1) : clean(1, 5));
+  let extra = 0;
+  let alone = 0;
+  for (let left = profiles; left > 0 || alone > 0; ) {
+    const size = alone > 0 ? 1 : Math.min(left, pacer.next());
+    if (alone > 0) alone--;
+    else left -= size;
+    let resets = 0;
+    for (let i = 0; i < size; i++) if (random() < rate) resets++;
+    if (resets > 0 && size > 1) {
+      extra += size - resets;
+      alone += size;
+    }
+    pacer.observe(resets > 0 ? lostBatch(size) : clean(size, 100));
+  }
+  return extra;
+}
+
+function seeded(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x / 2 ** 32;
+  };
+}
+
+describe('the ramp: the paid batches test the connection', () => {
+  it('a short run starts at one request and grows with the clean requests seen (a third of them at most)', () => {
+    const sizes = cleanBatches(checked(40), 40);
+    expect(sizes[0]).toBe(1);
+    let seen = 1; // the key check
+    for (const size of sizes) {
+      expect(size).toBeLessThanOrEqual(Math.max(1, Math.floor(seen / 3)));
+      seen += size;
+    }
+    expect(Math.max(...sizes)).toBeGreaterThan(4);
+  });
+
+  it('a long run risks a share of its rows: a clean 1,000-row run reaches the cap on its third batch', () => {
+    expect(cleanBatches(checked(1000), 1000).slice(0, 4)).toEqual([PACE_START, 78, CAP, CAP]);
+    // The first batch is at most 7.5 % of the rows, whatever the run's size.
+    for (const rows of [1, 40, 100, 101, 300, 1000, 20_000]) {
+      const first = checked(rows).next();
+      expect(first).toBeLessThanOrEqual(Math.max(1, 0.075 * rows + 1));
+      expect(first).toBe(Math.min(PACE_START, rampCap({ ...newPace(PACE_START, CAP), clean: 1 }, rows)));
+    }
+    expect(RAMP_RUN_SHARE * (1000 - RAMP_SAFE_ROWS)).toBe(67.5);
+  });
+
+  it('at 10 % of connections reset, simulated runs of 40, 300 and 900 rows spend under 1.1 credits a profile', () => {
+    for (const profiles of [36, 40, 300, 810]) {
+      const random = seeded(profiles);
+      const runs = profiles > 100 ? 200 : 1000;
+      let extra = 0;
+      for (let i = 0; i < runs; i++) extra += extraCredits(profiles, 0.1, random);
+      expect(extra / runs / profiles).toBeLessThan(0.1);
+    }
+  });
+});
+
 describe('the batch size controller', () => {
-  it('starts modestly and grows fourfold while full batches come back fast and clean, up to the cap', () => {
-    const sizes = run(
-      newPace(PACE_START, CAP),
-      new Array(5).fill((size: number) => clean(size)),
-    );
+  it('grows fourfold while full batches come back fast and clean, up to the cap', () => {
+    let state: PaceState = { ...newPace(4, CAP), requests: 10, clean: 1000 };
+    const sizes: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      state = observePace(state, clean(state.size), CAP);
+      sizes.push(state.size);
+    }
     expect(sizes).toEqual([16, 64, 100, 100, 100]);
   });
 
   it('after an answer lost to a connection failure, it grows twofold only, and no further than the losses allow', () => {
     let state = newPace(40, CAP);
-    state = observePace(state, { size: 40, durationMs: 100, failures: 40, lostBatch: true }, CAP);
+    state = observePace(state, lostBatch(40), CAP);
     expect(state.size).toBe(2);
     // One loss in 40 (+10 assumed clean) requests caps the size at 2; it rises as clean requests accumulate.
     let previous = state.size;
@@ -53,42 +148,45 @@ describe('the batch size controller', () => {
     expect(state.size).toBeLessThan(CAP);
   });
 
-  it('holds on a slow batch or a smaller one than asked for (a window ending)', () => {
-    let state = observePace(newPace(8, CAP), clean(8, 1000), CAP);
+  it('holds on a slow batch (four times the fastest and a second more) or a smaller one than asked for', () => {
+    const known = { ...newPace(8, CAP), requests: 10, clean: 1000 };
+    let state = observePace(known, clean(8, 1000), CAP);
     expect(state.size).toBe(32);
     state = observePace(state, clean(32, 1000 * FAST_FACTOR + 1), CAP);
     expect(state.size).toBe(32);
     state = observePace(state, clean(3, 500), CAP);
     expect(state.size).toBe(32);
+    // A busy machine's jitter on fast answers (60 ms, then 400 ms) is not a slow service.
+    let quick = observePace(known, clean(8, 60), CAP);
+    quick = observePace(quick, clean(32, 60 + SLOW_MARGIN_MS - 1), CAP);
+    expect(quick.size).toBe(100);
   });
 
-  it('halves on a 429 or 5xx, regrows to what the service took, then by a twentieth per clean batch', () => {
-    let state = newPace(64, CAP);
+  it('halves on a 429 or 5xx, regrows to what the service took, then after four clean batches by a twentieth', () => {
+    let state: PaceState = { ...newPace(64, CAP), requests: 10, clean: 1000 };
     state = observePace(state, { size: 64, durationMs: 900, failures: 3, throttled: 3 }, CAP);
     expect(state.size).toBe(32);
     expect(state.ceiling).toBe(61);
-    const sizes = run(
-      state,
-      new Array(3).fill((size: number) => clean(size)),
-    );
-    expect(sizes).toEqual([61, 64, 67]);
+    expect(paceReason(state, CAP)).toBe('rate_limited');
+    const sizes: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      state = observePace(state, clean(state.size), CAP);
+      sizes.push(state.size);
+    }
+    expect(sizes).toEqual([61, 61, 61, 61, 64, 67]);
   });
 
   it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
     let state = newPace(32, CAP);
-    state = observePace(state, { size: 32, durationMs: 100, failures: 32, lostBatch: true }, CAP);
+    state = observePace(state, lostBatch(32), CAP);
     expect(state.size).toBeLessThanOrEqual(16);
-    // One request in ten fails: every batch of n loses n-1 answers with probability 1-0.9^(n-1).
     let lostEvery = 0;
     for (let i = 0; i < 200; i++) {
       const lost = ++lostEvery % 10 === 0;
-      state = observePace(
-        state,
-        { size: state.size, durationMs: 100, failures: lost ? state.size : 0, lostBatch: lost },
-        CAP,
-      );
+      state = observePace(state, lost ? lostBatch(state.size) : clean(state.size, 100), CAP);
     }
     expect(state.size).toBe(1);
+    expect(paceReason(state, CAP)).toBe('connection_failures');
   });
 
   it('the loss cap keeps the expected lost answers per request under the target', () => {
@@ -105,67 +203,80 @@ describe('the batch size controller', () => {
     }
     expect(lossCap({ requests: 500, lost: 0 }, CAP)).toBe(CAP);
   });
+});
 
-  it('a clean connection probe starts the paid batches at PROBE_START and counts its requests, not its time', () => {
+describe('the key check (one free request before the first paid batch)', () => {
+  it('answered: one request of evidence, not its time; the pace no longer knows nothing', () => {
     const fresh = newPace(PACE_START, CAP);
     expect(knowsNothing(fresh)).toBe(true);
-    const probed = observeProbe(fresh, clean(PROBE_REQUESTS, 5), PROBE_START, CAP);
-    expect(probed).toMatchObject({ size: PROBE_START, requests: PROBE_REQUESTS, lost: 0, fastestMs: 0 });
-    expect(knowsNothing(probed)).toBe(false);
-    // The key checks were answered at once: the first paid batch (3 s) is not "slow" beside them.
-    expect(
-      run(
-        probed,
-        new Array(3).fill((size: number) => clean(size, 3000)),
-      ),
-    ).toEqual([64, 100, 100]);
-    // A lower cap bounds the start.
-    expect(observeProbe(newPace(PACE_START, 10), clean(10, 5), PROBE_START, 10).size).toBe(10);
+    const after = observeKeyCheck(fresh, clean(1, 5), CAP);
+    expect(after).toMatchObject({ size: PACE_START, requests: 1, clean: 1, lost: 0, fastestMs: 0 });
+    expect(knowsNothing(after)).toBe(false);
   });
 
-  it('a probe lost to a connection failure starts the pace at 1, and the loss keeps it small', () => {
-    const lost = observeProbe(
+  it('lost to a connection failure: a loss, the first batches stay at one', () => {
+    const lost = observeKeyCheck(newPace(PACE_START, CAP), lostBatch(1, 5000), CAP);
+    expect(lost).toMatchObject({ requests: 1, lost: 1, clean: 0, lostAt: 5000 });
+    const pacer = new Pacer(lost, CAP);
+    pacer.runRows = 1000;
+    expect(cleanBatches(pacer, 5, 100)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('answered 429: no ceiling from a single request (its Retry-After holds the first batch instead)', () => {
+    const throttled = observeKeyCheck(
       newPace(PACE_START, CAP),
-      { size: PROBE_REQUESTS, durationMs: 5, failures: PROBE_REQUESTS, lostBatch: true },
-      PROBE_START,
+      { size: 1, durationMs: 5, failures: 1, throttled: 1 },
       CAP,
     );
-    expect(lost).toMatchObject({ size: 1, requests: PROBE_REQUESTS, lost: 1 });
-    const sizes = run(
-      lost,
-      new Array(12).fill((size: number) => clean(size, 100)),
-    );
-    // One loss in 35 requests: single requests until enough clean ones lift the cap, then growth by two.
-    expect(sizes.slice(0, 3)).toEqual([1, 1, 1]);
-    for (let i = 1; i < sizes.length; i++) expect(sizes[i]).toBeLessThanOrEqual(2 * sizes[i - 1]);
-    expect(sizes[sizes.length - 1]).toBeLessThan(PROBE_START);
+    expect(throttled).toMatchObject({ size: PACE_START, ceiling: CAP, requests: 1, clean: 0 });
+  });
+});
+
+describe('the pace recovers (issue 18.4)', () => {
+  /** A pace after a run at 10 % of connections reset, its last batch lost at `endedAt`. */
+  function afterFaults(endedAt: number): PaceState {
+    let state = observeKeyCheck(newPace(PACE_START, CAP), clean(1, 5), CAP);
+    const random = seeded(3);
+    for (let i = 0; i < 200; i++) {
+      const size = Math.min(state.size, rampCap(state, 300));
+      let lost = false;
+      for (let j = 0; j < size; j++) lost ||= random() < 0.1;
+      state = observePace(state, lost ? lostBatch(size, endedAt - 1000) : clean(size, 100), CAP, 300);
+    }
+    return observePace(state, lostBatch(state.size, endedAt), CAP, 300);
+  }
+
+  it('while losses are recent the pace stays small and says why; they halve every LOSS_HALF_LIFE_MS', () => {
+    const faulty = afterFaults(1_000_000);
+    expect(faulty.size).toBe(1);
+    expect(paceReason(faulty, CAP)).toBe('connection_failures');
+    const soon = fadeLosses(faulty, 1_000_000 + LOSS_HALF_LIFE_MS);
+    expect(soon.lost).toBeCloseTo(faulty.lost / 2);
+    const later = fadeLosses(faulty, 1_000_000 + 10 * LOSS_HALF_LIFE_MS);
+    expect(later.lost).toBe(0);
+    expect(paceReason(later, CAP)).toBeUndefined();
   });
 
-  it('a probe is worth it only while the pace knows nothing and its first batch would hold more than a few', () => {
-    const formula = newPace(DEFAULT_CONCURRENCY, CAP);
-    expect(probeWorthIt(formula, 40, FORMULA_PROBE_ABOVE)).toBe(true);
-    expect(probeWorthIt(formula, FORMULA_PROBE_ABOVE + 1, FORMULA_PROBE_ABOVE)).toBe(true);
-    // A cell of one URL, or a few: no key checks.
-    expect(probeWorthIt(formula, 1, FORMULA_PROBE_ABOVE)).toBe(false);
-    expect(probeWorthIt(formula, FORMULA_PROBE_ABOVE, FORMULA_PROBE_ABOVE)).toBe(false);
-    // A pace capped at a few (FETCH_MAX_CONCURRENCY), or one that observed a batch: none either.
-    expect(probeWorthIt(newPace(DEFAULT_CONCURRENCY, 3), 40, FORMULA_PROBE_ABOVE)).toBe(false);
-    expect(probeWorthIt(observePace(formula, clean(20), CAP), 40, FORMULA_PROBE_ABOVE)).toBe(false);
-    // The bulk run probes for any URL to send.
-    expect(probeWorthIt(newPace(PACE_START, CAP), 1, 0)).toBe(true);
-    expect(probeWorthIt(newPace(PACE_START, CAP), 0, 0)).toBe(false);
+  it('faults, then a clean service: the next run, minutes later, reaches the cap within a few batches', () => {
+    const cache = new Map<string, string>();
+    const port = {
+      get: (key: string) => cache.get(key) ?? null,
+      put: (key: string, value: string) => cache.set(key, value),
+    } as unknown as DocumentCache;
+    const faulty = new Pacer(afterFaults(1_000_000), CAP);
+    faulty.save(port, 'bulk');
+    // Right after, the losses still hold the size at one.
+    expect(loadPace(port, 'bulk', PACE_START, CAP, 1_000_000 + 1000).next()).toBe(1);
+    const next = loadPace(port, 'bulk', PACE_START, CAP, 1_000_000 + 5 * 60_000);
+    next.runRows = 1000;
+    expect(next.reason()).toBeUndefined();
+    const sizes = cleanBatches(next, 1000, 100);
+    expect(sizes.indexOf(CAP)).toBeGreaterThanOrEqual(0);
+    expect(sizes.indexOf(CAP)).toBeLessThanOrEqual(5);
   });
+});
 
-  it('a throttled probe (429 or 5xx) sets the ceiling at what the service took', () => {
-    const throttled = observeProbe(
-      newPace(PACE_START, CAP),
-      { size: PROBE_REQUESTS, durationMs: 5, failures: 10, throttled: 10 },
-      PROBE_START,
-      CAP,
-    );
-    expect(throttled).toMatchObject({ size: PACE_START / 2, ceiling: PROBE_REQUESTS - 10 });
-  });
-
+describe('the kept pace', () => {
   it('is kept in the document cache between executions', () => {
     const cache = new Map<string, string>();
     const port = {
@@ -173,6 +284,8 @@ describe('the batch size controller', () => {
       put: (key: string, value: string) => cache.set(key, value),
     } as unknown as DocumentCache;
     const pacer = loadPace(port, 'bulk', PACE_START, CAP);
+    pacer.runRows = 1000;
+    pacer.observeKeyCheck(clean(1, 5));
     expect(pacer.next()).toBe(PACE_START);
     pacer.observe(clean(PACE_START, 800));
     // A Retry-After answered at the end of a slice holds the next slice's batches too.
@@ -180,13 +293,37 @@ describe('the batch size controller', () => {
     pacer.hold(40_000);
     pacer.save(port, 'bulk');
     const later = loadPace(port, 'bulk', PACE_START, CAP);
-    expect(later.next()).toBe(4 * PACE_START);
+    later.runRows = 1000;
+    expect(later.next()).toBe(78);
     expect(later.notBefore()).toBe(50_000);
     expect(later.state.fastestMs).toBe(800);
     // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
-    expect(loadPace(port, 'formula', 20, CAP).next()).toBe(20);
+    expect(knowsNothing(loadPace(port, 'formula', 20, CAP).state)).toBe(true);
     expect(loadPace(port, 'bulk', PACE_START, 5).next()).toBe(5);
     cache.set('pef.pace.bulk', '{"size":');
     expect(loadPace(port, 'bulk', PACE_START, CAP).state).toEqual(newPace(PACE_START, CAP));
+  });
+});
+
+describe('what the progress says of the pace', () => {
+  const job = (state: Job['state'], paceReason?: Job['paceReason']) =>
+    ({
+      state,
+      message: '',
+      sheetName: 'Sheet1',
+      id: 'run',
+      counts: emptyCounts(),
+      paceReason,
+    }) as unknown as Job;
+
+  it('a running run held small says why, in words; a run that ended does not', () => {
+    const failing = progressOf(job('running', 'connection_failures'));
+    expect(failing.paceReason).toBe('connection_failures');
+    expect(paceNotice(failing)).toMatch(/^Small batches after connection failures/);
+    expect(paceNotice(progressOf(job('running', 'rate_limited')))).toMatch(/HTTP 429/);
+    expect(paceNotice(progressOf(job('running')))).toBe('');
+    const ended = progressOf(job('done', 'connection_failures'));
+    expect(ended.paceReason).toBeUndefined();
+    expect(paceNotice(ended)).toBe('');
   });
 });

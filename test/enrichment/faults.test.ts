@@ -197,6 +197,8 @@ describe('bulk enrichment faults', () => {
       credits: 1,
       data: [['Profile'], ...urls(10, 'lou-park')],
       faults: { latencyMs: 3000 },
+      // One batch of the 10 (the adaptive pace would start this short run at one request).
+      scriptProperties: { ENRICH_BATCH_SIZE: '10' },
     });
     const service = world.sandbox.service;
     await warmWorkers(world, 2);

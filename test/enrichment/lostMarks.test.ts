@@ -173,7 +173,9 @@ describe('no extra property calls when nothing is lost', () => {
   it('a paying formula, a cached evaluation and a clean bulk run cost what they did', async () => {
     const inputs = ['ann-able', 'ben-baker', 'cat-cole', 'dan-dunn'].map((slug) => url(slug));
     const rows = Array.from({ length: 20 }, (_, i) => [url(`clean-${i}-run`)]);
-    world = await startWorld({ data: [['Profile'], ...rows] });
+    // One window of 20 (ENRICH_BATCH_SIZE): the adaptive pace's ramp would send this short run in a number of
+    // windows that the batches' times decide.
+    world = await startWorld({ data: [['Profile'], ...rows], scriptProperties: { ENRICH_BATCH_SIZE: '20' } });
     const table = inputs.map((input) => [input]);
     const paying = await findEmail(world, table);
     const cached = await findEmail(world, table);

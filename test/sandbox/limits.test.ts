@@ -296,9 +296,9 @@ describe('what is answered before a lookup', () => {
     expect([check.status, refused.status, found.status, unpaid.status]).toEqual([400, 401, 200, 402]);
     const ledger = sandbox.service.ledger();
     expect(ledger.map((e) => e.delayMs)).toEqual([0, 0, latencyAt(setting, 3, 2), 0]);
-    // The lookup took the third draw of the sequence (each request takes one on arrival) and waited it.
+    // The lookup took the third draw of the sequence (each request takes one on arrival) and waited it; the others
+    // waited none (the ledger's delayMs above: how long they took on the wire is the machine's).
     expect(found.ms).toBeGreaterThanOrEqual(latencyAt(setting, 3, 2) - 1);
-    for (const quick of [check, refused, unpaid]) expect(quick.ms).toBeLessThan(latencyAt(setting, 3, 2));
   });
 });
 

@@ -1,12 +1,11 @@
 /**
- * The connection probe of a =FINDEMAIL range (issue 10.10) through dist/Code.js: a range of new URLs whose
- * formula pace knows nothing sends free key checks before its first paid batch (PROBE_START when clean, 1 after a
- * loss), so at 10 % of connections reset the credits stay near one per profile; cells of one URL and small ranges
- * send none; a 401 the probe meets is the cells' message, with nothing paid.
+ * The key check of a =FINDEMAIL range (issues 10.10, 17.7) through dist/Code.js: a range of new URLs whose formula
+ * pace knows nothing sends one free key check before its first paid batch, and the paid batches ramp from one
+ * request (src/lookup/pace.ts), so at 10 % of connections reset the credits stay near one per profile; cells of one
+ * URL and small ranges send none; a 401 the check meets is the cells' message, with nothing paid.
  */
 import { buildLookupResponse, predictLookup } from '../../sandbox/profiles';
 import type { LedgerEntry } from '../../sandbox/service';
-import { PROBE_REQUESTS, PROBE_START } from '../../src/core/limits';
 import { type Stub, startStub } from '../bundle/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { lookupBatches as batches, cellError, column, fillDown, lookups } from './helpers';
@@ -40,24 +39,25 @@ async function openRange(urls: string[], options: Parameters<typeof startWorld>[
   return w;
 }
 
-describe('the connection probe of a =FINDEMAIL range', () => {
-  it('fault-free: the account check, the free probe, then batches from 16', async () => {
+describe('the key check of a =FINDEMAIL range', () => {
+  it('fault-free: the account check, one free key check, then paid batches that ramp from one', async () => {
     const urls = profiles('fay-probe', 40);
     world = await openRange(urls, { faults: { latencyMs: 100 } });
     const report = await world.env.recalculate(world.ss.id);
     expect(report.results.every((result) => result.ok)).toBe(true);
     expect(column(world, 'B2:B41').every((value, i) => answered(value, urls[i]))).toBe(true);
     const checks = keyChecks(world);
-    expect(checks.map((entry) => [entry.status, entry.charged])).toEqual(
-      new Array(PROBE_REQUESTS).fill([400, 0]),
-    );
-    // The account check goes alone (a fresh spreadsheet), the probe before the first batch of several.
+    expect(checks.map((entry) => [entry.status, entry.charged])).toEqual([[400, 0]]);
+    // The account check goes alone (a fresh spreadsheet), the key check before the first batch of the range.
     const [accountCheck, ...paid] = lookups(world);
     for (const check of checks) {
       expect(check.startedAt).toBeGreaterThanOrEqual(accountCheck.endedAt);
       for (const lookup of paid) expect(check.startedAt).toBeLessThanOrEqual(lookup.startedAt);
     }
-    expect(batches(world)).toEqual([1, PROBE_START, 40 - 1 - PROBE_START]);
+    // The account check, then the ramp's first batch (one request: 39 rows risk none); the others depend on time.
+    const sizes = batches(world);
+    expect(sizes.slice(0, 2)).toEqual([1, 1]);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(40);
     expect(world.sandbox.service.totalCharged()).toBe(40);
   });
 
@@ -77,7 +77,7 @@ describe('the connection probe of a =FINDEMAIL range', () => {
     expect(keyChecks(world)).toEqual([]);
   });
 
-  it('a key refused at the probe: the cells say so, no lookup sent', async () => {
+  it('a key refused at the key check: the cells say so, no lookup sent', async () => {
     // The owner's key worked for the first cell (the account is proven), then the service refuses it.
     let refused = false;
     stub = await startStub((request) => {
@@ -102,10 +102,8 @@ describe('the connection probe of a =FINDEMAIL range', () => {
     world.env.enter(world.ss.id, 'C2', [['=FINDEMAIL(A3:A12)']]);
     await world.env.recalculate(world.ss.id);
     expect(cellError(world, 'C2')).toMatch(/API key was rejected/);
-    // The probe's free key checks only: no lookup after the first cell's.
-    expect(stub.requests.slice(1).map((request) => request.body)).toEqual(
-      new Array(PROBE_REQUESTS).fill('{}'),
-    );
+    // The one free key check only: no lookup after the first cell's.
+    expect(stub.requests.slice(1).map((request) => request.body)).toEqual(['{}']);
   });
 
   it('40 profiles at 10 % of connections reset, over 8 seeds: credits within 10 % of the profiles charged, none charged more than twice', async () => {
@@ -113,7 +111,7 @@ describe('the connection probe of a =FINDEMAIL range', () => {
     const urls = profiles('ria-reset', 40);
     const figures: Array<{
       seed: number;
-      probeLost: boolean;
+      keyCheckLost: boolean;
       batches: number[];
       profiles: number;
       credits: number;
@@ -132,7 +130,7 @@ describe('the connection probe of a =FINDEMAIL range', () => {
       }
       figures.push({
         seed,
-        probeLost: keyChecks(world).some((entry) => entry.status === 'reset'),
+        keyCheckLost: keyChecks(world).some((entry) => entry.status === 'reset'),
         batches: batches(world),
         profiles: Object.keys(charges).length,
         credits: world.sandbox.service.totalCharged(),

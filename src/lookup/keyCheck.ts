@@ -1,0 +1,59 @@
+/**
+ * The key check before the first paid batch of a bulk run, or of a =FINDEMAIL range, whose pace knows nothing yet
+ * (issue 17.7): one free request without `network_url`, the only request of a run that is not a lookup. A 401 (the
+ * key is refused), a 404 or a redirect (the configuration) halt the run before any credit is spent; a 429's
+ * Retry-After holds the first batch back; a connection lost on the way counts as a loss. The connection itself is
+ * then tested by the paid batches: they start small and ramp (src/lookup/pace.ts, `rampCap`).
+ */
+import { mayRetry } from './answers';
+import type { ServiceError } from './contract';
+import { knowsNothing, loadPace, type Pacer } from './pace';
+import type { DocumentCache, LookupPorts, SendBudget, SendPlan } from './ports';
+
+/** Sends the key check when the pace knows nothing; the error that halts the run, if the check met one. */
+export function checkKeyFirst(
+  ports: LookupPorts,
+  pacer: Pacer,
+  plan: SendPlan,
+  budget: SendBudget,
+): ServiceError | undefined {
+  const { transport, clock } = ports;
+  if (!transport.checkKey || !knowsNothing(pacer.state)) return undefined;
+  const started = clock.now();
+  // Inside the budget only, and never before a Retry-After kept from earlier; otherwise the first paid batch goes
+  // out unchecked, at the ramp's start.
+  if (!budget.mayStart(started, 0, false) || pacer.notBefore() > started) return undefined;
+  const sent = transport.checkKey(plan);
+  const ended = clock.now();
+  const error: ServiceError | undefined = sent.error;
+  if (error && error.effect !== 'continue') return error;
+  if (error?.retryAfterMs) pacer.hold(ended + error.retryAfterMs);
+  const failed = error && mayRetry(error) ? 1 : 0;
+  pacer.observeKeyCheck({
+    size: sent.sent,
+    durationMs: ended - started,
+    failures: failed,
+    lostBatch: sent.lost,
+    // 429 or 5xx: the service is limiting.
+    throttled: failed && error?.status ? 1 : 0,
+    endedAt: ended,
+  });
+  return undefined;
+}
+
+/**
+ * A key check the run already sent (the bulk run's Start, a moment before its first slice) counts as the run's
+ * own, so the run sends one request that is not a lookup, not two: kept in the pace of `scope`.
+ */
+export function countKeyCheckSent(
+  cache: DocumentCache | null,
+  scope: string,
+  pace: { start: number; cap: number },
+  answeredInMs: number,
+  nowMs: number,
+): void {
+  const pacer = loadPace(cache, scope, pace.start, pace.cap, nowMs);
+  if (!knowsNothing(pacer.state)) return;
+  pacer.observeKeyCheck({ size: 1, durationMs: answeredInMs, failures: 0, endedAt: nowMs });
+  pacer.save(cache, scope);
+}
