@@ -34,6 +34,7 @@ import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/bulk/job';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
+import { recordPrinted, writeLastRun } from './readme';
 
 const ROOT = join(__dirname, '..');
 const OWNER = 'owner@example.com';
@@ -991,6 +992,10 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
 
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
+  // Only the standard full run (no option but --check) rewrites bench/README.md's last-run section.
+  const standardRun = config.mode === 'full' && process.argv.slice(2).every((arg) => arg === '--check');
+  const printed: string[] = [];
+  recordPrinted(printed);
   targetsApply = config.mode === 'full';
   const deadline = new Deadline(config.totalLimitMs);
   // A last resort: whatever hangs, the bench ends.
@@ -1405,6 +1410,14 @@ async function main(): Promise<void> {
     );
     console.log(`Figures written to ${config.out}`);
     reportTargets(config);
+    if (standardRun) {
+      writeLastRun(join(ROOT, 'bench', 'README.md'), printed, {
+        date: output.date,
+        commit: output.commit ?? 'unknown',
+        seconds: totalMs / 1000,
+      });
+      console.log('bench/README.md: its last-run section rewritten from this run.');
+    }
     if (failedChecks.length) process.exitCode = 1;
   } finally {
     await sandbox.close();
