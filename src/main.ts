@@ -3,7 +3,7 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
-import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
+import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type { KeyCheckResult, SidebarState } from './api';
 import * as enrichment from './bulk';
 import type { Progress } from './bulk/job';
@@ -45,16 +45,15 @@ export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
  * @param {Object} e The open event.
  */
 export function onOpen(e?: unknown): void {
-  SpreadsheetApp.getUi()
-    .createAddonMenu()
-    .addItem(BULK_RUN_ITEM, 'enrichSelection')
-    .addItem('Retry failed rows in the selected column', 'retryFailedRows')
-    .addItem(REFRESH_ITEM, 'refreshFormulas')
-    .addItem('Freeze =FINDEMAIL results in the selection', 'freezeResults')
-    .addSeparator()
-    .addItem('Settings & API key', 'showSettings')
-    .addItem('Help', 'showHelp')
-    .addToUi();
+  addAddonMenu([
+    [BULK_RUN_ITEM, 'enrichSelection'],
+    ['Retry failed rows in the selected column', 'retryFailedRows'],
+    [REFRESH_ITEM, 'refreshFormulas'],
+    ['Freeze =FINDEMAIL results in the selection', 'freezeResults'],
+    null,
+    ['Settings & API key', 'showSettings'],
+    ['Help', 'showHelp'],
+  ]);
   keepFormulaBuffer(e);
 }
 
@@ -153,14 +152,14 @@ export function getEnrichmentProgress(): Progress {
 /** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
 export function refreshFormulas(): string {
   const message = refresh();
-  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  showToast(message);
   return message;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */
 export function freezeResults(): string {
   const message = freeze();
-  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  showToast(message);
   return message;
 }
 

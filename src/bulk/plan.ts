@@ -6,6 +6,7 @@ import { timeText } from '../adapters/clock';
 import { servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
+import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { Settings } from '../api';
 import { outputHeaders } from '../core/cells';
 import { parseProfileInput } from '../core/url';
@@ -32,7 +33,7 @@ const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, 
 
 /** The range the request is about, and what to say about the selection. */
 function targetRange(request: RunRequest): { range: Range; note?: string } {
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const ss = activeSpreadsheet();
   if (request.source === 'lastRun') {
     const job = loadJob();
     const sheet = job && ss.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
