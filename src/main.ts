@@ -4,18 +4,22 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
-import type { KeyCheckResult, SidebarState } from './api';
+import type {
+  FormulaCapState,
+  KeyCheckResult,
+  Progress,
+  RunHistory,
+  RunPlan,
+  RunStart,
+  SidebarState,
+} from './api';
 import * as enrichment from './bulk';
-import type { Progress } from './bulk/job';
 import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
-import type { RunPlan, RunStart } from './bulk/runPlan';
-import type { RunHistory } from './bulk/runSummary';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
-import type { FormulaCapState } from './formula/dailyLimitPolicy';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';

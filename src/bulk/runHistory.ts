@@ -6,6 +6,7 @@
 import { withDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { RunHistory, RunSummary } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { readJobCells } from './columns';
@@ -14,7 +15,7 @@ import { loadJob } from './jobStore';
 import { FAILED_KINDS, kindOfStatus } from './outcomes';
 import { columnName } from './placement';
 import { cellText } from './rowPlan';
-import { addToHistory, type RunHistory, type RunSummary, summaryOf } from './runSummary';
+import { addToHistory, summaryOf } from './runSummary';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 

@@ -8,6 +8,7 @@
 
 import { documentProperties, userProperties } from '../adapters/properties';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { FormulaCapState, FormulaPolicy } from '../api';
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
 import { type ServiceError, serviceError } from '../lookup/contract';
 import type { DocumentLock } from '../lookup/ports';
@@ -15,8 +16,6 @@ import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
   dayOf,
-  type FormulaCapState,
-  type FormulaPolicy,
   giveBack,
   parsePolicy,
   parseSpend,
