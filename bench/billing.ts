@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { addCounts, Environment, type ExecutionResult, propertyCalls, spreadsheetCalls } from '../emulator';
 import { startSandbox } from '../sandbox/server';
-import type { Progress } from '../src/bulk/job';
+import type { Progress } from '../src/api';
 import { RESULTS_SHEET } from '../src/core/propertyNames';
 
 const ROOT = join(__dirname, '..');

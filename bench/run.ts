@@ -32,7 +32,7 @@ import { seededRandom } from '../emulator/host/random';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
-import type { Progress } from '../src/bulk/job';
+import type { Progress } from '../src/api';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 import { recordPrinted, writeLastRun } from './readme';
 

@@ -1,7 +1,7 @@
-/** What the sidebar receives from the server: shared by src/settings/account.ts and the sidebar's own code. Pure. */
-
-import type { Progress } from './bulk/job';
-import type { FormulaCapState } from './formula/dailyLimitPolicy';
+/**
+ * Every type the sidebar receives from the server (the entry points of src/main.ts return them): the sidebar's code
+ * imports these from here alone. Types only: no module of src/ is imported, so any module may import this one.
+ */
 
 export interface Settings {
   /** Write the output column titles in the header row. */
@@ -26,4 +26,214 @@ export interface SidebarState {
 export interface KeyCheckResult {
   ok: boolean;
   message: string;
+}
+
+// The bulk run (src/bulk/): its state and counts (job.ts, outcomes.ts), its plan (runPlan.ts, placement.ts), its
+// summary (runSummary.ts).
+
+export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
+
+/**
+ * Why a run is paused, stopped or cancelled, for the sidebar to render without reading the message:
+ * `user` (Pause or Cancel pressed), the service's verdicts, the add-on's configuration, or the sheet.
+ */
+export type RunReason =
+  | 'user'
+  | 'out_of_credits'
+  | 'key_rejected'
+  | 'no_key'
+  | 'quota'
+  | 'configuration'
+  | 'error'
+  | 'no_spreadsheet'
+  | 'sheet_missing'
+  | 'sheet_changed';
+
+export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' | 'error';
+
+export type KindCounts = Record<ResultKind, number>;
+
+/** What a run did, in counters that do not overlap. */
+export interface RunCounts extends KindCounts {
+  /** Rows with something in the URL cell. */
+  total: number;
+  /** Rows with a result: the kinds plus alreadyDone. */
+  processed: number;
+  /** Rows that kept the result they had before the run (known when it started). */
+  alreadyDone: number;
+  /** Charged answers received (found, not found, unprocessable): the service's ledger for the run. */
+  creditsUsed: number;
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  creditsMaybeLost: number;
+}
+
+/** A run's progress, as the sidebar shows it. */
+/** Why a running run's batches are held small (src/lookup/pace.ts paceReason). */
+export type PaceReason = 'connection_failures' | 'rate_limited';
+
+export interface Progress extends RunCounts {
+  state: JobState;
+  reason?: RunReason;
+  message: string;
+  sheetName?: string;
+  /** The run's id (the sidebar fetches its summary when it ends). */
+  runId?: string;
+  plan?: PlanSummary;
+  /** Set for a viewer who did not start the run: who did, as the sidebar shows it. */
+  startedBy?: string;
+  /** The viewer did not start the run: they see it, and can neither run, pause, resume nor cancel it. */
+  readOnly?: boolean;
+  /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
+  waiting?: boolean;
+  /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/lookup/pace.ts paceReason). */
+  paceReason?: PaceReason;
+}
+
+/** What the progress view shows of the plan a run started with. */
+export type PlanSummary = Pick<
+  RunPlan,
+  'range' | 'rows' | 'newProfiles' | 'knownProfiles' | 'notProfiles' | 'blanks' | 'alreadyDone' | 'credits'
+> & { columns: string; effect: string; retry: boolean; recheck: boolean };
+
+/**
+ * Where the results go: the add-on's own (or empty) columns beside the URLs; new columns inserted beside them;
+ * the first empty columns further right; or, with the extra fields, the add-on's four columns plus two inserted.
+ */
+export type PlacementKind = 'reuse' | 'insert' | 'right' | 'extend';
+
+export interface Placement {
+  kind: PlacementKind;
+  /** The first output column once the sheet is prepared (1-based). */
+  outputColumn: number;
+  /** Columns are inserted after this one (1-based), or none. */
+  insertAfter: number | null;
+  insertCount: number;
+  /** The output columns in A1 letters once prepared, e.g. "B:E". */
+  columns: string;
+  /** What the sheet will look like, in words: what moves, or that nothing does. */
+  effect: string;
+}
+
+/** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
+export type RunMode = 'all' | 'retry';
+
+/** The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows. */
+export interface PlanCounts {
+  /** Rows from the first to the last URL (header excluded). */
+  rows: number;
+  blanks: number;
+  /** Rows that keep the result they hold. */
+  alreadyDone: number;
+  /** Cells that are not profile URLs: INVALID_URL, free. */
+  notProfiles: number;
+  /** Rows with a profile URL to look up. */
+  lookupRows: number;
+  /** Distinct profiles nobody paid for yet: at most this many credits. */
+  newProfiles: number;
+  /** Distinct profiles whose result is already known (result store, or another row of the range): free. */
+  knownProfiles: number;
+  /**
+   * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
+   * priced; the run marks them ERROR again, saying when.
+   */
+  waitingRows: number;
+}
+
+export interface RunPlan extends PlanCounts {
+  mode: RunMode;
+  /** The statuses a retry run redoes (null for a run over all rows). */
+  redo: string[] | null;
+  recheck: boolean;
+  sheetName: string;
+  /** The URL rows, e.g. "A2:A41". */
+  range: string;
+  /** At most this many credits (= newProfiles). */
+  credits: number;
+  /** One placement when there is nothing to choose; two (insert, right) when the columns beside hold data. */
+  placements: Placement[];
+  /** The placement the numbers are for (the only one, or the one chosen). */
+  placement: Placement;
+  needsChoice: boolean;
+  /** Above this many credits the run starts only once confirmed (the user's setting). */
+  confirmAbove: number;
+  needsConfirm: boolean;
+  /** Rows by status, for Retry failed rows. */
+  errorRows: number;
+  unprocessableRows: number;
+  /** Until when (epoch ms) the waiting rows wait (the latest of their profiles), and that time in words. */
+  waitUntil?: number;
+  waitUntilText?: string;
+  /** Set when the run cannot start (the column holds no profile URL at all). */
+  refusal?: string;
+  /** Said about the selection (several ranges or columns selected). */
+  note?: string;
+}
+
+/** What the sidebar or the menu asks for. */
+export interface RunRequest {
+  /** The selected column (default), or the last run's range (the sidebar's Retry failed rows). */
+  source?: 'selection' | 'lastRun';
+  mode?: RunMode;
+  /** Retry failed rows: UNPROCESSABLE rows too. */
+  includeUnprocessable?: boolean;
+  /** Look up rows that already have a result again (a credit each): chosen for this run only. */
+  recheck?: boolean;
+  /** Where the results go, when the plan offered a choice. */
+  placement?: PlacementKind;
+  /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
+  confirmedCredits?: number;
+}
+
+/** What starting a run returns: the plan (null when another run is under way), and whether the run started. */
+export interface RunStart {
+  plan: RunPlan | null;
+  started: boolean;
+  progress: Progress;
+  /** The run did not start: the starter's key is missing or the service rejected it (nothing changed). */
+  keyRefusal?: string;
+}
+
+/** An ended run, in the counts its progress line showed and its working time. */
+export interface RunSummary extends KindCounts {
+  id: string;
+  state: JobState;
+  /** Retry failed rows, or a run over every row. */
+  retry: boolean;
+  sheetName: string;
+  /** The URL rows, e.g. "A2:A41". */
+  range: string;
+  /** Rows that kept the result they had. */
+  alreadyDone: number;
+  creditsSpent: number;
+  /** Requests whose answer was lost to a connection failure: each may have been charged. */
+  creditsMaybeLost: number;
+  startedAt: number;
+  endedAt: number;
+  /** Working time: from start to end without the paused and stopped stretches. */
+  durationMs: number;
+  /** The paused and stopped stretches, in ms by the reason of the halt. */
+  waited: Partial<Record<RunReason, number>>;
+}
+
+export interface RunHistory {
+  /** The summary of the spreadsheet's last run once it has ended, else null. */
+  last: RunSummary | null;
+  /** The last few ended runs, newest first. */
+  history: RunSummary[];
+}
+
+// =FINDEMAIL's daily limit (src/formula/dailyLimitPolicy.ts).
+
+export interface FormulaPolicy {
+  /** New lookups by formulas allowed at all (results already known are always shown). */
+  enabled: boolean;
+  /** Credits formulas may spend per day (UTC) in this spreadsheet. */
+  dailyCap: number;
+}
+
+/** What the sidebar shows: the policy and what formulas spent today in this spreadsheet. */
+export interface FormulaCapState {
+  policy: FormulaPolicy;
+  /** Credits formulas reserved today (UTC) in this spreadsheet. */
+  usedToday: number;
 }

@@ -3,19 +3,23 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
-import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
-import type { KeyCheckResult, SidebarState } from './api';
+import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
+import type {
+  FormulaCapState,
+  KeyCheckResult,
+  Progress,
+  RunHistory,
+  RunPlan,
+  RunStart,
+  SidebarState,
+} from './api';
 import * as enrichment from './bulk';
-import type { Progress } from './bulk/job';
 import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
-import type { RunPlan, RunStart } from './bulk/runPlan';
-import type { RunHistory } from './bulk/runSummary';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
-import type { FormulaCapState } from './formula/dailyLimitPolicy';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
@@ -45,16 +49,15 @@ export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
  * @param {Object} e The open event.
  */
 export function onOpen(e?: unknown): void {
-  SpreadsheetApp.getUi()
-    .createAddonMenu()
-    .addItem(BULK_RUN_ITEM, 'enrichSelection')
-    .addItem('Retry failed rows in the selected column', 'retryFailedRows')
-    .addItem(REFRESH_ITEM, 'refreshFormulas')
-    .addItem('Freeze =FINDEMAIL results in the selection', 'freezeResults')
-    .addSeparator()
-    .addItem('Settings & API key', 'showSettings')
-    .addItem('Help', 'showHelp')
-    .addToUi();
+  addAddonMenu([
+    [BULK_RUN_ITEM, 'enrichSelection'],
+    ['Retry failed rows in the selected column', 'retryFailedRows'],
+    [REFRESH_ITEM, 'refreshFormulas'],
+    ['Freeze =FINDEMAIL results in the selection', 'freezeResults'],
+    null,
+    ['Settings & API key', 'showSettings'],
+    ['Help', 'showHelp'],
+  ]);
   keepFormulaBuffer(e);
 }
 
@@ -153,14 +156,14 @@ export function getEnrichmentProgress(): Progress {
 /** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
 export function refreshFormulas(): string {
   const message = refresh();
-  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  showToast(message);
   return message;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */
 export function freezeResults(): string {
   const message = freeze();
-  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  showToast(message);
   return message;
 }
 

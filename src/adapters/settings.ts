@@ -3,10 +3,7 @@
 import type { Settings } from '../api';
 import { DEFAULT_SETTINGS, MAX_CONFIRM_ABOVE } from '../core/limits';
 import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
-
-function userProperties(): GoogleAppsScript.Properties.Properties {
-  return PropertiesService.getUserProperties();
-}
+import { userProperties } from './properties';
 
 export function readApiKey(): string | null {
   const key = userProperties().getProperty(API_KEY_PROPERTY);

@@ -17,6 +17,21 @@ export function showSidebar(view: SidebarView): void {
   SpreadsheetApp.getUi().showSidebar(output);
 }
 
+/** The add-on menu: each item [caption, entry point of src/main.ts]; null is a separator. */
+export function addAddonMenu(items: Array<[string, string] | null>): void {
+  const menu = SpreadsheetApp.getUi().createAddonMenu();
+  for (const item of items) {
+    if (item) menu.addItem(item[0], item[1]);
+    else menu.addSeparator();
+  }
+  menu.addToUi();
+}
+
+/** A short message in the corner of the spreadsheet. */
+export function showToast(message: string): void {
+  SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+}
+
 /** A message in a dialog with an OK button (a menu item's answer when it changes nothing). */
 export function showAlert(message: string): void {
   const ui = SpreadsheetApp.getUi();

@@ -4,8 +4,9 @@
  */
 import { systemClock } from '../adapters/clock';
 import { currentViewer } from '../adapters/runner';
+import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
-import { idleProgress, type Job, mayDrive, notYourRun, type Progress, progressOf } from './job';
+import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
 import { processSlice, quotaPaused } from './slice';

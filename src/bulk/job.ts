@@ -1,26 +1,10 @@
-/** The bulk run's stored state and what the sidebar sees of it. Pure: states change only in jobMachine.ts. */
-
-import type { PaceReason } from '../lookup/pace';
-import { emptyRunCounts, type RunCounts } from './outcomes';
-import type { RunPlan } from './runPlan';
-
-export type JobState = 'idle' | 'running' | 'paused' | 'stopped' | 'cancelled' | 'done';
-
 /**
- * Why a run is paused, stopped or cancelled, for the sidebar to render without reading the message:
- * `user` (Pause or Cancel pressed), the service's verdicts, the add-on's configuration, or the sheet.
+ * The bulk run's stored state and what the sidebar sees of it (the types the sidebar receives: src/api.ts). Pure:
+ * states change only in jobMachine.ts.
  */
-export type RunReason =
-  | 'user'
-  | 'out_of_credits'
-  | 'key_rejected'
-  | 'no_key'
-  | 'quota'
-  | 'configuration'
-  | 'error'
-  | 'no_spreadsheet'
-  | 'sheet_missing'
-  | 'sheet_changed';
+
+import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
+import { emptyRunCounts } from './outcomes';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
 export type Counts = RunCounts;
@@ -81,31 +65,7 @@ export interface Job {
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
-  /** Why the last slice's batches were held small, if they were (src/core/pace.ts paceReason). */
-  paceReason?: PaceReason;
-}
-
-/** What the progress view shows of the plan a run started with. */
-export type PlanSummary = Pick<
-  RunPlan,
-  'range' | 'rows' | 'newProfiles' | 'knownProfiles' | 'notProfiles' | 'blanks' | 'alreadyDone' | 'credits'
-> & { columns: string; effect: string; retry: boolean; recheck: boolean };
-
-export interface Progress extends Counts {
-  state: JobState;
-  reason?: RunReason;
-  message: string;
-  sheetName?: string;
-  /** The run's id (the sidebar fetches its summary when it ends). */
-  runId?: string;
-  plan?: PlanSummary;
-  /** Set for a viewer who did not start the run: who did, as the sidebar shows it. */
-  startedBy?: string;
-  /** The viewer did not start the run: they see it, and can neither run, pause, resume nor cancel it. */
-  readOnly?: boolean;
-  /** Running, but no execution has worked on it lately: it waits for its starter's sidebar to be open. */
-  waiting?: boolean;
-  /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/core/pace.ts paceReason). */
+  /** Why the last slice's batches were held small, if they were (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
 }
 

@@ -10,7 +10,8 @@
  *   any ──replaced──▶ cancelled (a slice's copy of a job that is gone from the store)
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
-import type { Counts, Job, JobState, RunReason } from './job';
+import type { JobState, RunReason } from '../api';
+import type { Counts, Job } from './job';
 import { creditsText, kindsText } from './outcomes';
 
 /** Why a running job halts, and the state that leaves it in. */

@@ -1,17 +1,18 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 
 import { withDocumentLock } from '../adapters/lock';
+import { documentProperties } from '../adapters/properties';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import { isStorageFullError, sheetResultStore } from '../store/resultStore';
 import type { Job } from './job';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(): boolean {
-  return PropertiesService.getDocumentProperties() !== null;
+  return documentProperties() !== null;
 }
 
 export function loadJob(): Job | null {
-  const raw = PropertiesService.getDocumentProperties().getProperty(JOB_PROPERTY);
+  const raw = documentProperties().getProperty(JOB_PROPERTY);
   if (!raw) return null;
   try {
     return JSON.parse(raw) as Job;
@@ -28,7 +29,7 @@ export function loadJob(): Job | null {
 export function saveJob(job: Job | null): void {
   if (!job) return;
   const values: Record<string, string> = { [JOB_PROPERTY]: JSON.stringify(job) };
-  const props = PropertiesService.getDocumentProperties();
+  const props = documentProperties();
   try {
     props.setProperties(values);
   } catch (error) {
@@ -40,7 +41,7 @@ export function saveJob(job: Job | null): void {
 
 /** Removes the job (a run whose sheet could not be prepared). Call it holding the document lock. */
 export function deleteJob(): void {
-  PropertiesService.getDocumentProperties().deleteProperty(JOB_PROPERTY);
+  documentProperties().deleteProperty(JOB_PROPERTY);
 }
 
 /**

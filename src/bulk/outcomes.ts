@@ -4,13 +4,10 @@
  * each row of a run is in exactly one of found, no address, unprocessable, not a profile, error, already done
  * (it kept the result it had before the run), or not processed yet. Blank cells are not rows of the run. Pure.
  */
+import type { KindCounts, ResultKind, RunCounts } from '../api';
 import { type RowOutcome, STATUS, statusOf } from '../core/cells';
 import { countText } from '../core/text';
 import { isOwnStatus } from './rowPlan';
-
-export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' | 'error';
-
-export type KindCounts = Record<ResultKind, number>;
 
 export const RESULT_KINDS: readonly ResultKind[] = [
   'found',
@@ -19,20 +16,6 @@ export const RESULT_KINDS: readonly ResultKind[] = [
   'notProfile',
   'error',
 ];
-
-/** What a run did, in counters that do not overlap. */
-export interface RunCounts extends KindCounts {
-  /** Rows with something in the URL cell. */
-  total: number;
-  /** Rows with a result: the kinds plus alreadyDone. */
-  processed: number;
-  /** Rows that kept the result they had before the run (known when it started). */
-  alreadyDone: number;
-  /** Charged answers received (found, not found, unprocessable): the service's ledger for the run. */
-  creditsUsed: number;
-  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
-  creditsMaybeLost: number;
-}
 
 export function emptyKinds(): KindCounts {
   return { found: 0, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };

@@ -3,28 +3,10 @@
  * them, the first empty columns further right, or the add-on's columns extended by the extra fields. Pure: computed
  * from one read of the column (the URL cell and every cell right of it).
  */
+import type { Placement, PlacementKind } from '../api';
 import { outputHeaders } from '../core/cells';
 import { countText } from '../core/text';
 import { canReuseOutputColumns, isBlank } from './rowPlan';
-
-/**
- * Where the results go: the add-on's own (or empty) columns beside the URLs; new columns inserted beside them;
- * the first empty columns further right; or, with the extra fields, the add-on's four columns plus two inserted.
- */
-export type PlacementKind = 'reuse' | 'insert' | 'right' | 'extend';
-
-export interface Placement {
-  kind: PlacementKind;
-  /** The first output column once the sheet is prepared (1-based). */
-  outputColumn: number;
-  /** Columns are inserted after this one (1-based), or none. */
-  insertAfter: number | null;
-  insertCount: number;
-  /** The output columns in A1 letters once prepared, e.g. "B:E". */
-  columns: string;
-  /** What the sheet will look like, in words: what moves, or that nothing does. */
-  effect: string;
-}
 
 /** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
 export interface ColumnRead {

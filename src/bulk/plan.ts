@@ -6,16 +6,17 @@ import { timeText } from '../adapters/clock';
 import { servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
-import type { Settings } from '../api';
+import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
 import { parseProfileInput } from '../core/url';
 import { MAX_LOST_SENDS } from '../lookup/pipeline';
 import { heldAfterLosses } from '../store/resultStore';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
-import { type ColumnRead, columnName, type PlacementKind } from './placement';
+import { type ColumnRead, columnName } from './placement';
 import { isHeaderText, withFormulaCells } from './rowPlan';
-import { planRun, type RunPlan, type RunRequest } from './runPlan';
+import { planRun } from './runPlan';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -32,7 +33,7 @@ const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, 
 
 /** The range the request is about, and what to say about the selection. */
 function targetRange(request: RunRequest): { range: Range; note?: string } {
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const ss = activeSpreadsheet();
   if (request.source === 'lastRun') {
     const job = loadJob();
     const sheet = job && ss.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);

@@ -4,6 +4,9 @@
  */
 
 import { withDocumentLock } from '../adapters/lock';
+import { documentProperties } from '../adapters/properties';
+import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { RunHistory, RunSummary } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { readJobCells } from './columns';
@@ -12,21 +15,21 @@ import { loadJob } from './jobStore';
 import { FAILED_KINDS, kindOfStatus } from './outcomes';
 import { columnName } from './placement';
 import { cellText } from './rowPlan';
-import { addToHistory, type RunHistory, type RunSummary, summaryOf } from './runSummary';
+import { addToHistory, summaryOf } from './runSummary';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 const ENDED = ['done', 'cancelled'];
 
 function sheetOf(job: Job): Sheet | undefined {
-  return SpreadsheetApp.getActiveSpreadsheet()
+  return activeSpreadsheet()
     .getSheets()
     .find((sheet) => sheet.getSheetId() === job.sheetId);
 }
 
 function readHistory(): RunSummary[] {
   try {
-    const raw = PropertiesService.getDocumentProperties().getProperty(RUN_HISTORY_PROPERTY);
+    const raw = documentProperties().getProperty(RUN_HISTORY_PROPERTY);
     const history = JSON.parse(raw ?? '[]') as RunSummary[];
     return Array.isArray(history) ? history : [];
   } catch {
@@ -54,10 +57,7 @@ export function recordRun(job: Job): RunSummary | null {
   const recorded = history.find((entry) => entry.id === job.id);
   if (recorded) return recorded;
   const summary = summarize(job);
-  PropertiesService.getDocumentProperties().setProperty(
-    RUN_HISTORY_PROPERTY,
-    JSON.stringify(addToHistory(history, summary)),
-  );
+  documentProperties().setProperty(RUN_HISTORY_PROPERTY, JSON.stringify(addToHistory(history, summary)));
   return summary;
 }
 

@@ -3,99 +3,12 @@
  * results will go (src/bulk/placement.ts), and what moves. Pure: computed from one read of the column (the URL cell and every cell right
  * of it) and one read of the result store (a `stored` callback).
  */
+import type { PlacementKind, PlanCounts, RunMode, RunPlan } from '../api';
 import { outputHeaders, STATUS } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
-import type { Progress } from './job';
-import {
-  type ColumnRead,
-  cellsAt,
-  choosePlacement,
-  columnName,
-  type Placement,
-  type PlacementKind,
-  placementOptions,
-} from './placement';
+import { type ColumnRead, cellsAt, choosePlacement, columnName, placementOptions } from './placement';
 import { cellText, isOwnStatus, isPendingStatus } from './rowPlan';
-
-/** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
-export type RunMode = 'all' | 'retry';
-
-/** The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows. */
-export interface PlanCounts {
-  /** Rows from the first to the last URL (header excluded). */
-  rows: number;
-  blanks: number;
-  /** Rows that keep the result they hold. */
-  alreadyDone: number;
-  /** Cells that are not profile URLs: INVALID_URL, free. */
-  notProfiles: number;
-  /** Rows with a profile URL to look up. */
-  lookupRows: number;
-  /** Distinct profiles nobody paid for yet: at most this many credits. */
-  newProfiles: number;
-  /** Distinct profiles whose result is already known (result store, or another row of the range): free. */
-  knownProfiles: number;
-  /**
-   * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
-   * priced; the run marks them ERROR again, saying when.
-   */
-  waitingRows: number;
-}
-
-export interface RunPlan extends PlanCounts {
-  mode: RunMode;
-  /** The statuses a retry run redoes (null for a run over all rows). */
-  redo: string[] | null;
-  recheck: boolean;
-  sheetName: string;
-  /** The URL rows, e.g. "A2:A41". */
-  range: string;
-  /** At most this many credits (= newProfiles). */
-  credits: number;
-  /** One placement when there is nothing to choose; two (insert, right) when the columns beside hold data. */
-  placements: Placement[];
-  /** The placement the numbers are for (the only one, or the one chosen). */
-  placement: Placement;
-  needsChoice: boolean;
-  /** Above this many credits the run starts only once confirmed (the user's setting). */
-  confirmAbove: number;
-  needsConfirm: boolean;
-  /** Rows by status, for Retry failed rows. */
-  errorRows: number;
-  unprocessableRows: number;
-  /** Until when (epoch ms) the waiting rows wait (the latest of their profiles), and that time in words. */
-  waitUntil?: number;
-  waitUntilText?: string;
-  /** Set when the run cannot start (the column holds no profile URL at all). */
-  refusal?: string;
-  /** Said about the selection (several ranges or columns selected). */
-  note?: string;
-}
-
-/** What the sidebar or the menu asks for. */
-export interface RunRequest {
-  /** The selected column (default), or the last run's range (the sidebar's Retry failed rows). */
-  source?: 'selection' | 'lastRun';
-  mode?: RunMode;
-  /** Retry failed rows: UNPROCESSABLE rows too. */
-  includeUnprocessable?: boolean;
-  /** Look up rows that already have a result again (a credit each): chosen for this run only. */
-  recheck?: boolean;
-  /** Where the results go, when the plan offered a choice. */
-  placement?: PlacementKind;
-  /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
-  confirmedCredits?: number;
-}
-
-/** What starting a run returns: the plan (null when another run is under way), and whether the run started. */
-export interface RunStart {
-  plan: RunPlan | null;
-  started: boolean;
-  progress: Progress;
-  /** The run did not start: the starter's key is missing or the service rejected it (nothing changed). */
-  keyRefusal?: string;
-}
 
 export interface PlanOptions {
   mode: RunMode;

@@ -3,29 +3,9 @@
  * address, unprocessable, not a profile, errors, already done, not processed, blank (./outcomes.ts classifies).
  * Its time: the working time, and the paused or stopped stretches apart. Pure.
  */
-import type { Job, JobState, RunReason } from './job';
-import { type KindCounts, RESULT_KINDS } from './outcomes';
-
-export interface RunSummary extends KindCounts {
-  id: string;
-  state: JobState;
-  /** Retry failed rows, or a run over every row. */
-  retry: boolean;
-  sheetName: string;
-  /** The URL rows, e.g. "A2:A41". */
-  range: string;
-  /** Rows that kept the result they had. */
-  alreadyDone: number;
-  creditsSpent: number;
-  /** Requests whose answer was lost to a connection failure: each may have been charged. */
-  creditsMaybeLost: number;
-  startedAt: number;
-  endedAt: number;
-  /** Working time: from start to end without the paused and stopped stretches. */
-  durationMs: number;
-  /** The paused and stopped stretches, in ms by the reason of the halt. */
-  waited: Partial<Record<RunReason, number>>;
-}
+import type { KindCounts, RunReason, RunSummary } from '../api';
+import type { Job } from './job';
+import { RESULT_KINDS } from './outcomes';
 
 /** The summary of an ended run: the figures its progress line shows, and its working time. */
 export function summaryOf(job: Job, range: string): RunSummary {
@@ -53,13 +33,6 @@ export function summaryOf(job: Job, range: string): RunSummary {
     durationMs: Math.max(0, endedAt - job.startedAt - waitedMs),
     waited,
   };
-}
-
-export interface RunHistory {
-  /** The summary of the spreadsheet's last run once it has ended, else null. */
-  last: RunSummary | null;
-  /** The last few ended runs, newest first. */
-  history: RunSummary[];
 }
 
 /** How many runs a spreadsheet remembers. */

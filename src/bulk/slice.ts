@@ -7,6 +7,8 @@ import { DocumentBusyError } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
+import { activeSpreadsheetOrNull } from '../adapters/spreadsheet';
+import type { Progress } from '../api';
 import { outputHeaders } from '../core/cells';
 import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, MAX_BATCH_SIZE } from '../core/limits';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -15,23 +17,12 @@ import type { NetworkHosts } from '../core/url';
 import { haltOf } from '../lookup/answers';
 import { serviceError } from '../lookup/contract';
 import { keepPendingResults } from '../store/resultStore';
-import type { Job, Progress } from './job';
+import type { Job } from './job';
 import { idleProgress, mayDrive, progressOf } from './job';
 import { type HaltReason, type JobEvent, transition } from './jobMachine';
 import { loadJob, updateJob } from './jobStore';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { runWindows, type Slice } from './window';
-
-type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
-
-/** The spreadsheet of this execution (a time-driven trigger left by an earlier version has none). */
-function activeSpreadsheet(): Spreadsheet | null {
-  try {
-    return SpreadsheetApp.getActiveSpreadsheet();
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Takes the job's lease when it is running, this execution's user started it, and no other slice holds it; the
@@ -158,7 +149,7 @@ function checkBeforeWork(job: Job): Ready | { halt: { reason: HaltReason; messag
     return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
   const config = readScriptConfig();
   if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
-  const ss = activeSpreadsheet();
+  const ss = activeSpreadsheetOrNull();
   const sheet = ss?.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
   if (!sheet) {
     return ss

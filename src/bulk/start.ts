@@ -9,27 +9,19 @@ import { withDocumentLock } from '../adapters/lock';
 import { runnerEmail, runnerId } from '../adapters/runner';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { showAlert, showSidebar } from '../adapters/ui';
+import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
 import { countKeyCheckSent } from '../lookup/keyCheck';
 import { PACE_START } from '../lookup/pace';
 import { checkKeyForRun } from '../settings/account';
 import { countSelection } from './counting';
-import {
-  idleProgress,
-  type Job,
-  mayDrive,
-  notYourRun,
-  type PlanSummary,
-  type Progress,
-  progressOf,
-} from './job';
+import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
 import { type PlannedRun, planFor } from './plan';
 import { cellMark } from './rowPlan';
 import { recordRun } from './runHistory';
-import type { RunPlan, RunRequest, RunStart } from './runPlan';
 import { processSlice } from './slice';
 import { PACE_SCOPE } from './window';
 

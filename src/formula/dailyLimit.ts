@@ -6,6 +6,9 @@
  * are both allowed in custom functions (apps-script/guides/sheets/functions).
  */
 
+import { documentProperties, userProperties } from '../adapters/properties';
+import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { FormulaCapState, FormulaPolicy } from '../api';
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
 import { type ServiceError, serviceError } from '../lookup/contract';
 import type { DocumentLock } from '../lookup/ports';
@@ -13,8 +16,6 @@ import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
   dayOf,
-  type FormulaCapState,
-  type FormulaPolicy,
   giveBack,
   parsePolicy,
   parseSpend,
@@ -22,12 +23,12 @@ import {
 } from './dailyLimitPolicy';
 
 function policyProperty(): string {
-  return FORMULA_POLICY_PREFIX + SpreadsheetApp.getActiveSpreadsheet().getId();
+  return FORMULA_POLICY_PREFIX + activeSpreadsheet().getId();
 }
 
 /** The policy saved in this user's properties for this spreadsheet (in a custom function: the owner's). */
 export function readPolicy(): FormulaPolicy {
-  const raw = PropertiesService.getUserProperties().getProperty(policyProperty());
+  const raw = userProperties().getProperty(policyProperty());
   if (!raw) return { ...DEFAULT_FORMULA_POLICY };
   try {
     return parsePolicy(JSON.parse(raw));
@@ -37,14 +38,11 @@ export function readPolicy(): FormulaPolicy {
 }
 
 function readSpend(now: number) {
-  return parseSpend(
-    PropertiesService.getDocumentProperties().getProperty(FORMULA_SPEND_PROPERTY),
-    dayOf(now),
-  );
+  return parseSpend(documentProperties().getProperty(FORMULA_SPEND_PROPERTY), dayOf(now));
 }
 
 function writeSpend(spend: { day: string; used: number }): void {
-  PropertiesService.getDocumentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
+  documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
 }
 
 export interface Reservation {
@@ -88,6 +86,6 @@ export function readFormulaCapState(): FormulaCapState {
 /** Saves this user's policy for the spreadsheet (it governs formulas when this user owns the spreadsheet). */
 export function saveFormulaPolicy(input: unknown): FormulaCapState {
   const policy = parsePolicy(input);
-  PropertiesService.getUserProperties().setProperty(policyProperty(), JSON.stringify(policy));
+  userProperties().setProperty(policyProperty(), JSON.stringify(policy));
   return readFormulaCapState();
 }

@@ -4,24 +4,11 @@
  * the document lock (src/formula/dailyLimit.ts): formulas evaluating at once each reserve what they send first,
  * so together they never pass the cap. Pure.
  */
+import type { FormulaPolicy } from '../api';
 import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 
-export interface FormulaPolicy {
-  /** New lookups by formulas allowed at all (results already known are always shown). */
-  enabled: boolean;
-  /** Credits formulas may spend per day (UTC) in this spreadsheet. */
-  dailyCap: number;
-}
-
 export const DEFAULT_FORMULA_POLICY: FormulaPolicy = { enabled: true, dailyCap: DEFAULT_FORMULA_DAILY_CAP };
-
-/** What the sidebar shows: the policy and what formulas spent today in this spreadsheet. */
-export interface FormulaCapState {
-  policy: FormulaPolicy;
-  /** Credits formulas reserved today (UTC) in this spreadsheet. */
-  usedToday: number;
-}
 
 /** The day's spending: the day (UTC, YYYY-MM-DD) and the credits reserved so far. */
 export interface FormulaSpend {

@@ -1,4 +1,5 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
+import { activeRange } from '../adapters/spreadsheet';
 import { reinterpretedBySheets } from '../core/cells';
 
 export const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
@@ -41,7 +42,7 @@ export function resultArea(formula: string, row: number, col: number): Area | un
 }
 
 export function freezeResults(): string {
-  const range = SpreadsheetApp.getActiveRange();
+  const range = activeRange();
   if (!range)
     throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
   const sheet = range.getSheet();

@@ -5,6 +5,7 @@
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
 import { enterFormulasAgain } from '../adapters/formulaCells';
+import { activeRange, activeSheet } from '../adapters/spreadsheet';
 import { type Area, resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
 
@@ -65,8 +66,8 @@ function unfinishedIn(sheet: Sheet, range: Range): Unfinished[] {
 }
 
 export function refreshFormulas(): string {
-  const selection = SpreadsheetApp.getActiveRange();
-  const sheet = selection?.getSheet() ?? SpreadsheetApp.getActiveSheet();
+  const selection = activeRange();
+  const sheet = selection?.getSheet() ?? activeSheet();
   let cells = selection ? unfinishedIn(sheet, selection) : [];
   let where = 'the selection';
   if (cells.length === 0) {

@@ -1,8 +1,9 @@
-/** The service contract (shared/service-spec.md) as pure functions: build a request, interpret a response. */
+/**
+ * The service contract (shared/service-spec.md) as pure functions: the request, the answer (its JSON body and what
+ * it means), and the bounds on every field the add-on keeps.
+ */
 
 import { quoteService, withoutAddresses, withoutStop } from '../core/text';
-import { errorText, offContract, parseJson, readProfile } from './answerBody';
-import { boundResult } from './bounds';
 
 export interface ProfileInfo {
   name?: string;
@@ -65,6 +66,130 @@ export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice
 const QUOTE_START = ' The service said: "';
 
 export type LookupOutcome = LookupResult | ServiceError;
+
+// Bounds on every field of a result the add-on keeps. A property value holds at most 9 KB (Apps Script throws
+// "Argument too large: value" above it, https://developers.google.com/apps-script/guides/services/quotas), and one
+// write carries a whole batch: one oversized answer (a 10 KB name) would lose every result of its batch.
+
+/** UTF-16 code units per field; a longer value is cut and ends with CUT_MARKER. */
+export const FIELD_LIMITS = {
+  /** A person's name: far above any real one. */
+  name: 200,
+  /** RFC 5321 caps an address at 64 + 1 + 255 characters; a longer one is refused, not cut (offContract). */
+  email: 320,
+  /** `email_status`, `account_type`: single words in the contract (VALID, professional). */
+  status: 40,
+  /** `updated_at`: an ISO 8601 timestamp is 25 characters. */
+  updatedAt: 40,
+  /** The 422 `message`: one sentence in the contract. */
+  message: 500,
+} as const;
+
+export const CUT_MARKER = '…';
+
+/** The text itself when within `limit`, else its first `limit - 1` code units (no half surrogate pair) and "…". */
+export function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = limit - CUT_MARKER.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end) + CUT_MARKER;
+}
+
+function boundProfile(profile: ProfileInfo): ProfileInfo {
+  const bounded: ProfileInfo = {};
+  if (profile.name !== undefined) bounded.name = cut(profile.name, FIELD_LIMITS.name);
+  if (profile.updatedAt !== undefined) bounded.updatedAt = cut(profile.updatedAt, FIELD_LIMITS.updatedAt);
+  return bounded;
+}
+
+/** The result with every field within FIELD_LIMITS. */
+export function boundResult(result: LookupResult): LookupResult {
+  const profile = boundProfile(result.profile);
+  switch (result.kind) {
+    case 'found':
+      return {
+        kind: 'found',
+        email: cut(result.email, FIELD_LIMITS.email),
+        emailStatus: cut(result.emailStatus, FIELD_LIMITS.status),
+        catchAll: result.catchAll,
+        accountType: cut(result.accountType, FIELD_LIMITS.status),
+        profile,
+      };
+    case 'not_found':
+      return { kind: 'not_found', profile };
+    case 'unprocessable':
+      return { kind: 'unprocessable', message: cut(result.message, FIELD_LIMITS.message), profile };
+  }
+}
+
+// Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
+// record, and whether a 200 has the contract's success shape.
+
+export function parseJson(body: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body's error text, bounded: it reaches notes, the run's message and its stored state. */
+export function errorText(body: Record<string, unknown> | undefined): string | undefined {
+  const text = body?.error ?? body?.message;
+  return typeof text === 'string' && text.trim() !== '' ? cut(text.trim(), FIELD_LIMITS.message) : undefined;
+}
+
+export function readProfile(value: unknown): ProfileInfo {
+  if (!value || typeof value !== 'object') return {};
+  const record = value as Record<string, unknown>;
+  const profile: ProfileInfo = {};
+  if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
+  if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
+  return profile;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Absent, null or of this type. */
+export function optional(value: unknown, type: 'string' | 'boolean'): boolean {
+  return value === undefined || value === null || typeof value === type;
+}
+
+/**
+ * Why a 200 body is not the contract's success shape (§2.2), or undefined when it is. Required: `status` equal to
+ * "success", `email_address` a string or null (empty or null: no address), `profile` an object. The other fields
+ * may be absent or null (a not-found answer carries nulls), but when given they have the contract's types.
+ */
+export function offContract(json: Record<string, unknown>): string | undefined {
+  if (json.status !== 'success') {
+    return json.status === undefined
+      ? 'no "status"'
+      : `"status" is ${JSON.stringify(json.status).slice(0, 40)}`;
+  }
+  if (!('email_address' in json) || !optional(json.email_address, 'string'))
+    return '"email_address" is missing or not text';
+  if (!isRecord(json.profile)) return '"profile" is missing';
+  const wrong = (
+    [
+      ['network_url', json.network_url, 'string'],
+      ['email_status', json.email_status, 'string'],
+      ['account_type', json.account_type, 'string'],
+      ['is_catch_all', json.is_catch_all, 'boolean'],
+      ['profile.name', json.profile.name, 'string'],
+      ['profile.updated_at', json.profile.updated_at, 'string'],
+    ] as const
+  ).find(([, value, type]) => !optional(value, type));
+  if (wrong) return `"${wrong[0]}" is not ${wrong[2] === 'string' ? 'text' : 'true or false'}`;
+  if (typeof json.email_address === 'string' && json.email_address.trim().length > FIELD_LIMITS.email)
+    return `"email_address" is longer than ${FIELD_LIMITS.email} characters`;
+  return undefined;
+}
 
 export interface HttpRequest {
   url: string;

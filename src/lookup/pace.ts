@@ -14,6 +14,7 @@
  * ramps back to the cap within a few batches. A Retry-After holds every batch back.
  */
 
+import type { PaceReason } from '../api';
 import { PACE_PREFIX } from '../core/propertyNames';
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
 
@@ -38,7 +39,7 @@ export interface PaceState {
 }
 
 /** Why the pace holds batches below the cap, for the progress to say (undefined: it does not). */
-export type PaceReason = 'connection_failures' | 'rate_limited';
+export type { PaceReason };
 
 /** Requests in a batch before anything is observed; the ramp (`rampCap`) bounds the first batches further. */
 export const PACE_START = 32;

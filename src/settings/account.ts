@@ -12,7 +12,7 @@ import {
   writeSettings,
 } from '../adapters/settings';
 import type { KeyCheckResult, SidebarState } from '../api';
-import { getEnrichmentProgress } from '../bulk';
+import { getEnrichmentProgress } from '../bulk/controls';
 import { SETTINGS_PATH } from '../core/product';
 import { quoteService } from '../core/text';
 import { readFormulaCapState } from '../formula/dailyLimit';

@@ -1,36 +1,23 @@
 /**
- * The server functions the sidebar calls and the shapes they return. The shapes come from pure modules of
- * src/core (no Apps Script global, so the sidebar's DOM-typed build can read them). src/main.ts uses Apps Script
- * services, so it cannot be imported here: src/sidebarApi.check.ts fails the type check when this list and the
- * entry points drift.
+ * The server functions the sidebar calls and the shapes they return. The shapes are those of src/api.ts (types
+ * only, so the sidebar's DOM-typed build can read them). src/main.ts uses Apps Script services, so it cannot be
+ * imported here: src/sidebarApi.check.ts fails the type check when this list and the entry points drift.
  */
 
-import type { KeyCheckResult, Settings, SidebarState } from '../api';
-import type { PlanSummary, Progress, RunReason } from '../bulk/job';
-import type { KindCounts } from '../bulk/outcomes';
-import type { Placement, PlacementKind } from '../bulk/placement';
-import type { RunPlan, RunRequest, RunStart } from '../bulk/runPlan';
-import type { RunHistory, RunSummary } from '../bulk/runSummary';
-import type { FormulaCapState, FormulaPolicy } from '../formula/dailyLimitPolicy';
-
-export type {
+import type {
   FormulaCapState,
   FormulaPolicy,
   KeyCheckResult,
-  KindCounts,
-  Placement,
-  PlacementKind,
-  PlanSummary,
   Progress,
   RunHistory,
   RunPlan,
-  RunReason,
   RunRequest,
   RunStart,
-  RunSummary,
   Settings,
   SidebarState,
-};
+} from '../api';
+
+export type * from '../api';
 
 /** The entry points of src/main.ts that the sidebar calls, by name. */
 export interface ServerApi {

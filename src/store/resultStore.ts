@@ -19,6 +19,7 @@
 
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
+import { documentProperties } from '../adapters/properties';
 import {
   LOCK_WAIT_MS,
   PENDING_RESULT_RESERVE_BYTES,
@@ -90,7 +91,7 @@ interface StoreState {
 export function sheetResultStore(writable: boolean): SheetResultStore {
   const state: StoreState = {
     writable,
-    props: PropertiesService.getDocumentProperties(),
+    props: documentProperties(),
     copy: null,
     absent: new Set<string>(),
   };
@@ -303,7 +304,7 @@ export function keepPendingResults(): number {
 
 /** One read of the document properties' names: whether formulas left results waiting to be saved. */
 export function formulaBufferHoldsResults(): boolean {
-  return PropertiesService.getDocumentProperties().getKeys().some(isPendingKey);
+  return documentProperties().getKeys().some(isPendingKey);
 }
 
 /**
@@ -313,7 +314,7 @@ export function formulaBufferHoldsResults(): boolean {
 export function heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number> {
   const held = new Map<string, number>();
   if (urlKeys.length === 0) return held;
-  const raw = PropertiesService.getDocumentProperties().getProperty(LOST_PROPERTY);
+  const raw = documentProperties().getProperty(LOST_PROPERTY);
   for (const [key, mark] of lostMarksOf(raw, urlKeys, Date.now()))
     if (mark.sends >= atLeast) held.set(key, mark.until);
   return held;

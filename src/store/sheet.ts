@@ -3,6 +3,7 @@
  * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
  * document lock (src/store/resultStore.ts).
  */
+import { activeSpreadsheet, activeSpreadsheetOrNull } from '../adapters/spreadsheet';
 import { RESULTS_SHEET } from '../core/propertyNames';
 import {
   BUCKETS,
@@ -30,21 +31,13 @@ function read(ss: Spreadsheet | null, a1: string): unknown[][] | null {
   }
 }
 
-function active(): Spreadsheet | null {
-  try {
-    return SpreadsheetApp.getActiveSpreadsheet();
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The results (hash -> encoded) of these hashes found in the sheet: the log first (a compaction running
  * meanwhile moves results from the log into the buckets, never the other way), then their bucket rows.
  */
 export function readHashes(hashes: string[]): Map<string, string> {
   const found = new Map<string, string>();
-  const ss = hashes.length > 0 ? active() : null;
+  const ss = hashes.length > 0 ? activeSpreadsheetOrNull() : null;
   const log = read(ss, `A${LOG_FIRST_ROW}:B${TABLE_ROWS}`);
   if (!log) return found;
   const all = new Map<string, string>();
@@ -61,7 +54,7 @@ export function readHashes(hashes: string[]): Map<string, string> {
 
 /** Every result in the sheet (hash -> encoded), in one read. */
 export function readAll(): Map<string, string> {
-  const rows = read(active(), `${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
+  const rows = read(activeSpreadsheetOrNull(), `${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
   return parseRows(rows.slice(BUCKETS), parseRows(rows.slice(0, BUCKETS)), true);
 }
 
@@ -91,7 +84,7 @@ function createSheet(ss: Spreadsheet): GoogleAppsScript.Spreadsheet.Sheet {
  */
 export function appendResults(added: Map<string, string>): void {
   if (added.size === 0) return;
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const ss = activeSpreadsheet();
   const sheet = ss.getSheetByName(RESULTS_SHEET) ?? createSheet(ss);
   const logLength = Math.max(0, sheet.getLastRow() - (LOG_FIRST_ROW - 1));
   if (logLength + added.size <= LOG_COMPACT_AT) {

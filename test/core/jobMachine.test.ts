@@ -1,4 +1,5 @@
-import { emptyCounts, type Job, type JobState } from '../../src/bulk/job';
+import type { JobState } from '../../src/api';
+import { emptyCounts, type Job } from '../../src/bulk/job';
 import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
 import { summaryOf, timeTakenText } from '../../src/bulk/runSummary';
 

@@ -1,8 +1,9 @@
 import { checkKeyShape, maskKey, redactKey } from '../../src/lookup/apiKey';
-import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/bounds';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
+  CUT_MARKER,
+  FIELD_LIMITS,
   interpretFetchException,
   interpretKeyCheck,
   interpretLookupResponse,

@@ -1,5 +1,6 @@
+import type { RunSummary } from '../../src/api';
 import { kindOfOutcome, kindOfStatus } from '../../src/bulk/outcomes';
-import { addToHistory, durationText, HISTORY_LENGTH, type RunSummary } from '../../src/bulk/runSummary';
+import { addToHistory, durationText, HISTORY_LENGTH } from '../../src/bulk/runSummary';
 import { countText, withoutStop } from '../../src/core/text';
 import {
   capMessage,

@@ -1,4 +1,5 @@
-import { emptyCounts, type Job, type Progress, progressOf, WAITING_AFTER_MS } from '../../src/bulk/job';
+import type { Progress } from '../../src/api';
+import { emptyCounts, type Job, progressOf, WAITING_AFTER_MS } from '../../src/bulk/job';
 import {
   canCancel,
   canPause,

@@ -5,8 +5,7 @@
  * a retry counts such rows apart instead of promising them.
  */
 
-import type { RunPlan } from '../../src/bulk/runPlan';
-import type { RunHistory, RunSummary } from '../../src/bulk/runSummary';
+import type { RunHistory, RunPlan, RunSummary } from '../../src/api';
 import { priceText } from '../../src/sidebar/words';
 import { LOST_MARK_MS } from '../../src/store/lostMarks';
 import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
