@@ -3,7 +3,7 @@
  * the URL column (the plan's "first empty columns to the right"): the columns between are read and left out.
  */
 import type { Job } from './job';
-import { withFormulaCells } from './rowPlan';
+import { withFormulaCells } from './rowCells';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 

@@ -13,7 +13,8 @@ import {
   kindOfStatus,
   RESULT_KINDS,
 } from './outcomes';
-import { cellText, isPendingStatus, isRedone, statusOfRow } from './rowPlan';
+import { cellText } from './rowCells';
+import type { RunScope } from './runScope';
 
 /** A row written from an outcome. */
 export function countOutcome(counts: Counts, outcome: RowOutcome): void {
@@ -32,16 +33,10 @@ export interface SelectionCount {
 }
 
 /**
- * Rows with a final result are already done (kept as they are) unless re-checking or retried; every other row
- * with something in its URL cell is the run's to process. `readStatus`: the output columns are the add-on's.
+ * Rows the run does not touch (src/bulk/runScope.ts) are already done, kept as they are; every other row with
+ * something in its URL cell is the run's to process.
  */
-export function countSelection(
-  rows: unknown[][],
-  recheck: boolean,
-  readStatus: boolean,
-  hosts: NetworkHosts,
-  redo?: readonly string[] | null,
-): SelectionCount {
+export function countSelection(rows: unknown[][], scope: RunScope, hosts: NetworkHosts): SelectionCount {
   const counts = emptyRunCounts();
   const keys = new Set<string>();
   let hasDuplicates = false;
@@ -53,9 +48,7 @@ export function countSelection(
       if (keys.has(input.key)) hasDuplicates = true;
       keys.add(input.key);
     }
-    const status = readStatus ? statusOfRow(row) : '';
-    if (redo ? readStatus && isRedone(row, redo) : recheck || isPendingStatus(status, true)) continue;
-    countAlreadyDone(counts);
+    if (!scope.touchesRow(row, 1)) countAlreadyDone(counts);
   }
   return { counts, hasDuplicates };
 }

@@ -7,7 +7,7 @@
 import type { KindCounts, ResultKind, RunCounts } from '../api';
 import { type RowOutcome, STATUS, statusOf } from '../core/cells';
 import { countText } from '../core/text';
-import { isOwnStatus } from './rowPlan';
+import { isOwnStatus } from './rowCells';
 
 export const RESULT_KINDS: readonly ResultKind[] = [
   'found',

@@ -4,9 +4,9 @@
  * from one read of the column (the URL cell and every cell right of it).
  */
 import type { Placement, PlacementKind } from '../api';
-import { outputHeaders } from '../core/cells';
+import { OUT, outputHeaders } from '../core/cells';
 import { countText } from '../core/text';
-import { canReuseOutputColumns, isBlank } from './rowPlan';
+import { isBlank, isOwnStatus } from './rowCells';
 
 /** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
 export interface ColumnRead {
@@ -151,4 +151,39 @@ export function choosePlacement(placements: Placement[], retry: boolean, chosen?
     ? placements.find((candidate) => candidate.kind !== 'insert')
     : placements.find((candidate) => candidate.kind === chosen);
   return found ?? placements[0];
+}
+
+/**
+ * Output columns can be reused when all of them carry this add-on's titles in the header row, or all are empty
+ * in every row of the job, or they hold this add-on's own output (a status in the status column of every row
+ * that has anything, a boolean or nothing in Catch-all); otherwise new columns are inserted.
+ * `block` holds the output cells only (header row first when `headerIndex` is 0).
+ */
+export function canReuseOutputColumns(
+  block: unknown[][],
+  headerIndex: number | null,
+  extraFields: boolean,
+): boolean {
+  const titles = outputHeaders(extraFields);
+  if (headerIndex !== null && titles.every((title, column) => block[headerIndex]?.[column] === title)) {
+    return true;
+  }
+  const owned = titles.map((_, column) => column);
+  const empty = (row: unknown[] | undefined) => owned.every((column) => isBlank(row?.[column]));
+  if (block.every(empty)) return true;
+  if (headerIndex !== null && !empty(block[headerIndex])) return false;
+  const rows = headerIndex === null ? block : block.filter((_, index) => index !== headerIndex);
+  let ours = 0;
+  for (const row of rows) {
+    if (empty(row)) continue;
+    const catchAll = row[OUT.catchAll];
+    if (
+      !isOwnStatus(row[OUT.status], row[OUT.email]) ||
+      !(isBlank(catchAll) || typeof catchAll === 'boolean')
+    ) {
+      return false;
+    }
+    ours++;
+  }
+  return ours > 0;
 }

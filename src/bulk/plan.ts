@@ -1,6 +1,6 @@
 /**
- * The plan and the price of a run, before anything in the sheet changes: one read of the column (the URL cells and
- * every cell right of them, header included) and one read of the result store (ResultStore.getMany).
+ * Planning a run from the spreadsheet: the range (the selection or the last run's), one read of its column (the URL
+ * cells and every cell right of them, header included) and one read of the result store, handed to ./runPlan.ts.
  */
 import { timeText } from '../adapters/clock';
 import { servicePorts } from '../adapters/ports';
@@ -15,7 +15,7 @@ import { heldAfterLosses } from '../store/resultStore';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { type ColumnRead, columnName } from './placement';
-import { isHeaderText, withFormulaCells } from './rowPlan';
+import { isHeaderText, withFormulaCells } from './rowCells';
 import { planRun } from './runPlan';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;

@@ -6,7 +6,7 @@
 import { CELL } from '../core/cells';
 import { readJobCells } from './columns';
 import type { Job } from './job';
-import { cellMark } from './rowPlan';
+import { cellMark } from './rowCells';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 

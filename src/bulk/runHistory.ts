@@ -14,7 +14,7 @@ import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { FAILED_KINDS, kindOfStatus } from './outcomes';
 import { columnName } from './placement';
-import { cellText } from './rowPlan';
+import { cellText } from './rowCells';
 import { addToHistory, summaryOf } from './runSummary';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;

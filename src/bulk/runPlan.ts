@@ -1,14 +1,15 @@
 /**
  * The plan and the price of a bulk run, before anything in the sheet changes: what each row will cost, where the
- * results will go (src/bulk/placement.ts), and what moves. Pure: computed from one read of the column (the URL cell and every cell right
- * of it) and one read of the result store (a `stored` callback).
+ * results will go (./placement.ts), and what moves. Pure: computed from one read of the column (the URL cell and
+ * every cell right of it) and one read of the result store (a `stored` callback); ./plan.ts does the reading.
  */
 import type { PlacementKind, PlanCounts, RunMode, RunPlan } from '../api';
 import { outputHeaders, STATUS } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
 import { type ColumnRead, cellsAt, choosePlacement, columnName, placementOptions } from './placement';
-import { cellText, isOwnStatus, isPendingStatus } from './rowPlan';
+import { cellText, isFinalResult, isOwnStatus } from './rowCells';
+import { RunScope } from './runScope';
 
 export interface PlanOptions {
   mode: RunMode;
@@ -23,26 +24,10 @@ export interface PlanOptions {
   chosen?: PlacementKind;
 }
 
-/** The statuses a run redoes: ERROR (and UNPROCESSABLE when asked), or null for a run over every row. */
-export function redoStatuses(mode: RunMode, includeUnprocessable: boolean): string[] | null {
-  if (mode !== 'retry') return null;
-  return includeUnprocessable ? [STATUS.error, STATUS.unprocessable] : [STATUS.error];
-}
-
-/** Whether a row with this status is worked on: by the run's scope (redo), re-check, or the usual rule. */
-export function isInScope(status: string, own: boolean, redo: string[] | null, recheck: boolean): boolean {
-  if (redo) return own && redo.includes(status);
-  if (recheck) return status === '' || own;
-  return isPendingStatus(status, true);
-}
-
-/** What a run looks at in each row, from the options and the placement. */
+/** What a run looks at in each row: which rows it touches, how to read them, where the output cells are. */
 interface RowScope {
   hosts: NetworkHosts;
-  redo: string[] | null;
-  recheck: boolean;
-  /** Statuses are read only from the add-on's own (or empty) columns; inserted columns start empty. */
-  readsStatus: boolean;
+  run: RunScope;
   /** The output block's offset from the URL cell, and its width. */
   offset: number;
   width: number;
@@ -75,11 +60,10 @@ export function planRun(
   const placements = placementOptions(read, options.extraFields);
   const retry = options.mode === 'retry';
   const placement = choosePlacement(placements, retry, options.chosen);
+  const run = RunScope.forRun(options, placement.kind);
   const scope: RowScope = {
     hosts: options.hosts,
-    redo: redoStatuses(options.mode, options.includeUnprocessable),
-    recheck: options.mode === 'all' && options.recheck,
-    readsStatus: placement.kind !== 'insert',
+    run,
     offset: placement.outputColumn - read.urlColumn,
     width: outputHeaders(options.extraFields).length,
   };
@@ -90,8 +74,8 @@ export function planRun(
   const plan: RunPlan = {
     ...counts,
     mode: options.mode,
-    redo: scope.redo,
-    recheck: scope.recheck,
+    redo: run.redo ? [...run.redo] : null,
+    recheck: run.recheck,
     sheetName: read.sheetName,
     range: `${columnName(read.urlColumn)}${read.firstRow}:${columnName(read.urlColumn)}${read.lastRow}`,
     credits,
@@ -105,8 +89,8 @@ export function planRun(
   };
   if (tally.waitUntil !== undefined) plan.waitUntil = tally.waitUntil;
   if (tally.profileRows === 0) plan.refusal = noProfilesMessage(read);
-  else if (scope.redo && counts.lookupRows === 0)
-    plan.refusal = `No row of ${plan.range} has the status ${scope.redo.join(' or ')}: nothing to retry.`;
+  else if (run.redo && counts.lookupRows === 0)
+    plan.refusal = `No row of ${plan.range} has the status ${run.redo.join(' or ')}: nothing to retry.`;
   return plan;
 }
 
@@ -141,14 +125,14 @@ function tallyRow(tally: RowTally, row: unknown[], scope: RowScope): void {
     return;
   }
   if (input.kind === 'url') tally.profileRows++;
-  const output = scope.readsStatus ? cellsAt(row, scope.offset, scope.width) : [];
-  const status = scope.readsStatus ? cellText(output[1]) : '';
+  const output = scope.run.readsOutput ? cellsAt(row, scope.offset, scope.width) : [];
+  const status = cellText(output[1]);
   const own = isOwnStatus(status, output[0]);
   if (own && status === STATUS.error) tally.errorRows++;
   if (own && status === STATUS.unprocessable) tally.unprocessableRows++;
-  if (!isInScope(status, own, scope.redo, scope.recheck)) {
+  if (!scope.run.touches(status, output[0], 1)) {
     counts.alreadyDone++;
-    if (input.kind === 'url' && own && !isPendingStatus(status, true)) tally.written.add(input.key);
+    if (input.kind === 'url' && isFinalResult(status, output[0])) tally.written.add(input.key);
     return;
   }
   if (input.kind === 'invalid') counts.notProfiles++;
@@ -165,9 +149,9 @@ function priceProfiles(
   stored: (keys: string[]) => Map<string, LookupResult>,
   held: (keys: string[]) => Map<string, number>,
 ): void {
-  const { redo, recheck } = scope;
+  const { run } = scope;
   const keys = [...tally.wanted.keys()];
-  const known = keys.length > 0 && !recheck ? stored(keys) : new Map<string, LookupResult>();
+  const known = keys.length > 0 && !run.recheck ? stored(keys) : new Map<string, LookupResult>();
   // A profile lost twice was written ERROR: without such a row there is nothing to read (no property call).
   const unknown = keys.filter((key) => !known.has(key));
   const waiting = tally.errorRows > 0 && unknown.length > 0 ? held(unknown) : new Map<string, number>();
@@ -179,11 +163,8 @@ function priceProfiles(
       tally.waitUntil = Math.max(tally.waitUntil ?? 0, until);
       continue;
     }
-    // A retried UNPROCESSABLE profile is bought again: its stored answer is the one being retried.
     const free =
-      !recheck &&
-      ((result && !(redo?.includes(STATUS.unprocessable) && result.kind === 'unprocessable')) ||
-        (!redo && tally.written.has(key)));
+      (result && run.keepsStored(result, false)) || (run.copiesWritten(1) && tally.written.has(key));
     if (free) tally.counts.knownProfiles++;
     else tally.counts.newProfiles++;
   }

@@ -14,7 +14,8 @@ import { readScriptConfig } from '../adapters/scriptConfig';
 import { BASE_HEADERS, CELL, EXTRA_HEADERS } from '../core/cells';
 import { parseProfileInput } from '../core/url';
 import { loadJob } from './jobStore';
-import { adjacentRuns, isOwnStatus } from './rowPlan';
+import { isOwnStatus } from './rowCells';
+import { adjacentRuns } from './rowPlan';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
 

@@ -20,10 +20,10 @@ import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job'
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
 import { type PlannedRun, planFor } from './plan';
-import { cellMark } from './rowPlan';
+import { cellMark } from './rowCells';
 import { recordRun } from './runHistory';
-import { processSlice } from './slice';
-import { PACE_SCOPE } from './window';
+import { RunScope, readsOutput } from './runScope';
+import { PACE_SCOPE, processSlice } from './slice';
 
 export function enrichSelection(): Progress {
   return startFromMenu({ source: 'selection', mode: 'all' });
@@ -219,15 +219,13 @@ function createJob(
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
-  const readsStatus = plan.placement.kind !== 'insert';
   const redo = plan.redo ?? undefined;
-  const { counts, hasDuplicates } = countSelection(
-    dataRows,
-    plan.recheck,
-    readsStatus,
-    readScriptConfig().networkHosts,
-    redo,
-  );
+  const scope = new RunScope({
+    redo: plan.redo,
+    recheck: plan.recheck,
+    readsOutput: readsOutput(plan.placement.kind),
+  });
+  const { counts, hasDuplicates } = countSelection(dataRows, scope, readScriptConfig().networkHosts);
   const titles = outputHeaders(settings.extraFields);
   const header = read.header ? jobCells(planned, read.header) : null;
   const now = Date.now();

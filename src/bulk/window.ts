@@ -1,104 +1,59 @@
 /**
- * The windows of one slice: each plans its rows, looks the pending URLs up through the lookup pipeline, checks the
- * rows again and writes the results, then moves the cursor. After the last row, a pass over the whole range finds
- * rows still without a result, or finishes the job.
+ * One window of a slice: its rows planned, the pending URLs looked up through the lookup pipeline, the rows checked
+ * again right before writing, the results written in runs of adjacent rows and counted, and the cursor moved.
  */
-
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { CELL } from '../core/cells';
-import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_PASSES, MAX_WINDOW_ROWS } from '../core/limits';
+import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
+import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_WINDOW_ROWS } from '../core/limits';
 import { haltOf } from '../lookup/answers';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import type { ServiceError } from '../lookup/contract';
 import { checkKeyFirst } from '../lookup/keyCheck';
-import { knowsNothing, loadPace, PACE_START } from '../lookup/pace';
+import { knowsNothing, PACE_START } from '../lookup/pace';
 import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
-import { readJobCells } from './columns';
-import { finalCounts } from './counting';
-import { firstWithoutStatus, planRows, type RowPlan, stillPending } from './rowPlan';
-import { apply, saveProgress, working } from './slice';
-import { buysAgain, copyOf, read, resultOf, type Slice } from './sliceState';
-import { writeWindow } from './writeWindow';
-
-export type { Slice };
-
-/** At least one window per slice, so a slice always makes progress. */
-export function runWindows(slice: Slice): void {
-  const { cache } = slice.ports;
-  if (slice.batchSize === undefined)
-    slice.pacer = loadPace(
-      cache,
-      PACE_SCOPE,
-      PACE_START,
-      readScriptConfig().maxConcurrency,
-      slice.ports.clock.now(),
-    );
-  // The ramp risks a share of the rows still ahead (src/core/pace.ts rampCap).
-  if (slice.pacer) slice.pacer.runRows = Math.max(0, slice.job.lastRow - slice.job.cursor + 1);
-  try {
-    for (let window = 0; working(slice) && (window === 0 || Date.now() < slice.deadline); window++) {
-      if (slice.job.cursor > slice.job.lastRow) {
-        if (!startNextPass(slice)) break;
-        slice.block = null;
-        continue;
-      }
-      if (!processWindow(slice)) break;
-    }
-  } finally {
-    slice.pacer?.save(cache, PACE_SCOPE);
-  }
-}
-
-export const PACE_SCOPE = 'bulk';
+import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
+import type { SliceState } from './sliceState';
 
 /**
  * Rows the next window reads: a fixed size, or (adaptive) twice the requests of one batch; the window then ends at
  * the row where one batch is full (`rowsForOneBatch`).
  */
-function windowRows(slice: Slice): number {
-  return slice.pacer ? Math.min(MAX_WINDOW_ROWS, 2 * slice.pacer.next()) : (slice.batchSize ?? PACE_START);
+function windowRows(slice: SliceState): number {
+  const { pacer, batchSize } = slice.setup;
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
 }
 
 /** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */
-function rowsForOneBatch(slice: Slice, plans: RowPlan[], limit: number): number {
+function rowsForOneBatch(slice: SliceState, plans: RowPlan[], limit: number): number {
   const keys = new Set<string>();
   for (let index = 0; index < plans.length; index++) {
     const plan = plans[index];
-    if (plan.action !== 'lookup' || keys.has(plan.key) || resultOf(slice, plan.key)) continue;
+    if (plan.action !== 'lookup' || keys.has(plan.key) || slice.resultOf(plan.key)) continue;
     if (keys.size === limit) return index;
     keys.add(plan.key);
   }
   return plans.length;
 }
 
-export interface WindowPlan {
+interface WindowPlan {
   size: number;
   plans: RowPlan[];
   /** Rows whose output cells hold something of the user's: never written, nothing spent on them. */
   unwritable: Set<number>;
 }
 
-function planWindow(slice: Slice): WindowPlan {
-  const { job } = slice;
+function planWindow(slice: SliceState): WindowPlan {
+  const { job, scope } = slice;
+  const { pacer, hosts } = slice.setup;
   const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, job.lastRow);
   let size = windowEnd - job.cursor + 1;
-  if (!slice.block || slice.blockStart !== job.cursor || slice.block.length < size) {
-    slice.block = read(slice, job.cursor, size);
-    slice.blockStart = job.cursor;
-  }
-  const block = slice.block;
-  const firstPass = job.pass === 1;
-  const planned = planRows(block.slice(0, size), job.recheck && firstPass, firstPass, slice.hosts, job.redo);
-  const plans = slice.pacer ? planned.slice(0, rowsForOneBatch(slice, planned, slice.pacer.next())) : planned;
+  const block = slice.rowsFrom(job.cursor, size);
+  const planned = planRows(block.slice(0, size), scope, job.pass, hosts);
+  const plans = pacer ? planned.slice(0, rowsForOneBatch(slice, planned, pacer.next())) : planned;
   size = plans.length;
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
-    if (
-      plan.action !== 'keep' &&
-      plan.action !== 'blank' &&
-      !stillPending(block[index], job.recheck && firstPass, firstPass, job.redo)
-    ) {
+    if (plan.action !== 'keep' && plan.action !== 'blank' && !scope.mayWrite(block[index], job.pass)) {
       unwritable.add(index);
     }
   });
@@ -106,14 +61,17 @@ function planWindow(slice: Slice): WindowPlan {
 }
 
 /** The window's URLs without a result (and without a copy in the sheet), with the spelling each is sent in. */
-function wantedKeys(slice: Slice, window: WindowPlan): { wanted: string[]; sentOf: Map<string, string> } {
+function wantedKeys(
+  slice: SliceState,
+  window: WindowPlan,
+): { wanted: string[]; sentOf: Map<string, string> } {
   const sentOf = new Map<string, string>();
   const wanted: string[] = [];
   window.plans.forEach((plan, index) => {
     if (plan.action !== 'lookup' || window.unwritable.has(index)) return;
-    if (sentOf.has(plan.key) || resultOf(slice, plan.key)) return;
+    if (sentOf.has(plan.key) || slice.resultOf(plan.key)) return;
     sentOf.set(plan.key, plan.sent);
-    if (!copyOf(slice, plan.key)) wanted.push(plan.key);
+    if (!slice.copyOf(plan.key)) wanted.push(plan.key);
   });
   return { wanted, sentOf };
 }
@@ -130,96 +88,166 @@ const nothingSent = (halt?: ServiceError): SendReport => ({
  * window is then planned again at the pace it set. The window, and the error that halts the run if the check met
  * one (401, 404, a redirect, the daily quota).
  */
-function checkKeyBeforeWindow(slice: Slice, window: WindowPlan): { window: WindowPlan; halt?: ServiceError } {
-  if (!slice.pacer || !knowsNothing(slice.pacer.state) || wantedKeys(slice, window).wanted.length === 0)
+function checkKeyBeforeWindow(
+  slice: SliceState,
+  window: WindowPlan,
+): { window: WindowPlan; halt?: ServiceError } {
+  const { pacer, apiKey, endpoint, ports, deadline } = slice.setup;
+  if (!pacer || !knowsNothing(pacer.state) || wantedKeys(slice, window).wanted.length === 0)
     return { window };
-  const plan = { apiKey: slice.apiKey, endpoint: slice.endpoint };
-  const halt = checkKeyFirst(slice.ports, slice.pacer, plan, sliceBudget(slice.deadline));
-  return { window: halt || knowsNothing(slice.pacer.state) ? window : planWindow(slice), halt };
+  const halt = checkKeyFirst(ports, pacer, { apiKey, endpoint }, sliceBudget(deadline));
+  return { window: halt || knowsNothing(pacer.state) ? window : planWindow(slice), halt };
 }
 
 /** Claims and sends the window's URLs without a result (and without a copy in the sheet). */
-function lookUpWindow(slice: Slice, window: WindowPlan): SendReport {
+function lookUpWindow(slice: SliceState, window: WindowPlan): SendReport {
   const { wanted, sentOf } = wantedKeys(slice, window);
   if (wanted.length === 0) return nothingSent();
-  const claimed = claimUnknown(slice.ports, {
+  const { ports, apiKey, endpoint, pacer, batchSize, deadline } = slice.setup;
+  const claimed = claimUnknown(ports, {
     keys: wanted,
     value: BULK_CLAIM,
     seconds: BULK_CLAIM_SECONDS,
     // Formulas may have paid for some of these URLs since the slice began: the store is read again.
     inStore: (unclaimed) => {
-      slice.storeView = slice.ports.store.snapshot();
-      return new Set(unclaimed.filter((key) => resultOf(slice, key) !== undefined));
+      slice.rereadStore();
+      return new Set(unclaimed.filter((key) => slice.resultOf(key) !== undefined));
     },
   });
   // Keys another execution holds (or all, when the lock stayed busy) wait for a later window.
   const mine = claimed?.mine ?? [];
-  const report = sendClaimed(slice.ports, {
+  const report = sendClaimed(ports, {
     claimed: new Map(mine.map((key) => [key, sentOf.get(key) ?? key])),
-    apiKey: slice.apiKey,
-    endpoint: slice.endpoint,
+    apiKey,
+    endpoint,
     retry: DEFAULT_RETRY,
     holdSeconds: BULK_CLAIM_SECONDS,
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
-    storedSince: buysAgain(slice.job) ? slice.job.startedAt : undefined,
-    batchSize: slice.pacer ?? fixedBatchSize(slice.batchSize ?? PACE_START),
-    budget: sliceBudget(slice.deadline),
+    storedSince: slice.scope.buysAgain ? slice.job.startedAt : undefined,
+    batchSize: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
+    budget: sliceBudget(deadline),
   });
-  const { counts } = slice.job;
   // Paid by another execution since the window was planned: no credit spent here.
-  for (const [key, result] of report.alreadyKept ?? []) slice.known.set(key, result);
+  for (const [key, result] of report.alreadyKept ?? []) slice.recordFetched(key, result);
+  let used = 0;
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
-    slice.known.set(key, outcome);
-    counts.creditsUsed++;
+    slice.recordFetched(key, outcome);
+    used++;
   }
-  counts.creditsMaybeLost += report.lostAnswers;
+  slice.lease.countCredits(used, report.lostAnswers);
   return report;
 }
 
 /** One window: plan, look up, write, advance. False when the slice must end (out of time, lease lost). */
-function processWindow(slice: Slice): boolean {
+export function processWindow(slice: SliceState): boolean {
   const { window, halt } = checkKeyBeforeWindow(slice, planWindow(slice));
   const report = halt ? nothingSent(halt) : lookUpWindow(slice, window);
-  if (slice.pacer) slice.job.paceReason = slice.pacer.reason();
+  if (slice.setup.pacer) slice.lease.notePace(slice.setup.pacer.reason());
   const written = writeWindow(slice, window, report, windowRows(slice));
   if (!written) return false;
   const { stopAt, check } = written;
-  slice.block = check.slice(stopAt);
-  slice.blockStart = slice.job.cursor + stopAt;
-  slice.job.cursor += stopAt;
-  const { counts } = slice.job;
-  if (report.halt) apply(slice, { type: 'halt', ...haltOf(report.halt) });
-  else if (slice.job.state === 'running')
-    slice.job.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
+  const { lease } = slice;
+  slice.keepAhead(check.slice(stopAt), slice.job.cursor + stopAt);
+  lease.advance(stopAt);
+  if (report.halt) lease.apply({ type: 'halt', ...haltOf(report.halt) });
+  else lease.sayWorking();
   if (stopAt < window.size && !report.halt) {
-    saveProgress(slice);
+    lease.save();
     return false; // out of time for this slice
   }
-  if (working(slice) && Date.now() < slice.deadline) saveProgress(slice);
+  if (slice.hasTime) lease.save();
   return true;
 }
 
+/** The outcome to write in a planned row: a local rejection, a result, or the service's error. */
+function rowOutcome(slice: SliceState, plan: RowPlan, report: SendReport): RowOutcome | undefined {
+  if (plan.action === 'invalid') return { kind: 'invalid', reason: plan.reason };
+  if (plan.action !== 'lookup') return undefined;
+  const outcome = report.outcomes.get(plan.key);
+  return slice.resultOf(plan.key) ?? (outcome?.kind === 'error' ? outcome : undefined);
+}
+
+interface Written {
+  /** Rows of the window before this one are done; this one and the rest wait for the next window. */
+  stopAt: number;
+  /** The window's rows (and the next window's) as read right before writing. */
+  check: unknown[][];
+}
+
 /**
- * After the last row: one read of the whole range finds rows still without a result (they moved during the run,
- * or were inserted). Returns false when the job is finished.
+ * Checks the rows again right before writing (the user may have sorted or inserted rows meanwhile; the same read
+ * brings the next window's rows), then writes only the rows done now, in runs of adjacent rows: a row in
+ * between may hold a formula of the user's. Undefined when the lease was lost (nothing written).
+ * The cursor stops at the first row not done (not sent in time, or halted by a 401/402/quota); every later row
+ * of the window holding a result is written too, so a result paid for is in the sheet when the run pauses.
  */
-function startNextPass(slice: Slice): boolean {
-  const { job } = slice;
-  const rows = job.lastRow - job.firstRow + 1;
-  const values = readJobCells(slice.sheet, job, job.firstRow, rows, Math.min(slice.width, CELL.status + 1));
-  const pendingIndex = firstWithoutStatus(values);
-  // Retry failed rows has one pass: rows without a status are not its to fill.
-  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
-    apply(slice, {
-      type: 'finish',
-      counts: finalCounts(job.counts, values),
-      leftPending: pendingIndex >= 0 && !job.redo,
-    });
-    return false;
+function writeWindow(
+  slice: SliceState,
+  window: WindowPlan,
+  report: SendReport,
+  nextWindowRows: number,
+): Written | undefined {
+  const { job, scope, lease } = slice;
+  const recheckPass = scope.recheck && job.pass === 1;
+  const nextEnd = Math.min(job.cursor + window.size - 1 + nextWindowRows, job.lastRow);
+  const check = slice.read(job.cursor, nextEnd - job.cursor + 1);
+  const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
+  const changed: number[] = [];
+  let stopAt = window.size;
+  for (let index = 0; index < window.size; index++) {
+    const plan = window.plans[index];
+    if (plan.action === 'keep' || plan.action === 'blank' || window.unwritable.has(index)) continue;
+    const outcome = rowOutcome(slice, plan, report);
+    const ahead = index > stopAt;
+    const copied = !outcome && !ahead && plan.action === 'lookup' ? slice.copyOf(plan.key) : undefined;
+    if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
+      // This row and the ones after it wait for the next slice (rows after it with a result are written now).
+      if (stopAt === window.size) stopAt = index;
+      continue;
+    }
+    // Past the stop only results are written: the row is then final (the next window keeps it as it is).
+    if (ahead && (plan.action !== 'lookup' || outcome?.kind === 'error')) continue;
+    if (
+      !sameInput(check[index]?.[CELL.url], plan, slice.setup.hosts) ||
+      !scope.mayWrite(check[index], job.pass)
+    )
+      continue;
+    const row = copied ? copied.slice() : enrichmentRow(outcome as RowOutcome, job.extraFields);
+    if (copied) lease.countCopy(copied);
+    else if (recheckPass && plan.action === 'lookup')
+      lease.countRechecked(plan.key, outcome as RowOutcome, ahead);
+    else lease.countOutcome(outcome as RowOutcome);
+    if (plan.action === 'lookup' && outcome && outcome.kind !== 'error') slice.recordWritten(plan.key, row);
+    outputs[index] = row;
+    changed.push(index);
   }
-  job.pass++;
-  delete job.writtenAhead;
-  job.cursor = job.firstRow + pendingIndex;
-  return true;
+  if (changed.length > 0 && !lease.owns()) return undefined;
+  writeRuns(slice, adjacentRuns(changed), outputs);
+  return { stopAt, check };
+}
+
+function writeRuns(
+  slice: SliceState,
+  runs: Array<{ from: number; count: number }>,
+  outputs: unknown[][],
+): void {
+  const { job } = slice;
+  const { sheet, width } = slice.setup;
+  const risky = runs.some((run) => outputs.slice(run.from, run.from + run.count).some(rowNeedsPlainText));
+  if (risky) {
+    // Rows inserted during the run lack the plain-text format set at the start.
+    const textColumns = textColumnOffsets(width - 1);
+    const ranges = runs.flatMap((run) =>
+      textColumns.map((offset) =>
+        sheet.getRange(job.cursor + run.from, job.outputColumn + offset, run.count, 1).getA1Notation(),
+      ),
+    );
+    sheet.getRangeList(ranges).setNumberFormat('@');
+  }
+  for (const run of runs) {
+    sheet
+      .getRange(job.cursor + run.from, job.outputColumn, run.count, width - 1)
+      .setValues(outputs.slice(run.from, run.from + run.count));
+  }
 }

@@ -1,4 +1,7 @@
-import { canReuseOutputColumns, isHeaderText, planRows } from '../../src/bulk/rowPlan';
+import { canReuseOutputColumns } from '../../src/bulk/placement';
+import { isHeaderText } from '../../src/bulk/rowCells';
+import { planRows } from '../../src/bulk/rowPlan';
+import { RunScope } from '../../src/bulk/runScope';
 import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint } from '../../src/core/config';
 import { parseNetworkHosts } from '../../src/core/url';
 import { DEFAULT_RETRY, retryDelayMs } from '../../src/lookup/retry';
@@ -68,8 +71,8 @@ describe('job planning', () => {
         ['network.com/in/c', '', '', ''],
         ['https://example.com/in/d', '', '', ''],
       ],
-      false,
-      true,
+      new RunScope({ redo: null, recheck: false, readsOutput: true }),
+      1,
       SANDBOX_HOSTS,
     );
     expect(plans.map((plan) => plan.action)).toEqual([
@@ -86,7 +89,12 @@ describe('job planning', () => {
       key: 'https://network.com/in/c',
     });
     expect(
-      planRows([['https://network.com/in/a', 'a@x.test', 'VALID', '']], true, true, SANDBOX_HOSTS)[0].action,
+      planRows(
+        [['https://network.com/in/a', 'a@x.test', 'VALID', '']],
+        new RunScope({ redo: null, recheck: true, readsOutput: true }),
+        1,
+        SANDBOX_HOSTS,
+      )[0].action,
     ).toBe('lookup');
   });
 });

@@ -1,15 +1,9 @@
 import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/counting';
 import { emptyCounts } from '../../src/bulk/job';
-import {
-  adjacentRuns,
-  canReuseOutputColumns,
-  firstWithoutStatus,
-  isOwnStatus,
-  planRows,
-  stillPending,
-  withFormulaCells,
-  writtenResults,
-} from '../../src/bulk/rowPlan';
+import { canReuseOutputColumns } from '../../src/bulk/placement';
+import { isOwnStatus, withFormulaCells } from '../../src/bulk/rowCells';
+import { adjacentRuns, firstWithoutStatus, planRows, writtenResults } from '../../src/bulk/rowPlan';
+import { RunScope } from '../../src/bulk/runScope';
 import { OUT, outputHeaders } from '../../src/core/cells';
 import { parseNetworkHosts } from '../../src/core/url';
 
@@ -17,6 +11,9 @@ const A = 'https://network.com/in/a';
 const B = 'https://network.com/in/b';
 /** The sandbox's network domain (script property NETWORK_HOSTS in the test worlds). */
 const HOSTS = parseNetworkHosts('network.com');
+/** A run over every row, and a re-check, their output columns read. */
+const ALL = new RunScope({ redo: null, recheck: false, readsOutput: true });
+const RECHECK = new RunScope({ redo: null, recheck: true, readsOutput: true });
 
 describe('isOwnStatus', () => {
   it("knows the add-on's markers, with or without an address", () => {
@@ -116,16 +113,12 @@ describe('planRows', () => {
   ];
 
   it('retries ERROR and INVALID_URL on the first pass only', () => {
-    expect(planRows(rows, false, true, HOSTS).map((plan) => plan.action)).toEqual([
-      'lookup',
-      'lookup',
-      'keep',
-    ]);
-    expect(planRows(rows, false, false, HOSTS).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
+    expect(planRows(rows, ALL, 1, HOSTS).map((plan) => plan.action)).toEqual(['lookup', 'lookup', 'keep']);
+    expect(planRows(rows, ALL, 2, HOSTS).map((plan) => plan.action)).toEqual(['keep', 'keep', 'keep']);
   });
 
   it('a re-check looks every URL up again; the plan carries the canonical URL to send and its key', () => {
-    const [plan] = planRows([['  HTTP://network.com/IN/A  ', '', 'VALID', '']], true, true, HOSTS);
+    const [plan] = planRows([['  HTTP://network.com/IN/A  ', 'a@x.test', 'VALID', '']], RECHECK, 1, HOSTS);
     expect(plan).toEqual({
       action: 'lookup',
       sent: 'https://www.network.com/in/a/',
@@ -134,19 +127,19 @@ describe('planRows', () => {
   });
 });
 
-describe('stillPending', () => {
+describe('RunScope.mayWrite', () => {
   it('a row is written only while its output cells are empty or pending', () => {
-    expect(stillPending([A, '', '', ''], false, true)).toBe(true);
-    expect(stillPending([A, 'x', '', ''], false, true)).toBe(false); // something of the user's
-    expect(stillPending([A, '', 'ERROR', 'boom'], false, true)).toBe(true);
-    expect(stillPending([A, '', 'ERROR', 'boom'], false, false)).toBe(false);
-    expect(stillPending([A, 'a@b.test', 'VALID', ''], false, true)).toBe(false);
-    expect(stillPending(undefined, false, true)).toBe(false);
+    expect(ALL.mayWrite([A, '', '', ''], 1)).toBe(true);
+    expect(ALL.mayWrite([A, 'x', '', ''], 1)).toBe(false); // something of the user's
+    expect(ALL.mayWrite([A, '', 'ERROR', 'boom'], 1)).toBe(true);
+    expect(ALL.mayWrite([A, '', 'ERROR', 'boom'], 2)).toBe(false);
+    expect(ALL.mayWrite([A, 'a@b.test', 'VALID', ''], 1)).toBe(false);
+    expect(ALL.mayWrite(undefined, 1)).toBe(false);
   });
 
   it("a re-check overwrites the add-on's own results only", () => {
-    expect(stillPending([A, 'a@b.test', 'VALID', ''], true, true)).toBe(true);
-    expect(stillPending([A, 'Acme', 'YES', ''], true, true)).toBe(false);
+    expect(RECHECK.mayWrite([A, 'a@b.test', 'VALID', ''], 1)).toBe(true);
+    expect(RECHECK.mayWrite([A, 'Acme', 'YES', ''], 1)).toBe(false);
   });
 });
 
@@ -196,14 +189,17 @@ describe('counting', () => {
   ];
 
   it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
-    const { counts, hasDuplicates } = countSelection(selection, false, true, HOSTS);
+    const { counts, hasDuplicates } = countSelection(selection, ALL, HOSTS);
     expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, alreadyDone: 2 });
     expect(hasDuplicates).toBe(true);
   });
 
   it('countSelection skips nothing on a re-check, or when the columns are new', () => {
-    expect(countSelection(selection, true, true, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
-    expect(countSelection(selection, false, false, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(countSelection(selection, RECHECK, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(
+      countSelection(selection, new RunScope({ redo: null, recheck: false, readsOutput: false }), HOSTS)
+        .counts,
+    ).toEqual({ ...emptyCounts(), total: 4 });
   });
 
   it('finalCounts keeps the counts made as rows were written, and the rows at the end as the total', () => {
@@ -243,8 +239,8 @@ describe('withFormulaCells', () => {
     const read = withFormulaCells(values, formulas);
     expect(read[0]).toBe(values[0]);
     expect(read[1]).toEqual(['https://www.network.com/in/b', '=IF(Z3="","",Z3)', '', '', '']);
-    expect(stillPending(values[1], false, true)).toBe(true);
-    expect(stillPending(read[1], false, true)).toBe(false);
+    expect(ALL.mayWrite(values[1], 1)).toBe(true);
+    expect(ALL.mayWrite(read[1], 1)).toBe(false);
     expect(canReuseOutputColumns([read[1].slice(1)], null, false)).toBe(false);
   });
 });

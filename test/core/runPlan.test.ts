@@ -1,6 +1,7 @@
 import { type ColumnRead, columnName, placementOptions } from '../../src/bulk/placement';
-import { planRows, stillPending } from '../../src/bulk/rowPlan';
+import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
+import { RunScope } from '../../src/bulk/runScope';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/contract';
 
@@ -234,17 +235,12 @@ describe('Retry failed rows', () => {
     expect(plan.refusal).toMatch(/nothing to retry/);
   });
 
-  it('planRows and stillPending leave every row but the redone ones alone', () => {
+  it('planRows and RunScope.mayWrite leave every row but the redone ones alone', () => {
     const cells = rows.map((row) => [...row, '', '', '', ''].slice(0, 5));
-    const plans = planRows(cells, false, true, HOSTS, ['ERROR']);
+    const retry = new RunScope({ redo: ['ERROR'], recheck: false, readsOutput: true });
+    const plans = planRows(cells, retry, 1, HOSTS);
     expect(plans.map((p) => p.action)).toEqual(['keep', 'lookup', 'keep', 'keep', 'keep']);
-    expect(cells.map((row) => stillPending(row, false, true, ['ERROR']))).toEqual([
-      false,
-      true,
-      false,
-      false,
-      false,
-    ]);
+    expect(cells.map((row) => retry.mayWrite(row, 1))).toEqual([false, true, false, false, false]);
   });
 });
 

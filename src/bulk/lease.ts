@@ -1,0 +1,183 @@
+/**
+ * A slice's hold on the job: the lease taken (only by the starter's executions, one slice at a time), the job as
+ * this slice changes it (only through the operations below), saved so that a pause or cancel from the sidebar wins
+ * and another job or slice is left alone, and released.
+ */
+import { systemClock } from '../adapters/clock';
+import { DocumentBusyError } from '../adapters/lock';
+import type { RowOutcome } from '../core/cells';
+import { LEASE_MS } from '../core/limits';
+import { countCopy, countOutcome } from './counting';
+import { type Job, mayDrive } from './job';
+import { type JobEvent, transition } from './jobMachine';
+import { loadJob, updateJob } from './jobStore';
+import { noteEnds, relocate } from './relocate';
+import { cellMark } from './rowCells';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+/**
+ * Takes the job's lease when it is running, this execution's user started it, and no other slice holds it; the
+ * leased job, or null. Nobody else's execution ever works on the run: it would spend their key's credits.
+ */
+export function takeLease(
+  jobId: string,
+  started: number,
+  runnerId: string | null,
+): { job: Job | null; lease: JobLease | null } {
+  let leased = false;
+  const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
+  try {
+    const job = updateJob((stored) => {
+      if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
+        return stored;
+      if (!mayDrive(stored, runnerId)) return stored;
+      leased = true;
+      return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
+    });
+    return { job, lease: leased && job ? new JobLease(job) : null };
+  } catch (error) {
+    // The lock is busy (or LockService refused it): no lease, the next slice tries again.
+    if (error instanceof DocumentBusyError) return { job: loadJob(), lease: null };
+    throw error;
+  }
+}
+
+export class JobLease {
+  private current: Job;
+  private lost = false;
+
+  constructor(job: Job) {
+    this.current = job;
+  }
+
+  /** The job as this slice has it (read only: it changes through the operations below). */
+  get job(): Readonly<Job> {
+    return this.current;
+  }
+
+  /** This slice may go on: the job is running and its lease still this slice's. */
+  get working(): boolean {
+    return this.current.state === 'running' && !this.lost;
+  }
+
+  /** A state change (src/bulk/jobMachine.ts): halt, finish. */
+  apply(event: JobEvent): void {
+    this.current = transition(this.current, event, systemClock.now());
+  }
+
+  /** Moves the job with rows or columns inserted or deleted since the last slice; false: it can no longer tell. */
+  followSheet(sheet: Sheet, width: number): boolean {
+    return relocate(this.current, sheet, width);
+  }
+
+  /** Notes the URL cells at the job's ends as this slice leaves them. */
+  noteEnds(sheet: Sheet): void {
+    noteEnds(this.current, sheet);
+  }
+
+  /** The rows before the cursor's new place are done in this pass. */
+  advance(rows: number): void {
+    this.current.cursor += rows;
+  }
+
+  /** A new pass over the range, from the first row still without a result. */
+  startPass(cursor: number): void {
+    this.current.pass++;
+    delete this.current.writtenAhead;
+    this.current.cursor = cursor;
+  }
+
+  /** Why this slice's batches were held small, if they were (src/lookup/pace.ts paceReason). */
+  notePace(reason: Job['paceReason']): void {
+    this.current.paceReason = reason;
+  }
+
+  /** The progress line while the run works. */
+  sayWorking(): void {
+    if (this.current.state !== 'running') return;
+    const { counts } = this.current;
+    this.current.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
+  }
+
+  /** Charged answers received, and requests whose answers were lost (the service may have charged each). */
+  countCredits(used: number, maybeLost: number): void {
+    this.current.counts.creditsUsed += used;
+    this.current.counts.creditsMaybeLost += maybeLost;
+  }
+
+  /** A row written from an outcome. */
+  countOutcome(outcome: RowOutcome): void {
+    countOutcome(this.current.counts, outcome);
+  }
+
+  /** A row written as a copy of another row's output (a duplicate URL). */
+  countCopy(output: unknown[]): void {
+    countCopy(this.current.counts, output);
+  }
+
+  /**
+   * A re-check's first pass looks every row up again, so a row written ahead of the cursor (past a halt) comes up
+   * again in the next window: it is counted once, when first written (`writtenAhead` holds its key's hash).
+   */
+  countRechecked(key: string, outcome: RowOutcome, ahead: boolean): void {
+    const job = this.current;
+    const mark = cellMark(key);
+    const marks = job.writtenAhead ?? [];
+    const earlier = marks.indexOf(mark);
+    if (ahead) job.writtenAhead = [...marks, mark];
+    else if (earlier >= 0) {
+      job.writtenAhead = marks.filter((_, index) => index !== earlier);
+      return;
+    }
+    countOutcome(job.counts, outcome);
+  }
+
+  /** Writes the job's progress; a pause or cancel meanwhile wins, another job or slice is left alone. */
+  save(): void {
+    updateJob((stored) => this.merge(stored));
+  }
+
+  /** Before writing to the sheet: the lease is still this slice's (otherwise it stops). */
+  owns(): boolean {
+    const stored = loadJob();
+    if (stored?.id === this.current.id && stored.leaseToken !== this.current.leaseToken) this.lost = true;
+    return !this.lost;
+  }
+
+  /**
+   * Saves the job and frees its lease. The lock busy or refused, it tries again after 1, 2, 4 s: a lease left
+   * behind would keep the next slices waiting for LEASE_MS.
+   */
+  release(): Job | null {
+    this.current.leaseUntil = 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return updateJob((stored) => this.merge(stored));
+      } catch (error) {
+        if (!(error instanceof DocumentBusyError) || attempt >= 3) throw error;
+        systemClock.sleep(1000 * 2 ** attempt);
+      }
+    }
+  }
+
+  /**
+   * Merges this slice's job into the stored one: a different job is never overwritten, a cancel always wins, and
+   * a pause from the sidebar wins over "running". Returns what to store.
+   */
+  private merge(stored: Job | null): Job | null {
+    if (!stored || stored.id !== this.current.id) {
+      // Cancelled and replaced by another run meanwhile: this slice stops and leaves the new job alone.
+      this.apply({ type: 'replaced' });
+      return stored;
+    }
+    if (stored.leaseToken !== this.current.leaseToken) {
+      // Another slice holds the job now: this one stops and writes nothing (its results are in the result store).
+      this.lost = true;
+      return stored;
+    }
+    const now = systemClock.now();
+    this.current = { ...transition(this.current, { type: 'sync', stored }, now), updatedAt: now };
+    return this.current;
+  }
+}
