@@ -1,7 +1,8 @@
 /**
- * What a window does with each of its rows (blank, keep, not a profile, look up), and the rows' runs and written
- * results the window needs. Pure. Rows read from the sheet hold the URL cell, then the output cells (offsets in
- * CELL).
+ * Planning a run's rows: what a window does with each row (blank, keep, not a profile, look up) as the run's scope
+ * says, whether a row still holds the URL it was planned from, where the next pass starts, the results a duplicate
+ * row copies, and the runs of adjacent rows a write covers. Pure. Rows read from the sheet hold the URL cell, then
+ * the output cells (offsets in CELL).
  */
 import { CELL } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
