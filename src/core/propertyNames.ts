@@ -59,8 +59,8 @@ export const FORMULA_WRITES_REFUSED_KEY = 'pef.fw.no';
 export const CLAIM_PREFIX = 'pef.claim.';
 /** Document cache: after a 401 or 402, formulas stop calling the service (JSON: message and key hash). */
 export const HALT_KEY = 'pef.halt';
-/** Document cache: one formula checks the owner's account with a single request. */
-export const PROBE_KEY = 'pef.probe';
+/** Document cache: one formula checks the owner's account with a single request (src/lookup/accountCheck.ts). */
+export const ACCOUNT_CHECK_KEY = 'pef.accountCheck';
 /** Document cache: the hash of the key that got a charged answer lately. */
 export const ACCOUNT_OK_KEY = 'pef.ok';
 /** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/lookup/pace.ts). */
