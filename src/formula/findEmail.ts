@@ -1,5 +1,6 @@
 /** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
+import { systemClock } from '../adapters/clock';
 import { documentLockRefused } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
@@ -133,7 +134,7 @@ function lookUpClaimed(run: Run, keys: string[], checkingAccount: boolean): stri
  */
 /** Looks up the keys the day's formula limit allows; returns the keys another execution is sending. */
 function lookUpWithinCap(run: Run, keys: string[], checkingAccount: boolean): string[] {
-  const reservation = reserveFormulaCredits(run.ports.lock, keys.length, run.budget.end);
+  const reservation = reserveFormulaCredits(run.ports, keys.length, run.budget.end);
   const granted = reservation?.granted ?? 0;
   const allowed = keys.slice(0, granted);
   const refused = keys.slice(granted);
@@ -153,7 +154,7 @@ function lookUpWithinCap(run: Run, keys: string[], checkingAccount: boolean): st
       const outcome = run.outcomes.get(key);
       return outcome !== undefined && outcome.kind !== 'error';
     }).length;
-    giveBackFormulaCredits(run.ports.lock, allowed.length - charged);
+    giveBackFormulaCredits(run.ports, allowed.length - charged);
   }
 }
 
@@ -191,7 +192,7 @@ function lookUpClaimedOrRelease(run: Run, claimed: Claimed): string[] {
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
-  const started = Date.now();
+  const started = systemClock.now();
   const outcomes = new Map<string, RowOutcome>();
   const keys = [...new Set(inputs.flatMap((input) => (input.kind === 'url' ? [input.key] : [])))];
   if (keys.length === 0) return outcomes;
@@ -201,7 +202,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
   let missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
-  if (!formulasMayWrite(ports.store, ports.cache)) {
+  if (!formulasMayWrite(ports)) {
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
@@ -210,7 +211,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   throwIfHalted(run);
   const heldByOthers = new Set<string>();
   const heldByBulk = new Set<string>();
-  while (missing.length > 0 && run.budget.mayStart(Date.now())) {
+  while (missing.length > 0 && run.budget.mayStart(ports.clock.now())) {
     const claimed = claim(run, missing);
     const others: string[] = [];
     for (const key of claimed?.mine ?? []) heldByOthers.delete(key);

@@ -48,13 +48,12 @@ export function isPendingKey(key: string): boolean {
   return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX);
 }
 
-export function newVersion(): string {
-  return Date.now().toString(36) + Math.floor(Math.random() * 1e9).toString(36);
+export function newVersion(now: number): string {
+  return now.toString(36) + Math.floor(Math.random() * 1e9).toString(36);
 }
 
 /** Reads the document properties once: the buffer's results, its size, the batches under way elsewhere. */
-export function readDocumentView(props: GoogleAppsScript.Properties.Properties): DocumentView {
-  const now = Date.now();
+export function readDocumentView(props: GoogleAppsScript.Properties.Properties, now: number): DocumentView {
   const all = props.getProperties();
   let pendingBytes = 0;
   const sending = new Set<string>();
