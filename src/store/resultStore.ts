@@ -4,8 +4,7 @@
  * - The hidden results sheet (src/store/sheet.ts) holds them; only executions that may write the
  *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
  * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
- *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet. The first
- *   versions' results (RESULT_PREFIX) are read the same way and moved the same way.
+ *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet.
  * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
  *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
@@ -42,11 +41,6 @@ import {
 import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
 
-/** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
-export function isStorageFullError(error: unknown): boolean {
-  return /storage quota/i.test(String(error instanceof Error ? error.message : error));
-}
-
 /**
  * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy.
  * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
@@ -65,7 +59,7 @@ function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): vo
 
 export interface SheetResultStore extends ResultStore {
   /**
-   * Moves the buffer (and the first versions' results) into the sheet and drops finished sending records. Call
+   * Moves the buffer into the sheet and drops finished sending records. Call
    * holding the document lock, in an execution that may write the spreadsheet. Returns the results moved.
    */
   keepPending(): number;
