@@ -110,7 +110,7 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
+    progress: processSlice(created.id, created.ownerId, FIRST_SLICE_MAX_MS),
   };
 }
 
