@@ -128,7 +128,7 @@ export function saveFormulaCap(policy: unknown): FormulaCapState {
   return formulaCap.saveFormulaPolicy(policy);
 }
 
-/** Processes the next slice of this spreadsheet's run (called by the sidebar again and again, and by the hourly trigger). */
+/** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */
 export function continueEnrichment(): Progress {
   return enrichment.continueEnrichment();
 }

@@ -2,6 +2,7 @@
 
 import { HALT_KEY } from '../core/propertyNames';
 import type { DocumentCache } from '../lookup/ports';
+import { systemClock } from './clock';
 
 /**
  * The document cache, or null when the execution has none. CacheService is best-effort ("be prepared to get back
@@ -18,14 +19,14 @@ export function documentCache(): DocumentCache | null {
       const value = cache.get(key);
       if (value !== null || key !== HALT_KEY) return value;
       const [until, halt] = JSON.parse(props().getProperty(HALT_KEY) || '[0]') as [number, string?];
-      return until > Date.now() && halt ? halt : null;
+      return until > systemClock.now() && halt ? halt : null;
     },
     getAll: (keys) => cache.getAll(keys),
     putAll: (values, seconds) => cache.putAll(values, seconds),
     put(key, value, seconds) {
       cache.put(key, value, seconds);
       if (key === HALT_KEY)
-        props().setProperty(HALT_KEY, JSON.stringify([Date.now() + seconds * 1000, value]));
+        props().setProperty(HALT_KEY, JSON.stringify([systemClock.now() + seconds * 1000, value]));
     },
     remove: (key) => cache.remove(key),
     removeAll: (keys) => cache.removeAll(keys),

@@ -1,4 +1,5 @@
 /** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
+
 import { interpretAnswer, type RawAnswer } from '../lookup/answers';
 import { redactKey } from '../lookup/apiKey';
 import {
@@ -9,6 +10,7 @@ import {
   type ServiceError,
 } from '../lookup/contract';
 import type { SendPlan, SentBatch, SentKeyCheck, Transport } from '../lookup/ports';
+import { systemClock } from './clock';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
@@ -54,7 +56,7 @@ function fetchEach<T>(
 ): { outcomes: Array<T | ServiceError>; sent: number; lost: boolean } {
   try {
     const responses = UrlFetchApp.fetchAll(requests as GoogleAppsScript.URL_Fetch.URLFetchRequest[]);
-    const now = Date.now();
+    const now = systemClock.now();
     return {
       outcomes: responses.map((response) => read(rawAnswer(response), now)),
       sent: requests.length,

@@ -2,12 +2,14 @@
  * LockService: the document lock, with one wait policy for every caller. Apps Script's lock is not counted:
  * a nested release frees it, so no code takes it while holding it.
  */
+
 import { LOCK_WAIT_MS } from '../core/limits';
 import type { DocumentLock } from '../lookup/ports';
+import { systemClock } from './clock';
 
 /** The one wait policy: LOCK_WAIT_MS, never past the caller's deadline. */
 export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {
-  return Math.max(0, Math.min(LOCK_WAIT_MS, deadline - Date.now()));
+  return Math.max(0, Math.min(LOCK_WAIT_MS, deadline - systemClock.now()));
 }
 
 /** This execution's globals are its own (apps-script/guides/sheets/functions): the flag is per execution. */

@@ -9,7 +9,7 @@ import { documentLock, readOnlyDocumentLock } from './lock';
 /** `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet. */
 export function servicePorts(writable = false): LookupPorts {
   return {
-    store: sheetResultStore(writable),
+    store: sheetResultStore(writable, systemClock),
     cache: documentCache(),
     lock: writable ? documentLock : readOnlyDocumentLock,
     clock: systemClock,

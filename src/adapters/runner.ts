@@ -7,7 +7,9 @@
  * security policies do not allow access to the user's email address" (developers.google.com/apps-script/reference/
  * base/session, .../base/user): fine to show a name, not to decide who pays.
  */
+
 import { RUNNER_ID_PROPERTY } from '../core/propertyNames';
+import { systemClock } from './clock';
 
 /** This user's runner id; with `create`, one is made and saved on first use (otherwise null until then). */
 export function runnerId(create = false): string | null {
@@ -30,5 +32,5 @@ export function runnerEmail(): string {
 
 /** The viewer of a run's progress: this user, now. */
 export function currentViewer(): { runnerId: string | null; now: number } {
-  return { runnerId: runnerId(), now: Date.now() };
+  return { runnerId: runnerId(), now: systemClock.now() };
 }

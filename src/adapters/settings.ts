@@ -29,8 +29,8 @@ export function readSettings(): Settings {
 }
 
 /**
- * The settings of `source`, defaults for the rest. A `recheck` stored by an earlier version is dropped: re-checking
- * is chosen when a run starts, never kept.
+ * The settings of `source`, defaults for the rest; other fields are dropped (a `recheck`: re-checking is chosen
+ * when a run starts, never kept).
  */
 export function pickSettings(source: unknown): Settings {
   const record = (source && typeof source === 'object' ? source : {}) as Partial<

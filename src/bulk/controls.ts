@@ -27,7 +27,7 @@ function applyToStored(event: JobEvent, runnerId: string | null): Job | null {
 
 /** Called by the sidebar again and again while it is open: the run goes on only while its starter's is. */
 export function continueEnrichment(): Progress {
-  // A time-driven trigger left by an earlier version runs without the spreadsheet: nothing to do, nothing to break.
+  // An execution without the spreadsheet (as a time-driven trigger runs, reported) has nothing to do and breaks nothing.
   if (!hasDocument())
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
   let viewer: ReturnType<typeof currentViewer>;

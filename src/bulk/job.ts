@@ -40,7 +40,7 @@ export interface Job {
   /** A re-check's first pass: hashes of the keys of rows written ahead of the cursor, already counted. */
   writtenAhead?: string[];
   state: JobState;
-  /** Set with a paused, stopped or cancelled state (absent in jobs stored by earlier versions). */
+  /** Set with a paused, stopped or cancelled state. */
   reason?: RunReason;
   message: string;
   counts: Counts;
@@ -53,9 +53,9 @@ export interface Job {
   /**
    * Who started the run: an opaque id kept in the starter's own user properties (src/adapters/runner.ts), and
    * their e-mail address when Apps Script gives it ('' otherwise). Only the starter's executions work on the run
-   * or change its state. Absent in jobs stored by earlier versions: anyone may drive those.
+   * or change its state.
    */
-  ownerId?: string;
+  ownerId: string;
   ownerName?: string;
   /** Set while a slice runs, so a second caller (two sidebars of the starter at once) does not work on the same rows. */
   leaseUntil: number;
@@ -90,9 +90,9 @@ export interface Viewer {
  */
 export const WAITING_AFTER_MS = 30_000;
 
-/** The starter (or anyone, for a job of an earlier version without one) may drive the run. */
+/** Only the starter may drive the run. */
 export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {
-  return job.ownerId === undefined || job.ownerId === runnerId;
+  return job.ownerId === runnerId;
 }
 
 /** How the sidebar names the starter to someone else. */

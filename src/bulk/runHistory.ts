@@ -3,6 +3,7 @@
  * runs of the spreadsheet (document properties), and selecting the first failed row.
  */
 
+import { systemClock } from '../adapters/clock';
 import { withDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
@@ -66,7 +67,7 @@ export function getRunHistory(): RunHistory {
   const job = loadJob();
   if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
     // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
-    if (job.leaseUntil > Date.now()) return { last: summarize(job), history: readHistory() };
+    if (job.leaseUntil > systemClock.now()) return { last: summarize(job), history: readHistory() };
     const last = withDocumentLock(() => recordRun(job));
     return { last, history: readHistory() };
   }

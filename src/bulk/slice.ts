@@ -3,6 +3,7 @@
  * after the last row, a pass over the whole range for rows still without a result; then the job saved and the
  * lease released.
  */
+import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
@@ -57,7 +58,7 @@ export function quotaPaused(): Progress {
 }
 
 function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs: number): Progress {
-  const started = Date.now();
+  const started = systemClock.now();
   const { job, lease } = takeLease(jobId, started, runnerId);
   if (!lease) return progressOf(job, { runnerId, now: started });
   const config = readScriptConfig();
@@ -71,7 +72,7 @@ function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs:
     if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
   }
   const stored = lease.release();
-  return progressOf(stored, { runnerId, now: Date.now() });
+  return progressOf(stored, { runnerId, now: systemClock.now() });
 }
 
 function haltOn(lease: JobLease, error: unknown): void {

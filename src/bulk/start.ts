@@ -102,7 +102,7 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(created.id, created.ownerId ?? null, FIRST_SLICE_MAX_MS),
+    progress: processSlice(created.id, created.ownerId, FIRST_SLICE_MAX_MS),
   };
 }
 
@@ -143,7 +143,7 @@ function createUnderLock(planned: PlannedRun, viewerId: string | null): StartOut
 
 /** The answer when another run is under way: its progress, and whether this user may drive it. */
 function alreadyUnderWay(existing: Job, viewerId: string | null): RunStart {
-  const viewer = { runnerId: viewerId, now: Date.now() };
+  const viewer = { runnerId: viewerId, now: systemClock.now() };
   return {
     plan: null,
     started: false,
@@ -228,7 +228,7 @@ function createJob(
   const { counts, hasDuplicates } = countSelection(dataRows, scope, readScriptConfig().networkHosts);
   const titles = outputHeaders(settings.extraFields);
   const header = read.header ? jobCells(planned, read.header) : null;
-  const now = Date.now();
+  const now = systemClock.now();
   const idle: Job = {
     id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
     sheetId: sheet.getSheetId(),

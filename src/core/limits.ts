@@ -74,7 +74,7 @@ export const DEFAULT_CONCURRENCY = 20;
 export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND) + 1;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
-/** A charged answer within this long proves the owner's account works: no probe request first. */
+/** A charged answer within this long proves the owner's account works: no account check first. */
 export const ACCOUNT_OK_SECONDS = 600;
 /**
  * Formulas take the script properties from the script cache's copy this long (src/adapters/scriptConfig.ts): a

@@ -1,8 +1,8 @@
 /**
  * Every name the add-on stores data under, shared with the playground. Pure: no Apps Script global.
  * Scheme: `pef.<name>` for what the add-on writes into document properties and the document cache. The user
- * properties keep the names the first version wrote (saved keys and settings must still be read), and the
- * script properties are the operator's configuration names (README, "Configuration").
+ * properties are named `PEF_<NAME>`, and the script properties are the operator's configuration names (README,
+ * "Configuration").
  */
 
 /** User property: the user's API key. */
@@ -14,12 +14,6 @@ export const RUNNER_ID_PROPERTY = 'PEF_RUNNER_ID';
 
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
-/**
- * Document properties of the first versions' result store (one result per normalised URL under this prefix and
- * the URL's hash, and a byte counter): still read, and moved into the results sheet by the first writing execution.
- */
-export const RESULT_PREFIX = 'pef.r.';
-export const RESULT_BYTES_PROPERTY = 'pef.bytes';
 /**
  * Document properties: results =FINDEMAIL paid for (custom functions cannot write the results sheet), under this
  * prefix and the URL's hash, until a writing execution moves them into the sheet.
@@ -59,8 +53,8 @@ export const FORMULA_WRITES_REFUSED_KEY = 'pef.fw.no';
 export const CLAIM_PREFIX = 'pef.claim.';
 /** Document cache: after a 401 or 402, formulas stop calling the service (JSON: message and key hash). */
 export const HALT_KEY = 'pef.halt';
-/** Document cache: one formula checks the owner's account with a single request. */
-export const PROBE_KEY = 'pef.probe';
+/** Document cache: one formula checks the owner's account with a single request (src/lookup/accountCheck.ts). */
+export const ACCOUNT_CHECK_KEY = 'pef.accountCheck';
 /** Document cache: the hash of the key that got a charged answer lately. */
 export const ACCOUNT_OK_KEY = 'pef.ok';
 /** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/lookup/pace.ts). */

@@ -6,12 +6,13 @@
  * are both allowed in custom functions (apps-script/guides/sheets/functions).
  */
 
+import { systemClock } from '../adapters/clock';
 import { documentProperties, userProperties } from '../adapters/properties';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { FormulaCapState, FormulaPolicy } from '../api';
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
 import { type ServiceError, serviceError } from '../lookup/contract';
-import type { DocumentLock } from '../lookup/ports';
+import type { Clock, DocumentLock } from '../lookup/ports';
 import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
@@ -57,7 +58,7 @@ export interface Reservation {
  * nothing may be sent). Each reservation is one property read and write.
  */
 export function reserveFormulaCredits(
-  lock: DocumentLock,
+  { lock, clock }: { lock: DocumentLock; clock: Clock },
   wanted: number,
   deadline: number,
 ): Reservation | undefined {
@@ -65,7 +66,7 @@ export function reserveFormulaCredits(
   const refusal = serviceError('config', capMessage(policy));
   if (!policy.enabled || policy.dailyCap === 0) return { granted: 0, policy, refusal };
   const granted = lock.tryWith(() => {
-    const outcome = reserve(readSpend(Date.now()), policy, wanted);
+    const outcome = reserve(readSpend(clock.now()), policy, wanted);
     if (outcome.granted > 0) writeSpend(outcome.next);
     return outcome.granted;
   }, deadline);
@@ -73,14 +74,17 @@ export function reserveFormulaCredits(
 }
 
 /** Gives back credits reserved but not charged (errors, lookups not sent in time). */
-export function giveBackFormulaCredits(lock: DocumentLock, count: number): void {
+export function giveBackFormulaCredits(
+  { lock, clock }: { lock: DocumentLock; clock: Clock },
+  count: number,
+): void {
   if (count <= 0) return;
-  lock.tryWith(() => writeSpend(giveBack(readSpend(Date.now()), count)));
+  lock.tryWith(() => writeSpend(giveBack(readSpend(clock.now()), count)));
 }
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
-export function readFormulaCapState(): FormulaCapState {
-  return { policy: readPolicy(), usedToday: readSpend(Date.now()).used };
+export function readFormulaCapState(now = systemClock.now()): FormulaCapState {
+  return { policy: readPolicy(), usedToday: readSpend(now).used };
 }
 
 /** Saves this user's policy for the spreadsheet (it governs formulas when this user owns the spreadsheet). */

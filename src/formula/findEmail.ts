@@ -1,11 +1,11 @@
 /** =FINDEMAIL: stored, de-duplicated, parallel lookups inside one custom-function execution. */
 
+import { systemClock } from '../adapters/clock';
 import { documentLockRefused } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
 import {
-  ACCOUNT_OK_SECONDS,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
   FORMULA_KEY_CHECK_ABOVE,
@@ -13,14 +13,28 @@ import {
   POLL_MAX_MS,
 } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
-import { ACCOUNT_OK_KEY, HALT_KEY, PROBE_KEY } from '../core/propertyNames';
+import { HALT_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
+import {
+  ACCOUNT_CHECK_MARKERS,
+  accountCheckOver,
+  dropAccountCheck,
+  endAccountCheck,
+} from '../lookup/accountCheck';
 import { fixedBatchSize } from '../lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM, readClaims, releaseClaims } from '../lookup/claims';
 import { checkKeyFirst } from '../lookup/keyCheck';
 import { knowsNothing } from '../lookup/pace';
-import { type Claimed, claimUnknown, type SendRequest, sendClaimed } from '../lookup/pipeline';
+import {
+  type Claimed,
+  claimUnknown,
+  endSending,
+  type SendReport,
+  type SendRequest,
+  sendBatches,
+  startSending,
+} from '../lookup/pipeline';
 import { giveBackFormulaCredits, reserveFormulaCredits } from './dailyLimit';
 import { fromStore, haltFormulas, PACE_SCOPE, type Run, startRun, throwIfHalted } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
@@ -29,28 +43,20 @@ import { formulasMayWrite } from './writeCheck';
 type Cell = unknown;
 
 /**
- * Claims the keys neither stored nor claimed. While no lookup proved the owner's account works (a charged answer
- * in the last ACCOUNT_OK_SECONDS), one cell at a time (the PROBE_KEY marker) sends a single request first; so
- * after a 401 or 402, or on a sheet whose owner has no credits, hundreds of cells evaluating at once send one
- * failing request, not hundreds. Undefined when the lock stays busy.
+ * Claims the keys neither stored nor claimed, one cell at a time checking the owner's account first while no lookup
+ * proved it works (src/lookup/accountCheck.ts). Undefined when the lock stays busy.
  */
 function claim(run: Run, keys: string[]): Claimed | undefined {
-  return claimUnknown(run.ports, {
+  const claimed = claimUnknown(run.ports, {
     keys,
     value: FORMULA_CLAIM,
     seconds: FORMULA_CLAIM_SECONDS,
     deadline: run.budget.end,
-    markers: [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY],
+    accountCheck: { apiKey: run.apiKey },
     inStore: (unclaimed) => fromStore(run, unclaimed),
-    admit: (markers, free) => {
-      throwIfHalted(run, markers[HALT_KEY] ?? '');
-      const accountOk = markers[ACCOUNT_OK_KEY] === run.keyHash;
-      if (free.length === 0 || accountOk) return 'claim';
-      if (markers[PROBE_KEY]) return 'block';
-      run.ports.cache?.put(PROBE_KEY, '1', FORMULA_CLAIM_SECONDS);
-      return 'probe';
-    },
   });
+  if (claimed?.halt) throw new Error(claimed.halt.message);
+  return claimed;
 }
 
 /**
@@ -72,44 +78,52 @@ function checkKeyBeforeRange(run: Run, count: number, claimed: string[]): void {
 
 /**
  * Looks the claimed keys up through the pipeline; after a 401 or 402 every formula of the document pauses.
- * Returns the keys another execution turned out to be sending (to wait for).
+ * Checking the account, the first key goes alone (past the halt marker it was admitted by); its answer ends the
+ * check, then the rest go at the run's pace, each batch after a read of the halt marker. Returns the keys another
+ * execution turned out to be sending (to wait for).
  */
-function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
+function lookUpClaimed(run: Run, keys: string[], checkingAccount: boolean): string[] {
   const cache = run.ports.cache;
-  let probeOpen = probing;
+  let checkOpen = checkingAccount;
   try {
-    if (!probing) checkKeyBeforeRange(run, keys.length, keys);
-    const request: SendRequest = {
+    if (!checkingAccount) checkKeyBeforeRange(run, keys.length, keys);
+    const paced: SendRequest = {
       claimed: new Map(keys.map((key) => [key, run.sentFor.get(key) ?? key])),
       apiKey: run.apiKey,
       endpoint: run.endpoint,
       retry: DEFAULT_RETRY,
       holdSeconds: FORMULA_CLAIM_SECONDS,
-      // The account check goes alone; then the run's batch size.
-      batchSize: probing ? fixedBatchSize(1) : run.sizer,
+      batchSize: run.sizer,
       budget: run.budget,
-      beforeBatch: () => {
-        if (!probeOpen) throwIfHalted(run);
-      },
-      afterBatch: (batch) => {
-        if (probeOpen) {
-          if (batch.stored.length > 0) cache?.put(ACCOUNT_OK_KEY, run.keyHash, ACCOUNT_OK_SECONDS);
-          cache?.remove(PROBE_KEY);
-          probeOpen = false;
-          request.batchSize = run.sizer;
-          if (!batch.halt) checkKeyBeforeRange(run, keys.length - 1, keys);
-        }
-        if (batch.halt) haltFormulas(run, batch.halt);
-      },
+      haltFor: run.apiKey,
     };
-    const report = sendClaimed(run.ports, request);
+    const alone: SendRequest = { ...paced, batchSize: fixedBatchSize(1), haltFor: undefined };
+    const sending = startSending(checkingAccount ? alone : paced);
+    let report: SendReport;
+    try {
+      let more = true;
+      if (checkingAccount) {
+        const [check] = sendBatches(run.ports, alone, sending, 1);
+        if (check) {
+          endAccountCheck(cache, run.apiKey, check.stored.length > 0);
+          checkOpen = false;
+          if (!check.halt) checkKeyBeforeRange(run, keys.length - 1, keys);
+        }
+        more = check !== undefined && !check.halt;
+      }
+      if (more) sendBatches(run.ports, paced, sending);
+      if (sending.report.halt) haltFormulas(run, sending.report.halt);
+    } finally {
+      report = endSending(run.ports, sending);
+    }
+    if (report.haltedElsewhere) throw new Error(report.haltedElsewhere.message);
     for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
     for (const [key, result] of report.alreadyKept ?? []) run.outcomes.set(key, result);
     for (const key of report.unsaved ?? []) run.outcomes.set(key, UNSAVED);
     if (report.halt) throw accountError(report.halt);
     return report.elsewhere ?? [];
   } finally {
-    if (probeOpen) cache?.remove(PROBE_KEY);
+    if (checkOpen) dropAccountCheck(cache);
     run.pacer?.save(cache, PACE_SCOPE);
   }
 }
@@ -119,8 +133,8 @@ function lookUpClaimed(run: Run, keys: string[], probing: boolean): string[] {
  * claimed keys are released and their cells say so, for free. What was reserved but not charged is given back.
  */
 /** Looks up the keys the day's formula limit allows; returns the keys another execution is sending. */
-function lookUpWithinCap(run: Run, keys: string[], probing: boolean): string[] {
-  const reservation = reserveFormulaCredits(run.ports.lock, keys.length, run.budget.end);
+function lookUpWithinCap(run: Run, keys: string[], checkingAccount: boolean): string[] {
+  const reservation = reserveFormulaCredits(run.ports, keys.length, run.budget.end);
   const granted = reservation?.granted ?? 0;
   const allowed = keys.slice(0, granted);
   const refused = keys.slice(granted);
@@ -130,17 +144,17 @@ function lookUpWithinCap(run: Run, keys: string[], probing: boolean): string[] {
     for (const key of refused) run.outcomes.set(key, outcome);
   }
   if (allowed.length === 0) {
-    if (probing) run.ports.cache?.remove(PROBE_KEY);
+    if (checkingAccount) dropAccountCheck(run.ports.cache);
     return [];
   }
   try {
-    return lookUpClaimed(run, allowed, probing);
+    return lookUpClaimed(run, allowed, checkingAccount);
   } finally {
     const charged = allowed.filter((key) => {
       const outcome = run.outcomes.get(key);
       return outcome !== undefined && outcome.kind !== 'error';
     }).length;
-    giveBackFormulaCredits(run.ports.lock, allowed.length - charged);
+    giveBackFormulaCredits(run.ports, allowed.length - charged);
   }
 }
 
@@ -155,10 +169,10 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
     clock.sleep(poll);
     poll = Math.min(POLL_MAX_MS, poll * 2);
     if (!cache) break;
-    const markers = readClaims(cache, others, [PROBE_KEY, ACCOUNT_OK_KEY, HALT_KEY]);
+    const markers = readClaims(cache, others, ACCOUNT_CHECK_MARKERS);
     throwIfHalted(run, markers[HALT_KEY] ?? '');
     const freed = others.filter((key) => !markers[claimKey(key)]);
-    const unblocked = blocked.length > 0 && (!markers[PROBE_KEY] || markers[ACCOUNT_OK_KEY] === run.keyHash);
+    const unblocked = blocked.length > 0 && accountCheckOver(markers, run.apiKey);
     if (freed.length === 0 && !unblocked) continue;
     fromStore(run, freed);
     break;
@@ -169,16 +183,16 @@ function awaitOthers(run: Run, others: string[], blocked: string[]): string[] {
 /** Whatever fails, the claims taken are released: a failed formula never leaves a bulk run waiting. */
 function lookUpClaimedOrRelease(run: Run, claimed: Claimed): string[] {
   try {
-    return lookUpWithinCap(run, claimed.mine, claimed.probing);
+    return lookUpWithinCap(run, claimed.mine, claimed.checksAccount);
   } catch (error) {
     releaseClaims(run.ports.cache, claimed.mine);
-    if (claimed.probing) run.ports.cache?.remove(PROBE_KEY);
+    if (claimed.checksAccount) dropAccountCheck(run.ports.cache);
     throw error;
   }
 }
 
 function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
-  const started = Date.now();
+  const started = systemClock.now();
   const outcomes = new Map<string, RowOutcome>();
   const keys = [...new Set(inputs.flatMap((input) => (input.kind === 'url' ? [input.key] : [])))];
   if (keys.length === 0) return outcomes;
@@ -188,7 +202,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
   let missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
-  if (!formulasMayWrite(ports.store, ports.cache)) {
+  if (!formulasMayWrite(ports)) {
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
@@ -197,7 +211,7 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   throwIfHalted(run);
   const heldByOthers = new Set<string>();
   const heldByBulk = new Set<string>();
-  while (missing.length > 0 && run.budget.mayStart(Date.now())) {
+  while (missing.length > 0 && run.budget.mayStart(ports.clock.now())) {
     const claimed = claim(run, missing);
     const others: string[] = [];
     for (const key of claimed?.mine ?? []) heldByOthers.delete(key);

@@ -9,15 +9,15 @@
  */
 import { documentPropertyWritable } from '../adapters/formulaWrites';
 import { FORMULA_WRITES_PROPERTY, FORMULA_WRITES_REFUSED_KEY } from '../core/propertyNames';
-import type { DocumentCache, ResultStore } from '../lookup/ports';
+import type { LookupPorts } from '../lookup/ports';
 
 /** How long a refusal is remembered before a formula tries again (the cache's longest expiry, 6 hours). */
 const REFUSAL_SECONDS = 6 * 3600;
 
-export function formulasMayWrite(store: ResultStore, cache: DocumentCache | null): boolean {
+export function formulasMayWrite({ store, cache, clock }: LookupPorts): boolean {
   if (store.property?.(FORMULA_WRITES_PROPERTY)) return true;
   if (cache?.get(FORMULA_WRITES_REFUSED_KEY)) return false;
-  if (documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(Date.now()))) return true;
+  if (documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(clock.now()))) return true;
   cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', REFUSAL_SECONDS);
   return false;
 }

@@ -4,7 +4,8 @@
  */
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
-import { claimKey, putClaims, readClaims } from './claims';
+import { ACCOUNT_CHECK_MARKERS, admission, beginAccountCheck } from './accountCheck';
+import { claimKey, type Halt, putClaims, readClaims } from './claims';
 import type { DocumentCache, LookupPorts } from './ports';
 
 export interface ClaimRequest {
@@ -15,16 +16,14 @@ export interface ClaimRequest {
   seconds: number;
   /** The lock is not waited for past this. */
   deadline?: number;
-  /** Cache keys read together with the claims (markers), handed to `admit`. */
-  markers?: string[];
+  /**
+   * =FINDEMAIL's account check (./accountCheck.ts), decided under the lock from the markers read with the claims:
+   * for this API key, a halt claims nothing; while the account is not known to work, one caller at a time claims
+   * its free keys to check the account with a single request first, the others claim nothing now.
+   */
+  accountCheck?: { apiKey: string };
   /** Under the lock, after the claims were read: of these unclaimed keys, the ones now in the result store. */
   inStore(unclaimed: string[]): Set<string>;
-  /**
-   * Under the lock, always called: whether the free keys may be claimed now ('claim'), claimed by a caller that
-   * first sends a single request ('probe', =FINDEMAIL's account check; it puts its own marker), or not at all
-   * ('block'). May throw (a halt marker).
-   */
-  admit?(markers: Record<string, string>, free: string[]): 'claim' | 'probe' | 'block';
 }
 
 export interface Claimed {
@@ -36,7 +35,10 @@ export interface Claimed {
   blocked: string[];
   /** Free, but more than the result store can keep now (a formula's buffer is full): not claimed. */
   unsaved: string[];
-  probing: boolean;
+  /** This caller checks the account: it sends a single request first, then ends the check (./accountCheck.ts). */
+  checksAccount: boolean;
+  /** The formulas are halted for this key (a 401 or 402 lately): nothing was claimed. */
+  halt?: Halt;
 }
 
 /**
@@ -49,7 +51,7 @@ export function claimUnknown(ports: LookupPorts, request: ClaimRequest): Claimed
   if (!cache) {
     const known = request.inStore(request.keys);
     const free = request.keys.filter((key) => !known.has(key));
-    return { ...withinRoom(ports, free), heldBy: new Map(), probing: false };
+    return { ...withinRoom(ports, free), heldBy: new Map(), checksAccount: false };
   }
   return ports.lock.tryWith(() => claimHoldingLock(ports, cache, request), request.deadline)?.value;
 }
@@ -62,7 +64,8 @@ function withinRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 
 }
 
 function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: ClaimRequest): Claimed {
-  const markers = readClaims(cache, request.keys, request.markers ?? []);
+  const { accountCheck } = request;
+  const markers = readClaims(cache, request.keys, accountCheck ? ACCOUNT_CHECK_MARKERS : []);
   const claimOf = (key: string) => markers[claimKey(key)];
   const heldBy = new Map<string, string>();
   const unclaimed: string[] = [];
@@ -74,15 +77,18 @@ function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: Cla
   const known = request.inStore(unclaimed);
   const free = unclaimed.filter((key) => !known.has(key));
   const room = withinRoom(ports, free);
-  const admitted = request.admit ? request.admit(markers, room.mine) : 'claim';
-  if (admitted === 'block')
+  const admitted = accountCheck ? admission(markers, accountCheck.apiKey, room.mine.length) : 'claim';
+  if (typeof admitted === 'object')
+    return { mine: [], heldBy, blocked: [], unsaved: [], checksAccount: false, halt: admitted.halt };
+  if (admitted === 'wait')
     return {
       mine: [],
       heldBy,
       blocked: [...room.mine, ...room.blocked],
       unsaved: room.unsaved,
-      probing: false,
+      checksAccount: false,
     };
+  if (admitted === 'check account') beginAccountCheck(cache, request.seconds);
   putClaims(cache, room.mine, request.value, request.seconds);
-  return { ...room, heldBy, probing: admitted === 'probe' };
+  return { ...room, heldBy, checksAccount: admitted === 'check account' };
 }

@@ -64,7 +64,7 @@ const LOSSES_FORGOTTEN = 0.1;
  * the run's rows beyond RAMP_SAFE_ROWS (so a first batch risks at most 7.5 % of the run). Chosen with a simulation
  * of the pace with lost answers sent again alone: at 10 % of connections reset a 40-row run spends about 4 % more
  * credits than profiles, 300 rows 4 %, 810 rows 3 % (5 % of resets: 6 %, 6 %, 4 %; 1 %: 3 %, 12 %, 10 %, where the
- * former probe of 35 key checks gave 11 %, 17 %, 8 %); a clean 1,000-row run reaches the cap of 100 after batches
+ * former 35 free key checks gave 11 %, 17 %, 8 %); a clean 1,000-row run reaches the cap of 100 after batches
  * of 32 and 78.
  */
 export const RAMP_EVIDENCE_SHARE = 1 / 3;

@@ -12,7 +12,7 @@ export type { LookupPorts };
 import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import { lostMarkEnd } from '../store/lostMarks';
-import { releaseClaims } from './claims';
+import { type Halt, readHalt, releaseClaims } from './claims';
 import { type RetryPolicy, retryDelayMs } from './retry';
 
 export { type Claimed, type ClaimRequest, claimUnknown } from './claimStep';
@@ -78,12 +78,14 @@ export interface SendRequest {
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
-  /** Before each batch goes out (=FINDEMAIL re-reads the halt marker); may throw. */
-  beforeBatch?(): void;
-  /** After each batch was stored and its settled keys released, before a halt ends the sending. */
-  afterBatch?(batch: BatchReport): void;
+  /**
+   * Before each batch goes out, the formulas' halt marker is read for this API key (=FINDEMAIL): a halt another
+   * execution wrote ends the sending (SendReport.haltedElsewhere).
+   */
+  haltFor?: string;
 }
 
+/** One batch that went out. */
 export interface BatchReport {
   /** Charged results of the batch, now in the store. */
   stored: Array<[string, LookupResult]>;
@@ -95,6 +97,8 @@ export interface SendReport {
   outcomes: Map<string, LookupOutcome>;
   /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
   halt?: ServiceError;
+  /** The formulas' halt marker read before a batch (SendRequest.haltFor): nothing was sent after it. */
+  haltedElsewhere?: Halt;
   requestsSent: number;
   /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
   unsaved?: string[];
@@ -107,7 +111,7 @@ export interface SendReport {
 }
 
 /** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
-interface Queue {
+export interface Queue {
   keys: string[];
   tries: Map<string, number>;
   notBefore: Map<string, number>;
@@ -137,6 +141,70 @@ function lostTwice(clock: Clock, until: number, why = 'Connections to the servic
   };
 }
 
+/** A sending under way: the queue of the claimed keys not settled yet, and what was sent so far. */
+export interface Sending {
+  readonly queue: Queue;
+  readonly report: SendReport;
+}
+
+/** The claimed keys queued; no batch before the sizer's Retry-After gate. */
+export function startSending(request: SendRequest): Sending {
+  const gate = request.batchSize.notBefore?.() ?? 0;
+  const keys = [...request.claimed.keys()];
+  return {
+    queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate },
+    report: {
+      outcomes: new Map(),
+      requestsSent: 0,
+      unsaved: [],
+      alreadyKept: new Map(),
+      elsewhere: [],
+      lostAnswers: 0,
+    },
+  };
+}
+
+/**
+ * Sends batches of the queue (the request's size) until every key is settled, a halt, the budget or the busy lock
+ * ends the sending, or `maxBatches` batches went out. Returns the batches that went out. The claims of keys left
+ * queued stay held: `endSending` releases them.
+ */
+export function sendBatches(
+  ports: LookupPorts,
+  request: SendRequest,
+  sending: Sending,
+  maxBatches = Number.POSITIVE_INFINITY,
+): BatchReport[] {
+  const { queue, report } = sending;
+  const sent: BatchReport[] = [];
+  while (queue.keys.length > 0 && !report.halt && !report.haltedElsewhere && sent.length < maxBatches) {
+    const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
+    if (!batch) break;
+    if (request.haltFor !== undefined) {
+      report.haltedElsewhere = readHalt(ports.cache, request.haltFor);
+      if (report.haltedElsewhere) break;
+    }
+    const confirmed = confirmBatch(ports, request, queue, report, batch);
+    if (!confirmed) break;
+    if (confirmed.send.length > 0) sent.push(sendOneBatch(ports, queue, request, report, confirmed));
+  }
+  return sent;
+}
+
+/**
+ * Releases the claims of the keys left unsent. Left unsent by the budget after a 429 (the service asked for them
+ * later) or an answer lost on the way (the store remembers it: the next execution sends it alone, once): no
+ * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
+ * once).
+ */
+export function endSending(ports: LookupPorts, { queue, report }: Sending): SendReport {
+  releaseClaims(ports.cache, queue.keys);
+  for (const key of queue.keys)
+    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
+      report.outcomes.delete(key);
+  return report;
+}
+
 /**
  * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
  * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
@@ -146,37 +214,14 @@ function lostTwice(clock: Clock, until: number, why = 'Connections to the servic
  * beginSend reads them in the read it makes anyway). Claims of keys left unsent are released at the end.
  */
 export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
-  const { cache } = ports;
-  const gate = request.batchSize.notBefore?.() ?? 0;
-  const keys = [...request.claimed.keys()];
-  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate };
-  const report: SendReport = {
-    outcomes: new Map(),
-    requestsSent: 0,
-    unsaved: [],
-    alreadyKept: new Map(),
-    elsewhere: [],
-    lostAnswers: 0,
-  };
+  const sending = startSending(request);
   try {
-    while (queue.keys.length > 0 && !report.halt) {
-      const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
-      if (!batch) break;
-      request.beforeBatch?.();
-      const confirmed = confirmBatch(ports, request, queue, report, batch);
-      if (!confirmed) break;
-      if (confirmed.send.length > 0) sendOneBatch(ports, queue, request, report, confirmed);
-    }
-  } finally {
-    releaseClaims(cache, queue.keys);
+    sendBatches(ports, request, sending);
+  } catch (error) {
+    releaseClaims(ports.cache, sending.queue.keys);
+    throw error;
   }
-  // Left unsent by the budget after a 429 (the service asked for them later) or an answer lost on the way (the
-  // store remembers it: the next execution sends it alone, once): no outcome, so no ERROR row; a later
-  // run sends them. Other failures left unsent keep theirs (such a row is ERROR once).
-  for (const key of queue.keys)
-    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
-      report.outcomes.delete(key);
-  return report;
+  return endSending(ports, sending);
 }
 
 /**
@@ -207,7 +252,7 @@ function sendOneBatch(
   request: SendRequest,
   report: SendReport,
   { send: batch, sending }: { send: string[]; sending?: string },
-): void {
+): BatchReport {
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
     batch.map((key) => request.claimed.get(key) ?? key),
@@ -240,7 +285,7 @@ function sendOneBatch(
   ports.store.putMany(stored, sending, sent.lost ? batch : undefined);
   releaseClaims(ports.cache, settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
-  request.afterBatch?.({ stored, halt: report.halt });
+  return { stored, halt: report.halt };
 }
 
 /** What one batch's answers come to: stored results, settled keys, failures. */

@@ -1,18 +1,12 @@
 /**
  * How the result store's records sit in document properties: the buffer of results formulas paid for
- * (PENDING_PREFIX, and the first versions' RESULT_PREFIX), the records of batches being sent (SENDING_PREFIX) and
+ * (PENDING_PREFIX), the records of batches being sent (SENDING_PREFIX) and
  * the results sheet's version (TABLE_VERSION_PROPERTY); the answers lost lately (LOST_PROPERTY) in ./lostMarks.ts.
  * Reading and sorting only; src/store/resultStore.ts writes.
  */
 
 import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
-import {
-  PENDING_PREFIX,
-  RESULT_BYTES_PROPERTY,
-  RESULT_PREFIX,
-  SENDING_PREFIX,
-  TABLE_VERSION_PROPERTY,
-} from '../core/propertyNames';
+import { PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { decodeResult } from './codec';
 
 /** A batch being sent: until when, its URL hashes, and whether its results go to the buffer (a formula's). */
@@ -41,20 +35,19 @@ export function parseSending(raw: string): Sending | undefined {
 }
 
 export function pendingOf(view: DocumentView, hash: string): string | undefined {
-  return view.all[PENDING_PREFIX + hash] ?? view.all[RESULT_PREFIX + hash];
+  return view.all[PENDING_PREFIX + hash];
 }
 
 export function isPendingKey(key: string): boolean {
-  return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX);
+  return key.startsWith(PENDING_PREFIX);
 }
 
-export function newVersion(): string {
-  return Date.now().toString(36) + Math.floor(Math.random() * 1e9).toString(36);
+export function newVersion(now: number): string {
+  return now.toString(36) + Math.floor(Math.random() * 1e9).toString(36);
 }
 
 /** Reads the document properties once: the buffer's results, its size, the batches under way elsewhere. */
-export function readDocumentView(props: GoogleAppsScript.Properties.Properties): DocumentView {
-  const now = Date.now();
+export function readDocumentView(props: GoogleAppsScript.Properties.Properties, now: number): DocumentView {
   const all = props.getProperties();
   let pendingBytes = 0;
   const sending = new Set<string>();
@@ -80,12 +73,8 @@ export function sortForKeeping(all: Record<string, string>, now: number) {
   for (const key of Object.keys(all)) {
     const value = all[key];
     if (isPendingKey(key)) {
-      const prefix = key.startsWith(PENDING_PREFIX) ? PENDING_PREFIX : RESULT_PREFIX;
-      if (decodeResult(value)) added.set(key.slice(prefix.length), value);
-    } else if (
-      key !== RESULT_BYTES_PROPERTY &&
-      !(key.startsWith(SENDING_PREFIX) && !((parseSending(value)?.u ?? 0) > now))
-    ) {
+      if (decodeResult(value)) added.set(key.slice(PENDING_PREFIX.length), value);
+    } else if (!(key.startsWith(SENDING_PREFIX) && !((parseSending(value)?.u ?? 0) > now))) {
       kept[key] = value;
       continue;
     }

@@ -4,8 +4,7 @@
  * - The hidden results sheet (src/store/sheet.ts) holds them; only executions that may write the
  *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
  * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
- *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet. The first
- *   versions' results (RESULT_PREFIX) are read the same way and moved the same way.
+ *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet.
  * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
  *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
@@ -28,7 +27,7 @@ import {
 } from '../core/limits';
 import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
-import type { ResultStore, SendCheck } from '../lookup/ports';
+import type { Clock, ResultStore, SendCheck } from '../lookup/ports';
 import { type CachedResult, decodeResult, encodeResult } from './codec';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import {
@@ -43,21 +42,16 @@ import {
 import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
 
-/** The store is full ("exceeded the property storage quota"); not a single value over 9 KB ("too large"). */
-export function isStorageFullError(error: unknown): boolean {
-  return /storage quota/i.test(String(error instanceof Error ? error.message : error));
-}
-
 /**
  * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy.
  * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
  */
-function withStoreLock(work: () => void, sheetWrites: boolean): void {
+function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
   for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
-    const started = Date.now();
+    const started = clock.now();
     if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
     // Refused at once (LockService's rate quota, reported): wait 1, 2, 4 s so a paid result is still kept.
-    if (Date.now() - started < LOCK_WAIT_MS / 2) systemClock.sleep(1000 * 2 ** attempt);
+    if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
   }
   throw new DocumentBusyError(
     'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
@@ -66,7 +60,7 @@ function withStoreLock(work: () => void, sheetWrites: boolean): void {
 
 export interface SheetResultStore extends ResultStore {
   /**
-   * Moves the buffer (and the first versions' results) into the sheet and drops finished sending records. Call
+   * Moves the buffer into the sheet and drops finished sending records. Call
    * holding the document lock, in an execution that may write the spreadsheet. Returns the results moved.
    */
   keepPending(): number;
@@ -77,6 +71,7 @@ interface StoreState {
   /** This execution may write the spreadsheet (not a custom function). */
   writable: boolean;
   props: GoogleAppsScript.Properties.Properties;
+  clock: Clock;
   /** The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`. */
   copy: Map<string, string> | null;
   copyVersion?: string;
@@ -88,10 +83,11 @@ interface StoreState {
 }
 
 /** `writable`: this execution may write the spreadsheet (not a custom function). */
-export function sheetResultStore(writable: boolean): SheetResultStore {
+export function sheetResultStore(writable: boolean, clock: Clock = systemClock): SheetResultStore {
   const state: StoreState = {
     writable,
     props: documentProperties(),
+    clock,
     copy: null,
     absent: new Set<string>(),
   };
@@ -109,7 +105,7 @@ export function sheetResultStore(writable: boolean): SheetResultStore {
 
 /** Reads the document properties, remembering them for room(). */
 function readView(state: StoreState): DocumentView {
-  state.last = readDocumentView(state.props);
+  state.last = readDocumentView(state.props, state.clock.now());
   return state.last;
 }
 
@@ -201,7 +197,7 @@ interface SendAsk {
 
 function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
   const current = readView(state);
-  const marks = lostMarksOf(current.all[LOST_PROPERTY], urlKeys, Date.now());
+  const marks = lostMarksOf(current.all[LOST_PROPERTY], urlKeys, state.clock.now());
   const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
   const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
   const check: SendCheck = {
@@ -240,7 +236,7 @@ function recordSending(state: StoreState, current: DocumentView, send: string[],
     record.b = 1;
     current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
   }
-  const name = SENDING_PREFIX + newVersion();
+  const name = SENDING_PREFIX + newVersion(state.clock.now());
   state.props.setProperty(name, JSON.stringify(record));
   return name;
 }
@@ -252,38 +248,42 @@ function putMany(
   lost: string[] = [],
 ): void {
   if (entries.length === 0 && !sending && lost.length === 0) return;
-  const now = Date.now();
+  const now = state.clock.now();
   const added = new Map<string, string>();
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = sending ? { [sending]: '' } : {};
   const { props } = state;
-  withStoreLock(() => {
-    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
-    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-    if (!state.writable || added.size === 0) {
-      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+  withStoreLock(
+    state.clock,
+    () => {
+      // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+      if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
+      if (!state.writable || added.size === 0) {
+        for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+        props.setProperties(values);
+        return;
+      }
+      // The sheet first, before any property call: a result is kept even if the properties quota runs out
+      // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
+      appendResults(added);
+      const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+      values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
       props.setProperties(values);
-      return;
-    }
-    // The sheet first, before any property call: a result is kept even if the properties quota runs out
-    // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
-    appendResults(added);
-    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-    values[TABLE_VERSION_PROPERTY] = newVersion();
-    props.setProperties(values);
-    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
-  }, state.writable);
+      keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+    },
+    state.writable,
+  );
 }
 
 function keepPending(state: StoreState): number {
-  const now = Date.now();
+  const now = state.clock.now();
   const all = state.props.getProperties();
   const { added, kept, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
   // The sheet first: the buffer is dropped only once its results are kept there.
   appendResults(added);
-  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion() : before;
+  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(state.clock.now()) : before;
   state.props.setProperties(kept, true);
   keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
@@ -311,11 +311,15 @@ export function formulaBufferHoldsResults(): boolean {
  * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
  * not sent again: one read of LOST_PROPERTY (a retry's plan counts them apart instead of promising them).
  */
-export function heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number> {
+export function heldAfterLosses(
+  urlKeys: string[],
+  atLeast: number,
+  now = systemClock.now(),
+): Map<string, number> {
   const held = new Map<string, number>();
   if (urlKeys.length === 0) return held;
   const raw = documentProperties().getProperty(LOST_PROPERTY);
-  for (const [key, mark] of lostMarksOf(raw, urlKeys, Date.now()))
+  for (const [key, mark] of lostMarksOf(raw, urlKeys, now))
     if (mark.sends >= atLeast) held.set(key, mark.until);
   return held;
 }

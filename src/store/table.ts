@@ -25,7 +25,7 @@ export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
 export const CELL_CHARS = 45_000;
 export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
 
-/** The 14-character key of a normalised URL in the table (the first versions' property store used the same). */
+/** The 14-character key of a normalised URL in the table. */
 export const hashOf = stableHash;
 const HASH_CHARS = 14;
 

@@ -31,6 +31,7 @@ function job(state: JobState, extra: Partial<Job> = {}): Job {
     startedAt: 1,
     updatedAt: 1,
     leaseUntil: 0,
+    ownerId: 'starter',
     ...extra,
   };
 }

@@ -3,11 +3,13 @@
  * scheduler, halts and the order "store, then release", without the emulator.
  */
 
+import { stableHash } from '../../src/core/hash';
 import { DEFAULT_RETRY } from '../../src/core/limits';
+import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/propertyNames';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
-import { claimUnknown, sendClaimed } from '../../src/lookup/pipeline';
+import { claimUnknown, endSending, sendBatches, sendClaimed, startSending } from '../../src/lookup/pipeline';
 import type { BatchSample, LookupPorts, SendCheck } from '../../src/lookup/ports';
 
 const found = (email: string): LookupResult => ({
@@ -165,17 +167,67 @@ describe('claimUnknown', () => {
     expect(claimUnknown({ ...w.ports, cache: null }, request)?.mine).toEqual(['a']);
   });
 
-  it('admit may block the free keys (another cell is checking the account)', () => {
+  it('with the account check: one caller checks (its marker), the next waits, a halt for the key claims nothing', () => {
     const w = world(() => undefined);
-    const claimed = claimUnknown(w.ports, {
+    const request = {
       keys: ['a'],
       value: FORMULA_CLAIM,
       seconds: 31,
-      inStore: () => new Set(),
-      admit: () => 'block',
+      accountCheck: { apiKey: 'k' },
+      inStore: () => new Set<string>(),
+    };
+    expect(claimUnknown(w.ports, request)).toMatchObject({ mine: ['a'], checksAccount: true });
+    expect(w.cache.get(ACCOUNT_CHECK_KEY)).toBe('1');
+    const next = claimUnknown(w.ports, { ...request, keys: ['b'] });
+    expect(next).toMatchObject({ mine: [], blocked: ['b'], checksAccount: false });
+    expect(w.cache.has(claimKey('b'))).toBe(false);
+    w.cache.set(ACCOUNT_OK_KEY, stableHash('k'));
+    expect(claimUnknown(w.ports, { ...request, keys: ['b'] })).toMatchObject({
+      mine: ['b'],
+      checksAccount: false,
     });
-    expect(claimed).toMatchObject({ mine: [], blocked: ['a'] });
-    expect(w.cache.size).toBe(0);
+    w.cache.set(HALT_KEY, JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') }));
+    const halted = claimUnknown(w.ports, { ...request, keys: ['c'] });
+    expect(halted).toMatchObject({ mine: [], blocked: [], halt: { message: 'Paused.' } });
+    expect(w.cache.has(claimKey('c'))).toBe(false);
+  });
+});
+
+describe('sendBatches: a sending in steps', () => {
+  const request = (w: ReturnType<typeof world>, keys: string[], size: number, haltFor?: string) => ({
+    claimed: new Map(keys.map((key) => [key, key])),
+    apiKey: 'k',
+    endpoint: 'https://service.test/network_finder',
+    retry: DEFAULT_RETRY,
+    batchSize: fixedBatchSize(size),
+    budget: sliceBudget(w.now() + 60_000),
+    haltFor,
+  });
+
+  it('stops after maxBatches with the rest still claimed; a later step sends them at its own size', () => {
+    const w = world((url) => found(`${url}@x.test`));
+    for (const key of ['a', 'b', 'c']) w.cache.set(claimKey(key), FORMULA_CLAIM);
+    const sending = startSending(request(w, ['a', 'b', 'c'], 1));
+    const [first, ...none] = sendBatches(w.ports, request(w, ['a', 'b', 'c'], 1), sending, 1);
+    expect(none).toEqual([]);
+    expect(first.stored.map(([key]) => key)).toEqual(['a']);
+    expect(w.cache.has(claimKey('b'))).toBe(true);
+    expect(sendBatches(w.ports, request(w, ['a', 'b', 'c'], 2), sending)).toHaveLength(1);
+    expect(endSending(w.ports, sending).requestsSent).toBe(3);
+    expect(w.log).toEqual(['send a', 'store a', 'release 1', 'send b,c', 'store b,c', 'release 2']);
+  });
+
+  it('with haltFor, a halt marker for that key found before a batch ends the sending, nothing more sent', () => {
+    const w = world((url) => found(`${url}@x.test`));
+    for (const key of ['a', 'b']) w.cache.set(claimKey(key), FORMULA_CLAIM);
+    const sending = startSending(request(w, ['a', 'b'], 1, 'k'));
+    sendBatches(w.ports, request(w, ['a', 'b'], 1, 'k'), sending, 1);
+    w.cache.set(HALT_KEY, JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') }));
+    expect(sendBatches(w.ports, request(w, ['a', 'b'], 1, 'k'), sending)).toEqual([]);
+    const report = endSending(w.ports, sending);
+    expect(report.haltedElsewhere?.message).toBe('Paused.');
+    expect(report.requestsSent).toBe(1);
+    expect(w.cache.has(claimKey('b'))).toBe(false);
   });
 });
 

@@ -277,7 +277,7 @@ describe('bulk enrichment faults', () => {
     expect(waiting.reason).toBeUndefined();
     expect(waiting.message).not.toMatch(/error|stopped|failed/i);
     expect(world.sandbox.service.ledger()).toHaveLength(spent);
-    // A time-driven trigger of an earlier version runs without the spreadsheet: it changes nothing, fails nothing.
+    // An execution without the spreadsheet (as a time-driven trigger runs): it changes nothing, fails nothing.
     const stray = await world.env.execute('continueEnrichment', [], { user: OWNER });
     expect(stray.ok).toBe(true);
     expect((stray.value as ProgressView).state).toBe('idle');

@@ -92,7 +92,7 @@ describe('lost answers are remembered across executions (document properties)', 
     const done = await bulkRun(world, 'A1:A7');
     expect(done.state).toBe('done');
     expect(charged(world, SLOW)).toBe(2);
-    // Lookups only: each run whose pace the cache lost first sends its free connection probe (key checks).
+    // Lookups only: each run whose pace the cache lost first sends its free key check.
     const lookups = () => world?.sandbox.service.ledger().filter((entry) => !entry.keyCheck) ?? [];
     const sends = lookups().length;
     // Two more runs (a run redoes ERROR rows), each in new executions with nothing left in the cache.
@@ -190,7 +190,7 @@ describe('no extra property calls when nothing is lost', () => {
       [url('hal-hill')],
     ]);
     expect(nextPaying.ok).toBe(true);
-    // (fewer than the first: the account is known now, so no probe marker round trip)
+    // (fewer than the first: the account is known now, so no account check marker round trip)
     expect(propertyCalls(nextPaying.counts)).toBeLessThanOrEqual(15);
     // 1 since formulas take the script configuration from the script cache (test/store/configCache.test.ts).
     expect(propertyCalls(cached.counts)).toBe(1);

@@ -37,7 +37,7 @@ describe('re-check, chosen for one run', () => {
     expect(again.alreadyDone).toBe(4);
     expect(world.sandbox.service.totalCharged()).toBe(3);
 
-    // A re-check stored by an earlier version as a setting is ignored: the run is free.
+    // A re-check sent as a setting is ignored: the run is free.
     await world.env.run(
       'saveSettings',
       [{ writeHeader: true, extraFields: false, recheck: true }],

@@ -1,4 +1,4 @@
-/** The result store under pressure: results kept before sheet I/O; a full property store (first versions' results). */
+/** The result store under pressure: results kept before sheet I/O. */
 import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, type ProgressView, start } from './helpers';
@@ -8,31 +8,6 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
-
-/** Old cached results (a year ago) of about `bytes` in all, as the add-on encodes them (src/store/codec.ts). */
-function oldResults(bytes: number): Record<string, string> {
-  const savedAt = Math.floor(Date.now() / 1000) - 365 * 86400;
-  const values: Record<string, string> = {};
-  const name = 'N'.repeat(7000);
-  for (let i = 0; i * 7100 < bytes; i++) {
-    values[`pef.r.old${String(i).padStart(11, '0')}`] = JSON.stringify([
-      1,
-      'f',
-      name,
-      '',
-      savedAt + i,
-      `p${i}@old.test`,
-      'VALID',
-      0,
-      'professional',
-    ]);
-  }
-  return values;
-}
-
-function storeBytes(w: World): number {
-  return w.env.documentProperties(w.ss.id).bytes();
-}
 
 describe('result store', () => {
   it('caches charged results before touching the sheet, so a failed write costs nothing again', async () => {
@@ -64,20 +39,5 @@ describe('result store', () => {
     expect(done.state).toBe('done');
     expect(done.found).toBe(20);
     expect(world.sandbox.service.totalCharged()).toBe(20);
-  });
-
-  it('still saves the job when the store is full: old results make room', async () => {
-    world = await startWorld({ data: [['Profile'], [url('wes-xu')], [url('yan-zo')]] });
-    const store = world.env.documentProperties(world.ss.id);
-    store.set(oldResults(490 * 1024));
-    // Top it up with one more old result to 200 bytes short of the 500 KB limit: the job does not fit.
-    const gap = 500 * 1024 - 200 - store.bytes() - 'pef.r.filler'.length;
-    store.set({ 'pef.r.filler': JSON.stringify([1, 'n', 'F'.repeat(gap - 20), '', 1]).padEnd(gap, ' ') });
-    expect(500 * 1024 - store.bytes()).toBeLessThan(300);
-    const first = await start(world, 'A1:A3');
-    const done = first.state === 'running' ? await drive(world) : first;
-    expect(done.state).toBe('done');
-    expect(done.found).toBe(2);
-    expect(storeBytes(world)).toBeLessThanOrEqual(500 * 1024);
   });
 });

@@ -28,7 +28,7 @@ test('URLs that do not fit the budget say "Refresh =FINDEMAIL cells", are not ca
     scriptProperties: { FINDEMAIL_BUDGET_MS: '800', FETCH_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
-  // A warm worker, so the budget goes to requests (1 probe + 6 batches of 2 at 200 ms do not fit in 800 ms).
+  // A warm worker, so the budget goes to requests (1 account check + 6 batches of 2 at 200 ms do not fit in 800 ms).
   await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A13)']]);
   const first = await world.env.recalculate(world.ss.id);
@@ -112,7 +112,7 @@ test('a long tail of slow answers: no batch starts that a plausible slow answer 
     scriptProperties: { FINDEMAIL_BUDGET_MS: '8000' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
-  // A warm worker, and an account already proven (no single probe request first).
+  // A warm worker, and an account already proven (no account check request first).
   await world.env.run('FINDEMAIL', [url('warm-up')], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
   world.env.limits.customFunctionMs = 10_500;
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A151)']]);

@@ -1,6 +1,6 @@
 /** Helpers for the result-store tests: the results sheet as the add-on lays it out, read and seeded host-side. */
 
-import { RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
+import { RESULTS_SHEET } from '../../src/core/propertyNames';
 import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/contract';
 import { encodeResult } from '../../src/store/codec';
@@ -68,11 +68,6 @@ export function sheetResults(world: World): Map<string, string> {
 
 export function storedHash(profileUrl: string): string {
   return hashOf(keyOf(profileUrl));
-}
-
-/** A result as the first versions stored it: one document property per URL. */
-export function legacyProperty(profileUrl: string, result: LookupResult): Record<string, string> {
-  return { [RESULT_PREFIX + storedHash(profileUrl)]: encodeResult(result, Date.now() - 86_400_000) };
 }
 
 /** Document property names with this prefix. */

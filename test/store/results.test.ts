@@ -1,24 +1,15 @@
 /**
  * Issue 10 item 2 and issue 11 item 3: every paid result kept for the life of the spreadsheet (the hidden results
  * sheet, 100,000 profiles and more), cheap lookups at that size, the formulas' buffer moved into the sheet by the
- * next writing execution, the first versions' property store migrated, property calls per cached evaluation.
+ * next writing execution, property calls per cached evaluation.
  */
 
 import { propertyCalls, spreadsheetCalls } from '../../emulator';
-import { PENDING_PREFIX, RESULT_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
+import { PENDING_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { encodeResult } from '../../src/store/codec';
-import { start } from '../enrichment/helpers';
 import { column, emailOf, fillDown } from '../findemail/helpers';
 import { startWorld, url, type World } from '../support/harness';
-import {
-  found,
-  keyOf,
-  legacyProperty,
-  propertyNames,
-  seedResultsSheet,
-  sheetResults,
-  storedHash,
-} from './helpers';
+import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -79,28 +70,6 @@ describe('the results sheet', () => {
     // A cached evaluation in the sheet: no property call.
     expect(propertyCalls(cached.results[0].counts)).toBe(0);
     expect(world.sandbox.service.totalCharged()).toBe(1);
-  });
-
-  it("moves the first versions' results (document properties) into the sheet, paying for none of them", async () => {
-    const old = [url('old-one'), url('old-two'), url('old-three')];
-    world = await startWorld({ data: [['Profile'], ...old.map((u) => [u])] });
-    const props = world.env.documentProperties(world.ss.id);
-    for (const [i, u] of old.entries()) props.set(legacyProperty(u, found(`old${i}@legacy.test`)));
-    props.set({ 'pef.bytes': '999' });
-    fillDown(world, 'C', 'A', 2, 4);
-    await world.env.recalculate(world.ss.id);
-    expect(column(world, 'C2:C4')).toEqual(['old0@legacy.test', 'old1@legacy.test', 'old2@legacy.test']);
-    // A bulk run over the same rows: its slice first moves them into the sheet, then finds them there.
-    // Column C holds the formulas, so the results go into new columns inserted right of the URLs.
-    let progress = (await start(world, 'A1:A4', { placement: 'insert' })) as { state: string; found: number };
-    for (let i = 0; i < 10 && progress.state === 'running'; i++)
-      progress = (await world.env.run('continueEnrichment', [], world.as())) as typeof progress;
-    expect(progress.state).toBe('done');
-    expect(progress.found).toBe(3);
-    expect(propertyNames(world, RESULT_PREFIX)).toEqual([]);
-    expect(props.get('pef.bytes')).toBeNull();
-    for (const u of old) expect(sheetResults(world).has(storedHash(u))).toBe(true);
-    expect(world.sandbox.service.totalCharged()).toBe(0);
   });
 
   it('a full buffer: formulas send nothing new and say why, until a writing execution saves it', async () => {
