@@ -20,6 +20,7 @@ import { idleProgress, mayDrive, progressOf } from './job';
 import { type HaltReason, type JobEvent, transition } from './jobMachine';
 import { loadJob, updateJob } from './jobStore';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
+import { runCharges } from './runCharges';
 import { runWindows, type Slice } from './window';
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
@@ -178,7 +179,7 @@ function runSlice(start: SliceStart): void {
   }
   // A writing execution: what formulas paid for moves into the results sheet first.
   keepPendingResults();
-  const ports = servicePorts(true);
+  const ports = servicePorts(true, runCharges(start.job));
   const slice: Slice = Object.assign(start, ready, {
     ports,
     known: new Map(),

@@ -7,6 +7,7 @@
 
 import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
 import {
+  CHARGE_PREFIX,
   PENDING_PREFIX,
   RESULT_BYTES_PROPERTY,
   RESULT_PREFIX,
@@ -14,6 +15,7 @@ import {
   TABLE_VERSION_PROPERTY,
 } from '../core/propertyNames';
 import { decodeResult } from './codec';
+import { rowsOfBuffered } from './credits';
 
 /** A batch being sent: until when, its URL hashes, and whether its results go to the buffer (a formula's). */
 export interface Sending {
@@ -44,8 +46,9 @@ export function pendingOf(view: DocumentView, hash: string): string | undefined 
   return view.all[PENDING_PREFIX + hash] ?? view.all[RESULT_PREFIX + hash];
 }
 
+/** Buffered by formulas until a writing execution moves it into the sheets: a result, or a batch's charges. */
 export function isPendingKey(key: string): boolean {
-  return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX);
+  return key.startsWith(PENDING_PREFIX) || key.startsWith(RESULT_PREFIX) || key.startsWith(CHARGE_PREFIX);
 }
 
 export function newVersion(): string {
@@ -70,16 +73,20 @@ export function readDocumentView(props: GoogleAppsScript.Properties.Properties):
 }
 
 /**
- * Document properties sorted for keepPending: the buffered results to move into the sheet (by hash), the
- * properties that stay, and how many go (buffered results, finished sending records, the old byte count).
+ * Document properties sorted for keepPending: the buffered results to move into the sheet (by hash), the buffered
+ * charges to move into the credits log (its rows, oldest first), the properties that stay, and how many go
+ * (buffered results and charges, finished sending records, the old byte count).
  */
 export function sortForKeeping(all: Record<string, string>, now: number) {
   const added = new Map<string, string>();
+  const charges: string[][] = [];
   const kept: Record<string, string> = {};
   let dropped = 0;
-  for (const key of Object.keys(all)) {
+  for (const key of Object.keys(all).sort()) {
     const value = all[key];
-    if (isPendingKey(key)) {
+    if (key.startsWith(CHARGE_PREFIX)) {
+      charges.push(...rowsOfBuffered(value));
+    } else if (isPendingKey(key)) {
       const prefix = key.startsWith(PENDING_PREFIX) ? PENDING_PREFIX : RESULT_PREFIX;
       if (decodeResult(value)) added.set(key.slice(prefix.length), value);
     } else if (
@@ -91,5 +98,5 @@ export function sortForKeeping(all: Record<string, string>, now: number) {
     }
     dropped++;
   }
-  return { added, kept, dropped };
+  return { added, charges, kept, dropped };
 }

@@ -18,6 +18,7 @@
  */
 
 import { systemClock } from '../adapters/clock';
+import { appendCharges } from '../adapters/creditsSheet';
 import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
 import {
   LOCK_WAIT_MS,
@@ -25,10 +26,17 @@ import {
   PENDING_RESULTS_BUDGET_BYTES,
   STORE_LOCK_ATTEMPTS,
 } from '../core/limits';
-import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import {
+  CHARGE_PREFIX,
+  LOST_PROPERTY,
+  PENDING_PREFIX,
+  SENDING_PREFIX,
+  TABLE_VERSION_PROPERTY,
+} from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
 import type { ResultStore, SendCheck } from '../lookup/ports';
 import { type CachedResult, decodeResult, encodeResult } from './codec';
+import { bufferedCharges, type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import {
   type DocumentView,
@@ -84,11 +92,17 @@ interface StoreState {
   absentVersion?: string;
   /** The document properties as last read. */
   last?: DocumentView;
+  /** Who pays for what this execution stores, and where (the credits log). */
+  charges: ChargeContext;
 }
 
-/** `writable`: this execution may write the spreadsheet (not a custom function). */
-export function sheetResultStore(writable: boolean): SheetResultStore {
+/**
+ * `writable`: this execution may write the spreadsheet (not a custom function). `charges`: who pays for what it
+ * stores (a run's owner); formulas' by default.
+ */
+export function sheetResultStore(writable: boolean, charges = FORMULAS_CONTEXT): SheetResultStore {
   const state: StoreState = {
+    charges,
     writable,
     props: PropertiesService.getDocumentProperties(),
     copy: null,
@@ -259,14 +273,21 @@ function putMany(
   withStoreLock(() => {
     // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
     if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-    if (!state.writable || added.size === 0) {
+    if (!state.writable) {
       for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+      for (const record of bufferedCharges(entries, lost, now)) values[CHARGE_PREFIX + newVersion()] = record;
       props.setProperties(values);
       return;
     }
-    // The sheet first, before any property call: a result is kept even if the properties quota runs out
-    // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
+    // The sheets first, before any property call: a result (and its charge) is kept even if the properties
+    // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
+    // gives `before`.
     appendResults(added);
+    appendCharges(chargeRows(state.charges, entries, lost, now));
+    if (added.size === 0) {
+      props.setProperties(values);
+      return;
+    }
     const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
     values[TABLE_VERSION_PROPERTY] = newVersion();
     props.setProperties(values);
@@ -277,11 +298,12 @@ function putMany(
 function keepPending(state: StoreState): number {
   const now = Date.now();
   const all = state.props.getProperties();
-  const { added, kept, dropped } = sortForKeeping(all, now);
+  const { added, charges, kept, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
-  // The sheet first: the buffer is dropped only once its results are kept there.
+  // The sheets first: the buffer is dropped only once its results and charges are kept there.
   appendResults(added);
+  appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion() : before;
   state.props.setProperties(kept, true);
   keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);

@@ -1,0 +1,58 @@
+/**
+ * The hidden credits sheet (layout: src/store/credits.ts): appended to holding the document lock, read in one
+ * getValues.
+ */
+import { CREDITS_SHEET } from '../core/propertyNames';
+import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, CREDITS_HEADER } from '../store/credits';
+
+type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+/** Rows added at once when the sheet is full: fewer insertRowsAfter calls over a long log. */
+const GROW_ROWS = 2000;
+
+/**
+ * Creates the hidden sheet: the header, plain-text columns (a profile or a time must never be read as a number or
+ * a formula). The user's sheet stays active (Apps Script activates an inserted sheet,
+ * apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
+ */
+function createSheet(ss: Spreadsheet): Sheet {
+  const user = ss.getActiveSheet();
+  const sheet = ss.insertSheet(CREDITS_SHEET);
+  ss.setActiveSheet(user);
+  const columns = sheet.getMaxColumns();
+  if (columns > CREDITS_COLUMNS) sheet.deleteColumns(CREDITS_COLUMNS + 1, columns - CREDITS_COLUMNS);
+  sheet.getRange(1, 1, sheet.getMaxRows(), CREDITS_COLUMNS).setNumberFormat('@');
+  sheet.getRange(1, 1, 1, CREDITS_COLUMNS).setValues([CREDITS_HEADER]);
+  sheet.hideSheet();
+  return sheet;
+}
+
+/** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
+export function appendCharges(rows: string[][]): void {
+  if (rows.length === 0) return;
+  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const sheet = ss.getSheetByName(CREDITS_SHEET) ?? createSheet(ss);
+  const first = Math.max(CREDITS_FIRST_ROW, sheet.getLastRow() + 1);
+  const maxRows = sheet.getMaxRows();
+  const last = first + rows.length - 1;
+  if (last > maxRows) {
+    const added = last - maxRows + GROW_ROWS;
+    sheet.insertRowsAfter(maxRows, added);
+    sheet.getRange(maxRows + 1, 1, added, CREDITS_COLUMNS).setNumberFormat('@');
+  }
+  sheet.getRange(first, 1, rows.length, CREDITS_COLUMNS).setValues(rows);
+}
+
+/** Every row of the log below the header, in one read; null when there is no log. */
+export function readChargeRows(): unknown[][] | null {
+  try {
+    const sheet = SpreadsheetApp.getActiveSpreadsheet()?.getSheetByName(CREDITS_SHEET);
+    if (!sheet) return null;
+    const last = sheet.getLastRow();
+    if (last < CREDITS_FIRST_ROW) return [];
+    return sheet.getRange(CREDITS_FIRST_ROW, 1, last - CREDITS_FIRST_ROW + 1, CREDITS_COLUMNS).getValues();
+  } catch {
+    return null;
+  }
+}
