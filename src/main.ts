@@ -4,7 +4,7 @@
  * because Apps Script only sees top-level function declarations.
  */
 import { ADDON_NAME, showHelp as openHelp, showSidebar } from './adapters/ui';
-import type { KeyCheckResult, SidebarState } from './api';
+import type { CreditsExport, CreditsSummary, KeyCheckResult, SidebarState } from './api';
 import * as enrichment from './bulk';
 import type { Progress } from './bulk/job';
 import { parseRunRequest, planFor } from './bulk/plan';
@@ -13,6 +13,7 @@ import type { RunPlan, RunStart } from './bulk/runPlan';
 import type { RunHistory } from './bulk/runSummary';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
+import * as credits from './credits/view';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import type { FormulaCapState } from './formula/dailyLimitPolicy';
@@ -113,6 +114,16 @@ export function getRunHistory(): RunHistory {
 /** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
 export function selectFirstFailedRow(): string {
   return runHistory.selectFirstFailedRow();
+}
+
+/** The credits log summed up: the sidebar's Credits tab. */
+export function getCreditsSummary(): CreditsSummary {
+  return credits.creditsSummary();
+}
+
+/** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
+export function exportCreditsLog(request: unknown): CreditsExport {
+  return credits.exportCreditsLog((request ?? {}) as Parameters<typeof credits.exportCreditsLog>[0]);
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */

@@ -56,3 +56,54 @@ export function readChargeRows(): unknown[][] | null {
     return null;
   }
 }
+
+/** The log's last row (its header's row when empty); 0 when there is no log. */
+export function chargeLogLastRow(): number {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(CREDITS_SHEET);
+  return sheet ? Math.max(1, sheet.getLastRow()) : 0;
+}
+
+/** Rows `first`..`last` of the log, in one read. */
+export function readChargeRowsBetween(first: number, last: number): unknown[][] {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(CREDITS_SHEET);
+  if (!sheet || last < first) return [];
+  return sheet.getRange(first, 1, last - first + 1, CREDITS_COLUMNS).getValues();
+}
+
+/**
+ * A new visible sheet for an export, named `name`, or `name (2)`, `name (3)`… when taken: plain-text columns and the
+ * header. The person's sheet stays active. Returns its name.
+ */
+export function createExportSheet(name: string): string {
+  const ss = SpreadsheetApp.getActiveSpreadsheet();
+  const taken = new Set(ss.getSheets().map((sheet) => sheet.getName().toLowerCase()));
+  let chosen = name;
+  for (let n = 2; taken.has(chosen.toLowerCase()); n++) chosen = `${name} (${n})`;
+  const user = ss.getActiveSheet();
+  const sheet = ss.insertSheet(chosen);
+  ss.setActiveSheet(user);
+  const columns = sheet.getMaxColumns();
+  if (columns > CREDITS_COLUMNS) sheet.deleteColumns(CREDITS_COLUMNS + 1, columns - CREDITS_COLUMNS);
+  sheet.getRange(1, 1, sheet.getMaxRows(), CREDITS_COLUMNS).setNumberFormat('@');
+  sheet.getRange(1, 1, 1, CREDITS_COLUMNS).setValues([CREDITS_HEADER]);
+  sheet.setFrozenRows(1);
+  return chosen;
+}
+
+/** Writes rows into the export sheet from row `first`, growing it when needed; false when it is gone or not one. */
+export function writeExportRows(sheetName: string, first: number, rows: unknown[][]): boolean {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(sheetName);
+  if (!sheet) return false;
+  // Only a sheet this export made (its header) is written: a name from the sidebar never overwrites other cells.
+  const header = sheet.getRange(1, 1, 1, CREDITS_COLUMNS).getValues()[0];
+  if (header.join('\t') !== CREDITS_HEADER.join('\t')) return false;
+  if (rows.length === 0) return true;
+  const maxRows = sheet.getMaxRows();
+  const last = first + rows.length - 1;
+  if (last > maxRows) {
+    sheet.insertRowsAfter(maxRows, last - maxRows);
+    sheet.getRange(maxRows + 1, 1, last - maxRows, CREDITS_COLUMNS).setNumberFormat('@');
+  }
+  sheet.getRange(first, 1, rows.length, CREDITS_COLUMNS).setValues(rows);
+  return true;
+}

@@ -5,7 +5,14 @@
  * entry points drift.
  */
 
-import type { KeyCheckResult, Settings, SidebarState } from '../api';
+import type {
+  CreditsExport,
+  CreditsExportRequest,
+  CreditsSummary,
+  KeyCheckResult,
+  Settings,
+  SidebarState,
+} from '../api';
 import type { PlanSummary, Progress, RunReason } from '../bulk/job';
 import type { KindCounts } from '../bulk/outcomes';
 import type { Placement, PlacementKind } from '../bulk/placement';
@@ -14,6 +21,9 @@ import type { RunHistory, RunSummary } from '../bulk/runSummary';
 import type { FormulaCapState, FormulaPolicy } from '../formula/dailyLimitPolicy';
 
 export type {
+  CreditsExport,
+  CreditsExportRequest,
+  CreditsSummary,
   FormulaCapState,
   FormulaPolicy,
   KeyCheckResult,
@@ -50,7 +60,9 @@ export interface ServerApi {
   selectFirstFailedRow(): string;
   getFormulaCap(): FormulaCapState;
   saveFormulaCap(policy: FormulaPolicy): FormulaCapState;
+  getCreditsSummary(): CreditsSummary;
+  exportCreditsLog(request: CreditsExportRequest): CreditsExport;
 }
 
 /** The sidebar's tabs. The page may open on `plan` or `retry`: the Progress tab, showing a run's plan first. */
-export type View = 'settings' | 'progress';
+export type View = 'settings' | 'progress' | 'credits';
