@@ -1,0 +1,133 @@
+/**
+ * The Credits tab (issue 20, item 2) in headless Chromium, two people at once: the owner and an editor each ran a
+ * bulk run with their own key, and the owner's key paid for a range formula. Each sees their own runs marked as
+ * theirs, the other's, and the formulas' spend; Export writes the log into a new visible sheet.
+ */
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { CREDITS_HEADER } from '../../src/store/credits';
+import { launchChromium } from '../support/browser';
+import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, startWorld, url, type World } from '../support/harness';
+import { type Bridge, startBridge } from './bridge';
+
+const WAIT_MS = 10_000;
+jest.setTimeout(60_000 + 12 * WAIT_MS);
+
+let browser: Browser;
+let world: World | undefined;
+const bridges: Bridge[] = [];
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  await Promise.allSettled(contexts.splice(0).map((context) => context.close()));
+  await Promise.allSettled(bridges.splice(0).map((bridge) => bridge.close()));
+  await world?.close();
+  world = undefined;
+});
+
+/** A 300 px sidebar page of `user`, refusing any address but its bridge's; page errors collected. */
+async function sidebarOf(w: World, user: string, errors: string[]): Promise<Page> {
+  const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id });
+  bridges.push(bridge);
+  const context = await browser.newContext({ viewport: { width: 300, height: 760 }, deviceScaleFactor: 1 });
+  contexts.push(context);
+  context.setDefaultTimeout(WAIT_MS);
+  await context.route('**/*', (route) =>
+    route.request().url().startsWith(`${bridge.origin}/`) ? route.continue() : route.abort(),
+  );
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(bridge.url('settings'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  return page;
+}
+
+async function waitForText(locator: Locator, expected: string | RegExp): Promise<void> {
+  const until = Date.now() + WAIT_MS;
+  let last: string | null = null;
+  for (let round = 0; round < WAIT_MS / 25 && Date.now() < until; round++) {
+    last = await locator.textContent();
+    if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
+}
+
+async function runAs(w: World, user: string, a1: string): Promise<void> {
+  w.env.select(w.ss.id, a1);
+  const plan = (await w.env.run('getRunPlan', [{}], w.as(user))) as { credits: number };
+  await w.env.run('startRun', [{ confirmedCredits: plan.credits }], w.as(user));
+  for (let round = 0; round < 50; round++) {
+    const progress = (await w.env.run('continueEnrichment', [], w.as(user))) as { state: string };
+    if (progress.state !== 'running') return;
+  }
+}
+
+const FORMULAS_LINE = "Formulas (=FINDEMAIL, the spreadsheet owner's key): 3 credits";
+
+test('the owner and an editor see their own runs and the formulas’ spend; Export writes the log into a sheet', async () => {
+  const data = [['Owner', '', '', '', '', 'Editor', '', '', '', '', 'Formula']];
+  for (let i = 0; i < 6; i++) {
+    const row = Array<string>(11).fill('');
+    row[0] = url(`cr-owner-${i}`);
+    if (i < 4) row[5] = url(`cr-editor-${i}`);
+    if (i < 3) row[10] = url(`cr-formula-${i}`);
+    data.push(row);
+  }
+  world = await startWorld({ data });
+  world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+  world.env.enter(world.ss.id, 'L2', [['=FINDEMAIL(K2:K4)']]);
+  await world.env.recalculate(world.ss.id);
+  await runAs(world, OWNER, 'A1:A7');
+  await runAs(world, EDITOR, 'F1:F5');
+  expect(world.sandbox.service.totalCharged()).toBe(13);
+
+  const errors: string[] = [];
+  const [owner, editor] = await Promise.all([
+    sidebarOf(world, OWNER, errors),
+    sidebarOf(world, EDITOR, errors),
+  ]);
+  await Promise.all([owner.locator('#tab-credits').click(), editor.locator('#tab-credits').click()]);
+  for (const page of [owner, editor]) {
+    await waitForText(page.locator('#credits-total'), '13');
+    await expect(page.locator('#credits-today').textContent()).resolves.toBe('13');
+    await expect(page.locator('#credits-lost').isHidden()).resolves.toBe(true);
+  }
+  const sources = (page: Page) => page.locator('#credits-sources li').allTextContents();
+  await expect(sources(owner)).resolves.toEqual(
+    expect.arrayContaining([
+      `Runs of ${OWNER} (you): 6 credits`,
+      `Runs of ${EDITOR}: 4 credits`,
+      FORMULAS_LINE,
+    ]),
+  );
+  await expect(sources(editor)).resolves.toEqual(
+    expect.arrayContaining([
+      `Runs of ${OWNER}: 6 credits`,
+      `Runs of ${EDITOR} (you): 4 credits`,
+      FORMULAS_LINE,
+    ]),
+  );
+  const runs = await editor.locator('#credits-runs li').allTextContents();
+  expect(runs).toHaveLength(2);
+  expect(runs.find((line) => line.includes(`${EDITOR} (you)`))).toMatch(
+    /^'Sheet1'!F2:F5: 4 credits, \d+ % found/,
+  );
+
+  await owner.locator('#credits-export').click();
+  await waitForText(
+    owner.locator('#credits-export-status'),
+    'Exported 13 charges into the sheet "Credits log".',
+  );
+  const exported = world.env.values(world.ss.id, 'A1:G14', 'Credits log');
+  expect(exported[0]).toEqual(CREDITS_HEADER);
+  expect(exported.slice(1).filter((row) => row[1] === 'formulas')).toHaveLength(3);
+  expect(errors).toEqual([]);
+});
