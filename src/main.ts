@@ -98,7 +98,7 @@ export function retryFailedRows(): Progress {
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
-  return planFor(parseRunRequest(request)).plan;
+  return credits.withLookupRecord(planFor(parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */

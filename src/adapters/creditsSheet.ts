@@ -107,3 +107,21 @@ export function writeExportRows(sheetName: string, first: number, rows: unknown[
   sheet.getRange(first, 1, rows.length, CREDITS_COLUMNS).setValues(rows);
   return true;
 }
+
+/** Column of the outcome in the log (src/store/credits.ts). */
+const OUTCOME_COLUMN = 6;
+
+/**
+ * The outcomes of the log, in one read of their column; null when there is no log (then nothing is read but the
+ * sheet's name).
+ */
+export function readChargeOutcomes(): unknown[] | null {
+  const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(CREDITS_SHEET);
+  if (!sheet) return null;
+  const last = sheet.getLastRow();
+  if (last < CREDITS_FIRST_ROW) return [];
+  return sheet
+    .getRange(CREDITS_FIRST_ROW, OUTCOME_COLUMN, last - CREDITS_FIRST_ROW + 1, 1)
+    .getValues()
+    .map((row) => row[0]);
+}

@@ -71,6 +71,8 @@ export interface RunPlan extends PlanCounts {
   refusal?: string;
   /** Said about the selection (several ranges or columns selected). */
   note?: string;
+  /** This spreadsheet's record from its credits log (src/credits/view.ts): lookups answered, and how many found. */
+  lookupRecord?: { lookups: number; found: number };
 }
 
 /** What the sidebar or the menu asks for. */

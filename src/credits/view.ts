@@ -6,6 +6,7 @@
 import {
   chargeLogLastRow,
   createExportSheet,
+  readChargeOutcomes,
   readChargeRows,
   readChargeRowsBetween,
   writeExportRows,
@@ -14,6 +15,7 @@ import { runnerId } from '../adapters/runner';
 import type { CreditsExport, CreditsExportRequest, CreditsSummary } from '../api';
 import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
+import type { RunPlan } from '../bulk/runPlan';
 import { stableHash } from '../core/hash';
 import { CREDITS_FIRST_ROW, isBlankRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
@@ -110,4 +112,26 @@ function finished(state: Required<CreditsExportRequest>): string {
     );
   }
   return parts.join(' ');
+}
+
+/**
+ * A plan that may spend credits, with this spreadsheet's record so far (lookups answered, how many found an
+ * address): one read of the log's outcome column, none when there is no log.
+ */
+export function withLookupRecord(plan: RunPlan): RunPlan {
+  if (plan.refusal || plan.credits === 0) return plan;
+  try {
+    const outcomes = readChargeOutcomes();
+    if (!outcomes) return plan;
+    let lookups = 0;
+    let found = 0;
+    for (const outcome of outcomes) {
+      if (outcome === 'found') found++;
+      if (outcome === 'found' || outcome === 'no address' || outcome === 'unprocessable') lookups++;
+    }
+    return lookups > 0 ? { ...plan, lookupRecord: { lookups, found } } : plan;
+  } catch {
+    // The record is a courtesy: a plan never fails for it.
+    return plan;
+  }
 }

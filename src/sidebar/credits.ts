@@ -1,7 +1,7 @@
 /** The Credits tab: what the credits log says (by period, by source, the last runs), and Export. */
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
-import type { CreditsExport, CreditsSummary } from './types';
+import type { CreditsExport, CreditsSummary, RunPlan } from './types';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
@@ -99,4 +99,14 @@ async function exportLog(): Promise<void> {
 export function setupCredits(): void {
   button('credits-export').addEventListener('click', () => void exportLog());
   button('credits-refresh').addEventListener('click', () => void loadCredits());
+}
+
+/** Under a plan's price: a lookup costs a credit found or not, and this spreadsheet's record so far. */
+export function missesText(plan: RunPlan): string {
+  if (plan.refusal || plan.credits === 0) return '';
+  const rule = 'The service charges one credit per lookup, whether or not it finds an address.';
+  const record = plan.lookupRecord;
+  if (!record || record.lookups === 0) return rule;
+  const share = Math.round((100 * record.found) / record.lookups);
+  return `${rule} Of ${count(record.lookups)} ${record.lookups === 1 ? 'lookup' : 'lookups'} here, ${share} % found an address.`;
 }

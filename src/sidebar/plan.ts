@@ -2,6 +2,7 @@
 
 import { emptyCounts } from '../bulk/job';
 import { call, failureMessage } from './client';
+import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
 import { follow } from './drive';
 import { setProgress } from './progressView';
@@ -62,6 +63,8 @@ function showPlan(next: RunPlan): void {
   setText('plan-blanks', String(next.blanks));
   setText('plan-done', String(next.alreadyDone));
   setText('plan-price', priceText(next));
+  setText('plan-misses', missesText(next));
+  $('plan-misses').hidden = missesText(next) === '';
   renderPlacements(next);
   const chosen = next.needsChoice
     ? next.placements.find((c) => c.kind === planRequest.placement)

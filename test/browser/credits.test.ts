@@ -4,6 +4,7 @@
  * theirs, the other's, and the formulas' spend; Export writes the log into a new visible sheet.
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { predictLookup } from '../../sandbox/profiles';
 import { CREDITS_HEADER } from '../../src/store/credits';
 import { launchChromium } from '../support/browser';
 import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, startWorld, url, type World } from '../support/harness';
@@ -73,9 +74,10 @@ async function runAs(w: World, user: string, a1: string): Promise<void> {
 const FORMULAS_LINE = "Formulas (=FINDEMAIL, the spreadsheet owner's key): 3 credits";
 
 test('the owner and an editor see their own runs and the formulas’ spend; Export writes the log into a sheet', async () => {
-  const data = [['Owner', '', '', '', '', 'Editor', '', '', '', '', 'Formula']];
+  const data = [['Owner', '', '', '', '', 'Editor', '', '', '', '', 'Formula', '', '', 'Next']];
   for (let i = 0; i < 6; i++) {
-    const row = Array<string>(11).fill('');
+    const row = Array<string>(14).fill('');
+    row[13] = url(`cr-next-${i}`);
     row[0] = url(`cr-owner-${i}`);
     if (i < 4) row[5] = url(`cr-editor-${i}`);
     if (i < 3) row[10] = url(`cr-formula-${i}`);
@@ -129,5 +131,16 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
   const exported = world.env.values(world.ss.id, 'A1:G14', 'Credits log');
   expect(exported[0]).toEqual(CREDITS_HEADER);
   expect(exported.slice(1).filter((row) => row[1] === 'formulas')).toHaveLength(3);
+
+  // The plan of the next run: a lookup costs a credit found or not, and the share found here so far.
+  const charged = world.sandbox.service.ledger().filter((entry) => entry.charged === 1 && entry.networkUrl);
+  const found = charged.filter((entry) => predictLookup(entry.networkUrl ?? '').kind === 'found').length;
+  world.env.select(world.ss.id, 'N1:N7');
+  await owner.getByRole('tab', { name: 'Progress' }).click();
+  await owner.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  await waitForText(
+    owner.locator('#plan-misses'),
+    `The service charges one credit per lookup, whether or not it finds an address. Of 13 lookups here, ${Math.round((100 * found) / 13)} % found an address.`,
+  );
   expect(errors).toEqual([]);
 });
