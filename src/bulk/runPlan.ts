@@ -71,6 +71,8 @@ export interface RunPlan extends PlanCounts {
   refusal?: string;
   /** Said about the selection (several ranges or columns selected). */
   note?: string;
+  /** A trial ("Try 10 rows first"): the new profiles of the whole range, of which this run looks up the first. */
+  trialOf?: number;
   /** This spreadsheet's record from its credits log (src/credits/view.ts): lookups answered, and how many found. */
   lookupRecord?: { lookups: number; found: number };
 }
@@ -86,6 +88,8 @@ export interface RunRequest {
   recheck?: boolean;
   /** Where the results go, when the plan offered a choice. */
   placement?: PlacementKind;
+  /** Only the rows of the first this many new profiles ("Try 10 rows first", src/bulk/trial.ts). */
+  trial?: number;
   /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
   confirmedCredits?: number;
 }

@@ -34,7 +34,12 @@ afterEach(async () => {
 });
 
 /** A 300 px sidebar page of `user`, refusing any address but its bridge's; page errors collected. */
-async function sidebarOf(w: World, user: string, errors: string[]): Promise<Page> {
+async function sidebarOf(
+  w: World,
+  user: string,
+  errors: string[],
+  view: 'settings' | 'plan' = 'settings',
+): Promise<Page> {
   const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id });
   bridges.push(bridge);
   const context = await browser.newContext({ viewport: { width: 300, height: 760 }, deviceScaleFactor: 1 });
@@ -45,15 +50,15 @@ async function sidebarOf(w: World, user: string, errors: string[]): Promise<Page
   );
   const page = await context.newPage();
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(bridge.url('settings'));
+  await page.goto(bridge.url(view));
   await page.locator('#loading').waitFor({ state: 'hidden' });
   return page;
 }
 
-async function waitForText(locator: Locator, expected: string | RegExp): Promise<void> {
-  const until = Date.now() + WAIT_MS;
+async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
+  const until = Date.now() + timeoutMs;
   let last: string | null = null;
-  for (let round = 0; round < WAIT_MS / 25 && Date.now() < until; round++) {
+  for (let round = 0; round < timeoutMs / 25 && Date.now() < until; round++) {
     last = await locator.textContent();
     if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -142,5 +147,41 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
     owner.locator('#plan-misses'),
     `The service charges one credit per lookup, whether or not it finds an address. Of 13 lookups here, ${Math.round((100 * found) / 13)} % found an address.`,
   );
+  expect(errors).toEqual([]);
+});
+
+test('Try 10 rows first: a trial, its share found, then Run the rest priced again; no profile paid twice', async () => {
+  const profiles = Array.from({ length: 25 }, (_, i) => url(i % 4 === 1 ? `bt-noemail-${i}` : `bt-p-${i}`));
+  world = await startWorld({ data: [['Profile'], ...profiles.map((profile) => [profile])] });
+  // A plan above 2 credits asks first: the plan stays on screen with its offer of a trial.
+  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 2 }) });
+  world.env.select(world.ss.id, 'A1:A26');
+  await world.env.run('enrichSelection', [], world.as());
+  const errors: string[] = [];
+  const page = await sidebarOf(world, OWNER, errors, 'plan');
+  await page.locator('#plan').waitFor({ state: 'visible' });
+  await waitForText(page.locator('#plan-price'), 'At most 25 credits (25 new profiles).');
+  await page.locator('#plan-trial').click();
+  await waitForText(
+    page.locator('#plan-trial-note'),
+    'A trial: the first 10 of the 25 new profiles (A2:A11). When it ends, Run the rest prices the others.',
+  );
+  await waitForText(page.locator('#plan-price'), 'At most 10 credits (10 new profiles).');
+  await expect(page.locator('#plan-trial').isHidden()).resolves.toBe(true);
+  await page.locator('#plan-start').click();
+  const found = profiles.slice(0, 10).filter((profile) => predictLookup(profile).kind === 'found').length;
+  await waitForText(
+    page.locator('#trial-result'),
+    `Trial: ${found} of 10 rows looked up found an address (${Math.round(found * 10)} %).`,
+    30_000,
+  );
+  expect(world.sandbox.service.totalCharged()).toBe(10);
+  await page.locator('#run-rest').click();
+  await waitForText(page.locator('#plan-price'), 'At most 15 credits (15 new profiles).');
+  await page.locator('#plan-start').click();
+  await waitForText(page.locator('#run-state'), 'Done', 30_000);
+  expect(world.sandbox.service.totalCharged()).toBe(25);
+  expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+  await expect(page.locator('#trial-result').isHidden()).resolves.toBe(true);
   expect(errors).toEqual([]);
 });
