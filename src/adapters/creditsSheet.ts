@@ -28,20 +28,45 @@ function createSheet(ss: Spreadsheet): Sheet {
   return sheet;
 }
 
-/** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
-export function appendCharges(rows: string[][]): void {
-  if (rows.length === 0) return;
-  const ss = SpreadsheetApp.getActiveSpreadsheet();
-  const sheet = ss.getSheetByName(CREDITS_SHEET) ?? createSheet(ss);
+/**
+ * The log sheet and its row count as this execution last saw them: a batch's append then costs its last row and
+ * one write. The row count only grows (the add-on inserts rows, never deletes them): a stale one is read again
+ * before rows are inserted.
+ */
+let known: { sheet: Sheet; maxRows: number } | null = null;
+
+function append(rows: string[][]): void {
+  if (!known) {
+    const ss = SpreadsheetApp.getActiveSpreadsheet();
+    const sheet = ss.getSheetByName(CREDITS_SHEET) ?? createSheet(ss);
+    known = { sheet, maxRows: sheet.getMaxRows() };
+  }
+  const { sheet } = known;
   const first = Math.max(CREDITS_FIRST_ROW, sheet.getLastRow() + 1);
-  const maxRows = sheet.getMaxRows();
   const last = first + rows.length - 1;
+  // Rows go in at the sheet's end only: read its size again first (another execution may have grown it).
+  if (last > known.maxRows) known.maxRows = sheet.getMaxRows();
+  const { maxRows } = known;
   if (last > maxRows) {
     const added = last - maxRows + GROW_ROWS;
     sheet.insertRowsAfter(maxRows, added);
     sheet.getRange(maxRows + 1, 1, added, CREDITS_COLUMNS).setNumberFormat('@');
+    known.maxRows = maxRows + added;
   }
   sheet.getRange(first, 1, rows.length, CREDITS_COLUMNS).setValues(rows);
+}
+
+/** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
+export function appendCharges(rows: string[][]): void {
+  if (rows.length === 0) return;
+  try {
+    append(rows);
+  } catch (error) {
+    if (!known) throw error;
+    // The sheet this execution knew was deleted or changed meanwhile: look it up (or create it) again, once.
+    known = null;
+    append(rows);
+  }
 }
 
 /** Every row of the log below the header, in one read; null when there is no log. */

@@ -61,7 +61,8 @@ export function exportCreditsLog(request: CreditsExportRequest = {}): CreditsExp
   return step({
     sheetName: request.sheetName,
     next: Math.max(CREDITS_FIRST_ROW, Math.floor(Number(request.next) || 0)),
-    last: Math.floor(Number(request.last) || 0),
+    // Never past the log as it is (the request comes back from the sidebar).
+    last: Math.min(Math.floor(Number(request.last) || 0), chargeLogLastRow()),
     written: Math.floor(Number(request.written) || 0),
     skipped: Math.floor(Number(request.skipped) || 0),
   });
