@@ -167,6 +167,10 @@ export interface RunPlan extends PlanCounts {
   refusal?: string;
   /** Said about the selection (several ranges or columns selected). */
   note?: string;
+  /** A trial ("Try 10 rows first"): the new profiles of the whole range, of which this run looks up the first. */
+  trialOf?: number;
+  /** This spreadsheet's record from its credits log (src/credits/view.ts): lookups answered, and how many found. */
+  lookupRecord?: { lookups: number; found: number };
 }
 
 /** What the sidebar or the menu asks for. */
@@ -180,6 +184,8 @@ export interface RunRequest {
   recheck?: boolean;
   /** Where the results go, when the plan offered a choice. */
   placement?: PlacementKind;
+  /** Only the rows of the first this many new profiles ("Try 10 rows first", src/bulk/trial.ts). */
+  trial?: number;
   /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
   confirmedCredits?: number;
 }
@@ -236,4 +242,71 @@ export interface FormulaCapState {
   policy: FormulaPolicy;
   /** Credits formulas reserved today (UTC) in this spreadsheet. */
   usedToday: number;
+}
+
+/** One payer's spend in the credits log: a person's runs, or the formulas. */
+export interface CreditsSource {
+  source: 'run' | 'formulas';
+  /** The person (their e-mail address when Apps Script gave it), or whose key the formulas use. */
+  payer: string;
+  /** The viewer's own runs. */
+  mine: boolean;
+  /** Credits charged for answers received (found, no address, unprocessable). */
+  credits: number;
+  /** Answers lost to connection failures (each may have been charged). */
+  lost: number;
+}
+
+/** One run in the credits log. */
+export interface CreditsRun {
+  runId: string;
+  /** The run's range ('Sheet1'!A2:A100). */
+  range: string;
+  payer: string;
+  mine: boolean;
+  /** When its last charge was logged (epoch ms). */
+  lastAt: number;
+  credits: number;
+  found: number;
+  lost: number;
+}
+
+/** What the credits log says: the sidebar's Credits tab, and a run's plan (the share found). */
+export interface CreditsSummary {
+  /** The spreadsheet has a credits log (false: nothing was spent since the add-on started logging). */
+  hasLog: boolean;
+  /** Credits charged for answers received: since midnight (UTC), in the last 7 and 30 days, in all. */
+  today: number;
+  last7: number;
+  last30: number;
+  total: number;
+  /** Answers lost to connection failures (maybe charged), apart: the same periods. */
+  lostToday: number;
+  lost7: number;
+  lost30: number;
+  lostTotal: number;
+  /** Of `total` lookups answered, how many found an address. */
+  found: number;
+  sources: CreditsSource[];
+  /** The last runs, newest first. */
+  runs: CreditsRun[];
+  /** Rows of the log that are not charges (edited by hand): left out. */
+  unreadable: number;
+}
+
+/** Export of the credits log into a visible sheet, one execution at a time. */
+export interface CreditsExportRequest {
+  /** Absent on the first call; then as the last answer gave it. */
+  sheetName?: string;
+  /** The log's next row to copy (1-based, below the header), the rows to copy in all, and the tallies so far. */
+  next?: number;
+  last?: number;
+  written?: number;
+  skipped?: number;
+}
+
+export interface CreditsExport extends Required<CreditsExportRequest> {
+  done: boolean;
+  /** What to tell the person (progress, or the end: the sheet, the rows, what was skipped). */
+  message: string;
 }

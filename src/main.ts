@@ -5,6 +5,8 @@
  */
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
+  CreditsExport,
+  CreditsSummary,
   FormulaCapState,
   KeyCheckResult,
   Progress,
@@ -18,6 +20,7 @@ import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
+import * as credits from './credits/view';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
@@ -100,7 +103,7 @@ export function retryFailedRows(): Progress {
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
-  return planFor(parseRunRequest(request)).plan;
+  return credits.withLookupRecord(planFor(parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
@@ -116,6 +119,16 @@ export function getRunHistory(): RunHistory {
 /** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
 export function selectFirstFailedRow(): string {
   return runHistory.selectFirstFailedRow();
+}
+
+/** The credits log summed up: the sidebar's Credits tab. */
+export function getCreditsSummary(): CreditsSummary {
+  return credits.creditsSummary();
+}
+
+/** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
+export function exportCreditsLog(request: unknown): CreditsExport {
+  return credits.exportCreditsLog((request ?? {}) as Parameters<typeof credits.exportCreditsLog>[0]);
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */

@@ -17,6 +17,7 @@ import { loadJob } from './jobStore';
 import { type ColumnRead, columnName } from './placement';
 import { isHeaderText, withFormulaCells } from './rowCells';
 import { planRun } from './runPlan';
+import { rememberingStore, TRIAL_PROFILES, trialRead } from './trial';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -115,22 +116,30 @@ export function readColumn(range: Range, extraFields: boolean): { read: ColumnRe
 export function planFor(request: RunRequest): PlannedRun {
   const settings = readSettings();
   const { range, note } = targetRange(request);
-  const { read, sheet } = readColumn(range, settings.extraFields);
+  const whole = readColumn(range, settings.extraFields);
   const store = servicePorts().store;
-  const plan = planRun(
-    read,
-    {
-      mode: request.mode === 'retry' ? 'retry' : 'all',
-      includeUnprocessable: request.includeUnprocessable === true,
-      recheck: request.recheck === true,
-      extraFields: settings.extraFields,
-      confirmAbove: settings.confirmAbove,
-      hosts: readScriptConfig().networkHosts,
-      chosen: request.placement,
-    },
-    (keys) => store.getMany(keys),
-    (keys) => heldAfterLosses(keys, MAX_LOST_SENDS),
-  );
+  const options = {
+    mode: request.mode === 'retry' ? ('retry' as const) : ('all' as const),
+    includeUnprocessable: request.includeUnprocessable === true,
+    recheck: request.recheck === true,
+    extraFields: settings.extraFields,
+    confirmAbove: settings.confirmAbove,
+    hosts: readScriptConfig().networkHosts,
+    chosen: request.placement,
+  };
+  const stored = rememberingStore((keys) => store.getMany(keys));
+  const planOf = (read: ColumnRead, chosen = options.chosen) =>
+    planRun(read, { ...options, chosen }, stored, (keys) => heldAfterLosses(keys, MAX_LOST_SENDS));
+  let plan = planOf(whole.read);
+  const { sheet } = whole;
+  let { read } = whole;
+  // A trial keeps the whole range's placement: "Run the rest" then writes beside the trial's results.
+  const trial = request.trial && !plan.refusal ? trialRead(read, planOf, request.trial, plan) : undefined;
+  if (trial) {
+    const newProfiles = plan.newProfiles;
+    read = trial;
+    plan = { ...planOf(trial, options.chosen ?? plan.placement.kind), trialOf: newProfiles };
+  }
   if (plan.waitUntil !== undefined) plan.waitUntilText = timeText(plan.waitUntil);
   if (note) plan.note = note;
   return { plan, read, sheet, settings };
@@ -148,6 +157,7 @@ export function parseRunRequest(raw: unknown): RunRequest {
   if (['reuse', 'insert', 'right', 'extend'].includes(String(record.placement))) {
     request.placement = record.placement as PlacementKind;
   }
+  if (record.trial === true || record.trial === TRIAL_PROFILES) request.trial = TRIAL_PROFILES;
   if (typeof record.confirmedCredits === 'number' && record.confirmedCredits >= 0) {
     request.confirmedCredits = record.confirmedCredits;
   }

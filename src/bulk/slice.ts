@@ -26,6 +26,7 @@ import type { HaltReason } from './jobMachine';
 import { type JobLease, takeLease } from './lease';
 import { COLUMNS_MOVED } from './relocate';
 import { firstWithoutStatus } from './rowPlan';
+import { runCharges } from './runCharges';
 import { SliceState } from './sliceState';
 import { processWindow } from './window';
 
@@ -120,7 +121,7 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
   }
   // A writing execution: what formulas paid for moves into the results sheet first.
   keepPendingResults();
-  const ports = servicePorts(true);
+  const ports = servicePorts(true, runCharges(lease.job));
   const pacer =
     batchSize === undefined
       ? loadPace(ports.cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency, ports.clock.now())

@@ -31,6 +31,17 @@ export const TABLE_VERSION_PROPERTY = 'pef.v';
 /** The hidden sheet that keeps every paid result for the life of the spreadsheet. */
 export const RESULTS_SHEET = '_pef_results';
 
+/**
+ * The hidden sheet that logs every credit the add-on spent, one row per charge (src/store/credits.ts), beside the
+ * results sheet.
+ */
+export const CREDITS_SHEET = '_pef_credits';
+/**
+ * Document properties: the charges =FINDEMAIL made (custom functions cannot write the credits sheet), one batch a
+ * property under this prefix, until a writing execution moves them into the credits sheet with the results.
+ */
+export const CHARGE_PREFIX = 'pef.c.';
+
 /** Document property: the last runs' summaries (JSON, newest first). */
 export const RUN_HISTORY_PROPERTY = 'pef.runs';
 /** Document property: what =FINDEMAIL spent today in this spreadsheet (JSON: day and credits). */

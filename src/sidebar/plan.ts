@@ -2,12 +2,14 @@
 
 import { emptyCounts } from '../bulk/job';
 import { call, failureMessage } from './client';
+import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
 import { follow } from './drive';
 import { setProgress } from './progressView';
 import { ui } from './state';
 import { loadHistory, renderSummary } from './summary';
 import { showView } from './tabs';
+import { noteStarted, renderTrialOffer, restRequest, trialRequest } from './trial';
 import type { PlacementKind, Progress, RunPlan, RunRequest, RunStart } from './types';
 import { confirmText, planTitle, priceText, startLabel, whereText } from './words';
 
@@ -62,6 +64,8 @@ function showPlan(next: RunPlan): void {
   setText('plan-blanks', String(next.blanks));
   setText('plan-done', String(next.alreadyDone));
   setText('plan-price', priceText(next));
+  setText('plan-misses', missesText(next));
+  $('plan-misses').hidden = missesText(next) === '';
   renderPlacements(next);
   const chosen = next.needsChoice
     ? next.placements.find((c) => c.kind === planRequest.placement)
@@ -78,6 +82,7 @@ function showPlan(next: RunPlan): void {
   confirm.hidden = !next.needsConfirm || !!next.refusal;
   confirm.textContent = confirmText(next);
   setText('plan-start', startLabel(next));
+  renderTrialOffer(next, planRequest);
   renderPlanButtons();
 }
 
@@ -119,6 +124,7 @@ function renderPlanButtons(): void {
   const ready = !!plan && !plan.refusal && (!plan.needsChoice || !!planRequest.placement);
   button('plan-start').disabled = planBusy || !ready;
   button('plan-cancel').disabled = planBusy;
+  button('plan-trial').disabled = planBusy;
   input('plan-recheck').disabled = planBusy;
   input('plan-unprocessable').disabled = planBusy;
 }
@@ -179,6 +185,7 @@ async function startPlanned(): Promise<void> {
     ui.runActionBusy = false;
   }
   if (result.started) {
+    noteStarted(planRequest, result.progress.runId);
     setProgress(result.progress);
     ui.history = null;
     renderSummary();
@@ -224,6 +231,13 @@ export function setupPlan(): void {
   });
   button('new-run').addEventListener('click', () => {
     void requestPlan({ source: 'selection', mode: 'all' }, true);
+  });
+  button('plan-trial').addEventListener('click', () => {
+    void requestPlan(trialRequest(planRequest), false);
+  });
+  button('run-rest').addEventListener('click', () => {
+    const rest = restRequest();
+    if (rest) void requestPlan(rest, false);
   });
   button('retry-failed').addEventListener('click', () => {
     void requestPlan({ source: 'lastRun', mode: 'retry' }, false);

@@ -8,6 +8,7 @@
  * Cancel), runControls.ts (the Progress tab's buttons); state.ts holds what they share, dom.ts the DOM helpers.
  */
 import { call, failureMessage } from './client';
+import { setupCredits } from './credits';
 import { $, button, clearError, showError } from './dom';
 import { follow } from './drive';
 import { requestPlan, setupPlan } from './plan';
@@ -23,6 +24,7 @@ async function start(): Promise<void> {
   setupSettings();
   setupPlan();
   setupProgress();
+  setupCredits();
   button('error-close').addEventListener('click', clearError);
   renderProgress();
   const opened = document.body.dataset.view ?? 'settings';

@@ -3,6 +3,7 @@ import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import { creditsShown } from './progress';
 import { ui } from './state';
+import { renderTrialResult } from './trial';
 import type { KindCounts } from './types';
 import { failedRows, historyLine, retriedRows, summaryTitle, timeTakenText } from './words';
 
@@ -34,6 +35,7 @@ export function renderSummary(): void {
     last.id === ui.progress.runId &&
     (ui.progress.state === 'done' || ui.progress.state === 'cancelled');
   $('summary').hidden = !shown;
+  renderTrialResult(last ?? undefined, shown);
   $('run-counts').hidden = shown;
   if (last && shown) {
     setText('summary-title', summaryTitle(last));

@@ -1,4 +1,5 @@
-/** The sidebar's two tabs (Settings, Progress) and switching between them. */
+/** The sidebar's tabs (Settings, Progress, Credits) and switching between them. */
+import { loadCredits } from './credits';
 import { $, button } from './dom';
 import { follow } from './drive';
 import { refreshProgress, renderRunNotice } from './progressView';
@@ -7,7 +8,7 @@ import type { View } from './types';
 
 export function showView(view: View, focusTab = false): void {
   ui.currentView = view;
-  for (const name of ['settings', 'progress'] as const) {
+  for (const name of ['settings', 'progress', 'credits'] as const) {
     const tab = button(`tab-${name}`);
     const selected = name === view;
     tab.setAttribute('aria-selected', String(selected));
@@ -19,10 +20,11 @@ export function showView(view: View, focusTab = false): void {
   if (ui.account) follow();
   // Never stale: coming back to the tab asks the server for the run as it is now.
   if (view === 'progress' && ui.account && !ui.driving) void refreshProgress();
+  if (view === 'credits') void loadCredits();
 }
 
 export function setupTabs(): void {
-  const tabs = [button('tab-settings'), button('tab-progress')];
+  const tabs = [button('tab-settings'), button('tab-progress'), button('tab-credits')];
   for (const tab of tabs) {
     tab.addEventListener('click', () => showView(tab.dataset.view as View));
     tab.addEventListener('keydown', (event) => {

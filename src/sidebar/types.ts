@@ -5,6 +5,9 @@
  */
 
 import type {
+  CreditsExport,
+  CreditsExportRequest,
+  CreditsSummary,
   FormulaCapState,
   FormulaPolicy,
   KeyCheckResult,
@@ -37,7 +40,9 @@ export interface ServerApi {
   selectFirstFailedRow(): string;
   getFormulaCap(): FormulaCapState;
   saveFormulaCap(policy: FormulaPolicy): FormulaCapState;
+  getCreditsSummary(): CreditsSummary;
+  exportCreditsLog(request: CreditsExportRequest): CreditsExport;
 }
 
 /** The sidebar's tabs. The page may open on `plan` or `retry`: the Progress tab, showing a run's plan first. */
-export type View = 'settings' | 'progress';
+export type View = 'settings' | 'progress' | 'credits';

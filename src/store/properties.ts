@@ -6,8 +6,9 @@
  */
 
 import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
-import { PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { decodeResult } from './codec';
+import { rowsOfBuffered } from './credits';
 
 /** A batch being sent: until when, its URL hashes, and whether its results go to the buffer (a formula's). */
 export interface Sending {
@@ -38,8 +39,9 @@ export function pendingOf(view: DocumentView, hash: string): string | undefined 
   return view.all[PENDING_PREFIX + hash];
 }
 
+/** Buffered by formulas until a writing execution moves it into the sheets: a result, or a batch's charges. */
 export function isPendingKey(key: string): boolean {
-  return key.startsWith(PENDING_PREFIX);
+  return key.startsWith(PENDING_PREFIX) || key.startsWith(CHARGE_PREFIX);
 }
 
 export function newVersion(now: number): string {
@@ -63,16 +65,20 @@ export function readDocumentView(props: GoogleAppsScript.Properties.Properties, 
 }
 
 /**
- * Document properties sorted for keepPending: the buffered results to move into the sheet (by hash), the
- * properties that stay, and how many go (buffered results, finished sending records, the old byte count).
+ * Document properties sorted for keepPending: the buffered results to move into the sheet (by hash), the buffered
+ * charges to move into the credits log (its rows, oldest first), the properties that stay, and how many go
+ * (buffered results and charges, finished sending records).
  */
 export function sortForKeeping(all: Record<string, string>, now: number) {
   const added = new Map<string, string>();
+  const charges: string[][] = [];
   const kept: Record<string, string> = {};
   let dropped = 0;
-  for (const key of Object.keys(all)) {
+  for (const key of Object.keys(all).sort()) {
     const value = all[key];
-    if (isPendingKey(key)) {
+    if (key.startsWith(CHARGE_PREFIX)) {
+      charges.push(...rowsOfBuffered(value));
+    } else if (isPendingKey(key)) {
       if (decodeResult(value)) added.set(key.slice(PENDING_PREFIX.length), value);
     } else if (!(key.startsWith(SENDING_PREFIX) && !((parseSending(value)?.u ?? 0) > now))) {
       kept[key] = value;
@@ -80,5 +86,5 @@ export function sortForKeeping(all: Record<string, string>, now: number) {
     }
     dropped++;
   }
-  return { added, kept, dropped };
+  return { added, charges, kept, dropped };
 }

@@ -17,6 +17,7 @@
  */
 
 import { systemClock } from '../adapters/clock';
+import { appendCharges } from '../adapters/creditsSheet';
 import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import {
@@ -25,10 +26,17 @@ import {
   PENDING_RESULTS_BUDGET_BYTES,
   STORE_LOCK_ATTEMPTS,
 } from '../core/limits';
-import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import {
+  CHARGE_PREFIX,
+  LOST_PROPERTY,
+  PENDING_PREFIX,
+  SENDING_PREFIX,
+  TABLE_VERSION_PROPERTY,
+} from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
 import type { Clock, ResultStore, SendCheck } from '../lookup/ports';
 import { type CachedResult, decodeResult, encodeResult } from './codec';
+import { bufferedCharges, type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import {
   type DocumentView,
@@ -80,11 +88,21 @@ interface StoreState {
   absentVersion?: string;
   /** The document properties as last read. */
   last?: DocumentView;
+  /** Who pays for what this execution stores, and where (the credits log). */
+  charges: ChargeContext;
 }
 
-/** `writable`: this execution may write the spreadsheet (not a custom function). */
-export function sheetResultStore(writable: boolean, clock: Clock = systemClock): SheetResultStore {
+/**
+ * `writable`: this execution may write the spreadsheet (not a custom function). `charges`: who pays for what it
+ * stores (a run's owner); formulas' by default.
+ */
+export function sheetResultStore(
+  writable: boolean,
+  clock: Clock = systemClock,
+  charges = FORMULAS_CONTEXT,
+): SheetResultStore {
   const state: StoreState = {
+    charges,
     writable,
     props: documentProperties(),
     clock,
@@ -258,14 +276,22 @@ function putMany(
     () => {
       // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
       if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-      if (!state.writable || added.size === 0) {
+      if (!state.writable) {
         for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+        for (const record of bufferedCharges(entries, lost, now))
+          values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
         props.setProperties(values);
         return;
       }
-      // The sheet first, before any property call: a result is kept even if the properties quota runs out
-      // now. Only lock holders change the version, so reading it after the sheet write still gives `before`.
+      // The sheets first, before any property call: a result (and its charge) is kept even if the properties
+      // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
+      // gives `before`.
       appendResults(added);
+      appendCharges(chargeRows(state.charges, entries, lost, now));
+      if (added.size === 0) {
+        props.setProperties(values);
+        return;
+      }
       const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
       values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
       props.setProperties(values);
@@ -278,11 +304,12 @@ function putMany(
 function keepPending(state: StoreState): number {
   const now = state.clock.now();
   const all = state.props.getProperties();
-  const { added, kept, dropped } = sortForKeeping(all, now);
+  const { added, charges, kept, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
-  // The sheet first: the buffer is dropped only once its results are kept there.
+  // The sheets first: the buffer is dropped only once its results and charges are kept there.
   appendResults(added);
+  appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(state.clock.now()) : before;
   state.props.setProperties(kept, true);
   keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);

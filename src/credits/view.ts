@@ -1,0 +1,137 @@
+/**
+ * The sidebar's Credits tab: the credits log summed up (one read of the log), and Export, which copies the log
+ * into a new visible sheet a few thousand rows per execution (the sidebar calls again until it is done).
+ */
+
+import {
+  chargeLogLastRow,
+  createExportSheet,
+  readChargeOutcomes,
+  readChargeRows,
+  readChargeRowsBetween,
+  writeExportRows,
+} from '../adapters/creditsSheet';
+import { runnerId } from '../adapters/runner';
+import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } from '../api';
+import { isActive } from '../bulk/jobMachine';
+import { loadJob } from '../bulk/jobStore';
+import { stableHash } from '../core/hash';
+import { CREDITS_FIRST_ROW, isBlankRow, parseChargeRow } from '../store/credits';
+import { summarizeCredits } from '../store/creditsSummary';
+import { keepPendingResults } from '../store/resultStore';
+
+export const EXPORT_SHEET_NAME = 'Credits log';
+/** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */
+export const EXPORT_ROWS_PER_CALL = 5000;
+
+/** The viewer's payer id in the log (src/bulk/runCharges.ts), '' when they never started a run. */
+function viewerPayerId(): string {
+  const id = runnerId();
+  return id ? stableHash(id).slice(0, 8) : '';
+}
+
+/** The log summed up for the viewer; what formulas spent moves into it first. */
+export function creditsSummary(): CreditsSummary {
+  keepPendingResults();
+  return summarizeCredits(readChargeRows(), Date.now(), viewerPayerId());
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** One step of an export: the first call creates the sheet; each copies up to EXPORT_ROWS_PER_CALL rows. */
+export function exportCreditsLog(request: CreditsExportRequest = {}): CreditsExport {
+  if (!request.sheetName) {
+    keepPendingResults();
+    const last = chargeLogLastRow();
+    if (last < CREDITS_FIRST_ROW) {
+      return {
+        sheetName: '',
+        next: 0,
+        last: 0,
+        written: 0,
+        skipped: 0,
+        done: true,
+        message: 'Nothing to export: no credit was logged in this spreadsheet yet.',
+      };
+    }
+    const sheetName = createExportSheet(EXPORT_SHEET_NAME);
+    return step({ sheetName, next: CREDITS_FIRST_ROW, last, written: 0, skipped: 0 });
+  }
+  return step({
+    sheetName: request.sheetName,
+    next: Math.max(CREDITS_FIRST_ROW, Math.floor(Number(request.next) || 0)),
+    // Never past the log as it is (the request comes back from the sidebar).
+    last: Math.min(Math.floor(Number(request.last) || 0), chargeLogLastRow()),
+    written: Math.floor(Number(request.written) || 0),
+    skipped: Math.floor(Number(request.skipped) || 0),
+  });
+}
+
+function step(state: Required<CreditsExportRequest>): CreditsExport {
+  const until = Math.min(state.last, state.next + EXPORT_ROWS_PER_CALL - 1);
+  const rows = readChargeRowsBetween(state.next, until);
+  const plain: unknown[][] = [];
+  let skipped = 0;
+  for (const row of rows) {
+    if (parseChargeRow(row)) plain.push(row.map((cell) => String(cell)));
+    else if (!isBlankRow(row)) skipped++;
+  }
+  if (!writeExportRows(state.sheetName, 2 + state.written, plain)) {
+    throw new Error(
+      `The sheet "${state.sheetName}" was deleted or changed during the export; press Export in the Credits tab again.`,
+    );
+  }
+  const next: Required<CreditsExportRequest> = {
+    sheetName: state.sheetName,
+    next: until + 1,
+    last: state.last,
+    written: state.written + plain.length,
+    skipped: state.skipped + skipped,
+  };
+  const done = next.next > state.last;
+  return { ...next, done, message: done ? finished(next) : progressText(next) };
+}
+
+function progressText(state: Required<CreditsExportRequest>): string {
+  const copied = state.next - CREDITS_FIRST_ROW;
+  const total = state.last - CREDITS_FIRST_ROW + 1;
+  return `Exporting into "${state.sheetName}": ${count(copied)} of ${count(total)} rows…`;
+}
+
+function finished(state: Required<CreditsExportRequest>): string {
+  const parts = [`Exported ${count(state.written)} charges into the sheet "${state.sheetName}".`];
+  if (state.skipped > 0) {
+    parts.push(
+      `${count(state.skipped)} ${state.skipped === 1 ? 'row' : 'rows'} of the log could not be read (edited by hand) and ${state.skipped === 1 ? 'was' : 'were'} left out.`,
+    );
+  }
+  const job = loadJob();
+  if (job && isActive(job.state)) {
+    parts.push(
+      'A run is under way: its charges after you pressed Export are not in this sheet; press Export again when it ends.',
+    );
+  }
+  return parts.join(' ');
+}
+
+/**
+ * A plan that may spend credits, with this spreadsheet's record so far (lookups answered, how many found an
+ * address): one read of the log's outcome column, none when there is no log.
+ */
+export function withLookupRecord(plan: RunPlan): RunPlan {
+  if (plan.refusal || plan.credits === 0) return plan;
+  try {
+    const outcomes = readChargeOutcomes();
+    if (!outcomes) return plan;
+    let lookups = 0;
+    let found = 0;
+    for (const outcome of outcomes) {
+      if (outcome === 'found') found++;
+      if (outcome === 'found' || outcome === 'no address' || outcome === 'unprocessable') lookups++;
+    }
+    return lookups > 0 ? { ...plan, lookupRecord: { lookups, found } } : plan;
+  } catch {
+    // The record is a courtesy: a plan never fails for it.
+    return plan;
+  }
+}

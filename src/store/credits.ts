@@ -1,0 +1,173 @@
+/**
+ * The credits log: one row per credit the add-on spent (or may have spent), in the hidden credits sheet
+ * (CREDITS_SHEET, written by src/adapters/creditsSheet.ts under the document lock, in the same locked write as the
+ * results). Pure: the rows, the buffered records of formulas, and reading the rows back.
+ *
+ *   row 1        the header (CREDITS_HEADER)
+ *   rows 2 ..    When (ISO, UTC) | Source (run, formulas) | Paid by | Payer id | Profile | Outcome | Where
+ *
+ * A result stored is one charge (found, no address, unprocessable); each answer lost to a connection failure is one
+ * "maybe charged" row (the service may have charged it): a profile lost and sent again appears twice.
+ * Formulas cannot write the sheet: their charges wait in document properties (CHARGE_PREFIX, one batch a property)
+ * beside their results, and move into the sheet with them (src/store/resultStore.ts keepPending).
+ */
+import type { LookupResult } from '../lookup/contract';
+
+export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];
+export const CREDITS_COLUMNS = CREDITS_HEADER.length;
+export const CREDITS_FIRST_ROW = 2;
+
+export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'lost';
+export const LOST_OUTCOME_TEXT = 'answer lost (maybe charged)';
+const OUTCOME_TEXT: Record<ChargeOutcome, string> = {
+  found: 'found',
+  'no address': 'no address',
+  unprocessable: 'unprocessable',
+  lost: LOST_OUTCOME_TEXT,
+};
+const OUTCOME_LETTER: Record<ChargeOutcome, string> = {
+  found: 'f',
+  'no address': 'n',
+  unprocessable: 'u',
+  lost: 'l',
+};
+
+/** Who pays for what an execution sends, and where it is written. */
+export interface ChargeContext {
+  source: 'run' | 'formulas';
+  /** The person whose run it is (their e-mail address when Apps Script gives it), or whose key formulas use. */
+  payer: string;
+  /** A short id of the run's owner (a hash of their runner id: the id itself lets its holder drive the run). */
+  payerId: string;
+  /** The run's id and range, or the formulas' cell when known. */
+  where: string;
+}
+
+export const FORMULAS_PAYER = "the spreadsheet owner's key";
+export const FORMULAS_CONTEXT: ChargeContext = {
+  source: 'formulas',
+  payer: FORMULAS_PAYER,
+  payerId: 'formulas',
+  where: '=FINDEMAIL',
+};
+
+export function outcomeOf(result: LookupResult): ChargeOutcome {
+  if (result.kind === 'found') return 'found';
+  if (result.kind === 'not_found') return 'no address';
+  return 'unprocessable';
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The log rows of one stored batch: its charged results and its lost answers. */
+export function chargeRows(
+  context: ChargeContext,
+  entries: Array<[string, LookupResult]>,
+  lost: readonly string[],
+  now: number,
+): string[][] {
+  const row = (key: string, outcome: ChargeOutcome) => [
+    isoTime(now),
+    context.source,
+    context.payer,
+    context.payerId,
+    key,
+    OUTCOME_TEXT[outcome],
+    context.where,
+  ];
+  return [
+    ...entries.map(([key, result]) => row(key, outcomeOf(result))),
+    ...lost.map((key) => row(key, 'lost')),
+  ];
+}
+
+/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a buffered record stays below. */
+const RECORD_CHARS = 8000;
+
+/**
+ * A formula batch's charges as buffered records (JSON: when, then `<outcome letter><key>` per charge), split so
+ * that each fits one property value.
+ */
+export function bufferedCharges(
+  entries: Array<[string, LookupResult]>,
+  lost: readonly string[],
+  now: number,
+): string[] {
+  const items = [
+    ...entries.map(([key, result]) => OUTCOME_LETTER[outcomeOf(result)] + key),
+    ...lost.map((key) => OUTCOME_LETTER.lost + key),
+  ];
+  const records: string[] = [];
+  let chunk: string[] = [];
+  let chars = 0;
+  for (const item of items) {
+    if (chunk.length > 0 && chars + item.length + 4 > RECORD_CHARS - 32) {
+      records.push(JSON.stringify([now, chunk]));
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push(item);
+    chars += item.length + 3;
+  }
+  if (chunk.length > 0) records.push(JSON.stringify([now, chunk]));
+  return records;
+}
+
+/** The log rows of a buffered record (formulas'); none when it is malformed. */
+export function rowsOfBuffered(raw: string): string[][] {
+  try {
+    const [when, items] = JSON.parse(raw) as [number, string[]];
+    if (typeof when !== 'number' || !Array.isArray(items)) return [];
+    const byLetter = new Map(Object.entries(OUTCOME_LETTER).map(([outcome, letter]) => [letter, outcome]));
+    const rows: string[][] = [];
+    for (const item of items) {
+      const outcome = typeof item === 'string' ? byLetter.get(item[0]) : undefined;
+      if (!outcome) continue;
+      const [row] = chargeRows(FORMULAS_CONTEXT, [], [item.slice(1)], when);
+      row[5] = OUTCOME_TEXT[outcome as ChargeOutcome];
+      rows.push(row);
+    }
+    return rows;
+  } catch {
+    return [];
+  }
+}
+
+/** One row of the log as read back. */
+export interface Charge {
+  at: number;
+  source: 'run' | 'formulas';
+  payer: string;
+  payerId: string;
+  profile: string;
+  outcome: ChargeOutcome;
+  where: string;
+}
+
+const OUTCOME_BY_TEXT = new Map(Object.entries(OUTCOME_TEXT).map(([outcome, text]) => [text, outcome]));
+
+/** A row of the credits sheet as a charge; undefined when it is not one (edited by hand, or blank). */
+export function parseChargeRow(row: readonly unknown[]): Charge | undefined {
+  const [when, source, payer, payerId, profile, outcomeText, where] = row;
+  const at =
+    when instanceof Date ? when.getTime() : typeof when === 'number' ? Number.NaN : Date.parse(String(when));
+  const outcome = OUTCOME_BY_TEXT.get(String(outcomeText)) as ChargeOutcome | undefined;
+  if (!Number.isFinite(at) || !outcome || (source !== 'run' && source !== 'formulas') || !profile)
+    return undefined;
+  return {
+    at,
+    source,
+    payer: String(payer ?? ''),
+    payerId: String(payerId ?? ''),
+    profile: String(profile),
+    outcome,
+    where: String(where ?? ''),
+  };
+}
+
+/** A row left blank (cleared by hand): neither a charge nor an unreadable one. */
+export function isBlankRow(row: readonly unknown[]): boolean {
+  return row.every((cell) => cell === '' || cell === null || cell === undefined);
+}

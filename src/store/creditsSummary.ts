@@ -1,0 +1,99 @@
+/** The credits log summed up (the sidebar's Credits tab, a run's plan): one pass over its rows. Pure. */
+import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
+import { isBlankRow, parseChargeRow } from './credits';
+
+const DAY_MS = 24 * 3600 * 1000;
+/** The last runs the Credits tab lists. */
+export const CREDITS_RUNS_SHOWN = 8;
+
+export function emptyCreditsSummary(hasLog: boolean): CreditsSummary {
+  return {
+    hasLog,
+    today: 0,
+    last7: 0,
+    last30: 0,
+    total: 0,
+    lostToday: 0,
+    lost7: 0,
+    lost30: 0,
+    lostTotal: 0,
+    found: 0,
+    sources: [],
+    runs: [],
+    unreadable: 0,
+  };
+}
+
+/** The run's id and range from a charge's Where ("run <id> · <range>"). */
+export function runOfWhere(where: string): { runId: string; range: string } | undefined {
+  const match = /^run (\S+) · (.*)$/.exec(where);
+  return match ? { runId: match[1], range: match[2] } : undefined;
+}
+
+/**
+ * Sums the log's rows (null: there is no log) at `now`; `viewerPayerId`: the viewer's payer id in the log (their
+ * runs are marked theirs).
+ */
+export function summarizeCredits(
+  rows: readonly unknown[][] | null,
+  now: number,
+  viewerPayerId: string,
+): CreditsSummary {
+  const summary = emptyCreditsSummary(rows !== null);
+  if (!rows) return summary;
+  const midnight = Math.floor(now / DAY_MS) * DAY_MS;
+  const sources = new Map<string, CreditsSource>();
+  const runs = new Map<string, CreditsRun>();
+  for (const row of rows) {
+    const charge = parseChargeRow(row);
+    if (!charge) {
+      if (!isBlankRow(row)) summary.unreadable++;
+      continue;
+    }
+    const lost = charge.outcome === 'lost';
+    const age = now - charge.at;
+    if (lost) {
+      summary.lostTotal++;
+      if (charge.at >= midnight) summary.lostToday++;
+      if (age < 7 * DAY_MS) summary.lost7++;
+      if (age < 30 * DAY_MS) summary.lost30++;
+    } else {
+      summary.total++;
+      if (charge.outcome === 'found') summary.found++;
+      if (charge.at >= midnight) summary.today++;
+      if (age < 7 * DAY_MS) summary.last7++;
+      if (age < 30 * DAY_MS) summary.last30++;
+    }
+    const mine = charge.source === 'run' && charge.payerId !== '' && charge.payerId === viewerPayerId;
+    const sourceKey = `${charge.source} ${charge.payerId} ${charge.payer}`;
+    const source = sources.get(sourceKey) ?? {
+      source: charge.source,
+      payer: charge.payer,
+      mine,
+      credits: 0,
+      lost: 0,
+    };
+    if (lost) source.lost++;
+    else source.credits++;
+    sources.set(sourceKey, source);
+    const run = charge.source === 'run' ? runOfWhere(charge.where) : undefined;
+    if (!run) continue;
+    const entry = runs.get(run.runId) ?? {
+      ...run,
+      payer: charge.payer,
+      mine,
+      lastAt: 0,
+      credits: 0,
+      found: 0,
+      lost: 0,
+    };
+    entry.lastAt = Math.max(entry.lastAt, charge.at);
+    if (lost) entry.lost++;
+    else entry.credits++;
+    if (charge.outcome === 'found') entry.found++;
+    runs.set(run.runId, entry);
+  }
+  summary.sources = [...sources.values()].sort((a, b) => b.credits + b.lost - (a.credits + a.lost));
+  summary.runs = [...runs.values()].sort((a, b) => b.lastAt - a.lastAt).slice(0, CREDITS_RUNS_SHOWN);
+  return summary;
+}
