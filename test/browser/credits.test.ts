@@ -3,6 +3,9 @@
  * bulk run with their own key, and the owner's key paid for a range formula. Each sees their own runs marked as
  * theirs, the other's, and the formulas' spend; Export writes the log into a new visible sheet.
  */
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
 import { CREDITS_HEADER } from '../../src/store/credits';
@@ -122,6 +125,20 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
       FORMULAS_LINE,
     ]),
   );
+  // The picture of the Credits tab in docs/ (rewritten only by `npm run screenshots`).
+  const shot = join(
+    process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir(),
+    'sidebar-credits.png',
+  );
+  const bottom = await owner.evaluate(
+    () => document.querySelector('.sidebar')?.getBoundingClientRect().bottom ?? 0,
+  );
+  await owner.screenshot({
+    path: shot,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 300, height: Math.ceil(bottom) },
+  });
+  expect(statSync(shot).size).toBeLessThan(150 * 1024);
   const runs = await editor.locator('#credits-runs li').allTextContents();
   expect(runs).toHaveLength(2);
   expect(runs.find((line) => line.includes(`${EDITOR} (you)`))).toMatch(
