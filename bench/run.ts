@@ -49,9 +49,10 @@ const TARGET_RANGE_S = 10;
 /**
  * Reads/writes each further batch of a bulk run may cost: the window's values and formulas (a formula cell is the
  * user's data, issue 10), one write of its outputs, one append to the results sheet's log (every paid result kept
- * for the life of the spreadsheet, issue 10). Issue 5 set 2 before those two existed.
+ * for the life of the spreadsheet, issue 10), one append to the credits log (every credit spent recorded, issue
+ * 20). Issue 5 set 2 before those three existed.
  */
-const TARGET_CALLS_PER_BATCH = 4;
+const TARGET_CALLS_PER_BATCH = 5;
 /** The fixed batch of the two runs that measure what each further batch costs. */
 const MARGINAL_BATCH = 20;
 /** Caps on the number of executions of each loop (each loop is also bounded by the run's deadline). */
@@ -1131,7 +1132,7 @@ async function main(): Promise<void> {
     };
     const targets = {
       ratioAtLeast15x: ratio >= TARGET_RATIO,
-      callsPerBatchAtMost2:
+      callsPerBatchWithinTarget:
         (marginal?.dataCallsPerBatch ?? addon.dataCallsPerBatch) <= TARGET_CALLS_PER_BATCH,
       rangeUnder10s: findEmail.first.wallMs < TARGET_RANGE_S * 1000,
     };
@@ -1192,7 +1193,7 @@ async function main(): Promise<void> {
       console.log(
         `   each further batch (batch ${MARGINAL_BATCH}: ${marginal.largeRun.rows}-row run minus a ${marginal.smallRun.rows}-row run, ${marginal.batches} batch(es)): ` +
           `${fmt(marginal.dataCallsPerBatch, 2)} reads/writes (${fmt(marginal.spreadsheetCallsPerBatch, 2)} calls of any kind) — ` +
-          `target ≤ ${TARGET_CALLS_PER_BATCH}: ${verdict('reads/writes per batch', targets.callsPerBatchAtMost2)}`,
+          `target ≤ ${TARGET_CALLS_PER_BATCH}: ${verdict('reads/writes per batch', targets.callsPerBatchWithinTarget)}`,
       );
       console.log(
         `     difference by method: ${Object.entries(marginal.difference)
