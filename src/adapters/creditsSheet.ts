@@ -17,14 +17,20 @@ const GROW_ROWS = 2000;
  * apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
  */
 function createSheet(ss: Spreadsheet): Sheet {
+  const sheet = insertLogLayout(ss, CREDITS_SHEET);
+  sheet.hideSheet();
+  return sheet;
+}
+
+/** A new sheet of the log's columns, plain text, with the header; the person's sheet stays active. */
+function insertLogLayout(ss: Spreadsheet, name: string): Sheet {
   const user = ss.getActiveSheet();
-  const sheet = ss.insertSheet(CREDITS_SHEET);
+  const sheet = ss.insertSheet(name);
   ss.setActiveSheet(user);
   const columns = sheet.getMaxColumns();
   if (columns > CREDITS_COLUMNS) sheet.deleteColumns(CREDITS_COLUMNS + 1, columns - CREDITS_COLUMNS);
   sheet.getRange(1, 1, sheet.getMaxRows(), CREDITS_COLUMNS).setNumberFormat('@');
   sheet.getRange(1, 1, 1, CREDITS_COLUMNS).setValues([CREDITS_HEADER]);
-  sheet.hideSheet();
   return sheet;
 }
 
@@ -104,14 +110,7 @@ export function createExportSheet(name: string): string {
   const taken = new Set(ss.getSheets().map((sheet) => sheet.getName().toLowerCase()));
   let chosen = name;
   for (let n = 2; taken.has(chosen.toLowerCase()); n++) chosen = `${name} (${n})`;
-  const user = ss.getActiveSheet();
-  const sheet = ss.insertSheet(chosen);
-  ss.setActiveSheet(user);
-  const columns = sheet.getMaxColumns();
-  if (columns > CREDITS_COLUMNS) sheet.deleteColumns(CREDITS_COLUMNS + 1, columns - CREDITS_COLUMNS);
-  sheet.getRange(1, 1, sheet.getMaxRows(), CREDITS_COLUMNS).setNumberFormat('@');
-  sheet.getRange(1, 1, 1, CREDITS_COLUMNS).setValues([CREDITS_HEADER]);
-  sheet.setFrozenRows(1);
+  insertLogLayout(ss, chosen).setFrozenRows(1);
   return chosen;
 }
 
