@@ -5,7 +5,8 @@
  *   npx tsx bench/run.ts           full run, about 7 minutes: 1. 300 rows at 500 ms; 2. =FINDEMAIL over 100 rows
  *                                  at 1 s; 3. 1,000 rows at a 3 s median with a long tail (p99 6 s); 4. the same
  *                                  against the rate-limited sandbox; 5. =FINDEMAIL over 500 new rows at that
- *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload
+ *                                  latency, evaluated twice; 6. 20,000 rows slice by slice; 7. npm run bench:coldload;
+ *                                  8. npm run bench:credits (the Credits tab over 1,000 and 100,000 charges, Export)
  *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
  *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
  *   npx tsx bench/run.ts --check   exits non-zero when a target is missed (without it, only a failed check does)
@@ -794,15 +795,22 @@ async function benchScale(config: Config, sandbox: SandboxServer, naiveDir: stri
 // ------------------------------------------------------------------ 7. cold load
 
 function runColdload(seconds: number): { output: string; ok: boolean } {
+  return runBenchScript('coldload.ts', [`--max-seconds=${seconds}`], seconds + 60);
+}
+
+// ------------------------------------------------------------------ 8. the Credits tab over a long log
+
+/** A bench script of its own (bench/NAME), run with this project's tsx; its output, and whether it ended well. */
+function runBenchScript(
+  name: string,
+  args: string[],
+  timeoutSeconds: number,
+): { output: string; ok: boolean } {
   try {
     const output = execFileSync(
       process.execPath,
-      [
-        join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
-        join(ROOT, 'bench', 'coldload.ts'),
-        `--max-seconds=${seconds}`,
-      ],
-      { cwd: ROOT, encoding: 'utf8', timeout: (seconds + 60) * 1000 },
+      [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'bench', name), ...args],
+      { cwd: ROOT, encoding: 'utf8', timeout: timeoutSeconds * 1000 },
     );
     return { output: output.trim(), ok: true };
   } catch (error) {
@@ -1101,6 +1109,8 @@ async function main(): Promise<void> {
     const scale = await timed('scale', () => benchScale(config, sandbox, naiveDir, deadline));
     console.log('7. npm run bench:coldload…');
     const coldload = await timed('coldload', async () => runColdload(config.coldloadSeconds));
+    console.log('8. npm run bench:credits…');
+    const credits = await timed('credits', async () => runBenchScript('credits.ts', [], 300));
     const totalMs = Date.now() - started;
 
     const ratio = addon.rowsPerMinute / naive.rowsPerMinute;
@@ -1122,6 +1132,7 @@ async function main(): Promise<void> {
       rangeTailNothingPaidTwice: rangeTail.rounds.every((round) => round.paidAgain === 0),
       scaleFinished: scale.addon.finalState === 'done' && scale.addon.rowsWithStatus === scale.rows,
       coldloadRan: coldload.ok,
+      creditsRan: credits.ok,
     };
     const tailTargets = {
       tailRatioAtLeast50x: tailRatio >= 50,
@@ -1361,6 +1372,7 @@ async function main(): Promise<void> {
         '(last quarter within 1.5x of the first)',
     );
     console.log(`\n7. npm run bench:coldload\n\n${coldload.output.replace(/^/gm, '   ')}`);
+    console.log(`\n8. npm run bench:credits\n\n${credits.output.replace(/^/gm, '   ')}`);
 
     const failedChecks = Object.entries(checks)
       .filter(([, ok]) => !ok)
@@ -1399,6 +1411,7 @@ async function main(): Promise<void> {
       naiveCellsTail,
       scale,
       coldload: coldload.output,
+      credits: credits.output,
       tailTargets,
       checks,
       targets: comparable ? targets : { ...targets, ratioAtLeast15x: null },
