@@ -12,12 +12,18 @@ export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {
   return Math.max(0, Math.min(LOCK_WAIT_MS, deadline - systemClock.now()));
 }
 
-/** This execution's globals are its own (apps-script/guides/sheets/functions): the flag is per execution. */
-let refused = false;
+/** This execution's globals are its own (apps-script/guides/sheets/functions): the flags are per execution. */
+let busy = false;
+let quotaRefused = false;
 
 /** Whether the document lock came back busy (or refused) in this execution. */
 export function documentLockRefused(): boolean {
-  return refused;
+  return busy || quotaRefused;
+}
+
+/** Whether LockService threw (its rate quota) in this execution: no caller should try again soon. */
+export function lockServiceRefused(): boolean {
+  return quotaRefused;
 }
 
 /** The document lock, or null in an execution without a document (or when LockService refuses). */
@@ -25,6 +31,7 @@ function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
   try {
     return LockService.getDocumentLock();
   } catch {
+    quotaRefused = true;
     return null;
   }
 }
@@ -36,8 +43,11 @@ function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
  */
 function taken(lock: GoogleAppsScript.Lock.Lock, deadline?: number): boolean {
   try {
-    return lock.tryLock(lockWaitMs(deadline));
+    const got = lock.tryLock(lockWaitMs(deadline));
+    if (!got) busy = true;
+    return got;
   } catch {
+    quotaRefused = true;
     return false;
   }
 }
@@ -71,12 +81,9 @@ export function tryWithDocumentLock<T>(
   deadline?: number,
   sheetWrites = true,
 ): { value: T } | undefined {
+  if (quotaRefused) return undefined;
   const lock = lockOrNull();
-  if (!lock) return undefined;
-  if (!taken(lock, deadline)) {
-    refused = true;
-    return undefined;
-  }
+  if (!lock || !taken(lock, deadline)) return undefined;
   try {
     return { value: work() };
   } finally {
@@ -102,9 +109,10 @@ export function withDocumentLock<T>(work: () => T): T {
 }
 
 /** The document lock of an execution that may write the spreadsheet: flushed before each release. */
-export const documentLock: DocumentLock = { tryWith: tryWithDocumentLock };
+export const documentLock: DocumentLock = { tryWith: tryWithDocumentLock, refused: lockServiceRefused };
 
 /** The document lock of a custom function (it cannot write the spreadsheet: nothing to flush). */
 export const readOnlyDocumentLock: DocumentLock = {
   tryWith: (work, deadline) => tryWithDocumentLock(work, deadline, false),
+  refused: lockServiceRefused,
 };

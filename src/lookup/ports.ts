@@ -21,6 +21,11 @@ export interface DocumentLock {
    * Returns `{ value }`, or undefined when the lock stayed busy.
    */
   tryWith<T>(work: () => T, deadline?: number): { value: T } | undefined;
+  /**
+   * LockService itself refused (threw: its rate quota) in this execution, as opposed to the lock being busy: the
+   * refusal will not clear in seconds, and every try spends more of the quota, so callers stop instead of retrying.
+   */
+  refused?(): boolean;
 }
 
 /** The document cache (claims and markers): short-lived, shared by every user of the spreadsheet. */
@@ -45,7 +50,7 @@ export interface ResultStore {
    * one in the same write, remembered durably for hours. Never call it holding the document lock (it takes the
    * lock itself).
    */
-  putMany(entries: Array<[string, LookupResult]>, sending?: string, lost?: string[]): void;
+  putMany(entries: Array<[string, LookupResult]>, sending?: readonly string[], lost?: string[]): void;
   /**
    * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
    * their results), the ones another execution is sending, and the ones this execution may send, which are
@@ -71,8 +76,8 @@ export interface SendCheck {
   elsewhere: string[];
   /** Keys that would not fit the buffer of results waiting to be saved: not sent now. */
   full: string[];
-  /** Handed to putMany to end the record. */
-  sending?: string;
+  /** The batch's sending records (document property names), handed to putMany to end them. */
+  sending?: string[];
   /** Lost sends of the checked keys that have any lately (read in the same call). */
   lost: Map<string, number>;
   /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */

@@ -115,6 +115,24 @@ export function bufferedCharges(
   return records;
 }
 
+/** Who pays for a batch being sent, as its sending record keeps it (SendingRecord `c`): source, payer, id, where. */
+export function contextTuple(context: ChargeContext): string[] {
+  return [context.source, context.payer, context.payerId, context.where];
+}
+
+/**
+ * The log rows of a batch whose execution ended before storing its answers (a sending record found unended past
+ * its time): one lost answer (maybe charged) per URL, paid by whom the record names (formulas' when `b`).
+ */
+export function lostRowsOf(record: { k: string[]; b?: 1; c?: string[] }, now: number): string[][] {
+  const [source, payer, payerId, where] = record.c ?? [];
+  const context: ChargeContext =
+    record.b || !record.c
+      ? FORMULAS_CONTEXT
+      : { source: source as ChargeContext['source'], payer, payerId, where };
+  return chargeRows(context, [], record.k, now);
+}
+
 /** The log rows of a buffered record (formulas'); none when it is malformed. */
 export function rowsOfBuffered(raw: string): string[][] {
   try {

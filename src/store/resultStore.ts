@@ -18,10 +18,9 @@
 
 import { systemClock } from '../adapters/clock';
 import { appendCharges } from '../adapters/creditsSheet';
-import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
+import { DocumentBusyError, lockServiceRefused, tryWithDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import {
-  LOCK_WAIT_MS,
   PENDING_RESULT_RESERVE_BYTES,
   PENDING_RESULTS_BUDGET_BYTES,
   STORE_LOCK_ATTEMPTS,
@@ -36,7 +35,14 @@ import {
 import type { LookupResult } from '../lookup/contract';
 import type { Clock, ResultStore, SendCheck } from '../lookup/ports';
 import { type CachedResult, decodeResult, encodeResult } from './codec';
-import { bufferedCharges, type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
+import {
+  bufferedCharges,
+  type ChargeContext,
+  chargeRows,
+  contextTuple,
+  FORMULAS_CONTEXT,
+  lostRowsOf,
+} from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import {
   type DocumentView,
@@ -44,22 +50,21 @@ import {
   newVersion,
   pendingOf,
   readDocumentView,
-  type Sending,
+  type SendingRecord,
   sortForKeeping,
 } from './properties';
 import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
 
 /**
- * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy.
+ * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times while it is busy; throws when it
+ * stays busy, or at once when LockService refuses (its rate quota: trying again only spends more of it). A batch
+ * not stored then keeps its sending record, which the next execution settles as lost answers.
  * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
  */
-function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
-  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
-    const started = clock.now();
+function withStoreLock(work: () => void, sheetWrites: boolean): void {
+  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS && !lockServiceRefused(); attempt++) {
     if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
-    // Refused at once (LockService's rate quota, reported): wait 1, 2, 4 s so a paid result is still kept.
-    if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
   }
   throw new DocumentBusyError(
     'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
@@ -215,7 +220,9 @@ interface SendAsk {
 
 function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
   const current = readView(state);
-  const marks = lostMarksOf(current.all[LOST_PROPERTY], urlKeys, state.clock.now());
+  const settled = settleExpired(state, current);
+  const lostRaw = settled[LOST_PROPERTY] ?? current.all[LOST_PROPERTY];
+  const marks = lostMarksOf(lostRaw, urlKeys, state.clock.now());
   const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
   const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
   const check: SendCheck = {
@@ -243,36 +250,81 @@ function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: 
     else if (left-- > 0) check.send.push(key);
     else check.full.push(key);
   });
-  if (check.send.length > 0) check.sending = recordSending(state, current, check.send, untilMs);
+  const records = check.send.length > 0 ? sendingRecords(state, current, check.send, untilMs) : {};
+  if (check.send.length > 0) check.sending = Object.keys(records);
+  const values = { ...settled, ...records };
+  if (Object.keys(values).length > 0) state.props.setProperties(values);
   return check;
 }
 
-/** Records a batch about to be sent in document properties; returns the record's property name. */
-function recordSending(state: StoreState, current: DocumentView, send: string[], untilMs: number): string {
-  const record: Sending = { u: untilMs, k: send.map(hashOf) };
-  if (!state.writable) {
-    record.b = 1;
-    current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
+/**
+ * Under the document lock, with the view just read: the sending records whose execution ended before storing their
+ * answers (expired unended) become lost answers, once: a "maybe charged" row each in the credits log (the
+ * formulas' buffer when this execution cannot write the sheets; such an execution settles formulas' records only)
+ * and one more lost send of each URL, so it is sent again at most once more. Returns the properties to write
+ * (the records ended, the lost marks, buffered charges); the sheets are written first.
+ */
+function settleExpired(state: StoreState, current: DocumentView): Record<string, string> {
+  const now = state.clock.now();
+  const expired = current.expired.filter((one) => state.writable || one.record.b);
+  if (expired.length === 0) return {};
+  const keys = expired.flatMap((one) => one.record.k);
+  const values: Record<string, string> = {};
+  if (state.writable) appendCharges(expired.flatMap((one) => lostRowsOf(one.record, now)));
+  else
+    for (const record of bufferedCharges([], keys, now))
+      values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
+  for (const one of expired) values[one.name] = '';
+  values[LOST_PROPERTY] = withLostSends(current.all[LOST_PROPERTY], keys, now);
+  current.expired = current.expired.filter((one) => !expired.includes(one));
+  return values;
+}
+
+/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a batch's record is split below it. */
+const RECORD_CHARS = 8000;
+
+/** The records of a batch about to be sent (document properties, by name): one, or more for long URLs. */
+function sendingRecords(
+  state: StoreState,
+  current: DocumentView,
+  send: string[],
+  untilMs: number,
+): Record<string, string> {
+  const payer: Pick<SendingRecord, 'b' | 'c'> = state.writable
+    ? { c: contextTuple(state.charges) }
+    : { b: 1 };
+  if (!state.writable) current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
+  const records: Record<string, string> = {};
+  let chunk: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    const record: SendingRecord = { u: untilMs, k: chunk, ...payer };
+    records[SENDING_PREFIX + newVersion(state.clock.now())] = JSON.stringify(record);
+    chunk = [];
+    chars = 0;
+  };
+  for (const key of send) {
+    if (chunk.length > 0 && chars + key.length > RECORD_CHARS) flush();
+    chunk.push(key);
+    chars += key.length + 3;
   }
-  const name = SENDING_PREFIX + newVersion(state.clock.now());
-  state.props.setProperty(name, JSON.stringify(record));
-  return name;
+  flush();
+  return records;
 }
 
 function putMany(
   state: StoreState,
   entries: Array<[string, LookupResult]>,
-  sending?: string,
+  sending: readonly string[] = [],
   lost: string[] = [],
 ): void {
-  if (entries.length === 0 && !sending && lost.length === 0) return;
+  if (entries.length === 0 && sending.length === 0 && lost.length === 0) return;
   const now = state.clock.now();
   const added = new Map<string, string>();
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
-  const values: Record<string, string> = sending ? { [sending]: '' } : {};
+  const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
   const { props } = state;
   withStoreLock(
-    state.clock,
     () => {
       // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
       if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
@@ -304,8 +356,9 @@ function putMany(
 function keepPending(state: StoreState): number {
   const now = state.clock.now();
   const all = state.props.getProperties();
-  const { added, charges, kept, dropped } = sortForKeeping(all, now);
+  const { added, charges, kept, lostKeys, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
+  if (lostKeys.length > 0) kept[LOST_PROPERTY] = withLostSends(all[LOST_PROPERTY], lostKeys, now);
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
   // The sheets first: the buffer is dropped only once its results and charges are kept there.
   appendResults(added);
