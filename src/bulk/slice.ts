@@ -6,18 +6,30 @@
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
+import { documentProperties } from '../adapters/properties';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
 import { activeSpreadsheetOrNull } from '../adapters/spreadsheet';
 import type { Progress } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
-import { DEFAULT_STEP_BUDGET_MS, MAX_BATCH_SIZE, MAX_PASSES } from '../core/limits';
+import {
+  BULK_CLAIM_SECONDS,
+  DEFAULT_RETRY,
+  DEFAULT_STEP_BUDGET_MS,
+  MAX_BATCH_SIZE,
+  MAX_PASSES,
+} from '../core/limits';
+import { PACE_PREFIX } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
 import { haltOf } from '../lookup/answers';
+import { fixedBatchSize, sliceBudget } from '../lookup/budget';
+import { BULK_CLAIM } from '../lookup/claims';
 import { serviceError } from '../lookup/contract';
+import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, PACE_START } from '../lookup/pace';
+import { keepPaceIn, openLookup } from '../lookup/session';
 import { keepPendingResults } from '../store/resultStore';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
@@ -27,6 +39,7 @@ import { type JobLease, takeLease } from './lease';
 import { COLUMNS_MOVED } from './relocate';
 import { firstWithoutStatus } from './rowPlan';
 import { runCharges } from './runCharges';
+import { RunScope } from './runScope';
 import { SliceState } from './sliceState';
 import { processWindow } from './window';
 
@@ -124,17 +137,53 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
   const ports = servicePorts(true, runCharges(lease.job));
   const pacer =
     batchSize === undefined
-      ? loadPace(ports.cache, PACE_SCOPE, PACE_START, readScriptConfig().maxConcurrency, ports.clock.now())
+      ? loadPace(
+          ports.cache,
+          PACE_SCOPE,
+          PACE_START,
+          readScriptConfig().maxConcurrency,
+          ports.clock.now(),
+          keptPace(),
+        )
       : undefined;
-  // The ramp risks a share of the rows still ahead (src/core/pace.ts rampCap).
-  if (pacer) pacer.runRows = Math.max(0, lease.job.lastRow - lease.job.cursor + 1);
-  const slice = new SliceState(lease, { ...ready, deadline, batchSize, pacer, ports });
+  let slice: SliceState | undefined;
+  const session = openLookup(ports, {
+    apiKey: ready.apiKey,
+    endpoint: ready.endpoint,
+    claim: { value: BULK_CLAIM, seconds: BULK_CLAIM_SECONDS },
+    budget: sliceBudget(deadline),
+    retry: DEFAULT_RETRY,
+    sizer: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
+    pace: pacer && {
+      pacer,
+      scope: PACE_SCOPE,
+      keep: keepPaceIn(ports.cache, PACE_SCOPE, keepPaceProperty, keptPace, () => ports.clock.now()),
+    },
+    // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
+    storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
+    // Formulas may have paid for some of these URLs since the slice began: the store is read again.
+    inStore: (unclaimed) => {
+      slice?.rereadStore();
+      return new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined));
+    },
+    gates: [keyCheckGate(ports, pacer, ready, sliceBudget(deadline), 0)],
+  });
+  slice = new SliceState(lease, { ...ready, deadline, batchSize, pacer, ports, session });
   try {
     runWindows(slice);
   } finally {
-    pacer?.save(ports.cache, PACE_SCOPE);
+    session.close();
   }
   if (lease.job.state !== 'done') lease.noteEnds(ready.sheet);
+}
+
+/** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
+function keptPace(): string | undefined {
+  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPE) ?? undefined;
+}
+
+function keepPaceProperty(value: string): void {
+  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPE, value);
 }
 
 /** The bulk run's pace in the document cache (src/lookup/pace.ts). */

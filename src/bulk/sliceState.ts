@@ -8,6 +8,7 @@ import type { NetworkHosts } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
 import type { Pacer } from '../lookup/pace';
 import type { LookupPorts } from '../lookup/ports';
+import type { LookupSession } from '../lookup/session';
 import type { CachedResult } from '../store/codec';
 import { readJobCells } from './columns';
 import type { Job } from './job';
@@ -29,6 +30,8 @@ export interface SliceSetup {
   /** The URL column and the output columns. */
   width: number;
   ports: LookupPorts;
+  /** The slice's lookup session (src/lookup/session.ts), closed when the slice ends. */
+  session: LookupSession;
   apiKey: string;
   endpoint: string;
   /** The network's domains (script property NETWORK_HOSTS): what counts as a profile URL. */

@@ -3,14 +3,10 @@
  * again right before writing, the results written in runs of adjacent rows and counted, and the cursor moved.
  */
 import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
-import { BULK_CLAIM_SECONDS, DEFAULT_RETRY, MAX_WINDOW_ROWS } from '../core/limits';
+import { MAX_WINDOW_ROWS } from '../core/limits';
 import { haltOf } from '../lookup/answers';
-import { fixedBatchSize, sliceBudget } from '../lookup/budget';
-import { BULK_CLAIM } from '../lookup/claims';
-import type { ServiceError } from '../lookup/contract';
-import { checkKeyFirst } from '../lookup/keyCheck';
-import { knowsNothing, PACE_START } from '../lookup/pace';
-import { claimUnknown, type SendReport, sendClaimed } from '../lookup/pipeline';
+import { PACE_START } from '../lookup/pace';
+import type { LookupReport } from '../lookup/session';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
 import type { SliceState } from './sliceState';
 
@@ -76,59 +72,27 @@ function wantedKeys(
   return { wanted, sentOf };
 }
 
-const nothingSent = (halt?: ServiceError): SendReport => ({
+const nothingSent = (): LookupReport => ({
   outcomes: new Map(),
+  alreadyKept: new Map(),
+  heldBy: new Map(),
+  elsewhere: [],
+  blocked: [],
+  unsaved: [],
+  lockBusy: false,
+  lockRefused: false,
   requestsSent: 0,
   lostAnswers: 0,
-  halt,
 });
 
-/**
- * Before the first paid batch of a run whose pace knows nothing, the free key check (../lookup/keyCheck.ts); the
- * window is then planned again at the pace it set. The window, and the error that halts the run if the check met
- * one (401, 404, a redirect, the daily quota).
- */
-function checkKeyBeforeWindow(
-  slice: SliceState,
-  window: WindowPlan,
-): { window: WindowPlan; halt?: ServiceError } {
-  const { pacer, apiKey, endpoint, ports, deadline } = slice.setup;
-  if (!pacer || !knowsNothing(pacer.state) || wantedKeys(slice, window).wanted.length === 0)
-    return { window };
-  const halt = checkKeyFirst(ports, pacer, { apiKey, endpoint }, sliceBudget(deadline));
-  return { window: halt || knowsNothing(pacer.state) ? window : planWindow(slice), halt };
-}
-
-/** Claims and sends the window's URLs without a result (and without a copy in the sheet). */
-function lookUpWindow(slice: SliceState, window: WindowPlan): SendReport {
+/** Looks up the window's URLs without a result (and without a copy in the sheet) through the slice's session. */
+function lookUpWindow(slice: SliceState, window: WindowPlan): LookupReport {
   const { wanted, sentOf } = wantedKeys(slice, window);
   if (wanted.length === 0) return nothingSent();
-  const { ports, apiKey, endpoint, pacer, batchSize, deadline } = slice.setup;
-  const claimed = claimUnknown(ports, {
-    keys: wanted,
-    value: BULK_CLAIM,
-    seconds: BULK_CLAIM_SECONDS,
-    // Formulas may have paid for some of these URLs since the slice began: the store is read again.
-    inStore: (unclaimed) => {
-      slice.rereadStore();
-      return new Set(unclaimed.filter((key) => slice.resultOf(key) !== undefined));
-    },
-  });
   // Keys another execution holds (or all, when the lock stayed busy) wait for a later window.
-  const mine = claimed?.mine ?? [];
-  const report = sendClaimed(ports, {
-    claimed: new Map(mine.map((key) => [key, sentOf.get(key) ?? key])),
-    apiKey,
-    endpoint,
-    retry: DEFAULT_RETRY,
-    holdSeconds: BULK_CLAIM_SECONDS,
-    // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
-    storedSince: slice.scope.buysAgain ? slice.job.startedAt : undefined,
-    batchSize: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
-    budget: sliceBudget(deadline),
-  });
+  const report = slice.setup.session.lookUp(new Map(wanted.map((key) => [key, sentOf.get(key) ?? key])));
   // Paid by another execution since the window was planned: no credit spent here.
-  for (const [key, result] of report.alreadyKept ?? []) slice.recordFetched(key, result);
+  for (const [key, result] of report.alreadyKept) slice.recordFetched(key, result);
   let used = 0;
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
@@ -141,8 +105,8 @@ function lookUpWindow(slice: SliceState, window: WindowPlan): SendReport {
 
 /** One window: plan, look up, write, advance. False when the slice must end (out of time, lease lost). */
 export function processWindow(slice: SliceState): boolean {
-  const { window, halt } = checkKeyBeforeWindow(slice, planWindow(slice));
-  const report = halt ? nothingSent(halt) : lookUpWindow(slice, window);
+  const window = planWindow(slice);
+  const report = lookUpWindow(slice, window);
   if (slice.setup.pacer) slice.lease.notePace(slice.setup.pacer.reason());
   const written = writeWindow(slice, window, report, windowRows(slice));
   if (!written) return false;
@@ -152,16 +116,17 @@ export function processWindow(slice: SliceState): boolean {
   lease.advance(stopAt);
   if (report.halt) lease.apply({ type: 'halt', ...haltOf(report.halt) });
   else lease.sayWorking();
-  if (stopAt < window.size && !report.halt) {
+  // Out of time for this slice, or LockService refused the lock (its quota: the sidebar tries again later).
+  if ((stopAt < window.size && !report.halt) || report.lockRefused) {
     lease.save();
-    return false; // out of time for this slice
+    return false;
   }
   if (slice.hasTime) lease.save();
   return true;
 }
 
 /** The outcome to write in a planned row: a local rejection, a result, or the service's error. */
-function rowOutcome(slice: SliceState, plan: RowPlan, report: SendReport): RowOutcome | undefined {
+function rowOutcome(slice: SliceState, plan: RowPlan, report: LookupReport): RowOutcome | undefined {
   if (plan.action === 'invalid') return { kind: 'invalid', reason: plan.reason };
   if (plan.action !== 'lookup') return undefined;
   const outcome = report.outcomes.get(plan.key);
@@ -185,7 +150,7 @@ interface Written {
 function writeWindow(
   slice: SliceState,
   window: WindowPlan,
-  report: SendReport,
+  report: LookupReport,
   nextWindowRows: number,
 ): Written | undefined {
   const { job, scope, lease } = slice;

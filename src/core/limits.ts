@@ -72,6 +72,11 @@ export const DEFAULT_CONCURRENCY = 20;
  * execution, so taking the URL over never sends it while another cell still waits for its answer.
  */
 export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND) + 1;
+/**
+ * After LockService refused the document lock (its rate quota, reported: "too many LockService operations"),
+ * formulas do not ask for it again this long: the refusal does not clear in seconds, and every try spends more.
+ */
+export const LOCK_REFUSED_SECONDS = 60;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */

@@ -68,8 +68,17 @@ export const HALT_KEY = 'pef.halt';
 export const ACCOUNT_CHECK_KEY = 'pef.accountCheck';
 /** Document cache: the hash of the key that got a charged answer lately. */
 export const ACCOUNT_OK_KEY = 'pef.ok';
-/** Document cache: the adaptive batch size and latencies of the bulk run and of formulas (src/lookup/pace.ts). */
+/**
+ * Document cache, and a document property of the same name with its date (kept for days): the adaptive batch
+ * size and latencies of the bulk run and of formulas (src/lookup/pace.ts), under this prefix and 'bulk' or
+ * 'formula'.
+ */
 export const PACE_PREFIX = 'pef.pace.';
+/**
+ * Document cache: LockService refused the document lock lately (its rate quota): formulas skip the lock for
+ * LOCK_REFUSED_SECONDS instead of spending more of the quota.
+ */
+export const LOCK_REFUSED_KEY = 'pef.lockRefused';
 
 /**
  * Script cache (shared by every user and document of the script): a copy of the script properties below, for

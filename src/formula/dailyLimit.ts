@@ -11,7 +11,8 @@ import { documentProperties, userProperties } from '../adapters/properties';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { FormulaCapState, FormulaPolicy } from '../api';
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
-import { type ServiceError, serviceError } from '../lookup/contract';
+import { serviceError } from '../lookup/contract';
+import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentLock } from '../lookup/ports';
 import {
   capMessage,
@@ -46,40 +47,30 @@ function writeSpend(spend: { day: string; used: number }): void {
   documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
 }
 
-export interface Reservation {
-  granted: number;
-  policy: FormulaPolicy;
-  /** What a cell beyond the grant says (no credit spent). */
-  refusal: ServiceError;
-}
-
 /**
- * Reserves credits for `wanted` lookups under the document lock; undefined when the lock stayed busy (then
- * nothing may be sent). Each reservation is one property read and write.
+ * The owner's daily limit as a gate of the lookup session (src/lookup/gate.ts): under the document lock, with the
+ * claims, what is claimed is reserved first (one property read and write), so cells evaluating at once never pass
+ * the limit together; the keys beyond it say so, for free. At the session's end what was reserved but not charged
+ * (errors, lookups not sent in time) is given back.
  */
-export function reserveFormulaCredits(
-  { lock, clock }: { lock: DocumentLock; clock: Clock },
-  wanted: number,
-  deadline: number,
-): Reservation | undefined {
+export function formulaSpendGate({ lock, clock }: { lock: DocumentLock; clock: Clock }): Gate {
   const policy = readPolicy();
   const refusal = serviceError('config', capMessage(policy));
-  if (!policy.enabled || policy.dailyCap === 0) return { granted: 0, policy, refusal };
-  const granted = lock.tryWith(() => {
-    const outcome = reserve(readSpend(clock.now()), policy, wanted);
-    if (outcome.granted > 0) writeSpend(outcome.next);
-    return outcome.granted;
-  }, deadline);
-  return granted ? { granted: granted.value, policy, refusal } : undefined;
-}
-
-/** Gives back credits reserved but not charged (errors, lookups not sent in time). */
-export function giveBackFormulaCredits(
-  { lock, clock }: { lock: DocumentLock; clock: Clock },
-  count: number,
-): void {
-  if (count <= 0) return;
-  lock.tryWith(() => writeSpend(giveBack(readSpend(clock.now()), count)));
+  let reserved = 0;
+  return {
+    name: 'daily limit',
+    admit(_markers, free) {
+      if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
+      const outcome = reserve(readSpend(clock.now()), policy, free);
+      if (outcome.granted > 0) writeSpend(outcome.next);
+      reserved += outcome.granted;
+      return { take: outcome.granted, refusal };
+    },
+    close({ charged }) {
+      const unused = reserved - charged;
+      if (unused > 0) lock.tryWith(() => writeSpend(giveBack(readSpend(clock.now()), unused)));
+    },
+  };
 }
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */

@@ -1,69 +1,62 @@
-/** The state of one =FINDEMAIL execution (./findEmail.ts): the owner's key, the budget, the pace, the outcomes. */
+/**
+ * The state of one =FINDEMAIL execution (./findEmail.ts): the owner's key, the budget, the pace, the outcomes, and
+ * the lookup session's policy built from them.
+ */
 
+import { documentProperties } from '../adapters/properties';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
 import type { RowOutcome } from '../core/cells';
-import { stableHash } from '../core/hash';
 import {
   DEFAULT_CONCURRENCY,
+  DEFAULT_RETRY,
+  FORMULA_CLAIM_SECONDS,
   FORMULA_UNTIMED_START_SHARE,
   FORMULA_WORK_BUDGET_MS,
-  HALT_SECONDS,
   MAX_BATCH_SIZE,
 } from '../core/limits';
-import { ACCOUNT_OK_KEY } from '../core/propertyNames';
+import { PACE_PREFIX } from '../core/propertyNames';
 import type { ProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from '../lookup/budget';
-import { parseHalt, readHalt, writeHalt } from '../lookup/claims';
-import type { ServiceError } from '../lookup/contract';
+import { FORMULA_CLAIM } from '../lookup/claims';
 import { loadPace, type Pacer } from '../lookup/pace';
-import type { BatchSizer, LookupPorts } from '../lookup/ports';
-import { accountError, ownerKeyMessage } from './messages';
+import type { LookupPorts } from '../lookup/ports';
+import { keepPaceIn, type LookupPolicy } from '../lookup/session';
+import { formulaGates } from './gates';
+import { ownerKeyMessage } from './messages';
 
 export const PACE_SCOPE = 'formula';
 
 /** State of one =FINDEMAIL execution. */
-export interface Run {
+export interface FormulaRun {
   ports: LookupPorts;
   apiKey: string;
-  keyHash: string;
   endpoint: string;
-  /** Requests per batch: FETCH_CONCURRENCY's fixed size, or the document's kept pace (src/lookup/pace.ts). */
-  sizer: BatchSizer;
+  /** The document's kept pace (src/lookup/pace.ts); undefined when FETCH_CONCURRENCY fixes the batch size. */
   pacer?: Pacer;
+  /** FETCH_CONCURRENCY's fixed size, when set. */
+  fixedSize?: number;
   budget: FormulaBudget;
+  /** Normalised URL -> the URL as the user wrote it (what the service gets). */
   sentFor: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
 }
 
-/** `raw`: the HALT_KEY value when the caller read it already together with other keys. */
-export function throwIfHalted(run: Run, raw?: string): void {
-  const halt = raw === undefined ? readHalt(run.ports.cache, run.apiKey) : parseHalt(raw, run.apiKey);
-  if (halt) throw new Error(halt.message);
-}
-
 /** Stored results of these keys go into the run's outcomes; returns the keys found. */
-export function fromStore(run: Run, keys: string[]): Set<string> {
+export function fromStore(run: FormulaRun, keys: string[]): Set<string> {
   const found = run.ports.store.getMany(keys);
   for (const [key, result] of found) run.outcomes.set(key, result);
   return new Set(found.keys());
 }
 
-/** After a 401 or 402 every formula of the document pauses (HALT_SECONDS). */
-export function haltFormulas(run: Run, halt: ServiceError): void {
-  if (halt.error !== 'unauthorized' && halt.error !== 'payment_required') return;
-  writeHalt(run.ports.cache, run.apiKey, accountError(halt).message, HALT_SECONDS);
-  run.ports.cache?.remove(ACCOUNT_OK_KEY);
-}
-
 /** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
-export function startRun(
+export function startFormulaRun(
   ports: LookupPorts,
   endpoint: string,
   inputs: ProfileInput[],
   outcomes: Map<string, RowOutcome>,
   started: number,
-): Run {
+): FormulaRun {
   const config = readCachedScriptConfig();
   const apiKey = readApiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
@@ -73,19 +66,54 @@ export function startRun(
   // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
   const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
   const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
-  const fixed = config.concurrency && Math.min(MAX_BATCH_SIZE, config.concurrency);
-  const pacer = fixed
-    ? undefined
-    : loadPace(ports.cache, PACE_SCOPE, DEFAULT_CONCURRENCY, config.maxConcurrency, ports.clock.now());
+  const fixedSize = config.concurrency ? Math.min(MAX_BATCH_SIZE, config.concurrency) : undefined;
+  // Nothing known, a range sends up to the cap in its first batch: a formula has room for few batches.
+  const cap = config.maxConcurrency;
+  const kept = ports.store.property?.(PACE_PREFIX + PACE_SCOPE);
+  const pacer = fixedSize ? undefined : loadPace(ports.cache, PACE_SCOPE, cap, cap, ports.clock.now(), kept);
   return {
     ports,
     apiKey,
-    keyHash: stableHash(apiKey),
     endpoint,
-    sizer: pacer ?? fixedBatchSize(fixed || DEFAULT_CONCURRENCY),
     pacer,
+    fixedSize,
     budget: new FormulaBudget(started + budgetMs, untimedEnd),
     sentFor,
     outcomes,
+  };
+}
+
+/** A document property write a formula may lose (the pace's copy): its failure changes nothing else. */
+function keepPaceProperty(value: string): void {
+  try {
+    documentProperties().setProperty(PACE_PREFIX + PACE_SCOPE, value);
+  } catch {
+    // The cache keeps the pace for ten minutes all the same.
+  }
+}
+
+/** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */
+export function formulaPolicy(run: FormulaRun): LookupPolicy {
+  const { ports, pacer } = run;
+  return {
+    apiKey: run.apiKey,
+    endpoint: run.endpoint,
+    claim: { value: FORMULA_CLAIM, seconds: FORMULA_CLAIM_SECONDS },
+    budget: run.budget,
+    retry: DEFAULT_RETRY,
+    sizer: pacer ?? fixedBatchSize(run.fixedSize ?? DEFAULT_CONCURRENCY),
+    pace: pacer && {
+      pacer,
+      scope: PACE_SCOPE,
+      keep: keepPaceIn(
+        ports.cache,
+        PACE_SCOPE,
+        keepPaceProperty,
+        () => ports.store.property?.(PACE_PREFIX + PACE_SCOPE),
+        () => ports.clock.now(),
+      ),
+    },
+    inStore: (unclaimed) => fromStore(run, unclaimed),
+    gates: formulaGates(ports, run, FORMULA_CLAIM_SECONDS),
   };
 }

@@ -1,14 +1,18 @@
 /**
- * The pipeline's first step: claim, under the document lock, the keys neither stored nor claimed by another
- * execution, never more at once than the cache keeps. Reached through the ports only (pure of Apps Script).
+ * The session's claim step, in one hold of the document lock: the claims and the gates' markers read in one cache
+ * call, the keys found in the result store, the gates' admission (a halt, the account check, the formulas' daily
+ * limit), the claims put, and the first batch recorded as being sent. One lock hold where there were four: a new
+ * profile in a single cell costs this step and the store's write, two holds (four LockService calls). Reached
+ * through the ports only (pure of Apps Script).
  */
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
-import { ACCOUNT_CHECK_MARKERS, admission, beginAccountCheck } from './accountCheck';
-import { claimKey, type Halt, putClaims, readClaims } from './claims';
-import type { DocumentCache, LookupPorts } from './ports';
+import { claimKey, putClaims, readClaims } from './claims';
+import type { ServiceError } from './contract';
+import type { Gate } from './gate';
+import type { DocumentCache, LookupPorts, SendCheck } from './ports';
 
-export interface ClaimRequest {
+export interface ClaimAsk {
   /** Normalised URLs without a known result. */
   keys: string[];
   /** The claim's value (FORMULA_CLAIM, BULK_CLAIM) and how long it lives. */
@@ -16,14 +20,11 @@ export interface ClaimRequest {
   seconds: number;
   /** The lock is not waited for past this. */
   deadline?: number;
-  /**
-   * =FINDEMAIL's account check (./accountCheck.ts), decided under the lock from the markers read with the claims:
-   * for this API key, a halt claims nothing; while the account is not known to work, one caller at a time claims
-   * its free keys to check the account with a single request first, the others claim nothing now.
-   */
-  accountCheck?: { apiKey: string };
+  gates: readonly Gate[];
   /** Under the lock, after the claims were read: of these unclaimed keys, the ones now in the result store. */
   inStore(unclaimed: string[]): Set<string>;
+  /** Under the lock, once the claims are put: the store's check of the first batch of `mine` (beginSend). */
+  firstBatch(mine: string[], alone: boolean): SendCheck | undefined;
 }
 
 export interface Claimed {
@@ -35,25 +36,22 @@ export interface Claimed {
   blocked: string[];
   /** Free, but more than the result store can keep now (a formula's buffer is full): not claimed. */
   unsaved: string[];
-  /** This caller checks the account: it sends a single request first, then ends the check (./accountCheck.ts). */
-  checksAccount: boolean;
-  /** The formulas are halted for this key (a 401 or 402 lately): nothing was claimed. */
-  halt?: Halt;
+  /** Free, but refused by a gate (the formulas' daily limit), with what their cells say: not claimed. */
+  refused: Map<string, ServiceError>;
+  /** What a gate said that ends the lookup before anything is claimed (the formulas' halt marker). */
+  stop?: ServiceError;
+  /** The store's check of the first batch, made in the same hold of the lock. */
+  first?: SendCheck;
 }
 
 /**
- * Claims the keys neither in the store nor claimed by anyone. Results are stored before their claim is released,
- * so a key seen unclaimed here is either in the store read after it or really unknown: no two executions pay
- * for one URL. Undefined when the lock stayed busy. Without a document cache nothing is claimed.
+ * Claims the keys neither in the store nor claimed by anyone, as the gates admit. Results are stored before their
+ * claim is released, so a key seen unclaimed here is either in the store read after it or really unknown: no two
+ * executions pay for one URL. Undefined when the lock stayed busy (or LockService refused it). Without a document
+ * cache nothing is claimed (the store's sending records still keep two executions apart).
  */
-export function claimUnknown(ports: LookupPorts, request: ClaimRequest): Claimed | undefined {
-  const { cache } = ports;
-  if (!cache) {
-    const known = request.inStore(request.keys);
-    const free = request.keys.filter((key) => !known.has(key));
-    return { ...withinRoom(ports, free), heldBy: new Map(), checksAccount: false };
-  }
-  return ports.lock.tryWith(() => claimHoldingLock(ports, cache, request), request.deadline)?.value;
+export function claimUnknown(ports: LookupPorts, ask: ClaimAsk): Claimed | undefined {
+  return ports.lock.tryWith(() => claimHoldingLock(ports, ports.cache, ask), ask.deadline)?.value;
 }
 
 /** Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now. */
@@ -63,32 +61,40 @@ function withinRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 
   return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
 }
 
-function claimHoldingLock(ports: LookupPorts, cache: DocumentCache, request: ClaimRequest): Claimed {
-  const { accountCheck } = request;
-  const markers = readClaims(cache, request.keys, accountCheck ? ACCOUNT_CHECK_MARKERS : []);
-  const claimOf = (key: string) => markers[claimKey(key)];
+function claimHoldingLock(ports: LookupPorts, cache: DocumentCache | null, ask: ClaimAsk): Claimed {
+  const extra = ask.gates.flatMap((gate) => gate.markers ?? []);
+  const markers = cache ? readClaims(cache, ask.keys, extra) : {};
   const heldBy = new Map<string, string>();
   const unclaimed: string[] = [];
-  for (const key of request.keys) {
-    const holder = claimOf(key);
+  for (const key of ask.keys) {
+    const holder = markers[claimKey(key)];
     if (holder) heldBy.set(key, holder);
     else unclaimed.push(key);
   }
-  const known = request.inStore(unclaimed);
-  const free = unclaimed.filter((key) => !known.has(key));
-  const room = withinRoom(ports, free);
-  const admitted = accountCheck ? admission(markers, accountCheck.apiKey, room.mine.length) : 'claim';
-  if (typeof admitted === 'object')
-    return { mine: [], heldBy, blocked: [], unsaved: [], checksAccount: false, halt: admitted.halt };
-  if (admitted === 'wait')
-    return {
-      mine: [],
-      heldBy,
-      blocked: [...room.mine, ...room.blocked],
-      unsaved: room.unsaved,
-      checksAccount: false,
-    };
-  if (admitted === 'check account') beginAccountCheck(cache, request.seconds);
-  putClaims(cache, room.mine, request.value, request.seconds);
-  return { ...room, heldBy, checksAccount: admitted === 'check account' };
+  const known = ask.inStore(unclaimed);
+  const room = withinRoom(
+    ports,
+    unclaimed.filter((key) => !known.has(key)),
+  );
+  const claimed: Claimed = { ...room, heldBy, refused: new Map() };
+  let alone = false;
+  for (const gate of ask.gates) {
+    if (claimed.mine.length === 0) break;
+    const admission = gate.admit?.(markers, claimed.mine.length);
+    if (!admission) continue;
+    if ('stop' in admission) return { ...claimed, mine: [], blocked: [], stop: admission.stop };
+    if ('wait' in admission) {
+      claimed.blocked = [...claimed.mine, ...claimed.blocked];
+      claimed.mine = [];
+      break;
+    }
+    for (const key of claimed.mine.slice(admission.take))
+      claimed.refused.set(key, admission.refusal as ServiceError);
+    claimed.mine = claimed.mine.slice(0, admission.take);
+    alone ||= admission.alone === true;
+  }
+  if (claimed.mine.length === 0) return claimed;
+  if (cache) putClaims(cache, claimed.mine, ask.value, ask.seconds);
+  claimed.first = ask.firstBatch(claimed.mine, alone);
+  return claimed;
 }

@@ -1,14 +1,45 @@
 /**
- * The key check before the first paid batch of a bulk run, or of a =FINDEMAIL range, whose pace knows nothing yet
- * (issue 17.7): one free request without `network_url`, the only request of a run that is not a lookup. A 401 (the
- * key is refused), a 404 or a redirect (the configuration) halt the run before any credit is spent; a 429's
- * Retry-After holds the first batch back; a connection lost on the way counts as a loss. The connection itself is
- * then tested by the paid batches: they start small and ramp (src/lookup/pace.ts, `rampCap`).
+ * The key check before the first paid batch of a bulk run, or of a =FINDEMAIL range, whose pace knows nothing yet:
+ * one free request without `network_url`, the only request of a run that is not a lookup. A 401 (the key is
+ * refused), a 404 or a redirect (the configuration) halt the run before any credit is spent; a 429's Retry-After
+ * holds the first batch back; a connection lost on the way counts as a loss. A gate of the lookup session.
  */
 import { mayRetry } from './answers';
 import type { ServiceError } from './contract';
+import type { Gate } from './gate';
 import { knowsNothing, loadPace, type Pacer } from './pace';
 import type { DocumentCache, LookupPorts, SendBudget, SendPlan } from './ports';
+
+/** The key check as a gate: before the first claim of more than `above` keys while the pace knows nothing. */
+export interface KeyCheckGate extends Gate {
+  /** The key check went out in this session and passed (the key works, the address is right). */
+  passed(): boolean;
+}
+
+export function keyCheckGate(
+  ports: LookupPorts,
+  pacer: Pacer | undefined,
+  plan: SendPlan,
+  budget: SendBudget,
+  above: number,
+  onHalt?: (halt: ServiceError) => void,
+): KeyCheckGate {
+  let passed = false;
+  return {
+    name: 'key check',
+    passed: () => passed,
+    beforeClaim(wanted) {
+      if (!pacer || wanted <= above || !knowsNothing(pacer.state)) return undefined;
+      const halt = checkKeyFirst(ports, pacer, plan, budget);
+      if (halt) {
+        onHalt?.(halt);
+        return { halt };
+      }
+      passed = !knowsNothing(pacer.state);
+      return undefined;
+    },
+  };
+}
 
 /** Sends the key check when the pace knows nothing; the error that halts the run, if the check met one. */
 export function checkKeyFirst(

@@ -1,17 +1,16 @@
 /**
- * Adaptive requests per fetchAll (issues 12, 17.7, 18.4): the batch size of the bulk run and of =FINDEMAIL ranges. Pure.
+ * Adaptive requests per fetchAll: the batch size of the bulk run and of =FINDEMAIL ranges. Pure.
  *
- * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (already charged) when
- * one connection fails, so the size is the lever both ways. Nothing known (one free key check at most, see
- * src/features/lookup/keyCheck.ts), the paid batches themselves test the connection: a batch holds at most a
- * third of the clean requests seen since the last loss (`rampCap`), plus a share of the run's rows beyond the
- * first RAMP_SAFE_ROWS, so a short run starts at one request and a long one risks on its first batch at most a few
- * percent of what it will spend. Within that it grows fourfold (twofold after a recent loss) while batches come
- * back fast and clean; a 429 or 5xx halves it and sets a ceiling (what the service took) above which it grows by a
- * twentieth after CEILING_PATIENCE clean batches; a batch lost to a transport failure halves it too, and the recent rate of such losses caps it
- * so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade between executions: the
- * kept loss record halves every LOSS_HALF_LIFE_MS after the last lost batch, so a run after the faults ended
- * ramps back to the cap within a few batches. A Retry-After holds every batch back.
+ * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (maybe charged) when one
+ * connection fails, so the size is the lever both ways. A healthy connection is the common case: with nothing
+ * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
+ * PACE_START, growing fourfold while batches come back fast and clean. A fault is guarded against once it is seen:
+ * a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
+ * after CEILING_PATIENCE clean batches; a batch lost to a transport failure halves it too, and the recent rate of
+ * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
+ * kept loss record halves every LOSS_HALF_LIFE_MS after the last lost batch. A Retry-After holds every batch back.
+ * The pace is kept for the next execution of the spreadsheet: ten minutes in the document cache, and for days in a
+ * document property with its date, so a spreadsheet's next run starts where the last one ended.
  */
 
 import type { PaceReason } from '../api';
@@ -19,7 +18,7 @@ import { PACE_PREFIX } from '../core/propertyNames';
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
 
 export interface PaceState {
-  /** Requests in the next batch, before the ramp's cap (`rampCap`). */
+  /** Requests in the next batch. */
   size: number;
   /** Above this the size grows by a twentieth a clean batch, after CEILING_PATIENCE of them: what the service took when a 429 or 5xx last came. */
   ceiling: number;
@@ -28,7 +27,7 @@ export interface PaceState {
   lost: number;
   /** Epoch ms of the last lost batch. */
   lostAt?: number;
-  /** Requests answered without a transport failure since the last lost batch (the ramp's evidence). */
+  /** Requests answered without a transport failure since the last lost batch. */
   clean?: number;
   /** Clean batches since the last one a 429 or 5xx met (absent: none met one). */
   sinceThrottled?: number;
@@ -41,8 +40,12 @@ export interface PaceState {
 /** Why the pace holds batches below the cap, for the progress to say (undefined: it does not). */
 export type { PaceReason };
 
-/** Requests in a batch before anything is observed; the ramp (`rampCap`) bounds the first batches further. */
-export const PACE_START = 32;
+/**
+ * Requests in a bulk run's first batch when nothing is known: a service that limits requests in flight answers the
+ * excess of one first batch with 429 (uncharged), so the bulk run, which goes on for many batches, starts below the
+ * cap; a formula's range starts at the cap (it has room for few batches in its 30 s).
+ */
+export const PACE_START = 50;
 /** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
 export const LOSS_TARGET = 0.02;
 /**
@@ -60,27 +63,6 @@ export const LOSS_HALF_LIFE_MS = 30_000;
 /** Below this many losses (faded) the record is clean again. */
 const LOSSES_FORGOTTEN = 0.1;
 /**
- * The ramp: a batch holds at most a third of the clean requests seen since the last loss, plus RAMP_RUN_SHARE of
- * the run's rows beyond RAMP_SAFE_ROWS (so a first batch risks at most 7.5 % of the run). Chosen with a simulation
- * of the pace with lost answers sent again alone: at 10 % of connections reset a 40-row run spends about 4 % more
- * credits than profiles, 300 rows 4 %, 810 rows 3 % (5 % of resets: 6 %, 6 %, 4 %; 1 %: 3 %, 12 %, 10 %, where the
- * former 35 free key checks gave 11 %, 17 %, 8 %); a clean 1,000-row run reaches the cap of 100 after batches
- * of 32 and 78.
- */
-export const RAMP_EVIDENCE_SHARE = 1 / 3;
-/** A run (or range) of at most this many lookups goes in one batch: it risks 3 answers at most. */
-export const RAMP_WHOLE_RUN = 4;
-export const RAMP_SAFE_ROWS = 100;
-export const RAMP_RUN_SHARE = 0.075;
-
-/** The ramp's bound on the next batch: a third of the clean requests since the last loss, plus the run's share. */
-export function rampCap(state: PaceState, runRows: number): number {
-  if (runRows > 0 && runRows <= RAMP_WHOLE_RUN) return runRows;
-  const allowance = RAMP_RUN_SHARE * Math.max(0, runRows - RAMP_SAFE_ROWS);
-  return Math.max(1, Math.floor((state.clean ?? 0) * RAMP_EVIDENCE_SHARE + allowance));
-}
-
-/**
  * The largest batch whose expected loss stays under LOSS_TARGET per request: with a per-request failure rate f,
  * a batch of n loses the other answers when any request fails, (1-f)(1-(1-f)^(n-1)) per request.
  */
@@ -92,8 +74,8 @@ export function lossCap(state: Pick<PaceState, 'requests' | 'lost'>, cap: number
   return q < 1 ? Math.min(cap, n || 1) : cap;
 }
 
-/** The next state after a batch; `runRows`: the rows the run (or the range) looks up, for the ramp. */
-export function observePace(state: PaceState, sample: BatchSample, cap: number, runRows = 0): PaceState {
+/** The next state after a batch. */
+export function observePace(state: PaceState, sample: BatchSample, cap: number): PaceState {
   const next = { ...state };
   next.requests += sample.size;
   if (sample.lostBatch) {
@@ -115,8 +97,7 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number, 
     const fast = !fastest || sample.durationMs <= Math.max(FAST_FACTOR * fastest, fastest + SLOW_MARGIN_MS);
     next.fastestMs = Math.min(sample.durationMs, fastest || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
-    const asked = Math.min(state.size, rampCap(state, runRows));
-    if (fast && sample.size >= asked) {
+    if (fast && sample.size >= state.size) {
       const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= CEILING_PATIENCE;
       if (state.size < state.ceiling)
         next.size = Math.min(state.size * (state.lost >= LOSSES_FORGOTTEN ? 2 : 4), state.ceiling);
@@ -152,16 +133,13 @@ export function paceReason(state: PaceState, cap: number): PaceReason | undefine
 
 /** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
 export class Pacer implements BatchSizer {
-  /** Rows the run (or the range) looks up: the ramp risks a share of them (`rampCap`). */
-  runRows = 0;
-
   constructor(
     public state: PaceState,
     readonly cap: number,
   ) {}
 
   next(): number {
-    return Math.max(1, Math.min(this.state.size, rampCap(this.state, this.runRows)));
+    return Math.max(1, Math.min(this.state.size, this.cap));
   }
 
   reason(): PaceReason | undefined {
@@ -177,7 +155,7 @@ export class Pacer implements BatchSizer {
   }
 
   observe(sample: BatchSample): void {
-    this.state = observePace(this.state, sample, this.cap, this.runRows);
+    this.state = observePace(this.state, sample, this.cap);
   }
 
   observeKeyCheck(sample: BatchSample): void {
@@ -188,10 +166,47 @@ export class Pacer implements BatchSizer {
   save(cache: DocumentCache | null, scope: string): void {
     cache?.put(PACE_PREFIX + scope, JSON.stringify(this.state), PACE_SECONDS);
   }
+
+  /**
+   * The value to keep in the document property (KeptPace) when the kept one is missing, older than
+   * PACE_REWRITE_MS, or says something else of faults (losses, the service's ceiling); undefined otherwise, so a
+   * formula's evaluation seldom costs a property write.
+   */
+  keptValue(kept: string | undefined, nowMs: number): string | undefined {
+    if (knowsNothing(this.state)) return undefined;
+    const old = parseKept(kept);
+    const fresh =
+      old &&
+      nowMs - old.at < PACE_REWRITE_MS &&
+      old.state.ceiling === this.state.ceiling &&
+      old.state.lost > 0 === this.state.lost > 0;
+    if (fresh) return undefined;
+    const value: KeptPace = { at: nowMs, state: this.state };
+    return JSON.stringify(value);
+  }
 }
 
-/** A pace kept this long after its last batch (the document cache); older, a run starts modestly again. */
+/** A pace kept this long after its last batch (the document cache); then the document property's copy counts. */
 export const PACE_SECONDS = 600;
+/** The document property's copy counts this long after it was written (our choice: a working week). */
+export const PACE_KEPT_MS = 7 * 24 * 3600 * 1000;
+/** The document property's copy is written again at most this often while nothing changes (a property write). */
+export const PACE_REWRITE_MS = 3600 * 1000;
+
+/** The pace as kept in a document property: when, and the state. */
+interface KeptPace {
+  at: number;
+  state: PaceState;
+}
+
+function parseKept(raw: string | undefined): KeptPace | undefined {
+  try {
+    const kept = JSON.parse(raw || '0') as KeptPace | 0;
+    return kept && typeof kept.at === 'number' && kept.state?.size > 0 ? kept : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The loss record `nowMs`: halved every LOSS_HALF_LIFE_MS since the last lost batch, forgotten below a tenth. */
 export function fadeLosses(state: PaceState, nowMs: number): PaceState {
@@ -200,9 +215,19 @@ export function fadeLosses(state: PaceState, nowMs: number): PaceState {
   return lost < LOSSES_FORGOTTEN ? { ...state, lost: 0, lostAt: undefined } : { ...state, lost };
 }
 
+function parseState(raw: string | null | undefined): PaceState | undefined {
+  try {
+    const kept = JSON.parse(raw || '0') as PaceState | 0;
+    return kept && kept.size > 0 ? kept : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The pace kept in the document cache for `scope` ('bulk' or 'formula'), its losses faded to `nowMs`
- * (`fadeLosses`), or a new one starting at `start`.
+ * The pace kept for `scope` ('bulk' or 'formula'): the document cache's copy, else the document property's
+ * (`keptProperty`, KeptPace) while younger than PACE_KEPT_MS, its losses faded to `nowMs` (`fadeLosses`); or a new
+ * one starting at `start`.
  */
 export function loadPace(
   cache: DocumentCache | null,
@@ -210,17 +235,17 @@ export function loadPace(
   start: number,
   cap: number,
   nowMs = 0,
+  keptProperty?: string,
 ): Pacer {
   let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
-  try {
-    const kept = JSON.parse(cache?.get(PACE_PREFIX + scope) || '0') as PaceState | 0;
-    if (kept && kept.size > 0) {
-      state = fadeLosses({ ...state, ...kept }, nowMs);
-      // Losses forgotten: the size starts again from `start` at least.
-      if (kept.lost > 0 && state.lost === 0) state.size = Math.max(state.size, start);
-    }
-  } catch {
-    // An unreadable pace starts over.
+  const fromProperty = parseKept(keptProperty);
+  const kept =
+    parseState(cache?.get(PACE_PREFIX + scope)) ??
+    (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
+  if (kept) {
+    state = fadeLosses({ ...state, ...kept }, nowMs);
+    // Losses forgotten: the size starts again from `start` at least.
+    if (kept.lost > 0 && state.lost === 0) state.size = Math.max(state.size, start);
   }
   return new Pacer({ ...state, size: Math.max(1, Math.min(cap, state.size)) }, cap);
 }

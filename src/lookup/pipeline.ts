@@ -1,21 +1,17 @@
 /**
- * The one lookup pipeline of =FINDEMAIL and the bulk run: claim (under the document lock) → look in the result
- * store → send (one retry scheduler) → store → release → report. It reaches Apps Script only through the ports,
- * so it runs in unit tests with plain objects; src/adapters wires the real services (`servicePorts`).
+ * The sending step of the lookup session (./session.ts): batches of claimed keys sent through one retry
+ * scheduler, each recorded in the store right before it goes out and stored before its claims are released. It
+ * reaches Apps Script only through the ports, so it runs in unit tests with plain objects.
  */
-import { haltsRun, mayRetry } from './answers';
-import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
-import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget } from './ports';
-
-export type { LookupPorts };
 
 import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import { lostMarkEnd } from '../store/lostMarks';
-import { type Halt, readHalt, releaseClaims } from './claims';
+import { haltsRun, mayRetry } from './answers';
+import { releaseClaims } from './claims';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
+import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget, SendCheck } from './ports';
 import { type RetryPolicy, retryDelayMs } from './retry';
-
-export { type Claimed, type ClaimRequest, claimUnknown } from './claimStep';
 
 /**
  * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
@@ -27,24 +23,42 @@ export { type Claimed, type ClaimRequest, claimUnknown } from './claimStep';
 function confirmBatch(
   ports: LookupPorts,
   request: SendRequest,
-  queue: Queue,
-  report: SendReport,
+  sending: Sending,
   batch: string[],
-): { send: string[]; sending?: string } | undefined {
+): Confirmed | undefined {
   const { store } = ports;
   if (!store.beginSend) return { send: batch };
+  const check = ports.lock.tryWith(
+    () => beginSend(ports, request, batch),
+    request.budget.lockDeadline(),
+  )?.value;
+  return check && settleCheck(ports, sending, check);
+}
+
+/** Under the document lock: the store's check of a batch about to go out, recording it as being sent. */
+export function beginSend(ports: LookupPorts, request: SendRequest, batch: string[]): SendCheck | undefined {
   const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
   const until = ports.clock.now() + holdMs;
   const alone = batch.length === 1;
   const mayGo = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
-  const check = ports.lock.tryWith(
-    () => store.beginSend?.(batch, until, request.storedSince, mayGo),
-    request.budget.lockDeadline(),
-  )?.value;
-  if (!check) return undefined;
-  for (const [key, result] of check.stored) report.alreadyKept?.set(key, result);
-  report.unsaved?.push(...check.full);
-  report.elsewhere?.push(...check.elsewhere);
+  return ports.store.beginSend?.(batch, until, request.storedSince, mayGo);
+}
+
+/** A batch the store confirmed: the keys to send now, and its sending records. */
+export interface Confirmed {
+  send: string[];
+  sending?: string[];
+}
+
+/**
+ * What the store's check of a batch (beginSend) means for the queue: keys stored meanwhile settle with their
+ * result; keys another execution is sending, or that the store could not keep now, leave the queue unsent; a key
+ * lost before goes only alone, and lost twice it settles as an ERROR, unsent.
+ */
+export function settleCheck(ports: LookupPorts, { queue, report }: Sending, check: SendCheck): Confirmed {
+  for (const [key, result] of check.stored) report.alreadyKept.set(key, result);
+  report.unsaved.push(...check.full);
+  report.elsewhere.push(...check.elsewhere);
   for (const [key, lostSends] of check.lost)
     queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
   // Held back: lost twice, an ERROR now; lost once, it stays queued and goes alone (nextBatch).
@@ -78,11 +92,10 @@ export interface SendRequest {
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
-  /**
-   * Before each batch goes out, the formulas' halt marker is read for this API key (=FINDEMAIL): a halt another
-   * execution wrote ends the sending (SendReport.haltedElsewhere).
-   */
-  haltFor?: string;
+  /** Before each batch but the first (the claim step checked for it): an error that ends the sending. */
+  beforeBatch?(): ServiceError | undefined;
+  /** After each batch went out. */
+  afterBatch?(batch: BatchReport): void;
 }
 
 /** One batch that went out. */
@@ -97,15 +110,17 @@ export interface SendReport {
   outcomes: Map<string, LookupOutcome>;
   /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
   halt?: ServiceError;
-  /** The formulas' halt marker read before a batch (SendRequest.haltFor): nothing was sent after it. */
-  haltedElsewhere?: Halt;
+  /** What a gate said before a batch (SendRequest.beforeBatch): nothing was sent after it. */
+  stopped?: ServiceError;
+  /** The document lock stayed busy (or LockService refused it) before a batch: the rest was not sent. */
+  lockBusy?: boolean;
   requestsSent: number;
   /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
-  unsaved?: string[];
+  unsaved: string[];
   /** Keys found in the store right before their batch went out (another execution paid): no credit spent. */
-  alreadyKept?: Map<string, LookupResult>;
+  alreadyKept: Map<string, LookupResult>;
   /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
-  elsewhere?: string[];
+  elsewhere: string[];
   /** Requests whose answer was lost to a connection failure: the service may have charged each. */
   lostAnswers: number;
 }
@@ -165,30 +180,42 @@ export function startSending(request: SendRequest): Sending {
 }
 
 /**
- * Sends batches of the queue (the request's size) until every key is settled, a halt, the budget or the busy lock
- * ends the sending, or `maxBatches` batches went out. Returns the batches that went out. The claims of keys left
- * queued stay held: `endSending` releases them.
+ * Sends batches of the queue (the request's size) until every key is settled, a halt, a gate, the budget or the
+ * busy lock ends the sending. `first`: the first batch, already confirmed by the claim step. The claims of keys
+ * left queued stay held: `endSending` releases them.
  */
 export function sendBatches(
   ports: LookupPorts,
   request: SendRequest,
   sending: Sending,
-  maxBatches = Number.POSITIVE_INFINITY,
-): BatchReport[] {
+  first?: Confirmed,
+): void {
   const { queue, report } = sending;
-  const sent: BatchReport[] = [];
-  while (queue.keys.length > 0 && !report.halt && !report.haltedElsewhere && sent.length < maxBatches) {
-    const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
-    if (!batch) break;
-    if (request.haltFor !== undefined) {
-      report.haltedElsewhere = readHalt(ports.cache, request.haltFor);
-      if (report.haltedElsewhere) break;
+  let confirmed = first;
+  while (queue.keys.length > 0 && !report.halt && !report.stopped) {
+    if (!confirmed) {
+      const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
+      if (!batch) break;
+      report.stopped = request.beforeBatch?.();
+      if (report.stopped) break;
+      confirmed = confirmBatch(ports, request, sending, batch);
+      if (!confirmed) {
+        report.lockBusy = true;
+        break;
+      }
+    } else waitForGate(ports.clock, queue);
+    if (confirmed.send.length > 0) {
+      const batch = sendOneBatch(ports, queue, request, report, confirmed);
+      request.afterBatch?.(batch);
     }
-    const confirmed = confirmBatch(ports, request, queue, report, batch);
-    if (!confirmed) break;
-    if (confirmed.send.length > 0) sent.push(sendOneBatch(ports, queue, request, report, confirmed));
+    confirmed = undefined;
   }
-  return sent;
+}
+
+/** A batch the claim step confirmed still waits for a Retry-After kept from earlier. */
+function waitForGate(clock: Clock, queue: Queue): void {
+  const wait = queue.gate - clock.now();
+  if (wait > 0) clock.sleep(wait);
 }
 
 /**
@@ -202,26 +229,8 @@ export function endSending(ports: LookupPorts, { queue, report }: Sending): Send
   for (const key of queue.keys)
     if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
       report.outcomes.delete(key);
+  queue.keys = [];
   return report;
-}
-
-/**
- * Sends the claimed keys in batches (the BatchSizer's size), storing the charged results and releasing the
- * settled keys' claims after every batch, so what was paid for is kept even if the execution is ended later.
- * Retryable failures go again in a later batch after the retry policy's delay (or the 429's Retry-After), while
- * the budget allows. A key whose answer was lost to a connection failure goes again alone, once: lost twice, it
- * is an ERROR and not sent again for hours (the result store remembers lost sends durably: putMany writes them,
- * beginSend reads them in the read it makes anyway). Claims of keys left unsent are released at the end.
- */
-export function sendClaimed(ports: LookupPorts, request: SendRequest): SendReport {
-  const sending = startSending(request);
-  try {
-    sendBatches(ports, request, sending);
-  } catch (error) {
-    releaseClaims(ports.cache, sending.queue.keys);
-    throw error;
-  }
-  return endSending(ports, sending);
 }
 
 /**
@@ -251,7 +260,7 @@ function sendOneBatch(
   queue: Queue,
   request: SendRequest,
   report: SendReport,
-  { send: batch, sending }: { send: string[]; sending?: string },
+  { send: batch, sending }: Confirmed,
 ): BatchReport {
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(

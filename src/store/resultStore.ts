@@ -324,33 +324,30 @@ function putMany(
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
   const { props } = state;
-  withStoreLock(
-    () => {
-      // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
-      if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-      if (!state.writable) {
-        for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
-        for (const record of bufferedCharges(entries, lost, now))
-          values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
-        props.setProperties(values);
-        return;
-      }
-      // The sheets first, before any property call: a result (and its charge) is kept even if the properties
-      // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
-      // gives `before`.
-      appendResults(added);
-      appendCharges(chargeRows(state.charges, entries, lost, now));
-      if (added.size === 0) {
-        props.setProperties(values);
-        return;
-      }
-      const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-      values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
+  withStoreLock(() => {
+    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
+    if (!state.writable) {
+      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+      for (const record of bufferedCharges(entries, lost, now))
+        values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
       props.setProperties(values);
-      keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
-    },
-    state.writable,
-  );
+      return;
+    }
+    // The sheets first, before any property call: a result (and its charge) is kept even if the properties
+    // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
+    // gives `before`.
+    appendResults(added);
+    appendCharges(chargeRows(state.charges, entries, lost, now));
+    if (added.size === 0) {
+      props.setProperties(values);
+      return;
+    }
+    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+    values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
+    props.setProperties(values);
+    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+  }, state.writable);
 }
 
 function keepPending(state: StoreState): number {

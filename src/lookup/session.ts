@@ -1,0 +1,219 @@
+/**
+ * The one way to look profiles up, for =FINDEMAIL and the bulk run alike: `openLookup(ports, policy)`, then
+ * `session.lookUp(keys)` as often as the caller needs, then `session.close()`.
+ *
+ * A lookup: the gates before the claim (the formulas' halt marker, LockService refusing lately, the free key
+ * check), then one hold of the document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
+ * as being sent), then batches sent through one retry scheduler (./pipeline.ts), each stored before its claims
+ * are released. Every claim a lookup took is released before it returns, whatever ended it (all settled, a
+ * halt, a gate, the budget, a busy lock, a thrown error); `close` ends the gates (the account check, the formulas'
+ * daily limit gives back what was not charged) and keeps the pace. The policy holds what differs between a
+ * formula and a bulk slice. What the platform's kill leaves (claims, sending records) expires: the records are
+ * settled as lost answers by the next execution that reads the store (src/store/resultStore.ts).
+ */
+import { type Claimed, claimUnknown } from './claimStep';
+import type { LookupOutcome, LookupResult, ServiceError } from './contract';
+import type { Gate } from './gate';
+import type { Pacer } from './pace';
+import {
+  beginSend,
+  type Confirmed,
+  endSending,
+  type Sending,
+  type SendRequest,
+  sendBatches,
+  settleCheck,
+  startSending,
+} from './pipeline';
+import type { BatchSizer, DocumentCache, LookupPorts, SendBudget } from './ports';
+import type { RetryPolicy } from './retry';
+
+export interface LookupPolicy {
+  apiKey: string;
+  endpoint: string;
+  /** The claim's value (FORMULA_CLAIM, BULK_CLAIM) and how long claims and sending records outlive the execution. */
+  claim: { value: string; seconds: number };
+  budget: SendBudget;
+  retry: RetryPolicy;
+  sizer: BatchSizer;
+  /** The adaptive pace behind `sizer`, kept at `close` for the next execution of `scope`. */
+  pace?: { pacer: Pacer; scope: string; keep(pacer: Pacer): void };
+  /** Stored results older than this do not count (a re-check run looks them up again). */
+  storedSince?: number;
+  /** Under the lock: of these unclaimed keys, the ones now in the result store (the caller keeps their results). */
+  inStore(unclaimed: string[]): Set<string>;
+  /** In order: each may stop, narrow or follow the sending (./gate.ts). */
+  gates: readonly Gate[];
+}
+
+export interface LookupReport {
+  /** By normalised URL: the last outcome of every key sent, and what gates said of keys they refused. */
+  outcomes: Map<string, LookupOutcome>;
+  /** Keys found stored by another execution (in the claim step, or right before their batch): no credit spent. */
+  alreadyKept: Map<string, LookupResult>;
+  /** Keys claimed by another execution, by the claim's value: not sent here. */
+  heldBy: Map<string, string>;
+  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
+  elsewhere: string[];
+  /** Keys not claimed now: a gate asked to wait, or past the claims one call may take. */
+  blocked: string[];
+  /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
+  unsaved: string[];
+  /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
+  halt?: ServiceError;
+  /** A gate's word that ended the lookup (nothing was sent after it). */
+  stop?: ServiceError;
+  /** The document lock stayed busy (`lockRefused`: LockService refused it, its quota): what was left is unsent. */
+  lockBusy: boolean;
+  lockRefused: boolean;
+  requestsSent: number;
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  lostAnswers: number;
+}
+
+export interface LookupSession {
+  /** Looks these keys up (normalised URL -> the URL as the user wrote it, what the service gets). */
+  lookUp(wanted: ReadonlyMap<string, string>): LookupReport;
+  /** Ends the gates and keeps the pace; once, however the session ended. */
+  close(): void;
+}
+
+function emptyReport(): LookupReport {
+  return {
+    outcomes: new Map(),
+    alreadyKept: new Map(),
+    heldBy: new Map(),
+    elsewhere: [],
+    blocked: [],
+    unsaved: [],
+    lockBusy: false,
+    lockRefused: false,
+    requestsSent: 0,
+    lostAnswers: 0,
+  };
+}
+
+export function openLookup(ports: LookupPorts, policy: LookupPolicy): LookupSession {
+  let charged = 0;
+  let closed = false;
+  return {
+    lookUp(wanted) {
+      if (closed) throw new Error('The lookup session is closed.');
+      const report = lookUpOnce(ports, policy, wanted);
+      for (const outcome of report.outcomes.values()) if (outcome.kind !== 'error') charged++;
+      return report;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        for (const gate of policy.gates) gate.close?.({ charged });
+      } finally {
+        policy.pace?.keep(policy.pace.pacer);
+      }
+    },
+  };
+}
+
+function lookUpOnce(
+  ports: LookupPorts,
+  policy: LookupPolicy,
+  wanted: ReadonlyMap<string, string>,
+): LookupReport {
+  const report = emptyReport();
+  const keys = [...wanted.keys()];
+  if (keys.length === 0) return report;
+  for (const gate of policy.gates) {
+    const stopped = gate.beforeClaim?.(keys.length);
+    if (stopped) return { ...report, ...stopped };
+  }
+  const request: SendRequest = {
+    claimed: new Map(),
+    apiKey: policy.apiKey,
+    endpoint: policy.endpoint,
+    retry: policy.retry,
+    batchSize: policy.sizer,
+    budget: policy.budget,
+    holdSeconds: policy.claim.seconds,
+    storedSince: policy.storedSince,
+    beforeBatch: () => firstOf(policy.gates, (gate) => gate.beforeBatch?.()),
+    afterBatch: (batch) => {
+      for (const gate of policy.gates) gate.afterBatch?.(batch);
+    },
+  };
+  const claimed = claimUnknown(ports, {
+    keys,
+    value: policy.claim.value,
+    seconds: policy.claim.seconds,
+    deadline: policy.budget.lockDeadline(),
+    gates: policy.gates,
+    // Results found here are the caller's own (its inStore keeps them).
+    inStore: policy.inStore,
+    firstBatch: (mine, alone) => {
+      const now = ports.clock.now();
+      const wait = Math.max(0, (policy.sizer.notBefore?.() ?? 0) - now);
+      if (!policy.budget.mayStart(now, wait, true)) return undefined;
+      return beginSend(ports, request, mine.slice(0, alone ? 1 : Math.max(1, policy.sizer.next())));
+    },
+  });
+  if (!claimed) {
+    const refused = ports.lock.refused?.() ?? false;
+    return { ...report, blocked: keys, lockBusy: true, lockRefused: refused };
+  }
+  takeClaimed(report, claimed);
+  if (claimed.stop || claimed.mine.length === 0) return report;
+  request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
+  const sending = startSending(request);
+  try {
+    const first: Confirmed | undefined = claimed.first && settleCheck(ports, sending, claimed.first);
+    sendBatches(ports, request, sending, first);
+  } finally {
+    endSending(ports, sending);
+  }
+  return mergeSent(report, sending, ports.lock.refused?.() ?? false);
+}
+
+function takeClaimed(report: LookupReport, claimed: Claimed): void {
+  for (const [key, holder] of claimed.heldBy) report.heldBy.set(key, holder);
+  report.blocked.push(...claimed.blocked);
+  report.unsaved.push(...claimed.unsaved);
+  for (const [key, refusal] of claimed.refused) report.outcomes.set(key, refusal);
+  if (claimed.stop) report.stop = claimed.stop;
+}
+
+function mergeSent(report: LookupReport, { report: sent }: Sending, lockRefused: boolean): LookupReport {
+  for (const [key, outcome] of sent.outcomes) report.outcomes.set(key, outcome);
+  for (const [key, result] of sent.alreadyKept) report.alreadyKept.set(key, result);
+  report.elsewhere.push(...sent.elsewhere);
+  report.unsaved.push(...sent.unsaved);
+  report.halt = sent.halt;
+  report.stop = sent.stopped;
+  report.requestsSent = sent.requestsSent;
+  report.lostAnswers = sent.lostAnswers;
+  report.lockBusy = sent.lockBusy === true;
+  report.lockRefused = lockRefused;
+  return report;
+}
+
+function firstOf<T>(gates: readonly Gate[], ask: (gate: Gate) => T | undefined): T | undefined {
+  for (const gate of gates) {
+    const answer = ask(gate);
+    if (answer !== undefined) return answer;
+  }
+  return undefined;
+}
+
+/** The pace's `keep` of a policy: the document cache now, and `keepFor` (a document property) when it says so. */
+export function keepPaceIn(
+  cache: DocumentCache | null,
+  scope: string,
+  keepFor: (value: string) => void,
+  kept: () => string | undefined,
+  now: () => number,
+): (pacer: Pacer) => void {
+  return (pacer) => {
+    pacer.save(cache, scope);
+    const value = pacer.keptValue(kept(), now());
+    if (value) keepFor(value);
+  };
+}
