@@ -11,6 +11,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
   FORMULA_CLAIM_SECONDS,
+  FORMULA_KEY_CHECK_ABOVE,
   FORMULA_UNTIMED_START_SHARE,
   FORMULA_WORK_BUDGET_MS,
   MAX_BATCH_SIZE,
@@ -19,10 +20,14 @@ import { PACE_PREFIX } from '../core/propertyNames';
 import type { ProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from '../lookup/budget';
 import { FORMULA_CLAIM } from '../lookup/claims';
+import type { ServiceError } from '../lookup/contract';
+import type { Gate } from '../lookup/gate';
+import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, type Pacer } from '../lookup/pace';
-import type { LookupPorts } from '../lookup/ports';
+import type { LookupPorts, SendBudget } from '../lookup/ports';
 import { keepPaceIn, type LookupPolicy } from '../lookup/session';
-import { formulaGates } from './gates';
+import { formulaSpendGate } from './dailyLimit';
+import { accountCheckGate, haltFormulas, haltGate, lockRefusalGate } from './gates';
 import { ownerKeyMessage } from './messages';
 
 export const PACE_SCOPE = 'formula';
@@ -90,6 +95,24 @@ function keepPaceProperty(value: string): void {
   } catch {
     // The cache keeps the pace for ten minutes all the same.
   }
+}
+
+/** The gates of one =FINDEMAIL execution, in order. */
+function formulaGates(
+  ports: LookupPorts,
+  run: { apiKey: string; endpoint: string; pacer?: Pacer; budget: SendBudget },
+  claimSeconds: number,
+): Gate[] {
+  const { cache, lock } = ports;
+  const onHalt = (halt: ServiceError) => haltFormulas(cache, run.apiKey, halt);
+  const keyCheck = keyCheckGate(ports, run.pacer, run, run.budget, FORMULA_KEY_CHECK_ABOVE, onHalt);
+  return [
+    lockRefusalGate(cache, lock),
+    haltGate(cache, run.apiKey),
+    keyCheck,
+    accountCheckGate(cache, run.apiKey, claimSeconds, keyCheck),
+    formulaSpendGate(ports),
+  ];
 }
 
 /** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */

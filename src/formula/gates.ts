@@ -1,9 +1,9 @@
 /**
- * The gates of a =FINDEMAIL lookup session (src/lookup/gate.ts), in their order: LockService refusing lately, the
- * halt after a 401 or 402, the free key check, the account check, the owner's daily limit. Each begins and ends in
- * the session's one place; this file holds no claim.
+ * The gates of a =FINDEMAIL lookup session (src/lookup/gate.ts) that live in the document cache: LockService
+ * refusing lately, the halt after a 401 or 402, the account check. Each begins and ends in the session's one
+ * place; this file holds no claim. The order of all the formula's gates: ./execution.ts.
  */
-import { FORMULA_KEY_CHECK_ABOVE, HALT_SECONDS, LOCK_REFUSED_SECONDS } from '../core/limits';
+import { HALT_SECONDS, LOCK_REFUSED_SECONDS } from '../core/limits';
 import { ACCOUNT_OK_KEY, HALT_KEY, LOCK_REFUSED_KEY } from '../core/propertyNames';
 import {
   ACCOUNT_CHECK_MARKERS,
@@ -15,10 +15,8 @@ import {
 import { parseHalt, readHalt, writeHalt } from '../lookup/claims';
 import { type ServiceError, serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
-import { type KeyCheckGate, keyCheckGate } from '../lookup/keyCheck';
-import type { Pacer } from '../lookup/pace';
-import type { DocumentCache, DocumentLock, LookupPorts, SendBudget } from '../lookup/ports';
-import { formulaSpendGate } from './dailyLimit';
+import type { KeyCheckGate } from '../lookup/keyCheck';
+import type { DocumentCache, DocumentLock } from '../lookup/ports';
 import { accountError, LOCK_BUSY } from './messages';
 
 /** A halt another execution wrote, as the cells' error (its message says what to do). */
@@ -103,22 +101,4 @@ export function accountCheckGate(
       if (open) dropAccountCheck(cache);
     },
   };
-}
-
-/** The gates of one =FINDEMAIL execution, in order. */
-export function formulaGates(
-  ports: LookupPorts,
-  run: { apiKey: string; endpoint: string; pacer?: Pacer; budget: SendBudget },
-  claimSeconds: number,
-): Gate[] {
-  const { cache, lock } = ports;
-  const onHalt = (halt: ServiceError) => haltFormulas(cache, run.apiKey, halt);
-  const keyCheck = keyCheckGate(ports, run.pacer, run, run.budget, FORMULA_KEY_CHECK_ABOVE, onHalt);
-  return [
-    lockRefusalGate(cache, lock),
-    haltGate(cache, run.apiKey),
-    keyCheck,
-    accountCheckGate(cache, run.apiKey, claimSeconds, keyCheck),
-    formulaSpendGate(ports),
-  ];
 }

@@ -45,7 +45,7 @@ export type { PaceReason };
  * excess of one first batch with 429 (uncharged), so the bulk run, which goes on for many batches, starts below the
  * cap; a formula's range starts at the cap (it has room for few batches in its 30 s).
  */
-export const PACE_START = 50;
+export const PACE_START = 20;
 /** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
 export const LOSS_TARGET = 0.02;
 /**

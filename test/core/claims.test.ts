@@ -1,8 +1,8 @@
-/** Claims never exceed what the cache keeps in one call, and the pipeline claims at most MAX_CLAIMS_AT_ONCE keys. */
+/** Claims never exceed what the cache keeps in one call, and the claim step claims at most MAX_CLAIMS_AT_ONCE keys. */
 
 import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
+import { claimUnknown } from '../../src/lookup/claimStep';
 import { claimKey, putClaims } from '../../src/lookup/claims';
-import { claimUnknown } from '../../src/lookup/pipeline';
 import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
 
 function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
@@ -47,12 +47,26 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
     cache,
     lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
   } as unknown as LookupPorts;
-  const first = claimUnknown(ports, { keys, value: '1', seconds: 31, inStore: () => new Set() });
+  const first = claimUnknown(ports, {
+    keys,
+    value: '1',
+    seconds: 31,
+    inStore: () => new Set(),
+    gates: [],
+    firstBatch: () => undefined,
+  });
   expect(first?.mine).toHaveLength(MAX_CLAIMS_AT_ONCE);
   expect(first?.blocked).toHaveLength(1100 - MAX_CLAIMS_AT_ONCE);
   expect(Math.max(...putSizes)).toBeLessThanOrEqual(MAX_CLAIMS_AT_ONCE);
   // Claimed keys are held: a second call claims the next ones.
-  const second = claimUnknown(ports, { keys, value: '1', seconds: 31, inStore: () => new Set() });
+  const second = claimUnknown(ports, {
+    keys,
+    value: '1',
+    seconds: 31,
+    inStore: () => new Set(),
+    gates: [],
+    firstBatch: () => undefined,
+  });
   expect(second?.heldBy.size).toBe(MAX_CLAIMS_AT_ONCE);
   expect(second?.mine[0]).toBe(keys[MAX_CLAIMS_AT_ONCE]);
   expect(cache.get(claimKey(keys[0]))).toBe('1');
@@ -75,6 +89,8 @@ test('claimUnknown claims no more than the store can keep: the rest are reported
     value: '1',
     seconds: 31,
     inStore: () => new Set(),
+    gates: [],
+    firstBatch: () => undefined,
   });
   expect(claimed?.mine).toEqual(keys.slice(0, 3));
   expect(claimed?.unsaved).toEqual(keys.slice(3, 10));

@@ -14,9 +14,6 @@ import {
   Pacer,
   type PaceState,
   paceReason,
-  RAMP_RUN_SHARE,
-  RAMP_SAFE_ROWS,
-  rampCap,
   SLOW_MARGIN_MS,
 } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
@@ -33,11 +30,9 @@ const lostBatch = (size: number, endedAt = 0): BatchSample => ({
 });
 const newPace = (start: number, cap: number): PaceState => loadPace(null, 'bulk', start, cap).state;
 
-/** A pacer after a clean key check, for a run of `rows`. */
-function checked(rows: number, state = newPace(PACE_START, CAP)): Pacer {
-  const pacer = new Pacer(observeKeyCheck(state, clean(1, 5), CAP), CAP);
-  pacer.runRows = rows;
-  return pacer;
+/** A pacer after a clean key check. */
+function checked(state = newPace(PACE_START, CAP)): Pacer {
+  return new Pacer(observeKeyCheck(state, clean(1, 5), CAP), CAP);
 }
 
 /** The batches a pacer sends for `rows` lookups when every batch comes back clean in `durationMs`. */
@@ -59,7 +54,6 @@ function cleanBatches(pacer: Pacer, rows: number, durationMs = 1000): number[] {
  */
 function extraCredits(profiles: number, rate: number, random: () => number): number {
   const pacer = new Pacer(newPace(PACE_START, CAP), CAP);
-  pacer.runRows = profiles;
   const checkLost = random() < rate;
   pacer.observeKeyCheck(checkLost ? lostBatch(1) : clean(1, 5));
   let extra = 0;
@@ -87,36 +81,31 @@ function seeded(seed: number): () => number {
   };
 }
 
-describe('the ramp: the paid batches test the connection', () => {
-  it('a short run starts at one request and grows with the clean requests seen (a third of them at most)', () => {
-    const sizes = cleanBatches(checked(40), 40);
-    expect(sizes[0]).toBe(1);
-    let seen = 1; // the key check
-    for (const size of sizes) {
-      expect(size).toBeLessThanOrEqual(Math.max(1, Math.floor(seen / 3)));
-      seen += size;
-    }
-    expect(Math.max(...sizes)).toBeGreaterThan(4);
+describe('no ramp before a fault is seen: a healthy connection is the common case', () => {
+  it("a formula's range of up to the cap goes in one batch; a bulk run starts at PACE_START and reaches the cap next", () => {
+    const formula = checked(newPace(CAP, CAP));
+    expect(cleanBatches(formula, 100)).toEqual([100]);
+    expect(cleanBatches(checked(newPace(CAP, CAP)), 500)).toEqual([100, 100, 100, 100, 100]);
+    expect(cleanBatches(checked(), 1000).slice(0, 4)).toEqual([PACE_START, 4 * PACE_START, CAP, CAP]);
+    expect(PACE_START).toBeLessThan(CAP);
   });
 
-  it('a long run risks a share of its rows: a clean 1,000-row run reaches the cap on its third batch', () => {
-    expect(cleanBatches(checked(1000), 1000).slice(0, 4)).toEqual([PACE_START, 78, CAP, CAP]);
-    // The first batch is at most 7.5 % of the rows, whatever the run's size.
-    for (const rows of [1, 40, 100, 101, 300, 1000, 20_000]) {
-      const first = checked(rows).next();
-      expect(first).toBeLessThanOrEqual(Math.max(1, 0.075 * rows + 1));
-      expect(first).toBe(Math.min(PACE_START, rampCap({ ...newPace(PACE_START, CAP), clean: 1 }, rows)));
-    }
-    expect(RAMP_RUN_SHARE * (1000 - RAMP_SAFE_ROWS)).toBe(67.5);
+  it('a lost batch halves the size and the loss rate caps it: the next batches are small until losses fade', () => {
+    const pacer = checked(newPace(CAP, CAP));
+    pacer.observe(lostBatch(100, 1000));
+    expect(pacer.next()).toBeLessThanOrEqual(10);
   });
 
-  it('at 10 % of connections reset, simulated runs of 40, 300 and 900 rows spend under 1.1 credits a profile', () => {
-    for (const profiles of [36, 40, 300, 810]) {
-      const random = seeded(profiles);
-      const runs = profiles > 100 ? 200 : 1000;
+  it('simulated runs of 3,000 profiles: at 1 % of connections reset, under 1.05 credits a profile; at 10 %, under 1.5', () => {
+    for (const [rate, bound] of [
+      [0.01, 0.05],
+      [0.1, 0.5],
+    ]) {
+      const random = seeded(Math.round(rate * 1000));
+      const runs = 40;
       let extra = 0;
-      for (let i = 0; i < runs; i++) extra += extraCredits(profiles, 0.1, random);
-      expect(extra / runs / profiles).toBeLessThan(0.1);
+      for (let i = 0; i < runs; i++) extra += extraCredits(3000, rate, random);
+      expect(extra / runs / 3000).toBeLessThan(bound);
     }
   });
 });
@@ -218,7 +207,6 @@ describe('the key check (one free request before the first paid batch)', () => {
     const lost = observeKeyCheck(newPace(PACE_START, CAP), lostBatch(1, 5000), CAP);
     expect(lost).toMatchObject({ requests: 1, lost: 1, clean: 0, lostAt: 5000 });
     const pacer = new Pacer(lost, CAP);
-    pacer.runRows = 1000;
     expect(cleanBatches(pacer, 5, 100)).toEqual([1, 1, 1, 1, 1]);
   });
 
@@ -232,18 +220,18 @@ describe('the key check (one free request before the first paid batch)', () => {
   });
 });
 
-describe('the pace recovers (issue 18.4)', () => {
+describe('the pace recovers', () => {
   /** A pace after a run at 10 % of connections reset, its last batch lost at `endedAt`. */
   function afterFaults(endedAt: number): PaceState {
     let state = observeKeyCheck(newPace(PACE_START, CAP), clean(1, 5), CAP);
     const random = seeded(3);
     for (let i = 0; i < 200; i++) {
-      const size = Math.min(state.size, rampCap(state, 300));
+      const size = state.size;
       let lost = false;
       for (let j = 0; j < size; j++) lost ||= random() < 0.1;
-      state = observePace(state, lost ? lostBatch(size, endedAt - 1000) : clean(size, 100), CAP, 300);
+      state = observePace(state, lost ? lostBatch(size, endedAt - 1000) : clean(size, 100), CAP);
     }
-    return observePace(state, lostBatch(state.size, endedAt), CAP, 300);
+    return observePace(state, lostBatch(state.size, endedAt), CAP);
   }
 
   it('while losses are recent the pace stays small and says why; they halve every LOSS_HALF_LIFE_MS', () => {
@@ -268,7 +256,6 @@ describe('the pace recovers (issue 18.4)', () => {
     // Right after, the losses still hold the size at one.
     expect(loadPace(port, 'bulk', PACE_START, CAP, 1_000_000 + 1000).next()).toBe(1);
     const next = loadPace(port, 'bulk', PACE_START, CAP, 1_000_000 + 5 * 60_000);
-    next.runRows = 1000;
     expect(next.reason()).toBeUndefined();
     const sizes = cleanBatches(next, 1000, 100);
     expect(sizes.indexOf(CAP)).toBeGreaterThanOrEqual(0);
@@ -284,7 +271,6 @@ describe('the kept pace', () => {
       put: (key: string, value: string) => cache.set(key, value),
     } as unknown as DocumentCache;
     const pacer = loadPace(port, 'bulk', PACE_START, CAP);
-    pacer.runRows = 1000;
     pacer.observeKeyCheck(clean(1, 5));
     expect(pacer.next()).toBe(PACE_START);
     pacer.observe(clean(PACE_START, 800));
@@ -293,8 +279,7 @@ describe('the kept pace', () => {
     pacer.hold(40_000);
     pacer.save(port, 'bulk');
     const later = loadPace(port, 'bulk', PACE_START, CAP);
-    later.runRows = 1000;
-    expect(later.next()).toBe(78);
+    expect(later.next()).toBe(4 * PACE_START);
     expect(later.notBefore()).toBe(50_000);
     expect(later.state.fastestMs).toBe(800);
     // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
@@ -302,6 +287,23 @@ describe('the kept pace', () => {
     expect(loadPace(port, 'bulk', PACE_START, 5).next()).toBe(5);
     cache.set('pef.pace.bulk', '{"size":');
     expect(loadPace(port, 'bulk', PACE_START, CAP).state).toEqual(newPace(PACE_START, CAP));
+  });
+
+  it('is kept for days in a document property with its date: the next run starts where the last one ended', () => {
+    const day = 24 * 3600 * 1000;
+    const pacer = loadPace(null, 'formula', CAP, CAP, 0);
+    pacer.observeKeyCheck(clean(1, 5));
+    pacer.observe({ size: 100, durationMs: 900, failures: 40, throttled: 40 });
+    const kept = pacer.keptValue(undefined, 1_000) as string;
+    expect(kept).toBeDefined();
+    // Unchanged within the hour: no second property write.
+    expect(pacer.keptValue(kept, 1_000 + 60_000)).toBeUndefined();
+    // Three days later, with the cache's copy long gone: the service's ceiling (60 in flight) is remembered.
+    const later = loadPace(null, 'formula', CAP, CAP, 3 * day, kept);
+    expect(later.state.ceiling).toBe(60);
+    expect(knowsNothing(later.state)).toBe(false);
+    // After PACE_KEPT_MS it counts no more.
+    expect(knowsNothing(loadPace(null, 'formula', CAP, CAP, 8 * day, kept).state)).toBe(true);
   });
 });
 

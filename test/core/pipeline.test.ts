@@ -1,16 +1,21 @@
 /**
- * The lookup pipeline (src/lookup/pipeline.ts) with plain objects as its ports: claims, the store, the one retry
- * scheduler, halts and the order "store, then release", without the emulator.
+ * The lookup session (src/lookup/session.ts, its claim step and sending) with plain objects as its ports: claims,
+ * the gates, the store, the one retry scheduler, halts and the order "store, then release", without the emulator.
  */
 
 import { stableHash } from '../../src/core/hash';
 import { DEFAULT_RETRY } from '../../src/core/limits';
-import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/propertyNames';
+import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY, LOCK_REFUSED_KEY } from '../../src/core/propertyNames';
+import { accountCheckGate, haltGate, lockRefusalGate } from '../../src/formula/gates';
+import { LOCK_BUSY } from '../../src/formula/messages';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
-import { claimUnknown, endSending, sendBatches, sendClaimed, startSending } from '../../src/lookup/pipeline';
-import type { BatchSample, LookupPorts, SendCheck } from '../../src/lookup/ports';
+import type { Gate } from '../../src/lookup/gate';
+import { keyCheckGate } from '../../src/lookup/keyCheck';
+import { loadPace } from '../../src/lookup/pace';
+import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
+import { type LookupReport, openLookup } from '../../src/lookup/session';
 
 const found = (email: string): LookupResult => ({
   kind: 'found',
@@ -42,6 +47,7 @@ function world(
   const attempts = new Map<string, number>();
   let now = 1_000;
   let lockBusy = false;
+  let lockRefused = false;
   const ports: LookupPorts = {
     store: {
       getMany: (keys) =>
@@ -86,7 +92,10 @@ function world(
         for (const k of keys) cache.delete(k);
       },
     },
-    lock: { tryWith: (work) => (lockBusy ? undefined : { value: work() }) },
+    lock: {
+      tryWith: (work) => (lockBusy || lockRefused ? undefined : { value: work() }),
+      refused: () => lockRefused,
+    },
     clock: {
       now: () => now,
       sleep: (ms) => {
@@ -119,8 +128,37 @@ function world(
     setBusy: (busy: boolean) => {
       lockBusy = busy;
     },
+    setRefused: (refused: boolean) => {
+      lockRefused = refused;
+    },
     now: () => now,
   };
+}
+
+interface Options {
+  budget?: SendBudget;
+  batchSize?: BatchSizer;
+  gates?: Gate[];
+  claim?: string;
+}
+
+/** One session over `keys` (no gates unless given), closed after its lookup. */
+function lookUp(w: ReturnType<typeof world>, keys: string[], options: Options = {}): LookupReport {
+  const session = openLookup(w.ports, {
+    apiKey: 'k',
+    endpoint: 'https://service.test/network_finder',
+    claim: { value: options.claim ?? BULK_CLAIM, seconds: 360 },
+    budget: options.budget ?? sliceBudget(w.now() + 60_000),
+    retry: DEFAULT_RETRY,
+    sizer: options.batchSize ?? fixedBatchSize(20),
+    inStore: (unclaimed) => new Set(unclaimed.filter((key) => w.stored.has(key))),
+    gates: options.gates ?? [],
+  });
+  try {
+    return session.lookUp(new Map(keys.map((key) => [key, key])));
+  } finally {
+    session.close();
+  }
 }
 
 function send(
@@ -129,112 +167,175 @@ function send(
   budget = sliceBudget(w.now() + 60_000),
   size = 20,
 ) {
-  return sendClaimed(w.ports, {
-    claimed: new Map(keys.map((key) => [key, key])),
-    apiKey: 'k',
-    endpoint: 'https://service.test/network_finder',
-    retry: DEFAULT_RETRY,
-    batchSize: fixedBatchSize(size),
-    budget,
-  });
+  return lookUp(w, keys, { budget, batchSize: fixedBatchSize(size) });
 }
 
-describe('claimUnknown', () => {
-  it("claims only keys neither stored nor claimed, with the caller's value; reports the holders", () => {
-    const w = world(() => undefined);
+const claimsHeld = (w: ReturnType<typeof world>) =>
+  [...w.cache.keys()].filter((key) => key.startsWith('pef.claim.'));
+const sent = (w: ReturnType<typeof world>) => w.log.filter((line) => line.startsWith('send'));
+
+describe('the claim step', () => {
+  it("sends only keys neither stored nor claimed, with the caller's claim; reports the holders", () => {
+    const w = world((url) => found(`${url}@x.test`));
     w.stored.set('s', found('s@x.test'));
     w.cache.set(claimKey('f'), FORMULA_CLAIM);
     w.cache.set(claimKey('b'), BULK_CLAIM);
-    const claimed = claimUnknown(w.ports, {
-      keys: ['s', 'f', 'b', 'n'],
-      value: BULK_CLAIM,
-      seconds: 360,
-      inStore: (keys) => new Set(keys.filter((k) => w.stored.has(k))),
-    });
-    expect(claimed?.mine).toEqual(['n']);
-    expect([...(claimed?.heldBy ?? [])]).toEqual([
+    const seen: string[] = [];
+    w.ports.cache = { ...(w.ports.cache as NonNullable<LookupPorts['cache']>) };
+    const putAll = w.ports.cache.putAll;
+    w.ports.cache.putAll = (values, seconds) => {
+      seen.push(...Object.values(values));
+      putAll(values, seconds);
+    };
+    const report = lookUp(w, ['s', 'f', 'b', 'n']);
+    expect(sent(w)).toEqual(['send n']);
+    expect(seen).toEqual([BULK_CLAIM]);
+    expect([...report.heldBy]).toEqual([
       ['f', FORMULA_CLAIM],
       ['b', BULK_CLAIM],
     ]);
-    expect(w.cache.get(claimKey('n'))).toBe(BULK_CLAIM);
+    expect(report.outcomes.get('n')).toMatchObject({ kind: 'found' });
   });
 
-  it('claims nothing while the lock stays busy, and everything unknown without a document cache', () => {
-    const w = world(() => undefined);
+  it('sends nothing while the lock stays busy, and says so; without a document cache it sends all', () => {
+    const w = world((url) => found(url));
     w.setBusy(true);
-    const request = { keys: ['a'], value: FORMULA_CLAIM, seconds: 31, inStore: () => new Set<string>() };
-    expect(claimUnknown(w.ports, request)).toBeUndefined();
-    expect(claimUnknown({ ...w.ports, cache: null }, request)?.mine).toEqual(['a']);
+    expect(lookUp(w, ['a'])).toMatchObject({ lockBusy: true, lockRefused: false, blocked: ['a'] });
+    expect(sent(w)).toEqual([]);
+    w.setBusy(false);
+    w.ports.cache = null;
+    expect(lookUp(w, ['a']).outcomes.get('a')).toMatchObject({ kind: 'found' });
   });
 
-  it('with the account check: one caller checks (its marker), the next waits, a halt for the key claims nothing', () => {
-    const w = world(() => undefined);
-    const request = {
-      keys: ['a'],
-      value: FORMULA_CLAIM,
-      seconds: 31,
-      accountCheck: { apiKey: 'k' },
-      inStore: () => new Set<string>(),
+  it('the first batch is recorded in the same lock hold as the claims: one hold for claim and record', () => {
+    const w = world((url) => found(url));
+    let holds = 0;
+    const tryWith = w.ports.lock.tryWith;
+    w.ports.lock = { ...w.ports.lock, tryWith: (work, deadline) => (holds++, tryWith(work, deadline)) };
+    lookUp(w, ['a']);
+    // The claim step (claims and the first batch's record); the store's write takes its own hold in Apps Script.
+    expect(holds).toBe(1);
+  });
+});
+
+describe('gates: each ends its session with every claim released', () => {
+  const halt = () => JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') });
+
+  it('LockService refused lately: nothing claimed, the cells say so; a refusal met is told to the next cells', () => {
+    const w = world((url) => found(url));
+    w.cache.set(LOCK_REFUSED_KEY, '1');
+    const gates = () => [lockRefusalGate(w.ports.cache, w.ports.lock)];
+    expect(lookUp(w, ['a'], { gates: gates() }).stop).toBe(LOCK_BUSY);
+    expect(sent(w)).toEqual([]);
+    w.cache.delete(LOCK_REFUSED_KEY);
+    w.setRefused(true);
+    const report = lookUp(w, ['a'], { gates: gates() });
+    expect(report).toMatchObject({ lockBusy: true, lockRefused: true });
+    expect(w.cache.get(LOCK_REFUSED_KEY)).toBe('1');
+    expect(claimsHeld(w)).toEqual([]);
+  });
+
+  it('a halt for the key, before the claim or found with the claims: nothing claimed, nothing sent', () => {
+    const w = world((url) => found(url));
+    w.cache.set(HALT_KEY, halt());
+    expect(lookUp(w, ['a'], { gates: [haltGate(w.ports.cache, 'k')] }).stop?.message).toBe('Paused.');
+    // Written by another execution between the read before the claim and the claim step.
+    w.cache.delete(HALT_KEY);
+    let reads = 0;
+    const get = w.ports.cache?.get as (key: string) => string | null;
+    (w.ports.cache as { get: (key: string) => string | null }).get = (key) => {
+      if (key === HALT_KEY && reads++ === 0) return null;
+      return get(key);
     };
-    expect(claimUnknown(w.ports, request)).toMatchObject({ mine: ['a'], checksAccount: true });
-    expect(w.cache.get(ACCOUNT_CHECK_KEY)).toBe('1');
-    const next = claimUnknown(w.ports, { ...request, keys: ['b'] });
-    expect(next).toMatchObject({ mine: [], blocked: ['b'], checksAccount: false });
-    expect(w.cache.has(claimKey('b'))).toBe(false);
-    w.cache.set(ACCOUNT_OK_KEY, stableHash('k'));
-    expect(claimUnknown(w.ports, { ...request, keys: ['b'] })).toMatchObject({
-      mine: ['b'],
-      checksAccount: false,
-    });
-    w.cache.set(HALT_KEY, JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') }));
-    const halted = claimUnknown(w.ports, { ...request, keys: ['c'] });
-    expect(halted).toMatchObject({ mine: [], blocked: [], halt: { message: 'Paused.' } });
-    expect(w.cache.has(claimKey('c'))).toBe(false);
-  });
-});
-
-describe('sendBatches: a sending in steps', () => {
-  const request = (w: ReturnType<typeof world>, keys: string[], size: number, haltFor?: string) => ({
-    claimed: new Map(keys.map((key) => [key, key])),
-    apiKey: 'k',
-    endpoint: 'https://service.test/network_finder',
-    retry: DEFAULT_RETRY,
-    batchSize: fixedBatchSize(size),
-    budget: sliceBudget(w.now() + 60_000),
-    haltFor,
+    w.cache.set(HALT_KEY, halt());
+    const report = lookUp(w, ['a', 'b'], { gates: [haltGate(w.ports.cache, 'k')] });
+    expect(report.stop?.message).toBe('Paused.');
+    expect(sent(w)).toEqual([]);
+    expect(claimsHeld(w)).toEqual([]);
   });
 
-  it('stops after maxBatches with the rest still claimed; a later step sends them at its own size', () => {
+  it('a halt written before a later batch ends the sending; the keys left are released unsent', () => {
     const w = world((url) => found(`${url}@x.test`));
-    for (const key of ['a', 'b', 'c']) w.cache.set(claimKey(key), FORMULA_CLAIM);
-    const sending = startSending(request(w, ['a', 'b', 'c'], 1));
-    const [first, ...none] = sendBatches(w.ports, request(w, ['a', 'b', 'c'], 1), sending, 1);
-    expect(none).toEqual([]);
-    expect(first.stored.map(([key]) => key)).toEqual(['a']);
-    expect(w.cache.has(claimKey('b'))).toBe(true);
-    expect(sendBatches(w.ports, request(w, ['a', 'b', 'c'], 2), sending)).toHaveLength(1);
-    expect(endSending(w.ports, sending).requestsSent).toBe(3);
-    expect(w.log).toEqual(['send a', 'store a', 'release 1', 'send b,c', 'store b,c', 'release 2']);
-  });
-
-  it('with haltFor, a halt marker for that key found before a batch ends the sending, nothing more sent', () => {
-    const w = world((url) => found(`${url}@x.test`));
-    for (const key of ['a', 'b']) w.cache.set(claimKey(key), FORMULA_CLAIM);
-    const sending = startSending(request(w, ['a', 'b'], 1, 'k'));
-    sendBatches(w.ports, request(w, ['a', 'b'], 1, 'k'), sending, 1);
-    w.cache.set(HALT_KEY, JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') }));
-    expect(sendBatches(w.ports, request(w, ['a', 'b'], 1, 'k'), sending)).toEqual([]);
-    const report = endSending(w.ports, sending);
-    expect(report.haltedElsewhere?.message).toBe('Paused.');
+    const gate = haltGate(w.ports.cache, 'k');
+    const writer: Gate = {
+      name: 'another execution halts',
+      afterBatch: () => w.cache.set(HALT_KEY, halt()),
+    };
+    const report = lookUp(w, ['a', 'b'], { gates: [gate, writer], batchSize: fixedBatchSize(1) });
+    expect(sent(w)).toEqual(['send a']);
+    expect(report.stop?.message).toBe('Paused.');
     expect(report.requestsSent).toBe(1);
-    expect(w.cache.has(claimKey('b'))).toBe(false);
+    expect(claimsHeld(w)).toEqual([]);
+  });
+
+  it('the key check: a refused key halts before anything is claimed or paid', () => {
+    const w = world((url) => found(url));
+    const refused = serviceError('unauthorized', 'Invalid key', { status: 401, effect: 'stop' });
+    w.ports.transport.checkKey = () => ({ error: refused, sent: 1, lost: false });
+    const pacer = loadPace(null, 'formula', 100, 100);
+    const budget = sliceBudget(w.now() + 60_000);
+    const gate = keyCheckGate(w.ports, pacer, { apiKey: 'k', endpoint: 'e' }, budget, 4);
+    const report = lookUp(w, ['a', 'b', 'c', 'd', 'e'], { gates: [gate] });
+    expect(report.halt).toBe(refused);
+    expect(sent(w)).toEqual([]);
+    expect(claimsHeld(w)).toEqual([]);
+  });
+
+  it('the account check: one caller sends its first key alone, the next waits (nothing claimed), then all go', () => {
+    const w = world((url) => found(`${url}@x.test`));
+    const noKeyCheck = { name: 'key check', passed: () => false };
+    const gate = () => accountCheckGate(w.ports.cache, 'k', 31, noKeyCheck);
+    // Another cell checks the account: this one claims nothing and waits.
+    w.cache.set(ACCOUNT_CHECK_KEY, '1');
+    expect(lookUp(w, ['a', 'b'], { gates: [gate()], claim: FORMULA_CLAIM })).toMatchObject({
+      blocked: ['a', 'b'],
+    });
+    expect(claimsHeld(w)).toEqual([]);
+    // The check ended without proof: this cell checks, its first key alone, then the rest.
+    w.cache.delete(ACCOUNT_CHECK_KEY);
+    lookUp(w, ['a', 'b', 'c'], { gates: [gate()], claim: FORMULA_CLAIM });
+    expect(sent(w)).toEqual(['send a', 'send b,c']);
+    expect(w.cache.get(ACCOUNT_OK_KEY)).toBe(stableHash('k'));
+    expect(w.cache.has(ACCOUNT_CHECK_KEY)).toBe(false);
+    expect(claimsHeld(w)).toEqual([]);
+  });
+
+  it('an account check that sent nothing (the budget) is dropped at close, so the next cell checks', () => {
+    const w = world((url) => found(url));
+    const noKeyCheck = { name: 'key check', passed: () => false };
+    const gate = accountCheckGate(w.ports.cache, 'k', 31, noKeyCheck);
+    const start = w.now();
+    lookUp(w, ['a'], {
+      gates: [gate],
+      budget: new FormulaBudget(start - 1, start - 1),
+      claim: FORMULA_CLAIM,
+    });
+    expect(sent(w)).toEqual([]);
+    expect(w.cache.has(ACCOUNT_CHECK_KEY)).toBe(false);
+    expect(claimsHeld(w)).toEqual([]);
+  });
+
+  it('a gate that admits fewer keys: the rest say its refusal, unclaimed; a thrown error releases every claim', () => {
+    const w = world((url) => found(url));
+    const refusal = serviceError('config', 'Daily limit reached.');
+    const limit: Gate = { name: 'limit', admit: () => ({ take: 1, refusal }) };
+    const report = lookUp(w, ['a', 'b'], { gates: [limit] });
+    expect(sent(w)).toEqual(['send a']);
+    expect(report.outcomes.get('b')).toBe(refusal);
+    const boom: Gate = {
+      name: 'boom',
+      afterBatch: () => {
+        throw new Error('boom');
+      },
+    };
+    expect(() => lookUp(w, ['c', 'd'], { gates: [boom], batchSize: fixedBatchSize(1) })).toThrow('boom');
+    expect(claimsHeld(w)).toEqual([]);
   });
 });
 
-describe('sendClaimed: the one scheduler', () => {
+describe('the one scheduler', () => {
   it('retries a retryable failure after the backoff, stores results before releasing their claims', () => {
     const w = world((url, attempt) => (url === 'a' && attempt === 1 ? flaky : found(`${url}@x.test`)));
-    for (const key of ['a', 'b']) w.cache.set(claimKey(key), BULK_CLAIM);
     const report = send(w, ['a', 'b']);
     expect(w.log).toEqual([
       'send a,b',
@@ -260,7 +361,6 @@ describe('sendClaimed: the one scheduler', () => {
 
   it('a halting answer stops everything: no retry, no further batch, the rest released unsent', () => {
     const w = world((url) => (url === 'b' ? broke : url === 'a' ? flaky : found(url)));
-    for (const key of ['a', 'b', 'c', 'd']) w.cache.set(claimKey(key), BULK_CLAIM);
     const report = send(w, ['a', 'b', 'c', 'd'], undefined, 3);
     expect(report.halt).toBe(broke);
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a,b,c']);
@@ -288,13 +388,8 @@ describe('sendClaimed: the one scheduler', () => {
     const w = world((url) => found(url));
     const samples: BatchSample[] = [];
     const sizes = [1, 2, 5];
-    sendClaimed(w.ports, {
-      claimed: new Map(['a', 'b', 'c', 'd', 'e'].map((key) => [key, key])),
-      apiKey: 'k',
-      endpoint: 'e',
-      retry: DEFAULT_RETRY,
+    lookUp(w, ['a', 'b', 'c', 'd', 'e'], {
       batchSize: { next: () => sizes.shift() ?? 9, observe: (sample) => samples.push(sample) },
-      budget: sliceBudget(w.now() + 60_000),
     });
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a', 'send b,c', 'send d,e']);
     expect(samples.map((sample) => sample.size)).toEqual([1, 2, 2]);
@@ -306,13 +401,8 @@ describe('sendClaimed: the one scheduler', () => {
     const w = world((url, attempt) => (url === 'a' && attempt === 1 ? limited : found(url)));
     const samples: BatchSample[] = [];
     const sizes = [2, 1];
-    sendClaimed(w.ports, {
-      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
-      apiKey: 'k',
-      endpoint: 'e',
-      retry: DEFAULT_RETRY,
+    lookUp(w, ['a', 'b', 'c'], {
       batchSize: { next: () => sizes.shift() ?? 5, observe: (sample) => samples.push(sample) },
-      budget: sliceBudget(w.now() + 60_000),
     });
     // c was not refused, yet waits too: the service asked for no request before then.
     expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
@@ -329,11 +419,7 @@ describe('sendClaimed: the one scheduler', () => {
     limited.retryAfterMs = 2_000;
     const w = world((url, attempt) => (url === 'b' && attempt === 1 ? limited : found(url)));
     let kept = w.now() + 1_500;
-    sendClaimed(w.ports, {
-      claimed: new Map(['a', 'b'].map((key) => [key, key])),
-      apiKey: 'k',
-      endpoint: 'e',
-      retry: DEFAULT_RETRY,
+    lookUp(w, ['a', 'b'], {
       batchSize: {
         next: () => 5,
         observe: () => undefined,
@@ -342,7 +428,6 @@ describe('sendClaimed: the one scheduler', () => {
           kept = until;
         },
       },
-      budget: sliceBudget(w.now() + 60_000),
     });
     expect(w.log.filter((line) => /^(send|sleep)/.test(line))).toEqual([
       'sleep 1500',
@@ -357,11 +442,7 @@ describe('sendClaimed: the one scheduler', () => {
     const limited = { ...serviceError('rate_limited', 'Too many', { status: 429, retryable: true }) };
     limited.retryAfterMs = 30_000;
     const w = world((url) => (url === 'a' ? limited : found(url)));
-    const report = sendClaimed(w.ports, {
-      claimed: new Map(['a', 'b', 'c'].map((key) => [key, key])),
-      apiKey: 'k',
-      endpoint: 'e',
-      retry: DEFAULT_RETRY,
+    const report = lookUp(w, ['a', 'b', 'c'], {
       batchSize: fixedBatchSize(2),
       budget: sliceBudget(w.now() + 10_000),
     });
@@ -394,7 +475,8 @@ describe('sendClaimed: the one scheduler', () => {
     const again = send(w, ['a', 'c', 'e', 'f', 'g']);
     expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send f,g', 'send e']);
     expect(again.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport' });
-    expect(again.alreadyKept?.has('a')).toBe(true);
+    // a was stored: the claim step found it (the caller's inStore), so it was neither claimed nor sent.
+    expect(again.outcomes.has('a')).toBe(false);
     expect(again.requestsSent).toBe(3);
   });
 
