@@ -81,7 +81,6 @@ export function tryWithDocumentLock<T>(
   deadline?: number,
   sheetWrites = true,
 ): { value: T } | undefined {
-  if (quotaRefused) return undefined;
   const lock = lockOrNull();
   if (!lock || !taken(lock, deadline)) return undefined;
   try {

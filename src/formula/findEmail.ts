@@ -4,6 +4,7 @@
  */
 
 import { systemClock } from '../adapters/clock';
+import { DocumentBusyError } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { fieldValues, parseFields, type RowOutcome, summaryValue } from '../core/cells';
@@ -62,6 +63,20 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
   return { others, byBulk };
 }
 
+/**
+ * A lookup, or undefined when the store could not take the lock to keep a batch's results (its claims are
+ * released; the batch's sending record makes the next execution log its answers as lost): the cells say the
+ * spreadsheet was busy, in our words, not Apps Script's.
+ */
+function lookUpOrBusy(session: LookupSession, wanted: Map<string, string>): LookupReport | undefined {
+  try {
+    return session.lookUp(wanted);
+  } catch (error) {
+    if (error instanceof DocumentBusyError) return undefined;
+    throw error;
+  }
+}
+
 /** Looks the missing keys up, waiting for other cells' claims while the budget allows. */
 function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]): void {
   const { clock } = run.ports;
@@ -70,7 +85,11 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   let lockBusy = false;
   let missing = keys;
   while (missing.length > 0 && run.budget.mayStart(clock.now())) {
-    const report = session.lookUp(new Map(missing.map((key) => [key, run.sentFor.get(key) ?? key])));
+    const report = lookUpOrBusy(session, new Map(missing.map((key) => [key, run.sentFor.get(key) ?? key])));
+    if (!report) {
+      lockBusy = true;
+      break;
+    }
     const waiting = take(run, report);
     for (const key of waiting.byBulk) heldByBulk.add(key);
     for (const key of waiting.others) heldByOthers.add(key);

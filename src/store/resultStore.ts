@@ -18,9 +18,10 @@
 
 import { systemClock } from '../adapters/clock';
 import { appendCharges } from '../adapters/creditsSheet';
-import { DocumentBusyError, lockServiceRefused, tryWithDocumentLock } from '../adapters/lock';
+import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import {
+  LOCK_WAIT_MS,
   PENDING_RESULT_RESERVE_BYTES,
   PENDING_RESULTS_BUDGET_BYTES,
   STORE_LOCK_ATTEMPTS,
@@ -57,14 +58,16 @@ import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
 
 /**
- * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times while it is busy; throws when it
- * stays busy, or at once when LockService refuses (its rate quota: trying again only spends more of it). A batch
- * not stored then keeps its sending record, which the next execution settles as lost answers.
+ * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. A
+ * paid result is at stake, so even LockService's refusal (its rate quota, reported) is tried again, a few times,
+ * 1, 2, 4 s apart; a batch never stored keeps its sending record, which the next execution settles as lost answers.
  * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
  */
-function withStoreLock(work: () => void, sheetWrites: boolean): void {
-  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS && !lockServiceRefused(); attempt++) {
+function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
+  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
+    const started = clock.now();
     if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
+    if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
   }
   throw new DocumentBusyError(
     'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
@@ -324,30 +327,34 @@ function putMany(
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
   const { props } = state;
-  withStoreLock(() => {
-    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
-    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-    if (!state.writable) {
-      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
-      for (const record of bufferedCharges(entries, lost, now))
-        values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
+  withStoreLock(
+    state.clock,
+    () => {
+      // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+      if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
+      if (!state.writable) {
+        for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+        for (const record of bufferedCharges(entries, lost, now))
+          values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
+        props.setProperties(values);
+        return;
+      }
+      // The sheets first, before any property call: a result (and its charge) is kept even if the properties
+      // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
+      // gives `before`.
+      appendResults(added);
+      appendCharges(chargeRows(state.charges, entries, lost, now));
+      if (added.size === 0) {
+        props.setProperties(values);
+        return;
+      }
+      const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+      values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
       props.setProperties(values);
-      return;
-    }
-    // The sheets first, before any property call: a result (and its charge) is kept even if the properties
-    // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
-    // gives `before`.
-    appendResults(added);
-    appendCharges(chargeRows(state.charges, entries, lost, now));
-    if (added.size === 0) {
-      props.setProperties(values);
-      return;
-    }
-    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-    values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
-    props.setProperties(values);
-    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
-  }, state.writable);
+      keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+    },
+    state.writable,
+  );
 }
 
 function keepPending(state: StoreState): number {
