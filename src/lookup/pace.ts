@@ -239,13 +239,16 @@ export function loadPace(
 ): Pacer {
   let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   const fromProperty = parseKept(keptProperty);
+  const cached = parseState(cache?.get(PACE_PREFIX + scope));
   const kept =
-    parseState(cache?.get(PACE_PREFIX + scope)) ??
-    (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
+    cached ?? (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
   if (kept) {
     state = fadeLosses({ ...state, ...kept }, nowMs);
-    // Losses forgotten: the size starts again from `start` at least.
-    if (kept.lost > 0 && state.lost === 0) state.size = Math.max(state.size, start);
+    // Losses forgotten: the size starts again from `start` at least, and "fast" is measured anew (the latency
+    // seen during the faults says nothing of the connection now); likewise for a pace kept for days.
+    const forgotten = kept.lost > 0 && state.lost === 0;
+    if (forgotten) state.size = Math.max(state.size, start);
+    if (forgotten || kept !== cached) state.fastestMs = 0;
   }
   return new Pacer({ ...state, size: Math.max(1, Math.min(cap, state.size)) }, cap);
 }
