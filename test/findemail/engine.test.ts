@@ -1,0 +1,166 @@
+/**
+ * =FINDEMAIL at the platform's limit, through dist/Code.js in the emulator against the sandbox: a new spreadsheet's
+ * range goes in one batch after the free key check; a slow answer sent early returns inside the limit; an
+ * execution the platform ends mid-send leaves no charge out of the credits log; LockService's refusal is answered
+ * at once. The 30 s limit and the 26 s budget are scaled down (emulator limit, FINDEMAIL_BUDGET_MS) where a test
+ * waits for them, keeping their ratio; what is asserted is counted (batches, lock calls, credits), not timed.
+ */
+import { normalizeProfileUrl } from '../../sandbox/profiles';
+import { CREDITS_SHEET } from '../../src/core/propertyNames';
+import { LOCK_BUSY } from '../../src/formula/messages';
+import { parseChargeRow } from '../../src/store/credits';
+import { startWorld, url, type World } from '../support/harness';
+import { column, emailOf, lookupBatches, lookups } from './helpers';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function profiles(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => url(`${prefix}-${i}`));
+}
+
+async function openRange(urls: string[], options: Parameters<typeof startWorld>[0] = {}): Promise<World> {
+  const w = await startWorld({ data: [['URL'], ...urls.map((u) => [u])], ...options });
+  w.env.enter(w.ss.id, 'B2', [[`=FINDEMAIL(A2:A${urls.length + 1})`]]);
+  return w;
+}
+
+/** fetchAll/fetch calls of the emulator that carried a request to the service (key checks and lookups). */
+function serviceCalls(w: World): number {
+  return new Set(w.env.fetches.map((record) => record.call)).size;
+}
+
+/** tryLock, waitLock and releaseLock calls of one execution (what LockService's rate quota counts). */
+function lockCalls(counts: Record<string, number>): number {
+  return ['Lock.tryLock', 'Lock.waitLock', 'Lock.releaseLock'].reduce(
+    (sum, name) => sum + (counts[name] ?? 0),
+    0,
+  );
+}
+
+const NOT_DONE = /^ERROR: /;
+
+describe('a new spreadsheet at the platform limit', () => {
+  it('100 new profiles at 1 s: answered in one evaluation, in at most 5 service calls (key check and one batch)', async () => {
+    const urls = profiles('eve-hundred', 100);
+    world = await openRange(urls, { faults: { latencyMs: 1000 } });
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
+    expect(column(world, 'B2:B101').filter((value) => NOT_DONE.test(String(value)))).toEqual([]);
+    expect(lookupBatches(world)).toEqual([100]);
+    expect(serviceCalls(world)).toBeLessThanOrEqual(5);
+    expect(world.sandbox.service.totalCharged()).toBe(100);
+  }, 60_000);
+
+  it('one slow answer sent in the first batch returns inside the limit, every other cell answered', async () => {
+    // Scaled: a 10 s limit and an 8.7 s budget (30 s and 26 s); one lookup takes 7 s of them (26 s of 30).
+    const urls = profiles('sam-slow', 30);
+    world = await openRange(urls, {
+      faults: { latencyMs: 200, failFirst: { 'sam-slow-7': { kind: 'slow', times: 1, delayMs: 6800 } } },
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '8700' },
+    });
+    world.env.limits.customFunctionMs = 10_000;
+    const report = await world.env.recalculate(world.ss.id);
+    expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
+    expect(column(world, 'B2:B31')).toEqual(urls.map(emailOf));
+    expect(lookupBatches(world)).toEqual([30]);
+  }, 60_000);
+
+  it("40 new profiles with a verifier's long tail (a few answers near two thirds of the budget): all in two evaluations at most", async () => {
+    const urls = profiles('tia-tail', 40);
+    const tail = Object.fromEntries(
+      [3, 11, 19, 27, 35].map((i) => [`tia-tail-${i}`, { kind: 'slow' as const, times: 1, delayMs: 5200 }]),
+    );
+    world = await openRange(urls, {
+      faults: { latencyMs: [300, 900], failFirst: tail },
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '8700' },
+    });
+    world.env.limits.customFunctionMs = 10_000;
+    let evaluations = 0;
+    const unfinished = () => column(world as World, 'B2:B41').some((value) => NOT_DONE.test(String(value)));
+    for (; evaluations === 0 || (evaluations < 2 && unfinished()); evaluations++) {
+      const report = await world.env.recalculate(world.ss.id);
+      expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
+    }
+    expect(unfinished()).toBe(false);
+    expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+  }, 60_000);
+});
+
+describe('an execution the platform ends mid-send', () => {
+  it('leaves the credits log equal to the service ledger once the next evaluation has run; no profile paid a third time', async () => {
+    const urls = profiles('kip-killed', 10);
+    world = await openRange(urls, { faults: { latencyMs: 2500 } });
+    // A warm worker, then a limit far below the answers' time: the batch is out when the emulator ends the call.
+    world.env.limits.customFunctionMs = 1500;
+    const killed = await world.env.recalculate(world.ss.id);
+    expect(killed.results[0].timedOut).toBe(true);
+    // The service answers (and charges) what was sent, though no execution reads the answers.
+    const deadline = Date.now() + 20_000;
+    while (world.sandbox.service.totalCharged() < 10 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(world.sandbox.service.totalCharged()).toBe(10);
+
+    // Past the batch's record (it outlives a formula's 30 s), the next evaluation finds it and logs its answers
+    // as lost (maybe charged), then sends each profile again, alone, once.
+    world.sandbox.service.configure({ latencyMs: 20 });
+    world.env.limits.customFunctionMs = 30_000;
+    world.env.advanceClock(40_000);
+    const next = await world.env.recalculate(world.ss.id);
+    expect(next.results[0]).toMatchObject({ ok: true, timedOut: false });
+    expect(column(world, 'B2:B11')).toEqual(urls.map(emailOf));
+    expect(lookupBatches(world).slice(1)).toEqual(new Array(10).fill(1));
+    const charges = world.charges();
+    expect(Object.values(charges).every((n) => n === 2)).toBe(true);
+
+    // A writing execution (opening the spreadsheet) moves the formulas' buffer into the credits log.
+    const opened = await world.env.execute(
+      'onOpen',
+      [],
+      world.as(undefined, { authMode: 'LIMITED', event: {} }),
+    );
+    expect(opened.ok).toBe(true);
+    const rows = world.env
+      .values(world.ss.id, 'A2:G100', CREDITS_SHEET)
+      .flatMap((row) => parseChargeRow(row) ?? []);
+    const lost = rows.filter((row) => row.outcome === 'lost');
+    expect(lost.map((row) => row.profile).sort()).toEqual(urls.map(normalizeProfileUrl).sort());
+    expect(rows).toHaveLength(world.sandbox.service.totalCharged());
+    // Settled once: a later evaluation adds nothing.
+    await world.env.recalculate(world.ss.id);
+    expect(lookups(world)).toHaveLength(20);
+  }, 90_000);
+});
+
+describe('LockService: few calls, and a refusal is an answer', () => {
+  it('a new profile in a single cell costs at most 4 lock calls', async () => {
+    world = await startWorld({ data: [['URL'], [url('lil-single')], [url('lil-second')]] });
+    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+    const first = await world.env.recalculate(world.ss.id);
+    expect(column(world, 'B2')).toEqual([emailOf(url('lil-single'))]);
+    expect(lockCalls(first.results[0].counts)).toBeLessThanOrEqual(4);
+    world.env.enter(world.ss.id, 'B3', [['=FINDEMAIL(A3)']]);
+    const second = await world.env.recalculate(world.ss.id, { cells: [{ a1: 'B3' }] });
+    expect(column(world, 'B3')).toEqual([emailOf(url('lil-second'))]);
+    expect(lockCalls(second.results[0].counts)).toBeLessThanOrEqual(4);
+  });
+
+  it('a refused lock answers the cell at once with at most 2 lock calls; the next cell makes none', async () => {
+    world = await startWorld({
+      data: [['URL'], [url('ria-refused')], [url('ria-next')]],
+      env: { lockRateLimit: { calls: 0, windowMs: 60_000 } },
+    });
+    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
+    const first = await world.env.recalculate(world.ss.id);
+    expect(String(column(world, 'B2')[0])).toContain(LOCK_BUSY.message);
+    expect(lockCalls(first.results[0].counts)).toBeLessThanOrEqual(2);
+    world.env.enter(world.ss.id, 'B3', [['=FINDEMAIL(A3)']]);
+    const next = await world.env.recalculate(world.ss.id, { cells: [{ a1: 'B3' }] });
+    expect(String(column(world, 'B3')[0])).toContain(LOCK_BUSY.message);
+    expect(lockCalls(next.results[0].counts)).toBe(0);
+    expect(world.sandbox.service.totalCharged()).toBe(0);
+  });
+});
