@@ -2,6 +2,7 @@
  * Planning a run from the spreadsheet: the range (the selection or the last run's), one read of its column (the URL
  * cells and every cell right of them, header included) and one read of the result store, handed to ./runPlan.ts.
  */
+
 import { timeText } from '../adapters/clock';
 import { servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
@@ -9,8 +10,8 @@ import { readSettings } from '../adapters/settings';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
+import { MAX_LOST_SENDS } from '../core/limits';
 import { parseProfileInput } from '../core/url';
-import { MAX_LOST_SENDS } from '../lookup/pipeline';
 import { heldAfterLosses } from '../store/resultStore';
 import type { Job } from './job';
 import { loadJob } from './jobStore';

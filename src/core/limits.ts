@@ -44,6 +44,12 @@ export const DEFAULT_RETRY = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 400
  */
 export const RATE_LIMITED_ATTEMPTS = 6;
 
+/**
+ * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
+ * profile is charged more than twice, whatever the faults.
+ */
+export const MAX_LOST_SENDS = 2;
+
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**
  * No request batch starts unless it ends before this even when one request is as slow as the slowest plausible

@@ -4,7 +4,7 @@
  * reaches Apps Script only through the ports, so it runs in unit tests with plain objects.
  */
 
-import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
+import { EXECUTION_LIMIT_MS, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import { lostMarkEnd } from '../store/lostMarks';
 import { haltsRun, mayRetry } from './answers';
@@ -136,11 +136,6 @@ export interface Queue {
   gate: number;
 }
 
-/**
- * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
- * profile is charged more than twice, whatever the faults.
- */
-export const MAX_LOST_SENDS = 2;
 /**
  * A key's answer lost twice, the last time for `why`: not sent again before `until` (its lost mark ends then,
  * src/store/lostMarks.ts), which the message names in the spreadsheet's time zone.
