@@ -4,7 +4,7 @@
  * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (maybe charged) when one
  * connection fails, so the size is the lever both ways. A healthy connection is the common case: with nothing
  * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
- * PACE_START, growing fourfold while batches come back fast and clean. A fault is guarded against once it is seen:
+ * PACE_START, doubling while batches come back fast and clean. A fault is guarded against once it is seen:
  * a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
  * after CEILING_PATIENCE clean batches; a batch lost to a transport failure halves it too, and the recent rate of
  * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
@@ -41,11 +41,12 @@ export interface PaceState {
 export type { PaceReason };
 
 /**
- * Requests in a bulk run's first batch when nothing is known: a service that limits requests in flight answers the
- * excess of one first batch with 429 (uncharged), so the bulk run, which goes on for many batches, starts below the
- * cap; a formula's range starts at the cap (it has room for few batches in its 30 s).
+ * Requests in a bulk run's first batch when nothing is known: a quarter of the default cap. A service that limits
+ * requests in flight answers the excess of a batch with 429 (uncharged, but each waits for a Retry-After), so a
+ * bulk run, which goes on for many batches, reaches the cap in three (25, 50, 100); a formula's range starts at the
+ * cap (it has room for few batches in its 30 s).
  */
-export const PACE_START = 20;
+export const PACE_START = 25;
 /** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
 export const LOSS_TARGET = 0.02;
 /**
@@ -100,7 +101,7 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     if (fast && sample.size >= state.size) {
       const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= CEILING_PATIENCE;
       if (state.size < state.ceiling)
-        next.size = Math.min(state.size * (state.lost >= LOSSES_FORGOTTEN ? 2 : 4), state.ceiling);
+        next.size = Math.min(state.size * 2, state.ceiling);
       else if (patient) next.size = state.size + Math.max(1, Math.floor(state.size / 20));
     }
   }

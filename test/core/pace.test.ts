@@ -86,7 +86,7 @@ describe('no ramp before a fault is seen: a healthy connection is the common cas
     const formula = checked(newPace(CAP, CAP));
     expect(cleanBatches(formula, 100)).toEqual([100]);
     expect(cleanBatches(checked(newPace(CAP, CAP)), 500)).toEqual([100, 100, 100, 100, 100]);
-    expect(cleanBatches(checked(), 1000).slice(0, 4)).toEqual([PACE_START, 4 * PACE_START, CAP, CAP]);
+    expect(cleanBatches(checked(), 1000).slice(0, 4)).toEqual([PACE_START, 2 * PACE_START, CAP, CAP]);
     expect(PACE_START).toBeLessThan(CAP);
   });
 
@@ -111,17 +111,17 @@ describe('no ramp before a fault is seen: a healthy connection is the common cas
 });
 
 describe('the batch size controller', () => {
-  it('grows fourfold while full batches come back fast and clean, up to the cap', () => {
+  it('doubles while full batches come back fast and clean, up to the cap', () => {
     let state: PaceState = { ...newPace(4, CAP), requests: 10, clean: 1000 };
     const sizes: number[] = [];
     for (let i = 0; i < 5; i++) {
       state = observePace(state, clean(state.size), CAP);
       sizes.push(state.size);
     }
-    expect(sizes).toEqual([16, 64, 100, 100, 100]);
+    expect(sizes).toEqual([8, 16, 32, 64, 100]);
   });
 
-  it('after an answer lost to a connection failure, it grows twofold only, and no further than the losses allow', () => {
+  it('after an answer lost to a connection failure, it grows twofold at most, and no further than the losses allow', () => {
     let state = newPace(40, CAP);
     state = observePace(state, lostBatch(40), CAP);
     expect(state.size).toBe(2);
@@ -140,15 +140,15 @@ describe('the batch size controller', () => {
   it('holds on a slow batch (four times the fastest and a second more) or a smaller one than asked for', () => {
     const known = { ...newPace(8, CAP), requests: 10, clean: 1000 };
     let state = observePace(known, clean(8, 1000), CAP);
-    expect(state.size).toBe(32);
-    state = observePace(state, clean(32, 1000 * FAST_FACTOR + 1), CAP);
-    expect(state.size).toBe(32);
+    expect(state.size).toBe(16);
+    state = observePace(state, clean(16, 1000 * FAST_FACTOR + 1), CAP);
+    expect(state.size).toBe(16);
     state = observePace(state, clean(3, 500), CAP);
-    expect(state.size).toBe(32);
-    // A busy machine's jitter on fast answers (60 ms, then 400 ms) is not a slow service.
+    expect(state.size).toBe(16);
+    // A busy machine's jitter on fast answers (60 ms, then 1 s more) is not a slow service.
     let quick = observePace(known, clean(8, 60), CAP);
-    quick = observePace(quick, clean(32, 60 + SLOW_MARGIN_MS - 1), CAP);
-    expect(quick.size).toBe(100);
+    quick = observePace(quick, clean(16, 60 + SLOW_MARGIN_MS - 1), CAP);
+    expect(quick.size).toBe(32);
   });
 
   it('halves on a 429 or 5xx, regrows to what the service took, then after four clean batches by a twentieth', () => {
@@ -279,7 +279,7 @@ describe('the kept pace', () => {
     pacer.hold(40_000);
     pacer.save(port, 'bulk');
     const later = loadPace(port, 'bulk', PACE_START, CAP);
-    expect(later.next()).toBe(4 * PACE_START);
+    expect(later.next()).toBe(2 * PACE_START);
     expect(later.notBefore()).toBe(50_000);
     expect(later.state.fastestMs).toBe(800);
     // Another scope starts afresh; a cap lowered meanwhile applies at once; an unreadable pace starts over.
