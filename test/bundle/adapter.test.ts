@@ -1,8 +1,8 @@
 /**
- * The lookup pipeline's sender (src/lookup/pipeline.ts, sendClaimed) over the real UrlFetchApp transport
+ * The lookup session (src/lookup/session.ts, openLookup) over the real UrlFetchApp transport
  * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and after a
  * fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at the deadline,
- * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same sender; here no store or claims.)
+ * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same session; here no store, claims or gates.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,7 @@ beforeAll(() => {
   const bundle = buildSync({
     stdin: {
       contents: [
-        "export { sendClaimed } from './src/lookup/pipeline';",
+        "export { openLookup } from './src/lookup/session';",
         "export { fixedBatchSize, sliceBudget } from './src/lookup/budget';",
         "export { fetchTransport } from './src/adapters/http';",
         "export { systemClock } from './src/adapters/clock';",
@@ -51,15 +51,17 @@ function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
   var ports = {
     store: { getMany: function () { return new Map(); }, snapshot: function () { return function () {}; }, putMany: function () {} },
     cache: null,
-    lock: { tryWith: function () { return undefined; } },
+    lock: { tryWith: function (work) { return { value: work() }; } },
     clock: Http.systemClock,
     transport: Http.fetchTransport,
   };
-  var report = Http.sendClaimed(ports, {
-    claimed: new Map(urls.map(function (url) { return [url, url]; })),
-    apiKey: key, endpoint: endpoint, retry: retry,
-    batchSize: Http.fixedBatchSize(concurrency), budget: Http.sliceBudget(Date.now() + budgetMs),
+  var session = Http.openLookup(ports, {
+    apiKey: key, endpoint: endpoint, retry: retry, claim: { value: 'bulk', seconds: 360 },
+    sizer: Http.fixedBatchSize(concurrency), budget: Http.sliceBudget(Date.now() + budgetMs),
+    inStore: function () { return new Set(); }, gates: [],
   });
+  var report = session.lookUp(new Map(urls.map(function (url) { return [url, url]; })));
+  session.close();
   return { outcomes: Array.from(report.outcomes.entries()), halt: report.halt, requestsSent: report.requestsSent };
 }`;
   writeFileSync(join(dir, 'Code.js'), `${bundle.outputFiles[0].text}\n${runner}`);
