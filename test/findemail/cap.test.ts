@@ -3,6 +3,8 @@
  * past it cells say so and cost nothing, an editor cannot raise it, errors give their reservation back, and Check
  * key after a top-up lifts the formulas' pause at once.
  */
+
+import { drive, start } from '../enrichment/helpers';
 import { EDITOR, ORG, OWNER, startWorld, url, type World } from '../support/harness';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
@@ -100,4 +102,21 @@ it('a failed lookup gives its reservation back; Check key after a top-up lifts t
   await world.env.recalculate(world.ss.id);
   expect(column(world, 'B2')).toEqual([emailOf(url('top-eve'))]);
   expect(spend(world).used).toBe(1);
+});
+
+it('a range past the limit claims only what the limit grants: the rest are left unclaimed, and a bulk run pays for them at once', async () => {
+  const urls = people(6, 'cap-ivy');
+  world = await startWorld({ data: [['URL'], ...urls.map((u) => [u])] });
+  await world.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 2 }], world.as(OWNER));
+  world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A7)']]);
+  await world.env.recalculate(world.ss.id);
+  expect(lookups(world)).toHaveLength(2);
+  const cache = world.env.documentCache(world.ss.id).dump(world.env.now());
+  const claims = [...cache.keys()].filter((key) => key.startsWith('pef.claim.'));
+  expect(claims).toEqual([]);
+  // The bulk run right after finds no claim of the formula's in its way: the four others are looked up now.
+  const first = await start(world, 'A1:A7');
+  const done = first.state === 'running' ? await drive(world) : first;
+  expect(done.state).toBe('done');
+  expect(Object.values(world.charges())).toEqual(new Array(6).fill(1));
 });
