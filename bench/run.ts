@@ -9,6 +9,7 @@
  *                                  8. npm run bench:credits (the Credits tab over 1,000 and 100,000 charges, Export)
  *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency), about 30 s
  *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
+ *   npx tsx bench/run.ts --only=scale  scenario 6 only (20,000 rows slice by slice)
  *   npx tsx bench/run.ts --check   exits non-zero when a target is missed (without it, only a failed check does)
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
@@ -64,8 +65,8 @@ interface Config {
   mode: 'full' | 'quick';
   /** `--check`: a missed target makes the exit code non-zero. */
   check?: boolean;
-  /** `tail`: scenarios 3-4 only. */
-  only?: 'tail';
+  /** `tail`: scenarios 3-4 only; `scale`: scenario 6 only. */
+  only?: 'tail' | 'scale';
   rows: number;
   duplicateRate: number;
   naiveRows: number;
@@ -155,10 +156,11 @@ function parseArgs(argv: string[]): Config {
       continue;
     }
     if (name === 'only') {
-      if (text !== 'tail') throw new Error('--only takes `tail` (scenarios 3-4)');
+      if (text !== 'tail' && text !== 'scale')
+        throw new Error('--only takes `tail` (scenarios 3-4) or `scale` (scenario 6)');
       config.only = text;
       if (!argv.some((other) => other.startsWith('--out=')))
-        config.out = config.out.replace(/\.json$/, '-tail.json');
+        config.out = config.out.replace(/\.json$/, `-${text}.json`);
       continue;
     }
     const value = Number(text);
@@ -999,6 +1001,82 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
   if (!finished(tail) || !finished(limited) || limited.addon.errorRows > 0) process.exitCode = 1;
 }
 
+type ScaleFigures = Awaited<ReturnType<typeof benchScale>>;
+// Flat: the last quarter's time per row and memory within 1.5 times the first quarter's.
+const scaleTimeFlat = (scale: ScaleFigures) => scale.addon.trend.timeRatio <= 1.5;
+const scaleMemoryFlat = (scale: ScaleFigures) => scale.addon.trend.rssRatio <= 1.5;
+
+/** The table of scenario 6 and its verdicts. */
+function reportScale(config: Config, scale: ScaleFigures): void {
+  const { early, late } = scale.addon.trend;
+  console.log(
+    `\n6. Bulk enrichment over ${scale.rows} rows (no latency), slices of ${config.scaleSliceMs} ms: ` +
+      `${scale.addon.executions} executions, ${fmt(scale.addon.wallMs / 1000, 1)} s, ${scale.addon.finalState}\n`,
+  );
+  console.log(
+    table([
+      ['', 'first quarter of the rows', 'last quarter', 'last / first'],
+      ['slices', String(early.slices), String(late.slices), ''],
+      [
+        'ms per slice',
+        fmt(early.msPerSlice, 0),
+        fmt(late.msPerSlice, 0),
+        `${fmt(late.msPerSlice / early.msPerSlice, 2)}x`,
+      ],
+      [
+        'ms per 100 rows',
+        fmt(early.msPer100Rows, 0),
+        fmt(late.msPer100Rows, 0),
+        `${fmt(scale.addon.trend.timeRatio, 2)}x`,
+      ],
+      [
+        'bench process RSS (MB)',
+        fmt(early.rssMb, 0),
+        fmt(late.rssMb, 0),
+        `${fmt(scale.addon.trend.rssRatio, 2)}x`,
+      ],
+      [
+        'bench process heap (MB)',
+        fmt(early.heapMb, 0),
+        fmt(late.heapMb, 0),
+        `${fmt(late.heapMb / early.heapMb, 2)}x`,
+      ],
+      [
+        'naive rows per minute (top / bottom)',
+        fmt(scale.naive.topRowsPerMinute, 0),
+        fmt(scale.naive.bottomRowsPerMinute, 0),
+        `${fmt(scale.naive.bottomRowsPerMinute / scale.naive.topRowsPerMinute, 2)}x`,
+      ],
+    ]),
+  );
+  console.log(
+    `\n   flat: time per row ${verdict('scale time flat', scaleTimeFlat(scale))}, memory ${verdict('scale memory flat', scaleMemoryFlat(scale))} ` +
+      '(last quarter within 1.5x of the first)',
+  );
+}
+
+/** `--only=scale`: scenario 6 alone, its figures written to the output file. */
+async function mainScale(config: Config, sandbox: SandboxServer, naiveDir: string, deadline: Deadline) {
+  const started = performance.now();
+  const scale = await benchScale(config, sandbox, naiveDir, deadline);
+  reportScale(config, scale);
+  const output = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    config: { ...config, out: undefined },
+    scale,
+    totalMs: performance.now() - started,
+  };
+  writeFileSync(
+    config.out,
+    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
+  );
+  console.log(`Figures written to ${config.out}`);
+  reportTargets(config);
+  if (scale.addon.finalState !== 'done' || scale.addon.rowsWithStatus !== scale.rows) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const config = parseArgs(process.argv.slice(2));
   // Only the standard full run (no option but --check) rewrites bench/README.md's last-run section.
@@ -1035,6 +1113,11 @@ async function main(): Promise<void> {
     );
     if (config.only === 'tail') {
       await mainTail(config, sandbox, naiveDir, deadline);
+      return;
+    }
+    if (config.only === 'scale') {
+      console.log(`6. Bulk enrichment over ${config.scaleRows} rows in ${config.scaleSliceMs} ms slices…`);
+      await mainScale(config, sandbox, naiveDir, deadline);
       return;
     }
     console.log(
@@ -1137,9 +1220,8 @@ async function main(): Promise<void> {
     const tailTargets = {
       tailRatioAtLeast50x: tailRatio >= 50,
       limited429AtMost5Percent: limited.rateLimited <= 0.05,
-      // Flat: the last quarter's time per row and memory within 1.5 times the first quarter's.
-      scaleTimeFlat: scale.addon.trend.timeRatio <= 1.5,
-      scaleMemoryFlat: scale.addon.trend.rssRatio <= 1.5,
+      scaleTimeFlat: scaleTimeFlat(scale),
+      scaleMemoryFlat: scaleMemoryFlat(scale),
     };
     const targets = {
       ratioAtLeast15x: ratio >= TARGET_RATIO,
@@ -1326,51 +1408,7 @@ async function main(): Promise<void> {
       `\n   every cell answered or told to use Refresh =FINDEMAIL cells: ${checks.rangeTailEveryCellAnsweredOrToldWhy ? 'yes' : 'NO'}; ` +
         `nothing paid twice: ${checks.rangeTailNothingPaidTwice ? 'yes' : 'NO'}`,
     );
-    const { early, late } = scale.addon.trend;
-    console.log(
-      `\n6. Bulk enrichment over ${scale.rows} rows (no latency), slices of ${config.scaleSliceMs} ms: ` +
-        `${scale.addon.executions} executions, ${fmt(scale.addon.wallMs / 1000, 1)} s, ${scale.addon.finalState}\n`,
-    );
-    console.log(
-      table([
-        ['', 'first quarter of the rows', 'last quarter', 'last / first'],
-        ['slices', String(early.slices), String(late.slices), ''],
-        [
-          'ms per slice',
-          fmt(early.msPerSlice, 0),
-          fmt(late.msPerSlice, 0),
-          `${fmt(late.msPerSlice / early.msPerSlice, 2)}x`,
-        ],
-        [
-          'ms per 100 rows',
-          fmt(early.msPer100Rows, 0),
-          fmt(late.msPer100Rows, 0),
-          `${fmt(scale.addon.trend.timeRatio, 2)}x`,
-        ],
-        [
-          'bench process RSS (MB)',
-          fmt(early.rssMb, 0),
-          fmt(late.rssMb, 0),
-          `${fmt(scale.addon.trend.rssRatio, 2)}x`,
-        ],
-        [
-          'bench process heap (MB)',
-          fmt(early.heapMb, 0),
-          fmt(late.heapMb, 0),
-          `${fmt(late.heapMb / early.heapMb, 2)}x`,
-        ],
-        [
-          'naive rows per minute (top / bottom)',
-          fmt(scale.naive.topRowsPerMinute, 0),
-          fmt(scale.naive.bottomRowsPerMinute, 0),
-          `${fmt(scale.naive.bottomRowsPerMinute / scale.naive.topRowsPerMinute, 2)}x`,
-        ],
-      ]),
-    );
-    console.log(
-      `\n   flat: time per row ${verdict('scale time flat', tailTargets.scaleTimeFlat)}, memory ${verdict('scale memory flat', tailTargets.scaleMemoryFlat)} ` +
-        '(last quarter within 1.5x of the first)',
-    );
+    reportScale(config, scale);
     console.log(`\n7. npm run bench:coldload\n\n${coldload.output.replace(/^/gm, '   ')}`);
     console.log(`\n8. npm run bench:credits\n\n${credits.output.replace(/^/gm, '   ')}`);
 
