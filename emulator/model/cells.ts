@@ -42,7 +42,7 @@ export function checkDims(box: RangeBox, values: unknown[][]): void {
 }
 
 export function clearCell(sheet: SheetModel, row: number, col: number, formats: boolean): void {
-  const cell = sheet.get(row, col);
+  const cell = sheet.getToChange(row, col);
   if (!cell) return;
   cell.value = '';
   cell.formula = undefined;
@@ -136,12 +136,12 @@ export function setCellError(
 }
 
 function clearSpill(sheet: SheetModel, row: number, col: number): void {
-  const cell = sheet.get(row, col);
-  const spill = cell?.spill;
+  const spill = sheet.get(row, col)?.spill;
   if (!spill) return;
+  const cell = sheet.getToChange(row, col);
   for (let r = row; r < row + spill.rows; r++) {
     for (let c = col; c < col + spill.cols; c++) {
-      const child = sheet.get(r, c);
+      const child = sheet.get(r, c)?.spilledFrom ? sheet.getToChange(r, c) : undefined;
       if (child?.spilledFrom?.row === row && child.spilledFrom.col === col) {
         child.value = '';
         child.spilledFrom = undefined;

@@ -31,9 +31,19 @@ export const PLAIN_TEXT = '@';
 
 export class SheetsError extends Error {}
 
+type Line = Array<Cell | undefined>;
+
 export class SheetModel {
   frozenRows = 0;
-  private rows: Array<Array<Cell | undefined> | undefined> = [];
+  private rows: Array<Line | undefined> = [];
+  /**
+   * For a copy (`clone()`): what it still shares with the sheet it was copied from. While `rows` is the source's
+   * row array, the lines the copy changed are in `changed` (by index), so that a change costs the lines it touches,
+   * not the sheet's size; a change of the rows' order (rows inserted, deleted, sorted) copies the row array. A line
+   * is copied with its cells on the copy's first change of it (`ownLines`). A copy is valid while its source is
+   * unchanged.
+   */
+  private shared?: { rows: boolean; changed: Map<number, Line>; ownLines: WeakSet<Line> };
 
   constructor(
     public id: number,
@@ -43,15 +53,16 @@ export class SheetModel {
   ) {}
 
   get(row: number, col: number): Cell | undefined {
-    return this.rows[row - 1]?.[col - 1];
+    return this.lineAt(row - 1)?.[col - 1];
+  }
+
+  /** A cell to change in place, or undefined when it does not exist (`get` is for reading only). */
+  getToChange(row: number, col: number): Cell | undefined {
+    return this.lineToChange(row - 1, false)?.[col - 1];
   }
 
   ensure(row: number, col: number): Cell {
-    let line = this.rows[row - 1];
-    if (!line) {
-      line = [];
-      this.rows[row - 1] = line;
-    }
+    const line = this.lineToChange(row - 1, true) as Line;
     let cell = line[col - 1];
     if (!cell) {
       cell = { value: '' };
@@ -66,8 +77,10 @@ export class SheetModel {
   }
 
   lastRow(): number {
-    for (let r = this.rows.length; r >= 1; r--) {
-      const line = this.rows[r - 1];
+    const changed = this.shared?.rows ? this.shared.changed : undefined;
+    const length = Math.max(this.rows.length, ...(changed ? [...changed.keys()].map((i) => i + 1) : []));
+    for (let r = length; r >= 1; r--) {
+      const line = this.lineAt(r - 1);
       if (line?.some((cell) => cell && (cell.value !== '' || cell.formula !== undefined))) return r;
     }
     return 0;
@@ -75,7 +88,7 @@ export class SheetModel {
 
   lastColumn(): number {
     let last = 0;
-    for (const line of this.rows) {
+    for (const line of this.lines()) {
       if (!line) continue;
       for (let c = line.length; c > last; c--) {
         const cell = line[c - 1];
@@ -102,7 +115,7 @@ export class SheetModel {
   /** Every cell that exists (a value, a formula, a format or a note), with its position: to save a sheet. */
   allCells(): Array<{ row: number; col: number; cell: Cell }> {
     const found: Array<{ row: number; col: number; cell: Cell }> = [];
-    this.rows.forEach((line, r) => {
+    this.lines().forEach((line, r) => {
       line?.forEach((cell, c) => {
         if (cell) found.push({ row: r + 1, col: c + 1, cell });
       });
@@ -110,18 +123,68 @@ export class SheetModel {
     return found;
   }
 
-  /** A deep copy (an execution's own view of the sheet while its writes are not flushed). */
+  /**
+   * A copy that changes without changing this sheet (an execution's own view of the sheet while its writes are not
+   * flushed). Copy-on-write: it costs nothing until changed, then the lines it changes; valid while this sheet is
+   * unchanged.
+   */
   clone(): SheetModel {
     const copy = new SheetModel(this.id, this.name, this.maxRows, this.maxCols);
     copy.frozenRows = this.frozenRows;
-    copy.rows = this.rows.map((line) => line?.map((cell) => (cell ? cloneCell(cell) : undefined)));
+    copy.rows = this.lines();
+    copy.shared = { rows: true, changed: new Map(), ownLines: new WeakSet() };
     return copy;
+  }
+
+  /** The line at `index` (0-based), to read. */
+  private lineAt(index: number): Line | undefined {
+    return (this.shared?.rows && this.shared.changed.get(index)) || this.rows[index];
+  }
+
+  /** The row array, this sheet's own, every changed line in place (to change or read every row). */
+  private lines(): Array<Line | undefined> {
+    const shared = this.shared;
+    if (shared?.rows) {
+      this.rows = this.rows.slice();
+      for (const [index, line] of shared.changed) this.rows[index] = line;
+      shared.changed.clear();
+      shared.rows = false;
+    }
+    return this.rows;
+  }
+
+  /** `line`, or its copy (cells copied) when it is still shared with the source of this copy. */
+  private owned(line: Line): Line {
+    if (!this.shared || this.shared.ownLines.has(line)) return line;
+    const copy = line.map((cell) => (cell ? cloneCell(cell) : undefined));
+    this.shared.ownLines.add(copy);
+    return copy;
+  }
+
+  /** The line at `index` (0-based), this sheet's own, to change; a new one when `create` and there is none. */
+  private lineToChange(index: number, create: boolean): Line | undefined {
+    const shared = this.shared;
+    const current = this.lineAt(index);
+    if (!current && !create) return undefined;
+    const own = current ? this.owned(current) : [];
+    if (own === current) return own;
+    shared?.ownLines.add(own);
+    if (shared?.rows) shared.changed.set(index, own);
+    else this.rows[index] = own;
+    return own;
+  }
+
+  /** Every line, this sheet's own (a change of every row: columns inserted or deleted). */
+  private allLinesToChange(): Array<Line | undefined> {
+    const rows = this.lines();
+    if (this.shared) for (let i = 0; i < rows.length; i++) this.lineToChange(i, false);
+    return rows;
   }
 
   /** Every formula cell, with its position. */
   formulaCells(): Array<{ row: number; col: number; cell: Cell }> {
     const found: Array<{ row: number; col: number; cell: Cell }> = [];
-    this.rows.forEach((line, r) => {
+    this.lines().forEach((line, r) => {
       line?.forEach((cell, c) => {
         if (cell?.formula !== undefined) found.push({ row: r + 1, col: c + 1, cell });
       });
@@ -131,7 +194,8 @@ export class SheetModel {
 
   insertRows(before: number, count: number, sheetsForFormulas: SheetModel[]): void {
     const mapRow = (row: number) => (row >= before ? row + count : row);
-    if (this.rows.length >= before) this.rows.splice(before - 1, 0, ...new Array<undefined>(count));
+    const rows = this.lines();
+    if (rows.length >= before) rows.splice(before - 1, 0, ...new Array<undefined>(count));
     this.maxRows += count;
     this.moveSpills(mapRow);
     for (const sheet of sheetsForFormulas) sheet.rewriteFormulas(this.name, mapRow);
@@ -143,17 +207,18 @@ export class SheetModel {
     }
     if (count >= this.maxRows) throw new SheetsError('You can\u2019t delete all the rows on the sheet.');
     const mapRow = (row: number) => (row < start ? row : row >= start + count ? row - count : undefined);
-    this.rows.splice(start - 1, count);
+    this.lines().splice(start - 1, count);
     this.maxRows -= count;
     this.moveSpills(mapRow);
     for (const sheet of sheetsForFormulas) sheet.rewriteFormulas(this.name, mapRow);
   }
 
   insertColumns(before: number, count: number): void {
-    for (const line of this.rows)
+    const rows = this.allLinesToChange();
+    for (const line of rows)
       if (line && line.length >= before) line.splice(before - 1, 0, ...new Array(count));
     this.maxCols += count;
-    for (const line of this.rows) {
+    for (const line of rows) {
       line?.forEach((cell) => {
         if (cell?.spilledFrom && cell.spilledFrom.col >= before) cell.spilledFrom.col += count;
       });
@@ -163,7 +228,7 @@ export class SheetModel {
   deleteColumns(start: number, count: number): void {
     if (start < 1 || start + count - 1 > this.maxCols)
       throw new SheetsError('Those columns are out of bounds.');
-    for (const line of this.rows) line?.splice(start - 1, count);
+    for (const line of this.allLinesToChange()) line?.splice(start - 1, count);
     this.maxCols -= count;
   }
 
@@ -171,16 +236,18 @@ export class SheetModel {
   sort(column: number, ascending: boolean, firstRow = this.frozenRows + 1): void {
     const last = this.lastRow();
     if (last < firstRow) return;
-    const block = this.rows.slice(firstRow - 1, last);
+    const block = this.lines().slice(firstRow - 1, last);
     while (block.length < last - firstRow + 1) block.push(undefined);
     const indexed = block.map((line, index) => ({ line, index }));
     indexed.sort((a, b) => {
       const order = compareCells(a.line?.[column - 1]?.value ?? '', b.line?.[column - 1]?.value ?? '');
       return (ascending ? order : -order) || a.index - b.index;
     });
-    indexed.forEach(({ line, index }, position) => {
+    const rows = this.lines();
+    indexed.forEach(({ line: moved, index }, position) => {
       const delta = position - index;
-      this.rows[firstRow - 1 + position] = line;
+      const line = moved && delta !== 0 && moved.some((cell) => cell?.formula) ? this.owned(moved) : moved;
+      rows[firstRow - 1 + position] = line;
       line?.forEach((cell) => {
         if (cell?.formula && delta !== 0) {
           cell.formula = shiftFormulaRows(cell.formula, {
@@ -195,28 +262,32 @@ export class SheetModel {
   }
 
   rewriteFormulas(movedSheet: string, mapRow: (row: number) => number | undefined): void {
-    for (const line of this.rows) {
-      line?.forEach((cell) => {
-        if (cell?.formula) {
-          cell.formula = shiftFormulaRows(cell.formula, {
-            sheetName: movedSheet,
-            formulaSheet: this.name,
-            mapRow,
-          });
-        }
+    this.lines().forEach((line, index) => {
+      line?.forEach((cell, col) => {
+        if (!cell?.formula) return;
+        const formula = shiftFormulaRows(cell.formula, {
+          sheetName: movedSheet,
+          formulaSheet: this.name,
+          mapRow,
+        });
+        if (formula === cell.formula) return;
+        const own = this.lineToChange(index, false)?.[col];
+        if (own) own.formula = formula;
       });
-    }
+    });
   }
 
   private moveSpills(mapRow: (row: number) => number | undefined): void {
-    for (const line of this.rows) {
-      line?.forEach((cell) => {
+    this.lines().forEach((line, index) => {
+      line?.forEach((cell, col) => {
         if (!cell?.spilledFrom) return;
-        const row = mapRow(cell.spilledFrom.row);
-        if (row === undefined) cell.spilledFrom = undefined;
-        else cell.spilledFrom.row = row;
+        const own = this.lineToChange(index, false)?.[col];
+        if (!own?.spilledFrom) return;
+        const row = mapRow(own.spilledFrom.row);
+        if (row === undefined) own.spilledFrom = undefined;
+        else own.spilledFrom.row = row;
       });
-    }
+    });
   }
 }
 
@@ -272,7 +343,10 @@ export class SpreadsheetModel {
     return sheet;
   }
 
-  /** A deep copy (an execution's own view of the spreadsheet while its writes are not flushed). */
+  /**
+   * A copy that changes without changing this spreadsheet (an execution's own view while its writes are not
+   * flushed): its sheets are copy-on-write copies (SheetModel.clone), valid while this spreadsheet is unchanged.
+   */
   clone(): SpreadsheetModel {
     const copy = new SpreadsheetModel(this.id, this.name, this.owner, this.timeZone);
     copy.sheets = this.sheets.map((sheet) => sheet.clone());

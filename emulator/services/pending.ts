@@ -2,8 +2,8 @@
  * Sheet writes an execution has not flushed: "if you are working with a spreadsheet, you should call
  * SpreadsheetApp.flush() prior to releasing the lock" (apps-script/reference/lock/lock#releaselock); flush "applies
  * all pending Spreadsheet changes" (apps-script/reference/spreadsheet/spreadsheet-app#flush). Until it flushes or
- * ends, an execution's writes are its own: it reads them (its view is the spreadsheet with its writes replayed), no
- * other execution and no person sees them.
+ * ends, an execution's writes are its own: it reads them (its view is the spreadsheet with its writes replayed on a
+ * copy-on-write copy), no other execution and no person sees them.
  */
 import { fail } from '../errors';
 import type { SpreadsheetModel } from '../model/spreadsheet';
@@ -51,7 +51,10 @@ function hostWith(host: ServiceHost, id: string, view: SpreadsheetModel): Servic
   }) as ServiceHost;
 }
 
-/** The spreadsheet with the execution's pending writes replayed on a copy. */
+/**
+ * The spreadsheet with the execution's pending writes replayed on a copy-on-write copy: its cost is that of the
+ * writes and of the cells they touch, whatever the spreadsheet's size.
+ */
 function viewOf(host: ServiceHost, exec: Exec, id: string, writes: PendingWrite[]): SpreadsheetModel {
   const view = host.spreadsheet(id).clone();
   const viewHost = hostWith(host, id, view);
@@ -82,7 +85,8 @@ export function answerSheetCall(
   // A selection change after pending writes keeps its place after them (insertSheet activates the new sheet).
   if (write || SELECTION.has(method)) {
     exec.pendingWrites ??= new Map();
-    exec.pendingWrites.set(id, [...writes, { handler, method, args, selection: !write }]);
+    exec.pendingWrites.set(id, writes);
+    writes.push({ handler, method, args, selection: !write });
   }
   return value;
 }

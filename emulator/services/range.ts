@@ -99,7 +99,7 @@ function rangeMethod(
       return null;
     case 'clearFormat':
       forBox(box, (r, c) => {
-        const cell = sheet.get(r, c);
+        const cell = sheet.getToChange(r, c);
         if (cell) cell.format = undefined;
       });
       return null;

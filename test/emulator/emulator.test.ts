@@ -32,6 +32,14 @@ function fetchAllLookups(endpoint, key, urls, mute) {
 }
 
 /**
+ * Looks one profile up (killed at the limit while the request is in flight, in a test).
+ * @customfunction
+ */
+function LOOKUPCF(endpoint, key, url) {
+  return fetchAllLookups(endpoint, key, [url], true)[0];
+}
+
+/**
  * Tries to write a cell.
  * @customfunction
  */
@@ -299,10 +307,36 @@ describe('UrlFetchApp over real HTTP', () => {
     sandbox = await startSandbox({
       port: 0,
       organizations: [{ name: 'org', keys: [KEY], credits: 10 }],
-      faults: { failFirst: { 'bad-one': { kind: 'reset', times: 1 } } },
+      faults: {
+        failFirst: {
+          'bad-one': { kind: 'reset', times: 1 },
+          'slow-one': { kind: 'slow', times: 1, delayMs: 4000 },
+        },
+      },
     });
     return sandbox;
   }
+
+  it('a custom function killed at its limit leaves its request in flight: the service answers it and charges it', async () => {
+    const service = await startService();
+    // Apps Script ends the script, not the request it sent: the service still does the lookup and charges it.
+    const env = environment({ limits: { customFunctionMs: 1500, executionMs: 60_000 } });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const endpoint = `${service.baseUrl}network_finder`;
+    const url = 'https://network.com/in/slow-one';
+    env.enter(ss.id, 'A1', [[`=LOOKUPCF("${endpoint}", "${KEY}", "${url}")`]]);
+    const report = await env.recalculate(ss.id);
+    expect(report.results[0]).toMatchObject({ timedOut: true, error: { message: TIME_LIMIT_MESSAGE } });
+    expect(env.values(ss.id, 'A1')).toEqual([['#ERROR!']]);
+    expect(env.fetches.map((record) => record.execId)).toEqual([report.results[0].id]);
+    // Bounded: the sandbox answers 4 s after the request arrived.
+    for (let i = 0; i < 100 && service.service.inFlight > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(service.service.ledger().map((e) => [e.networkUrl, e.status, e.charged, e.clientGone])).toEqual([
+      [url, 200, 1, undefined],
+    ]);
+    expect(service.service.credits('org')).toBe(9);
+  });
 
   it('fetchAll throws as a whole when one request fails at the transport level; the others were charged', async () => {
     const service = await startService();
