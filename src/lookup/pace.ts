@@ -100,8 +100,7 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
       const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= CEILING_PATIENCE;
-      if (state.size < state.ceiling)
-        next.size = Math.min(state.size * 2, state.ceiling);
+      if (state.size < state.ceiling) next.size = Math.min(state.size * 2, state.ceiling);
       else if (patient) next.size = state.size + Math.max(1, Math.floor(state.size / 20));
     }
   }

@@ -211,7 +211,13 @@ describe('the claim step', () => {
     const w = world((url) => found(url));
     let holds = 0;
     const tryWith = w.ports.lock.tryWith;
-    w.ports.lock = { ...w.ports.lock, tryWith: (work, deadline) => (holds++, tryWith(work, deadline)) };
+    w.ports.lock = {
+      ...w.ports.lock,
+      tryWith: (work, deadline) => {
+        holds++;
+        return tryWith(work, deadline);
+      },
+    };
     lookUp(w, ['a']);
     // The claim step (claims and the first batch's record); the store's write takes its own hold in Apps Script.
     expect(holds).toBe(1);
