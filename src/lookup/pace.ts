@@ -47,8 +47,8 @@ export type { PaceReason };
  * cap (it has room for few batches in its 30 s).
  */
 export const PACE_START = 25;
-/** Answers expected to be lost to transport failures, per request sent, at most (2 %). */
-export const LOSS_TARGET = 0.02;
+/** Answers expected to be lost to transport failures, per request sent, at most (1 %). */
+export const LOSS_TARGET = 0.01;
 /**
  * A clean batch is fast when it took at most this many times the fastest clean batch, or at most SLOW_MARGIN_MS
  * more: a busy machine's jitter of a few hundred ms does not read as a saturated service.
