@@ -8,8 +8,12 @@ export interface Settings {
   writeHeader: boolean;
   /** Add Account type and Name columns. */
   extraFields: boolean;
-  /** A run that would spend more credits than this asks to confirm first. */
-  confirmAbove: number;
+  /**
+   * Runs from the menu start at once, without showing their plan, when they cost under `startAtOnceUnder` credits
+   * (off by default: every run shows its plan and price first).
+   */
+  startAtOnce: boolean;
+  startAtOnceUnder: number;
 }
 
 export interface SidebarState {
@@ -154,8 +158,9 @@ export interface RunPlan extends PlanCounts {
   /** The placement the numbers are for (the only one, or the one chosen). */
   placement: Placement;
   needsChoice: boolean;
-  /** Above this many credits the run starts only once confirmed (the user's setting). */
-  confirmAbove: number;
+  /** Runs under this many credits start at once (the user's setting), or null: every run shows its plan first. */
+  startAtOnceUnder: number | null;
+  /** The run starts only from its plan (Start, at the price shown): always, unless it is under startAtOnceUnder. */
   needsConfirm: boolean;
   /** Rows by status, for Retry failed rows. */
   errorRows: number;

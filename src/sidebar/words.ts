@@ -33,13 +33,14 @@ export function planTitle(plan: RunPlan): string {
   return plan.mode === 'retry' ? 'Retry failed rows' : 'Before the run';
 }
 
-/** Above the user's threshold: the question the Start button answers. */
+/** Why a run that would have started at once (the user's setting) waits for Start: '' when the setting is off. */
 export function confirmText(plan: RunPlan): string {
-  return `This run may spend up to ${countText(plan.credits, 'credit')}, more than the ${plan.confirmAbove} you set for starting without asking. Start it?`;
+  if (plan.startAtOnceUnder === null || !plan.needsConfirm) return '';
+  return `This run may spend up to ${countText(plan.credits, 'credit')}: not under the ${plan.startAtOnceUnder} you set for starting at once.`;
 }
 
 export function startLabel(plan: RunPlan): string {
-  return plan.needsConfirm ? `Start: up to ${countText(plan.credits, 'credit')}` : 'Start';
+  return plan.credits > 0 ? `Start: up to ${countText(plan.credits, 'credit')}` : 'Start (free)';
 }
 
 /** The plan a running run started with, in one line. */
@@ -56,6 +57,15 @@ export function runPlanText(plan: PlanSummary): string {
 /** The failed rows a summary counts (for Retry failed rows and Select the first failed row). */
 export function failedRows(summary: RunSummary): number {
   return sumOf(summary, FAILED_KINDS);
+}
+
+/** The button that selects the first failed row, naming only the kinds the run has: "…that is unprocessable". */
+export function selectFailedLabel(summary: RunSummary): string {
+  const kinds: string[] = [];
+  if (summary.error > 0) kinds.push('has an error');
+  if (summary.unprocessable > 0) kinds.push('is unprocessable');
+  if (summary.notProfile > 0) kinds.push('is not a profile');
+  return `Select the first row that ${kinds.join(' or ')}`;
 }
 
 /** The rows Retry failed rows may redo. */

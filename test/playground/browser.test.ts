@@ -13,7 +13,6 @@ import {
   bounded,
   cell,
   chargeableProfiles,
-  chooseMenu,
   closeAll,
   expectedRow,
   frameText,
@@ -23,6 +22,7 @@ import {
   pasteColumn,
   people,
   profile,
+  runFromMenu,
   type Session,
   tempStateDir,
   testPlayground,
@@ -118,7 +118,7 @@ describe('the playground in a browser', () => {
     // The pasted block is the selection, as in Sheets; the server has it before the menu runs.
     expect(await page.locator('#selection-info').textContent()).toContain('A2:A51');
 
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     const seen: string[] = [];
     await waitFor(
       async () => `${await frameText(page, '#run-state')} | ${await frameText(page, '#run-fraction')}`,
@@ -291,7 +291,7 @@ describe('the playground in a browser', () => {
       5000,
       'the selection A2:A31 on the server',
     );
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => frameText(page, '#run-state'),
       (s) => s === 'Paused: out of credits',
@@ -371,7 +371,7 @@ describe('the playground in a browser', () => {
       10_000,
       'the pasted block selected on the server',
     );
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => frameText(page, '#run-state'),
       (t) => t === 'Done',
@@ -409,7 +409,7 @@ describe('the playground in a browser', () => {
     expect(await page.locator('#selection-info').textContent()).toContain('A2:A6');
     expect(JSON.stringify(pg.workbook.selection())).toBe(a2a6);
     // Find e-mails works on what the grid shows.
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => JSON.parse(env.documentProperties(spreadsheetId).get('pef.job') ?? '{}').lastRow,
       (last) => last === 6,
