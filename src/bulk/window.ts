@@ -150,7 +150,9 @@ export function processWindow(slice: SliceState): boolean {
   const { lease } = slice;
   slice.keepAhead(check.slice(stopAt), slice.job.cursor + stopAt);
   lease.advance(stopAt);
-  if (report.halt) lease.apply({ type: 'halt', ...haltOf(report.halt) });
+  // A halt met after the last row was written waits for nothing: the pass over the range ends the run (Done).
+  const everyRowWritten = stopAt === window.size && slice.job.cursor > slice.job.lastRow;
+  if (report.halt && !everyRowWritten) lease.apply({ type: 'halt', ...haltOf(report.halt) });
   else lease.sayWorking();
   if (stopAt < window.size && !report.halt) {
     lease.save();

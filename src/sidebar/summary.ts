@@ -5,7 +5,14 @@ import { creditsShown } from './progress';
 import { ui } from './state';
 import { renderTrialResult } from './trial';
 import type { KindCounts } from './types';
-import { failedRows, historyLine, retriedRows, summaryTitle, timeTakenText } from './words';
+import {
+  failedRows,
+  historyLine,
+  retriedRows,
+  selectFailedLabel,
+  summaryTitle,
+  timeTakenText,
+} from './words';
 
 /** The figures of the one classifier (src/bulk/outcomes.ts), the same in the progress counts and the summary box. */
 export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
@@ -46,6 +53,7 @@ export function renderSummary(): void {
     );
     setText('sum-time', timeTakenText(last));
     button('select-failed').hidden = failedRows(last) === 0;
+    setText('select-failed', selectFailedLabel(last));
     button('retry-failed').hidden = retriedRows(last) === 0;
   }
   const list = $('history');
