@@ -69,6 +69,8 @@ export interface RunCounts extends KindCounts {
   creditsUsed: number;
   /** Requests whose answer was lost to a connection failure: the service may have charged each. */
   creditsMaybeLost: number;
+  /** Of the creditsUsed lookups, those that found an address (absent for a run started before it was counted). */
+  lookupsFound?: number;
 }
 
 /** A run's progress, as the sidebar shows it. */
@@ -218,6 +220,8 @@ export interface RunSummary extends KindCounts {
   creditsSpent: number;
   /** Requests whose answer was lost to a connection failure: each may have been charged. */
   creditsMaybeLost: number;
+  /** Of the creditsSpent lookups, those that found an address (absent for runs before it was counted). */
+  lookupsFound?: number;
   startedAt: number;
   endedAt: number;
   /** Working time: from start to end without the paused and stopped stretches. */

@@ -130,12 +130,14 @@ function lookUpWindow(slice: SliceState, window: WindowPlan): SendReport {
   // Paid by another execution since the window was planned: no credit spent here.
   for (const [key, result] of report.alreadyKept ?? []) slice.recordFetched(key, result);
   let used = 0;
+  let found = 0;
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.recordFetched(key, outcome);
     used++;
+    if (outcome.kind === 'found') found++;
   }
-  slice.lease.countCredits(used, report.lostAnswers);
+  slice.lease.countCredits(used, report.lostAnswers, found);
   return report;
 }
 

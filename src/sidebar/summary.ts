@@ -10,6 +10,7 @@ import {
   historyLine,
   retriedRows,
   selectFailedLabel,
+  summaryCreditsText,
   summaryTitle,
   timeTakenText,
 } from './words';
@@ -52,6 +53,8 @@ export function renderSummary(): void {
       creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
     );
     setText('sum-time', timeTakenText(last));
+    setText('sum-lookups', summaryCreditsText(last));
+    setText('sum-lookups', summaryCreditsText(last));
     button('select-failed').hidden = failedRows(last) === 0;
     setText('select-failed', selectFailedLabel(last));
     button('retry-failed').hidden = retriedRows(last) === 0;

@@ -72,7 +72,7 @@ describe('one classifier of a row outcome', () => {
 
     // The sentence says the same figures as the counts.
     expect(done.message).toBe(
-      'Done: 2 found, 1 no address, 1 unprocessable, 1 not a profile, 1 error, 2 already done. 4 credits used.',
+      'Done: 2 rows with an address, 1 row with no address, 1 row unprocessable, 1 row not a profile, 1 row with an error, 2 rows already done. 4 credits used: 2 of 4 lookups found an address (50 %).',
     );
     const said = sentenceFigures(done.message);
     expect(figuresOf(said)).toEqual(expected);
