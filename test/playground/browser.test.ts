@@ -6,8 +6,10 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { SAMPLE_SHEET_NAME } from '../../playground/sample';
 import type { Playground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
+import { CREDITS_HEADER } from '../../src/store/credits';
 import {
   ACTION_MS,
   bounded,
@@ -417,5 +419,56 @@ describe('the playground in a browser', () => {
       'the run on A2:A6',
     );
     expect(refused).toEqual([]);
+  });
+  test("after an export of the credits log, its sheet has a tab that opens it; the add-on's hidden sheets have none", async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
+    const pg = playground;
+    session = await openPage(browser, pg);
+    const { page, sidebar } = session;
+    const tabs = () => page.locator('#sheet-tab-list .sheet-tab').allTextContents();
+    await expect(tabs()).resolves.toEqual([SAMPLE_SHEET_NAME]);
+    // The sample column is selected at first: its run, from the plan's Start.
+    await runFromMenu(page, RUN_LABEL);
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (state) => state === 'Done',
+      30_000,
+      'the run to end',
+    );
+    await sidebar.locator('#tab-credits').click();
+    await sidebar.locator('#credits-export').click();
+    const charged = pg.service.sandbox.service.totalCharged();
+    await waitFor(
+      () => frameText(page, '#credits-export-status'),
+      (text) => text === `Exported ${charged} charges into the sheet "Credits log".`,
+      ACTION_MS,
+      'the export to end',
+    );
+    await waitFor(
+      tabs,
+      (names) => names.join('|') === `${SAMPLE_SHEET_NAME}|Credits log`,
+      ACTION_MS,
+      'its tab',
+    );
+    await page.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === CREDITS_HEADER[0],
+      ACTION_MS,
+      'the log',
+    );
+    await expect(cell(page, 1, 6).textContent()).resolves.toBe('Outcome');
+    await expect(cell(page, charged + 1, 2).textContent()).resolves.toBe('run');
+    await expect(cell(page, charged + 2, 2).textContent()).resolves.toBe('');
+    // The sample sheet again, as it was.
+    await page.locator('#sheet-tab-list .sheet-tab', { hasText: SAMPLE_SHEET_NAME }).click();
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === 'Profile URL',
+      ACTION_MS,
+      'the sample',
+    );
+    expect(session.refused).toEqual([]);
   });
 });
