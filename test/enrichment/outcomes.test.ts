@@ -148,3 +148,16 @@ describe('a profile whose answers were lost twice', () => {
     expect(later).toMatchObject({ waitingRows: 0, newProfiles: 1, credits: 1 });
   });
 });
+
+test('a slice whose time ran out on the last row still ends the run: Done, never running or paused at 100 %', async () => {
+  const data = Array.from({ length: 6 }, (_, i) => [url(`tia-end-${i}`)]);
+  world = await startWorld({
+    data: [['Profile'], ...data],
+    // One window of all six rows, and no time left after it (a slice always works one window).
+    scriptProperties: { ENRICH_BATCH_SIZE: '6', ENRICH_STEP_BUDGET_MS: '1' },
+  });
+  const first = await start(world, 'A1:A7');
+  expect(first).toMatchObject({ state: 'done', processed: 6, total: 6 });
+  expect(first.message).toMatch(/^Done: /);
+  expect(world.sandbox.service.totalCharged()).toBe(6);
+});
