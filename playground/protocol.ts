@@ -20,6 +20,16 @@ export interface SheetView {
   rows: number;
   cols: number;
   cells: CellView[];
+  /** Every visible sheet (the add-on's hidden ones are left out), in order; the shown one is `shown`. */
+  tabs: SheetTab[];
+  /** Only the first sheet can be edited here; the others (an exported credits log) are shown read-only. */
+  readOnly: boolean;
+}
+
+export interface SheetTab {
+  id: number;
+  name: string;
+  shown: boolean;
 }
 
 export interface RangeView {

@@ -156,7 +156,7 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
 
   const assets = await loadAssets();
   const service = await startDemoService({
-    credits: options.credits ?? DEFAULT_CREDITS,
+    credits: options.credits,
     latencyMs: options.latencyMs ?? (saved ? undefined : DEFAULT_LATENCY_MS),
     saved: saved?.service,
   });
@@ -259,6 +259,12 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         }
         void save();
         return sendJson(res, 200, answer);
+      }
+      case '/api/sheet': {
+        const id = (body as { id?: unknown }).id;
+        if (!Number.isInteger(id)) throw new HttpError(400, 'id: a sheet id');
+        workbook.showSheet(id as number);
+        return sendJson(res, 200, state(''));
       }
       case '/api/sidebar/close':
         workbook.closeSidebar();
@@ -380,7 +386,7 @@ export interface CliOptions {
 export const USAGE = `Usage: npm start -- [--port 8080] [--latency MS] [--credits N] [--reset] [--state-dir DIR]
   --port     the port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free one)
   --latency  the sandbox service's delay per request in ms (default ${DEFAULT_LATENCY_MS}, or the saved one)
-  --credits  the demo organization's credits in a fresh state (default ${DEFAULT_CREDITS})
+  --credits  sets the demo organization's credits, at every start (default: the saved ones; ${DEFAULT_CREDITS} at first)
   --reset    forget the saved state and start from the sample sheet
   --state-dir where the state is saved (default .playground-state/ at the repository's root)`;
 

@@ -53,7 +53,7 @@ function clamp(value: unknown, min: number, max: number, name: string): number {
 }
 
 export async function startDemoService(options: {
-  /** For a fresh state only; a saved state keeps its credits. */
+  /** The demo organization's credits (`--credits`, at every start); without it, the saved ones or the default. */
   credits?: number;
   /** Default: the saved latency, else DEFAULT_LATENCY_MS. */
   latencyMs?: number;
@@ -70,7 +70,7 @@ export async function startDemoService(options: {
       {
         name: DEMO_ORGANIZATION,
         keys: [DEMO_KEY],
-        credits: saved?.credits ?? options.credits ?? DEFAULT_CREDITS,
+        credits: options.credits ?? saved?.credits ?? DEFAULT_CREDITS,
       },
     ],
     faults,

@@ -27,6 +27,7 @@ import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
 import { WAITING_AFTER_MS } from '../src/bulk/job';
 import {
   API_KEY_PROPERTY,
+  CREDITS_SHEET,
   JOB_PROPERTY,
   RESULTS_SHEET,
   SCRIPT_CONFIG_CACHE_KEY,
@@ -129,6 +130,8 @@ export interface Workbook {
   setSelection(range: RangeView): Promise<void>;
   /** Data › Sort range: the rows of the range ordered by one of its columns; only the range's cells move. */
   sortRange(range: RangeView, column: number, ascending: boolean): void;
+  /** Shows another visible sheet (its tab clicked); only the first sheet can be edited. */
+  showSheet(id: number): void;
   /** Insert › Rows: `count` empty rows before row `before` (formulas' references follow). */
   insertRows(before: number, count: number): void;
   /** Edit › Delete rows. */
@@ -481,7 +484,21 @@ export async function openWorkbook(options: {
   let sheetVersion = 0;
   const versionPrefix = serialBase.toString(36);
 
-  function cellView(r: number, c: number, cell: Cell): CellView | undefined {
+  /** The sheets the add-on hides (Sheet.hideSheet, which the emulator takes as layout only): no tab for them. */
+  const hiddenByAddon = new Set([RESULTS_SHEET, CREDITS_SHEET]);
+  const visibleSheets = () => ss.sheets.filter((candidate) => !hiddenByAddon.has(candidate.name));
+  /** The sheet the page shows: the first one, or another visible one read-only (an export opened). */
+  let shownId = sheet.id;
+  const shownSheet = () => visibleSheets().find((candidate) => candidate.id === shownId) ?? sheet;
+  function editable(): void {
+    if (shownSheet() !== sheet)
+      throw new HttpError(
+        409,
+        `The playground edits the sheet "${sheet.name}" only: open its tab to edit it.`,
+      );
+  }
+
+  function cellView(r: number, c: number, cell: Cell, formulasHere = true): CellView | undefined {
     const formula = cell.formula;
     if (formula === undefined && cell.value === '') return undefined;
     const view: CellView = { r, c, v: displayValue(cell, env.timeZone) };
@@ -499,7 +516,7 @@ export async function openWorkbook(options: {
       view.note = cell.error;
     } else if (typeof cell.value === 'number') view.k = 'num';
     else if (typeof cell.value === 'boolean') view.k = 'bool';
-    if (formula !== undefined && pending.has(key(r, c))) {
+    if (formulasHere && formula !== undefined && pending.has(key(r, c))) {
       view.k = 'loading';
       if (view.v === '') view.v = 'Loading…';
     }
@@ -509,12 +526,21 @@ export async function openWorkbook(options: {
 
   function sheetView(): { version: string; sheet: SheetView } {
     recalculatePlain();
+    const shown = shownSheet();
     const cells: CellView[] = [];
-    for (const { row, col, cell } of sheet.allCells()) {
-      const view = cellView(row, col, cell);
+    for (const { row, col, cell } of shown.allCells()) {
+      const view = cellView(row, col, cell, shown === sheet);
       if (view) cells.push(view);
     }
-    const view: SheetView = { name: sheet.name, rows: sheet.maxRows, cols: sheet.maxCols, cells };
+    const tabs = visibleSheets().map(({ id, name }) => ({ id, name, shown: id === shown.id }));
+    const view: SheetView = {
+      name: shown.name,
+      rows: shown.maxRows,
+      cols: shown.maxCols,
+      cells,
+      tabs,
+      readOnly: shown !== sheet,
+    };
     const text = JSON.stringify(view);
     if (text !== sheetText) {
       sheetText = text;
@@ -547,15 +573,15 @@ export async function openWorkbook(options: {
         updatedAt?: unknown;
       };
       const now = env.now();
+      syncOutputs();
+      const idle = job.state === 'running' && Number(job.leaseUntil ?? 0) <= now;
       return {
         state: String(job.state ?? ''),
         processed: Number(job.counts?.processed ?? 0),
         total: Number(job.counts?.total ?? 0),
         message: String(job.message ?? ''),
-        waiting:
-          job.state === 'running' &&
-          Number(job.leaseUntil ?? 0) <= now &&
-          now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS,
+        // No slice at work and no sidebar open to call the next one: the run waits for the sidebar at once.
+        waiting: idle && (!openSidebar || now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS),
       };
     } catch {
       return null;
@@ -564,7 +590,7 @@ export async function openWorkbook(options: {
 
   function selection(): RangeView | null {
     const active = ss.activeRange;
-    if (!active) return null;
+    if (!active || shownSheet() !== sheet) return null;
     return {
       r1: active.row,
       c1: active.col,
@@ -631,6 +657,7 @@ export async function openWorkbook(options: {
       recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
     },
     async setCells(edits) {
+      editable();
       let rows = 0;
       let cols = 0;
       for (const edit of edits) {
@@ -647,7 +674,13 @@ export async function openWorkbook(options: {
       recalculatePlain();
       recalculate(affectedFormulas(edits));
     },
+    showSheet(id) {
+      if (!visibleSheets().some((candidate) => candidate.id === id))
+        throw new HttpError(404, 'No such sheet.');
+      shownId = id;
+    },
     sortRange(range, column, ascending) {
+      editable();
       const r1 = Math.min(range.r1, range.r2);
       const r2 = Math.max(range.r1, range.r2);
       const c1 = Math.min(range.c1, range.c2);
@@ -692,6 +725,7 @@ export async function openWorkbook(options: {
       recalculate(affectedFormulas(edits));
     },
     insertRows(before, count) {
+      editable();
       wholeRows(before, count, 'Insert rows');
       if (before > sheet.maxRows + 1) throw new HttpError(400, 'Insert rows: outside the sheet.');
       if ((sheet.maxRows + count) * sheet.maxCols > MAX_SHEET_CELLS)
@@ -701,6 +735,7 @@ export async function openWorkbook(options: {
       afterRowsMoved(formulas);
     },
     deleteRows(start, count) {
+      editable();
       wholeRows(start, count, 'Delete rows');
       const formulas = formulaTexts();
       try {
@@ -715,6 +750,8 @@ export async function openWorkbook(options: {
       await runAsUser('saveApiKey', [DEMO_KEY]);
     },
     async setSelection(range) {
+      // Another sheet is shown read-only: its selection stays in the page.
+      if (shownSheet() !== sheet) return;
       const r1 = Math.min(range.r1, range.r2);
       const c1 = Math.min(range.c1, range.c2);
       const r2 = Math.min(Math.max(range.r1, range.r2), sheet.maxRows);

@@ -8,8 +8,12 @@ export interface Settings {
   writeHeader: boolean;
   /** Add Account type and Name columns. */
   extraFields: boolean;
-  /** A run that would spend more credits than this asks to confirm first. */
-  confirmAbove: number;
+  /**
+   * Runs from the menu start at once, without showing their plan, when they cost under `startAtOnceUnder` credits
+   * (off by default: every run shows its plan and price first).
+   */
+  startAtOnce: boolean;
+  startAtOnceUnder: number;
 }
 
 export interface SidebarState {
@@ -65,6 +69,8 @@ export interface RunCounts extends KindCounts {
   creditsUsed: number;
   /** Requests whose answer was lost to a connection failure: the service may have charged each. */
   creditsMaybeLost: number;
+  /** Of the creditsUsed lookups, those that found an address (absent for a run started before it was counted). */
+  lookupsFound?: number;
 }
 
 /** A run's progress, as the sidebar shows it. */
@@ -154,8 +160,9 @@ export interface RunPlan extends PlanCounts {
   /** The placement the numbers are for (the only one, or the one chosen). */
   placement: Placement;
   needsChoice: boolean;
-  /** Above this many credits the run starts only once confirmed (the user's setting). */
-  confirmAbove: number;
+  /** Runs under this many credits start at once (the user's setting), or null: every run shows its plan first. */
+  startAtOnceUnder: number | null;
+  /** The run starts only from its plan (Start, at the price shown): always, unless it is under startAtOnceUnder. */
   needsConfirm: boolean;
   /** Rows by status, for Retry failed rows. */
   errorRows: number;
@@ -213,6 +220,8 @@ export interface RunSummary extends KindCounts {
   creditsSpent: number;
   /** Requests whose answer was lost to a connection failure: each may have been charged. */
   creditsMaybeLost: number;
+  /** Of the creditsSpent lookups, those that found an address (absent for runs before it was counted). */
+  lookupsFound?: number;
   startedAt: number;
   endedAt: number;
   /** Working time: from start to end without the paused and stopped stretches. */

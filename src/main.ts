@@ -205,7 +205,7 @@ export function checkApiKey(): KeyCheckResult {
 
 /**
  * Saves the current user's settings.
- * @param {Object} settings writeHeader, extraFields, confirmAbove.
+ * @param {Object} settings writeHeader, extraFields, startAtOnce, startAtOnceUnder.
  */
 export function saveSettings(settings: unknown): SidebarState {
   return account.saveSettings(settings);

@@ -13,6 +13,7 @@ import {
   type RangeView,
   type SandboxChange,
   type SandboxView,
+  type SheetTab,
   type StateView,
   type ToastView,
 } from '../protocol';
@@ -628,6 +629,27 @@ $('sandbox-fold').addEventListener('click', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Polling
 
+/** A tab per visible sheet: clicking one shows that sheet (the others than the first are shown read-only). */
+function renderTabs(tabs: SheetTab[]): void {
+  const list = $('sheet-tab-list');
+  list.textContent = '';
+  for (const tab of tabs) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'sheet-tab';
+    button.setAttribute('role', 'tab');
+    button.setAttribute('aria-selected', String(tab.shown));
+    button.textContent = tab.name;
+    button.addEventListener('click', () => {
+      if (tab.shown) return;
+      request<StateView>('POST', '/api/sheet', { id: tab.id })
+        .then((state) => applyState(state))
+        .catch((error: unknown) => showNotice(error instanceof Error ? error.message : String(error)));
+    });
+    list.append(button);
+  }
+}
+
 let version = '';
 let pollTimer: ReturnType<typeof setTimeout> | undefined;
 let polling = false;
@@ -646,7 +668,8 @@ function schedule(ms: number): void {
 
 function applyState(state: StateView, stale = false, serialAtRead = selectSerial): void {
   if (state.sheet && !stale) {
-    $('sheet-tab').textContent = state.sheet.name;
+    renderTabs(state.sheet.tabs);
+    document.body.dataset.readOnlySheet = String(state.sheet.readOnly);
     grid.setSheet(state.sheet);
   }
   if (!stale) version = state.version;

@@ -1,7 +1,7 @@
 /** The user's own API key and settings in their user properties. In a custom function these are the owner's. */
 
 import type { Settings } from '../api';
-import { DEFAULT_SETTINGS, MAX_CONFIRM_ABOVE } from '../core/limits';
+import { DEFAULT_SETTINGS, MAX_START_AT_ONCE_UNDER } from '../core/limits';
 import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../core/propertyNames';
 import { userProperties } from './properties';
 
@@ -30,7 +30,7 @@ export function readSettings(): Settings {
 
 /**
  * The settings of `source`, defaults for the rest; other fields are dropped (a `recheck`: re-checking is chosen
- * when a run starts, never kept).
+ * when a run starts, never kept; an older `confirmAbove`: every run now shows its plan unless startAtOnce is on).
  */
 export function pickSettings(source: unknown): Settings {
   const record = (source && typeof source === 'object' ? source : {}) as Partial<
@@ -39,9 +39,10 @@ export function pickSettings(source: unknown): Settings {
   const settings: Settings = { ...DEFAULT_SETTINGS };
   if (typeof record.writeHeader === 'boolean') settings.writeHeader = record.writeHeader;
   if (typeof record.extraFields === 'boolean') settings.extraFields = record.extraFields;
-  const confirmAbove = Number(record.confirmAbove);
-  if (record.confirmAbove !== undefined && record.confirmAbove !== '' && Number.isInteger(confirmAbove)) {
-    settings.confirmAbove = Math.max(0, Math.min(MAX_CONFIRM_ABOVE, confirmAbove));
+  if (typeof record.startAtOnce === 'boolean') settings.startAtOnce = record.startAtOnce;
+  const under = Number(record.startAtOnceUnder);
+  if (record.startAtOnceUnder !== undefined && record.startAtOnceUnder !== '' && Number.isInteger(under)) {
+    settings.startAtOnceUnder = Math.max(1, Math.min(MAX_START_AT_ONCE_UNDER, under));
   }
   return settings;
 }

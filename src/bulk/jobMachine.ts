@@ -12,7 +12,7 @@
  */
 import type { JobState, RunReason } from '../api';
 import type { Counts, Job } from './job';
-import { creditsText, kindsText } from './outcomes';
+import { runText } from './outcomes';
 
 /** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {
@@ -121,11 +121,11 @@ function times(stored: StoredState): Pick<Job, 'waited' | 'haltedSince'> {
 }
 
 export function cancelledMessage(counts: Counts): string {
-  return `Cancelled: ${kindsText(counts)}. ${creditsText(counts)}. Results written so far are kept.`;
+  return `Cancelled: ${runText(counts)}. Results written so far are kept.`;
 }
 
 function doneMessage(counts: Counts, leftPending: boolean): string {
-  const done = `Done: ${kindsText(counts)}. ${creditsText(counts)}.`;
+  const done = `Done: ${runText(counts)}.`;
   const left = counts.total - counts.processed;
   return leftPending || left > 0
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`

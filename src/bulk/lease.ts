@@ -100,10 +100,15 @@ export class JobLease {
     this.current.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
   }
 
-  /** Charged answers received, and requests whose answers were lost (the service may have charged each). */
-  countCredits(used: number, maybeLost: number): void {
-    this.current.counts.creditsUsed += used;
-    this.current.counts.creditsMaybeLost += maybeLost;
+  /**
+   * Charged answers received (`found` of them found an address), and requests whose answers were lost (the service
+   * may have charged each).
+   */
+  countCredits(used: number, maybeLost: number, found = 0): void {
+    const { counts } = this.current;
+    counts.creditsUsed += used;
+    counts.creditsMaybeLost += maybeLost;
+    counts.lookupsFound = (counts.lookupsFound ?? 0) + found;
   }
 
   /** A row written from an outcome. */

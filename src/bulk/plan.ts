@@ -124,7 +124,7 @@ export function planFor(request: RunRequest): PlannedRun {
     includeUnprocessable: request.includeUnprocessable === true,
     recheck: request.recheck === true,
     extraFields: settings.extraFields,
-    confirmAbove: settings.confirmAbove,
+    startAtOnceUnder: settings.startAtOnce ? settings.startAtOnceUnder : null,
     hosts: readScriptConfig().networkHosts,
     chosen: request.placement,
   };

@@ -18,7 +18,8 @@ export interface PlanOptions {
   /** Look rows with a result up again (a new credit each). */
   recheck: boolean;
   extraFields: boolean;
-  confirmAbove: number;
+  /** Runs under this many credits start without their plan; null: every run shows its plan first. */
+  startAtOnceUnder: number | null;
   hosts: NetworkHosts;
   /** The placement chosen in the sidebar, when there was a choice. */
   chosen?: PlacementKind;
@@ -82,8 +83,8 @@ export function planRun(
     placements,
     placement,
     needsChoice: placements.length > 1 && !retry,
-    confirmAbove: options.confirmAbove,
-    needsConfirm: credits > options.confirmAbove,
+    startAtOnceUnder: options.startAtOnceUnder,
+    needsConfirm: options.startAtOnceUnder === null || credits >= options.startAtOnceUnder,
     errorRows,
     unprocessableRows,
   };

@@ -28,6 +28,7 @@ export function summaryOf(job: Job, range: string): RunSummary {
     alreadyDone: job.counts.alreadyDone,
     creditsSpent: job.counts.creditsUsed,
     creditsMaybeLost: job.counts.creditsMaybeLost ?? 0,
+    ...(job.counts.lookupsFound === undefined ? {} : { lookupsFound: job.counts.lookupsFound }),
     startedAt: job.startedAt,
     endedAt,
     durationMs: Math.max(0, endedAt - job.startedAt - waitedMs),

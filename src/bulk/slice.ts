@@ -199,6 +199,9 @@ function runWindows(slice: SliceState): void {
     }
     if (!processWindow(slice)) break;
   }
+  // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
+  // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
+  if (slice.lease.working && slice.job.cursor > slice.job.lastRow && startNextPass(slice)) slice.dropAhead();
 }
 
 /**

@@ -35,8 +35,9 @@ export function retryFailedRows(): Progress {
 }
 
 /**
- * The menu: a run whose plan needs nothing from the user starts at once; otherwise the sidebar opens on the plan
- * (a choice of columns, a price above the user's threshold, or a refusal) and nothing in the sheet changes.
+ * The menu: the sidebar opens on the plan, with its price and Start, and nothing in the sheet changes; only a run
+ * under the credits the user chose in Settings ("start runs under N credits at once", off by default) that needs
+ * no choice of columns starts at once.
  */
 function startFromMenu(request: RunRequest): Progress {
   const outcome = startRun(request, 'choose Find e-mails again');

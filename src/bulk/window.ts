@@ -94,12 +94,14 @@ function lookUpWindow(slice: SliceState, window: WindowPlan): LookupReport {
   // Paid by another execution since the window was planned: no credit spent here.
   for (const [key, result] of report.alreadyKept) slice.recordFetched(key, result);
   let used = 0;
+  let found = 0;
   for (const [key, outcome] of report.outcomes) {
     if (outcome.kind === 'error') continue;
     slice.recordFetched(key, outcome);
     used++;
+    if (outcome.kind === 'found') found++;
   }
-  slice.lease.countCredits(used, report.lostAnswers);
+  slice.lease.countCredits(used, report.lostAnswers, found);
   return report;
 }
 
@@ -114,7 +116,9 @@ export function processWindow(slice: SliceState): boolean {
   const { lease } = slice;
   slice.keepAhead(check.slice(stopAt), slice.job.cursor + stopAt);
   lease.advance(stopAt);
-  if (report.halt) lease.apply({ type: 'halt', ...haltOf(report.halt) });
+  // A halt met after the last row was written waits for nothing: the pass over the range ends the run (Done).
+  const everyRowWritten = stopAt === window.size && slice.job.cursor > slice.job.lastRow;
+  if (report.halt && !everyRowWritten) lease.apply({ type: 'halt', ...haltOf(report.halt) });
   else lease.sayWorking();
   // Out of time for this slice, or LockService refused the lock (its quota: the sidebar tries again later).
   if ((stopAt < window.size && !report.halt) || report.lockRefused) {

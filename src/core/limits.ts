@@ -134,10 +134,20 @@ export const MAX_PASSES = 3;
 export const DRIVE_ATTEMPTS = 3;
 /** Longest pause between two continueEnrichment() calls that made no progress (another execution holds the run). */
 export const MAX_IDLE_WAIT_MS = 10 * SECOND;
+/**
+ * While one of its calls works on the run (Start's first slice, a continueEnrichment), how often the sidebar asks
+ * for the progress the slice saved after each window, so its figures move with the credits charged.
+ */
+export const PROGRESS_LOOK_MS = 2 * SECOND;
 /** How often a sidebar shows the progress of someone else's run (one short execution each). */
 export const WATCH_INTERVAL_MS = 5 * SECOND;
 
 // ------------------------------------------------------------------------------------------------ Defaults
-export const DEFAULT_SETTINGS: Settings = { writeHeader: true, extraFields: false, confirmAbove: 100 };
-/** The largest "ask before a run above N credits" a user may set. */
-export const MAX_CONFIRM_ABOVE = 1_000_000;
+export const DEFAULT_SETTINGS: Settings = {
+  writeHeader: true,
+  extraFields: false,
+  startAtOnce: false,
+  startAtOnceUnder: 10,
+};
+/** The largest "start runs under N credits at once" a user may set. */
+export const MAX_START_AT_ONCE_UNDER = 1_000_000;

@@ -5,6 +5,16 @@ export function countText(count: number, one: string, many = `${one}s`): string 
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/**
+ * The share of lookups that found an address, said the same way wherever it appears (a run's summary, its history
+ * line, the Credits tab, a plan's price): "12 of 15 lookups found an address (80 %)".
+ */
+export function hitRateText(lookups: number, found: number): string {
+  const share = lookups > 0 ? Math.round((100 * found) / lookups) : 0;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `${count(found)} of ${count(lookups)} ${lookups === 1 ? 'lookup' : 'lookups'} found an address (${share} %)`;
+}
+
 /** The text without its closing full stop(s), to go inside a sentence that adds its own. */
 export function withoutStop(text: string): string {
   return text.trim().replace(/[.\s]+$/, '');

@@ -140,6 +140,12 @@ function outcomeFor(input: ProfileInput, outcomes: Map<string, RowOutcome>): Row
 
 /** The custom function's body: a single value or a 2-D range, with optional output fields. */
 export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown {
+  // A referenced empty cell arrives as ""; no argument at all arrives as undefined.
+  if (value === undefined) {
+    throw new Error(
+      'Give =FINDEMAIL a profile URL or the cell holding one, e.g. =FINDEMAIL(A2), or a column: =FINDEMAIL(A2:A200).',
+    );
+  }
   const fields = parseFields(fieldsSpec);
   if (!fields.ok) throw new Error(fields.message);
   const isRange = Array.isArray(value);

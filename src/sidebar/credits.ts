@@ -2,6 +2,7 @@
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import type { CreditsExport, CreditsSummary, RunPlan } from './types';
+import { creditsRunLine, recordText } from './words';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
@@ -49,16 +50,11 @@ export function renderCredits(summary: CreditsSummary): void {
   const runs = $('credits-runs');
   runs.textContent = '';
   $('credits-runs-block').hidden = summary.runs.length === 0;
-  for (const run of summary.runs) {
-    const share = run.credits > 0 ? `, ${Math.round((100 * run.found) / run.credits)} % found` : '';
-    const lost = run.lost > 0 ? `, ${count(run.lost)} lost` : '';
-    runs.append(
-      item(
-        `${run.range}: ${credits(run.credits)}${share}${lost} — ${run.payer}${run.mine ? ' (you)' : ''}`,
-        new Date(run.lastAt).toLocaleString(),
-      ),
-    );
-  }
+  for (const run of summary.runs)
+    runs.append(item(creditsRunLine(run), new Date(run.lastAt).toLocaleString()));
+  const record = recordText(summary.total, summary.found);
+  $('credits-record').hidden = record === '';
+  setText('credits-record', record);
   $('credits-unreadable').hidden = summary.unreadable === 0;
   setText(
     'credits-unreadable',
@@ -106,7 +102,5 @@ export function missesText(plan: RunPlan): string {
   if (plan.refusal || plan.credits === 0) return '';
   const rule = 'The service charges one credit per lookup, whether or not it finds an address.';
   const record = plan.lookupRecord;
-  if (!record || record.lookups === 0) return rule;
-  const share = Math.round((100 * record.found) / record.lookups);
-  return `${rule} Of ${count(record.lookups)} ${record.lookups === 1 ? 'lookup' : 'lookups'} here, ${share} % found an address.`;
+  return record && record.lookups > 0 ? `${rule} ${recordText(record.lookups, record.found)}` : rule;
 }

@@ -2,7 +2,7 @@
  * The sidebar drives its user's running run (calling continueEnrichment() again and again while it is open) and
  * watches someone else's; Pause, Resume and Cancel stop the loop first.
  */
-import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, WATCH_INTERVAL_MS } from '../core/limits';
+import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { clearError, showError, sleep } from './dom';
 import { isUnderWay } from './progress';
@@ -29,11 +29,13 @@ export async function drive(): Promise<void> {
   renderProgress();
   let failures = 0;
   let idleRounds = 0;
+  // The processed rows of the last slice's answer (the progress shown may have moved on meanwhile: see lookWhile).
+  let answered = ui.progress.processed;
   try {
     while (mine === generation && ui.progress.state === 'running') {
       let next: Progress;
       try {
-        next = await call('continueEnrichment');
+        next = await lookWhile(call('continueEnrichment'), () => mine === generation);
       } catch (error) {
         if (mine !== generation) return refreshAfterActions();
         failures++;
@@ -49,7 +51,8 @@ export async function drive(): Promise<void> {
       if (mine !== generation) return refreshAfterActions();
       if (failures > 0) clearError();
       failures = 0;
-      const moved = next.processed !== ui.progress.processed || next.state !== ui.progress.state;
+      const moved = next.processed !== answered || next.state !== 'running';
+      answered = next.processed;
       setProgress(next);
       // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
       idleRounds = moved ? 0 : idleRounds + 1;
@@ -62,6 +65,37 @@ export async function drive(): Promise<void> {
       renderProgress();
     }
   }
+}
+
+/**
+ * While `work` (a call that works on this user's run for up to a slice's budget) is on its way, asks now and then
+ * for the progress its slice saves after each window, and shows it when the run went further: rows count as
+ * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed.
+ */
+export async function lookWhile<T>(work: Promise<T>, current: () => boolean = () => true): Promise<T> {
+  let pending = true;
+  const settled = work.finally(() => {
+    pending = false;
+  });
+  void (async () => {
+    for (let look = 0; look < 10_000; look++) {
+      await Promise.race([sleep(PROGRESS_LOOK_MS), settled.catch(() => undefined)]);
+      if (!pending || !current()) return;
+      let seen: Progress;
+      try {
+        seen = await call('getEnrichmentProgress');
+      } catch {
+        continue; // A failed look is tried again; the call itself says how the run went.
+      }
+      if (!pending || !current()) return;
+      const shown = ui.progress;
+      const sameRun = !shown.runId || seen.runId === shown.runId;
+      if (seen.state === 'running' && !seen.readOnly && sameRun && seen.processed > shown.processed) {
+        setProgress({ ...seen, waiting: false });
+      }
+    }
+  })();
+  return settled;
 }
 
 /**

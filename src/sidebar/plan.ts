@@ -4,7 +4,7 @@ import { emptyCounts } from '../bulk/job';
 import { call, failureMessage } from './client';
 import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
-import { follow } from './drive';
+import { follow, lookWhile } from './drive';
 import { setProgress } from './progressView';
 import { ui } from './state';
 import { loadHistory, renderSummary } from './summary';
@@ -79,8 +79,8 @@ function showPlan(next: RunPlan): void {
   $('plan-unprocessable-row').hidden = next.mode !== 'retry' || next.unprocessableRows === 0;
   input('plan-unprocessable').checked = (next.redo ?? []).length > 1;
   const confirm = $('plan-confirm');
-  confirm.hidden = !next.needsConfirm || !!next.refusal;
   confirm.textContent = confirmText(next);
+  confirm.hidden = confirm.textContent === '' || !!next.refusal;
   setText('plan-start', startLabel(next));
   renderTrialOffer(next, planRequest);
   renderPlanButtons();
@@ -176,7 +176,7 @@ async function startPlanned(): Promise<void> {
   setProgress(startingProgress(shown));
   let result: RunStart;
   try {
-    result = await call('startRun', { ...planRequest, confirmedCredits: shown.credits });
+    result = await lookWhile(call('startRun', { ...planRequest, confirmedCredits: shown.credits }));
   } catch (error) {
     setProgress(before);
     showPlan(shown);

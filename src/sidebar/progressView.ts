@@ -64,6 +64,8 @@ export function renderProgress(): void {
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
   $('run-owner').hidden = notice === '';
   setText('run-owner', notice);
+  // The help below says the same as the driver's notice: one of them at a time.
+  $('progress-help').hidden = driverNotice(ui.progress) !== '';
   const pace = paceNotice(ui.progress);
   $('run-pace').hidden = pace === '';
   setText('run-pace', pace);

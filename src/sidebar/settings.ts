@@ -34,7 +34,9 @@ function fillForms(): void {
   if (!ui.account) return;
   input('write-header').checked = ui.account.settings.writeHeader;
   input('extra-fields').checked = ui.account.settings.extraFields;
-  input('confirm-above').value = String(ui.account.settings.confirmAbove);
+  input('start-at-once').checked = ui.account.settings.startAtOnce;
+  input('start-under').value = String(ui.account.settings.startAtOnceUnder);
+  input('start-under').disabled = !ui.account.settings.startAtOnce;
   input('formulas-enabled').checked = ui.account.formulas.policy.enabled;
   input('formulas-cap').value = String(ui.account.formulas.policy.dailyCap);
 }
@@ -129,18 +131,27 @@ function setupRemoveKey(): void {
 }
 
 function setupSettingsForm(): void {
+  input('start-at-once').addEventListener('change', () => {
+    input('start-under').disabled = !input('start-at-once').checked;
+  });
   $('settings-form').addEventListener('submit', (event) => {
     event.preventDefault();
     setMessage('settings-message', '');
-    const confirmAbove = wholeNumber('confirm-above');
-    if (confirmAbove === undefined) {
-      setMessage('settings-message', 'Type a whole number of credits (0 asks before every paid run).', 'bad');
+    const startAtOnce = input('start-at-once').checked;
+    const startAtOnceUnder = wholeNumber('start-under');
+    if (startAtOnce && !(startAtOnceUnder !== undefined && startAtOnceUnder >= 1)) {
+      setMessage(
+        'settings-message',
+        'Type a whole number of credits, 1 or more, to start runs under.',
+        'bad',
+      );
       return;
     }
     const settings: Settings = {
       writeHeader: input('write-header').checked,
       extraFields: input('extra-fields').checked,
-      confirmAbove,
+      startAtOnce,
+      startAtOnceUnder: startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? 10,
     };
     void withButtons(['save-settings'], async () => {
       acceptState(await call('saveSettings', settings), true);

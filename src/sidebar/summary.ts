@@ -5,7 +5,15 @@ import { creditsShown } from './progress';
 import { ui } from './state';
 import { renderTrialResult } from './trial';
 import type { KindCounts } from './types';
-import { failedRows, historyLine, retriedRows, summaryTitle, timeTakenText } from './words';
+import {
+  failedRows,
+  historyLine,
+  retriedRows,
+  selectFailedLabel,
+  summaryCreditsText,
+  summaryTitle,
+  timeTakenText,
+} from './words';
 
 /** The figures of the one classifier (src/bulk/outcomes.ts), the same in the progress counts and the summary box. */
 export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
@@ -45,7 +53,10 @@ export function renderSummary(): void {
       creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
     );
     setText('sum-time', timeTakenText(last));
+    setText('sum-lookups', summaryCreditsText(last));
+    setText('sum-lookups', summaryCreditsText(last));
     button('select-failed').hidden = failedRows(last) === 0;
+    setText('select-failed', selectFailedLabel(last));
     button('retry-failed').hidden = retriedRows(last) === 0;
   }
   const list = $('history');

@@ -5,6 +5,7 @@
  */
 import { $, button, setText } from './dom';
 import type { RunPlan, RunRequest, RunSummary } from './types';
+import { hitRateText } from './words';
 
 export const TRIAL_PROFILES = 10;
 
@@ -38,11 +39,13 @@ export function renderTrialResult(last: RunSummary | undefined, shown: boolean):
   $('trial-result').hidden = !isTrial;
   button('run-rest').hidden = !isTrial;
   if (!isTrial || !last) return;
+  // The lookups' hit rate, as the summary and the Credits tab say it; rows for a run before lookups were counted.
   const answered = last.found + last.noAddress + last.unprocessable;
-  const share = answered > 0 ? Math.round((100 * last.found) / answered) : 0;
   setText(
     'trial-result',
-    `Trial: ${last.found} of ${answered} ${answered === 1 ? 'row' : 'rows'} looked up found an address (${share} %).`,
+    last.lookupsFound === undefined
+      ? `Trial: ${last.found} of ${answered} ${answered === 1 ? 'row' : 'rows'} looked up got an address.`
+      : `Trial: ${hitRateText(last.creditsSpent, last.lookupsFound)}.`,
   );
 }
 

@@ -1,11 +1,11 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
-import { FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf } from '../bulk/outcomes';
+import { creditsText, FAILED_KINDS, kindsText, RETRIED_KINDS, reusedText, sumOf } from '../bulk/outcomes';
 import { durationText, timeTakenText } from '../bulk/runSummary';
-import { countText } from '../core/text';
-import type { FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
+import { countText, hitRateText } from '../core/text';
+import type { CreditsSummary, FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 
-export { countText, durationText, timeTakenText };
+export { countText, durationText, hitRateText, timeTakenText };
 
 /** "At most 35 credits." / "Free: nothing to look up." */
 export function priceText(plan: RunPlan): string {
@@ -33,13 +33,14 @@ export function planTitle(plan: RunPlan): string {
   return plan.mode === 'retry' ? 'Retry failed rows' : 'Before the run';
 }
 
-/** Above the user's threshold: the question the Start button answers. */
+/** Why a run that would have started at once (the user's setting) waits for Start: '' when the setting is off. */
 export function confirmText(plan: RunPlan): string {
-  return `This run may spend up to ${countText(plan.credits, 'credit')}, more than the ${plan.confirmAbove} you set for starting without asking. Start it?`;
+  if (plan.startAtOnceUnder === null || !plan.needsConfirm) return '';
+  return `This run may spend up to ${countText(plan.credits, 'credit')}: not under the ${plan.startAtOnceUnder} you set for starting at once.`;
 }
 
 export function startLabel(plan: RunPlan): string {
-  return plan.needsConfirm ? `Start: up to ${countText(plan.credits, 'credit')}` : 'Start';
+  return plan.credits > 0 ? `Start: up to ${countText(plan.credits, 'credit')}` : 'Start (free)';
 }
 
 /** The plan a running run started with, in one line. */
@@ -58,6 +59,15 @@ export function failedRows(summary: RunSummary): number {
   return sumOf(summary, FAILED_KINDS);
 }
 
+/** The button that selects the first failed row, naming only the kinds the run has: "…that is unprocessable". */
+export function selectFailedLabel(summary: RunSummary): string {
+  const kinds: string[] = [];
+  if (summary.error > 0) kinds.push('has an error');
+  if (summary.unprocessable > 0) kinds.push('is unprocessable');
+  if (summary.notProfile > 0) kinds.push('is not a profile');
+  return `Select the first row that ${kinds.join(' or ')}`;
+}
+
 /** The rows Retry failed rows may redo. */
 export function retriedRows(summary: RunSummary): number {
   return sumOf(summary, RETRIED_KINDS);
@@ -68,14 +78,41 @@ export function summaryTitle(summary: RunSummary): string {
   return summary.state === 'cancelled' ? `${what} before it was cancelled` : what;
 }
 
-/** One line of the history. */
+/** A run's credits, its lookups' hit rate and the rows that reused an address, as its summary box says them. */
+export function summaryCreditsText(summary: RunSummary): string {
+  const credits = creditsText({
+    creditsUsed: summary.creditsSpent,
+    creditsMaybeLost: summary.creditsMaybeLost,
+    lookupsFound: summary.lookupsFound,
+  });
+  const reused = reusedText(summary);
+  return `${credits}${reused ? `; ${reused}` : ''}.`;
+}
+
+/** One line of the history: rows, then credits and lookups, then time. */
 export function historyLine(summary: RunSummary): string {
   const parts = [kindsText(summary)];
-  parts.push(countText(summary.creditsSpent, 'credit'));
+  parts.push(withoutFinalStop(summaryCreditsText(summary)));
   parts.push(timeTakenText(summary));
   const kind = summary.retry ? 'retry, ' : '';
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
-  return `${summary.sheetName} ${summary.range} (${kind}${state}${parts.join(', ')})`;
+  return `${summary.sheetName} ${summary.range} (${kind}${state}${parts.join('; ')})`;
+}
+
+const withoutFinalStop = (text: string) => text.replace(/\.$/, '');
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** The Credits tab's line of a run: "'Leads'!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
+export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
+  const rate = run.credits > 0 ? `, ${hitRateText(run.credits, run.found)}` : '';
+  const lost = run.lost > 0 ? `, ${count(run.lost)} lost` : '';
+  return `${run.range}: ${countText(run.credits, 'credit')}${rate}${lost} — ${run.payer}${run.mine ? ' (you)' : ''}`;
+}
+
+/** This spreadsheet's record, the same words under a plan's price and in the Credits tab ('' before any lookup). */
+export function recordText(lookups: number, found: number): string {
+  return lookups > 0 ? `Here so far: ${hitRateText(lookups, found)}.` : '';
 }
 
 /** "Used today: 12 of 500 credits." */

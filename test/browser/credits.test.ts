@@ -142,7 +142,7 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
   const runs = await editor.locator('#credits-runs li').allTextContents();
   expect(runs).toHaveLength(2);
   expect(runs.find((line) => line.includes(`${EDITOR} (you)`))).toMatch(
-    /^'Sheet1'!F2:F5: 4 credits, \d+ % found/,
+    /^'Sheet1'!F2:F5: 4 credits, \d of 4 lookups found an address \(\d+ %\)/,
   );
 
   await owner.locator('#credits-export').click();
@@ -160,18 +160,23 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
   world.env.select(world.ss.id, 'N1:N7');
   await owner.getByRole('tab', { name: 'Progress' }).click();
   await owner.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
+  // The same figure, in the same words, as the Credits tab's record of this spreadsheet.
+  const record = `Here so far: ${found} of 13 lookups found an address (${Math.round((100 * found) / 13)} %).`;
+  await expect(owner.locator('#credits-record').textContent()).resolves.toBe(record);
   await waitForText(
     owner.locator('#plan-misses'),
-    `The service charges one credit per lookup, whether or not it finds an address. Of 13 lookups here, ${Math.round((100 * found) / 13)} % found an address.`,
+    `The service charges one credit per lookup, whether or not it finds an address. ${record}`,
   );
   expect(errors).toEqual([]);
 });
 
 test('Try 10 rows first: a trial, its share found, then Run the rest priced again; no profile paid twice', async () => {
   const profiles = Array.from({ length: 25 }, (_, i) => url(i % 4 === 1 ? `bt-noemail-${i}` : `bt-p-${i}`));
-  world = await startWorld({ data: [['Profile'], ...profiles.map((profile) => [profile])] });
-  // A plan above 2 credits asks first: the plan stays on screen with its offer of a trial.
-  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 2 }) });
+  // The add-on's default settings: the menu opens the plan, with its offer of a trial.
+  world = await startWorld({
+    data: [['Profile'], ...profiles.map((profile) => [profile])],
+    startsAtOnce: false,
+  });
   world.env.select(world.ss.id, 'A1:A26');
   await world.env.run('enrichSelection', [], world.as());
   const errors: string[] = [];
@@ -189,7 +194,7 @@ test('Try 10 rows first: a trial, its share found, then Run the rest priced agai
   const found = profiles.slice(0, 10).filter((profile) => predictLookup(profile).kind === 'found').length;
   await waitForText(
     page.locator('#trial-result'),
-    `Trial: ${found} of 10 rows looked up found an address (${Math.round(found * 10)} %).`,
+    `Trial: ${found} of 10 lookups found an address (${Math.round(found * 10)} %).`,
     30_000,
   );
   expect(world.sandbox.service.totalCharged()).toBe(10);

@@ -334,10 +334,12 @@ test('settings saved in the sidebar are the ones a run uses', async () => {
   await page.keyboard.press('Space');
   await page.keyboard.press('Enter');
   await waitForText(page.locator('#settings-message'), /^Settings saved/);
+  // The harness's owner chose to start runs under 1,000,000 credits at once (test/support/harness.ts): kept.
   expect(JSON.parse(world.env.userProperties(OWNER).get('PEF_SETTINGS') ?? '{}')).toEqual({
     writeHeader: true,
     extraFields: true,
-    confirmAbove: 100,
+    startAtOnce: true,
+    startAtOnceUnder: 1_000_000,
   });
 
   world.env.select(world.ss.id, 'A2:A3');
@@ -618,7 +620,8 @@ test('Start shows the progress view at once, before the server has answered', as
   });
   world = s.world;
   const { page } = s;
-  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 2 }) });
+  // The add-on's default: the menu opens the plan.
+  world.env.userProperties(OWNER).set({ PEF_SETTINGS: '{}' });
   world.env.select(world.ss.id, 'A2:A7');
   await fromMenu(s, 'enrichSelection', 'plan');
   await page.locator('#plan').waitFor({ state: 'visible' });
@@ -900,7 +903,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   expect(world.env.values(world.ss.id, 'A1:H8')).toEqual(before);
   expect(world.sandbox.service.ledger()).toEqual([]);
 
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.locator('#plan-start').click();
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
   expect(world.env.values(world.ss.id, 'B2:B8').map(([company]) => company)).toEqual(
     inputs.map((input, i) => (input ? `Co ${i}` : '')),
@@ -927,7 +930,11 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await expect(page.locator('#sum-time').textContent()).resolves.toMatch(/^\d+ s$/);
   // The summary replaces the running counters (the same figures, with what the run did in the end).
   await expect(page.locator('#run-counts').isVisible()).resolves.toBe(false);
-  await page.getByRole('button', { name: 'Select the first failed row' }).click();
+  // The button names the kinds it selects: no error row alone would read as "failed" beside Errors 0.
+  await expect(page.locator('#select-failed').textContent()).resolves.toBe(
+    'Select the first row that has an error or is unprocessable or is not a profile',
+  );
+  await page.locator('#select-failed').click();
   await waitForText(page.locator('#summary-message'), 'Row 3 is selected (ERROR).');
   expect(world.ss.activeRange).toMatchObject({ row: 3, col: 1 });
 
@@ -936,7 +943,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await waitForText(page.locator('#plan-title'), 'Retry failed rows');
   await expect(count(page, 'plan-new')).resolves.toBe(1);
   await expect(page.locator('#plan-unprocessable-row').isVisible()).resolves.toBe(true);
-  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  await page.locator('#plan-start').click();
   await waitForText(page.locator('#summary-title'), 'What the retry did', 20_000);
   await expect(page.locator('#history li').count()).resolves.toBe(2);
   await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1 A2:A8 \(retry, /);
@@ -966,19 +973,25 @@ test('a column without profile URLs is refused in the plan, and nothing changes'
   expect(s.pageErrors).toEqual([]);
 });
 
-test('above the threshold a run asks first; re-checking is chosen for one run, never kept', async () => {
+test('"start runs under 3 credits at once": a run of 6 shows its plan first; re-checking is chosen for one run, never kept', async () => {
   const inputs = Array.from({ length: 6 }, (_, i) => url(`rex-stone-${i}`));
   const s = await open({ ...RUN_OPTIONS, data: [['Profile'], ...inputs.map((input) => [input])] });
   const { page, world } = s;
-  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 3 }) });
+  world.env
+    .userProperties(OWNER)
+    .set({ PEF_SETTINGS: JSON.stringify({ startAtOnce: true, startAtOnceUnder: 3 }) });
   world.env.select(world.ss.id, 'A1:A7');
   await openSettings(s);
-  await expect(page.getByLabel('Ask before a run that may spend more than').inputValue()).resolves.toBe('3');
+  await expect(page.getByLabel(/Start runs under a few credits at once/).isChecked()).resolves.toBe(true);
+  await expect(page.getByLabel('Start at once runs under').inputValue()).resolves.toBe('3');
   await page.getByRole('tab', { name: 'Progress' }).click();
 
-  // 6 new profiles: more than 3, so the sidebar's Find e-mails shows the price and waits.
+  // 6 new profiles: not under 3, so the sidebar's Find e-mails shows the price and waits.
   await page.getByRole('button', { name: 'Find e-mails for the selected column' }).click();
-  await waitForText(page.locator('#plan-confirm'), /up to 6 credits, more than the 3 you set/);
+  await waitForText(
+    page.locator('#plan-confirm'),
+    /up to 6 credits: not under the 3 you set for starting at once/,
+  );
   await expect(page.locator('#plan-start').textContent()).resolves.toBe('Start: up to 6 credits');
   expect(world.sandbox.service.ledger()).toEqual([]);
   await page.locator('#plan-start').click();
@@ -991,7 +1004,7 @@ test('above the threshold a run asks first; re-checking is chosen for one run, n
   await expect(count(page, 'plan-done')).resolves.toBe(6);
   await page.getByLabel(/Also look up rows that already have a result/).check();
   await waitForText(page.locator('#plan-price'), 'At most 6 credits (6 new profiles).');
-  await waitForText(page.locator('#plan-confirm'), /Start it\?$/);
+  await waitForText(page.locator('#plan-confirm'), /not under the 3 you set for starting at once\.$/);
   await page.mouse.move(0, 740);
   await screenshot(page, CONFIRM_SCREENSHOT);
   await page.locator('#plan-start').click();
@@ -1011,6 +1024,99 @@ test('above the threshold a run asks first; re-checking is chosen for one run, n
   await page.waitForFunction(() => document.getElementById('sum-done')?.textContent === '6');
   expect(world.sandbox.service.totalCharged()).toBe(12);
   expect(world.env.userProperties(OWNER).get('PEF_SETTINGS')).not.toMatch(/recheck/);
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('by default Find e-mails on 21 rows shows the plan, its price and Try 10 rows first (11 new profiles); nothing changes until Start', async () => {
+  const profiles = Array.from({ length: 11 }, (_, i) => url(`pia-nash-${i}`));
+  // 21 rows: 11 profiles, 5 of them repeated, 2 texts that are no profile, 2 blanks, one more repeat.
+  const inputs = [
+    ...profiles,
+    ...profiles.slice(0, 5),
+    'not a url',
+    'no profile either',
+    '',
+    '',
+    profiles[5],
+  ];
+  expect(inputs).toHaveLength(21);
+  const s = await open({
+    ...RUN_OPTIONS,
+    startsAtOnce: false,
+    data: [['Profile'], ...inputs.map((i) => [i])],
+  });
+  const { page, world } = s;
+  const before = world.env.values(world.ss.id, 'A1:F22');
+  world.env.select(world.ss.id, 'A1:A22');
+  await fromMenu(s, 'enrichSelection', 'plan');
+  await page.locator('#plan').waitFor({ state: 'visible' });
+  await waitForText(page.locator('#plan-price'), 'At most 11 credits (11 new profiles).');
+  await expect(count(page, 'plan-rows')).resolves.toBe(21);
+  await expect(count(page, 'plan-new')).resolves.toBe(11);
+  await expect(count(page, 'plan-invalid')).resolves.toBe(2);
+  await expect(count(page, 'plan-blanks')).resolves.toBe(2);
+  await expect(page.locator('#plan-start').textContent()).resolves.toBe('Start: up to 11 credits');
+  await expect(page.locator('#plan-trial').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#plan-confirm').isHidden()).resolves.toBe(true);
+  // A quiet while: nothing starts by itself, nothing in the sheet or the service changed.
+  await sleep(QUIET_MS);
+  expect(s.runRequests).not.toContain('startRun');
+  expect(storedJob(world)).toBeNull();
+  expect(world.env.values(world.ss.id, 'A1:F22')).toEqual(before);
+  expect(world.sandbox.service.ledger()).toEqual([]);
+
+  await page.locator('#plan-start').click();
+  await waitForText(page.locator('#run-state'), 'Done', 30_000);
+  expect(world.sandbox.service.totalCharged()).toBe(11);
+  await waitForText(
+    page.locator('#sum-found'),
+    String(inputs.filter((i) => predictLookup(i).kind === 'found').length),
+  );
+  expect(s.pageErrors).toEqual([]);
+});
+
+test('the progress counts rows as their answers come in, while the slice that drives the run is still on its way', async () => {
+  const inputs = runRows(20);
+  let world: World | undefined;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held = 0;
+  const s = await open({
+    ...RUN_OPTIONS,
+    data: [['Profile URL'], ...inputs.map((input) => [input])],
+    overrides: {
+      // The sidebar's first continueEnrichment works its slice, then its answer waits for the test: meanwhile
+      // only the progress the slice saved can move the figures.
+      continueEnrichment: async () => {
+        const answer = await world?.env.run('continueEnrichment', [], world.as());
+        if (held++ === 0) await gate;
+        return answer;
+      },
+    },
+  });
+  world = s.world;
+  const { page } = s;
+  // The menu's start works a first slice; then the sidebar opens and drives, its first answer held.
+  world.env.select(world.ss.id, 'A1:A21');
+  await world.env.run('enrichSelection', [], world.as());
+  const firstSlice = storedJob(world).counts.processed;
+  expect(firstSlice).toBeLessThan(20);
+  await page.goto(s.bridge.url('progress'));
+  const until = Date.now() + 2 * WAIT_MS;
+  while (held === 0 && Date.now() < until) await sleep(25);
+  expect(held).toBe(1);
+  const saved = storedJob(world).counts.processed;
+  expect(saved).toBeGreaterThan(firstSlice);
+  expect(storedJob(world).state).toBe('running');
+  // Shown before the held answer comes back: the rows the slice saved, beside the credits charged for them.
+  await waitForText(page.locator('#run-fraction'), new RegExp(`^${saved} of 20 rows processed`));
+  await expect(page.locator('#run-state').textContent()).resolves.toBe('Running');
+  await expect(count(page, 'count-credits')).resolves.toBe(world.sandbox.service.totalCharged());
+  release();
+  await waitForText(page.locator('#run-state'), 'Done', 30_000);
+  await expect(page.locator('#run-fraction').textContent()).resolves.toBe('20 of 20 rows processed (100%)');
   expect(s.pageErrors).toEqual([]);
 });
 

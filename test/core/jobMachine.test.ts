@@ -27,7 +27,15 @@ function job(state: JobState, extra: Partial<Job> = {}): Job {
     hasDuplicates: false,
     state,
     message: `was ${state}`,
-    counts: { ...emptyCounts(), total: 8, processed: 3, found: 2, noAddress: 1 },
+    counts: {
+      ...emptyCounts(),
+      total: 8,
+      processed: 3,
+      found: 2,
+      noAddress: 1,
+      creditsUsed: 3,
+      lookupsFound: 2,
+    },
     startedAt: 1,
     updatedAt: 1,
     leaseUntil: 0,
@@ -44,6 +52,7 @@ const finished = {
   noAddress: 2,
   error: 1,
   creditsUsed: 7,
+  lookupsFound: 4,
 };
 
 /** The states an event changes, and to what; from every other state the job is returned unchanged ('='). */
@@ -136,14 +145,17 @@ describe('what a transition carries', () => {
     expect(resumed.message).toBe('Resuming…');
     expect(transition(job('paused'), { type: 'cancel' }, 5000)).toMatchObject({
       reason: 'user',
-      message: 'Cancelled: 2 found, 1 no address. 0 credits used. Results written so far are kept.',
+      message:
+        'Cancelled: 2 rows with an address, 1 row with no address. 3 credits used: 2 of 3 lookups found an address (67 %). Results written so far are kept.',
     });
   });
 
   it('finish stores the final counts and names rows left without a result', () => {
     const done = transition(job('running'), { type: 'finish', counts: finished, leftPending: true }, 5000);
     expect(done.counts).toEqual(finished);
-    expect(done.message).toMatch(/^Done: 5 found, 2 no address, 1 error\. 7 credits used\./);
+    expect(done.message).toMatch(
+      /^Done: 5 rows with an address, 2 rows with no address, 1 row with an error\. 7 credits used: 4 of 7 lookups found an address \(57 %\); 1 row reused an address already found \(a repeated or known profile\)\./,
+    );
     expect(done.message).toMatch(/Some rows have no result/);
     expect(
       transition(job('running'), { type: 'finish', counts: finished, leftPending: false }, 5000).message,
@@ -162,7 +174,8 @@ describe('what a transition carries', () => {
     // A user's cancel made during the slice reports what the slice wrote and spent by its end.
     expect(cancelled).toMatchObject({
       state: 'cancelled',
-      message: 'Cancelled: 2 found, 1 no address. 0 credits used. Results written so far are kept.',
+      message:
+        'Cancelled: 2 rows with an address, 1 row with no address. 3 credits used: 2 of 3 lookups found an address (67 %). Results written so far are kept.',
       reason: 'user',
     });
     const replacedBySheetChange = transition(

@@ -37,7 +37,7 @@ const OPTIONS: PlanOptions = {
   includeUnprocessable: false,
   recheck: false,
   extraFields: false,
-  confirmAbove: 100,
+  startAtOnceUnder: null,
   hosts: HOSTS,
 };
 
@@ -67,7 +67,7 @@ describe('planRun: the numbers before a run', () => {
       credits: 2,
       range: 'A2:A8',
       needsChoice: false,
-      needsConfirm: false,
+      needsConfirm: true,
     });
     expect(plan.placement).toMatchObject({ kind: 'reuse', columns: 'B:E', insertCount: 0 });
     expect(plan.placement.effect).toMatch(/Nothing moves/);
@@ -108,10 +108,12 @@ describe('planRun: the numbers before a run', () => {
     expect(s.reads).toEqual([]);
   });
 
-  it('asks to confirm above the threshold, and not at it', () => {
+  it('waits for Start by default; with "start runs under N credits at once", only runs under N start at once', () => {
     const rows = Array.from({ length: 4 }, (_, i) => [u(`p-${i}`)]);
-    expect(planRun(read(rows), { ...OPTIONS, confirmAbove: 4 }, store().getMany).needsConfirm).toBe(false);
-    expect(planRun(read(rows), { ...OPTIONS, confirmAbove: 3 }, store().getMany).needsConfirm).toBe(true);
+    expect(planRun(read(rows), OPTIONS, store().getMany).needsConfirm).toBe(true);
+    const under = (n: number) => planRun(read(rows), { ...OPTIONS, startAtOnceUnder: n }, store().getMany);
+    expect(under(5).needsConfirm).toBe(false);
+    expect(under(4).needsConfirm).toBe(true);
   });
 
   it('refuses a column without any profile URL (the Email column selected by mistake)', () => {

@@ -38,7 +38,7 @@ const ALL: PlanOptions = {
   includeUnprocessable: false,
   recheck: false,
   extraFields: false,
-  confirmAbove: 100,
+  startAtOnceUnder: null,
   hosts: HOSTS,
 };
 const RUNS: Array<[string, PlanOptions, number]> = [

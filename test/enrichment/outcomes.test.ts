@@ -72,7 +72,7 @@ describe('one classifier of a row outcome', () => {
 
     // The sentence says the same figures as the counts.
     expect(done.message).toBe(
-      'Done: 2 found, 1 no address, 1 unprocessable, 1 not a profile, 1 error, 2 already done. 4 credits used.',
+      'Done: 2 rows with an address, 1 row with no address, 1 row unprocessable, 1 row not a profile, 1 row with an error, 2 rows already done. 4 credits used: 2 of 4 lookups found an address (50 %).',
     );
     const said = sentenceFigures(done.message);
     expect(figuresOf(said)).toEqual(expected);
@@ -147,4 +147,17 @@ describe('a profile whose answers were lost twice', () => {
     const later = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
     expect(later).toMatchObject({ waitingRows: 0, newProfiles: 1, credits: 1 });
   });
+});
+
+test('a slice whose time ran out on the last row still ends the run: Done, never running or paused at 100 %', async () => {
+  const data = Array.from({ length: 6 }, (_, i) => [url(`tia-end-${i}`)]);
+  world = await startWorld({
+    data: [['Profile'], ...data],
+    // One window of all six rows, and no time left after it (a slice always works one window).
+    scriptProperties: { ENRICH_BATCH_SIZE: '6', ENRICH_STEP_BUDGET_MS: '1' },
+  });
+  const first = await start(world, 'A1:A7');
+  expect(first).toMatchObject({ state: 'done', processed: 6, total: 6 });
+  expect(first.message).toMatch(/^Done: /);
+  expect(world.sandbox.service.totalCharged()).toBe(6);
 });

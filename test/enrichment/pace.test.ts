@@ -116,21 +116,16 @@ describe('adaptive batch size', () => {
     const refused = ledger.filter((entry) => entry.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.length / ledger.length).toBeLessThanOrEqual(0.05);
-    // No fetchAll leaves before the Retry-After of a 429 answered in an earlier one has passed (the next slice's
-    // too): the emulator's calls, in order, so how fast the machine sends one call's requests does not matter.
-    const calls = new Map<number, typeof world.env.fetches>();
-    for (const record of world.env.fetches)
-      calls.set(record.call, [...(calls.get(record.call) ?? []), record]);
-    const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, records]) => records);
-    ordered.forEach((records, index) => {
-      const limited = records.filter((record) => record.status === 429);
-      if (limited.length === 0) return;
-      const answered = Math.max(...limited.map((record) => record.endedAt));
-      for (const later of ordered.slice(index + 1)) {
-        const left = Math.min(...later.map((record) => record.startedAt));
-        expect(left).toBeGreaterThanOrEqual(answered + 1000 - 5);
-      }
-    });
+    // No request of a later fetchAll leaves before the Retry-After of a 429 answered earlier has passed (one
+    // execution at a time; the next slice too). The emulator numbers each fetchAll's requests, so a request of the
+    // 429's own batch that left late on a busy machine is told apart by its batch, not by a time margin.
+    const fetches = world.env.fetches;
+    for (const limited of fetches.filter((fetch) => fetch.status === 429)) {
+      const early = fetches.filter(
+        (fetch) => fetch.call > limited.call && fetch.startedAt < limited.endedAt + 1000 - 5,
+      );
+      expect(early).toEqual([]);
+    }
     expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
   });
 });
@@ -227,9 +222,10 @@ describe('answers that stop or cost a run', () => {
     expect(done.creditsMaybeLost).toBeGreaterThanOrEqual(lostSends);
     expect(done.creditsUsed + (done.creditsMaybeLost ?? 0)).toBeGreaterThanOrEqual(spent);
     expect(done.message).toContain(
-      `${done.creditsUsed} credits used, up to ${done.creditsMaybeLost} more may have been charged for answers lost to connection failures`,
+      `, up to ${done.creditsMaybeLost} more may have been charged for answers lost to connection failures`,
     );
-  });
+    // About 12 s alone on a 2-core machine: the limit leaves room for two CPU-bound processes beside it.
+  }, 120_000);
 
   it('40 rows at 10 % of connections reset, over 8 seeds: none charged more than twice', async () => {
     // A short run has no room to amortise a lost batch: its first batch (PACE_START) is lost almost surely at 10 %
@@ -288,8 +284,11 @@ describe('answers that stop or cost a run', () => {
     expect(written.length).toBeGreaterThanOrEqual(10);
     expect(spent).toBeGreaterThanOrEqual(10);
     expect(after).toMatchObject({ state: 'cancelled', processed: written.length, creditsUsed: spent });
-    expect(after.message).toBe(
-      `Cancelled: ${written.length} found. ${spent} credits used. Results written so far are kept.`,
+    // Rows and lookups each named: "N rows with an address. S credits used: F of S lookups found an address (P %)".
+    expect(after.message).toMatch(
+      new RegExp(
+        `^Cancelled: ${written.length} rows? with an address\\. ${spent} credits? used: \\d+ of ${spent} lookups? found an address \\(\\d+ %\\)(; .*)?\\. Results written so far are kept\\.$`,
+      ),
     );
     expect(service.credits(ORG)).toBe(1000 - spent);
   });

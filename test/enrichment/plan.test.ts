@@ -4,6 +4,7 @@
  * failed rows, and what a run did (summary, history, the first failed row).
  */
 import { OWNER, startWorld, url, type World } from '../support/harness';
+
 import { drive, expectedCells, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
@@ -42,10 +43,13 @@ const startRun = async (w: World, request: object) =>
 const lastSidebarView = (w: World) =>
   /data-view="([^"]*)"/.exec(w.env.ui.sidebars[w.env.ui.sidebars.length - 1]?.html ?? '')?.[1];
 
-it('a run under the threshold starts at once from the menu and carries its plan', async () => {
+it('with "start runs under N credits at once" chosen, a cheaper run starts from the menu and carries its plan', async () => {
   world = await startWorld({
     data: [['Profile'], ...column(names(3, 'al-ash')), [''], ['not a url'], [url('al-ash-0')]],
   });
+  world.env
+    .userProperties(OWNER)
+    .set({ PEF_SETTINGS: JSON.stringify({ startAtOnce: true, startAtOnceUnder: 4 }) });
   world.env.select(world.ss.id, 'A1:A7');
   const progress = (await world.env.run('enrichSelection', [], world.as())) as Started['progress'];
   expect(progress.plan).toMatchObject({ rows: 6, newProfiles: 3, credits: 3, blanks: 1, notProfiles: 1 });
@@ -55,9 +59,8 @@ it('a run under the threshold starts at once from the menu and carries its plan'
   expect(world.sandbox.service.totalCharged()).toBe(3);
 });
 
-it('above the threshold nothing changes until the price is confirmed; a higher price is shown again', async () => {
-  world = await startWorld({ data: [['Profile'], ...column(names(6, 'bo-birch'))] });
-  world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 4 }) });
+it('by default the menu opens the plan: nothing changes until its price is confirmed; a higher price is shown again', async () => {
+  world = await startWorld({ data: [['Profile'], ...column(names(6, 'bo-birch'))], startsAtOnce: false });
   const before = world.env.values(world.ss.id, 'A1:F7');
   world.env.select(world.ss.id, 'A1:A7');
   const progress = (await world.env.run('enrichSelection', [], world.as())) as ProgressView;

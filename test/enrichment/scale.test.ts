@@ -2,7 +2,7 @@
 
 import { spreadsheetCalls } from '../../emulator';
 import { LOG_COMPACT_AT } from '../../src/store/table';
-import { OWNER, startWorld, url, type World } from '../support/harness';
+import { OWNER, START_AT_ONCE, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
@@ -53,7 +53,7 @@ describe('bulk enrichment at scale', () => {
     world.env.enter(world.ss.id, 'A1:A1001', [['Profile'], ...rows]);
     world.env.select(world.ss.id, 'A1:A1001');
     // The owner starts runs of any price without being asked (the sidebar's setting), as from the menu.
-    world.env.userProperties(OWNER).set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 1_000_000 }) });
+    world.env.userProperties(OWNER).set({ PEF_SETTINGS: START_AT_ONCE });
     await world.env.run('enrichSelection', [], world.as());
     const progress = await drive(world);
     expect(progress.state).toBe('done');

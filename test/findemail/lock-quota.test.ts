@@ -7,7 +7,7 @@
 import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
 import { LOCK_BUSY } from '../../src/formula/messages';
 import { chargedTwice, drive, mismatches } from '../enrichment/helpers';
-import { startWorld, url, type World } from '../support/harness';
+import { START_AT_ONCE, startWorld, url, type World } from '../support/harness';
 import { column, emailOf, fillDown } from './helpers';
 
 let world: World | undefined;
@@ -82,9 +82,7 @@ describe('=FINDEMAIL under the lock rate quota', () => {
     // profile a formula paid.
     world.env.advanceClock(2_000);
     world.env.select(world.ss.id, `A1:A${ROWS + 1}`);
-    world.env
-      .userProperties(world.ss.owner)
-      .set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 1_000_000 }) });
+    world.env.userProperties(world.ss.owner).set({ PEF_SETTINGS: START_AT_ONCE });
     await startThroughBusy(world);
     // Its slices treat a refused lock as busy: no slice fails, the next one goes on.
     const done = await drive(world);
@@ -118,9 +116,7 @@ describe('the bulk run under the lock rate quota', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     world.env.select(world.ss.id, 'A1:A31');
-    world.env
-      .userProperties(world.ss.owner)
-      .set({ PEF_SETTINGS: JSON.stringify({ confirmAbove: 1_000_000 }) });
+    world.env.userProperties(world.ss.owner).set({ PEF_SETTINGS: START_AT_ONCE });
     await startThroughBusy(world);
     const done = await driveAMomentApart(world);
     expect(world.env.lockCallsRefused).toBeGreaterThan(0);

@@ -6,14 +6,15 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import { SAMPLE_SHEET_NAME } from '../../playground/sample';
 import type { Playground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
+import { CREDITS_HEADER } from '../../src/store/credits';
 import {
   ACTION_MS,
   bounded,
   cell,
   chargeableProfiles,
-  chooseMenu,
   closeAll,
   expectedRow,
   frameText,
@@ -23,6 +24,7 @@ import {
   pasteColumn,
   people,
   profile,
+  runFromMenu,
   type Session,
   tempStateDir,
   testPlayground,
@@ -118,7 +120,7 @@ describe('the playground in a browser', () => {
     // The pasted block is the selection, as in Sheets; the server has it before the menu runs.
     expect(await page.locator('#selection-info').textContent()).toContain('A2:A51');
 
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     const seen: string[] = [];
     await waitFor(
       async () => `${await frameText(page, '#run-state')} | ${await frameText(page, '#run-fraction')}`,
@@ -291,7 +293,7 @@ describe('the playground in a browser', () => {
       5000,
       'the selection A2:A31 on the server',
     );
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => frameText(page, '#run-state'),
       (s) => s === 'Paused: out of credits',
@@ -371,7 +373,7 @@ describe('the playground in a browser', () => {
       10_000,
       'the pasted block selected on the server',
     );
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => frameText(page, '#run-state'),
       (t) => t === 'Done',
@@ -409,7 +411,7 @@ describe('the playground in a browser', () => {
     expect(await page.locator('#selection-info').textContent()).toContain('A2:A6');
     expect(JSON.stringify(pg.workbook.selection())).toBe(a2a6);
     // Find e-mails works on what the grid shows.
-    await chooseMenu(page, RUN_LABEL);
+    await runFromMenu(page, RUN_LABEL);
     await waitFor(
       () => JSON.parse(env.documentProperties(spreadsheetId).get('pef.job') ?? '{}').lastRow,
       (last) => last === 6,
@@ -417,5 +419,56 @@ describe('the playground in a browser', () => {
       'the run on A2:A6',
     );
     expect(refused).toEqual([]);
+  });
+  test("after an export of the credits log, its sheet has a tab that opens it; the add-on's hidden sheets have none", async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
+    const pg = playground;
+    session = await openPage(browser, pg);
+    const { page, sidebar } = session;
+    const tabs = () => page.locator('#sheet-tab-list .sheet-tab').allTextContents();
+    await expect(tabs()).resolves.toEqual([SAMPLE_SHEET_NAME]);
+    // The sample column is selected at first: its run, from the plan's Start.
+    await runFromMenu(page, RUN_LABEL);
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (state) => state === 'Done',
+      30_000,
+      'the run to end',
+    );
+    await sidebar.locator('#tab-credits').click();
+    await sidebar.locator('#credits-export').click();
+    const charged = pg.service.sandbox.service.totalCharged();
+    await waitFor(
+      () => frameText(page, '#credits-export-status'),
+      (text) => text === `Exported ${charged} charges into the sheet "Credits log".`,
+      ACTION_MS,
+      'the export to end',
+    );
+    await waitFor(
+      tabs,
+      (names) => names.join('|') === `${SAMPLE_SHEET_NAME}|Credits log`,
+      ACTION_MS,
+      'its tab',
+    );
+    await page.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === CREDITS_HEADER[0],
+      ACTION_MS,
+      'the log',
+    );
+    await expect(cell(page, 1, 6).textContent()).resolves.toBe('Outcome');
+    await expect(cell(page, charged + 1, 2).textContent()).resolves.toBe('run');
+    await expect(cell(page, charged + 2, 2).textContent()).resolves.toBe('');
+    // The sample sheet again, as it was.
+    await page.locator('#sheet-tab-list .sheet-tab', { hasText: SAMPLE_SHEET_NAME }).click();
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === 'Profile URL',
+      ACTION_MS,
+      'the sample',
+    );
+    expect(session.refused).toEqual([]);
   });
 });

@@ -137,6 +137,22 @@ export async function chooseMenu(page: Page, label: string): Promise<void> {
   await page.locator('#addon-menu button.menu-entry', { hasText: label }).click();
 }
 
+/**
+ * Find e-mails (or Retry) from the menu, then Start in the plan it opens: the plan's price and Start are shown first,
+ * nothing starts before. Returns the plan's price line.
+ */
+export async function runFromMenu(page: Page, label: string): Promise<string> {
+  await chooseMenu(page, label);
+  const start = page.frameLocator('#sidebar-frame').locator('#plan-start');
+  await start.waitFor({ state: 'visible', timeout: ACTION_MS });
+  const price = await frameText(page, '#plan-price');
+  await page
+    .frameLocator('#sidebar-frame')
+    .locator('#plan-start:not([disabled])')
+    .click({ timeout: ACTION_MS });
+  return price;
+}
+
 /** The page shows `text` in cell (r, c) within ACTION_MS. */
 export function cellShows(
   page: Page,

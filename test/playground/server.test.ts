@@ -80,6 +80,11 @@ describe('the playground server', () => {
     // The sample column is selected at first: the menu action enriches it.
     expect(wb.selection()).toEqual({ r1: 1, c1: 1, r2: SAMPLE_URLS.length + 1, c2: 1 });
     await wb.runMenu('enrichSelection');
+    // The menu opens the plan; Start (at the price shown) starts the run.
+    const as = { user: DEMO_USER, spreadsheetId: ss };
+    expect(wb.run()).toBeNull();
+    const plan = (await wb.env.run('getRunPlan', [{}], as)) as { credits: number };
+    await wb.env.run('startRun', [{ confirmedCredits: plan.credits }], as);
     await finishRun(first);
     // The sample holds what a real list does: blanks, duplicates (one written differently), no URL, 422s.
     const charges = first.service.sandbox.service.chargesByUrl();
@@ -148,6 +153,10 @@ describe('the playground server', () => {
     expect(again.env.displayValues(ss, 'G45')).toEqual([[kim.email]]);
     await second.close();
 
+    // --credits sets the balance at every start, not only after --reset.
+    const topped = await start(dir, { credits: 15 });
+    expect(topped.service.view().credits).toBe(15);
+    await topped.close();
     const third = await start(dir, { reset: true, credits: 77 });
     const fresh = third.workbook;
     expect(fresh.env.displayValues(ss, 'A1:A2')).toEqual([['Profile URL'], [SAMPLE_URLS[0]]]);

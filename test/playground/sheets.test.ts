@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import type { Playground } from '../../playground/server';
 import { DEMO_KEY } from '../../playground/service';
 import { API_KEY_PROPERTY, DEMO_USER } from '../../playground/workbook';
+import { START_AT_ONCE } from '../support/harness';
 import {
   ACTION_MS,
   cell,
@@ -90,6 +91,9 @@ describe('the playground behaves like Sheets', () => {
       'the selection A2:A11',
     );
 
+    // The person chose in Settings to start runs under 1,000,000 credits at once: the menu's own execution then
+    // works the run's first slice (by default it opens the plan).
+    env.userProperties(DEMO_USER).set({ PEF_SETTINGS: START_AT_ONCE });
     await chooseMenu(page, RUN_LABEL);
     const menuRunning = () => pg.workbook.busy().some((line) => line.startsWith('Running'));
     await waitFor(

@@ -3,16 +3,19 @@
 export const FIGURES = ['found', 'noAddress', 'unprocessable', 'notProfile', 'error', 'alreadyDone'] as const;
 export type Figures = Record<(typeof FIGURES)[number], number>;
 
-/** The figures of "Done: 4 found, 1 no address, …, 2 already done. 7 credits used." (a figure not said: 0). */
+/**
+ * The figures of "Done: 4 rows with an address, 1 row with no address, …, 2 rows already done. 7 credits used: …"
+ * (a figure not said: 0).
+ */
 export function sentenceFigures(message: string): Figures & { credits: number } {
   const count = (words: string) => Number(new RegExp(`(\\d+) ${words}\\b`).exec(message)?.[1] ?? 0);
   return {
-    found: count('found'),
-    noAddress: count('no address'),
-    unprocessable: count('unprocessable'),
-    notProfile: count('not a profile'),
-    error: count('errors?'),
-    alreadyDone: count('already done'),
+    found: count('rows? with an address'),
+    noAddress: count('rows? with no address'),
+    unprocessable: count('rows? unprocessable'),
+    notProfile: count('rows? not a profile'),
+    error: count('rows? with an error'),
+    alreadyDone: count('rows? already done'),
     credits: count('credits? used'),
   };
 }

@@ -10,7 +10,7 @@ import { appendFileSync } from 'node:fs';
 import { Environment, type EnvironmentOptions, type RunOptions, type SpreadsheetModel } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
-import { API_KEY_PROPERTY } from '../../src/core/propertyNames';
+import { API_KEY_PROPERTY, SETTINGS_PROPERTY } from '../../src/core/propertyNames';
 import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
 import { cellTexts, slipsIn, stringsIn } from './slips';
 
@@ -22,6 +22,9 @@ export const ORG = 'owner-org';
 export const EDITOR_ORG = 'editor-org';
 /** The add-on's user property for the API key (src/core/propertyNames.ts). */
 export { API_KEY_PROPERTY };
+
+/** The settings of a person who chose to start runs under 1,000,000 credits at once (WorldOptions.startsAtOnce). */
+export const START_AT_ONCE = JSON.stringify({ startAtOnce: true, startAtOnceUnder: 1_000_000 });
 
 /** The sandbox's network (script property NETWORK_HOSTS): its profile URLs are `network.com/in/<slug>`. */
 export const SANDBOX_NETWORK_HOSTS = 'network.com';
@@ -52,6 +55,12 @@ export interface WorldOptions {
   scriptProperties?: Record<string, string>;
   /** Save OWNER_KEY in the owner's user properties (default true). */
   ownerKey?: boolean;
+  /**
+   * Default true: the owner and the editor have chosen in Settings to start runs under 1,000,000 credits at once,
+   * so the menu's Find e-mails starts the run (most suites use it as the shortest way to start one). False: the
+   * add-on's default, where the menu opens the plan and nothing starts before Start.
+   */
+  startsAtOnce?: boolean;
   env?: EnvironmentOptions;
 }
 
@@ -111,6 +120,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     });
     const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
     if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
+    if (options.startsAtOnce !== false) {
+      for (const user of [OWNER, EDITOR])
+        env.userProperties(user).set({ [SETTINGS_PROPERTY]: START_AT_ONCE });
+    }
     const said = watchMessages(env);
     const world: World = {
       sandbox,
