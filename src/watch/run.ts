@@ -94,7 +94,10 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
       );
       return 'waiting for a run';
     }
-    return job.state === 'running' ? drive(job.id, me, hasTime) : settle(job.id, job);
+    if (job.state !== 'running') return settle(job.id, job);
+    // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
+    if (job.leaseUntil > systemClock.now()) return 'busy';
+    return drive(job.id, me, hasTime);
   }
   const plan = planWatchedRows(watch, remainingToday(watch));
   if (plan.kind === 'nothing') {
@@ -131,6 +134,8 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
 function drive(jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   let progress: Progress | undefined;
   do {
+    const leasedBefore = loadJob()?.leaseUntil ?? 0;
+    if (leasedBefore > systemClock.now()) return 'busy';
     progress = processSlice(jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch((stored) =>

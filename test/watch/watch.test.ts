@@ -252,6 +252,44 @@ describe('the watch', () => {
     onlyOwnerKey(world.env);
   });
 
+  it('two trigger runs at once never send the same profile, and leave no row behind', async () => {
+    world = await watchWorld();
+    await startWatch(world);
+    const rows = (from: number) => Array.from({ length: 10 }, (_, i) => [profile('race', from + i)]);
+    // Two editors paste at the same moment (the second also repeats two of the first's profiles).
+    const second = rows(10);
+    second[0] = [profile('race', 0)];
+    second[1] = [profile('race', 1)];
+    const [a, b] = await Promise.all([
+      world.env.change(world.ss.id, 'A2:A11', rows(0), { user: EDITOR }),
+      world.env.change(world.ss.id, 'A12:A21', second, { user: OWNER }),
+    ]);
+    okAs([...a.installable, ...b.installable], OWNER);
+    expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+    expect(charged(world)).toHaveLength(18);
+    expectResults(rowsOf(world, 2, 21));
+  });
+
+  it('stops when the service refuses the key (401), before any lookup', async () => {
+    world = await watchWorld();
+    await startWatch(world);
+    world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: 'owner-key-revoked-000000000000' });
+    const fired = await world.env.change(
+      world.ss.id,
+      'A2:A4',
+      [[profile('k', 1)], [profile('k', 2)], [profile('k', 3)]],
+      {
+        user: EDITOR,
+      },
+    );
+    expect(fired.installable.map((r) => r.value)).toEqual(['stopped']);
+    expect(charged(world)).toHaveLength(0);
+    const seen = await view(world, EDITOR);
+    expect(seen.state).toBe('stopped');
+    expect(seen.message).toMatch(/^Stopped by itself: .*key/i);
+    expect(world.env.triggers).toHaveLength(0);
+  });
+
   it('cannot start in a test deployment (no installable triggers there), and says what to do', async () => {
     world = await watchWorld({ env: { deployment: 'test' } });
     const refused = await startWatch(world);
