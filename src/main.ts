@@ -21,7 +21,7 @@ import * as enrichment from './bulk';
 import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
-import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
+import { BULK_RUN_ITEM, REFRESH_ITEM, WATCH_ITEM } from './core/product';
 import * as credits from './credits/view';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
@@ -58,6 +58,7 @@ export function onOpen(e?: unknown): void {
   addAddonMenu([
     [BULK_RUN_ITEM, 'enrichSelection'],
     ['Retry failed rows in the selected column', 'retryFailedRows'],
+    [WATCH_ITEM, 'showWatch'],
     [REFRESH_ITEM, 'refreshFormulas'],
     ['Freeze =FINDEMAIL results in the selection', 'freezeResults'],
     null,
@@ -87,6 +88,11 @@ export function onEdit(e?: unknown): void {
 /** Opens the sidebar on its settings view. */
 export function showSettings(): void {
   showSidebar('settings');
+}
+
+/** Opens the sidebar on its Watch tab: watch the selected column for new rows. */
+export function showWatch(): void {
+  showSidebar('watch');
 }
 
 /** Opens the help dialog. */

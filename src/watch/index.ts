@@ -121,7 +121,7 @@ export function startWatch(raw: unknown): WatchStart {
     view: getWatchState(),
     message:
       waiting > 0
-        ? `Watching. ${waiting} ${waiting === 1 ? 'row' : 'rows'} of the column have no result yet: they are looked up at the first change or opening, within the limit.`
+        ? `Watching. ${waiting === 1 ? '1 row of the column has no result yet: it is' : `${waiting} rows of the column have no result yet: they are`} looked up at the first change or opening, within the limit.`
         : 'Watching.',
     column,
   };
