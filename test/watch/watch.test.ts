@@ -217,6 +217,18 @@ describe('the watch', () => {
     expect(summary.unreadable).toBe(0);
   });
 
+  it('stops by itself when its column is gone (the header there is another), and says so', async () => {
+    world = await watchWorld();
+    await startWatch(world);
+    await world.env.change(world.ss.id, 'A1:A2', [['Company'], [profile('gone', 1)]], { user: EDITOR });
+    const seen = await view(world, EDITOR);
+    expect(seen.state).toBe('stopped');
+    expect(seen.message).toMatch(
+      /^Stopped by itself: the watched column's header "Profile URL" is no longer there/,
+    );
+    expect(lookups(world)).toHaveLength(0);
+  });
+
   it('shows as stopped when its triggers were removed outside the add-on', async () => {
     world = await watchWorld();
     await startWatch(world);
@@ -245,10 +257,29 @@ describe('the watch', () => {
     world.env.enter(world.ss.id, 'G2', [['=FINDEMAIL(A2:A9)']]);
     await world.env.recalculate(world.ss.id);
     expect(charged(world)).toHaveLength(8);
+    // Later the same day: a bulk run of new profiles in another column (4 credits), then more watched rows.
+    world.env.advanceClock(3 * 3600_000);
+    world.env.enter(world.ss.id, 'I1:I5', [
+      ['Profile URL'],
+      ...Array.from({ length: 4 }, (_, i) => [profile('run', i)]),
+    ]);
+    const other = await start(world, 'I1:I5');
+    expect(other.creditsUsed).toBe(4);
+    await world.env.change(
+      world.ss.id,
+      'A10:A12',
+      [[profile('mix', 8)], [profile('run', 0)], [profile('mix', 9)]],
+      {
+        user: EDITOR,
+      },
+    );
+    expect(charged(world)).toHaveLength(14);
     const summary = (await world.env.run('getCreditsSummary', [], world.as(OWNER))) as CreditsSummary;
     expect(summary.total).toBe(world.sandbox.service.ledger().filter((e) => e.charged === 1).length);
+    expect(summary.total).toBe(14);
     const bySource = Object.fromEntries(summary.sources.map((s) => [s.source, s.credits]));
-    expect(bySource).toEqual({ formulas: 2, watch: 6 });
+    expect(bySource).toEqual({ formulas: 2, watch: 8, run: 4 });
+    expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
     onlyOwnerKey(world.env);
   });
 
