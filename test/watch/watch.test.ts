@@ -54,7 +54,7 @@ function onlyOwnerKey(env: Environment): void {
   const keys = new Set(
     env.fetches.flatMap((f) => Object.values(f.headers).filter((v) => v.includes('-key-'))),
   );
-  expect([...keys].every((k) => k.includes(OWNER_KEY))).toBe(true);
+  expect([...keys]).toEqual([OWNER_KEY]);
   expect(env.fetches.some((f) => JSON.stringify(f).includes(EDITOR_KEY))).toBe(false);
 }
 
