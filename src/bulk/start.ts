@@ -123,19 +123,21 @@ function planUnderLock(request: RunRequest): StartOutcome {
 
 /**
  * Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile.
- * A watch (src/watch/) creates its runs here too, with `origin` 'watch'.
+ * A watch (src/watch/) creates its runs here too, with `origin` 'watch' and its creator's address (a trigger's
+ * execution may not get it from Apps Script).
  */
 export function createUnderLock(
   planned: PlannedRun,
   viewerId: string | null,
   origin?: Job['origin'],
+  ownerName?: string,
 ): StartOutcome {
   const stored = loadJob();
   if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-  const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
+  const owner = { id: viewerId ?? (runnerId(true) as string), name: ownerName || runnerEmail() };
   const { job: created, prepareSheet } = createJob(planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(created);

@@ -345,6 +345,12 @@ describe('the watch', () => {
     const stray = await world.env.execute('onWatchChange', [], { user: OWNER, ui: false });
     expect(stray.value).toBe('no spreadsheet');
     expect(lookups(world)).toHaveLength(0);
+    // Opening the spreadsheet by id from there would need the full spreadsheets scope: the add-on keeps currentonly.
+    const scopes = world.env.manifest.oauthScopes ?? [];
+    expect(scopes).toContain('https://www.googleapis.com/auth/spreadsheets.currentonly');
+    expect(scopes).not.toContain('https://www.googleapis.com/auth/spreadsheets');
+    // The watch uses no time-driven trigger at all.
+    expect(world.env.triggers.map((t) => t.eventType)).not.toContain('CLOCK');
   });
 
   it("runs no trigger past the creator's daily trigger runtime quota", async () => {
