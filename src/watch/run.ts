@@ -21,6 +21,7 @@ import { planWatchedRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
   countJobCredits,
+  limitNote,
   limitReachedMessage,
   onDay,
   remainingToday,
@@ -105,7 +106,7 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
     return 'up to date';
   }
   if (plan.kind === 'limit') {
-    note(limitReachedMessage(watch));
+    limitReached();
     return 'limit';
   }
   if (plan.kind === 'stop') {
@@ -169,6 +170,23 @@ function cancelJob(jobId: string): void {
     if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
     const now = systemClock.now();
     return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
+  });
+}
+
+/** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
+function limitReached(): void {
+  const now = systemClock.now();
+  withDocumentLock(() => {
+    const stored = loadWatch();
+    if (!stored) return;
+    const first = stored.limitNotedDay !== stored.day;
+    saveWatch({
+      ...stored,
+      message: limitReachedMessage(stored),
+      lastCheckedAt: now,
+      limitNotedDay: stored.day,
+    });
+    if (first) appendCharges([watchNoteRow(stored, limitNote(stored), now)]);
   });
 }
 

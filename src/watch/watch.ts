@@ -34,6 +34,8 @@ export interface Watch {
   jobId?: string;
   jobCredits: number;
   lastCheckedAt?: number;
+  /** The day the credits log last got the note that the limit was reached. */
+  limitNotedDay?: string;
   message: string;
   /** The creator's trigger ids (only the creator can see or delete them). */
   triggerIds: string[];
@@ -129,6 +131,11 @@ export function watchView(
   view.status = `Watching ${column} for new rows — paid by ${payer}${mine ? ' (you)' : ''}, up to ${credits(watch.limit)} a day, ${watch.usedToday.toLocaleString('en-US')} used today${checked}.`;
   if (watch.usedToday >= watch.limit) view.limitReached = true;
   return view;
+}
+
+/** The credits-log note of the day's limit reached (once a day). */
+export function limitNote(watch: Watch): string {
+  return `watch paused until tomorrow: today's limit of ${credits(watch.limit)} reached`;
 }
 
 /** The credits-log note of a watch that stopped (or was stopped), and why. */

@@ -143,9 +143,15 @@ describe('the watch', () => {
     const limited = await view(world, EDITOR);
     expect(limited).toMatchObject({ state: 'watching', usedToday: 10, limit: 10, limitReached: true });
     expect(limited.message).toMatch(/limit of 10 credits is reached: new rows wait until tomorrow/);
-    // More rows the same day: nothing sent.
+    // More rows the same day: nothing sent; the credits log noted the limit once.
     await world.env.change(world.ss.id, 'A17', [[profile('limit', 15)]], { user: EDITOR });
     expect(charged(world)).toHaveLength(10);
+    const notes = world.env
+      .values(world.ss.id, 'A2:G20', '_pef_credits')
+      .filter((row) => row[1] === 'watch' && row[4] === '');
+    expect(notes.map((row) => row[5])).toEqual([
+      "watch paused until tomorrow: today's limit of 10 credits reached",
+    ]);
     expect(
       world.env
         .values(world.ss.id, 'B12:B17')
