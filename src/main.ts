@@ -254,8 +254,7 @@ export function onWatchOpen(e?: unknown): string {
  * @param {Object} e The change event.
  */
 export function onWatchChange(e?: unknown): string {
-  void e;
-  return watch.onWatchEvent();
+  return watch.onWatchEvent(e);
 }
 
 /**

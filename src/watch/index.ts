@@ -158,7 +158,15 @@ export function stopWatchFromSidebar(): WatchView {
   return getWatchState();
 }
 
-/** A trigger run: open, change or form submit; each looks at the whole column (what is new has no result). */
-export function onWatchEvent(): WatchRunEnd {
+/** Changes that add no row (apps-script/guides/triggers/events, changeType): a formatting or a removal. */
+const CHANGES_WITHOUT_ROWS = ['FORMAT', 'REMOVE_ROW', 'REMOVE_COLUMN', 'REMOVE_GRID'];
+
+/**
+ * A trigger run: open, change or form submit; each looks at the whole column (what is new has no result). A change
+ * that adds no row is not looked at: every change counts against the creator's daily trigger runtime.
+ */
+export function onWatchEvent(event?: unknown): WatchRunEnd | 'ignored' {
+  const changeType = (event as { changeType?: unknown } | undefined)?.changeType;
+  if (typeof changeType === 'string' && CHANGES_WITHOUT_ROWS.includes(changeType)) return 'ignored';
   return runWatch();
 }

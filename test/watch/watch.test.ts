@@ -235,6 +235,23 @@ describe('the watch', () => {
     expect(lookups(world)).toHaveLength(0);
   });
 
+  it('does not look at a change that adds no row (a formatting, a removal)', async () => {
+    world = await watchWorld();
+    await startWatch(world);
+    world.env.enter(world.ss.id, 'A2', [[profile('fmt', 1)]]);
+    const formatted = await world.env.installableTriggers.fire(world.ss.id, 'ON_CHANGE', {
+      changeType: 'FORMAT',
+    });
+    expect(formatted.installable.map((r) => r.value)).toEqual(['ignored']);
+    expect(formatted.installable[0].counts['Range.getValues'] ?? 0).toBe(0);
+    expect(lookups(world)).toHaveLength(0);
+    const inserted = await world.env.installableTriggers.fire(world.ss.id, 'ON_CHANGE', {
+      changeType: 'INSERT_ROW',
+    });
+    expect(inserted.installable.map((r) => r.value)).toEqual(['up to date']);
+    expect(charged(world)).toHaveLength(1);
+  });
+
   it('shows as stopped when its triggers were removed outside the add-on', async () => {
     world = await watchWorld();
     await startWatch(world);
