@@ -21,6 +21,7 @@ import { planWatchedRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
   countJobCredits,
+  forTheWatch,
   limitNote,
   limitReachedMessage,
   onDay,
@@ -102,7 +103,7 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   }
   const plan = planWatchedRows(watch, remainingToday(watch));
   if (plan.kind === 'nothing') {
-    note('Up to date: every row of the column has a result.');
+    note('Up to date: no profile URL of the column waits for a lookup.');
     return 'up to date';
   }
   if (plan.kind === 'limit') {
@@ -158,7 +159,7 @@ function settle(jobId: string, job: Job): WatchRunEnd | 'again' {
   // The watch's own run never stays paused: another person's run could not start beside it.
   if (isActive(job.state)) cancelJob(jobId);
   if (STOPS_WATCH.has(reason)) {
-    stopWatch(withoutStop(job.message));
+    stopWatch(withoutStop(forTheWatch(job.message)));
     return 'stopped';
   }
   note(`The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`);

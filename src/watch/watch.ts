@@ -133,6 +133,11 @@ export function watchView(
   return view;
 }
 
+/** A run's halt message said of the watch: what to do is to start it again, not to Resume a run. */
+export function forTheWatch(message: string): string {
+  return message.replace(/\bthen Resume\b[^.]*\./g, 'then start the watch again in the Watch tab.');
+}
+
 /** The credits-log note of the day's limit reached (once a day). */
 export function limitNote(watch: Watch): string {
   return `watch paused until tomorrow: today's limit of ${credits(watch.limit)} reached`;

@@ -175,7 +175,10 @@ describe('the watch', () => {
     expect(lookups(world)[0].status).toBe(402);
     const stopped = await view(world, EDITOR);
     expect(stopped.state).toBe('stopped');
-    expect(stopped.message).toMatch(/^Stopped by itself: .*credits/i);
+    expect(stopped.message).toMatch(
+      /^Stopped by itself: Out of credits \(HTTP 402\)\..* Add credits to your account, then start the watch again in the Watch tab\./,
+    );
+    expect(stopped.message).not.toMatch(/Resume/);
     // Its creator's triggers went with it: later rows fire nothing that sends.
     expect(world.env.triggers).toHaveLength(0);
     const requests = world.sandbox.service.ledger().length;
@@ -340,7 +343,9 @@ describe('the watch', () => {
     expect(charged(world)).toHaveLength(0);
     const seen = await view(world, EDITOR);
     expect(seen.state).toBe('stopped');
-    expect(seen.message).toMatch(/^Stopped by itself: .*key/i);
+    expect(seen.message).toMatch(
+      /^Stopped by itself: The API key was rejected \(HTTP 401\)\. Save a valid key in .*Settings & API key, then start the watch again in the Watch tab\./,
+    );
     expect(world.env.triggers).toHaveLength(0);
   });
 
