@@ -23,6 +23,12 @@ export { customFunctionNames, type ParsedCall, parseFormulaCall } from './host/c
 export { DIST_DIR, Environment } from './host/environment';
 export { notAllowlistedMessage } from './host/manifest';
 export { DAILY_QUOTAS } from './host/quotas';
+export {
+  type Fired,
+  type RefusedTrigger,
+  TRIGGER_RUNTIME_DAILY_MS,
+  TRIGGER_RUNTIME_EXCEEDED,
+} from './host/triggers';
 export { injectShim, SHIM } from './html/shim';
 export { columnName, parseA1, rangeName } from './model/a1';
 export { CACHE_MAX_SECONDS, type CacheEntry, CacheStore } from './model/cache';
@@ -37,5 +43,10 @@ export {
   SpreadsheetModel,
 } from './model/spreadsheet';
 export { displayValue, parseEntered } from './model/values';
-export { MAX_TRIGGERS_PER_USER, TEST_DEPLOYMENT_TRIGGERS, TOO_MANY_TRIGGERS } from './services/script';
+export {
+  MAX_TRIGGERS_PER_USER,
+  oneOfEachType,
+  TEST_DEPLOYMENT_TRIGGERS,
+  TOO_MANY_TRIGGERS,
+} from './services/script';
 export type * from './types';

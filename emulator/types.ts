@@ -35,6 +35,11 @@ export interface EnvironmentOptions {
    */
   deployment?: 'installed' | 'test';
   /**
+   * The daily "triggers total runtime" quota of each user, in ms of wall time (default: the account's, 90 min or
+   * 6 h): past it the user's installable triggers do not run (`env.installableTriggers.refused`).
+   */
+  triggerRuntimeDailyMs?: number;
+  /**
    * The old, forgiving trigger model: a time-driven trigger runs in the document that created it. Apps Script
    * gives it no active spreadsheet; only tests of the product's current trigger fallback set this
    * (issue 11: product fix pending).

@@ -303,6 +303,15 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
         workbook.sortRange(asRange((body as { range?: unknown }).range), column as number, ascending);
         return sendJson(res, 200, { ok: true });
       }
+      case '/api/form': {
+        await workbook.submitFormResponse();
+        return sendJson(res, 200, { ok: true });
+      }
+      case '/api/append': {
+        const count = (body as { count?: unknown } | null)?.count ?? 5;
+        if (typeof count !== 'number') throw new HttpError(400, 'count: a number');
+        return sendJson(res, 200, { rows: workbook.appendAsAutomation(count) });
+      }
       case '/api/rows': {
         const { op, at, count } = (body ?? {}) as { op?: unknown; at?: unknown; count?: unknown };
         if (typeof at !== 'number' || typeof count !== 'number')

@@ -136,6 +136,10 @@ export interface Workbook {
   insertRows(before: number, count: number): void;
   /** Edit › Delete rows. */
   deleteRows(start: number, count: number): void;
+  /** Insert › A Google Form response: a new row with a new profile URL in column A, then the form-submit triggers. */
+  submitFormResponse(): Promise<void>;
+  /** Insert › Rows from an automation tool: `count` new rows through the Sheets API, which fires no trigger. */
+  appendAsAutomation(count: number): number[];
   /** Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey. */
   restoreDemoKey(): Promise<void>;
   runMenu(fn: string): Promise<unknown>;
@@ -303,6 +307,30 @@ export async function openWorkbook(options: {
     underWay.add(promise);
     promise.finally(() => underWay.delete(promise)).catch(() => undefined);
     return promise;
+  }
+
+  /** Installable triggers a person's action fired (the watch's), shown as busy while they run. */
+  function fireTriggers(label: string, work: () => Promise<unknown>): Promise<void> {
+    const id = nextBusy++;
+    busyRuns.set(id, label);
+    return track(
+      work()
+        .then(
+          () => undefined,
+          (error: unknown) => log(`${label} failed: ${errorMessage(error)}`),
+        )
+        .finally(() => {
+          busyRuns.delete(id);
+          syncOutputs();
+        }),
+    );
+  }
+
+  let newLeads = 0;
+  /** A fictional profile URL the sandbox answers (sandbox/profiles.ts: the slug decides), new each time. */
+  function newLeadUrl(): string {
+    newLeads++;
+    return `https://www.network.com/in/new-lead-${Date.now().toString(36)}-${newLeads}`;
   }
 
   async function runAsUser(fn: string, args: unknown[], fromPage = false): Promise<unknown> {
@@ -655,6 +683,10 @@ export async function openWorkbook(options: {
       }
       syncOutputs();
       recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
+      // The installable open triggers (a watch's), each as its creator: rows an automation tool added are found now.
+      void fireTriggers('Open triggers (the watch)', () =>
+        env.installableTriggers.fire(ss.id, 'ON_OPEN', { user: DEMO_USER }),
+      );
     },
     async setCells(edits) {
       editable();
@@ -673,6 +705,20 @@ export async function openWorkbook(options: {
       }
       recalculatePlain();
       recalculate(affectedFormulas(edits));
+      // A person's edit fires the installable change triggers (a watch's), each as its creator.
+      void fireTriggers('Change triggers (the watch)', () =>
+        env.installableTriggers.fire(ss.id, 'ON_CHANGE', { user: DEMO_USER, changeType: 'EDIT' }),
+      );
+    },
+    async submitFormResponse() {
+      await fireTriggers('A form response (the watch)', () => env.submitForm(ss.id, [newLeadUrl()]));
+    },
+    appendAsAutomation(count) {
+      if (!Number.isInteger(count) || count < 1 || count > 100) throw new HttpError(400, 'count: 1 to 100');
+      const rows = Array.from({ length: count }, () => [newLeadUrl()]);
+      if ((sheet.lastRow() + count) * sheet.maxCols > MAX_SHEET_CELLS)
+        throw new HttpError(400, CELL_LIMIT_MESSAGE);
+      return env.appendRowsThroughApi(ss.id, rows);
     },
     showSheet(id) {
       if (!visibleSheets().some((candidate) => candidate.id === id))

@@ -77,13 +77,15 @@ function wrapper(entry: EntryPoint): string {
  * The scopes the bundle needs, and no more (test/bundle/build.test.ts checks them against the code):
  * spreadsheets.currentonly (the open spreadsheet), script.container.ui (menu, sidebar, dialogs),
  * script.external_request (UrlFetchApp), userinfo.email (Session.getActiveUser: the starter's address shown to
- * other editors). No script.scriptapp: the add-on creates no triggers; the sidebar drives a run (issue 11).
+ * other editors), script.scriptapp (the watch's installable open, change and form-submit triggers: ScriptApp).
+ * Never the full `spreadsheets`: a time-driven trigger would need it to open the spreadsheet, so the watch uses none.
  */
 export const OAUTH_SCOPES = [
   'spreadsheets.currentonly',
   'script.container.ui',
   'script.external_request',
   'userinfo.email',
+  'script.scriptapp',
 ].map((scope) => `https://www.googleapis.com/auth/${scope}`);
 
 /** Apps Script allows only https prefixes in urlFetchWhitelist; the loopback sandbox needs none. */

@@ -255,7 +255,7 @@ export interface FormulaCapState {
 
 /** One payer's spend in the credits log: a person's runs, or the formulas. */
 export interface CreditsSource {
-  source: 'run' | 'formulas';
+  source: 'run' | 'formulas' | 'watch';
   /** The person (their e-mail address when Apps Script gave it), or whose key the formulas use. */
   payer: string;
   /** The viewer's own runs. */
@@ -318,4 +318,45 @@ export interface CreditsExport extends Required<CreditsExportRequest> {
   done: boolean;
   /** What to tell the person (progress, or the end: the sheet, the rows, what was skipped). */
   message: string;
+}
+
+/** The watch of a column (src/watch/): what every editor's sidebar shows. */
+export interface WatchView {
+  /** 'none': no watch in this spreadsheet. */
+  state: 'none' | 'watching' | 'stopped';
+  /** The sentence that says it all: "Watching Leads!B:B for new rows — paid by …, up to 100 credits a day, …". */
+  status: string;
+  /** The last thing the watch did or met (a stop, the day's limit, a run waited for). */
+  message: string;
+  /** The viewer may start a watch (a key saved, no watch running). */
+  canStart: boolean;
+  column?: string;
+  payer?: string;
+  /** The viewer started it (their key pays). */
+  mine?: boolean;
+  limit?: number;
+  usedToday?: number;
+  limitReached?: boolean;
+  /** The creator's triggers are gone (removed outside the add-on): the watch does nothing. */
+  triggersMissing?: boolean;
+}
+
+/** Starting a watch from the sidebar: the daily limit, and the placement when the plan offers a choice. */
+export interface WatchRequest {
+  limit: unknown;
+  placement?: PlacementKind;
+}
+
+/** What Start answered: the watch, or why it did not start (and the placements to choose from). */
+export interface WatchStart {
+  started: boolean;
+  view: WatchView;
+  /** A refusal or a question, in words a person can act on. */
+  message: string;
+  /** The selection's column, as the watch would read it ("Leads!B:B"). */
+  column?: string;
+  /** Where results may go when the columns beside the URLs hold data: the person picks one. */
+  placements?: Placement[];
+  /** Rows already in the column without a result: looked up at the first check, within the limit. */
+  waitingRows?: number;
 }

@@ -14,12 +14,14 @@ import type {
   RunPlan,
   RunStart,
   SidebarState,
+  WatchStart,
+  WatchView,
 } from './api';
 import * as enrichment from './bulk';
 import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
-import { BULK_RUN_ITEM, REFRESH_ITEM } from './core/product';
+import { BULK_RUN_ITEM, REFRESH_ITEM, WATCH_ITEM } from './core/product';
 import * as credits from './credits/view';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
@@ -27,6 +29,7 @@ import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
+import * as watch from './watch';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.
@@ -55,6 +58,7 @@ export function onOpen(e?: unknown): void {
   addAddonMenu([
     [BULK_RUN_ITEM, 'enrichSelection'],
     ['Retry failed rows in the selected column', 'retryFailedRows'],
+    [WATCH_ITEM, 'showWatch'],
     [REFRESH_ITEM, 'refreshFormulas'],
     ['Freeze =FINDEMAIL results in the selection', 'freezeResults'],
     null,
@@ -84,6 +88,11 @@ export function onEdit(e?: unknown): void {
 /** Opens the sidebar on its settings view. */
 export function showSettings(): void {
   showSidebar('settings');
+}
+
+/** Opens the sidebar on its Watch tab: watch the selected column for new rows. */
+export function showWatch(): void {
+  showSidebar('watch');
 }
 
 /** Opens the help dialog. */
@@ -209,4 +218,50 @@ export function checkApiKey(): KeyCheckResult {
  */
 export function saveSettings(settings: unknown): SidebarState {
   return account.saveSettings(settings);
+}
+
+/** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */
+export function getWatchState(): WatchView {
+  return watch.getWatchState();
+}
+
+/**
+ * Starts watching the selected column: new profile URLs are looked up on their own, on your key, within a daily
+ * limit of credits.
+ * @param {Object} request limit (credits a day), placement (when the sidebar asked for one).
+ */
+export function startWatch(request: unknown): WatchStart {
+  return watch.startWatch(request);
+}
+
+/** Stops this spreadsheet's watch (any editor may). */
+export function stopWatch(): WatchView {
+  return watch.stopWatchFromSidebar();
+}
+
+/**
+ * Installable open trigger of a watch, running as its creator: rows an automation tool appended (through the Sheets
+ * API, which fires no trigger) are found when someone opens the spreadsheet.
+ * @param {Object} e The open event.
+ */
+export function onWatchOpen(e?: unknown): string {
+  void e;
+  return watch.onWatchEvent();
+}
+
+/**
+ * Installable change trigger of a watch, running as its creator: rows a person typed, pasted or inserted.
+ * @param {Object} e The change event.
+ */
+export function onWatchChange(e?: unknown): string {
+  return watch.onWatchEvent(e);
+}
+
+/**
+ * Installable form-submit trigger of a watch, running as its creator: a Google Form's new response.
+ * @param {Object} e The form-submit event.
+ */
+export function onWatchFormSubmit(e?: unknown): string {
+  void e;
+  return watch.onWatchEvent();
 }

@@ -43,6 +43,7 @@ import { DAILY_QUOTAS, DailyQuotas, type QuotaKind } from './quotas';
 import { seededRandom } from './random';
 import { scriptFiles } from './scripts';
 import { SharedState } from './state';
+import { appendRow, type Fired, InstallableTriggers, TRIGGER_RUNTIME_DAILY_MS } from './triggers';
 
 export const DIST_DIR = join(__dirname, '..', '..', 'dist');
 
@@ -71,6 +72,8 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly legacyTriggerDocumentContext: boolean;
   private readonly quotas: DailyQuotas;
   private readonly pool: WorkerPool;
+  /** Installable triggers firing (host/triggers.ts): open, change, form-submit; the daily runtime quota. */
+  readonly installableTriggers: InstallableTriggers;
   private readonly customFunctions = new CustomFunctionEvaluator(this);
   private readonly serials = { output: 1, trigger: 1, exec: 1 };
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -108,6 +111,10 @@ export class Environment extends SharedState implements ServiceHost {
       urlfetch: options.urlFetchDailyQuota ?? account.urlfetch,
     });
     if (options.scriptProperties) this.scriptProperties.set(options.scriptProperties);
+    this.installableTriggers = new InstallableTriggers(
+      this,
+      options.triggerRuntimeDailyMs ?? TRIGGER_RUNTIME_DAILY_MS[options.account ?? 'consumer'],
+    );
     this.pool = new WorkerPool(options.maxConcurrent ?? DEFAULT_MAX_CONCURRENT, {
       call: async (exec, request) => {
         addCounts(exec.counts, request.counts);
@@ -364,6 +371,63 @@ export class Environment extends SharedState implements ServiceHost {
       authMode: options.authMode ?? 'LIMITED',
       event,
     });
+  }
+
+  /**
+   * A person opens the spreadsheet: the simple `onOpen` as them (AuthMode.LIMITED), then every installable open
+   * trigger of the document, each as its creator (none when `readOnly`: a viewer or commenter).
+   */
+  open(spreadsheetId: string, options: { user?: string; readOnly?: boolean } = {}): Promise<Fired> {
+    const user = options.user ?? this.spreadsheet(spreadsheetId).owner;
+    return this.installableTriggers.open(spreadsheetId, user, options.readOnly === true);
+  }
+
+  /**
+   * A person edits or pastes cells (`edit`: the simple onEdit), then the document's installable edit and change
+   * triggers run, each as its creator (changeType EDIT), one after the other.
+   */
+  async change(
+    spreadsheetId: string,
+    a1: string,
+    values: unknown[][],
+    options: { user?: string; sheetName?: string } = {},
+  ): Promise<Fired> {
+    const user = options.user ?? this.spreadsheet(spreadsheetId).owner;
+    const simple = await this.edit(spreadsheetId, a1, values, { user, sheetName: options.sheetName });
+    const edits = await this.installableTriggers.fire(spreadsheetId, 'ON_EDIT', { user });
+    const changes = await this.installableTriggers.fire(spreadsheetId, 'ON_CHANGE', {
+      user,
+      changeType: 'EDIT',
+    });
+    return {
+      simple,
+      installable: [...edits.installable, ...changes.installable],
+      refused: [...edits.refused, ...changes.refused],
+    };
+  }
+
+  /** A Google Form's response lands in its response sheet (a new row), then the form-submit triggers run. */
+  submitForm(
+    spreadsheetId: string,
+    answers: unknown[],
+    options: { sheetName?: string } = {},
+  ): Promise<Fired & { row: number }> {
+    return this.installableTriggers.submitForm(spreadsheetId, answers, options.sheetName);
+  }
+
+  /**
+   * Rows appended through the Sheets API (an automation tool, `spreadsheets.values.append`): written after the
+   * sheet's last row with data, and no trigger runs ("Script executions and API requests do not cause triggers to
+   * run", apps-script/guides/triggers/installable). Returns the rows written.
+   */
+  appendRowsThroughApi(
+    spreadsheetId: string,
+    rows: unknown[][],
+    options: { sheetName?: string } = {},
+  ): number[] {
+    const ss = this.spreadsheet(spreadsheetId);
+    const sheet = (options.sheetName ? ss.sheetByName(options.sheetName) : undefined) ?? ss.activeSheet();
+    return rows.map((row) => appendRow(this, spreadsheetId, sheet, row));
   }
 
   /**

@@ -12,6 +12,13 @@ export const TOO_MANY_TRIGGERS =
 export const TEST_DEPLOYMENT_TRIGGERS =
   'Installable triggers are not supported in a test deployment of an Editor add-on.';
 
+/** The emulator's refusal of a second trigger of one type for one user and document (Apps Script's text is not documented). */
+export function oneOfEachType(eventType: string): string {
+  return eventType === 'CLOCK'
+    ? 'This add-on has already created a time-based trigger for this document and user.'
+    : `This add-on has already created a trigger of this type (${eventType}) for this document and user.`;
+}
+
 /** ScriptApp's methods that need the script.scriptapp scope (the trigger methods). */
 const TRIGGER_METHODS = ['newTrigger.create', 'getProjectTriggers', 'getUserTriggers', 'deleteTrigger'];
 
@@ -39,16 +46,13 @@ export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: u
       // The limit counts the user's triggers of the whole script, every document included.
       if (host.triggers.filter((t) => t.user === exec.user).length >= MAX_TRIGGERS_PER_USER)
         fail(TOO_MANY_TRIGGERS);
-      if (spec.eventType === 'CLOCK') {
-        // Add-ons: "Time-driven triggers cannot run more frequently than once per hour"
-        // (https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions).
-        if (spec.everyMinutes !== undefined)
-          fail('Add-ons may not create time-based triggers that run more often than once an hour.');
-        // "Each add-on can only have one trigger of each type, per user, per document" (same page).
-        if (host.triggers.some((t) => mine(t) && t.eventType === 'CLOCK')) {
-          fail('This add-on has already created a time-based trigger for this document and user.');
-        }
-      }
+      // Add-ons: "Time-driven triggers cannot run more frequently than once per hour"
+      // (https://developers.google.com/workspace/add-ons/concepts/editor-triggers#restrictions).
+      if (spec.eventType === 'CLOCK' && spec.everyMinutes !== undefined)
+        fail('Add-ons may not create time-based triggers that run more often than once an hour.');
+      // "Each add-on can only have one trigger of each type, per user, per document" (same page; it gives no text).
+      if (host.triggers.some((t) => mine(t) && t.eventType === spec.eventType))
+        fail(oneOfEachType(String(spec.eventType)));
       // An add-on's trigger belongs to the user and the document it was created in, and runs in that document.
       const trigger: TriggerRecord = {
         id: `trigger-${host.nextSerial('trigger')}`,

@@ -363,6 +363,10 @@ $('insert-below').addEventListener('click', () => {
   const sel = grid.selection;
   sheetAction('Insert rows', '/api/rows', { op: 'insert', at: sel.r2 + 1, count: sel.r2 - sel.r1 + 1 });
 });
+$('submit-form').addEventListener('click', () => sheetAction('Submit a form response', '/api/form', {}));
+$('append-automation').addEventListener('click', () =>
+  sheetAction('Append rows as an automation tool', '/api/append', { count: 5 }),
+);
 for (const [id, ascending] of [
   ['sort-asc', true],
   ['sort-desc', false],

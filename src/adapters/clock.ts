@@ -26,3 +26,8 @@ export const systemClock: Clock = {
   sleep: (ms) => Utilities.sleep(ms),
   timeText: (ms) => timeText(ms),
 };
+
+/** The day of `ms` (yyyy-MM-dd) in the open spreadsheet's time zone (UTC when it has none). */
+export function spreadsheetDay(ms: number): string {
+  return Utilities.formatDate(new Date(ms), spreadsheetTimeZone() ?? 'UTC', 'yyyy-MM-dd');
+}

@@ -8,7 +8,7 @@ import { ADDON_NAME } from '../core/product';
 export { ADDON_NAME };
 
 /** The view the sidebar opens on: `plan` and `retry` show a run's plan before it starts. */
-export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry';
+export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry' | 'watch';
 
 export function showSidebar(view: SidebarView): void {
   const template = HtmlService.createTemplateFromFile('Sidebar');

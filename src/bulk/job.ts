@@ -65,6 +65,8 @@ export interface Job {
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */
   plan?: PlanSummary;
+  /** 'watch': a run a watch started (src/watch/), charged to the watch in the credits log. Absent: a person's run. */
+  origin?: 'watch';
   /** Why the last slice's batches were held small, if they were (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
 }

@@ -5,14 +5,21 @@ import type { Job } from './job';
 import { columnName } from './placement';
 
 export function runCharges(
-  job: Pick<Job, 'id' | 'ownerId' | 'ownerName' | 'sheetName' | 'urlColumn' | 'firstRow' | 'lastRow'>,
+  job: Pick<
+    Job,
+    'id' | 'ownerId' | 'ownerName' | 'sheetName' | 'urlColumn' | 'firstRow' | 'lastRow' | 'origin'
+  >,
 ): ChargeContext {
   const column = columnName(job.urlColumn);
+  const watch = job.origin === 'watch';
+  const rows = job.firstRow === job.lastRow ? `row ${job.firstRow}` : `rows ${job.firstRow}–${job.lastRow}`;
   return {
-    source: 'run',
-    payer: job.ownerName || "the run's starter",
+    source: watch ? 'watch' : 'run',
+    payer: job.ownerName || (watch ? "the watch's creator" : "the run's starter"),
     // A hash: the runner id itself would let whoever reads the log drive the run (src/adapters/runner.ts).
     payerId: job.ownerId ? stableHash(job.ownerId).slice(0, 8) : '',
-    where: `run ${job.id} · '${job.sheetName}'!${column}${job.firstRow}:${column}${job.lastRow}`,
+    where: watch
+      ? `watch ${job.id} · '${job.sheetName}'!${column} ${rows}`
+      : `run ${job.id} · '${job.sheetName}'!${column}${job.firstRow}:${column}${job.lastRow}`,
   };
 }

@@ -58,7 +58,7 @@ function startFromMenu(request: RunRequest): Progress {
  * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or a
  * plan that may start once the starter's key is checked.
  */
-type StartOutcome =
+export type StartOutcome =
   | { existing: Job }
   | { created: Job; plan: RunPlan }
   | { plan: RunPlan }
@@ -122,15 +122,24 @@ function planUnderLock(request: RunRequest): StartOutcome {
   return { ready: planned };
 }
 
-/** Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile. */
-function createUnderLock(planned: PlannedRun, viewerId: string | null): StartOutcome {
+/**
+ * Holding the document lock again after the key check: the job and the prepared sheet, unless a run began meanwhile.
+ * A watch (src/watch/) creates its runs here too, with `origin` 'watch' and its creator's address (a trigger's
+ * execution may not get it from Apps Script).
+ */
+export function createUnderLock(
+  planned: PlannedRun,
+  viewerId: string | null,
+  origin?: Job['origin'],
+  ownerName?: string,
+): StartOutcome {
   const stored = loadJob();
   if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-  const owner = { id: viewerId ?? (runnerId(true) as string), name: runnerEmail() };
-  const { job: created, prepareSheet } = createJob(planned, owner);
+  const owner = { id: viewerId ?? (runnerId(true) as string), name: ownerName || runnerEmail() };
+  const { job: created, prepareSheet } = createJob(planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(created);
   try {
@@ -216,6 +225,7 @@ function planSummary(plan: RunPlan): PlanSummary {
 function createJob(
   planned: PlannedRun,
   owner: { id: string; name: string },
+  origin?: Job['origin'],
 ): { job: Job; prepareSheet: () => void } {
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
@@ -263,5 +273,6 @@ function createJob(
     ownerName: owner.name,
   };
   if (redo) idle.redo = redo;
+  if (origin) idle.origin = origin;
   return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
 }

@@ -11,6 +11,8 @@ export const BULK_RUN_PATH = `Extensions › ${ADDON_NAME} › ${BULK_RUN_ITEM}`
  */
 export const REFRESH_ITEM = 'Refresh =FINDEMAIL cells';
 export const REFRESH_PATH = `Extensions › ${ADDON_NAME} › ${REFRESH_ITEM}`;
+/** The menu item that opens the sidebar's Watch tab (src/watch/). */
+export const WATCH_ITEM = 'Watch the selected column for new rows';
 /** Whose API key and credits =FINDEMAIL uses (custom functions get that person's user properties). */
 export const FORMULA_PAYER =
   "the spreadsheet's owner (in a shared drive, where no one owns the file, the person who created it; after a transfer of ownership, the new owner)";

@@ -96,3 +96,6 @@ export const SCRIPT_PROPERTY = {
   findEmailBudgetMs: 'FINDEMAIL_BUDGET_MS',
   networkHosts: 'NETWORK_HOSTS',
 } as const;
+
+/** Document property: the spreadsheet's watch of a column (src/watch/watch.ts, JSON). */
+export const WATCH_PROPERTY = 'pef.watch';

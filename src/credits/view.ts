@@ -16,7 +16,7 @@ import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } fro
 import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
-import { CREDITS_FIRST_ROW, isBlankRow, parseChargeRow } from '../store/credits';
+import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
 import { keepPendingResults } from '../store/resultStore';
 
@@ -73,7 +73,7 @@ function step(state: Required<CreditsExportRequest>): CreditsExport {
   const plain: unknown[][] = [];
   let skipped = 0;
   for (const row of rows) {
-    if (parseChargeRow(row)) plain.push(row.map((cell) => String(cell)));
+    if (parseChargeRow(row) || isNoteRow(row)) plain.push(row.map((cell) => String(cell)));
     else if (!isBlankRow(row)) skipped++;
   }
   if (!writeExportRows(state.sheetName, 2 + state.written, plain)) {

@@ -24,10 +24,13 @@ function item(text: string, detail?: string): HTMLLIElement {
 }
 
 function sourceLine(source: CreditsSummary['sources'][number]): string {
+  const you = source.mine ? ' (you)' : '';
   const who =
     source.source === 'formulas'
       ? `Formulas (=FINDEMAIL, ${source.payer})`
-      : `Runs of ${source.payer}${source.mine ? ' (you)' : ''}`;
+      : source.source === 'watch'
+        ? `Watch of new rows, paid by ${source.payer}${you}`
+        : `Runs of ${source.payer}${you}`;
   const lost = source.lost > 0 ? `, ${count(source.lost)} lost (maybe charged)` : '';
   return `${who}: ${credits(source.credits)}${lost}`;
 }

@@ -18,6 +18,7 @@ import { acceptState, setupSettings } from './settings';
 import { ui } from './state';
 import { setupTabs, showView } from './tabs';
 import type { View } from './types';
+import { setupWatch } from './watch';
 
 async function start(): Promise<void> {
   setupTabs();
@@ -25,10 +26,11 @@ async function start(): Promise<void> {
   setupPlan();
   setupProgress();
   setupCredits();
+  setupWatch();
   button('error-close').addEventListener('click', clearError);
   renderProgress();
   const opened = document.body.dataset.view ?? 'settings';
-  const initial: View = opened === 'settings' ? 'settings' : 'progress';
+  const initial: View = opened === 'settings' ? 'settings' : opened === 'watch' ? 'watch' : 'progress';
   showView(initial);
   try {
     acceptState(await call('getSidebarState'), true);

@@ -1,14 +1,15 @@
-/** The sidebar's tabs (Settings, Progress, Credits) and switching between them. */
+/** The sidebar's tabs (Settings, Progress, Credits, Watch) and switching between them. */
 import { loadCredits } from './credits';
 import { $, button } from './dom';
 import { follow } from './drive';
 import { refreshProgress, renderRunNotice } from './progressView';
 import { ui } from './state';
 import type { View } from './types';
+import { loadWatch } from './watch';
 
 export function showView(view: View, focusTab = false): void {
   ui.currentView = view;
-  for (const name of ['settings', 'progress', 'credits'] as const) {
+  for (const name of ['settings', 'progress', 'credits', 'watch'] as const) {
     const tab = button(`tab-${name}`);
     const selected = name === view;
     tab.setAttribute('aria-selected', String(selected));
@@ -21,10 +22,11 @@ export function showView(view: View, focusTab = false): void {
   // Never stale: coming back to the tab asks the server for the run as it is now.
   if (view === 'progress' && ui.account && !ui.driving) void refreshProgress();
   if (view === 'credits') void loadCredits();
+  if (view === 'watch') void loadWatch();
 }
 
 export function setupTabs(): void {
-  const tabs = [button('tab-settings'), button('tab-progress'), button('tab-credits')];
+  const tabs = [button('tab-settings'), button('tab-progress'), button('tab-credits'), button('tab-watch')];
   for (const tab of tabs) {
     tab.addEventListener('click', () => showView(tab.dataset.view as View));
     tab.addEventListener('keydown', (event) => {

@@ -18,6 +18,9 @@ import type {
   RunStart,
   Settings,
   SidebarState,
+  WatchRequest,
+  WatchStart,
+  WatchView,
 } from '../api';
 
 export type * from '../api';
@@ -42,7 +45,10 @@ export interface ServerApi {
   saveFormulaCap(policy: FormulaPolicy): FormulaCapState;
   getCreditsSummary(): CreditsSummary;
   exportCreditsLog(request: CreditsExportRequest): CreditsExport;
+  getWatchState(): WatchView;
+  startWatch(request: WatchRequest): WatchStart;
+  stopWatch(): WatchView;
 }
 
 /** The sidebar's tabs. The page may open on `plan` or `retry`: the Progress tab, showing a run's plan first. */
-export type View = 'settings' | 'progress' | 'credits';
+export type View = 'settings' | 'progress' | 'credits' | 'watch';

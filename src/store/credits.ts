@@ -4,7 +4,7 @@
  * results). Pure: the rows, the buffered records of formulas, and reading the rows back.
  *
  *   row 1        the header (CREDITS_HEADER)
- *   rows 2 ..    When (ISO, UTC) | Source (run, formulas) | Paid by | Payer id | Profile | Outcome | Where
+ *   rows 2 ..    When (ISO, UTC) | Source (run, formulas, watch) | Paid by | Payer id | Profile | Outcome | Where
  *
  * A result stored is one charge (found, no address, unprocessable); each answer lost to a connection failure is one
  * "maybe charged" row (the service may have charged it): a profile lost and sent again appears twice.
@@ -32,9 +32,13 @@ const OUTCOME_LETTER: Record<ChargeOutcome, string> = {
   lost: 'l',
 };
 
+/** What spent a credit: a person's run, =FINDEMAIL formulas, or a watch's run on new rows (src/watch/). */
+export type ChargeSource = 'run' | 'formulas' | 'watch';
+const CHARGE_SOURCES: readonly string[] = ['run', 'formulas', 'watch'];
+
 /** Who pays for what an execution sends, and where it is written. */
 export interface ChargeContext {
-  source: 'run' | 'formulas';
+  source: ChargeSource;
   /** The person whose run it is (their e-mail address when Apps Script gives it), or whose key formulas use. */
   payer: string;
   /** A short id of the run's owner (a hash of their runner id: the id itself lets its holder drive the run). */
@@ -156,7 +160,7 @@ export function rowsOfBuffered(raw: string): string[][] {
 /** One row of the log as read back. */
 export interface Charge {
   at: number;
-  source: 'run' | 'formulas';
+  source: ChargeSource;
   payer: string;
   payerId: string;
   profile: string;
@@ -172,17 +176,22 @@ export function parseChargeRow(row: readonly unknown[]): Charge | undefined {
   const at =
     when instanceof Date ? when.getTime() : typeof when === 'number' ? Number.NaN : Date.parse(String(when));
   const outcome = OUTCOME_BY_TEXT.get(String(outcomeText)) as ChargeOutcome | undefined;
-  if (!Number.isFinite(at) || !outcome || (source !== 'run' && source !== 'formulas') || !profile)
+  if (!Number.isFinite(at) || !outcome || !CHARGE_SOURCES.includes(String(source)) || !profile)
     return undefined;
   return {
     at,
-    source,
+    source: source as ChargeSource,
     payer: String(payer ?? ''),
     payerId: String(payerId ?? ''),
     profile: String(profile),
     outcome,
     where: String(where ?? ''),
   };
+}
+
+/** A note of the watch (it stopped, and why): Source "watch" and no profile. Neither a charge nor unreadable. */
+export function isNoteRow(row: readonly unknown[]): boolean {
+  return row[1] === 'watch' && (row[4] === '' || row[4] === null || row[4] === undefined) && row[5] !== '';
 }
 
 /** A row left blank (cleared by hand): neither a charge nor an unreadable one. */

@@ -1,6 +1,6 @@
 /** The credits log summed up (the sidebar's Credits tab, a run's plan): one pass over its rows. Pure. */
 import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
-import { isBlankRow, parseChargeRow } from './credits';
+import { isBlankRow, isNoteRow, parseChargeRow } from './credits';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** The last runs the Credits tab lists. */
@@ -47,7 +47,7 @@ export function summarizeCredits(
   for (const row of rows) {
     const charge = parseChargeRow(row);
     if (!charge) {
-      if (!isBlankRow(row)) summary.unreadable++;
+      if (!isBlankRow(row) && !isNoteRow(row)) summary.unreadable++;
       continue;
     }
     const lost = charge.outcome === 'lost';
@@ -64,7 +64,7 @@ export function summarizeCredits(
       if (age < 7 * DAY_MS) summary.last7++;
       if (age < 30 * DAY_MS) summary.last30++;
     }
-    const mine = charge.source === 'run' && charge.payerId !== '' && charge.payerId === viewerPayerId;
+    const mine = charge.source !== 'formulas' && charge.payerId !== '' && charge.payerId === viewerPayerId;
     const sourceKey = `${charge.source} ${charge.payerId} ${charge.payer}`;
     const source = sources.get(sourceKey) ?? {
       source: charge.source,

@@ -48,6 +48,7 @@ test.each(['onOpen', 'onInstall'])(
     expect(items.map((item) => item.caption)).toEqual([
       'Find e-mails for the selected column',
       'Retry failed rows in the selected column',
+      'Watch the selected column for new rows',
       'Refresh =FINDEMAIL cells',
       'Freeze =FINDEMAIL results in the selection',
       'Settings & API key',

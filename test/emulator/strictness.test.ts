@@ -16,10 +16,12 @@ import {
   LOADING,
   MAX_TRIGGERS_PER_USER,
   notAllowlistedMessage,
+  oneOfEachType,
   propertyCalls,
   TEST_DEPLOYMENT_TRIGGERS,
   TOO_MANY_SIMULTANEOUS_MESSAGE,
   TOO_MANY_TRIGGERS,
+  TRIGGER_RUNTIME_EXCEEDED,
 } from '../../emulator';
 import { allowedByManifest } from '../../emulator/host/manifest';
 
@@ -51,6 +53,20 @@ function cacheRoundTrip(keys) {
 
 function makeHourlyTrigger() {
   return ScriptApp.newTrigger('tick').timeBased().everyHours(1).create().getUniqueId();
+}
+
+function makeSheetTrigger(kind, handler) {
+  var builder = ScriptApp.newTrigger(handler).forSpreadsheet(SpreadsheetApp.getActiveSpreadsheet());
+  return builder[kind]().create().getUniqueId();
+}
+
+function onOpen() {
+  return 'simple';
+}
+
+/** What an installable trigger sees: who runs it, the event, the document. */
+function heard(e) {
+  return [Session.getEffectiveUser().getEmail(), e.changeType || (e.values ? e.values.join('|') : 'open'), e.authMode, SpreadsheetApp.getActiveSpreadsheet().getId()].join(' ');
 }
 
 function tick() {
@@ -310,6 +326,63 @@ describe('triggers', () => {
     const legacyId = String(await legacy.run('makeHourlyTrigger', [], { spreadsheetId: other.id }));
     expect((await legacy.fireTrigger(legacyId)).value).toBe(other.id);
     expect((await legacy.fireTrigger(legacyId, { context: 'none' })).value).toBe('no document');
+  });
+
+  it('allow one trigger of each type per user per document (another user has their own)', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const as = { spreadsheetId: ss.id };
+    await env.run('makeSheetTrigger', ['onChange', 'heard'], as);
+    await env.run('makeSheetTrigger', ['onOpen', 'heard'], as);
+    const again = await env.execute('makeSheetTrigger', ['onChange', 'heard'], as);
+    expect(again.error?.message).toBe(oneOfEachType('ON_CHANGE'));
+    await env.run('makeSheetTrigger', ['onChange', 'heard'], { ...as, user: EDITOR });
+    const other = env.createSpreadsheet({ owner: OWNER });
+    await env.run('makeSheetTrigger', ['onChange', 'heard'], { spreadsheetId: other.id });
+    expect(env.triggers.map((t) => `${t.user} ${t.eventType} ${t.spreadsheetId}`)).toEqual([
+      `${OWNER} ON_CHANGE ${ss.id}`,
+      `${OWNER} ON_OPEN ${ss.id}`,
+      `${EDITOR} ON_CHANGE ${ss.id}`,
+      `${OWNER} ON_CHANGE ${other.id}`,
+    ]);
+  });
+
+  it("fire as their creator on a person's edit, an opening and a form response; never for API writes or read-only openings", async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Name', 'Profile']] });
+    const as = { spreadsheetId: ss.id };
+    for (const kind of ['onChange', 'onOpen', 'onFormSubmit'])
+      await env.run('makeSheetTrigger', [kind, 'heard'], as);
+    const before = env.executions.length;
+    expect(
+      env.appendRowsThroughApi(ss.id, [
+        ['api', 'x'],
+        ['api', 'y'],
+      ]),
+    ).toEqual([2, 3]);
+    expect(env.executions.length).toBe(before);
+    const edited = await env.change(ss.id, 'A4', [['typed']], { user: EDITOR });
+    expect(edited.installable.map((r) => r.value)).toEqual([`${OWNER} EDIT FULL ${ss.id}`]);
+    const opened = await env.open(ss.id, { user: EDITOR });
+    expect(opened.simple?.value).toBe('simple');
+    expect(opened.installable.map((r) => r.value)).toEqual([`${OWNER} open FULL ${ss.id}`]);
+    expect((await env.open(ss.id, { user: EDITOR, readOnly: true })).installable).toEqual([]);
+    const form = await env.submitForm(ss.id, ['Jane', 'jane']);
+    expect(form.row).toBe(5);
+    expect(env.values(ss.id, 'A5:B5')).toEqual([['Jane', 'jane']]);
+    expect(form.installable.map((r) => r.value)).toEqual([`${OWNER} Jane|jane FULL ${ss.id}`]);
+  });
+
+  it('stop running past the daily trigger runtime quota, until the next day', async () => {
+    const env = environment({ triggerRuntimeDailyMs: 1 });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    await env.run('makeSheetTrigger', ['onChange', 'heard'], { spreadsheetId: ss.id });
+    expect((await env.change(ss.id, 'A1', [['a']])).installable).toHaveLength(1);
+    const refused = await env.change(ss.id, 'A2', [['b']]);
+    expect(refused.installable).toHaveLength(0);
+    expect(refused.refused.map((r) => r.message)).toEqual([TRIGGER_RUNTIME_EXCEEDED]);
+    env.advanceClock(24 * 3600_000);
+    expect((await env.change(ss.id, 'A3', [['c']])).installable).toHaveLength(1);
   });
 
   it('are refused in a test deployment of an Editor add-on', async () => {

@@ -255,15 +255,17 @@ describe('bulk enrichment faults', () => {
     expect(statuses.filter((s) => s === '').length).toBeGreaterThanOrEqual(30 - 5 * (batchesSeen + 1));
   });
 
-  it('the sidebar is the only driver: no trigger or trigger scope; closed, the run waits (no error); opened again, it goes on', async () => {
+  it('the sidebar is the only driver of a run: it creates no trigger; closed, the run waits (no error); opened again, it goes on', async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(30, 'max-hill')],
       scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '1' },
       // A test deployment of an Editor add-on refuses installable triggers: the run must need none.
       env: { deployment: 'test' },
     });
+    // The trigger scope is the watch's (src/watch/), never a run's: the run below creates no trigger.
     const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'appsscript.json'), 'utf8'));
-    expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/script.scriptapp');
+    expect(manifest.oauthScopes).toContain('https://www.googleapis.com/auth/script.scriptapp');
+    expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/spreadsheets');
     const first = await start(world, 'A1:A31');
     expect(first.state).toBe('running');
     expect(first.processed).toBeGreaterThan(0);

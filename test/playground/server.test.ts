@@ -70,6 +70,57 @@ describe('the playground server', () => {
     for (const dir of dirs.splice(0)) removeDir(dir);
   });
 
+  test('the toolbar feeds a watch: a form response is answered at once; rows an automation tool appends wait for the next opening', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    const pg = await start(dir, { credits: 200, latencyMs: 0 });
+    const wb = pg.workbook;
+    const ss = wb.spreadsheetId;
+    await wb.open();
+    await wb.idle();
+    await wb.setSelection({ r1: 1, c1: 1, r2: 1, c2: 1 });
+    const started = (await wb.env.run('startWatch', [{ limit: 100 }], {
+      user: DEMO_USER,
+      spreadsheetId: ss,
+    })) as {
+      started: boolean;
+    };
+    expect(started.started).toBe(true);
+    const charged = () => pg.service.sandbox.service.totalCharged();
+    const sample = chargeableProfiles(SAMPLE_URLS.filter((u) => u !== '')).length;
+    expect(charged()).toBe(0);
+    const form = await request(pg.port, {
+      path: '/api/form',
+      method: 'POST',
+      type: 'application/json',
+      body: '{}',
+    });
+    expect(form.status).toBe(200);
+    await wb.idle();
+    // The form's row and the sample's rows without a result, on the watch's first check.
+    expect(charged()).toBe(sample + 1);
+    const appended = await request(pg.port, {
+      path: '/api/append',
+      method: 'POST',
+      type: 'application/json',
+      body: JSON.stringify({ count: 3 }),
+    });
+    const rows = (JSON.parse(appended.body) as { rows: number[] }).rows;
+    expect(rows).toHaveLength(3);
+    await wb.idle();
+    expect(charged()).toBe(sample + 1);
+    expect(wb.env.values(ss, `C${rows[0]}:C${rows[2]}`).flat()).toEqual(['', '', '']);
+    await wb.open();
+    await wb.idle();
+    expect(charged()).toBe(sample + 4);
+    expect(
+      wb.env
+        .values(ss, `C${rows[0]}:C${rows[2]}`)
+        .flat()
+        .every((status) => status !== ''),
+    ).toBe(true);
+  });
+
   test('the grid, formulas, properties, cache, credits and ledger survive a restart; --reset starts from the sample', async () => {
     const dir = tempStateDir();
     dirs.push(dir);

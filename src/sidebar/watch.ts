@@ -1,0 +1,117 @@
+/**
+ * The Watch tab: this spreadsheet's watch of a column (src/watch/) as every editor sees it — who pays, the daily
+ * limit, what it used today, when it last checked — with Stop for anyone, and Start (the selected column, a daily
+ * limit) for a person with a saved key when no watch runs.
+ */
+import { call, failureMessage } from './client';
+import { $, button, input, setMessage, setText, showError } from './dom';
+import type { Placement, PlacementKind, WatchStart, WatchView } from './types';
+
+let chosen: PlacementKind | undefined;
+let busy = false;
+
+export function renderWatch(view: WatchView): void {
+  setMessage(
+    'watch-status',
+    view.status,
+    view.state === 'watching' ? (view.limitReached ? 'bad' : 'ok') : '',
+  );
+  setText('watch-message', view.message);
+  $('watch-message').hidden = view.message === '';
+  $('watch-stop').hidden = view.state !== 'watching' && !view.triggersMissing;
+  $('watch-form').hidden = !view.canStart || (view.state === 'watching' && !view.triggersMissing);
+  if (!view.canStart && view.state !== 'watching') {
+    setText(
+      'watch-start-message',
+      'Save your API key in the Settings tab to start a watch: it uses your credits.',
+    );
+  }
+}
+
+function renderPlacements(placements: Placement[] | undefined): void {
+  const box = $('watch-placements');
+  const list = $('watch-placement-list');
+  list.textContent = '';
+  box.hidden = !placements || placements.length < 2;
+  if (box.hidden || !placements) return;
+  for (const choice of placements) {
+    const row = document.createElement('div');
+    row.className = 'choice';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'watch-placement';
+    radio.id = `watch-placement-${choice.kind}`;
+    radio.checked = chosen === choice.kind;
+    radio.addEventListener('change', () => {
+      chosen = choice.kind;
+    });
+    const label = document.createElement('label');
+    label.htmlFor = radio.id;
+    label.textContent =
+      choice.kind === 'insert'
+        ? `Insert columns (${choice.columns})`
+        : `Use ${choice.columns}, further right`;
+    const effect = document.createElement('span');
+    effect.className = 'gray';
+    effect.textContent = choice.effect;
+    label.append(effect);
+    row.append(radio, label);
+    list.append(row);
+  }
+}
+
+export async function loadWatch(): Promise<void> {
+  try {
+    setMessage('watch-start-message', '');
+    renderWatch(await call('getWatchState'));
+  } catch (error) {
+    showError(`Could not read the watch: ${failureMessage(error)}`);
+  }
+}
+
+async function startWatch(): Promise<void> {
+  if (busy) return;
+  busy = true;
+  button('watch-start').disabled = true;
+  setMessage('watch-start-message', 'Starting…');
+  try {
+    const answer: WatchStart = await call('startWatch', {
+      limit: input('watch-limit').value,
+      placement: chosen,
+    });
+    renderWatch(answer.view);
+    renderPlacements(answer.started ? undefined : answer.placements);
+    setMessage('watch-start-message', answer.message, answer.started ? 'ok' : 'bad');
+  } catch (error) {
+    setMessage('watch-start-message', '');
+    showError(`The watch did not start: ${failureMessage(error)}`);
+  } finally {
+    busy = false;
+    button('watch-start').disabled = false;
+  }
+}
+
+async function stopWatch(): Promise<void> {
+  if (busy) return;
+  busy = true;
+  button('watch-stop').disabled = true;
+  try {
+    const view = await call('stopWatch');
+    renderWatch(view);
+    setMessage('watch-start-message', '');
+  } catch (error) {
+    showError(`The watch did not stop: ${failureMessage(error)}`);
+  } finally {
+    busy = false;
+    button('watch-stop').disabled = false;
+  }
+}
+
+export function setupWatch(): void {
+  $('watch-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void startWatch();
+  });
+  button('watch-stop').addEventListener('click', () => void stopWatch());
+  button('watch-refresh').addEventListener('click', () => void loadWatch());
+}

@@ -1,0 +1,117 @@
+/**
+ * What a watch's next run covers: the watched column read once (as a bulk run reads its range), planned by the bulk
+ * run's own rules (./../bulk/runPlan.ts: only rows without a result, known profiles free, the same placement), then
+ * cut to the rows that need work and to the credits left today.
+ */
+import { servicePorts } from '../adapters/ports';
+import { readScriptConfig } from '../adapters/scriptConfig';
+import { readSettings } from '../adapters/settings';
+import { activeSpreadsheet } from '../adapters/spreadsheet';
+import type { RunPlan } from '../api';
+import type { ColumnRead } from '../bulk/placement';
+import type { PlannedRun } from '../bulk/plan';
+import { readColumn } from '../bulk/plan';
+import { planRun } from '../bulk/runPlan';
+import { rememberingStore, trialRead } from '../bulk/trial';
+import { MAX_LOST_SENDS } from '../core/limits';
+import { heldAfterLosses } from '../store/resultStore';
+import type { Watch } from './watch';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+
+export type WatchPlan =
+  | { kind: 'nothing' }
+  | { kind: 'limit' }
+  | { kind: 'stop'; reason: string }
+  | { kind: 'run'; planned: PlannedRun };
+
+/** The watched column as the watch reads it: from its top row to the sheet's last row; null when it holds nothing. */
+export function readWatched(
+  watch: Pick<Watch, 'topRow' | 'urlColumn'>,
+  sheet: Sheet,
+  extraFields: boolean,
+): ColumnRead | null {
+  const last = sheet.getLastRow();
+  if (last < watch.topRow || watch.urlColumn > sheet.getMaxColumns()) return null;
+  try {
+    return readColumn(sheet.getRange(watch.topRow, watch.urlColumn, last - watch.topRow + 1, 1), extraFields)
+      .read;
+  } catch {
+    // No profile URL (or nothing) under the header yet: nothing to do.
+    return null;
+  }
+}
+
+/** The rows from index `from` of the read (the job's rows then start there). */
+function rowsFrom(read: ColumnRead, from: number): ColumnRead {
+  return { ...read, firstRow: read.firstRow + from, rows: read.rows.slice(from) };
+}
+
+const work = (plan: RunPlan) => plan.lookupRows + plan.notProfiles;
+
+/** The rows from the first one a run would work on (rows above it are done): found by halving. */
+function fromFirstWork(read: ColumnRead, planOf: (read: ColumnRead) => RunPlan, whole: RunPlan): ColumnRead {
+  let low = 0;
+  let high = read.rows.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (work(planOf(rowsFrom(read, middle))) === work(whole)) low = middle;
+    else high = middle - 1;
+  }
+  return low > 0 ? rowsFrom(read, low) : read;
+}
+
+export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
+  const sheet = activeSpreadsheet()
+    .getSheets()
+    .find((candidate) => candidate.getSheetId() === watch.sheetId);
+  if (!sheet) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
+  const settings = readSettings();
+  const whole = readWatched(watch, sheet, settings.extraFields);
+  if (!whole) return { kind: 'nothing' };
+  if (watch.headerText && String(whole.header?.[0] ?? '') !== watch.headerText) {
+    return {
+      kind: 'stop',
+      reason: `the watched column's header "${watch.headerText}" is no longer there (the column moved or was deleted)`,
+    };
+  }
+  const store = servicePorts().store;
+  const stored = rememberingStore((keys) => store.getMany(keys));
+  const options = {
+    mode: 'all' as const,
+    includeUnprocessable: false,
+    recheck: false,
+    extraFields: settings.extraFields,
+    startAtOnceUnder: Number.POSITIVE_INFINITY,
+    hosts: readScriptConfig().networkHosts,
+    chosen: watch.placement,
+  };
+  const planOf = (read: ColumnRead) =>
+    planRun(read, options, stored, (keys) => heldAfterLosses(keys, MAX_LOST_SENDS));
+  const plan = planOf(whole);
+  if (plan.refusal || work(plan) === 0) return { kind: 'nothing' };
+  const column = watch.outputColumn;
+  if (column !== undefined && plan.placement.outputColumn !== column) {
+    return {
+      kind: 'stop',
+      reason: 'its result columns hold other data now (or moved), so it would write elsewhere',
+    };
+  }
+  let read = fromFirstWork(whole, planOf, plan);
+  let cut = planOf(read);
+  if (cut.placement.outputColumn !== plan.placement.outputColumn) {
+    read = whole;
+    cut = plan;
+  }
+  if (cut.newProfiles > remaining) {
+    if (remaining === 0) return { kind: 'limit' };
+    const first = trialRead(read, planOf, remaining, cut);
+    if (first) {
+      read = first;
+      cut = planOf(first);
+    }
+    if (cut.placement.outputColumn !== plan.placement.outputColumn || cut.newProfiles > remaining)
+      return { kind: 'limit' };
+  }
+  return { kind: 'run', planned: { plan: cut, read, sheet, settings } };
+}

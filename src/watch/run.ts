@@ -1,0 +1,218 @@
+/**
+ * One trigger run of a watch (open, change, form submit), as its creator: the watched rows planned (./plan.ts),
+ * then a bulk run over them created and driven slice by slice as the sidebar drives one (the same job, claims,
+ * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
+ */
+import { spreadsheetDay, systemClock, timeText } from '../adapters/clock';
+import { appendCharges } from '../adapters/creditsSheet';
+import { withDocumentLock } from '../adapters/lock';
+import { runnerId } from '../adapters/runner';
+import { readScriptConfig } from '../adapters/scriptConfig';
+import { deleteMyWatchTriggers } from '../adapters/triggers';
+import type { Progress } from '../api';
+import type { Job } from '../bulk/job';
+import { isActive, transition } from '../bulk/jobMachine';
+import { hasDocument, loadJob, updateJob } from '../bulk/jobStore';
+import { processSlice } from '../bulk/slice';
+import { createUnderLock } from '../bulk/start';
+import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
+import { withoutStop } from '../core/text';
+import { planWatchedRows } from './plan';
+import { loadWatch, saveWatch, updateWatch } from './store';
+import {
+  countJobCredits,
+  forTheWatch,
+  limitNote,
+  limitReachedMessage,
+  onDay,
+  remainingToday,
+  stopNote,
+  type Watch,
+  watchNoteRow,
+} from './watch';
+
+/** A trigger run ends its last slice well inside the 6-minute limit. */
+const RUN_BUDGET_MS = EXECUTION_LIMIT_MS - 90_000;
+/** Plans and runs one trigger run makes at most (rows keep arriving while it works). */
+const MAX_ROUNDS = 20;
+
+/** How a trigger run ended (for the execution log and the tests). */
+export type WatchRunEnd =
+  | 'no spreadsheet'
+  | 'not watching'
+  | 'not the creator'
+  | 'up to date'
+  | 'limit'
+  | 'waiting for a run'
+  | 'busy'
+  | 'stopped'
+  | 'time';
+
+/** Halts of the watch's run that stop the watch: the key or the account cannot pay, or the sheet is gone. */
+const STOPS_WATCH = new Set([
+  'key_rejected',
+  'no_key',
+  'out_of_credits',
+  'configuration',
+  'sheet_missing',
+  'sheet_changed',
+]);
+
+export function runWatch(): WatchRunEnd {
+  // A time-driven trigger would get here with no spreadsheet (reported): nothing to read, nothing sent.
+  if (!hasDocument()) return 'no spreadsheet';
+  const me = runnerId();
+  const watch = loadWatch();
+  if (watch?.state !== 'watching' || !me || me !== watch.creatorId) {
+    // The creator's triggers of a watch stopped by someone else (or replaced by another editor's) go away here.
+    if (me && (watch?.state !== 'watching' || watch.creatorId !== me)) deleteMyWatchTriggers();
+    return watch?.state === 'watching' ? 'not the creator' : 'not watching';
+  }
+  const started = systemClock.now();
+  const stepMs = readScriptConfig().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (systemClock.now() - started + stepMs > RUN_BUDGET_MS) return 'time';
+    const end = watchStep(me, () => systemClock.now() - started + stepMs <= RUN_BUDGET_MS);
+    if (end !== 'again') return end;
+  }
+  return 'time';
+}
+
+/** Today's watch (a new day starts its count again), or null when it stopped or is not this user's. */
+function todaysWatch(me: string): Watch | null {
+  const day = spreadsheetDay(systemClock.now());
+  const watch = updateWatch((stored) => (stored ? onDay(stored, day) : stored));
+  return watch && watch.state === 'watching' && watch.creatorId === me ? watch : null;
+}
+
+function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
+  const watch = todaysWatch(me);
+  if (!watch) return 'stopped';
+  const job = loadJob();
+  if (job && isActive(job.state)) {
+    if (job.origin !== 'watch' || job.ownerId !== me) {
+      note(
+        'A run is under way in this spreadsheet: new rows wait until it ends (the next change or opening).',
+      );
+      return 'waiting for a run';
+    }
+    if (job.state !== 'running') return settle(job.id, job);
+    // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
+    if (job.leaseUntil > systemClock.now()) return 'busy';
+    return drive(job.id, me, hasTime);
+  }
+  const plan = planWatchedRows(watch, remainingToday(watch));
+  if (plan.kind === 'nothing') {
+    note('Up to date: no profile URL of the column waits for a lookup.');
+    return 'up to date';
+  }
+  if (plan.kind === 'limit') {
+    limitReached();
+    return 'limit';
+  }
+  if (plan.kind === 'stop') {
+    stopWatch(`${plan.reason}. Start it again in the Watch tab`);
+    return 'stopped';
+  }
+  const outcome = withDocumentLock(() => createUnderLock(plan.planned, me, 'watch', watch.creatorName));
+  if (!('created' in outcome)) return 'busy';
+  const created = outcome.created;
+  updateWatch((stored) =>
+    stored
+      ? {
+          ...stored,
+          jobId: created.id,
+          jobCredits: 0,
+          outputColumn: created.outputColumn,
+          // The columns exist now: later runs find them as the add-on's own.
+          placement: plan.planned.plan.placement.kind === 'right' ? 'right' : 'reuse',
+        }
+      : stored,
+  );
+  return drive(created.id, me, hasTime);
+}
+
+/** Slices of the watch's run while the execution has time; its credits counted in the day's total after each. */
+function drive(jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
+  let progress: Progress | undefined;
+  do {
+    const leasedBefore = loadJob()?.leaseUntil ?? 0;
+    if (leasedBefore > systemClock.now()) return 'busy';
+    progress = processSlice(jobId, me);
+    const spent = progress.creditsUsed + progress.creditsMaybeLost;
+    updateWatch((stored) =>
+      stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: systemClock.now() } : stored,
+    );
+    if (progress.state !== 'running') break;
+  } while (hasTime());
+  if (progress.state === 'running') return 'time';
+  const job = loadJob();
+  return job && job.id === jobId ? settle(jobId, job) : 'again';
+}
+
+/** The watch's run ended: done (the next round plans again), or halted (the watch stops, or waits for the next event). */
+function settle(jobId: string, job: Job): WatchRunEnd | 'again' {
+  if (job.state === 'done') return 'again';
+  // Cancelled by its creator in the sidebar: nothing more now; the next change or opening plans again.
+  if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
+  const reason = job.reason ?? 'error';
+  // The watch's own run never stays paused: another person's run could not start beside it.
+  if (isActive(job.state)) cancelJob(jobId);
+  if (STOPS_WATCH.has(reason)) {
+    stopWatch(withoutStop(forTheWatch(job.message)));
+    return 'stopped';
+  }
+  note(`The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`);
+  return 'busy';
+}
+
+function cancelJob(jobId: string): void {
+  updateJob((stored) => {
+    if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
+    const now = systemClock.now();
+    return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
+  });
+}
+
+/** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
+function limitReached(): void {
+  const now = systemClock.now();
+  withDocumentLock(() => {
+    const stored = loadWatch();
+    if (!stored) return;
+    const first = stored.limitNotedDay !== stored.day;
+    saveWatch({
+      ...stored,
+      message: limitReachedMessage(stored),
+      lastCheckedAt: now,
+      limitNotedDay: stored.day,
+    });
+    if (first) appendCharges([watchNoteRow(stored, limitNote(stored), now)]);
+  });
+}
+
+function note(message: string): void {
+  updateWatch((stored) => (stored ? { ...stored, message, lastCheckedAt: systemClock.now() } : stored));
+}
+
+/**
+ * Stops the watch and says why, in the sidebar and in the credits log (a note row, no charge); `by`: the person who
+ * stopped it, else the watch stopped itself. Whoever stops it, the creator's triggers go: at once when this runs as
+ * the creator, otherwise at their next trigger run (only they can delete them).
+ */
+export function stopWatch(reason: string, by?: string): Watch | null {
+  const now = systemClock.now();
+  const stopped = withDocumentLock(() => {
+    const stored = loadWatch();
+    if (stored?.state !== 'watching') return null;
+    const message = by ? `Stopped by ${by} at ${timeOf(now)}.` : `Stopped by itself: ${reason}.`;
+    const next: Watch = { ...stored, state: 'stopped', message, lastCheckedAt: now };
+    saveWatch(next);
+    appendCharges([watchNoteRow(next, stopNote(by ? `stopped by ${by}` : reason), now)]);
+    return next;
+  });
+  if (stopped && stopped.creatorId === runnerId()) deleteMyWatchTriggers();
+  return stopped;
+}
+
+const timeOf = (ms: number) => timeText(ms, ms);

@@ -1,0 +1,133 @@
+/**
+ * The Watch tab in headless Chromium, two people at once: the owner starts watching a column with a daily limit,
+ * an editor pastes new rows (the owner's change trigger looks them up on the owner's key), both sidebars say who
+ * pays and what was used today, and the editor stops the watch with one click.
+ */
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser';
+import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
+import { type Bridge, startBridge } from './bridge';
+
+const WAIT_MS = 10_000;
+jest.setTimeout(60_000 + 8 * WAIT_MS);
+
+let browser: Browser;
+let world: World | undefined;
+const bridges: Bridge[] = [];
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  await Promise.allSettled(contexts.splice(0).map((context) => context.close()));
+  await Promise.allSettled(bridges.splice(0).map((bridge) => bridge.close()));
+  await world?.close();
+  world = undefined;
+});
+
+/** A 300 px sidebar page of `user` on its Watch tab, refusing any address but its bridge's. */
+async function watchTabOf(w: World, user: string, errors: string[]): Promise<{ page: Page; bridge: Bridge }> {
+  const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id });
+  bridges.push(bridge);
+  const context = await browser.newContext({ viewport: { width: 300, height: 760 }, deviceScaleFactor: 1 });
+  contexts.push(context);
+  context.setDefaultTimeout(WAIT_MS);
+  await context.route('**/*', (route) =>
+    route.request().url().startsWith(`${bridge.origin}/`) ? route.continue() : route.abort(),
+  );
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(bridge.url('settings'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  await page.getByRole('tab', { name: 'Watch' }).click();
+  return { page, bridge };
+}
+
+async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  let last: string | null = null;
+  for (let round = 0; round < timeoutMs / 25 && Date.now() < until; round++) {
+    last = await locator.textContent();
+    if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
+}
+
+test('the owner starts a watch; an editor’s paste is looked up on the owner’s key; both see who pays; the editor stops it', async () => {
+  world = await startWorld({ data: [['Profile URL'], [url('bw-first-lead')]] });
+  const errors: string[] = [];
+  const [owner, editor] = await Promise.all([
+    watchTabOf(world, OWNER, errors),
+    watchTabOf(world, EDITOR, errors),
+  ]);
+  await waitForText(owner.page.locator('#watch-status'), 'No column is watched in this spreadsheet.');
+  // The editor has no key: no Start for them, and the tab says why.
+  await expect(editor.page.locator('#watch-form').isHidden()).resolves.toBe(true);
+  await waitForText(editor.page.locator('#watch-start-message'), /Save your API key in the Settings tab/);
+
+  world.env.select(world.ss.id, 'A1');
+  await owner.page.locator('#watch-limit').fill('25');
+  await owner.page.getByRole('button', { name: 'Start watching' }).click();
+  await waitForText(
+    owner.page.locator('#watch-status'),
+    `Watching Sheet1!A:A for new rows — paid by ${OWNER} (you), up to 25 credits a day, 0 used today, not checked yet.`,
+  );
+  await waitForText(
+    owner.page.locator('#watch-start-message'),
+    /1 row of the column has no result yet: it is looked up at the first change or opening/,
+  );
+  expect(world.env.triggers.map((t) => t.user)).toEqual([OWNER, OWNER, OWNER]);
+
+  // The editor pastes 4 rows: the owner's change trigger looks up those and the row already there.
+  const rows = Array.from({ length: 4 }, (_, i) => [url(`bw-${i}-lead`)]);
+  const fired = await world.env.change(world.ss.id, 'A3:A6', rows, { user: EDITOR });
+  expect(fired.installable.map((r) => [r.user, r.value])).toEqual([[OWNER, 'up to date']]);
+  expect(world.sandbox.service.totalCharged()).toBe(5);
+  await owner.page.locator('#watch-refresh').click();
+  await waitForText(owner.page.locator('#watch-status'), /, 5 used today, last checked \d\d:\d\d\.$/);
+  // The picture of the Watch tab in docs/ (rewritten only by `npm run screenshots`).
+  const shot = join(
+    process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir(),
+    'sidebar-watch.png',
+  );
+  const bottom = await owner.page.evaluate(
+    () => document.querySelector('.sidebar')?.getBoundingClientRect().bottom ?? 0,
+  );
+  await owner.page.screenshot({
+    path: shot,
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 300, height: Math.ceil(bottom) },
+  });
+  expect(statSync(shot).size).toBeLessThan(150 * 1024);
+
+  await editor.page.locator('#watch-refresh').click();
+  await waitForText(
+    editor.page.locator('#watch-status'),
+    /^Watching Sheet1!A:A for new rows — paid by owner@example.com, up to 25 credits a day, 5 used today/,
+  );
+  await editor.page.getByRole('button', { name: 'Stop watching' }).click();
+  await waitForText(
+    editor.page.locator('#watch-status'),
+    'The watch of Sheet1!A:A is stopped (it was paid by owner@example.com).',
+  );
+  await waitForText(editor.page.locator('#watch-message'), /^Stopped by editor@example.com at \d\d:\d\d\.$/);
+  await owner.page.locator('#watch-refresh').click();
+  await waitForText(owner.page.locator('#watch-status'), /is stopped/);
+  // The owner may start a new one: Start shows again for them.
+  await expect(owner.page.locator('#watch-form').isVisible()).resolves.toBe(true);
+  // No page ever received a key.
+  for (const { bridge } of [owner, editor]) {
+    expect(bridge.responses.some((r) => r.body.includes('owner-key-'))).toBe(false);
+  }
+  expect(errors).toEqual([]);
+});
