@@ -6,7 +6,7 @@ import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffs
 import { MAX_WINDOW_ROWS } from '../core/limits';
 import { haltOf } from '../lookup/answers';
 import { PACE_START } from '../lookup/pace';
-import type { LookupReport } from '../lookup/session';
+import { emptyReport, type LookupReport } from '../lookup/session';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
 import type { SliceState } from './sliceState';
 
@@ -72,23 +72,10 @@ function wantedKeys(
   return { wanted, sentOf };
 }
 
-const nothingSent = (): LookupReport => ({
-  outcomes: new Map(),
-  alreadyKept: new Map(),
-  heldBy: new Map(),
-  elsewhere: [],
-  blocked: [],
-  unsaved: [],
-  lockBusy: false,
-  lockRefused: false,
-  requestsSent: 0,
-  lostAnswers: 0,
-});
-
 /** Looks up the window's URLs without a result (and without a copy in the sheet) through the slice's session. */
 function lookUpWindow(slice: SliceState, window: WindowPlan): LookupReport {
   const { wanted, sentOf } = wantedKeys(slice, window);
-  if (wanted.length === 0) return nothingSent();
+  if (wanted.length === 0) return emptyReport();
   // Keys another execution holds (or all, when the lock stayed busy) wait for a later window.
   const report = slice.setup.session.lookUp(new Map(wanted.map((key) => [key, sentOf.get(key) ?? key])));
   // Paid by another execution since the window was planned: no credit spent here.

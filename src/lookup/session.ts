@@ -78,7 +78,8 @@ export interface LookupSession {
   close(): void;
 }
 
-function emptyReport(): LookupReport {
+/** The report of a lookup that had nothing to look up. */
+export function emptyReport(): LookupReport {
   return {
     outcomes: new Map(),
     alreadyKept: new Map(),

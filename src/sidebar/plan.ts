@@ -5,6 +5,7 @@ import { call, failureMessage } from './client';
 import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
 import { follow, lookWhile } from './drive';
+import { renderPlacementChoices } from './placementChoices';
 import { setProgress } from './progressView';
 import { ui } from './state';
 import { loadHistory, renderSummary } from './summary';
@@ -93,31 +94,9 @@ function renderPlacements(next: RunPlan): void {
   list.textContent = '';
   box.hidden = !next.needsChoice || !!next.refusal;
   if (box.hidden) return;
-  for (const choice of next.placements) {
-    const row = document.createElement('div');
-    row.className = 'choice';
-    const radio = document.createElement('input');
-    radio.type = 'radio';
-    radio.name = 'placement';
-    radio.id = `placement-${choice.kind}`;
-    radio.value = choice.kind;
-    radio.checked = planRequest.placement === choice.kind;
-    radio.addEventListener('change', () => {
-      void requestPlan({ ...planRequest, placement: choice.kind as PlacementKind }, false);
-    });
-    const label = document.createElement('label');
-    label.htmlFor = radio.id;
-    label.textContent =
-      choice.kind === 'insert'
-        ? `Insert columns (${choice.columns})`
-        : `Use ${choice.columns}, further right`;
-    const effect = document.createElement('span');
-    effect.className = 'gray';
-    effect.textContent = choice.effect;
-    label.append(effect);
-    row.append(radio, label);
-    list.append(row);
-  }
+  renderPlacementChoices(list, next.placements, 'placement', planRequest.placement, (kind) => {
+    void requestPlan({ ...planRequest, placement: kind }, false);
+  });
 }
 
 function renderPlanButtons(): void {

@@ -5,6 +5,7 @@
  */
 import { call, failureMessage } from './client';
 import { $, button, input, setMessage, setText, showError } from './dom';
+import { renderPlacementChoices } from './placementChoices';
 import type { Placement, PlacementKind, WatchStart, WatchView } from './types';
 
 let chosen: PlacementKind | undefined;
@@ -34,30 +35,9 @@ function renderPlacements(placements: Placement[] | undefined): void {
   list.textContent = '';
   box.hidden = !placements || placements.length < 2;
   if (box.hidden || !placements) return;
-  for (const choice of placements) {
-    const row = document.createElement('div');
-    row.className = 'choice';
-    const radio = document.createElement('input');
-    radio.type = 'radio';
-    radio.name = 'watch-placement';
-    radio.id = `watch-placement-${choice.kind}`;
-    radio.checked = chosen === choice.kind;
-    radio.addEventListener('change', () => {
-      chosen = choice.kind;
-    });
-    const label = document.createElement('label');
-    label.htmlFor = radio.id;
-    label.textContent =
-      choice.kind === 'insert'
-        ? `Insert columns (${choice.columns})`
-        : `Use ${choice.columns}, further right`;
-    const effect = document.createElement('span');
-    effect.className = 'gray';
-    effect.textContent = choice.effect;
-    label.append(effect);
-    row.append(radio, label);
-    list.append(row);
-  }
+  renderPlacementChoices(list, placements, 'watch-placement', chosen, (kind) => {
+    chosen = kind;
+  });
 }
 
 export async function loadWatch(): Promise<void> {
