@@ -11,7 +11,7 @@ import { ui } from './state';
 import { loadHistory, renderSummary } from './summary';
 import { showView } from './tabs';
 import { noteStarted, renderTrialOffer, restRequest, trialRequest } from './trial';
-import type { PlacementKind, Progress, RunPlan, RunRequest, RunStart } from './types';
+import type { Progress, RunPlan, RunRequest, RunStart } from './types';
 import { confirmText, planTitle, priceText, startLabel, whereText } from './words';
 
 /** The plan shown before a run starts, and the request it answers. */
