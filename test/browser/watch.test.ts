@@ -11,7 +11,8 @@ import { launchChromium } from '../support/browser';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
 import { type Bridge, startBridge } from './bridge';
 
-const WAIT_MS = 10_000;
+// Two pages of two people: generous on a busy machine (a bound, not a figure).
+const WAIT_MS = 20_000;
 jest.setTimeout(60_000 + 8 * WAIT_MS);
 
 let browser: Browser;
@@ -66,10 +67,8 @@ async function waitForText(locator: Locator, expected: string | RegExp, timeoutM
 test('the owner starts a watch; an editor’s paste is looked up on the owner’s key; both see who pays; the editor stops it', async () => {
   world = await startWorld({ data: [['Profile URL'], [url('bw-first-lead')]] });
   const errors: string[] = [];
-  const [owner, editor] = await Promise.all([
-    watchTabOf(world, OWNER, errors),
-    watchTabOf(world, EDITOR, errors),
-  ]);
+  const owner = await watchTabOf(world, OWNER, errors);
+  const editor = await watchTabOf(world, EDITOR, errors);
   await waitForText(owner.page.locator('#watch-status'), 'No column is watched in this spreadsheet.');
   // The editor has no key: no Start for them, and the tab says why.
   await expect(editor.page.locator('#watch-form').isHidden()).resolves.toBe(true);
