@@ -23,7 +23,7 @@ import { PACE_PREFIX } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
-import { haltOf } from '../lookup/answers';
+import { haltOf } from './runHalt';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import { serviceError } from '../lookup/contract';

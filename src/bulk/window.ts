@@ -4,7 +4,7 @@
  */
 import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import { MAX_WINDOW_ROWS } from '../core/limits';
-import { haltOf } from '../lookup/answers';
+import { haltOf } from './runHalt';
 import { PACE_START } from '../lookup/pace';
 import type { LookupReport } from '../lookup/session';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';

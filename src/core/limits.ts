@@ -49,6 +49,14 @@ export const RATE_LIMITED_ATTEMPTS = 6;
  * profile is charged more than twice, whatever the faults.
  */
 export const MAX_LOST_SENDS = 2;
+/**
+ * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
+ * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS (src/store/lostMarks.ts) whose
+ * marks last longest.
+ */
+export const LOST_MARK_MS = 6 * 3600 * 1000;
+/** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
+export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
 
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**

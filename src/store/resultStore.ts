@@ -34,8 +34,8 @@ import {
   TABLE_VERSION_PROPERTY,
 } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
-import type { Clock, ResultStore, SendCheck } from '../lookup/ports';
-import { type CachedResult, decodeResult, encodeResult } from './codec';
+import type { CachedResult, Clock, ResultStore, SendCheck } from '../lookup/ports';
+import { decodeResult, encodeResult } from './codec';
 import {
   bufferedCharges,
   type ChargeContext,

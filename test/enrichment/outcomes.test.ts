@@ -7,7 +7,7 @@
 
 import type { RunHistory, RunPlan, RunSummary } from '../../src/api';
 import { priceText } from '../../src/sidebar/words';
-import { LOST_MARK_MS } from '../../src/store/lostMarks';
+import { LOST_MARK_MS } from '../../src/core/limits';
 import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
 import { startWorld, url, type World } from '../support/harness';
 import { drive, expectedCells, start } from './helpers';
