@@ -2,8 +2,9 @@
  * The bulk run's counts as rows are written, and what a new run finds in its rows. Each row is counted once, by
  * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
  */
-import { CELL, OUT, type RowOutcome } from '../core/cells';
+import { CELL, OUT } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
+import type { RowOutcome } from '../lookup/cellValues';
 import type { Counts } from './job';
 import {
   countAlreadyDone,

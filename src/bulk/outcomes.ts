@@ -5,8 +5,9 @@
  * (it kept the result it had before the run), or not processed yet. Blank cells are not rows of the run. Pure.
  */
 import type { KindCounts, ResultKind, RunCounts } from '../api';
-import { type RowOutcome, STATUS, statusOf } from '../core/cells';
+import { STATUS } from '../core/cells';
 import { countText } from '../core/text';
+import { type RowOutcome, statusOf } from '../lookup/cellValues';
 import { isOwnStatus } from './rowCells';
 
 export const RESULT_KINDS: readonly ResultKind[] = [

@@ -6,7 +6,6 @@
 import { documentProperties } from '../adapters/properties';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
-import type { RowOutcome } from '../core/cells';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
@@ -19,6 +18,7 @@ import {
 import { PACE_PREFIX } from '../core/propertyNames';
 import type { ProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from '../lookup/budget';
+import type { RowOutcome } from '../lookup/cellValues';
 import { FORMULA_CLAIM } from '../lookup/claims';
 import type { ServiceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';

@@ -7,7 +7,6 @@ import type { CachedResult } from '../lookup/ports';
 const VERSION = 2;
 const SECONDS_VERSION = 1;
 
-
 /**
  * The most UTF-8 bytes an encoded result can take: every field at its bound (FIELD_LIMITS), each code unit written
  * as at most 6 bytes (JSON's `\u001f` escape; a non-ASCII code unit is at most 3 bytes, a surrogate pair 4), and
