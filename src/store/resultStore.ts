@@ -1,7 +1,7 @@
 /**
  * The result store: every paid result, kept for the life of the spreadsheet.
  *
- * - The hidden results sheet (src/store/sheet.ts) holds them; only executions that may write the
+ * - The hidden results sheet (src/adapters/resultsSheet.ts) holds them; only executions that may write the
  *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
  * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
  *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet.
@@ -20,6 +20,7 @@ import { systemClock } from '../adapters/clock';
 import { appendCharges } from '../adapters/creditsSheet';
 import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
+import { appendResults, readAll, readHashes } from '../adapters/resultsSheet';
 import {
   LOCK_WAIT_MS,
   PENDING_RESULT_RESERVE_BYTES,
@@ -54,7 +55,6 @@ import {
   type SendingRecord,
   sortForKeeping,
 } from './properties';
-import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
 
 /**
