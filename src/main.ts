@@ -3,6 +3,7 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
+import { formulaBuffer } from './adapters/ports';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
   CreditsExport,
@@ -61,7 +62,7 @@ export function onOpen(e?: unknown): void {
     ['Settings & API key', 'showSettings'],
     ['Help', 'showHelp'],
   ]);
-  keepFormulaBuffer(e);
+  keepFormulaBuffer(e, formulaBuffer);
 }
 
 /**
@@ -78,7 +79,7 @@ export function onInstall(e?: unknown): void {
  */
 export function onEdit(e?: unknown): void {
   clearStaleResults(e);
-  keepFormulaBuffer(e);
+  keepFormulaBuffer(e, formulaBuffer);
 }
 
 /** Opens the sidebar on its settings view. */

@@ -4,7 +4,7 @@
  */
 
 import { timeText } from '../adapters/clock';
-import { servicePorts } from '../adapters/ports';
+import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
@@ -12,7 +12,6 @@ import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
 import { MAX_LOST_SENDS } from '../core/limits';
 import { parseProfileInput } from '../core/url';
-import { heldAfterLosses } from '../store/resultStore';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { type ColumnRead, columnName } from './placement';

@@ -5,7 +5,7 @@
  */
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
-import { servicePorts } from '../adapters/ports';
+import { keepPendingResults, servicePorts } from '../adapters/ports';
 import { documentProperties } from '../adapters/properties';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
@@ -29,7 +29,6 @@ import { serviceError } from '../lookup/contract';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, PACE_START } from '../lookup/pace';
 import { keepPaceIn, openLookup } from '../lookup/session';
-import { keepPendingResults } from '../store/resultStore';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { idleProgress, progressOf } from './job';

@@ -2,6 +2,7 @@
 
 import { clearHalt } from '../adapters/documentCache';
 import { askServiceAboutKey } from '../adapters/http';
+import { keepPendingResults } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import {
   deleteApiKey,
@@ -17,7 +18,6 @@ import { KEY_SOURCE } from '../core/product';
 import { quoteService } from '../core/text';
 import { readFormulaCapState } from '../formula/dailyLimit';
 import { checkKeyShape, maskKey, redactKey } from '../lookup/apiKey';
-import { keepPendingResults } from '../store/resultStore';
 
 export function getSidebarState(): SidebarState {
   // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
