@@ -3,17 +3,11 @@
  * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
  */
 import { CELL, OUT } from '../core/cells';
+import { emptyRunCounts } from '../core/runWords';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { RowOutcome } from '../lookup/cellValues';
 import type { Counts } from './job';
-import {
-  countAlreadyDone,
-  countKind,
-  emptyRunCounts,
-  kindOfOutcome,
-  kindOfStatus,
-  RESULT_KINDS,
-} from './outcomes';
+import { countAlreadyDone, countKind, kindOfOutcome, kindOfStatus, RESULT_KINDS } from './outcomes';
 import { cellText } from './rowCells';
 import type { RunScope } from './runScope';
 

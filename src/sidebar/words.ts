@@ -1,7 +1,6 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
-import { FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf } from '../bulk/outcomes';
-import { durationText, timeTakenText } from '../bulk/runSummary';
+import { durationText, FAILED_KINDS, kindsText, RETRIED_KINDS, sumOf, timeTakenText } from '../core/runWords';
 import { countText } from '../core/text';
 import type { FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 
