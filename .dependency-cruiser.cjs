@@ -81,7 +81,8 @@ module.exports = {
     {
       name: 'lookup-over-core',
       severity: 'error',
-      comment: 'src/lookup/ imports only core and api.ts: what it needs from the rooms above comes through its ports.',
+      comment:
+        'src/lookup/ imports only core and api.ts: what it needs from the rooms above comes through its ports.',
       from: { path: '^src/lookup/' },
       to: { path: '^src/', pathNot: '^src/(lookup/|core/|api\\.ts$)' },
     },
@@ -104,9 +105,13 @@ module.exports = {
     {
       name: 'features-known-apps-script-reach',
       severity: 'error',
-      comment: 'The feature modules listed in STILL_REACHING_APPS_SCRIPT may import adapters, but not the sidebar or main.ts.',
+      comment:
+        'The feature modules listed in STILL_REACHING_APPS_SCRIPT may import adapters, but not the sidebar or main.ts.',
       from: { path: exactly(STILL_REACHING_APPS_SCRIPT) },
-      to: { path: '^src/', pathNot: `^src/(${FEATURES.join('|')}|lookup|store|core|adapters)/|^src/api\\.ts$` },
+      to: {
+        path: '^src/',
+        pathNot: `^src/(${FEATURES.join('|')}|lookup|store|core|adapters)/|^src/api\\.ts$`,
+      },
     },
     ...FEATURES.map((feature) => ({
       name: `feature-edges-${feature}`,
@@ -115,13 +120,18 @@ module.exports = {
       from: { path: `^src/${feature}/` },
       to: {
         path: rooms(FEATURES.filter((other) => other !== feature)),
-        pathNot: rooms(FEATURE_EDGES.filter(([from]) => from === feature).map(([, to]) => to).concat(['-none-'])),
+        pathNot: rooms(
+          FEATURE_EDGES.filter(([from]) => from === feature)
+            .map(([, to]) => to)
+            .concat(['-none-']),
+        ),
       },
     })),
     {
       name: 'sidebar-over-core',
       severity: 'error',
-      comment: 'src/sidebar/ runs in the browser: it imports only api.ts and core (the server reaches it through api.ts).',
+      comment:
+        'src/sidebar/ runs in the browser: it imports only api.ts and core (the server reaches it through api.ts).',
       from: { path: '^src/sidebar/' },
       to: { path: '^src/', pathNot: '^src/(sidebar/|core/|api\\.ts$)' },
     },
