@@ -19,7 +19,7 @@ import {
   MAX_BATCH_SIZE,
   MAX_PASSES,
 } from '../core/limits';
-import { PACE_PREFIX } from '../core/propertyNames';
+import { PACE_PREFIX, PACE_SCOPES } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
@@ -138,7 +138,7 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     batchSize === undefined
       ? loadPace(
           ports.cache,
-          PACE_SCOPE,
+          PACE_SCOPES.bulk,
           PACE_START,
           readScriptConfig().maxConcurrency,
           ports.clock.now(),
@@ -155,8 +155,8 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     sizer: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
     pace: pacer && {
       pacer,
-      scope: PACE_SCOPE,
-      keep: keepPaceIn(ports.cache, PACE_SCOPE, keepPaceProperty, keptPace, () => ports.clock.now()),
+      scope: PACE_SCOPES.bulk,
+      keep: keepPaceIn(ports.cache, PACE_SCOPES.bulk, keepPaceProperty, keptPace, () => ports.clock.now()),
     },
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
@@ -178,15 +178,12 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
 
 /** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
 function keptPace(): string | undefined {
-  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPE) ?? undefined;
+  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
 }
 
 function keepPaceProperty(value: string): void {
-  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPE, value);
+  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value);
 }
-
-/** The bulk run's pace in the document cache (src/lookup/pace.ts). */
-export const PACE_SCOPE = 'bulk';
 
 /** At least one window per slice, so a slice always makes progress. */
 function runWindows(slice: SliceState): void {

@@ -14,6 +14,7 @@ import { showAlert, showSidebar } from '../adapters/ui';
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
+import { PACE_SCOPES } from '../core/propertyNames';
 import { countKeyCheckSent } from '../lookup/keyCheck';
 import { PACE_START } from '../lookup/pace';
 import { countSelection } from './counting';
@@ -25,7 +26,7 @@ import { cellMark } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
-import { PACE_SCOPE, processSlice } from './slice';
+import { processSlice } from './slice';
 
 export function enrichSelection(): Progress {
   return startFromMenu({ source: 'selection', mode: 'all' });
@@ -87,7 +88,7 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
     // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
     if (keyCheck.acceptedInMs !== undefined) {
       const pace = { start: PACE_START, cap: readScriptConfig().maxConcurrency };
-      countKeyCheckSent(documentCache(), PACE_SCOPE, pace, keyCheck.acceptedInMs, systemClock.now());
+      countKeyCheckSent(documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, systemClock.now());
     }
     const { ready } = outcome;
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).

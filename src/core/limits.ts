@@ -136,6 +136,8 @@ export const LEASE_MS = EXECUTION_LIMIT_MS;
 export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
+/** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */
+export const TRIAL_PROFILES = 10;
 
 // ------------------------------------------------------------------------------------------------ Sidebar
 /** Retries of continueEnrichment() after a failure before the sidebar's loop stops and waits for Resume. */
