@@ -36,7 +36,6 @@ const STILL_REACHING_APPS_SCRIPT = [
   'src/bulk/plan.ts',
   'src/bulk/runHistory.ts',
   'src/bulk/slice.ts',
-  'src/bulk/sliceState.ts',
   'src/bulk/staleResults.ts',
   'src/bulk/start.ts',
   'src/credits/view.ts',
