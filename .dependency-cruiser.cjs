@@ -39,7 +39,6 @@ const STILL_REACHING_APPS_SCRIPT = [
   'src/bulk/staleResults.ts',
   'src/bulk/start.ts',
   'src/credits/view.ts',
-  'src/formula/buffer.ts',
   'src/formula/dailyLimit.ts',
   'src/formula/execution.ts',
   'src/formula/findEmail.ts',
