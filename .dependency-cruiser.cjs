@@ -1,8 +1,62 @@
 /**
- * `npm run check:imports`: no module of src/ imports itself through others (type-only imports count too), and
- * outside src/lookup/ profiles are looked up one way only: src/lookup/session.ts (openLookup).
+ * `npm run check:imports`: the rooms of src/ import downward only, no module imports itself through others (type-only
+ * imports count too), and outside src/lookup/ profiles are looked up one way only: src/lookup/session.ts (openLookup).
+ *
+ * The layers, bottom up (docs/design.md, "Layers"):
+ *   api.ts, core/       the words every room shares; core imports only api.ts
+ *   lookup/             the lookup engine over its ports; imports core
+ *   store/              what is kept, over ports; imports core and lookup's contract and ports
+ *   formula/ bulk/ credits/ settings/ watch/
+ *                       the features; import the rooms below, and each other only along FEATURE_EDGES
+ *   sidebar/            the browser; imports only api.ts and core
+ *   adapters/, main.ts  Apps Script itself and the entry points; import anything
  * @type {import('dependency-cruiser').IConfiguration}
  */
+
+const FEATURES = ['formula', 'bulk', 'credits', 'settings', 'watch'];
+
+/** The only imports from one feature into another, each with its reason. */
+const FEATURE_EDGES = [
+  // The sidebar's state (settings/account.ts) shows the bulk run's progress.
+  ['settings', 'bulk'],
+  // The sidebar's state shows the formulas' daily limit.
+  ['settings', 'formula'],
+  // The credits view says when a bulk run is under way (its figures still move).
+  ['credits', 'bulk'],
+  // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job.
+  ['watch', 'bulk'],
+];
+
+/**
+ * Known upward imports still to remove: these feature modules reach Apps Script through src/adapters/ directly
+ * instead of through ports. No other feature module may; each one that moves behind a port leaves this list.
+ */
+const STILL_REACHING_APPS_SCRIPT = [
+  'src/bulk/controls.ts',
+  'src/bulk/jobStore.ts',
+  'src/bulk/lease.ts',
+  'src/bulk/plan.ts',
+  'src/bulk/runHistory.ts',
+  'src/bulk/slice.ts',
+  'src/bulk/staleResults.ts',
+  'src/bulk/start.ts',
+  'src/credits/view.ts',
+  'src/watch/index.ts',
+  'src/watch/plan.ts',
+  'src/watch/run.ts',
+  'src/watch/store.ts',
+  'src/formula/dailyLimit.ts',
+  'src/formula/execution.ts',
+  'src/formula/findEmail.ts',
+  'src/formula/freeze.ts',
+  'src/formula/refresh.ts',
+  'src/formula/writeCheck.ts',
+  'src/settings/account.ts',
+];
+
+const exactly = (paths) => paths.map((path) => `^${path.replace(/[.]/g, '\\.')}$`);
+const rooms = (names) => `^src/(${names.join('|')})/`;
+
 module.exports = {
   forbidden: [
     {
@@ -20,6 +74,70 @@ module.exports = {
         "The lookup session's parts (claim step, sending) are its own: outside src/lookup/ look up through openLookup (src/lookup/session.ts).",
       from: { path: '^src/', pathNot: '^src/lookup/' },
       to: { path: '^src/lookup/(pipeline|claimStep)\\.ts$' },
+    },
+    {
+      name: 'core-at-the-bottom',
+      severity: 'error',
+      comment: 'src/core/ and src/api.ts are the bottom layer: core imports only core and api.ts.',
+      from: { path: '^src/(core/|api\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(core/|api\\.ts$)' },
+    },
+    {
+      name: 'lookup-over-core',
+      severity: 'error',
+      comment:
+        'src/lookup/ imports only core and api.ts: what it needs from the rooms above comes through its ports.',
+      from: { path: '^src/lookup/' },
+      to: { path: '^src/', pathNot: '^src/(lookup/|core/|api\\.ts$)' },
+    },
+    {
+      name: 'store-over-lookup-contract',
+      severity: 'error',
+      comment:
+        "src/store/ imports only core, api.ts and lookup's contract and ports; Apps Script comes in through the port object src/adapters/ passes it.",
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: '^src/(store/|core/|api\\.ts$|lookup/(contract|ports)\\.ts$)' },
+    },
+    {
+      name: 'features-downward',
+      severity: 'error',
+      comment:
+        'A feature (formula, bulk, credits, settings, watch) imports the rooms below it, not the sidebar, adapters or main.ts.',
+      from: { path: rooms(FEATURES), pathNot: exactly(STILL_REACHING_APPS_SCRIPT) },
+      to: { path: '^src/', pathNot: `^src/(${FEATURES.join('|')}|lookup|store|core)/|^src/api\\.ts$` },
+    },
+    {
+      name: 'features-known-apps-script-reach',
+      severity: 'error',
+      comment:
+        'The feature modules listed in STILL_REACHING_APPS_SCRIPT may import adapters, but not the sidebar or main.ts.',
+      from: { path: exactly(STILL_REACHING_APPS_SCRIPT) },
+      to: {
+        path: '^src/',
+        pathNot: `^src/(${FEATURES.join('|')}|lookup|store|core|adapters)/|^src/api\\.ts$`,
+      },
+    },
+    ...FEATURES.map((feature) => ({
+      name: `feature-edges-${feature}`,
+      severity: 'error',
+      comment: `src/${feature}/ imports another feature only along FEATURE_EDGES (each with its reason).`,
+      from: { path: `^src/${feature}/` },
+      to: {
+        path: rooms(FEATURES.filter((other) => other !== feature)),
+        pathNot: rooms(
+          FEATURE_EDGES.filter(([from]) => from === feature)
+            .map(([, to]) => to)
+            .concat(['-none-']),
+        ),
+      },
+    })),
+    {
+      name: 'sidebar-over-core',
+      severity: 'error',
+      comment:
+        'src/sidebar/ runs in the browser: it imports only api.ts and core (the server reaches it through api.ts).',
+      from: { path: '^src/sidebar/' },
+      to: { path: '^src/', pathNot: '^src/(sidebar/|core/|api\\.ts$)' },
     },
   ],
   options: {

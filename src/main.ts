@@ -3,6 +3,7 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
+import { formulaBuffer } from './adapters/ports';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
   CreditsExport,
@@ -65,7 +66,7 @@ export function onOpen(e?: unknown): void {
     ['Settings & API key', 'showSettings'],
     ['Help', 'showHelp'],
   ]);
-  keepFormulaBuffer(e);
+  keepFormulaBuffer(e, formulaBuffer);
 }
 
 /**
@@ -82,7 +83,7 @@ export function onInstall(e?: unknown): void {
  */
 export function onEdit(e?: unknown): void {
   clearStaleResults(e);
-  keepFormulaBuffer(e);
+  keepFormulaBuffer(e, formulaBuffer);
 }
 
 /** Opens the sidebar on its settings view. */

@@ -7,10 +7,13 @@ import {
   buildLookupRequest,
   type HttpRequest,
   interpretFetchException,
+  interpretKeyCheck,
+  type KeyCheck,
   type ServiceError,
 } from '../lookup/contract';
 import type { SendPlan, SentBatch, SentKeyCheck, Transport } from '../lookup/ports';
 import { systemClock } from './clock';
+import { readScriptConfig } from './scriptConfig';
 
 type Response = GoogleAppsScript.URL_Fetch.HTTPResponse;
 
@@ -95,4 +98,14 @@ export function sendOne(request: HttpRequest): RawAnswer {
   } catch (error) {
     return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };
   }
+}
+
+/** The key check's request and its verdict (one request, no credit: see buildKeyCheckRequest). */
+export function askServiceAboutKey(key: string): KeyCheck | { config: string } {
+  const config = readScriptConfig();
+  if (!config.endpoint.ok) return { config: config.endpoint.message };
+  const answer = sendOne(buildKeyCheckRequest(config.endpoint.endpoint, key));
+  return 'thrown' in answer
+    ? interpretFetchException(answer.thrown)
+    : interpretKeyCheck(answer.status, answer.body);
 }

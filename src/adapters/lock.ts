@@ -3,8 +3,8 @@
  * a nested release frees it, so no code takes it while holding it.
  */
 
-import { LOCK_WAIT_MS } from '../core/limits';
-import type { DocumentLock } from '../lookup/ports';
+import { LOCK_WAIT_MS, STORE_LOCK_ATTEMPTS } from '../core/limits';
+import type { Clock, DocumentLock } from '../lookup/ports';
 import { systemClock } from './clock';
 
 /** The one wait policy: LOCK_WAIT_MS, never past the caller's deadline. */
@@ -105,6 +105,23 @@ export function withDocumentLock<T>(work: () => T): T {
   const done = tryWithDocumentLock(work);
   if (!done) throw new DocumentBusyError();
   return done.value;
+}
+
+/**
+ * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. A
+ * paid result is at stake, so even LockService's refusal (its rate quota, reported) is tried again, a few times,
+ * 1, 2, 4 s apart; a batch never stored keeps its sending record, which the next execution settles as lost answers.
+ * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
+ */
+export function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
+  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
+    const started = clock.now();
+    if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
+    if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
+  }
+  throw new DocumentBusyError(
+    'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
+  );
 }
 
 /** The document lock of an execution that may write the spreadsheet: flushed before each release. */

@@ -1,5 +1,5 @@
 /**
- * Who runs this execution, for the bulk run's ownership (issue 10): a random id kept in the user's own user
+ * Who runs this execution, for the bulk run's ownership: a random id kept in the user's own user
  * properties, which no other user can read, and the user's e-mail address to show to other editors.
  *
  * Why not Session: Session.getTemporaryActiveUserKey() "rotates every 30 days", so a run paused longer would lose

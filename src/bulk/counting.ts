@@ -2,17 +2,12 @@
  * The bulk run's counts as rows are written, and what a new run finds in its rows. Each row is counted once, by
  * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
  */
-import { CELL, OUT, type RowOutcome } from '../core/cells';
+import { CELL, OUT } from '../core/cells';
+import { emptyRunCounts, RESULT_KINDS } from '../core/runWords';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
+import type { RowOutcome } from '../lookup/cellValues';
 import type { Counts } from './job';
-import {
-  countAlreadyDone,
-  countKind,
-  emptyRunCounts,
-  kindOfOutcome,
-  kindOfStatus,
-  RESULT_KINDS,
-} from './outcomes';
+import { countAlreadyDone, countKind, kindOfOutcome, kindOfStatus } from './outcomes';
 import { cellText } from './rowCells';
 import type { RunScope } from './runScope';
 

@@ -4,7 +4,7 @@
  */
 
 import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
-import { emptyRunCounts } from './outcomes';
+import { emptyRunCounts } from '../core/runWords';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
 export type Counts = RunCounts;

@@ -11,8 +11,8 @@
  *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
  */
 import type { JobState, RunReason } from '../api';
+import { runText } from '../core/runWords';
 import type { Counts, Job } from './job';
-import { runText } from './outcomes';
 
 /** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {

@@ -5,8 +5,8 @@
  */
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
-import type { RowOutcome } from '../core/cells';
 import { LEASE_MS } from '../core/limits';
+import type { RowOutcome } from '../lookup/cellValues';
 import { countCopy, countOutcome } from './counting';
 import { type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';

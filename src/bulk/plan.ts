@@ -4,21 +4,20 @@
  */
 
 import { timeText } from '../adapters/clock';
-import { servicePorts } from '../adapters/ports';
+import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
-import { MAX_LOST_SENDS } from '../core/limits';
+import { MAX_LOST_SENDS, TRIAL_PROFILES } from '../core/limits';
 import { parseProfileInput } from '../core/url';
-import { heldAfterLosses } from '../store/resultStore';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { type ColumnRead, columnName } from './placement';
 import { isHeaderText, withFormulaCells } from './rowCells';
 import { planRun } from './runPlan';
-import { rememberingStore, TRIAL_PROFILES, trialRead } from './trial';
+import { rememberingStore, trialRead } from './trial';
 
 type Range = GoogleAppsScript.Spreadsheet.Range;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;

@@ -5,7 +5,7 @@
  */
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
-import { servicePorts } from '../adapters/ports';
+import { keepPendingResults, servicePorts } from '../adapters/ports';
 import { documentProperties } from '../adapters/properties';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
@@ -19,18 +19,16 @@ import {
   MAX_BATCH_SIZE,
   MAX_PASSES,
 } from '../core/limits';
-import { PACE_PREFIX } from '../core/propertyNames';
+import { PACE_PREFIX, PACE_SCOPES } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
-import { haltOf } from '../lookup/answers';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import { serviceError } from '../lookup/contract';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, PACE_START } from '../lookup/pace';
 import { keepPaceIn, openLookup } from '../lookup/session';
-import { keepPendingResults } from '../store/resultStore';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { idleProgress, progressOf } from './job';
@@ -39,6 +37,7 @@ import { type JobLease, takeLease } from './lease';
 import { COLUMNS_MOVED } from './relocate';
 import { firstWithoutStatus } from './rowPlan';
 import { runCharges } from './runCharges';
+import { haltOf } from './runHalt';
 import { RunScope } from './runScope';
 import { SliceState } from './sliceState';
 import { processWindow } from './window';
@@ -139,7 +138,7 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     batchSize === undefined
       ? loadPace(
           ports.cache,
-          PACE_SCOPE,
+          PACE_SCOPES.bulk,
           PACE_START,
           readScriptConfig().maxConcurrency,
           ports.clock.now(),
@@ -156,8 +155,8 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     sizer: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
     pace: pacer && {
       pacer,
-      scope: PACE_SCOPE,
-      keep: keepPaceIn(ports.cache, PACE_SCOPE, keepPaceProperty, keptPace, () => ports.clock.now()),
+      scope: PACE_SCOPES.bulk,
+      keep: keepPaceIn(ports.cache, PACE_SCOPES.bulk, keepPaceProperty, keptPace, () => ports.clock.now()),
     },
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
@@ -179,15 +178,12 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
 
 /** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
 function keptPace(): string | undefined {
-  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPE) ?? undefined;
+  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
 }
 
 function keepPaceProperty(value: string): void {
-  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPE, value);
+  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value);
 }
-
-/** The bulk run's pace in the document cache (src/lookup/pace.ts). */
-export const PACE_SCOPE = 'bulk';
 
 /** At least one window per slice, so a slice always makes progress. */
 function runWindows(slice: SliceState): void {

@@ -3,13 +3,11 @@
  * with (the sheet, the key, the ports, its time budget), the rows read ahead for the next window, and what it knows
  * (the results stored or fetched, and the results a duplicate row may copy from another row of the run).
  */
-import { systemClock } from '../adapters/clock';
 import type { NetworkHosts } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
 import type { Pacer } from '../lookup/pace';
-import type { LookupPorts } from '../lookup/ports';
+import type { CachedResult, LookupPorts } from '../lookup/ports';
 import type { LookupSession } from '../lookup/session';
-import type { CachedResult } from '../store/codec';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import type { JobLease } from './lease';
@@ -66,7 +64,7 @@ export class SliceState {
 
   /** This slice may go on (the job running, the lease its own) and has time left. */
   get hasTime(): boolean {
-    return this.lease.working && systemClock.now() < this.setup.deadline;
+    return this.lease.working && this.setup.ports.clock.now() < this.setup.deadline;
   }
 
   /** The URL and output cells of `count` rows; an output cell holding a formula reads as its formula (user data). */

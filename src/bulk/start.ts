@@ -5,16 +5,18 @@
 
 import { systemClock } from '../adapters/clock';
 import { documentCache } from '../adapters/documentCache';
+import { askServiceAboutKey } from '../adapters/http';
 import { withDocumentLock } from '../adapters/lock';
 import { runnerEmail, runnerId } from '../adapters/runner';
 import { readScriptConfig } from '../adapters/scriptConfig';
+import { readApiKey } from '../adapters/settings';
 import { showAlert, showSidebar } from '../adapters/ui';
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
+import { PACE_SCOPES } from '../core/propertyNames';
 import { countKeyCheckSent } from '../lookup/keyCheck';
 import { PACE_START } from '../lookup/pace';
-import { checkKeyForRun } from '../settings/account';
 import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { isActive, transition } from './jobMachine';
@@ -22,8 +24,9 @@ import { deleteJob, loadJob, saveJob } from './jobStore';
 import { type PlannedRun, planFor } from './plan';
 import { cellMark } from './rowCells';
 import { recordRun } from './runHistory';
+import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
-import { PACE_SCOPE, processSlice } from './slice';
+import { processSlice } from './slice';
 
 export function enrichSelection(): Progress {
   return startFromMenu({ source: 'selection', mode: 'all' });
@@ -75,7 +78,10 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
     // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
-    const keyCheck = outcome.ready.plan.credits > 0 ? checkKeyForRun(then, systemClock.now) : {};
+    const keyCheck =
+      outcome.ready.plan.credits > 0
+        ? checkKeyForRun(then, systemClock.now, readApiKey(), askServiceAboutKey)
+        : {};
     const keyRefusal = keyCheck.refusal;
     if (keyRefusal) {
       return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
@@ -83,7 +89,7 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
     // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
     if (keyCheck.acceptedInMs !== undefined) {
       const pace = { start: PACE_START, cap: readScriptConfig().maxConcurrency };
-      countKeyCheckSent(documentCache(), PACE_SCOPE, pace, keyCheck.acceptedInMs, systemClock.now());
+      countKeyCheckSent(documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, systemClock.now());
     }
     const { ready } = outcome;
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).

@@ -1,5 +1,5 @@
 /**
- * "Try 10 rows first" (issue 20, item 4): a run over the rows of the first few new profiles of a range only. Its
+ * "Try 10 rows first": a run over the rows of the first few new profiles of a range only. Its
  * profiles are then known, so the run over the whole range afterwards ("Run the rest") pays none of them again and
  * its plan prices only the rest. Pure.
  */
@@ -7,9 +7,6 @@
 import type { RunPlan } from '../api';
 import type { LookupResult } from '../lookup/contract';
 import type { ColumnRead } from './placement';
-
-/** The new profiles a trial looks up. */
-export const TRIAL_PROFILES = 10;
 
 /** The range's first rows `count` long (the job's rows then end at the last of them). */
 export function firstRowsOf(read: ColumnRead, count: number): ColumnRead {

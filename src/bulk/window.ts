@@ -2,12 +2,13 @@
  * One window of a slice: its rows planned, the pending URLs looked up through the lookup pipeline, the rows checked
  * again right before writing, the results written in runs of adjacent rows and counted, and the cursor moved.
  */
-import { CELL, enrichmentRow, type RowOutcome, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
+import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import { MAX_WINDOW_ROWS } from '../core/limits';
-import { haltOf } from '../lookup/answers';
+import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
 import { PACE_START } from '../lookup/pace';
 import { emptyReport, type LookupReport } from '../lookup/session';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
+import { haltOf } from './runHalt';
 import type { SliceState } from './sliceState';
 
 /**

@@ -1,7 +1,7 @@
-/** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
-import { type LookupResult, type ServiceError, withAdvice } from '../lookup/contract';
-import { RETRY_PATH } from './product';
-import { quoteService, withoutStop } from './text';
+/**
+ * The cells the add-on writes: the enrichment columns' layout, the statuses of its own, the =FINDEMAIL fields, and
+ * which text Sheets would read as something else. Pure. (What an outcome shows in them: src/lookup/cellValues.ts.)
+ */
 
 export const STATUS = {
   notFound: 'NOT_FOUND',
@@ -9,9 +9,6 @@ export const STATUS = {
   invalidUrl: 'INVALID_URL',
   error: 'ERROR',
 } as const;
-
-/** Outcome of one row, as the add-on understands it (service results plus local rejections). */
-export type RowOutcome = LookupResult | { kind: 'invalid'; reason: string } | ServiceError;
 
 export const BASE_HEADERS = ['Email', 'Email status', 'Catch-all', 'Note'] as const;
 export const EXTRA_HEADERS = ['Account type', 'Name'] as const;
@@ -49,67 +46,6 @@ export function reinterpretedBySheets(value: unknown): boolean {
   return typeof value === 'string' && /^(?:[\s=+\-'@\d.]|(?:true|false)\s*$)/i.test(value);
 }
 
-/** The Email status a row gets for an outcome. */
-export function statusOf(outcome: RowOutcome): string {
-  switch (outcome.kind) {
-    case 'found':
-      return outcome.emailStatus || 'FOUND';
-    case 'not_found':
-      return STATUS.notFound;
-    case 'unprocessable':
-      return STATUS.unprocessable;
-    case 'invalid':
-      return STATUS.invalidUrl;
-    case 'error':
-      return outcome.error === 'bad_request' ? STATUS.invalidUrl : STATUS.error;
-  }
-}
-
-export function noteOf(outcome: RowOutcome): string {
-  switch (outcome.kind) {
-    case 'found':
-      return '';
-    case 'not_found':
-      return 'No address found for this profile.';
-    case 'unprocessable': {
-      const whose = outcome.profile.name ? ` of ${outcome.profile.name}` : '';
-      return `The service could not process this profile${whose} (HTTP 422).${quoteService(outcome.message)}`;
-    }
-    case 'invalid':
-      return `Not looked up: ${withoutStop(outcome.reason)}.`;
-    case 'error':
-      return outcome.message;
-  }
-}
-
-/** The Note of a bulk run's row: an error's note also says what to do (a formula cell has its own words). */
-function rowNoteOf(outcome: RowOutcome): string {
-  // A profile held back after lost answers says itself when to try again.
-  if (outcome.kind !== 'error' || outcome.notBefore !== undefined) return noteOf(outcome);
-  return outcome.error === 'bad_request'
-    ? withAdvice(outcome, 'Check the profile URL in this row.')
-    : withAdvice(outcome, `To try again: ${RETRY_PATH}.`);
-}
-
-/** The enrichment row: Email, Email status, Catch-all (a real boolean, or empty), Note [, Account type, Name]. */
-export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<string | boolean> {
-  const found = outcome.kind === 'found';
-  const row: Array<string | boolean> = [
-    found ? outcome.email : '',
-    statusOf(outcome),
-    found ? outcome.catchAll : '',
-    rowNoteOf(outcome),
-  ];
-  if (extraFields) {
-    const profile =
-      outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
-        ? outcome.profile
-        : {};
-    row.push(found ? outcome.accountType : '', profile.name ?? '');
-  }
-  return row;
-}
-
 export const FIELD_NAMES = [
   'email',
   'status',
@@ -143,50 +79,4 @@ export function parseFields(
     };
   }
   return { ok: true, fields: names as FieldName[] };
-}
-
-/** The single value of the plain `=FINDEMAIL(url)`: the address, or a marker anyone can filter on. */
-export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
-  switch (outcome.kind) {
-    case 'empty':
-      return '';
-    case 'found':
-      return outcome.email;
-    case 'not_found':
-      return STATUS.notFound;
-    default:
-      return `${statusOf(outcome)}: ${noteOf(outcome).replace(/^Not looked up: /, '')}`;
-  }
-}
-
-/** One row of `=FINDEMAIL(url, fields)`. Without a `status` field the `email` field carries the marker. */
-export function fieldValues(
-  outcome: RowOutcome | { kind: 'empty' },
-  fields: FieldName[],
-): Array<string | boolean> {
-  if (outcome.kind === 'empty') return fields.map(() => '');
-  const hasStatus = fields.includes('status');
-  const profile =
-    outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
-      ? outcome.profile
-      : {};
-  return fields.map((field) => {
-    switch (field) {
-      case 'email':
-        return outcome.kind === 'found' ? outcome.email : hasStatus ? '' : summaryValue(outcome);
-      case 'status':
-        return statusOf(outcome);
-      case 'catch_all':
-        return outcome.kind === 'found' ? outcome.catchAll : '';
-      case 'account_type':
-        return outcome.kind === 'found' ? outcome.accountType : '';
-      case 'name':
-        return profile.name ?? '';
-      case 'updated_at':
-        return profile.updatedAt ?? '';
-      // 'note'
-      default:
-        return noteOf(outcome);
-    }
-  });
 }

@@ -49,6 +49,14 @@ export const RATE_LIMITED_ATTEMPTS = 6;
  * profile is charged more than twice, whatever the faults.
  */
 export const MAX_LOST_SENDS = 2;
+/**
+ * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
+ * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS (src/store/lostMarks.ts) whose
+ * marks last longest.
+ */
+export const LOST_MARK_MS = 6 * 3600 * 1000;
+/** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
+export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
 
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**
@@ -128,6 +136,8 @@ export const LEASE_MS = EXECUTION_LIMIT_MS;
 export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
+/** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */
+export const TRIAL_PROFILES = 10;
 
 // ------------------------------------------------------------------------------------------------ Sidebar
 /** Retries of continueEnrichment() after a failure before the sidebar's loop stops and waits for Resume. */

@@ -1,6 +1,8 @@
 /** The add-on's name as users see it, and where its settings and menu items are. Pure. */
 export const ADDON_NAME = 'Profile Email Finder';
 export const SETTINGS_PATH = `Extensions › ${ADDON_NAME} › Settings & API key`;
+/** Where a person gets a valid key (the service's dashboard). */
+export const KEY_SOURCE = "Account › API settings in the service's dashboard";
 /** The menu item of the bulk run (src/main.ts onOpen). */
 export const BULK_RUN_ITEM = 'Find e-mails for the selected column';
 export const BULK_RUN_PATH = `Extensions › ${ADDON_NAME} › ${BULK_RUN_ITEM}`;

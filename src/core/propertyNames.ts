@@ -74,6 +74,8 @@ export const ACCOUNT_OK_KEY = 'pef.ok';
  * 'formula'.
  */
 export const PACE_PREFIX = 'pef.pace.';
+/** The two paces kept under PACE_PREFIX: the bulk run's and the formulas'. */
+export const PACE_SCOPES = { bulk: 'bulk', formula: 'formula' } as const;
 /**
  * Document cache: LockService refused the document lock lately (its rate quota): formulas skip the lock for
  * LOCK_REFUSED_SECONDS instead of spending more of the quota.

@@ -11,6 +11,7 @@ import {
   readChargeRowsBetween,
   writeExportRows,
 } from '../adapters/creditsSheet';
+import { keepPendingResults } from '../adapters/ports';
 import { runnerId } from '../adapters/runner';
 import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } from '../api';
 import { isActive } from '../bulk/jobMachine';
@@ -18,7 +19,6 @@ import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
 import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
-import { keepPendingResults } from '../store/resultStore';
 
 export const EXPORT_SHEET_NAME = 'Credits log';
 /** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */

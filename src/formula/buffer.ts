@@ -6,14 +6,14 @@
  * example reads document properties in onOpen unless the mode is NONE). onEdit runs on every edit: one read of the
  * property names, and the move only when the buffer holds something.
  */
-import { formulaBufferHoldsResults, keepPendingResults } from '../store/resultStore';
+import type { FormulaBuffer } from '../store/ports';
 
 /** Returns how many buffered results were moved into the results sheet. Never fails the trigger. */
-export function keepFormulaBuffer(event: unknown): number {
+export function keepFormulaBuffer(event: unknown, buffer: FormulaBuffer): number {
   const mode = String((event as { authMode?: unknown } | undefined)?.authMode ?? '');
   if (mode !== 'LIMITED' && mode !== 'FULL') return 0;
   try {
-    return formulaBufferHoldsResults() ? keepPendingResults() : 0;
+    return buffer.holdsResults() ? buffer.keep() : 0;
   } catch {
     return 0;
   }

@@ -6,7 +6,6 @@
 import { documentProperties } from '../adapters/properties';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
-import type { RowOutcome } from '../core/cells';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
@@ -16,9 +15,10 @@ import {
   FORMULA_WORK_BUDGET_MS,
   MAX_BATCH_SIZE,
 } from '../core/limits';
-import { PACE_PREFIX } from '../core/propertyNames';
+import { PACE_PREFIX, PACE_SCOPES } from '../core/propertyNames';
 import type { ProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from '../lookup/budget';
+import type { RowOutcome } from '../lookup/cellValues';
 import { FORMULA_CLAIM } from '../lookup/claims';
 import type { ServiceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
@@ -29,8 +29,6 @@ import { keepPaceIn, type LookupPolicy } from '../lookup/session';
 import { formulaSpendGate } from './dailyLimit';
 import { accountCheckGate, haltFormulas, haltGate, lockRefusalGate } from './gates';
 import { ownerKeyMessage } from './messages';
-
-export const PACE_SCOPE = 'formula';
 
 /** State of one =FINDEMAIL execution. */
 export interface FormulaRun {
@@ -74,8 +72,10 @@ export function startFormulaRun(
   const fixedSize = config.concurrency ? Math.min(MAX_BATCH_SIZE, config.concurrency) : undefined;
   // Nothing known, a range sends up to the cap in its first batch: a formula has room for few batches.
   const cap = config.maxConcurrency;
-  const kept = ports.store.property?.(PACE_PREFIX + PACE_SCOPE);
-  const pacer = fixedSize ? undefined : loadPace(ports.cache, PACE_SCOPE, cap, cap, ports.clock.now(), kept);
+  const kept = ports.store.property?.(PACE_PREFIX + PACE_SCOPES.formula);
+  const pacer = fixedSize
+    ? undefined
+    : loadPace(ports.cache, PACE_SCOPES.formula, cap, cap, ports.clock.now(), kept);
   return {
     ports,
     apiKey,
@@ -91,7 +91,7 @@ export function startFormulaRun(
 /** A document property write a formula may lose (the pace's copy): its failure changes nothing else. */
 function keepPaceProperty(value: string): void {
   try {
-    documentProperties().setProperty(PACE_PREFIX + PACE_SCOPE, value);
+    documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.formula, value);
   } catch {
     // The cache keeps the pace for ten minutes all the same.
   }
@@ -127,12 +127,12 @@ export function formulaPolicy(run: FormulaRun): LookupPolicy {
     sizer: pacer ?? fixedBatchSize(run.fixedSize ?? DEFAULT_CONCURRENCY),
     pace: pacer && {
       pacer,
-      scope: PACE_SCOPE,
+      scope: PACE_SCOPES.formula,
       keep: keepPaceIn(
         ports.cache,
-        PACE_SCOPE,
+        PACE_SCOPES.formula,
         keepPaceProperty,
-        () => ports.store.property?.(PACE_PREFIX + PACE_SCOPE),
+        () => ports.store.property?.(PACE_PREFIX + PACE_SCOPES.formula),
         () => ports.clock.now(),
       ),
     },

@@ -1,6 +1,6 @@
 /**
  * "Refresh =FINDEMAIL cells": enters again the =FINDEMAIL formulas that have not finished — a cell showing one of
- * the add-on's "not looked up yet" texts (./formulaMessages.ts PENDING_MESSAGES) or #ERROR! (the platform's time
+ * the add-on's "not looked up yet" texts (PENDING_MESSAGES in src/formula/messages.ts) or #ERROR! (the platform's time
  * limit, "too many scripts running simultaneously", a paused formula) — in the selection, or on the whole sheet
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */

@@ -1,10 +1,8 @@
 /**
- * The one place that decides what an answer of the service means for a run: the outcome of a raw answer, whether
- * it halts the run or may be retried, and why a bulk run halts. Pure (the contract itself is in lookup.ts).
+ * The one place that decides what an answer of the service means for a run: the outcome of a raw answer, and whether
+ * it halts the run or may be retried. Pure (the contract itself is in src/lookup/contract.ts).
  */
 
-import type { HaltReason } from '../bulk/jobMachine';
-import { SETTINGS_PATH } from '../core/product';
 import { redactKey } from './apiKey';
 import {
   type AnswerHeaders,
@@ -12,7 +10,6 @@ import {
   interpretLookupResponse,
   type LookupOutcome,
   type ServiceError,
-  withAdvice,
 } from './contract';
 
 /**
@@ -39,34 +36,4 @@ export function haltsRun(outcome: LookupOutcome | undefined): outcome is Service
 /** A failure that may pass on a later try (500, 429, transport, time-out). */
 export function mayRetry(outcome: LookupOutcome | undefined): boolean {
   return outcome?.kind === 'error' && outcome.effect === 'continue' && outcome.retryable;
-}
-
-/** Why a bulk run halts on this error, and what the sidebar tells the user to do. */
-export function haltOf(error: ServiceError): { reason: HaltReason; message: string } {
-  switch (error.error) {
-    case 'payment_required':
-      return {
-        reason: 'out_of_credits',
-        message: withAdvice(
-          error,
-          'Rows not yet processed stay empty. Add credits to your account, then Resume.',
-        ),
-      };
-    case 'unauthorized':
-    case 'missing_key':
-      return {
-        reason: error.error === 'unauthorized' ? 'key_rejected' : 'no_key',
-        message: withAdvice(error, `Save a valid key in ${SETTINGS_PATH}, then Resume.`),
-      };
-    case 'quota':
-      return {
-        reason: 'quota',
-        message: withAdvice(error, 'Resume tomorrow.'),
-      };
-    case 'endpoint_not_found':
-    case 'config':
-      return { reason: 'configuration', message: error.message };
-    default:
-      return { reason: error.effect === 'stop' ? 'configuration' : 'error', message: error.message };
-  }
 }

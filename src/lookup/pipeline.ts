@@ -4,9 +4,8 @@
  * reaches Apps Script only through the ports, so it runs in unit tests with plain objects.
  */
 
-import { EXECUTION_LIMIT_MS, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
+import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
-import { lostMarkEnd } from '../store/lostMarks';
 import { haltsRun, mayRetry } from './answers';
 import { releaseClaims } from './claims';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';

@@ -3,7 +3,6 @@
  * them over the real services; tests may pass plain objects. Pure: types only.
  */
 
-import type { CachedResult } from '../store/codec';
 import type { LookupOutcome, LookupResult, ServiceError } from './contract';
 
 /** Time, and waiting (Utilities.sleep in Apps Script). */
@@ -36,6 +35,13 @@ export interface DocumentCache {
   put(key: string, value: string, expirationInSeconds: number): void;
   remove(key: string): void;
   removeAll(keys: string[]): void;
+}
+
+/** A stored result and when it was stored. */
+export interface CachedResult {
+  result: LookupResult;
+  /** Milliseconds since the epoch: for least-recently-stored eviction and for a re-check. */
+  savedAt: number;
 }
 
 /** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */

@@ -1,5 +1,4 @@
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). Pure. */
-export { DEFAULT_RETRY } from '../core/limits';
 
 export interface RetryPolicy {
   /** Total tries of one request, the first included. */

@@ -1,6 +1,6 @@
 /** A run's plan and price, shown before it starts (the Progress tab). */
 
-import { emptyCounts } from '../bulk/job';
+import { emptyRunCounts } from '../core/runWords';
 import { call, failureMessage } from './client';
 import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
@@ -111,7 +111,7 @@ function renderPlanButtons(): void {
 /** What the progress view shows while the run starts: the plan it starts with, nothing processed yet. */
 function startingProgress(shown: RunPlan): Progress {
   return {
-    ...emptyCounts(),
+    ...emptyRunCounts(),
     state: 'running',
     message: 'Starting: checking your API key, then the first rows…',
     total: shown.lookupRows + shown.notProfiles,

@@ -82,7 +82,7 @@ export function ownerNotice(p: Progress): string {
   return `Started by ${p.startedBy ?? 'another editor'}; only they can run, pause or resume it. It spends nothing of yours.${waiting}`;
 }
 
-/** Why a running run goes slower than it could: its batches are held small (src/core/pace.ts paceReason). */
+/** Why a running run goes slower than it could: its batches are held small (paceReason in src/lookup/pace.ts). */
 export function paceNotice(p: Progress): string {
   if (p.state !== 'running') return '';
   if (p.paceReason === 'connection_failures')

@@ -1,5 +1,5 @@
 /** The sidebar's state shared by its views. Each view keeps what only it uses to itself. */
-import { emptyCounts } from '../bulk/job';
+import { emptyRunCounts } from '../core/runWords';
 import type { Progress, RunHistory, SidebarState, View } from './types';
 
 export const ui: {
@@ -13,7 +13,7 @@ export const ui: {
   history: RunHistory | null;
 } = {
   account: null,
-  progress: { state: 'idle', message: '', ...emptyCounts() },
+  progress: { state: 'idle', message: '', ...emptyRunCounts() },
   currentView: 'settings',
   driving: false,
   runActionBusy: false,

@@ -1,13 +1,12 @@
 /**
- * "Try 10 rows first" (issue 20, item 4): the plan offers a trial over the first 10 new profiles; when the trial
+ * "Try 10 rows first": the plan offers a trial over the first 10 new profiles; when the trial
  * has ended, its summary says the share found and offers "Run the rest" (the same selection, priced again: the
  * trial's profiles are known then, so none is paid twice).
  */
+import { TRIAL_PROFILES } from '../core/limits';
 import { $, button, setText } from './dom';
 import type { RunPlan, RunRequest, RunSummary } from './types';
 import { hitRateText } from './words';
-
-export const TRIAL_PROFILES = 10;
 
 /** The trial under way or last ended in this sidebar: its run, and the request of the whole run. */
 let trial: { runId: string; rest: RunRequest } | null = null;

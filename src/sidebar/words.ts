@@ -1,7 +1,15 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
-import { creditsText, FAILED_KINDS, kindsText, RETRIED_KINDS, reusedText, sumOf } from '../bulk/outcomes';
-import { durationText, timeTakenText } from '../bulk/runSummary';
+import {
+  creditsText,
+  durationText,
+  FAILED_KINDS,
+  kindsText,
+  RETRIED_KINDS,
+  reusedText,
+  sumOf,
+  timeTakenText,
+} from '../core/runWords';
 import { countText, hitRateText } from '../core/text';
 import type { CreditsSummary, FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
 

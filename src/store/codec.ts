@@ -1,16 +1,11 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
 import { boundResult, FIELD_LIMITS, type LookupResult } from '../lookup/contract';
+import type { CachedResult } from '../lookup/ports';
 
 // Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
 // from one the run stored itself. Version 1 (seconds) is still read.
 const VERSION = 2;
 const SECONDS_VERSION = 1;
-
-export interface CachedResult {
-  result: LookupResult;
-  /** Milliseconds since the epoch: for least-recently-stored eviction and for a re-check. */
-  savedAt: number;
-}
 
 /**
  * The most UTF-8 bytes an encoded result can take: every field at its bound (FIELD_LIMITS), each code unit written

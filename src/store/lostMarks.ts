@@ -3,13 +3,9 @@
  * fixed-width mark per normalised URL. Encoding only (no Apps Script global); src/store/resultStore.ts reads
  * them in beginSend's read and writes them in putMany, under the document lock.
  */
+import { lostMarkEnd } from '../core/limits';
 import { hashOf } from './table';
 
-/**
- * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
- * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
- */
-export const LOST_MARK_MS = 6 * 3600 * 1000;
 /**
  * The marks live in one property value (9 KB, apps-script/guides/services/quotas), LOST_MARK_CHARS each: at most
  * 400 of them (8,400 characters), four lost batches of the largest default size (DEFAULT_MAX_CONCURRENCY). Past
@@ -17,8 +13,6 @@ export const LOST_MARK_MS = 6 * 3600 * 1000;
  * charge is possible only when more than 400 URLs had answers lost within 6 hours.
  */
 export const MAX_LOST_MARKS = 400;
-/** When a mark written at `now` ends (epoch ms, a whole minute). */
-export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
 
 /** One mark: the URL's hash (14), its lost sends (1 digit), until when (minutes since the epoch, base 36, 6). */
 const LOST_MARK_CHARS = 21;

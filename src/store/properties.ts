@@ -9,6 +9,7 @@ import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
 import { CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { decodeResult } from './codec';
 import { lostRowsOf, rowsOfBuffered } from './credits';
+import type { PropertyStore } from './ports';
 import { hashOf } from './table';
 
 /**
@@ -65,7 +66,7 @@ export function newVersion(now: number): string {
 }
 
 /** Reads the document properties once: the buffer's results, its size, the batches under way elsewhere. */
-export function readDocumentView(props: GoogleAppsScript.Properties.Properties, now: number): DocumentView {
+export function readDocumentView(props: PropertyStore, now: number): DocumentView {
   const all = props.getProperties();
   let pendingBytes = 0;
   const sending = new Set<string>();

@@ -1,7 +1,7 @@
 /**
  * The result store: every paid result, kept for the life of the spreadsheet.
  *
- * - The hidden results sheet (src/store/sheet.ts) holds them; only executions that may write the
+ * - The hidden results sheet (src/adapters/resultsSheet.ts) holds them; only executions that may write the
  *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
  * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
  *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet.
@@ -16,16 +16,7 @@
  * members.)
  */
 
-import { systemClock } from '../adapters/clock';
-import { appendCharges } from '../adapters/creditsSheet';
-import { DocumentBusyError, tryWithDocumentLock } from '../adapters/lock';
-import { documentProperties } from '../adapters/properties';
-import {
-  LOCK_WAIT_MS,
-  PENDING_RESULT_RESERVE_BYTES,
-  PENDING_RESULTS_BUDGET_BYTES,
-  STORE_LOCK_ATTEMPTS,
-} from '../core/limits';
+import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
 import {
   CHARGE_PREFIX,
   LOST_PROPERTY,
@@ -34,8 +25,8 @@ import {
   TABLE_VERSION_PROPERTY,
 } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
-import type { Clock, ResultStore, SendCheck } from '../lookup/ports';
-import { type CachedResult, decodeResult, encodeResult } from './codec';
+import type { CachedResult, Clock, ResultStore, SendCheck } from '../lookup/ports';
+import { decodeResult, encodeResult } from './codec';
 import {
   bufferedCharges,
   type ChargeContext,
@@ -45,6 +36,7 @@ import {
   lostRowsOf,
 } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
+import type { PropertyStore, StoreServices } from './ports';
 import {
   type DocumentView,
   isPendingKey,
@@ -54,25 +46,7 @@ import {
   type SendingRecord,
   sortForKeeping,
 } from './properties';
-import { appendResults, readAll, readHashes } from './sheet';
 import { hashOf } from './table';
-
-/**
- * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. A
- * paid result is at stake, so even LockService's refusal (its rate quota, reported) is tried again, a few times,
- * 1, 2, 4 s apart; a batch never stored keeps its sending record, which the next execution settles as lost answers.
- * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
- */
-function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
-  for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
-    const started = clock.now();
-    if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
-    if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
-  }
-  throw new DocumentBusyError(
-    'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
-  );
-}
 
 export interface SheetResultStore extends ResultStore {
   /**
@@ -86,8 +60,10 @@ export interface SheetResultStore extends ResultStore {
 interface StoreState {
   /** This execution may write the spreadsheet (not a custom function). */
   writable: boolean;
-  props: GoogleAppsScript.Properties.Properties;
+  props: PropertyStore;
   clock: Clock;
+  /** Apps Script: the results sheet, the credits log, the document lock. */
+  io: StoreServices;
   /** The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`. */
   copy: Map<string, string> | null;
   copyVersion?: string;
@@ -106,14 +82,15 @@ interface StoreState {
  */
 export function sheetResultStore(
   writable: boolean,
-  clock: Clock = systemClock,
+  io: StoreServices,
   charges = FORMULAS_CONTEXT,
 ): SheetResultStore {
   const state: StoreState = {
     charges,
     writable,
-    props: documentProperties(),
-    clock,
+    props: io.properties,
+    clock: io.clock,
+    io,
     copy: null,
     absent: new Set<string>(),
   };
@@ -149,7 +126,7 @@ function fromSheet(state: StoreState, hashes: string[], version: string): Map<st
   if (state.absentVersion !== version) absent.clear();
   state.absentVersion = version;
   const unknown = hashes.filter((hash) => !absent.has(hash));
-  for (const [hash, encoded] of readHashes(unknown)) found.set(hash, encoded);
+  for (const [hash, encoded] of state.io.resultsSheet.readHashes(unknown)) found.set(hash, encoded);
   for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
   return found;
 }
@@ -187,7 +164,7 @@ function getMany(state: StoreState, urlKeys: string[]): Map<string, LookupResult
       if (cached) found.set(urlKeys[index], cached.result);
     });
   };
-  const first = state.copy ? new Map<string, string>() : readHashes(hashes);
+  const first = state.copy ? new Map<string, string>() : state.io.resultsSheet.readHashes(hashes);
   addFrom((hash) => first.get(hash));
   if (found.size === urlKeys.length) return found;
   const current = readView(state);
@@ -204,7 +181,7 @@ function getMany(state: StoreState, urlKeys: string[]): Map<string, LookupResult
 function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefined {
   const current = readView(state);
   if (!state.copy || state.copyVersion !== current.version) {
-    state.copy = readAll();
+    state.copy = state.io.resultsSheet.readAll();
     state.copyVersion = current.version;
   }
   const all = state.copy;
@@ -273,7 +250,7 @@ function settleExpired(state: StoreState, current: DocumentView): Record<string,
   if (expired.length === 0) return {};
   const keys = expired.flatMap((one) => one.record.k);
   const values: Record<string, string> = {};
-  if (state.writable) appendCharges(expired.flatMap((one) => lostRowsOf(one.record, now)));
+  if (state.writable) state.io.appendCharges(expired.flatMap((one) => lostRowsOf(one.record, now)));
   else
     for (const record of bufferedCharges([], keys, now))
       values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
@@ -327,34 +304,30 @@ function putMany(
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
   const { props } = state;
-  withStoreLock(
-    state.clock,
-    () => {
-      // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
-      if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-      if (!state.writable) {
-        for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
-        for (const record of bufferedCharges(entries, lost, now))
-          values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
-        props.setProperties(values);
-        return;
-      }
-      // The sheets first, before any property call: a result (and its charge) is kept even if the properties
-      // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
-      // gives `before`.
-      appendResults(added);
-      appendCharges(chargeRows(state.charges, entries, lost, now));
-      if (added.size === 0) {
-        props.setProperties(values);
-        return;
-      }
-      const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-      values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
+  state.io.withStoreLock(() => {
+    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
+    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
+    if (!state.writable) {
+      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
+      for (const record of bufferedCharges(entries, lost, now))
+        values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
       props.setProperties(values);
-      keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
-    },
-    state.writable,
-  );
+      return;
+    }
+    // The sheets first, before any property call: a result (and its charge) is kept even if the properties
+    // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
+    // gives `before`.
+    state.io.resultsSheet.appendResults(added);
+    state.io.appendCharges(chargeRows(state.charges, entries, lost, now));
+    if (added.size === 0) {
+      props.setProperties(values);
+      return;
+    }
+    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
+    values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
+    props.setProperties(values);
+    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+  }, state.writable);
 }
 
 function keepPending(state: StoreState): number {
@@ -365,44 +338,30 @@ function keepPending(state: StoreState): number {
   if (lostKeys.length > 0) kept[LOST_PROPERTY] = withLostSends(all[LOST_PROPERTY], lostKeys, now);
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
   // The sheets first: the buffer is dropped only once its results and charges are kept there.
-  appendResults(added);
-  appendCharges(charges);
+  state.io.resultsSheet.appendResults(added);
+  state.io.appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(state.clock.now()) : before;
   state.props.setProperties(kept, true);
   keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
 }
 
-/**
- * At the start of an execution that may write the spreadsheet: moves what formulas paid for into the results
- * sheet. Never fails the caller's action: when the lock stays busy or a service refuses (a quota), the results
- * stay in the buffer for the next writing execution.
- */
-export function keepPendingResults(): number {
-  try {
-    return tryWithDocumentLock(() => sheetResultStore(true).keepPending())?.value ?? 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** One read of the document properties' names: whether formulas left results waiting to be saved. */
-export function formulaBufferHoldsResults(): boolean {
-  return documentProperties().getKeys().some(isPendingKey);
+/** Whether formulas left results waiting to be saved: one read of the document properties' names. */
+export function bufferHoldsResults(props: PropertyStore): boolean {
+  return props.getKeys().some(isPendingKey);
 }
 
 /**
  * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
- * not sent again: one read of LOST_PROPERTY (a retry's plan counts them apart instead of promising them).
+ * not sent again, from the LOST_PROPERTY value `raw` (a retry's plan counts them apart instead of promising them).
  */
-export function heldAfterLosses(
+export function heldByLostMarks(
+  raw: string | null,
   urlKeys: string[],
   atLeast: number,
-  now = systemClock.now(),
+  now: number,
 ): Map<string, number> {
   const held = new Map<string, number>();
-  if (urlKeys.length === 0) return held;
-  const raw = documentProperties().getProperty(LOST_PROPERTY);
   for (const [key, mark] of lostMarksOf(raw, urlKeys, now))
     if (mark.sends >= atLeast) held.set(key, mark.until);
   return held;

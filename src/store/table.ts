@@ -1,5 +1,5 @@
 /**
- * The layout of the hidden results sheet (src/store/sheet.ts reads and writes it). Pure.
+ * The layout of the hidden results sheet (src/adapters/resultsSheet.ts reads and writes it). Pure.
  *
  *   row 1                      a title (the sheet is the add-on's; editing it loses results)
  *   rows 2 .. BUCKETS+1        one row per hash bucket: its results, one line each (`<hash><encoded result>`),

@@ -4,6 +4,7 @@
  * sees who pays, and any editor may stop it.
  */
 import { spreadsheetDay, systemClock, timeText } from '../adapters/clock';
+import { askServiceAboutKey } from '../adapters/http';
 import { withDocumentLock } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { runnerEmail, runnerId } from '../adapters/runner';
@@ -13,8 +14,8 @@ import { activeRange } from '../adapters/spreadsheet';
 import { createWatchTriggers, TriggersRefusedError, watchTriggersPresent } from '../adapters/triggers';
 import type { PlacementKind, WatchStart, WatchView } from '../api';
 import { type ColumnRead, columnName } from '../bulk/placement';
+import { checkKeyForRun } from '../bulk/runKeyCheck';
 import { planRun } from '../bulk/runPlan';
-import { checkKeyForRun } from '../settings/account';
 import { readWatched } from './plan';
 import { runWatch, stopWatch, type WatchRunEnd } from './run';
 import { loadWatch, saveWatch } from './store';
@@ -78,7 +79,12 @@ export function startWatch(raw: unknown): WatchStart {
     );
   }
   // The starter's key pays: checked now (free), so a refused key never starts a watch.
-  const keyCheck = checkKeyForRun('press Start in the Watch tab again', systemClock.now);
+  const keyCheck = checkKeyForRun(
+    'press Start in the Watch tab again',
+    systemClock.now,
+    readApiKey(),
+    askServiceAboutKey,
+  );
   if (keyCheck.refusal) return refuse(keyCheck.refusal, { column });
   const creatorId = runnerId(true) as string;
   let triggerIds: string[];

@@ -3,7 +3,7 @@
  * run's own rules (./../bulk/runPlan.ts: only rows without a result, known profiles free, the same placement), then
  * cut to the rows that need work and to the credits left today.
  */
-import { servicePorts } from '../adapters/ports';
+import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
 import { activeSpreadsheet } from '../adapters/spreadsheet';
@@ -14,7 +14,6 @@ import { readColumn } from '../bulk/plan';
 import { planRun } from '../bulk/runPlan';
 import { rememberingStore, trialRead } from '../bulk/trial';
 import { MAX_LOST_SENDS } from '../core/limits';
-import { heldAfterLosses } from '../store/resultStore';
 import type { Watch } from './watch';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;

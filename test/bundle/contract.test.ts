@@ -7,9 +7,8 @@
 import type { ExecutionResult } from '../../emulator';
 import { buildLookupResponse, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
 import { MESSAGES } from '../../sandbox/service';
-import { MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
+import { DEFAULT_RETRY, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
 import { withoutStop } from '../../src/core/text';
-import { DEFAULT_RETRY } from '../../src/lookup/retry';
 import {
   API_KEY_PROPERTY,
   ORG,

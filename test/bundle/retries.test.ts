@@ -4,8 +4,8 @@
  * fetchAll batch costs the others.
  */
 import { buildLookupResponse } from '../../sandbox/profiles';
-import { MAX_LOST_SENDS } from '../../src/core/limits';
-import { DEFAULT_RETRY, retryDelayMs } from '../../src/lookup/retry';
+import { DEFAULT_RETRY, MAX_LOST_SENDS } from '../../src/core/limits';
+import { retryDelayMs } from '../../src/lookup/retry';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmail, findEmailRow, requestsFor } from './helpers';
 

@@ -1,4 +1,5 @@
-import { enrichmentRow, fieldValues, parseFields, summaryValue } from '../../src/core/cells';
+import { parseFields } from '../../src/core/cells';
+import { enrichmentRow, fieldValues, summaryValue } from '../../src/lookup/cellValues';
 import { interpretLookupResponse, type LookupResult } from '../../src/lookup/contract';
 import { decodeResult, encodeResult } from '../../src/store/codec';
 

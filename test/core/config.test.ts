@@ -3,8 +3,9 @@ import { isHeaderText } from '../../src/bulk/rowCells';
 import { planRows } from '../../src/bulk/rowPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint } from '../../src/core/config';
+import { DEFAULT_RETRY } from '../../src/core/limits';
 import { parseNetworkHosts } from '../../src/core/url';
-import { DEFAULT_RETRY, retryDelayMs } from '../../src/lookup/retry';
+import { retryDelayMs } from '../../src/lookup/retry';
 
 const SANDBOX_HOSTS = parseNetworkHosts('network.com');
 

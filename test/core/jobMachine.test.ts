@@ -1,7 +1,8 @@
 import type { JobState } from '../../src/api';
 import { emptyCounts, type Job } from '../../src/bulk/job';
 import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
-import { summaryOf, timeTakenText } from '../../src/bulk/runSummary';
+import { summaryOf } from '../../src/bulk/runSummary';
+import { timeTakenText } from '../../src/core/runWords';
 
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
 

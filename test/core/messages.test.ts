@@ -1,7 +1,7 @@
 /** Issue 18 item 6: notes and messages in a person's words, and the check every test world runs on them. */
 
-import { enrichmentRow } from '../../src/core/cells';
-import { haltOf } from '../../src/lookup/answers';
+import { haltOf } from '../../src/bulk/runHalt';
+import { enrichmentRow } from '../../src/lookup/cellValues';
 import {
   interpretFetchException,
   interpretLookupResponse,

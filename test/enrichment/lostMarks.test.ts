@@ -9,8 +9,9 @@
  */
 
 import { propertyCalls } from '../../emulator';
+import { LOST_MARK_MS } from '../../src/core/limits';
 import { LOST_PROPERTY } from '../../src/core/propertyNames';
-import { LOST_MARK_MS, lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/store/lostMarks';
+import { lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/store/lostMarks';
 import { findEmail } from '../bundle/helpers';
 import { storedHash } from '../store/helpers';
 import { startWorld, url, type World, type WorldOptions } from '../support/harness';

@@ -3,7 +3,7 @@
  * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
  * document lock (src/store/resultStore.ts).
  */
-import { activeSpreadsheet, activeSpreadsheetOrNull } from '../adapters/spreadsheet';
+
 import { RESULTS_SHEET } from '../core/propertyNames';
 import {
   BUCKETS,
@@ -15,7 +15,8 @@ import {
   parseRows,
   TABLE_ROWS,
   TABLE_TITLE,
-} from './table';
+} from '../store/table';
+import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 

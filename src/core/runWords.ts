@@ -1,0 +1,125 @@
+/** How a bulk run's figures read, the same on the server and in the sidebar. Pure. */
+import type { KindCounts, ResultKind, RunCounts, RunReason, RunSummary } from '../api';
+import { countText, hitRateText } from './text';
+
+export const RESULT_KINDS: readonly ResultKind[] = [
+  'found',
+  'noAddress',
+  'unprocessable',
+  'notProfile',
+  'error',
+];
+
+export function emptyKinds(): KindCounts {
+  return { found: 0, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };
+}
+
+export function emptyRunCounts(): RunCounts {
+  return {
+    total: 0,
+    processed: 0,
+    ...emptyKinds(),
+    alreadyDone: 0,
+    creditsUsed: 0,
+    creditsMaybeLost: 0,
+    lookupsFound: 0,
+  };
+}
+
+/** Rows the summary offers to select: the failed kinds (errors, unprocessable, not a profile). */
+export const FAILED_KINDS: readonly ResultKind[] = ['error', 'unprocessable', 'notProfile'];
+/** Rows Retry failed rows redoes: errors, and unprocessable ones when asked (a not-a-profile cell needs the user). */
+export const RETRIED_KINDS: readonly ResultKind[] = ['error', 'unprocessable'];
+
+export const sumOf = (counts: KindCounts, kinds: readonly ResultKind[]): number =>
+  kinds.reduce((sum, kind) => sum + counts[kind], 0);
+
+/**
+ * Every figure of a run names its unit: rows (the kinds, from this classifier) or lookups and credits (what the
+ * service answered and charged). "Found" alone would mean both.
+ */
+const ROWS_WORDS: Record<ResultKind | 'alreadyDone', string> = {
+  found: 'with an address',
+  noAddress: 'with no address',
+  unprocessable: 'unprocessable',
+  notProfile: 'not a profile',
+  error: 'with an error',
+  alreadyDone: 'already done',
+};
+
+/**
+ * "4 rows with an address, 2 rows with no address, 1 row not a profile, 18 rows already done": rows with an
+ * address always, the other figures when not 0.
+ */
+export function kindsText(counts: KindCounts & Pick<RunCounts, 'alreadyDone'>): string {
+  const kinds = [...RESULT_KINDS, 'alreadyDone'] as const;
+  return kinds
+    .filter((kind) => kind === 'found' || counts[kind] > 0)
+    .map((kind) => `${countText(counts[kind], 'row')} ${ROWS_WORDS[kind]}`)
+    .join(', ');
+}
+
+/**
+ * "7 credits used: 5 of 7 lookups found an address (71 %)", and the answers lost to connection failures apart:
+ * "…, up to 2 more may have been charged …".
+ */
+export function creditsText(
+  counts: Pick<RunCounts, 'creditsUsed' | 'creditsMaybeLost' | 'lookupsFound'>,
+): string {
+  const lost = counts.creditsMaybeLost ?? 0;
+  const rate =
+    counts.lookupsFound !== undefined && counts.creditsUsed > 0
+      ? `: ${hitRateText(counts.creditsUsed, counts.lookupsFound)}`
+      : '';
+  const used = `${countText(counts.creditsUsed, 'credit')} used${rate}`;
+  return lost > 0
+    ? `${used}, up to ${lost} more may have been charged for answers lost to connection failures`
+    : used;
+}
+
+/** Rows with an address beyond the lookups that found one: "3 rows reused an address already found" ('' if none). */
+export function reusedText(counts: Pick<RunCounts, 'found' | 'lookupsFound'>): string {
+  if (counts.lookupsFound === undefined) return '';
+  const reused = counts.found - counts.lookupsFound;
+  return reused > 0
+    ? `${countText(reused, 'row')} reused an address already found (a repeated or known profile)`
+    : '';
+}
+
+/** A run's figures in sentences: its rows, then its credits and lookups. */
+export function runText(counts: RunCounts): string {
+  const reused = reusedText(counts);
+  return `${kindsText(counts)}. ${creditsText(counts)}${reused ? `; ${reused}` : ''}`;
+}
+
+/** What a paused or stopped run waited for, by the reason of the halt. */
+const WAITED_FOR: Record<RunReason, string> = {
+  user: 'while paused',
+  out_of_credits: 'for credits',
+  key_rejected: 'for a key',
+  no_key: 'for a key',
+  quota: "for Apps Script's daily limit",
+  configuration: 'for the configuration',
+  error: 'after an error',
+  no_spreadsheet: 'for the spreadsheet',
+  sheet_missing: 'for the sheet',
+  sheet_changed: 'for the sheet',
+};
+
+/** "12 s", or the working time with the waits apart: "3 s of work, waited 26 s for a key". */
+export function timeTakenText(summary: Pick<RunSummary, 'durationMs' | 'waited'>): string {
+  const waits = Object.entries(summary.waited ?? {})
+    .filter(([, ms]) => Math.round((ms ?? 0) / 1000) > 0)
+    .map(([why, ms]) => `waited ${durationText(ms ?? 0)} ${WAITED_FOR[why as RunReason] ?? 'while halted'}`);
+  const work = durationText(summary.durationMs);
+  return waits.length > 0 ? `${work} of work, ${waits.join(', ')}` : work;
+}
+
+/** "2 h 5 min", "3 min 4 s", "12 s". */
+export function durationText(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
