@@ -26,6 +26,13 @@ const BEST_EFFORT_CACHE_TESTS = [
 
 module.exports = {
   maxWorkers: 2,
+  /**
+   * A worker that ended its tests has no handle left (its event loop is empty: its 'exit' event comes 1-43 ms after
+   * jest's end message), but on a busy 2-core machine the process itself took 500-740 ms more to go away, past
+   * jest's default 500 ms: jest then killed it and printed "A worker process has failed to exit gracefully". A
+   * worker with a real leak never exits and is still reported, after this longer wait.
+   */
+  workerGracefulExitTimeout: 5000,
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
   projects: [

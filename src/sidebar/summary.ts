@@ -1,4 +1,5 @@
 /** What a run did when it ends, and the last few runs. */
+import { reusedText } from '../bulk/outcomes';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import { creditsShown } from './progress';
@@ -53,7 +54,10 @@ export function renderSummary(): void {
       creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
     );
     setText('sum-time', timeTakenText(last));
-    setText('sum-lookups', summaryCreditsText(last));
+    // Below the box: the lookups' hit rate and the rows that reused an address, when the run had either.
+    const lookups = summaryCreditsText(last);
+    $('sum-lookups').hidden = last.creditsSpent === 0 && reusedText(last) === '';
+    setText('sum-lookups', lookups);
     setText('sum-lookups', summaryCreditsText(last));
     button('select-failed').hidden = failedRows(last) === 0;
     setText('select-failed', selectFailedLabel(last));

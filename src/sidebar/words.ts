@@ -67,13 +67,18 @@ export function failedRows(summary: RunSummary): number {
   return sumOf(summary, FAILED_KINDS);
 }
 
-/** The button that selects the first failed row, naming only the kinds the run has: "…that is unprocessable". */
+/**
+ * The button that selects the first failed row, naming only the kinds the run has: "Select the first row with an
+ * error, unprocessable or not a profile".
+ */
 export function selectFailedLabel(summary: RunSummary): string {
   const kinds: string[] = [];
-  if (summary.error > 0) kinds.push('has an error');
-  if (summary.unprocessable > 0) kinds.push('is unprocessable');
-  if (summary.notProfile > 0) kinds.push('is not a profile');
-  return `Select the first row that ${kinds.join(' or ')}`;
+  if (summary.error > 0) kinds.push('with an error');
+  if (summary.unprocessable > 0) kinds.push('unprocessable');
+  if (summary.notProfile > 0) kinds.push('not a profile');
+  const listed =
+    kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds[kinds.length - 1]}` : kinds[0];
+  return `Select the first row ${listed}`;
 }
 
 /** The rows Retry failed rows may redo. */

@@ -513,6 +513,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
   expect(s.pageErrors).toEqual([]);
   // The finished run, for the README (deterministic: the same rows give the same counts).
+  await expectFits(page);
   await screenshot(page, PROGRESS_SCREENSHOT);
 });
 
@@ -817,7 +818,8 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
 // The picture in the README
 
 test('screenshot: the sidebar at 300 px with a saved, checked key', async () => {
-  const s = await open({ user: OWNER });
+  // The add-on's default settings, as a person first sees them.
+  const s = await open({ user: OWNER, startsAtOnce: false });
   await openSettings(s);
   const { page } = s;
   await page.getByRole('button', { name: 'Check' }).click();
@@ -932,7 +934,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await expect(page.locator('#run-counts').isVisible()).resolves.toBe(false);
   // The button names the kinds it selects: no error row alone would read as "failed" beside Errors 0.
   await expect(page.locator('#select-failed').textContent()).resolves.toBe(
-    'Select the first row that has an error or is unprocessable or is not a profile',
+    'Select the first row with an error, unprocessable or not a profile',
   );
   await page.locator('#select-failed').click();
   await waitForText(page.locator('#summary-message'), 'Row 3 is selected (ERROR).');

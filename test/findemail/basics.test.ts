@@ -87,6 +87,23 @@ test('fields: one row per URL with the named outputs, in the order given', async
   expect(world.charges()).toEqual({ [normalizeProfileUrl(jane)]: 1, [normalizeProfileUrl(mary)]: 1 });
 });
 
+test('=FINDEMAIL() with no argument says how to use it; an empty cell stays empty; nothing is sent', async () => {
+  world = await startWorld({
+    data: [
+      ['URL', 'x'],
+      ['', '=FINDEMAIL()'],
+      ['', '=FINDEMAIL(A3)'],
+    ],
+  });
+  await world.env.recalculate(world.ss.id);
+  expect(world.env.values(world.ss.id, 'B2')).toEqual([['#ERROR!']]);
+  expect(cellError(world, 'B2')).toBe(
+    'Give =FINDEMAIL a profile URL or the cell holding one, e.g. =FINDEMAIL(A2), or a column: =FINDEMAIL(A2:A200).',
+  );
+  expect(world.env.values(world.ss.id, 'B3')).toEqual([['']]);
+  expect(lookups(world)).toHaveLength(0);
+});
+
 test('unknown field names give an error listing the valid ones, and spend nothing', async () => {
   world = await startWorld({
     data: [
