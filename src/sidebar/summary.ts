@@ -1,5 +1,5 @@
 /** What a run did when it ends, and the last few runs. */
-import { reusedText } from '../bulk/outcomes';
+import { reusedText } from '../core/runWords';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import { creditsShown } from './progress';
