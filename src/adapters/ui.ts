@@ -1,7 +1,8 @@
 /**
- * SpreadsheetApp's UI: the menu's sidebar and help. No triggers: the sidebar is a bulk run's only driver (issue 11:
- * installable triggers are unsupported in an Editor add-on's test deployment, and an add-on's time-driven trigger
- * runs without the spreadsheet, which spreadsheets.currentonly cannot open by id).
+ * SpreadsheetApp's UI: the menu's sidebar and help. The sidebar drives a bulk run a person starts; no time-driven
+ * trigger drives it (an add-on's time-driven trigger runs without the spreadsheet, which spreadsheets.currentonly
+ * cannot open by id; installable triggers do not run in an Editor add-on's test deployment). A watch's installable
+ * triggers are src/adapters/triggers.ts.
  */
 import { ADDON_NAME } from '../core/product';
 
