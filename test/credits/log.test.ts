@@ -8,7 +8,7 @@ import { predictLookup } from '../../sandbox/profiles';
 import type { LedgerEntry } from '../../sandbox/service';
 import { CREDITS_SHEET } from '../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../src/store/credits';
-import { drive, start } from '../enrichment/helpers';
+import { drive, start } from '../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,

@@ -6,7 +6,7 @@
 import { predictLookup } from '../../sandbox/profiles';
 import type { RunPlan } from '../../src/api';
 import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { drive, start } from '../enrichment/helpers';
+import { drive, start } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

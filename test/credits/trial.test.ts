@@ -4,7 +4,7 @@
  */
 import { predictLookup } from '../../sandbox/profiles';
 import type { RunHistory, RunPlan } from '../../src/api';
-import { chargedTwice, drive, mismatches, start } from '../enrichment/helpers';
+import { chargedTwice, drive, mismatches, start } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

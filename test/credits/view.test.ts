@@ -7,7 +7,7 @@ import type { CreditsExport, CreditsSummary } from '../../src/api';
 import { stableHash } from '../../src/core/hash';
 import { CREDITS_SHEET, RUNNER_ID_PROPERTY } from '../../src/core/propertyNames';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
-import { drive, start } from '../enrichment/helpers';
+import { drive, start } from '../bulk/helpers';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

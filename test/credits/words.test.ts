@@ -6,7 +6,7 @@
 import type { CreditsSummary, RunHistory, RunPlan } from '../../src/api';
 import { missesText } from '../../src/sidebar/credits';
 import { creditsRunLine, historyLine, recordText, summaryCreditsText } from '../../src/sidebar/words';
-import { drive, start } from '../enrichment/helpers';
+import { drive, start } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

@@ -5,7 +5,7 @@
  */
 import { normalizeProfileUrl } from '../../sandbox/profiles';
 import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
-import { column, emailOf } from '../findemail/helpers';
+import { column, emailOf } from '../formula/helpers';
 import { OWNER, startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

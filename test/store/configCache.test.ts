@@ -9,8 +9,8 @@
 import { cacheCalls, type ExecutionResult, propertyCalls } from '../../emulator';
 import { SCRIPT_CONFIG_CACHE_SECONDS } from '../../src/core/limits';
 import { API_KEY_PROPERTY, SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../../src/core/propertyNames';
-import { start } from '../enrichment/helpers';
-import { column, emailOf } from '../findemail/helpers';
+import { start } from '../bulk/helpers';
+import { column, emailOf } from '../formula/helpers';
 import {
   EDITOR,
   EDITOR_KEY,

@@ -4,8 +4,8 @@
  * nothing is paid twice when the day's quota resets.
  */
 
-import { type ProgressView, start } from '../enrichment/helpers';
-import { cellError } from '../findemail/helpers';
+import { type ProgressView, start } from '../bulk/helpers';
+import { cellError } from '../formula/helpers';
 import { startWorld, url, type World } from '../support/harness';
 
 let world: World | undefined;

@@ -7,7 +7,7 @@
 import { propertyCalls, spreadsheetCalls } from '../../emulator';
 import { PENDING_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { encodeResult } from '../../src/store/codec';
-import { column, emailOf, fillDown } from '../findemail/helpers';
+import { column, emailOf, fillDown } from '../formula/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from './helpers';
 

@@ -6,8 +6,8 @@
  */
 import type { Environment, ExecutionResult } from '../../emulator';
 import type { CreditsSummary, WatchStart, WatchView } from '../../src/api';
-import { expectedCells, start } from '../enrichment/helpers';
-import { lookups } from '../findemail/helpers';
+import { expectedCells, start } from '../bulk/helpers';
+import { lookups } from '../formula/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,

@@ -11,7 +11,7 @@ import { normalizeProfileUrl } from '../../sandbox/profiles';
 import type { LedgerEntry } from '../../sandbox/service';
 import { PACE_START } from '../../src/lookup/pace';
 import { type Stub, startStub } from '../bundle/helpers';
-import { lookupBatches as batches } from '../findemail/helpers';
+import { lookupBatches as batches } from '../formula/helpers';
 import { waitFor } from '../sandbox/helpers';
 import { API_KEY_PROPERTY, ORG, OWNER, startWorld, url, type World } from '../support/harness';
 import { drive, mismatches, type ProgressView, start } from './helpers';

@@ -1,6 +1,6 @@
 /** =FINDEMAIL cells and the bulk run on the same URLs: one credit per profile whatever the order. */
 
-import { chargedTwice, drive, mismatches } from '../enrichment/helpers';
+import { chargedTwice, drive, mismatches } from '../bulk/helpers';
 import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { column, emailOf, fillDown, lookups } from './helpers';

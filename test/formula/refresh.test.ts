@@ -6,7 +6,7 @@
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
 import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../src/core/propertyNames';
-import { chargedTwice, drive } from '../enrichment/helpers';
+import { chargedTwice, drive } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 

@@ -4,7 +4,7 @@
  * key after a top-up lifts the formulas' pause at once.
  */
 
-import { drive, start } from '../enrichment/helpers';
+import { drive, start } from '../bulk/helpers';
 import { EDITOR, ORG, OWNER, startWorld, url, type World } from '../support/harness';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 

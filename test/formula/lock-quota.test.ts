@@ -6,7 +6,7 @@
  */
 import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
 import { LOCK_BUSY } from '../../src/formula/messages';
-import { chargedTwice, drive, mismatches } from '../enrichment/helpers';
+import { chargedTwice, drive, mismatches } from '../bulk/helpers';
 import { START_AT_ONCE, startWorld, url, type World } from '../support/harness';
 import { column, emailOf, fillDown } from './helpers';
 
