@@ -67,6 +67,7 @@ export function fail(message: string, name = 'Exception'): never {
 }
 
 /** One service call answered by the host: `call('Range.getValues', [d])`. */
+// biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
 export function call<T = any>(op: string, args: unknown[] = []): T {
   const reply = host.rpc(op, exportValue(args));
   if (!reply.ok) fail(reply.message, reply.name || 'Exception');

@@ -6,6 +6,7 @@ import { Sheet } from './spreadsheet';
 
 export class Range implements Exportable {
   constructor(readonly _d: RangeD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   _call(method: string, ...args: unknown[]): any {
     return call(`Range.${method}`, [this._d, ...args]);
   }

@@ -74,6 +74,7 @@ const CLOCK_SETTINGS = [
 function triggerBuilder(handler: unknown) {
   const spec: TriggerSpec = { handler: String(handler) };
   const create = () => new Trigger(call('ScriptApp.newTrigger.create', [spec]));
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   const clock: Record<string, (value: any) => unknown> = {
     after(ms: number) {
       spec.afterMs = ms;

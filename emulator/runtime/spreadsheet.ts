@@ -6,6 +6,7 @@ import { Ui } from './ui';
 
 export class Sheet {
   constructor(readonly _d: SheetD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   _call(method: string, ...args: unknown[]): any {
     return call(`Sheet.${method}`, [this._d, ...args]);
   }
@@ -84,6 +85,7 @@ delegate(
 
 export class Spreadsheet {
   constructor(readonly _d: SpreadsheetD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   _call(method: string, ...args: unknown[]): any {
     return call(`Spreadsheet.${method}`, [this._d, ...args]);
   }

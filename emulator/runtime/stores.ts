@@ -4,6 +4,7 @@ import { call } from './core';
 
 class Properties {
   constructor(private readonly _store: StoreD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   private _call(method: string, ...args: unknown[]): any {
     return call(`Properties.${method}`, [this._store, ...args]);
   }
@@ -51,6 +52,7 @@ export const PropertiesService = {
 
 class Cache {
   constructor(private readonly _store: StoreD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
   private _call(method: string, ...args: unknown[]): any {
     return call(`Cache.${method}`, [this._store, ...args]);
   }

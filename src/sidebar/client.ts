@@ -1,13 +1,13 @@
 /** google.script.run as promises. A failure always rejects with an Error whose message is shown to the user. */
 import type { ServerApi } from './types';
 
-type Handler = (value: any, userObject?: unknown) => void;
+/** A handler of what a server function returns: each caller names its type (`never` accepts any of them). */
+type Handler = (value: never, userObject?: unknown) => void;
 
 interface ScriptRun {
   withSuccessHandler(handler: Handler): ScriptRun;
   withFailureHandler(handler: Handler): ScriptRun;
   withUserObject(userObject: unknown): ScriptRun;
-  [serverFunction: string]: any;
 }
 
 declare const google: { script: { run: ScriptRun } };
@@ -39,7 +39,7 @@ export function call<K extends ServerFunction>(
       runner = google.script.run
         .withSuccessHandler((value: ReturnType<ServerApi[K]>) => resolve(value))
         .withFailureHandler((failure: unknown) => reject(new Error(failureMessage(failure))));
-      runner[fn](...args);
+      (runner as unknown as Record<ServerFunction, (...args: unknown[]) => void>)[fn](...args);
     } catch (error) {
       // No google.script.run (the page opened outside Apps Script) or a call it refused.
       reject(new Error(failureMessage(error)));

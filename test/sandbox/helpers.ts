@@ -20,6 +20,7 @@ export interface Answer {
   status: number;
   contentType: string | null;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads any field of the service's JSON answers
   json: any;
   headers: Headers;
 }
@@ -46,6 +47,7 @@ export async function post(
     signal: options.signal,
   });
   const text = await res.text();
+  // biome-ignore lint/suspicious/noExplicitAny: a test reads any field of the service's JSON answers
   let json: any;
   try {
     json = JSON.parse(text);
