@@ -137,7 +137,22 @@ module.exports = {
       comment:
         'src/sidebar/ runs in the browser: it imports only api.ts and core (the server reaches it through api.ts).',
       from: { path: '^src/sidebar/' },
-      to: { path: '^src/', pathNot: '^src/(sidebar/|core/|api\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(sidebar/|core/|api\\.ts$|main\\.ts$)' },
+    },
+    {
+      name: 'sidebar-types-of-main-only',
+      severity: 'error',
+      comment:
+        "The sidebar's calls are typed from src/main.ts's exports (src/sidebar/types.ts): a type-only import, nothing of the server in the page.",
+      from: { path: '^src/sidebar/', pathNot: '^src/sidebar/types\\.ts$' },
+      to: { path: '^src/main\\.ts$' },
+    },
+    {
+      name: 'sidebar-main-types-only',
+      severity: 'error',
+      comment: 'src/sidebar/types.ts may read src/main.ts for its types only (import type).',
+      from: { path: '^src/sidebar/types\\.ts$' },
+      to: { path: '^src/main\\.ts$', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

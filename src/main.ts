@@ -138,7 +138,7 @@ export function getCreditsSummary(): CreditsSummary {
 
 /** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
 export function exportCreditsLog(request: unknown): CreditsExport {
-  return credits.exportCreditsLog((request ?? {}) as Parameters<typeof credits.exportCreditsLog>[0]);
+  return credits.exportCreditsLog(credits.parseExportRequest(request));
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */

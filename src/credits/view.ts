@@ -39,6 +39,21 @@ export function creditsSummary(): CreditsSummary {
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** One step of an export: the first call creates the sheet; each copies up to EXPORT_ROWS_PER_CALL rows. */
+/**
+ * The sidebar's export request as the server takes it: a sheet name (text) and whole, non-negative row counts;
+ * anything else is dropped, so a forged request can only start a new export.
+ */
+export function parseExportRequest(input: unknown): CreditsExportRequest {
+  const record = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const request: CreditsExportRequest = {};
+  if (typeof record.sheetName === 'string' && record.sheetName !== '') request.sheetName = record.sheetName;
+  for (const field of ['next', 'last', 'written', 'skipped'] as const) {
+    const value = record[field];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) request[field] = value;
+  }
+  return request;
+}
+
 export function exportCreditsLog(request: CreditsExportRequest = {}): CreditsExport {
   if (!request.sheetName) {
     keepPendingResults();
