@@ -3,9 +3,11 @@
  * this slice changes it (only through the operations below), saved so that a pause or cancel from the sidebar wins
  * and another job or slice is left alone, and released.
  */
+
 import { systemClock } from '../adapters/clock';
 import { DocumentBusyError } from '../adapters/lock';
 import { LEASE_MS } from '../core/limits';
+import { timeId } from '../core/timeId';
 import type { RowOutcome } from '../lookup/cellValues';
 import { countCopy, countOutcome } from './counting';
 import { type Job, mayDrive } from './job';
@@ -26,7 +28,7 @@ export function takeLease(
   runnerId: string | null,
 ): { job: Job | null; lease: JobLease | null } {
   let leased = false;
-  const leaseToken = `${started.toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
+  const leaseToken = timeId(started);
   try {
     const job = updateJob((stored) => {
       if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)

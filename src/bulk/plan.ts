@@ -7,7 +7,7 @@ import { timeText } from '../adapters/clock';
 import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
-import { activeSpreadsheet } from '../adapters/spreadsheet';
+import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
 import { MAX_LOST_SENDS, TRIAL_PROFILES } from '../core/limits';
@@ -37,7 +37,7 @@ function targetRange(request: RunRequest): { range: Range; note?: string } {
   const ss = activeSpreadsheet();
   if (request.source === 'lastRun') {
     const job = loadJob();
-    const sheet = job && ss.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
+    const sheet = job && sheetWithId(ss, job.sheetId);
     if (job && sheet) return { range: lastRunRange(sheet, job) };
   }
   // With several ranges selected, getActiveRange() is the last one selected

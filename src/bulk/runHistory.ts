@@ -6,7 +6,7 @@
 import { systemClock } from '../adapters/clock';
 import { withDocumentLock } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
-import { activeSpreadsheet } from '../adapters/spreadsheet';
+import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunHistory, RunSummary } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
@@ -24,9 +24,7 @@ type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 const ENDED = ['done', 'cancelled'];
 
 function sheetOf(job: Job): Sheet | undefined {
-  return activeSpreadsheet()
-    .getSheets()
-    .find((sheet) => sheet.getSheetId() === job.sheetId);
+  return sheetWithId(activeSpreadsheet(), job.sheetId);
 }
 
 function readHistory(): RunSummary[] {

@@ -9,7 +9,7 @@ import { keepPendingResults, servicePorts } from '../adapters/ports';
 import { documentProperties } from '../adapters/properties';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
-import { activeSpreadsheetOrNull } from '../adapters/spreadsheet';
+import { activeSpreadsheetOrNull, sheetWithId } from '../adapters/spreadsheet';
 import type { Progress } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import {
@@ -114,7 +114,7 @@ function checkBeforeWork(lease: JobLease): Ready | { halt: { reason: HaltReason;
   if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
   const { job } = lease;
   const ss = activeSpreadsheetOrNull();
-  const sheet = ss?.getSheets().find((candidate) => candidate.getSheetId() === job.sheetId);
+  const sheet = ss ? sheetWithId(ss, job.sheetId) : undefined;
   if (!sheet) {
     return ss
       ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }

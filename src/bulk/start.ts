@@ -15,6 +15,7 @@ import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../ap
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
 import { PACE_SCOPES } from '../core/propertyNames';
+import { timeId } from '../core/timeId';
 import { countKeyCheckSent } from '../lookup/keyCheck';
 import { PACE_START } from '../lookup/pace';
 import { countSelection } from './counting';
@@ -247,7 +248,7 @@ function createJob(
   const header = read.header ? jobCells(planned, read.header) : null;
   const now = systemClock.now();
   const idle: Job = {
-    id: `${now.toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
+    id: timeId(now, 1e6),
     sheetId: sheet.getSheetId(),
     sheetName: sheet.getName(),
     urlColumn,

@@ -7,6 +7,7 @@
 
 import { PENDING_RESULT_RESERVE_BYTES } from '../core/limits';
 import { CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { timeId } from '../core/timeId';
 import { decodeResult } from './codec';
 import { lostRowsOf, rowsOfBuffered } from './credits';
 import type { PropertyStore } from './ports';
@@ -62,7 +63,7 @@ export function isPendingKey(key: string): boolean {
 }
 
 export function newVersion(now: number): string {
-  return now.toString(36) + Math.floor(Math.random() * 1e9).toString(36);
+  return timeId(now);
 }
 
 /** Reads the document properties once: the buffer's results, its size, the batches under way elsewhere. */

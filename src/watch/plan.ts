@@ -6,7 +6,7 @@
 import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
-import { activeSpreadsheet } from '../adapters/spreadsheet';
+import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunPlan } from '../api';
 import type { ColumnRead } from '../bulk/placement';
 import type { PlannedRun } from '../bulk/plan';
@@ -61,9 +61,7 @@ function fromFirstWork(read: ColumnRead, planOf: (read: ColumnRead) => RunPlan, 
 }
 
 export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
-  const sheet = activeSpreadsheet()
-    .getSheets()
-    .find((candidate) => candidate.getSheetId() === watch.sheetId);
+  const sheet = sheetWithId(activeSpreadsheet(), watch.sheetId);
   if (!sheet) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
   const settings = readSettings();
   const whole = readWatched(watch, sheet, settings.extraFields);
