@@ -4,7 +4,7 @@
  */
 import { CELL, OUT } from '../core/cells';
 import { emptyRunCounts, RESULT_KINDS } from '../core/runWords';
-import { type NetworkHosts, parseProfileInput } from '../core/url';
+import { isBlankCell, type NetworkHosts, parseProfileInput } from '../core/url';
 import type { RowOutcome } from '../lookup/cellValues';
 import type { Counts } from './job';
 import { countAlreadyDone, countKind, kindOfOutcome, kindOfStatus } from './outcomes';
@@ -54,7 +54,7 @@ export function countSelection(rows: unknown[][], scope: RunScope, hosts: Networ
  * and filled by a later pass count), at least those processed; total minus processed rows have no result.
  */
 export function finalCounts(counts: Counts, rows: unknown[][]): Counts {
-  const total = rows.filter((row) => parseProfileInput(row[CELL.url]).kind !== 'empty').length;
+  const total = rows.filter((row) => !isBlankCell(row[CELL.url])).length;
   const processed = RESULT_KINDS.reduce((sum, kind) => sum + counts[kind], counts.alreadyDone);
   return { ...counts, processed, total: Math.max(total, processed) };
 }

@@ -11,7 +11,7 @@ import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { outputHeaders } from '../core/cells';
 import { MAX_LOST_SENDS, TRIAL_PROFILES } from '../core/limits';
-import { parseProfileInput } from '../core/url';
+import { isBlankCell } from '../core/url';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { type ColumnRead, columnName } from './placement';
@@ -85,7 +85,7 @@ export function readColumn(range: Range, extraFields: boolean): { read: ColumnRe
   if (isHeaderText(at(top)[0])) headerRow = top;
   else if (top > 1 && isHeaderText(block[0][0])) headerRow = top - 1;
   // The job's rows run from the first to the last non-empty URL cell: its ends identify it later.
-  const filled = (row: number) => parseProfileInput(at(row)[0]).kind !== 'empty';
+  const filled = (row: number) => !isBlankCell(at(row)[0]);
   let firstRow = headerRow === top ? top + 1 : top;
   while (firstRow <= bottom && !filled(firstRow)) firstRow++;
   let lastRow = bottom;

@@ -5,7 +5,7 @@
  * the output cells (offsets in CELL).
  */
 import { CELL } from '../core/cells';
-import { type NetworkHosts, parseProfileInput } from '../core/url';
+import { isBlankCell, type NetworkHosts, parseProfileInput } from '../core/url';
 import { isFinalResult, statusOfRow } from './rowCells';
 import type { RunScope } from './runScope';
 
@@ -40,9 +40,7 @@ export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): bo
 
 /** The first row of `rows` with a URL and no status yet, or -1. */
 export function firstWithoutStatus(rows: unknown[][]): number {
-  return rows.findIndex(
-    (row) => parseProfileInput(row[CELL.url]).kind !== 'empty' && statusOfRow(row) === '',
-  );
+  return rows.findIndex((row) => !isBlankCell(row[CELL.url]) && statusOfRow(row) === '');
 }
 
 /**

@@ -98,14 +98,19 @@ export function parseNetworkHosts(raw: string | null | undefined): NetworkHosts 
   return { domains: [...new Set(entries)] };
 }
 
+/** A cell with nothing in it (or only spaces): not a row of a run, whatever the network's domains. */
+export function isBlankCell(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
+}
+
 /**
  * Classifies one cell value. For a profile, `key` identifies it whatever its spelling (de-duplication, result store,
  * claims): `https://<network domain>/in/<id>`, the id lower-case and percent-encoded (UTF-8, upper-case hex).
  * `sent` is what the service gets: the canonical address on the domain it was typed on,
  * `https://www.<network domain>/in/<id>/`, the form the network itself shows.
  */
-export function parseProfileInput(value: unknown, hosts: NetworkHosts = DEFAULT_NETWORK_HOSTS): ProfileInput {
-  if (value === null || value === undefined) return { kind: 'empty' };
+export function parseProfileInput(value: unknown, hosts: NetworkHosts): ProfileInput {
+  if (isBlankCell(value)) return { kind: 'empty' };
   if (typeof value !== 'string') {
     if (value instanceof Date || Object.prototype.toString.call(value) === '[object Date]') {
       return { kind: 'invalid', reason: 'a date is not a profile URL' };
@@ -116,7 +121,6 @@ export function parseProfileInput(value: unknown, hosts: NetworkHosts = DEFAULT_
     return { kind: 'invalid', reason: 'not a profile URL' };
   }
   const trimmed = value.trim();
-  if (trimmed === '') return { kind: 'empty' };
   if (trimmed.length > MAX_URL_LENGTH) {
     return { kind: 'invalid', reason: `longer than ${MAX_URL_LENGTH} characters, not a profile URL` };
   }

@@ -180,7 +180,7 @@ describe('network hosts', () => {
       'de.linkedin.com',
       'm.linkedin.com',
     ]) {
-      expect(parseProfileInput(`https://${host}/in/Jane-Doe-12ab/`)).toEqual({
+      expect(parseProfileInput(`https://${host}/in/Jane-Doe-12ab/`, DEFAULT_NETWORK_HOSTS)).toEqual({
         kind: 'url',
         sent: 'https://www.linkedin.com/in/jane-doe-12ab/',
         key: 'https://linkedin.com/in/jane-doe-12ab',
