@@ -108,20 +108,29 @@ export function withDocumentLock<T>(work: () => T): T {
 }
 
 /**
- * Runs `work` holding the document lock, waiting up to STORE_LOCK_ATTEMPTS times; throws when it stays busy. A
- * paid result is at stake, so even LockService's refusal (its rate quota, reported) is tried again, a few times,
- * 1, 2, 4 s apart; a batch never stored keeps its sending record, which the next execution settles as lost answers.
- * `sheetWrites`: the execution may write the spreadsheet (its writes are flushed before the release).
+ * Runs `work` holding the document lock, trying up to STORE_LOCK_ATTEMPTS times; throws DocumentBusyError when it
+ * stays busy. For what must not be left undone (a paid result, a slice's lease): even LockService's refusal (its
+ * rate quota, reported) is tried again, a few times, 1, 2, 4 s apart. `sheetWrites`: the execution may write the
+ * spreadsheet (its writes are flushed before the release).
  */
-export function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
+export function withDocumentLockRetried<T>(clock: Clock, work: () => T, sheetWrites = true): T {
   for (let attempt = 0; attempt < STORE_LOCK_ATTEMPTS; attempt++) {
     const started = clock.now();
-    if (tryWithDocumentLock(work, undefined, sheetWrites)) return;
+    const done = tryWithDocumentLock(work, undefined, sheetWrites);
+    if (done) return done.value;
     if (clock.now() - started < LOCK_WAIT_MS / 2) clock.sleep(1000 * 2 ** attempt);
   }
   throw new DocumentBusyError(
     'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
   );
+}
+
+/**
+ * The result store's writes: a batch never stored keeps its sending record, which the next execution settles as
+ * lost answers.
+ */
+export function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
+  withDocumentLockRetried(clock, work, sheetWrites);
 }
 
 /** The document lock of an execution that may write the spreadsheet: flushed before each release. */

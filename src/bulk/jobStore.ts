@@ -1,6 +1,7 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 
-import { withDocumentLock } from '../adapters/lock';
+import { systemClock } from '../adapters/clock';
+import { withDocumentLock, withDocumentLockRetried } from '../adapters/lock';
 import { documentProperties } from '../adapters/properties';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import type { Job } from './job';
@@ -33,11 +34,14 @@ export function deleteJob(): void {
 
 /**
  * Runs `update` under the document lock on the freshest stored job and writes what it returns.
- * Returning the stored object itself writes nothing.
+ * Returning the stored object itself writes nothing. `retried`: the lock busy or refused, it tries again a few
+ * times (a slice's lease left behind would keep the next slices waiting).
  */
-export function updateJob(update: (stored: Job | null) => Job | null): Job | null {
+export function updateJob(update: (stored: Job | null) => Job | null, retried = false): Job | null {
+  const locked = <T>(work: () => T): T =>
+    retried ? withDocumentLockRetried(systemClock, work) : withDocumentLock(work);
   // Held for a property read and a write; the slow work happens outside the lock.
-  return withDocumentLock(() => {
+  return locked(() => {
     const stored = loadJob();
     const next = update(stored);
     if (next !== stored) saveJob(next);

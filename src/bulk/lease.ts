@@ -153,19 +153,12 @@ export class JobLease {
   }
 
   /**
-   * Saves the job and frees its lease. The lock busy or refused, it tries again after 1, 2, 4 s: a lease left
-   * behind would keep the next slices waiting for LEASE_MS.
+   * Saves the job and frees its lease, trying the lock again when busy or refused: a lease left behind would keep
+   * the next slices waiting for LEASE_MS.
    */
   release(): Job | null {
     this.current.leaseUntil = 0;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return updateJob((stored) => this.merge(stored));
-      } catch (error) {
-        if (!(error instanceof DocumentBusyError) || attempt >= 3) throw error;
-        systemClock.sleep(1000 * 2 ** attempt);
-      }
-    }
+    return updateJob((stored) => this.merge(stored), true);
   }
 
   /**

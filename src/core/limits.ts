@@ -68,7 +68,7 @@ export const FORMULA_WORK_BUDGET_MS = 26 * SECOND;
 /**
  * The slowest plausible answer of a formula's batch: this many times the slowest batch of the execution so far.
  * Our choice: a long-tailed service's slowest of 100 answers is near its 99th percentile; twice that is beyond what
- * it plausibly takes. UrlFetchApp has no per-request timeout (README, "The 30-second limit of =FINDEMAIL").
+ * it plausibly takes. UrlFetchApp has no per-request timeout (docs/design.md, "The 30-second budget of =FINDEMAIL").
  */
 export const FORMULA_TAIL_FACTOR = 2;
 /**

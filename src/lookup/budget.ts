@@ -23,7 +23,7 @@ export function sliceBudget(deadline: number): SendBudget {
  * A =FINDEMAIL execution: no batch starts unless it ends before `end` even when one of its requests is as slow as
  * the slowest plausible answer: FORMULA_TAIL_FACTOR times the slowest batch of this execution so far; while none
  * was timed, none starts after `untimedEnd`. UrlFetchApp has no per-request timeout, so an answer slower than that
- * can still outlast the 30 s (README, "The 30-second limit of =FINDEMAIL").
+ * can still outlast the 30 s (docs/design.md, "The 30-second budget of =FINDEMAIL").
  */
 export class FormulaBudget implements SendBudget {
   private slowestMs = 0;
