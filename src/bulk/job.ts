@@ -38,7 +38,7 @@ export interface Job {
   /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
   hasDuplicates: boolean;
   /** A re-check's first pass: hashes of the keys of rows written ahead of the cursor, already counted. */
-  writtenAhead?: string[];
+  rowsWrittenAhead?: string[];
   state: JobState;
   /** Set with a paused, stopped or cancelled state. */
   reason?: RunReason;

@@ -14,7 +14,7 @@ import { type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { loadJob, updateJob } from './jobStore';
 import { noteEnds, relocate } from './relocate';
-import { cellMark } from './rowCells';
+import { cellHash } from './rowCells';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
@@ -86,7 +86,7 @@ export class JobLease {
   /** A new pass over the range, from the first row still without a result. */
   startPass(cursor: number): void {
     this.current.pass++;
-    delete this.current.writtenAhead;
+    delete this.current.rowsWrittenAhead;
     this.current.cursor = cursor;
   }
 
@@ -96,7 +96,7 @@ export class JobLease {
   }
 
   /** The progress line while the run works. */
-  sayWorking(): void {
+  sayRowsProcessed(): void {
     if (this.current.state !== 'running') return;
     const { counts } = this.current;
     this.current.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
@@ -125,16 +125,16 @@ export class JobLease {
 
   /**
    * A re-check's first pass looks every row up again, so a row written ahead of the cursor (past a halt) comes up
-   * again in the next window: it is counted once, when first written (`writtenAhead` holds its key's hash).
+   * again in the next window: it is counted once, when first written (`rowsWrittenAhead` holds its key's hash).
    */
   countRechecked(key: string, outcome: RowOutcome, ahead: boolean): void {
     const job = this.current;
-    const mark = cellMark(key);
-    const marks = job.writtenAhead ?? [];
+    const mark = cellHash(key);
+    const marks = job.rowsWrittenAhead ?? [];
     const earlier = marks.indexOf(mark);
-    if (ahead) job.writtenAhead = [...marks, mark];
+    if (ahead) job.rowsWrittenAhead = [...marks, mark];
     else if (earlier >= 0) {
-      job.writtenAhead = marks.filter((_, index) => index !== earlier);
+      job.rowsWrittenAhead = marks.filter((_, index) => index !== earlier);
       return;
     }
     countOutcome(job.counts, outcome);

@@ -6,7 +6,7 @@
 import { CELL } from '../core/cells';
 import { readJobCells } from './columns';
 import type { Job } from './job';
-import { cellMark } from './rowCells';
+import { cellHash } from './rowCells';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
@@ -34,9 +34,9 @@ function followColumns(job: Job, sheet: Sheet, width: number): boolean {
     if (job.outputColumn + shift + width - 2 > maxColumns) return false;
     const shifted = { urlColumn: job.urlColumn + shift, outputColumn: job.outputColumn + shift };
     const row = readJobCells(sheet, shifted, job.headerRow, 1, width)[0];
-    return row.every((value, index) => cellMark(value) === header[index]);
+    return row.every((value, index) => cellHash(value) === header[index]);
   };
-  const blank = cellMark('');
+  const blank = cellHash('');
   const titled = header?.slice(CELL.email).every((mark) => mark !== blank) ?? false;
   const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
   if (shift === null) return false;
@@ -54,7 +54,7 @@ function followRows(job: Job, sheet: Sheet): void {
   const from = Math.max(1, Math.min(job.firstRow, job.firstRow + moved));
   const to = Math.min(maxRows, Math.max(job.lastRow, job.lastRow + moved));
   const column = to >= from ? sheet.getRange(from, job.urlColumn, to - from + 1, 1).getValues() : [];
-  const at = (row: number) => (row >= from && row <= to ? cellMark(column[row - from][0]) : undefined);
+  const at = (row: number) => (row >= from && row <= to ? cellHash(column[row - from][0]) : undefined);
   const topMoved = at(job.firstRow + moved) === job.topValue;
   const topStayed = at(job.firstRow) === job.topValue;
   const bottomMoved = at(job.lastRow + moved) === job.bottomValue;
@@ -78,6 +78,6 @@ function followRows(job: Job, sheet: Sheet): void {
 /** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
 export function noteEnds(job: Job, sheet: Sheet): void {
   if (job.lastRow < job.firstRow) return;
-  job.topValue = cellMark(sheet.getRange(job.firstRow, job.urlColumn).getValue());
-  job.bottomValue = cellMark(sheet.getRange(job.lastRow, job.urlColumn).getValue());
+  job.topValue = cellHash(sheet.getRange(job.firstRow, job.urlColumn).getValue());
+  job.bottomValue = cellHash(sheet.getRange(job.lastRow, job.urlColumn).getValue());
 }

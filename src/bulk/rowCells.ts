@@ -67,6 +67,6 @@ export function isFinalResult(status: string, email: unknown): boolean {
 }
 
 /** A cell's text in the job's state: a hash, so the state stays small whatever the cell holds. */
-export function cellMark(value: unknown): string {
+export function cellHash(value: unknown): string {
   return stableHash(cellText(value));
 }

@@ -75,12 +75,12 @@ export class SliceState {
   /** At least `count` rows from `from`: the ones read ahead when they cover them, else one read. */
   rowsFrom(from: number, count: number): unknown[][] {
     if (!this.ahead || this.aheadFrom !== from || this.ahead.length < count)
-      this.keepAhead(this.read(from, count), from);
+      this.keepReadAhead(this.read(from, count), from);
     return this.ahead as unknown[][];
   }
 
   /** Rows read for the next window (with the check before writing): the next window starts from them. */
-  keepAhead(rows: unknown[][], from: number): void {
+  keepReadAhead(rows: unknown[][], from: number): void {
     this.ahead = rows;
     this.aheadFrom = from;
   }

@@ -23,7 +23,7 @@ import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job'
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
 import { type PlannedRun, planFor } from './plan';
-import { cellMark } from './rowCells';
+import { cellHash } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
@@ -262,10 +262,10 @@ function createJob(
     pass: 1,
     maxRows: sheet.getMaxRows(),
     maxColumns: sheet.getMaxColumns() + plan.placement.insertCount,
-    topValue: cellMark(dataRows[0][CELL.url]),
-    bottomValue: cellMark(dataRows[dataRows.length - 1][CELL.url]),
+    topValue: cellHash(dataRows[0][CELL.url]),
+    bottomValue: cellHash(dataRows[dataRows.length - 1][CELL.url]),
     headerTexts: header
-      ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellMark)
+      ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellHash)
       : null,
     hasDuplicates,
     state: 'idle',

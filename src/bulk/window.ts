@@ -61,24 +61,26 @@ function planWindow(slice: SliceState): WindowPlan {
 function wantedKeys(
   slice: SliceState,
   window: WindowPlan,
-): { wanted: string[]; sentOf: Map<string, string> } {
-  const sentOf = new Map<string, string>();
+): { wanted: string[]; spellingSent: Map<string, string> } {
+  const spellingSent = new Map<string, string>();
   const wanted: string[] = [];
   window.plans.forEach((plan, index) => {
     if (plan.action !== 'lookup' || window.unwritable.has(index)) return;
-    if (sentOf.has(plan.key) || slice.resultOf(plan.key)) return;
-    sentOf.set(plan.key, plan.sent);
+    if (spellingSent.has(plan.key) || slice.resultOf(plan.key)) return;
+    spellingSent.set(plan.key, plan.sent);
     if (!slice.copyOf(plan.key)) wanted.push(plan.key);
   });
-  return { wanted, sentOf };
+  return { wanted, spellingSent };
 }
 
 /** Looks up the window's URLs without a result (and without a copy in the sheet) through the slice's session. */
 function lookUpWindow(slice: SliceState, window: WindowPlan): LookupReport {
-  const { wanted, sentOf } = wantedKeys(slice, window);
+  const { wanted, spellingSent } = wantedKeys(slice, window);
   if (wanted.length === 0) return emptyReport();
   // Keys another execution holds (or all, when the lock stayed busy) wait for a later window.
-  const report = slice.setup.session.lookUp(new Map(wanted.map((key) => [key, sentOf.get(key) ?? key])));
+  const report = slice.setup.session.lookUp(
+    new Map(wanted.map((key) => [key, spellingSent.get(key) ?? key])),
+  );
   // Paid by another execution since the window was planned: no credit spent here.
   for (const [key, result] of report.alreadyKept) slice.recordFetched(key, result);
   let used = 0;
@@ -102,12 +104,12 @@ export function processWindow(slice: SliceState): boolean {
   if (!written) return false;
   const { stopAt, check } = written;
   const { lease } = slice;
-  slice.keepAhead(check.slice(stopAt), slice.job.cursor + stopAt);
+  slice.keepReadAhead(check.slice(stopAt), slice.job.cursor + stopAt);
   lease.advance(stopAt);
   // A halt met after the last row was written waits for nothing: the pass over the range ends the run (Done).
   const everyRowWritten = stopAt === window.size && slice.job.cursor > slice.job.lastRow;
   if (report.halt && !everyRowWritten) lease.apply({ type: 'halt', ...haltOf(report.halt) });
-  else lease.sayWorking();
+  else lease.sayRowsProcessed();
   // Out of time for this slice, or LockService refused the lock (its quota: the sidebar tries again later).
   if ((stopAt < window.size && !report.halt) || report.lockRefused) {
     lease.save();

@@ -41,7 +41,7 @@ export interface FormulaRun {
   fixedSize?: number;
   budget: FormulaBudget;
   /** Normalised URL -> the URL as the user wrote it (what the service gets). */
-  sentFor: Map<string, string>;
+  spellingSent: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
 }
 
@@ -63,9 +63,9 @@ export function startFormulaRun(
   const config = readCachedScriptConfig();
   const apiKey = readApiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
-  const sentFor = new Map<string, string>();
+  const spellingSent = new Map<string, string>();
   for (const input of inputs)
-    if (input.kind === 'url' && !sentFor.has(input.key)) sentFor.set(input.key, input.sent);
+    if (input.kind === 'url' && !spellingSent.has(input.key)) spellingSent.set(input.key, input.sent);
   // The FINDEMAIL_BUDGET_MS script property lowers the budget, never above FORMULA_WORK_BUDGET_MS.
   const budgetMs = Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
   const untimedEnd = started + Math.round(budgetMs * FORMULA_UNTIMED_START_SHARE);
@@ -83,7 +83,7 @@ export function startFormulaRun(
     pacer,
     fixedSize,
     budget: new FormulaBudget(started + budgetMs, untimedEnd),
-    sentFor,
+    spellingSent,
     outcomes,
   };
 }

@@ -86,7 +86,10 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   let lockBusy = false;
   let missing = keys;
   while (missing.length > 0 && run.budget.mayStart(clock.now())) {
-    const report = lookUpOrBusy(session, new Map(missing.map((key) => [key, run.sentFor.get(key) ?? key])));
+    const report = lookUpOrBusy(
+      session,
+      new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])),
+    );
     if (!report) {
       lockBusy = true;
       break;

@@ -55,7 +55,7 @@ export function claimUnknown(ports: LookupPorts, ask: ClaimAsk): Claimed | undef
 }
 
 /** Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now. */
-function withinRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
+function splitByRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
   const fits = Math.max(0, Math.min(free.length, ports.store.room?.() ?? free.length));
   const now = Math.min(fits, MAX_CLAIMS_AT_ONCE);
   return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
@@ -72,7 +72,7 @@ function claimHoldingLock(ports: LookupPorts, cache: DocumentCache | null, ask: 
     else unclaimed.push(key);
   }
   const known = ask.inStore(unclaimed);
-  const room = withinRoom(
+  const room = splitByRoom(
     ports,
     unclaimed.filter((key) => !known.has(key)),
   );

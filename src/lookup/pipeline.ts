@@ -39,8 +39,8 @@ export function beginSend(ports: LookupPorts, request: SendRequest, batch: strin
   const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
   const until = ports.clock.now() + holdMs;
   const alone = batch.length === 1;
-  const mayGo = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
-  return ports.store.beginSend?.(batch, until, request.storedSince, mayGo);
+  const sendableAfterLosses = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
+  return ports.store.beginSend?.(batch, until, request.storedSince, sendableAfterLosses);
 }
 
 /** A batch the store confirmed: the keys to send now, and its sending records. */

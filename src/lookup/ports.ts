@@ -62,13 +62,13 @@ export interface ResultStore {
    * their results), the ones another execution is sending, and the ones this execution may send, which are
    * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
    * Results stored before `storedSince` (a re-check run's start) count as unknown. A key with lost sends
-   * (`putMany`) is held back unless `mayGo(key, lostSends)`.
+   * (`putMany`) is held back unless `sendableAfterLosses(key, lostSends)`.
    */
   beginSend?(
     urlKeys: string[],
     untilMs: number,
     storedSince?: number,
-    mayGo?: (urlKey: string, lostSends: number) => boolean,
+    sendableAfterLosses?: (urlKey: string, lostSends: number) => boolean,
   ): SendCheck;
   /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
   room?(): number;
@@ -88,7 +88,7 @@ export interface SendCheck {
   lost: Map<string, number>;
   /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */
   lostUntil?: Map<string, number>;
-  /** Keys with lost sends that `mayGo` refused: not sent now. */
+  /** Keys with lost sends that `sendableAfterLosses` refused: not sent now. */
   held: string[];
 }
 

@@ -99,8 +99,8 @@ export function sheetResultStore(
     property: (name) => state.last?.all[name],
     getMany: (urlKeys) => getMany(state, urlKeys),
     snapshot: () => snapshot(state),
-    beginSend: (urlKeys, untilMs, storedSince = 0, mayGo) =>
-      beginSend(state, { urlKeys, untilMs, storedSince, mayGo }),
+    beginSend: (urlKeys, untilMs, storedSince = 0, sendableAfterLosses) =>
+      beginSend(state, { urlKeys, untilMs, storedSince, sendableAfterLosses }),
     putMany: (entries, sending, lost) => putMany(state, entries, sending, lost),
     keepPending: () => keepPending(state),
   };
@@ -132,7 +132,7 @@ function fromSheet(state: StoreState, hashes: string[], version: string): Map<st
 }
 
 /** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
-function keptAt(state: StoreState, before: string, after: string, added: Map<string, string>): void {
+function followOwnWrite(state: StoreState, before: string, after: string, added: Map<string, string>): void {
   if (state.copy && state.copyVersion === before) {
     for (const [hash, encoded] of added) state.copy.set(hash, encoded);
     state.copyVersion = after;
@@ -195,10 +195,13 @@ interface SendAsk {
   urlKeys: string[];
   untilMs: number;
   storedSince: number;
-  mayGo?: (urlKey: string, lostSends: number) => boolean;
+  sendableAfterLosses?: (urlKey: string, lostSends: number) => boolean;
 }
 
-function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: SendAsk): SendCheck {
+function beginSend(
+  state: StoreState,
+  { urlKeys, untilMs, storedSince, sendableAfterLosses }: SendAsk,
+): SendCheck {
   const current = readView(state);
   const settled = settleExpired(state, current);
   const lostRaw = settled[LOST_PROPERTY] ?? current.all[LOST_PROPERTY];
@@ -226,7 +229,8 @@ function beginSend(state: StoreState, { urlKeys, untilMs, storedSince, mayGo }: 
     const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
     if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
     else if (current.sending.has(hash)) check.elsewhere.push(key);
-    else if (lost.has(key) && mayGo && !mayGo(key, lost.get(key) as number)) check.held.push(key);
+    else if (lost.has(key) && sendableAfterLosses && !sendableAfterLosses(key, lost.get(key) as number))
+      check.held.push(key);
     else if (left-- > 0) check.send.push(key);
     else check.full.push(key);
   });
@@ -326,7 +330,7 @@ function putMany(
     const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
     values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
     props.setProperties(values);
-    keptAt(state, before, values[TABLE_VERSION_PROPERTY], added);
+    followOwnWrite(state, before, values[TABLE_VERSION_PROPERTY], added);
   }, state.writable);
 }
 
@@ -342,7 +346,7 @@ function keepPending(state: StoreState): number {
   state.io.appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(state.clock.now()) : before;
   state.props.setProperties(kept, true);
-  keptAt(state, before, kept[TABLE_VERSION_PROPERTY], added);
+  followOwnWrite(state, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
 }
 
