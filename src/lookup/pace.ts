@@ -41,12 +41,12 @@ export interface PaceState {
 export type { PaceReason };
 
 /**
- * Requests in a bulk run's first batch when nothing is known: a quarter of the default cap. A service that limits
- * requests in flight answers the excess of a batch with 429 (uncharged, but each waits for a Retry-After), so a
- * bulk run, which goes on for many batches, reaches the cap in three (25, 50, 100); a formula's range starts at the
- * cap (it has room for few batches in its 30 s).
+ * Requests in a bulk run's first batch when nothing is known: half the default cap. A service that limits requests
+ * in flight answers the excess of a batch with 429 (uncharged, but each waits for a Retry-After), so a bulk run,
+ * which goes on for many batches, reaches the cap on its second (50, 100); a formula's range starts at the cap (it
+ * has room for few batches in its 30 s).
  */
-export const PACE_START = 25;
+export const PACE_START = 50;
 /** Answers expected to be lost to transport failures, per request sent, at most (1 %). */
 export const LOSS_TARGET = 0.01;
 /**
