@@ -3,6 +3,7 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
+import { appsScript } from './adapters/platform';
 import { formulaBuffer } from './adapters/ports';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
@@ -153,27 +154,27 @@ export function saveFormulaCap(policy: unknown): FormulaCapState {
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */
 export function continueEnrichment(): Progress {
-  return enrichment.continueEnrichment();
+  return enrichment.continueEnrichment(appsScript);
 }
 
 /** Resumes a paused or stopped run. */
 export function resumeEnrichment(): Progress {
-  return enrichment.resumeEnrichment();
+  return enrichment.resumeEnrichment(appsScript);
 }
 
 /** Pauses the run; results so far are kept. */
 export function pauseEnrichment(): Progress {
-  return enrichment.pauseEnrichment();
+  return enrichment.pauseEnrichment(appsScript);
 }
 
 /** Cancels the run; results so far are kept. */
 export function cancelEnrichment(): Progress {
-  return enrichment.cancelEnrichment();
+  return enrichment.cancelEnrichment(appsScript);
 }
 
 /** The run's progress for the sidebar. */
 export function getEnrichmentProgress(): Progress {
-  return enrichment.getEnrichmentProgress();
+  return enrichment.getEnrichmentProgress(appsScript);
 }
 
 /** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */

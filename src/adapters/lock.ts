@@ -5,6 +5,7 @@
 
 import { LOCK_WAIT_MS, STORE_LOCK_ATTEMPTS } from '../core/limits';
 import type { Clock, DocumentLock } from '../lookup/ports';
+import { DocumentBusyError } from '../platform/errors';
 import { systemClock } from './clock';
 
 /** The one wait policy: LOCK_WAIT_MS, never past the caller's deadline. */
@@ -87,16 +88,6 @@ export function tryWithDocumentLock<T>(
     return { value: work() };
   } finally {
     release(lock, sheetWrites);
-  }
-}
-
-/** The document lock stayed busy or LockService refused it: nothing was done; a moment later it may work. */
-export class DocumentBusyError extends Error {
-  constructor(
-    message = 'The spreadsheet is busy (another execution holds its lock). Try again in a moment.',
-  ) {
-    super(message);
-    this.name = 'DocumentBusyError';
   }
 }
 

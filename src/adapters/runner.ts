@@ -9,7 +9,6 @@
  */
 
 import { RUNNER_ID_PROPERTY } from '../core/propertyNames';
-import { systemClock } from './clock';
 
 /** This user's runner id; with `create`, one is made and saved on first use (otherwise null until then). */
 export function runnerId(create = false): string | null {
@@ -28,9 +27,4 @@ export function runnerEmail(): string {
   } catch {
     return '';
   }
-}
-
-/** The viewer of a run's progress: this user, now. */
-export function currentViewer(): { runnerId: string | null; now: number } {
-  return { runnerId: runnerId(), now: systemClock.now() };
 }

@@ -5,23 +5,10 @@
  * themselves refreshes the copy. A script-property change thus reaches bulk runs and the sidebar at once and
  * formulas within SCRIPT_CONFIG_CACHE_SECONDS (10 minutes).
  */
-import { configuredEndpoint, type EndpointResult } from '../core/config';
+import { configuredEndpoint, type ScriptConfig } from '../core/config';
 import { DEFAULT_MAX_CONCURRENCY, MAX_BATCH_SIZE, SCRIPT_CONFIG_CACHE_SECONDS } from '../core/limits';
 import { SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../core/propertyNames';
-import { type NetworkHosts, parseNetworkHosts } from '../core/url';
-
-export interface ScriptConfig {
-  endpoint: EndpointResult;
-  stepBudgetMs?: number;
-  batchSize?: number;
-  concurrency?: number;
-  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/lookup/pace.ts). */
-  maxConcurrency: number;
-  /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
-  findEmailBudgetMs?: number;
-  /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
-  networkHosts: NetworkHosts;
-}
+import { parseNetworkHosts } from '../core/url';
 
 type Raw = Record<string, string | undefined>;
 

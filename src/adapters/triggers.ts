@@ -7,6 +7,8 @@
  * full `spreadsheets` scope, which the add-on does not ask for (it keeps `spreadsheets.currentonly`).
  */
 
+import { TriggersRefusedError } from '../platform/errors';
+
 /** The watch's handlers (src/main.ts) by the event that runs them. */
 export const WATCH_HANDLERS = {
   open: 'onWatchOpen',
@@ -15,14 +17,6 @@ export const WATCH_HANDLERS = {
 } as const;
 
 const HANDLER_NAMES: readonly string[] = Object.values(WATCH_HANDLERS);
-
-/** Test deployments of an Editor add-on do not run installable triggers (apps-script/add-ons/test). */
-export class TriggersRefusedError extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'TriggersRefusedError';
-  }
-}
 
 /** This user's watch triggers in this spreadsheet (theirs only: no one sees another person's). */
 function myWatchTriggers(): GoogleAppsScript.Script.Trigger[] {

@@ -2,10 +2,9 @@
  * The run's controls from the sidebar: continue, resume, pause, cancel, progress. A run belongs to the person who
  * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
  */
-import { systemClock } from '../adapters/clock';
-import { currentViewer } from '../adapters/runner';
 import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
+import type { Platform } from '../platform/platform';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
@@ -15,54 +14,59 @@ import { processSlice, quotaPaused } from './slice';
  * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
  * saves). Anyone else is refused, with who started the run.
  */
-function applyToStored(event: JobEvent, runnerId: string | null): Job | null {
-  return updateJob((stored) => {
+function applyToStored(platform: Platform, event: JobEvent, runnerId: string | null): Job | null {
+  return updateJob(platform, (stored) => {
     if (!stored) return stored;
     if (!mayDrive(stored, runnerId)) throw new Error(notYourRun(stored));
-    const now = systemClock.now();
+    const now = platform.clock.now();
     const next = transition(stored, event, now);
     return next === stored ? stored : { ...next, updatedAt: now };
   });
 }
 
 /** Called by the sidebar again and again while it is open: the run goes on only while its starter's is. */
-export function continueEnrichment(): Progress {
+/** The viewer of a run's progress: this user, now. */
+function currentViewer(platform: Platform): { runnerId: string | null; now: number } {
+  return { runnerId: platform.runner.id(), now: platform.clock.now() };
+}
+
+export function continueEnrichment(platform: Platform): Progress {
   // An execution without the spreadsheet (as a time-driven trigger runs, reported) has nothing to do and breaks nothing.
-  if (!hasDocument())
+  if (!hasDocument(platform))
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
   let viewer: ReturnType<typeof currentViewer>;
   let job: Job | null;
   try {
-    viewer = currentViewer();
-    job = loadJob();
+    viewer = currentViewer(platform);
+    job = loadJob(platform);
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
   }
   // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).
   if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
-  return processSlice(job.id, viewer.runnerId);
+  return processSlice(platform, job.id, viewer.runnerId);
 }
 
-export function resumeEnrichment(): Progress {
-  const viewer = currentViewer();
+export function resumeEnrichment(platform: Platform): Progress {
+  const viewer = currentViewer(platform);
   // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
-  const job = applyToStored({ type: 'resume' }, viewer.runnerId);
+  const job = applyToStored(platform, { type: 'resume' }, viewer.runnerId);
   if (job?.state !== 'running') return progressOf(job, viewer);
-  return processSlice(job.id, viewer.runnerId);
+  return processSlice(platform, job.id, viewer.runnerId);
 }
 
-export function pauseEnrichment(): Progress {
-  const viewer = currentViewer();
-  return progressOf(applyToStored({ type: 'pause' }, viewer.runnerId), viewer);
+export function pauseEnrichment(platform: Platform): Progress {
+  const viewer = currentViewer(platform);
+  return progressOf(applyToStored(platform, { type: 'pause' }, viewer.runnerId), viewer);
 }
 
-export function cancelEnrichment(): Progress {
-  const viewer = currentViewer();
-  return progressOf(applyToStored({ type: 'cancel' }, viewer.runnerId), viewer);
+export function cancelEnrichment(platform: Platform): Progress {
+  const viewer = currentViewer(platform);
+  return progressOf(applyToStored(platform, { type: 'cancel' }, viewer.runnerId), viewer);
 }
 
-export function getEnrichmentProgress(): Progress {
-  const job = loadJob();
-  return job ? progressOf(job, currentViewer()) : idleProgress();
+export function getEnrichmentProgress(platform: Platform): Progress {
+  const job = loadJob(platform);
+  return job ? progressOf(job, currentViewer(platform)) : idleProgress();
 }

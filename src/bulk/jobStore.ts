@@ -1,18 +1,16 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 
-import { systemClock } from '../adapters/clock';
-import { withDocumentLock, withDocumentLockRetried } from '../adapters/lock';
-import { documentProperties } from '../adapters/properties';
 import { JOB_PROPERTY } from '../core/propertyNames';
+import type { Platform } from '../platform/platform';
 import type { Job } from './job';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
-export function hasDocument(): boolean {
-  return documentProperties() !== null;
+export function hasDocument(platform: Platform): boolean {
+  return platform.documentProperties() !== null;
 }
 
-export function loadJob(): Job | null {
-  const raw = documentProperties().getProperty(JOB_PROPERTY);
+export function loadJob(platform: Platform): Job | null {
+  const raw = platform.documentProperties().getProperty(JOB_PROPERTY);
   if (!raw) return null;
   try {
     return JSON.parse(raw) as Job;
@@ -22,14 +20,14 @@ export function loadJob(): Job | null {
 }
 
 /** Writes the job. Call it holding the document lock. */
-export function saveJob(job: Job | null): void {
+export function saveJob(platform: Platform, job: Job | null): void {
   if (!job) return;
-  documentProperties().setProperties({ [JOB_PROPERTY]: JSON.stringify(job) });
+  platform.documentProperties().setProperties({ [JOB_PROPERTY]: JSON.stringify(job) });
 }
 
 /** Removes the job (a run whose sheet could not be prepared). Call it holding the document lock. */
-export function deleteJob(): void {
-  documentProperties().deleteProperty(JOB_PROPERTY);
+export function deleteJob(platform: Platform): void {
+  platform.documentProperties().deleteProperty(JOB_PROPERTY);
 }
 
 /**
@@ -37,14 +35,18 @@ export function deleteJob(): void {
  * Returning the stored object itself writes nothing. `retried`: the lock busy or refused, it tries again a few
  * times (a slice's lease left behind would keep the next slices waiting).
  */
-export function updateJob(update: (stored: Job | null) => Job | null, retried = false): Job | null {
-  const locked = <T>(work: () => T): T =>
-    retried ? withDocumentLockRetried(systemClock, work) : withDocumentLock(work);
+export function updateJob(
+  platform: Platform,
+  update: (stored: Job | null) => Job | null,
+  retried = false,
+): Job | null {
+  const { lock } = platform;
+  const locked = <T>(work: () => T): T => (retried ? lock.withRetried(work) : lock.with(work));
   // Held for a property read and a write; the slow work happens outside the lock.
   return locked(() => {
-    const stored = loadJob();
+    const stored = loadJob(platform);
     const next = update(stored);
-    if (next !== stored) saveJob(next);
+    if (next !== stored) saveJob(platform, next);
     return next;
   });
 }

@@ -5,10 +5,11 @@
  */
 
 import { systemClock } from '../adapters/clock';
-import { DocumentBusyError } from '../adapters/lock';
+import { appsScript } from '../adapters/platform';
 import { LEASE_MS } from '../core/limits';
 import { timeId } from '../core/timeId';
 import type { RowOutcome } from '../lookup/cellValues';
+import { DocumentBusyError } from '../platform/errors';
 import { countCopy, countOutcome } from './counting';
 import { type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';
@@ -30,7 +31,7 @@ export function takeLease(
   let leased = false;
   const leaseToken = timeId(started);
   try {
-    const job = updateJob((stored) => {
+    const job = updateJob(appsScript, (stored) => {
       if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
         return stored;
       if (!mayDrive(stored, runnerId)) return stored;
@@ -40,7 +41,7 @@ export function takeLease(
     return { job, lease: leased && job ? new JobLease(job) : null };
   } catch (error) {
     // The lock is busy (or LockService refused it): no lease, the next slice tries again.
-    if (error instanceof DocumentBusyError) return { job: loadJob(), lease: null };
+    if (error instanceof DocumentBusyError) return { job: loadJob(appsScript), lease: null };
     throw error;
   }
 }
@@ -142,12 +143,12 @@ export class JobLease {
 
   /** Writes the job's progress; a pause or cancel meanwhile wins, another job or slice is left alone. */
   save(): void {
-    updateJob((stored) => this.merge(stored));
+    updateJob(appsScript, (stored) => this.merge(stored));
   }
 
   /** Before writing to the sheet: the lease is still this slice's (otherwise it stops). */
   owns(): boolean {
-    const stored = loadJob();
+    const stored = loadJob(appsScript);
     if (stored?.id === this.current.id && stored.leaseToken !== this.current.leaseToken) this.lost = true;
     return !this.lost;
   }
@@ -158,7 +159,7 @@ export class JobLease {
    */
   release(): Job | null {
     this.current.leaseUntil = 0;
-    return updateJob((stored) => this.merge(stored), true);
+    return updateJob(appsScript, (stored) => this.merge(stored), true);
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 
 import { timeText } from '../adapters/clock';
+import { appsScript } from '../adapters/platform';
 import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
@@ -36,7 +37,7 @@ const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, 
 function targetRange(request: RunRequest): { range: Range; note?: string } {
   const ss = activeSpreadsheet();
   if (request.source === 'lastRun') {
-    const job = loadJob();
+    const job = loadJob(appsScript);
     const sheet = job && sheetWithId(ss, job.sheetId);
     if (job && sheet) return { range: lastRunRange(sheet, job) };
   }

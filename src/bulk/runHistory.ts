@@ -5,6 +5,7 @@
 
 import { systemClock } from '../adapters/clock';
 import { withDocumentLock } from '../adapters/lock';
+import { appsScript } from '../adapters/platform';
 import { documentProperties } from '../adapters/properties';
 import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunHistory, RunSummary } from '../api';
@@ -63,7 +64,7 @@ export function recordRun(job: Job): RunSummary | null {
 
 /** The last run's summary (recorded the first time it is asked for after the run ended) and the history. */
 export function getRunHistory(): RunHistory {
-  const job = loadJob();
+  const job = loadJob(appsScript);
   if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
     // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
     if (job.leaseUntil > systemClock.now()) return { last: summarize(job), history: readHistory() };
@@ -83,7 +84,7 @@ const failed = (row: unknown[]): boolean => {
 
 /** Selects the first row of the last run that failed (an error, unprocessable, not a profile). */
 export function selectFirstFailedRow(): string {
-  const job = loadJob();
+  const job = loadJob(appsScript);
   const sheet = job && sheetOf(job);
   if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
   const rows = jobRows(job);

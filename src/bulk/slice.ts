@@ -4,7 +4,6 @@
  * lease released.
  */
 import { systemClock } from '../adapters/clock';
-import { DocumentBusyError } from '../adapters/lock';
 import { keepPendingResults, servicePorts } from '../adapters/ports';
 import { documentProperties } from '../adapters/properties';
 import { readScriptConfig } from '../adapters/scriptConfig';
@@ -29,6 +28,8 @@ import { serviceError } from '../lookup/contract';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, PACE_START } from '../lookup/pace';
 import { keepPaceIn, openLookup } from '../lookup/session';
+import { DocumentBusyError } from '../platform/errors';
+import type { Platform } from '../platform/platform';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { idleProgress, progressOf } from './job';
@@ -47,6 +48,7 @@ import { processWindow } from './window';
  * window's) and one setValues per run of adjacent rows written now, never a call per cell.
  */
 export function processSlice(
+  _platform: Platform,
   jobId: string,
   runnerId: string | null,
   maxBudgetMs = Number.POSITIVE_INFINITY,

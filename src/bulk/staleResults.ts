@@ -10,6 +10,7 @@
  * cells right of the edit, and more only for rows that hold the add-on's results.
  */
 
+import { appsScript } from '../adapters/platform';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { BASE_HEADERS, CELL, EXTRA_HEADERS } from '../core/cells';
 import { parseProfileInput } from '../core/url';
@@ -65,7 +66,7 @@ function sameProfile(before: unknown, after: unknown): boolean {
 
 /** The last run on this column wrote Account type and Name too. */
 function hasExtraColumns(sheet: GoogleAppsScript.Spreadsheet.Sheet, urlColumn: number): boolean {
-  const job = loadJob();
+  const job = loadJob(appsScript);
   return (
     !!job &&
     job.extraFields &&

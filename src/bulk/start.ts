@@ -7,6 +7,7 @@ import { systemClock } from '../adapters/clock';
 import { documentCache } from '../adapters/documentCache';
 import { askServiceAboutKey } from '../adapters/http';
 import { withDocumentLock } from '../adapters/lock';
+import { appsScript } from '../adapters/platform';
 import { runnerEmail, runnerId } from '../adapters/runner';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readApiKey } from '../adapters/settings';
@@ -110,13 +111,13 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(created.id, created.ownerId, FIRST_SLICE_MAX_MS),
+    progress: processSlice(appsScript, created.id, created.ownerId, FIRST_SLICE_MAX_MS),
   };
 }
 
 /** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
 function planUnderLock(request: RunRequest): StartOutcome {
-  const stored = loadJob();
+  const stored = loadJob(appsScript);
   if (stored && isActive(stored.state)) return { existing: stored };
   const planned = planFor(request);
   const { plan } = planned;
@@ -140,7 +141,7 @@ export function createUnderLock(
   origin?: Job['origin'],
   ownerName?: string,
 ): StartOutcome {
-  const stored = loadJob();
+  const stored = loadJob(appsScript);
   if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(stored);
@@ -148,11 +149,11 @@ export function createUnderLock(
   const owner = { id: viewerId ?? (runnerId(true) as string), name: ownerName || runnerEmail() };
   const { job: created, prepareSheet } = createJob(planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
-  saveJob(created);
+  saveJob(appsScript, created);
   try {
     prepareSheet();
   } catch (error) {
-    deleteJob();
+    deleteJob(appsScript);
     throw error;
   }
   return { created, plan: planned.plan };

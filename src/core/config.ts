@@ -1,4 +1,6 @@
-/** The service's base URL: build-time default, script-property override, validation. Pure. */
+/** The add-on owner's configuration (script properties) and the service's base URL: defaults, validation. Pure. */
+
+import type { NetworkHosts } from './url';
 
 export type EndpointResult = { ok: true; endpoint: string; base: string } | { ok: false; message: string };
 
@@ -77,4 +79,18 @@ export function configuredEndpoint(
     ok: false,
     message: `The add-on is misconfigured: the script property API_BASE_URL ("${override.trim()}") is outside the add-on's URL allowlist (${(allowlist ?? []).join(', ')}), so Apps Script would refuse every request. Remove the property, or build and push the add-on for that address (npm run clasp:push with API_BASE_URL set).`,
   };
+}
+
+/** The add-on owner's configuration in script properties (read by src/adapters/scriptConfig.ts). */
+export interface ScriptConfig {
+  endpoint: EndpointResult;
+  stepBudgetMs?: number;
+  batchSize?: number;
+  concurrency?: number;
+  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/lookup/pace.ts). */
+  maxConcurrency: number;
+  /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
+  findEmailBudgetMs?: number;
+  /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
+  networkHosts: NetworkHosts;
 }

@@ -11,6 +11,7 @@ import {
   readChargeRowsBetween,
   writeExportRows,
 } from '../adapters/creditsSheet';
+import { appsScript } from '../adapters/platform';
 import { keepPendingResults } from '../adapters/ports';
 import { runnerId } from '../adapters/runner';
 import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } from '../api';
@@ -120,7 +121,7 @@ function finished(state: Required<CreditsExportRequest>): string {
       `${count(state.skipped)} ${state.skipped === 1 ? 'row' : 'rows'} of the log could not be read (edited by hand) and ${state.skipped === 1 ? 'was' : 'were'} left out.`,
     );
   }
-  const job = loadJob();
+  const job = loadJob(appsScript);
   if (job && isActive(job.state)) {
     parts.push(
       'A run is under way: its charges after you pressed Export are not in this sheet; press Export again when it ends.',

@@ -4,7 +4,6 @@
  */
 
 import { systemClock } from '../adapters/clock';
-import { DocumentBusyError } from '../adapters/lock';
 import { servicePorts } from '../adapters/ports';
 import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { parseFields } from '../core/cells';
@@ -17,6 +16,7 @@ import { ACCOUNT_CHECK_MARKERS, accountCheckOver } from '../lookup/accountCheck'
 import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues';
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
+import { DocumentBusyError } from '../platform/errors';
 import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
 import { formulasMayWrite } from './writeCheck';

@@ -2,19 +2,14 @@
 
 import { clearHalt } from '../adapters/documentCache';
 import { askServiceAboutKey } from '../adapters/http';
+import { appsScript } from '../adapters/platform';
 import { keepPendingResults } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
-import {
-  deleteApiKey,
-  pickSettings,
-  readApiKey,
-  readSettings,
-  writeApiKey,
-  writeSettings,
-} from '../adapters/settings';
+import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } from '../adapters/settings';
 import type { KeyCheckResult, SidebarState } from '../api';
 import { getEnrichmentProgress } from '../bulk/controls';
 import { KEY_SOURCE } from '../core/product';
+import { pickSettings } from '../core/settings';
 import { quoteService } from '../core/text';
 import { readFormulaCapState } from '../formula/dailyLimit';
 import { checkKeyShape, maskKey, redactKey } from '../lookup/apiKey';
@@ -28,7 +23,7 @@ export function getSidebarState(): SidebarState {
     hasKey: key !== null,
     maskedKey: key ? maskKey(key) : '',
     settings: readSettings(),
-    progress: getEnrichmentProgress(),
+    progress: getEnrichmentProgress(appsScript),
     configError: config.endpoint.ok ? '' : config.endpoint.message,
     formulas: readFormulaCapState(),
   };

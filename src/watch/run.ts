@@ -3,9 +3,11 @@
  * then a bulk run over them created and driven slice by slice as the sidebar drives one (the same job, claims,
  * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
  */
+
 import { spreadsheetDay, systemClock, timeText } from '../adapters/clock';
 import { appendCharges } from '../adapters/creditsSheet';
 import { withDocumentLock } from '../adapters/lock';
+import { appsScript } from '../adapters/platform';
 import { runnerId } from '../adapters/runner';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { deleteMyWatchTriggers } from '../adapters/triggers';
@@ -60,7 +62,7 @@ const STOPS_WATCH = new Set([
 
 export function runWatch(): WatchRunEnd {
   // A time-driven trigger would get here with no spreadsheet (reported): nothing to read, nothing sent.
-  if (!hasDocument()) return 'no spreadsheet';
+  if (!hasDocument(appsScript)) return 'no spreadsheet';
   const me = runnerId();
   const watch = loadWatch();
   if (watch?.state !== 'watching' || !me || me !== watch.creatorId) {
@@ -88,7 +90,7 @@ function todaysWatch(me: string): Watch | null {
 function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   const watch = todaysWatch(me);
   if (!watch) return 'stopped';
-  const job = loadJob();
+  const job = loadJob(appsScript);
   if (job && isActive(job.state)) {
     if (job.origin !== 'watch' || job.ownerId !== me) {
       note(
@@ -136,9 +138,9 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
 function drive(jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   let progress: Progress | undefined;
   do {
-    const leasedBefore = loadJob()?.leaseUntil ?? 0;
+    const leasedBefore = loadJob(appsScript)?.leaseUntil ?? 0;
     if (leasedBefore > systemClock.now()) return 'busy';
-    progress = processSlice(jobId, me);
+    progress = processSlice(appsScript, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch((stored) =>
       stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: systemClock.now() } : stored,
@@ -146,7 +148,7 @@ function drive(jobId: string, me: string, hasTime: () => boolean): WatchRunEnd |
     if (progress.state !== 'running') break;
   } while (hasTime());
   if (progress.state === 'running') return 'time';
-  const job = loadJob();
+  const job = loadJob(appsScript);
   return job && job.id === jobId ? settle(jobId, job) : 'again';
 }
 
@@ -167,7 +169,7 @@ function settle(jobId: string, job: Job): WatchRunEnd | 'again' {
 }
 
 function cancelJob(jobId: string): void {
-  updateJob((stored) => {
+  updateJob(appsScript, (stored) => {
     if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
     const now = systemClock.now();
     return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };

@@ -1,0 +1,71 @@
+/** The platform the features reach Apps Script through (src/platform/platform.ts), over the real services. */
+import type { Platform } from '../platform/platform';
+import { spreadsheetDay, systemClock, timeText } from './clock';
+import {
+  appendCharges,
+  chargeLogLastRow,
+  createExportSheet,
+  readChargeOutcomes,
+  readChargeRows,
+  readChargeRowsBetween,
+  writeExportRows,
+} from './creditsSheet';
+import { clearHalt, documentCache } from './documentCache';
+import { documentPropertyWritable } from './formulaWrites';
+import { askServiceAboutKey } from './http';
+import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
+import { heldAfterLosses, keepPendingResults, servicePorts } from './ports';
+import { documentProperties, userProperties } from './properties';
+import { runnerEmail, runnerId } from './runner';
+import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
+import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } from './settings';
+import { editedCells, spreadsheetPort } from './sheets';
+import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
+import { createWatchTriggers, deleteMyWatchTriggers, watchTriggersPresent } from './triggers';
+import { showAlert, showSidebar } from './ui';
+
+/** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
+export const appsScript: Platform = {
+  clock: { ...systemClock, timeText: (ms) => timeText(ms), day: spreadsheetDay },
+  lock: {
+    with: withDocumentLock,
+    withRetried: (work) => withDocumentLockRetried(systemClock, work),
+    tryWith: (work) => tryWithDocumentLock(work),
+  },
+  documentProperties,
+  userProperties,
+  documentCache,
+  config: readScriptConfig,
+  cachedConfig: readCachedScriptConfig,
+  runner: { id: runnerId, email: runnerEmail },
+  settings: {
+    apiKey: readApiKey,
+    saveApiKey: writeApiKey,
+    deleteApiKey,
+    read: readSettings,
+    save: writeSettings,
+  },
+  spreadsheet: () => spreadsheetPort(activeSpreadsheet()),
+  spreadsheetOrNull() {
+    const ss = activeSpreadsheetOrNull();
+    return ss ? spreadsheetPort(ss) : null;
+  },
+  editedCells,
+  lookupPorts: servicePorts,
+  keepPendingResults,
+  heldAfterLosses: (urlKeys, atLeast) => heldAfterLosses(urlKeys, atLeast),
+  askServiceAboutKey,
+  clearHalt,
+  documentPropertyWritable,
+  creditsLog: {
+    append: appendCharges,
+    readRows: readChargeRows,
+    readOutcomes: readChargeOutcomes,
+    lastRow: chargeLogLastRow,
+    readRowsBetween: readChargeRowsBetween,
+    createExport: createExportSheet,
+    writeExport: writeExportRows,
+  },
+  ui: { showSidebar, showAlert },
+  triggers: { create: createWatchTriggers, deleteMine: deleteMyWatchTriggers, present: watchTriggersPresent },
+};

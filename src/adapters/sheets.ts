@@ -1,0 +1,85 @@
+/** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/platform/sheet.ts. */
+
+import { ADDON_NAME } from '../core/product';
+import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../platform/sheet';
+
+type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+type Range = GoogleAppsScript.Spreadsheet.Range;
+type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
+
+function rangeOf(sheet: Sheet, block: CellBlock): Range {
+  return sheet.getRange(block.row, block.column, block.rows, block.columns);
+}
+
+function blockOf(range: Range): CellBlock {
+  return {
+    row: range.getRow(),
+    column: range.getColumn(),
+    rows: range.getNumRows(),
+    columns: range.getNumColumns(),
+  };
+}
+
+export function sheetPort(sheet: Sheet, sheetId = sheet.getSheetId()): SheetPort {
+  return {
+    id: sheetId,
+    name: () => sheet.getName(),
+    maxRows: () => sheet.getMaxRows(),
+    maxColumns: () => sheet.getMaxColumns(),
+    lastRow: () => sheet.getLastRow(),
+    lastColumn: () => sheet.getLastColumn(),
+    values: (block) => rangeOf(sheet, block).getValues(),
+    formulas: (block) => rangeOf(sheet, block).getFormulas(),
+    valuesAndFormulas(block) {
+      const range = rangeOf(sheet, block);
+      return { values: range.getValues(), formulas: range.getFormulas() };
+    },
+    write(row, column, values) {
+      if (values.length === 0) return;
+      sheet.getRange(row, column, values.length, values[0].length).setValues(values);
+    },
+    clear: (block) => void rangeOf(sheet, block).clearContent(),
+    setFormula: (row, column, formula) => void sheet.getRange(row, column).setFormula(formula),
+    formatAsText(blocks) {
+      if (blocks.length === 0) return;
+      sheet.getRangeList(blocks.map((block) => rangeOf(sheet, block).getA1Notation())).setNumberFormat('@');
+    },
+    insertColumnsAfter: (column, count) => void sheet.insertColumnsAfter(column, count),
+    select: (block) => void rangeOf(sheet, block).activate(),
+  };
+}
+
+function selectionOf(ss: Spreadsheet): Selection | null {
+  // With several ranges selected, getActiveRange() is the last one selected
+  // (apps-script/reference/spreadsheet/spreadsheet#getactiverange).
+  const range = ss.getActiveRange();
+  if (!range) return null;
+  return {
+    sheet: sheetPort(range.getSheet()),
+    block: blockOf(range),
+    a1: range.getA1Notation(),
+    rangeCount: ss.getActiveRangeList()?.getRanges().length ?? 1,
+  };
+}
+
+export function spreadsheetPort(ss: Spreadsheet): SpreadsheetPort {
+  return {
+    id: () => ss.getId(),
+    sheetById(sheetId) {
+      // Ids survive renames and moves; a deleted sheet's id is found no more.
+      const sheet = ss.getSheets().find((candidate) => candidate.getSheetId() === sheetId);
+      return sheet ? sheetPort(sheet, sheetId) : undefined;
+    },
+    activeSheet: () => sheetPort(ss.getActiveSheet()),
+    selection: () => selectionOf(ss),
+    flush: () => SpreadsheetApp.flush(),
+    toast: (message) => ss.toast(message, ADDON_NAME),
+  };
+}
+
+/** The cells an onEdit event reports; null without a range or in AuthMode.NONE (nothing may be read then). */
+export function editedCells(event: unknown): EditedCells | null {
+  const e = (event ?? {}) as { authMode?: unknown; range?: Range; oldValue?: unknown };
+  if (String(e.authMode) === 'NONE' || !e.range) return null;
+  return { sheet: sheetPort(e.range.getSheet()), block: blockOf(e.range), oldValue: e.oldValue };
+}

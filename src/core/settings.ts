@@ -1,0 +1,22 @@
+/** A person's settings as the sidebar sends them, checked. Pure. */
+import type { Settings } from '../api';
+import { DEFAULT_SETTINGS, MAX_START_AT_ONCE_UNDER } from './limits';
+
+/**
+ * The settings of `source`, defaults for the rest; other fields are dropped (a `recheck`: re-checking is chosen
+ * when a run starts, never kept; an older `confirmAbove`: every run now shows its plan unless startAtOnce is on).
+ */
+export function pickSettings(source: unknown): Settings {
+  const record = (source && typeof source === 'object' ? source : {}) as Partial<
+    Record<keyof Settings, unknown>
+  >;
+  const settings: Settings = { ...DEFAULT_SETTINGS };
+  if (typeof record.writeHeader === 'boolean') settings.writeHeader = record.writeHeader;
+  if (typeof record.extraFields === 'boolean') settings.extraFields = record.extraFields;
+  if (typeof record.startAtOnce === 'boolean') settings.startAtOnce = record.startAtOnce;
+  const under = Number(record.startAtOnceUnder);
+  if (record.startAtOnceUnder !== undefined && record.startAtOnceUnder !== '' && Number.isInteger(under)) {
+    settings.startAtOnceUnder = Math.max(1, Math.min(MAX_START_AT_ONCE_UNDER, under));
+  }
+  return settings;
+}
