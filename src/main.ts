@@ -83,7 +83,7 @@ export function onInstall(e?: unknown): void {
  * the results formulas paid for into the results sheet when there are any (one more read).
  */
 export function onEdit(e?: unknown): void {
-  clearStaleResults(e);
+  clearStaleResults(appsScript, e);
   keepFormulaBuffer(e, formulaBuffer);
 }
 
@@ -104,32 +104,32 @@ export function showHelp(): void {
 
 /** Starts a run over the selected column of profile URLs and opens its progress view. */
 export function enrichSelection(): Progress {
-  return enrichment.enrichSelection();
+  return enrichment.enrichSelection(appsScript);
 }
 
 /** Retries only the selected column's rows whose status is ERROR. */
 export function retryFailedRows(): Progress {
-  return enrichment.retryFailedRows();
+  return enrichment.retryFailedRows(appsScript);
 }
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
-  return credits.withLookupRecord(planFor(parseRunRequest(request)).plan);
+  return credits.withLookupRecord(planFor(appsScript, parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
 export function startRun(request: unknown): RunStart {
-  return enrichment.startRun(parseRunRequest(request));
+  return enrichment.startRun(appsScript, parseRunRequest(request));
 }
 
 /** The last run's summary and the spreadsheet's last few runs. */
 export function getRunHistory(): RunHistory {
-  return runHistory.getRunHistory();
+  return runHistory.getRunHistory(appsScript);
 }
 
 /** Selects the first row of the last run whose status is ERROR, UNPROCESSABLE or INVALID_URL. */
 export function selectFirstFailedRow(): string {
-  return runHistory.selectFirstFailedRow();
+  return runHistory.selectFirstFailedRow(appsScript);
 }
 
 /** The credits log summed up: the sidebar's Credits tab. */

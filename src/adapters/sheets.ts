@@ -20,9 +20,14 @@ function blockOf(range: Range): CellBlock {
   };
 }
 
-export function sheetPort(sheet: Sheet, sheetId = sheet.getSheetId()): SheetPort {
+/** `knownId`: the sheet's id when the caller read it already (otherwise read once, when first asked for). */
+export function sheetPort(sheet: Sheet, knownId?: number): SheetPort {
+  let sheetId = knownId;
   return {
-    id: sheetId,
+    get id() {
+      sheetId ??= sheet.getSheetId();
+      return sheetId;
+    },
     name: () => sheet.getName(),
     maxRows: () => sheet.getMaxRows(),
     maxColumns: () => sheet.getMaxColumns(),
@@ -57,7 +62,7 @@ function selectionOf(ss: Spreadsheet): Selection | null {
   return {
     sheet: sheetPort(range.getSheet()),
     block: blockOf(range),
-    a1: range.getA1Notation(),
+    a1: () => range.getA1Notation(),
     rangeCount: ss.getActiveRangeList()?.getRanges().length ?? 1,
   };
 }

@@ -4,12 +4,12 @@
  * and another job or slice is left alone, and released.
  */
 
-import { systemClock } from '../adapters/clock';
-import { appsScript } from '../adapters/platform';
 import { LEASE_MS } from '../core/limits';
 import { timeId } from '../core/timeId';
 import type { RowOutcome } from '../lookup/cellValues';
 import { DocumentBusyError } from '../platform/errors';
+import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import { countCopy, countOutcome } from './counting';
 import { type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';
@@ -17,13 +17,12 @@ import { loadJob, updateJob } from './jobStore';
 import { noteEnds, relocate } from './relocate';
 import { cellHash } from './rowCells';
 
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
-
 /**
  * Takes the job's lease when it is running, this execution's user started it, and no other slice holds it; the
  * leased job, or null. Nobody else's execution ever works on the run: it would spend their key's credits.
  */
 export function takeLease(
+  platform: Platform,
   jobId: string,
   started: number,
   runnerId: string | null,
@@ -31,26 +30,28 @@ export function takeLease(
   let leased = false;
   const leaseToken = timeId(started);
   try {
-    const job = updateJob(appsScript, (stored) => {
+    const job = updateJob(platform, (stored) => {
       if (!stored || stored.id !== jobId || stored.state !== 'running' || stored.leaseUntil > started)
         return stored;
       if (!mayDrive(stored, runnerId)) return stored;
       leased = true;
       return { ...stored, leaseUntil: started + LEASE_MS, leaseToken };
     });
-    return { job, lease: leased && job ? new JobLease(job) : null };
+    return { job, lease: leased && job ? new JobLease(platform, job) : null };
   } catch (error) {
     // The lock is busy (or LockService refused it): no lease, the next slice tries again.
-    if (error instanceof DocumentBusyError) return { job: loadJob(appsScript), lease: null };
+    if (error instanceof DocumentBusyError) return { job: loadJob(platform), lease: null };
     throw error;
   }
 }
 
 export class JobLease {
+  private readonly platform: Platform;
   private current: Job;
   private lost = false;
 
-  constructor(job: Job) {
+  constructor(platform: Platform, job: Job) {
+    this.platform = platform;
     this.current = job;
   }
 
@@ -66,16 +67,16 @@ export class JobLease {
 
   /** A state change (src/bulk/jobMachine.ts): halt, finish. */
   apply(event: JobEvent): void {
-    this.current = transition(this.current, event, systemClock.now());
+    this.current = transition(this.current, event, this.platform.clock.now());
   }
 
   /** Moves the job with rows or columns inserted or deleted since the last slice; false: it can no longer tell. */
-  followSheet(sheet: Sheet, width: number): boolean {
+  followSheet(sheet: SheetPort, width: number): boolean {
     return relocate(this.current, sheet, width);
   }
 
   /** Notes the URL cells at the job's ends as this slice leaves them. */
-  noteEnds(sheet: Sheet): void {
+  noteEnds(sheet: SheetPort): void {
     noteEnds(this.current, sheet);
   }
 
@@ -143,12 +144,12 @@ export class JobLease {
 
   /** Writes the job's progress; a pause or cancel meanwhile wins, another job or slice is left alone. */
   save(): void {
-    updateJob(appsScript, (stored) => this.merge(stored));
+    updateJob(this.platform, (stored) => this.merge(stored));
   }
 
   /** Before writing to the sheet: the lease is still this slice's (otherwise it stops). */
   owns(): boolean {
-    const stored = loadJob(appsScript);
+    const stored = loadJob(this.platform);
     if (stored?.id === this.current.id && stored.leaseToken !== this.current.leaseToken) this.lost = true;
     return !this.lost;
   }
@@ -159,7 +160,7 @@ export class JobLease {
    */
   release(): Job | null {
     this.current.leaseUntil = 0;
-    return updateJob(appsScript, (stored) => this.merge(stored), true);
+    return updateJob(this.platform, (stored) => this.merge(stored), true);
   }
 
   /**
@@ -177,7 +178,7 @@ export class JobLease {
       this.lost = true;
       return stored;
     }
-    const now = systemClock.now();
+    const now = this.platform.clock.now();
     this.current = { ...transition(this.current, { type: 'sync', stored }, now), updatedAt: now };
     return this.current;
   }

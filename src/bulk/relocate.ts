@@ -4,11 +4,10 @@
  */
 
 import { CELL } from '../core/cells';
+import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import { cellHash } from './rowCells';
-
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 export const COLUMNS_MOVED =
   'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
@@ -17,15 +16,15 @@ export const COLUMNS_MOVED =
  * Moves the job with the sheet's changes. Returns false when the job can no longer be sure where its cells are:
  * then it must not write anything.
  */
-export function relocate(job: Job, sheet: Sheet, width: number): boolean {
+export function relocate(job: Job, sheet: SheetPort, width: number): boolean {
   if (!followColumns(job, sheet, width)) return false;
   followRows(job, sheet);
   return true;
 }
 
 /** Columns: the header's marks, where the job left them or shifted by the change, locate the URL column. */
-function followColumns(job: Job, sheet: Sheet, width: number): boolean {
-  const maxColumns = sheet.getMaxColumns();
+function followColumns(job: Job, sheet: SheetPort, width: number): boolean {
+  const maxColumns = sheet.maxColumns();
   if (maxColumns === job.maxColumns) return true;
   const moved = maxColumns - job.maxColumns;
   const header = job.headerTexts;
@@ -47,13 +46,14 @@ function followColumns(job: Job, sheet: Sheet, width: number): boolean {
 }
 
 /** Rows: the URL cells at the job's ends, where they were or shifted by the change. */
-function followRows(job: Job, sheet: Sheet): void {
-  const maxRows = sheet.getMaxRows();
+function followRows(job: Job, sheet: SheetPort): void {
+  const maxRows = sheet.maxRows();
   if (maxRows === job.maxRows) return;
   const moved = maxRows - job.maxRows;
   const from = Math.max(1, Math.min(job.firstRow, job.firstRow + moved));
   const to = Math.min(maxRows, Math.max(job.lastRow, job.lastRow + moved));
-  const column = to >= from ? sheet.getRange(from, job.urlColumn, to - from + 1, 1).getValues() : [];
+  const column =
+    to >= from ? sheet.values({ row: from, column: job.urlColumn, rows: to - from + 1, columns: 1 }) : [];
   const at = (row: number) => (row >= from && row <= to ? cellHash(column[row - from][0]) : undefined);
   const topMoved = at(job.firstRow + moved) === job.topValue;
   const topStayed = at(job.firstRow) === job.topValue;
@@ -76,8 +76,9 @@ function followRows(job: Job, sheet: Sheet): void {
 }
 
 /** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
-export function noteEnds(job: Job, sheet: Sheet): void {
+export function noteEnds(job: Job, sheet: SheetPort): void {
   if (job.lastRow < job.firstRow) return;
-  job.topValue = cellHash(sheet.getRange(job.firstRow, job.urlColumn).getValue());
-  job.bottomValue = cellHash(sheet.getRange(job.lastRow, job.urlColumn).getValue());
+  const cell = (row: number) => sheet.values({ row, column: job.urlColumn, rows: 1, columns: 1 })[0][0];
+  job.topValue = cellHash(cell(job.firstRow));
+  job.bottomValue = cellHash(cell(job.lastRow));
 }

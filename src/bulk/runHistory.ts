@@ -3,15 +3,12 @@
  * runs of the spreadsheet (document properties), and selecting the first failed row.
  */
 
-import { systemClock } from '../adapters/clock';
-import { withDocumentLock } from '../adapters/lock';
-import { appsScript } from '../adapters/platform';
-import { documentProperties } from '../adapters/properties';
-import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunHistory, RunSummary } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { FAILED_KINDS } from '../core/runWords';
+import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
@@ -20,17 +17,15 @@ import { columnName } from './placement';
 import { cellText } from './rowCells';
 import { addToHistory, summaryOf } from './runSummary';
 
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
-
 const ENDED = ['done', 'cancelled'];
 
-function sheetOf(job: Job): Sheet | undefined {
-  return sheetWithId(activeSpreadsheet(), job.sheetId);
+function sheetOf(platform: Platform, job: Job): SheetPort | undefined {
+  return platform.spreadsheet().sheetById(job.sheetId);
 }
 
-function readHistory(): RunSummary[] {
+function readHistory(platform: Platform): RunSummary[] {
   try {
-    const raw = documentProperties().getProperty(RUN_HISTORY_PROPERTY);
+    const raw = platform.documentProperties().getProperty(RUN_HISTORY_PROPERTY);
     const history = JSON.parse(raw ?? '[]') as RunSummary[];
     return Array.isArray(history) ? history : [];
   } catch {
@@ -39,8 +34,8 @@ function readHistory(): RunSummary[] {
 }
 
 /** The rows of the job's range (URL, Email, Email status), or none when its sheet is gone. */
-function jobRows(job: Job): unknown[][] {
-  const sheet = sheetOf(job);
+function jobRows(platform: Platform, job: Job): unknown[][] {
+  const sheet = sheetOf(platform, job);
   if (!sheet || job.lastRow < job.firstRow) return [];
   return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
 }
@@ -52,26 +47,29 @@ export function summarize(job: Job): RunSummary {
 }
 
 /** Adds an ended run to the history (once). Call it holding the document lock. */
-export function recordRun(job: Job): RunSummary | null {
+export function recordRun(platform: Platform, job: Job): RunSummary | null {
   if (!ENDED.includes(job.state)) return null;
-  const history = readHistory();
+  const history = readHistory(platform);
   const recorded = history.find((entry) => entry.id === job.id);
   if (recorded) return recorded;
   const summary = summarize(job);
-  documentProperties().setProperty(RUN_HISTORY_PROPERTY, JSON.stringify(addToHistory(history, summary)));
+  platform
+    .documentProperties()
+    .setProperty(RUN_HISTORY_PROPERTY, JSON.stringify(addToHistory(history, summary)));
   return summary;
 }
 
 /** The last run's summary (recorded the first time it is asked for after the run ended) and the history. */
-export function getRunHistory(): RunHistory {
-  const job = loadJob(appsScript);
-  if (job && ENDED.includes(job.state) && !readHistory().some((entry) => entry.id === job.id)) {
+export function getRunHistory(platform: Platform): RunHistory {
+  const job = loadJob(platform);
+  if (job && ENDED.includes(job.state) && !readHistory(platform).some((entry) => entry.id === job.id)) {
     // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
-    if (job.leaseUntil > systemClock.now()) return { last: summarize(job), history: readHistory() };
-    const last = withDocumentLock(() => recordRun(job));
-    return { last, history: readHistory() };
+    if (job.leaseUntil > platform.clock.now())
+      return { last: summarize(job), history: readHistory(platform) };
+    const last = platform.lock.with(() => recordRun(platform, job));
+    return { last, history: readHistory(platform) };
   }
-  const history = readHistory();
+  const history = readHistory(platform);
   const last =
     job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
   return { last, history };
@@ -83,15 +81,15 @@ const failed = (row: unknown[]): boolean => {
 };
 
 /** Selects the first row of the last run that failed (an error, unprocessable, not a profile). */
-export function selectFirstFailedRow(): string {
-  const job = loadJob(appsScript);
-  const sheet = job && sheetOf(job);
+export function selectFirstFailedRow(platform: Platform): string {
+  const job = loadJob(platform);
+  const sheet = job && sheetOf(platform, job);
   if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
-  const rows = jobRows(job);
+  const rows = jobRows(platform, job);
   const index = rows.findIndex(failed);
   if (index < 0) return 'No row of the last run failed.';
   const row = job.firstRow + index;
   const width = job.outputColumn - job.urlColumn + outputHeaders(job.extraFields).length;
-  sheet.getRange(row, job.urlColumn, 1, width).activate();
+  sheet.select({ row, column: job.urlColumn, rows: 1, columns: width });
   return `Row ${row} is selected (${cellText(rows[index][CELL.status])}).`;
 }

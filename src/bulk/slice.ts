@@ -3,12 +3,6 @@
  * after the last row, a pass over the whole range for rows still without a result; then the job saved and the
  * lease released.
  */
-import { systemClock } from '../adapters/clock';
-import { keepPendingResults, servicePorts } from '../adapters/ports';
-import { documentProperties } from '../adapters/properties';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { readApiKey } from '../adapters/settings';
-import { activeSpreadsheetOrNull, sheetWithId } from '../adapters/spreadsheet';
 import type { Progress } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import {
@@ -30,6 +24,7 @@ import { loadPace, PACE_START } from '../lookup/pace';
 import { keepPaceIn, openLookup } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { idleProgress, progressOf } from './job';
@@ -48,13 +43,13 @@ import { processWindow } from './window';
  * window's) and one setValues per run of adjacent rows written now, never a call per cell.
  */
 export function processSlice(
-  _platform: Platform,
+  platform: Platform,
   jobId: string,
   runnerId: string | null,
   maxBudgetMs = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    return processLeasedSlice(jobId, runnerId, maxBudgetMs);
+    return processLeasedSlice(platform, jobId, runnerId, maxBudgetMs);
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
@@ -72,22 +67,27 @@ export function quotaPaused(): Progress {
   };
 }
 
-function processLeasedSlice(jobId: string, runnerId: string | null, maxBudgetMs: number): Progress {
-  const started = systemClock.now();
-  const { job, lease } = takeLease(jobId, started, runnerId);
+function processLeasedSlice(
+  platform: Platform,
+  jobId: string,
+  runnerId: string | null,
+  maxBudgetMs: number,
+): Progress {
+  const started = platform.clock.now();
+  const { job, lease } = takeLease(platform, jobId, started, runnerId);
   if (!lease) return progressOf(job, { runnerId, now: started });
-  const config = readScriptConfig();
+  const config = platform.config();
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/lookup/pace.ts).
   const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
   try {
-    runSlice(lease, started + budgetMs, batchSize);
+    runSlice(platform, lease, started + budgetMs, batchSize);
   } catch (error) {
     // The lock busy or refused: this slice ends here, what it paid is stored; the next slice goes on.
     if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
   }
   const stored = lease.release();
-  return progressOf(stored, { runnerId, now: systemClock.now() });
+  return progressOf(stored, { runnerId, now: platform.clock.now() });
 }
 
 function haltOn(lease: JobLease, error: unknown): void {
@@ -100,7 +100,7 @@ function haltOn(lease: JobLease, error: unknown): void {
 }
 
 type Ready = {
-  sheet: GoogleAppsScript.Spreadsheet.Sheet;
+  sheet: SheetPort;
   apiKey: string;
   endpoint: string;
   hosts: NetworkHosts;
@@ -108,15 +108,18 @@ type Ready = {
 };
 
 /** The checks before any work: the key, the configuration, the sheet, moved columns. A halt when one fails. */
-function checkBeforeWork(lease: JobLease): Ready | { halt: { reason: HaltReason; message: string } } {
-  const apiKey = readApiKey();
+function checkBeforeWork(
+  platform: Platform,
+  lease: JobLease,
+): Ready | { halt: { reason: HaltReason; message: string } } {
+  const apiKey = platform.settings.apiKey();
   if (!apiKey)
     return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
-  const config = readScriptConfig();
+  const config = platform.config();
   if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
   const { job } = lease;
-  const ss = activeSpreadsheetOrNull();
-  const sheet = ss ? sheetWithId(ss, job.sheetId) : undefined;
+  const ss = platform.spreadsheetOrNull();
+  const sheet = ss?.sheetById(job.sheetId);
   if (!sheet) {
     return ss
       ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
@@ -127,24 +130,29 @@ function checkBeforeWork(lease: JobLease): Ready | { halt: { reason: HaltReason;
   return { sheet, apiKey, endpoint: config.endpoint.endpoint, hosts: config.networkHosts, width };
 }
 
-function runSlice(lease: JobLease, deadline: number, batchSize: number | undefined): void {
-  const ready = checkBeforeWork(lease);
+function runSlice(
+  platform: Platform,
+  lease: JobLease,
+  deadline: number,
+  batchSize: number | undefined,
+): void {
+  const ready = checkBeforeWork(platform, lease);
   if ('halt' in ready) {
     lease.apply({ type: 'halt', ...ready.halt });
     return;
   }
   // A writing execution: what formulas paid for moves into the results sheet first.
-  keepPendingResults();
-  const ports = servicePorts(true, runCharges(lease.job));
+  platform.keepPendingResults();
+  const ports = platform.lookupPorts(true, runCharges(lease.job));
   const pacer =
     batchSize === undefined
       ? loadPace(
           ports.cache,
           PACE_SCOPES.bulk,
           PACE_START,
-          readScriptConfig().maxConcurrency,
+          platform.config().maxConcurrency,
           ports.clock.now(),
-          keptPace(),
+          keptPace(platform),
         )
       : undefined;
   let slice: SliceState | undefined;
@@ -158,7 +166,13 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     pace: pacer && {
       pacer,
       scope: PACE_SCOPES.bulk,
-      keep: keepPaceIn(ports.cache, PACE_SCOPES.bulk, keepPaceProperty, keptPace, () => ports.clock.now()),
+      keep: keepPaceIn(
+        ports.cache,
+        PACE_SCOPES.bulk,
+        (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
+        () => keptPace(platform),
+        () => ports.clock.now(),
+      ),
     },
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
@@ -179,12 +193,8 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
 }
 
 /** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
-function keptPace(): string | undefined {
-  return documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
-}
-
-function keepPaceProperty(value: string): void {
-  documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value);
+function keptPace(platform: Platform): string | undefined {
+  return platform.documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
 }
 
 /** At least one window per slice, so a slice always makes progress. */

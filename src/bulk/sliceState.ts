@@ -8,13 +8,12 @@ import type { LookupResult } from '../lookup/contract';
 import type { Pacer } from '../lookup/pace';
 import type { CachedResult, LookupPorts } from '../lookup/ports';
 import type { LookupSession } from '../lookup/session';
+import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import type { JobLease } from './lease';
 import { writtenResults } from './rowPlan';
 import { RunScope } from './runScope';
-
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 /** What a slice works with, fixed for the slice. */
 export interface SliceSetup {
@@ -24,7 +23,7 @@ export interface SliceSetup {
   batchSize: number | undefined;
   /** The adaptive batch size, kept in the document cache between slices (src/lookup/pace.ts). */
   pacer?: Pacer;
-  sheet: Sheet;
+  sheet: SheetPort;
   /** The URL column and the output columns. */
   width: number;
   ports: LookupPorts;

@@ -10,67 +10,60 @@
  * cells right of the edit, and more only for rows that hold the add-on's results.
  */
 
-import { appsScript } from '../adapters/platform';
-import { readScriptConfig } from '../adapters/scriptConfig';
 import { BASE_HEADERS, CELL, EXTRA_HEADERS } from '../core/cells';
-import { parseProfileInput } from '../core/url';
+import { type NetworkHosts, parseProfileInput } from '../core/url';
+import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import { loadJob } from './jobStore';
 import { isOwnStatus } from './rowCells';
 import { adjacentRuns } from './rowPlan';
-
-type Range = GoogleAppsScript.Spreadsheet.Range;
-
-interface EditEvent {
-  authMode?: unknown;
-  range?: Range;
-  oldValue?: unknown;
-  value?: unknown;
-}
 
 /** Edits larger than this (a paste of a whole table) are left alone: onEdit must stay cheap. */
 const MAX_EDITED_ROWS = 5000;
 
 /** Clears the add-on's results beside edited URL cells. Returns how many rows were cleared (for tests and logs). */
-export function clearStaleResults(event: unknown): number {
-  const e = (event ?? {}) as EditEvent;
-  if (String(e.authMode) === 'NONE' || !e.range) return 0;
-  const range = e.range;
-  const rows = range.getNumRows();
-  if (rows > MAX_EDITED_ROWS) return 0;
-  const sheet = range.getSheet();
+export function clearStaleResults(platform: Platform, event: unknown): number {
+  const edit = platform.editedCells(event);
+  if (!edit) return 0;
+  const { sheet, block } = edit;
+  if (block.rows > MAX_EDITED_ROWS) return 0;
   // The URL column is the edited range's last column: columns edited together with it are the person's own.
-  const urlColumn = range.getColumn() + range.getNumColumns() - 1;
+  const urlColumn = block.column + block.columns - 1;
   const base = BASE_HEADERS.length;
-  if (urlColumn + base > sheet.getMaxColumns()) return 0;
-  const cells = sheet.getRange(range.getRow(), urlColumn, rows, 1 + base).getValues();
+  if (urlColumn + base > sheet.maxColumns()) return 0;
+  const cells = sheet.values({ row: block.row, column: urlColumn, rows: block.rows, columns: 1 + base });
   const stale: number[] = [];
   cells.forEach((row, index) => {
     if (isOwnStatus(row[CELL.status], row[CELL.email])) stale.push(index);
   });
   if (stale.length === 0) return 0;
-  if (rows === 1 && e.oldValue !== undefined && sameProfile(e.oldValue, cells[0][CELL.url])) return 0;
-  const width = base + (hasExtraColumns(sheet, urlColumn) ? EXTRA_HEADERS.length : 0);
+  if (
+    block.rows === 1 &&
+    edit.oldValue !== undefined &&
+    sameProfile(edit.oldValue, cells[0][CELL.url], platform.config().networkHosts)
+  )
+    return 0;
+  const width = base + (hasExtraColumns(platform, sheet, urlColumn) ? EXTRA_HEADERS.length : 0);
   for (const run of adjacentRuns(stale)) {
-    sheet.getRange(range.getRow() + run.from, urlColumn + 1, run.count, width).clearContent();
+    sheet.clear({ row: block.row + run.from, column: urlColumn + 1, rows: run.count, columns: width });
   }
   return stale.length;
 }
 
 /** Another spelling of the same profile (case, a trailing slash): its result still holds. */
-function sameProfile(before: unknown, after: unknown): boolean {
-  const hosts = readScriptConfig().networkHosts;
+function sameProfile(before: unknown, after: unknown, hosts: NetworkHosts): boolean {
   const old = parseProfileInput(before, hosts);
   const now = parseProfileInput(after, hosts);
   return old.kind === 'url' && now.kind === 'url' && old.key === now.key;
 }
 
 /** The last run on this column wrote Account type and Name too. */
-function hasExtraColumns(sheet: GoogleAppsScript.Spreadsheet.Sheet, urlColumn: number): boolean {
-  const job = loadJob(appsScript);
+function hasExtraColumns(platform: Platform, sheet: SheetPort, urlColumn: number): boolean {
+  const job = loadJob(platform);
   return (
     !!job &&
     job.extraFields &&
-    job.sheetId === sheet.getSheetId() &&
+    job.sheetId === sheet.id &&
     job.urlColumn === urlColumn &&
     job.outputColumn === urlColumn + 1
   );

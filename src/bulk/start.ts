@@ -3,15 +3,6 @@
  * when the plan allows, the job, the output columns and the counts of the rows as they are.
  */
 
-import { systemClock } from '../adapters/clock';
-import { documentCache } from '../adapters/documentCache';
-import { askServiceAboutKey } from '../adapters/http';
-import { withDocumentLock } from '../adapters/lock';
-import { appsScript } from '../adapters/platform';
-import { runnerEmail, runnerId } from '../adapters/runner';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { readApiKey } from '../adapters/settings';
-import { showAlert, showSidebar } from '../adapters/ui';
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { FIRST_SLICE_MAX_MS } from '../core/limits';
@@ -19,6 +10,7 @@ import { PACE_SCOPES } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
 import { countKeyCheckSent } from '../lookup/keyCheck';
 import { PACE_START } from '../lookup/pace';
+import type { Platform } from '../platform/platform';
 import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { isActive, transition } from './jobMachine';
@@ -30,13 +22,13 @@ import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
 import { processSlice } from './slice';
 
-export function enrichSelection(): Progress {
-  return startFromMenu({ source: 'selection', mode: 'all' });
+export function enrichSelection(platform: Platform): Progress {
+  return startFromMenu(platform, { source: 'selection', mode: 'all' });
 }
 
 /** Retry failed rows (the menu): only the selected column's rows whose status is ERROR. */
-export function retryFailedRows(): Progress {
-  return startFromMenu({ source: 'selection', mode: 'retry' });
+export function retryFailedRows(platform: Platform): Progress {
+  return startFromMenu(platform, { source: 'selection', mode: 'retry' });
 }
 
 /**
@@ -44,18 +36,19 @@ export function retryFailedRows(): Progress {
  * under the credits the user chose in Settings ("start runs under N credits at once", off by default) that needs
  * no choice of columns starts at once.
  */
-function startFromMenu(request: RunRequest): Progress {
-  const outcome = startRun(request, 'choose Find e-mails again');
+function startFromMenu(platform: Platform, request: RunRequest): Progress {
+  const { ui } = platform;
+  const outcome = startRun(platform, request, 'choose Find e-mails again');
   // The key refused: one message, in a dialog; no sidebar (it would say the same again).
   if (outcome.keyRefusal) {
-    showAlert(outcome.keyRefusal);
+    ui.showAlert(outcome.keyRefusal);
     return outcome.progress;
   }
   if (outcome.started || outcome.plan === null) {
-    showSidebar('progress');
+    ui.showSidebar('progress');
     return outcome.progress;
   }
-  showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
+  ui.showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
   return outcome.progress;
 }
 
@@ -73,16 +66,17 @@ export type StartOutcome =
  * Starts the run the request asks for when its plan allows it (the sidebar's Start, and the menu). `then`: what the
  * person does once a valid key is saved, where the refusal is shown.
  */
-export function startRun(request: RunRequest, then = 'press Start again'): RunStart {
-  const viewerId = runnerId();
-  let outcome = withDocumentLock(() => planUnderLock(request));
+export function startRun(platform: Platform, request: RunRequest, then = 'press Start again'): RunStart {
+  const { clock, lock } = platform;
+  const viewerId = platform.runner.id();
+  let outcome = lock.with(() => planUnderLock(platform, request));
   if ('ready' in outcome) {
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
     // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
     const keyCheck =
       outcome.ready.plan.credits > 0
-        ? checkKeyForRun(then, systemClock.now, readApiKey(), askServiceAboutKey)
+        ? checkKeyForRun(then, clock.now, platform.settings.apiKey(), platform.askServiceAboutKey)
         : {};
     const keyRefusal = keyCheck.refusal;
     if (keyRefusal) {
@@ -90,14 +84,15 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
     }
     // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
     if (keyCheck.acceptedInMs !== undefined) {
-      const pace = { start: PACE_START, cap: readScriptConfig().maxConcurrency };
-      countKeyCheckSent(documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, systemClock.now());
+      const pace = { start: PACE_START, cap: platform.config().maxConcurrency };
+      countKeyCheckSent(platform.documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, clock.now());
     }
     const { ready } = outcome;
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-    outcome = withDocumentLock(() => createUnderLock(ready, viewerId));
+    outcome = lock.with(() => createUnderLock(platform, ready, viewerId));
   }
-  if ('existing' in outcome) return alreadyUnderWay(outcome.existing, viewerId);
+  if ('existing' in outcome)
+    return alreadyUnderWay(outcome.existing, { runnerId: viewerId, now: clock.now() });
   if (!('created' in outcome)) {
     const plan = 'ready' in outcome ? outcome.ready.plan : outcome.plan;
     return {
@@ -111,15 +106,15 @@ export function startRun(request: RunRequest, then = 'press Start again'): RunSt
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(appsScript, created.id, created.ownerId, FIRST_SLICE_MAX_MS),
+    progress: processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS),
   };
 }
 
 /** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
-function planUnderLock(request: RunRequest): StartOutcome {
-  const stored = loadJob(appsScript);
+function planUnderLock(platform: Platform, request: RunRequest): StartOutcome {
+  const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
-  const planned = planFor(request);
+  const planned = planFor(platform, request);
   const { plan } = planned;
   if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
   if (
@@ -136,32 +131,36 @@ function planUnderLock(request: RunRequest): StartOutcome {
  * execution may not get it from Apps Script).
  */
 export function createUnderLock(
+  platform: Platform,
   planned: PlannedRun,
   viewerId: string | null,
   origin?: Job['origin'],
   ownerName?: string,
 ): StartOutcome {
-  const stored = loadJob(appsScript);
+  const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first.
-  if (stored) recordRun(stored);
+  if (stored) recordRun(platform, stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-  const owner = { id: viewerId ?? (runnerId(true) as string), name: ownerName || runnerEmail() };
-  const { job: created, prepareSheet } = createJob(planned, owner, origin);
+  const owner = {
+    id: viewerId ?? (platform.runner.id(true) as string),
+    name: ownerName || platform.runner.email(),
+  };
+  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
-  saveJob(appsScript, created);
+  saveJob(platform, created);
   try {
     prepareSheet();
   } catch (error) {
-    deleteJob(appsScript);
+    deleteJob(platform);
     throw error;
   }
   return { created, plan: planned.plan };
 }
 
 /** The answer when another run is under way: its progress, and whether this user may drive it. */
-function alreadyUnderWay(existing: Job, viewerId: string | null): RunStart {
-  const viewer = { runnerId: viewerId, now: systemClock.now() };
+function alreadyUnderWay(existing: Job, viewer: { runnerId: string | null; now: number }): RunStart {
+  const viewerId = viewer.runnerId;
   return {
     plan: null,
     started: false,
@@ -187,16 +186,16 @@ function prepareSheetFor(planned: PlannedRun): () => void {
     // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
     // The Catch-all column keeps real booleans.
     const rows = read.lastRow - read.firstRow + 1;
-    sheet
-      .getRangeList(
-        textColumnOffsets(titles.length).map((offset) =>
-          sheet.getRange(read.firstRow, placement.outputColumn + offset, rows, 1).getA1Notation(),
-        ),
-      )
-      .setNumberFormat('@');
-    if (read.headerRow !== null && settings.writeHeader) {
-      sheet.getRange(read.headerRow, placement.outputColumn, 1, titles.length).setValues([titles]);
-    }
+    sheet.formatAsText(
+      textColumnOffsets(titles.length).map((offset) => ({
+        row: read.firstRow,
+        column: placement.outputColumn + offset,
+        rows,
+        columns: 1,
+      })),
+    );
+    if (read.headerRow !== null && settings.writeHeader)
+      sheet.write(read.headerRow, placement.outputColumn, [titles]);
   };
 }
 
@@ -231,6 +230,7 @@ function planSummary(plan: RunPlan): PlanSummary {
 }
 
 function createJob(
+  platform: Platform,
   planned: PlannedRun,
   owner: { id: string; name: string },
   origin?: Job['origin'],
@@ -244,14 +244,14 @@ function createJob(
     recheck: plan.recheck,
     readsOutput: readsOutput(plan.placement.kind),
   });
-  const { counts, hasDuplicates } = countSelection(dataRows, scope, readScriptConfig().networkHosts);
+  const { counts, hasDuplicates } = countSelection(dataRows, scope, platform.config().networkHosts);
   const titles = outputHeaders(settings.extraFields);
   const header = read.header ? jobCells(planned, read.header) : null;
-  const now = systemClock.now();
+  const now = platform.clock.now();
   const idle: Job = {
     id: timeId(now, 1e6),
-    sheetId: sheet.getSheetId(),
-    sheetName: sheet.getName(),
+    sheetId: sheet.id,
+    sheetName: sheet.name(),
     urlColumn,
     firstRow,
     lastRow,
@@ -261,8 +261,8 @@ function createJob(
     recheck: plan.recheck,
     cursor: firstRow,
     pass: 1,
-    maxRows: sheet.getMaxRows(),
-    maxColumns: sheet.getMaxColumns() + plan.placement.insertCount,
+    maxRows: sheet.maxRows(),
+    maxColumns: sheet.maxColumns() + plan.placement.insertCount,
     topValue: cellHash(dataRows[0][CELL.url]),
     bottomValue: cellHash(dataRows[dataRows.length - 1][CELL.url]),
     headerTexts: header

@@ -197,16 +197,18 @@ function writeRuns(
   if (risky) {
     // Rows inserted during the run lack the plain-text format set at the start.
     const textColumns = textColumnOffsets(width - 1);
-    const ranges = runs.flatMap((run) =>
-      textColumns.map((offset) =>
-        sheet.getRange(job.cursor + run.from, job.outputColumn + offset, run.count, 1).getA1Notation(),
+    sheet.formatAsText(
+      runs.flatMap((run) =>
+        textColumns.map((offset) => ({
+          row: job.cursor + run.from,
+          column: job.outputColumn + offset,
+          rows: run.count,
+          columns: 1,
+        })),
       ),
     );
-    sheet.getRangeList(ranges).setNumberFormat('@');
   }
   for (const run of runs) {
-    sheet
-      .getRange(job.cursor + run.from, job.outputColumn, run.count, width - 1)
-      .setValues(outputs.slice(run.from, run.from + run.count));
+    sheet.write(job.cursor + run.from, job.outputColumn, outputs.slice(run.from, run.from + run.count));
   }
 }

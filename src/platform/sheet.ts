@@ -44,7 +44,7 @@ export interface Selection {
   sheet: SheetPort;
   block: CellBlock;
   /** The selection in A1 notation, as Sheets writes it ("B2:B40"). */
-  a1: string;
+  a1(): string;
   /** Ranges selected at once (1 for a plain selection). */
   rangeCount: number;
 }

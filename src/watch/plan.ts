@@ -6,6 +6,7 @@
 import { heldAfterLosses, servicePorts } from '../adapters/ports';
 import { readScriptConfig } from '../adapters/scriptConfig';
 import { readSettings } from '../adapters/settings';
+import { sheetPort } from '../adapters/sheets';
 import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunPlan } from '../api';
 import type { ColumnRead } from '../bulk/placement';
@@ -33,8 +34,8 @@ export function readWatched(
   const last = sheet.getLastRow();
   if (last < watch.topRow || watch.urlColumn > sheet.getMaxColumns()) return null;
   try {
-    return readColumn(sheet.getRange(watch.topRow, watch.urlColumn, last - watch.topRow + 1, 1), extraFields)
-      .read;
+    const block = { row: watch.topRow, column: watch.urlColumn, rows: last - watch.topRow + 1, columns: 1 };
+    return readColumn({ sheet: sheetPort(sheet), block }, extraFields);
   } catch {
     // No profile URL (or nothing) under the header yet: nothing to do.
     return null;
@@ -110,5 +111,5 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
     if (cut.placement.outputColumn !== plan.placement.outputColumn || cut.newProfiles > remaining)
       return { kind: 'limit' };
   }
-  return { kind: 'run', planned: { plan: cut, read, sheet, settings } };
+  return { kind: 'run', planned: { plan: cut, read, sheet: sheetPort(sheet), settings } };
 }

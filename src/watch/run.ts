@@ -116,7 +116,9 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
     stopWatch(`${plan.reason}. Start it again in the Watch tab`);
     return 'stopped';
   }
-  const outcome = withDocumentLock(() => createUnderLock(plan.planned, me, 'watch', watch.creatorName));
+  const outcome = withDocumentLock(() =>
+    createUnderLock(appsScript, plan.planned, me, 'watch', watch.creatorName),
+  );
   if (!('created' in outcome)) return 'busy';
   const created = outcome.created;
   updateWatch((stored) =>
