@@ -3,9 +3,7 @@
  * run's own rules (./../bulk/runPlan.ts: only rows without a result, known profiles free, the same placement), then
  * cut to the rows that need work and to the credits left today.
  */
-import { heldAfterLosses, servicePorts } from '../adapters/ports';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { readSettings } from '../adapters/settings';
+import { sheetPort } from '../adapters/sheets';
 import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunPlan } from '../api';
 import type { ColumnRead } from '../bulk/placement';
@@ -14,9 +12,20 @@ import { readColumn } from '../bulk/plan';
 import { planRun } from '../bulk/runPlan';
 import { rememberingStore, trialRead } from '../bulk/trial';
 import { MAX_LOST_SENDS } from '../core/limits';
+import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import type { Watch } from './watch';
 
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
+/** The sheet as bulk's readColumn reads it and a planned run holds it (Apps Script's own). */
+type RawSheet = PlannedRun['sheet'];
+
+/**
+ * The watched sheet's raw object, for bulk's readColumn (it still reads a Range) and the planned run (it still holds
+ * the Sheet): the one place the watch reaches Apps Script beside the platform. Undefined when it was deleted.
+ */
+function rawSheet(sheetId: number): RawSheet | undefined {
+  return sheetWithId(activeSpreadsheet(), sheetId);
+}
 
 export type WatchPlan =
   | { kind: 'nothing' }
@@ -24,17 +33,24 @@ export type WatchPlan =
   | { kind: 'stop'; reason: string }
   | { kind: 'run'; planned: PlannedRun };
 
-/** The watched column as the watch reads it: from its top row to the sheet's last row; null when it holds nothing. */
+/**
+ * The watched column as the watch reads it: from its top row to the sheet's last row; null when it holds nothing.
+ * `raw`: the sheet's raw object when the caller has it (else found by the sheet's id).
+ */
 export function readWatched(
   watch: Pick<Watch, 'topRow' | 'urlColumn'>,
-  sheet: Sheet,
+  sheet: SheetPort,
   extraFields: boolean,
+  raw?: RawSheet,
 ): ColumnRead | null {
-  const last = sheet.getLastRow();
-  if (last < watch.topRow || watch.urlColumn > sheet.getMaxColumns()) return null;
+  const last = sheet.lastRow();
+  if (last < watch.topRow || watch.urlColumn > sheet.maxColumns()) return null;
+  const source = raw ?? rawSheet(sheet.id);
+  if (!source) return null;
   try {
-    return readColumn(sheet.getRange(watch.topRow, watch.urlColumn, last - watch.topRow + 1, 1), extraFields)
-      .read;
+    // Bulk's readColumn still takes a Range: the one call that hands it Apps Script's own object.
+    const range = source.getRange(watch.topRow, watch.urlColumn, last - watch.topRow + 1, 1);
+    return readColumn(range, extraFields).read;
   } catch {
     // No profile URL (or nothing) under the header yet: nothing to do.
     return null;
@@ -60,11 +76,11 @@ function fromFirstWork(read: ColumnRead, planOf: (read: ColumnRead) => RunPlan, 
   return low > 0 ? rowsFrom(read, low) : read;
 }
 
-export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
-  const sheet = sheetWithId(activeSpreadsheet(), watch.sheetId);
-  if (!sheet) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
-  const settings = readSettings();
-  const whole = readWatched(watch, sheet, settings.extraFields);
+export function planWatchedRows(platform: Platform, watch: Watch, remaining: number): WatchPlan {
+  const raw = rawSheet(watch.sheetId);
+  if (!raw) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
+  const settings = platform.settings.read();
+  const whole = readWatched(watch, sheetPort(raw, watch.sheetId), settings.extraFields, raw);
   if (!whole) return { kind: 'nothing' };
   if (watch.headerText && String(whole.header?.[0] ?? '') !== watch.headerText) {
     return {
@@ -72,7 +88,7 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
       reason: `the watched column's header "${watch.headerText}" is no longer there (the column moved or was deleted)`,
     };
   }
-  const store = servicePorts().store;
+  const store = platform.lookupPorts(false).store;
   const stored = rememberingStore((keys) => store.getMany(keys));
   const options = {
     mode: 'all' as const,
@@ -80,11 +96,11 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
     recheck: false,
     extraFields: settings.extraFields,
     startAtOnceUnder: Number.POSITIVE_INFINITY,
-    hosts: readScriptConfig().networkHosts,
+    hosts: platform.config().networkHosts,
     chosen: watch.placement,
   };
   const planOf = (read: ColumnRead) =>
-    planRun(read, options, stored, (keys) => heldAfterLosses(keys, MAX_LOST_SENDS));
+    planRun(read, options, stored, (keys) => platform.heldAfterLosses(keys, MAX_LOST_SENDS));
   const plan = planOf(whole);
   if (plan.refusal || work(plan) === 0) return { kind: 'nothing' };
   const column = watch.outputColumn;
@@ -110,5 +126,5 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
     if (cut.placement.outputColumn !== plan.placement.outputColumn || cut.newProfiles > remaining)
       return { kind: 'limit' };
   }
-  return { kind: 'run', planned: { plan: cut, read, sheet, settings } };
+  return { kind: 'run', planned: { plan: cut, read, sheet: raw, settings } };
 }
