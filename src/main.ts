@@ -224,7 +224,7 @@ export function saveSettings(settings: unknown): SidebarState {
 
 /** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */
 export function getWatchState(): WatchView {
-  return watch.getWatchState();
+  return watch.getWatchState(appsScript);
 }
 
 /**
@@ -233,12 +233,12 @@ export function getWatchState(): WatchView {
  * @param {Object} request limit (credits a day), placement (when the sidebar asked for one).
  */
 export function startWatch(request: unknown): WatchStart {
-  return watch.startWatch(request);
+  return watch.startWatch(appsScript, request);
 }
 
 /** Stops this spreadsheet's watch (any editor may). */
 export function stopWatch(): WatchView {
-  return watch.stopWatchFromSidebar();
+  return watch.stopWatchFromSidebar(appsScript);
 }
 
 /**
@@ -248,7 +248,7 @@ export function stopWatch(): WatchView {
  */
 export function onWatchOpen(e?: unknown): string {
   void e;
-  return watch.onWatchEvent();
+  return watch.onWatchEvent(appsScript);
 }
 
 /**
@@ -256,7 +256,7 @@ export function onWatchOpen(e?: unknown): string {
  * @param {Object} e The change event.
  */
 export function onWatchChange(e?: unknown): string {
-  return watch.onWatchEvent(e);
+  return watch.onWatchEvent(appsScript, e);
 }
 
 /**
@@ -265,5 +265,5 @@ export function onWatchChange(e?: unknown): string {
  */
 export function onWatchFormSubmit(e?: unknown): string {
   void e;
-  return watch.onWatchEvent();
+  return watch.onWatchEvent(appsScript);
 }

@@ -3,11 +3,6 @@
  * run's own rules (./../bulk/runPlan.ts: only rows without a result, known profiles free, the same placement), then
  * cut to the rows that need work and to the credits left today.
  */
-import { heldAfterLosses, servicePorts } from '../adapters/ports';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { readSettings } from '../adapters/settings';
-import { sheetPort } from '../adapters/sheets';
-import { activeSpreadsheet, sheetWithId } from '../adapters/spreadsheet';
 import type { RunPlan } from '../api';
 import type { ColumnRead } from '../bulk/placement';
 import type { PlannedRun } from '../bulk/plan';
@@ -15,9 +10,9 @@ import { readColumn } from '../bulk/plan';
 import { planRun } from '../bulk/runPlan';
 import { rememberingStore, trialRead } from '../bulk/trial';
 import { MAX_LOST_SENDS } from '../core/limits';
+import type { Platform } from '../platform/platform';
+import type { SheetPort } from '../platform/sheet';
 import type { Watch } from './watch';
-
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 export type WatchPlan =
   | { kind: 'nothing' }
@@ -28,14 +23,14 @@ export type WatchPlan =
 /** The watched column as the watch reads it: from its top row to the sheet's last row; null when it holds nothing. */
 export function readWatched(
   watch: Pick<Watch, 'topRow' | 'urlColumn'>,
-  sheet: Sheet,
+  sheet: SheetPort,
   extraFields: boolean,
 ): ColumnRead | null {
-  const last = sheet.getLastRow();
-  if (last < watch.topRow || watch.urlColumn > sheet.getMaxColumns()) return null;
+  const last = sheet.lastRow();
+  if (last < watch.topRow || watch.urlColumn > sheet.maxColumns()) return null;
   try {
     const block = { row: watch.topRow, column: watch.urlColumn, rows: last - watch.topRow + 1, columns: 1 };
-    return readColumn({ sheet: sheetPort(sheet), block }, extraFields);
+    return readColumn({ sheet, block }, extraFields);
   } catch {
     // No profile URL (or nothing) under the header yet: nothing to do.
     return null;
@@ -61,10 +56,10 @@ function fromFirstWork(read: ColumnRead, planOf: (read: ColumnRead) => RunPlan, 
   return low > 0 ? rowsFrom(read, low) : read;
 }
 
-export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
-  const sheet = sheetWithId(activeSpreadsheet(), watch.sheetId);
+export function planWatchedRows(platform: Platform, watch: Watch, remaining: number): WatchPlan {
+  const sheet = platform.spreadsheet().sheetById(watch.sheetId);
   if (!sheet) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
-  const settings = readSettings();
+  const settings = platform.settings.read();
   const whole = readWatched(watch, sheet, settings.extraFields);
   if (!whole) return { kind: 'nothing' };
   if (watch.headerText && String(whole.header?.[0] ?? '') !== watch.headerText) {
@@ -73,7 +68,7 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
       reason: `the watched column's header "${watch.headerText}" is no longer there (the column moved or was deleted)`,
     };
   }
-  const store = servicePorts().store;
+  const store = platform.lookupPorts(false).store;
   const stored = rememberingStore((keys) => store.getMany(keys));
   const options = {
     mode: 'all' as const,
@@ -81,11 +76,11 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
     recheck: false,
     extraFields: settings.extraFields,
     startAtOnceUnder: Number.POSITIVE_INFINITY,
-    hosts: readScriptConfig().networkHosts,
+    hosts: platform.config().networkHosts,
     chosen: watch.placement,
   };
   const planOf = (read: ColumnRead) =>
-    planRun(read, options, stored, (keys) => heldAfterLosses(keys, MAX_LOST_SENDS));
+    planRun(read, options, stored, (keys) => platform.heldAfterLosses(keys, MAX_LOST_SENDS));
   const plan = planOf(whole);
   if (plan.refusal || work(plan) === 0) return { kind: 'nothing' };
   const column = watch.outputColumn;
@@ -111,5 +106,5 @@ export function planWatchedRows(watch: Watch, remaining: number): WatchPlan {
     if (cut.placement.outputColumn !== plan.placement.outputColumn || cut.newProfiles > remaining)
       return { kind: 'limit' };
   }
-  return { kind: 'run', planned: { plan: cut, read, sheet: sheetPort(sheet), settings } };
+  return { kind: 'run', planned: { plan: cut, read, sheet, settings } };
 }

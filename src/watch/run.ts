@@ -4,13 +4,6 @@
  * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
  */
 
-import { spreadsheetDay, systemClock, timeText } from '../adapters/clock';
-import { appendCharges } from '../adapters/creditsSheet';
-import { withDocumentLock } from '../adapters/lock';
-import { appsScript } from '../adapters/platform';
-import { runnerId } from '../adapters/runner';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { deleteMyWatchTriggers } from '../adapters/triggers';
 import type { Progress } from '../api';
 import type { Job } from '../bulk/job';
 import { isActive, transition } from '../bulk/jobMachine';
@@ -19,6 +12,7 @@ import { processSlice } from '../bulk/slice';
 import { createUnderLock } from '../bulk/start';
 import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
+import type { Platform } from '../platform/platform';
 import { planWatchedRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
@@ -60,68 +54,69 @@ const STOPS_WATCH = new Set([
   'sheet_changed',
 ]);
 
-export function runWatch(): WatchRunEnd {
+export function runWatch(platform: Platform): WatchRunEnd {
   // A time-driven trigger would get here with no spreadsheet (reported): nothing to read, nothing sent.
-  if (!hasDocument(appsScript)) return 'no spreadsheet';
-  const me = runnerId();
-  const watch = loadWatch();
+  if (!hasDocument(platform)) return 'no spreadsheet';
+  const me = platform.runner.id();
+  const watch = loadWatch(platform);
   if (watch?.state !== 'watching' || !me || me !== watch.creatorId) {
     // The creator's triggers of a watch stopped by someone else (or replaced by another editor's) go away here.
-    if (me && (watch?.state !== 'watching' || watch.creatorId !== me)) deleteMyWatchTriggers();
+    if (me && (watch?.state !== 'watching' || watch.creatorId !== me)) platform.triggers.deleteMine();
     return watch?.state === 'watching' ? 'not the creator' : 'not watching';
   }
-  const started = systemClock.now();
-  const stepMs = readScriptConfig().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
+  const started = platform.clock.now();
+  const stepMs = platform.config().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (systemClock.now() - started + stepMs > RUN_BUDGET_MS) return 'time';
-    const end = watchStep(me, () => systemClock.now() - started + stepMs <= RUN_BUDGET_MS);
+    if (platform.clock.now() - started + stepMs > RUN_BUDGET_MS) return 'time';
+    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= RUN_BUDGET_MS);
     if (end !== 'again') return end;
   }
   return 'time';
 }
 
 /** Today's watch (a new day starts its count again), or null when it stopped or is not this user's. */
-function todaysWatch(me: string): Watch | null {
-  const day = spreadsheetDay(systemClock.now());
-  const watch = updateWatch((stored) => (stored ? onDay(stored, day) : stored));
+function todaysWatch(platform: Platform, me: string): Watch | null {
+  const day = platform.clock.day(platform.clock.now());
+  const watch = updateWatch(platform, (stored) => (stored ? onDay(stored, day) : stored));
   return watch && watch.state === 'watching' && watch.creatorId === me ? watch : null;
 }
 
-function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
-  const watch = todaysWatch(me);
+function watchStep(platform: Platform, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
+  const watch = todaysWatch(platform, me);
   if (!watch) return 'stopped';
-  const job = loadJob(appsScript);
+  const job = loadJob(platform);
   if (job && isActive(job.state)) {
     if (job.origin !== 'watch' || job.ownerId !== me) {
       note(
+        platform,
         'A run is under way in this spreadsheet: new rows wait until it ends (the next change or opening).',
       );
       return 'waiting for a run';
     }
-    if (job.state !== 'running') return settle(job.id, job);
+    if (job.state !== 'running') return settle(platform, job.id, job);
     // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
-    if (job.leaseUntil > systemClock.now()) return 'busy';
-    return drive(job.id, me, hasTime);
+    if (job.leaseUntil > platform.clock.now()) return 'busy';
+    return drive(platform, job.id, me, hasTime);
   }
-  const plan = planWatchedRows(watch, remainingToday(watch));
+  const plan = planWatchedRows(platform, watch, remainingToday(watch));
   if (plan.kind === 'nothing') {
-    note('Up to date: no profile URL of the column waits for a lookup.');
+    note(platform, 'Up to date: no profile URL of the column waits for a lookup.');
     return 'up to date';
   }
   if (plan.kind === 'limit') {
-    limitReached();
+    limitReached(platform);
     return 'limit';
   }
   if (plan.kind === 'stop') {
-    stopWatch(`${plan.reason}. Start it again in the Watch tab`);
+    stopWatch(platform, `${plan.reason}. Start it again in the Watch tab`);
     return 'stopped';
   }
-  const outcome = withDocumentLock(() =>
-    createUnderLock(appsScript, plan.planned, me, 'watch', watch.creatorName),
+  const outcome = platform.lock.with(() =>
+    createUnderLock(platform, plan.planned, me, 'watch', watch.creatorName),
   );
   if (!('created' in outcome)) return 'busy';
   const created = outcome.created;
-  updateWatch((stored) =>
+  updateWatch(platform, (stored) =>
     stored
       ? {
           ...stored,
@@ -133,70 +128,75 @@ function watchStep(me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
         }
       : stored,
   );
-  return drive(created.id, me, hasTime);
+  return drive(platform, created.id, me, hasTime);
 }
 
 /** Slices of the watch's run while the execution has time; its credits counted in the day's total after each. */
-function drive(jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
+function drive(platform: Platform, jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   let progress: Progress | undefined;
   do {
-    const leasedBefore = loadJob(appsScript)?.leaseUntil ?? 0;
-    if (leasedBefore > systemClock.now()) return 'busy';
-    progress = processSlice(appsScript, jobId, me);
+    const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
+    if (leasedBefore > platform.clock.now()) return 'busy';
+    progress = processSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
-    updateWatch((stored) =>
-      stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: systemClock.now() } : stored,
+    updateWatch(platform, (stored) =>
+      stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: platform.clock.now() } : stored,
     );
     if (progress.state !== 'running') break;
   } while (hasTime());
   if (progress.state === 'running') return 'time';
-  const job = loadJob(appsScript);
-  return job && job.id === jobId ? settle(jobId, job) : 'again';
+  const job = loadJob(platform);
+  return job && job.id === jobId ? settle(platform, jobId, job) : 'again';
 }
 
 /** The watch's run ended: done (the next round plans again), or halted (the watch stops, or waits for the next event). */
-function settle(jobId: string, job: Job): WatchRunEnd | 'again' {
+function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'again' {
   if (job.state === 'done') return 'again';
   // Cancelled by its creator in the sidebar: nothing more now; the next change or opening plans again.
   if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
-  if (isActive(job.state)) cancelJob(jobId);
+  if (isActive(job.state)) cancelJob(platform, jobId);
   if (STOPS_WATCH.has(reason)) {
-    stopWatch(withoutStop(forTheWatch(job.message)));
+    stopWatch(platform, withoutStop(forTheWatch(job.message)));
     return 'stopped';
   }
-  note(`The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`);
+  note(
+    platform,
+    `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
+  );
   return 'busy';
 }
 
-function cancelJob(jobId: string): void {
-  updateJob(appsScript, (stored) => {
+function cancelJob(platform: Platform, jobId: string): void {
+  updateJob(platform, (stored) => {
     if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
-    const now = systemClock.now();
+    const now = platform.clock.now();
     return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
   });
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
-function limitReached(): void {
-  const now = systemClock.now();
-  withDocumentLock(() => {
-    const stored = loadWatch();
+function limitReached(platform: Platform): void {
+  const now = platform.clock.now();
+  platform.lock.with(() => {
+    const stored = loadWatch(platform);
     if (!stored) return;
     const first = stored.limitNotedDay !== stored.day;
-    saveWatch({
+    saveWatch(platform, {
       ...stored,
       message: limitReachedMessage(stored),
       lastCheckedAt: now,
       limitNotedDay: stored.day,
     });
-    if (first) appendCharges([watchNoteRow(stored, limitNote(stored), now)]);
+    if (first) platform.creditsLog.append([watchNoteRow(stored, limitNote(stored), now)]);
   });
 }
 
-function note(message: string): void {
-  updateWatch((stored) => (stored ? { ...stored, message, lastCheckedAt: systemClock.now() } : stored));
+function note(platform: Platform, message: string): void {
+  updateWatch(platform, (stored) =>
+    stored ? { ...stored, message, lastCheckedAt: platform.clock.now() } : stored,
+  );
 }
 
 /**
@@ -204,19 +204,19 @@ function note(message: string): void {
  * stopped it, else the watch stopped itself. Whoever stops it, the creator's triggers go: at once when this runs as
  * the creator, otherwise at their next trigger run (only they can delete them).
  */
-export function stopWatch(reason: string, by?: string): Watch | null {
-  const now = systemClock.now();
-  const stopped = withDocumentLock(() => {
-    const stored = loadWatch();
+export function stopWatch(platform: Platform, reason: string, by?: string): Watch | null {
+  const now = platform.clock.now();
+  const stopped = platform.lock.with(() => {
+    const stored = loadWatch(platform);
     if (stored?.state !== 'watching') return null;
-    const message = by ? `Stopped by ${by} at ${timeOf(now)}.` : `Stopped by itself: ${reason}.`;
+    const message = by
+      ? `Stopped by ${by} at ${platform.clock.timeText(now)}.`
+      : `Stopped by itself: ${reason}.`;
     const next: Watch = { ...stored, state: 'stopped', message, lastCheckedAt: now };
-    saveWatch(next);
-    appendCharges([watchNoteRow(next, stopNote(by ? `stopped by ${by}` : reason), now)]);
+    saveWatch(platform, next);
+    platform.creditsLog.append([watchNoteRow(next, stopNote(by ? `stopped by ${by}` : reason), now)]);
     return next;
   });
-  if (stopped && stopped.creatorId === runnerId()) deleteMyWatchTriggers();
+  if (stopped && stopped.creatorId === platform.runner.id()) platform.triggers.deleteMine();
   return stopped;
 }
-
-const timeOf = (ms: number) => timeText(ms, ms);

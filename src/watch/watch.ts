@@ -22,7 +22,7 @@ export interface Watch {
   outputColumn?: number;
   /** Credits a day, at most (the day in the spreadsheet's time zone). */
   limit: number;
-  /** The creator's runner id (src/adapters/runner.ts): only their trigger runs work. */
+  /** The creator's runner id (the platform's `runner.id()`): only their trigger runs work. */
   creatorId: string;
   creatorName: string;
   startedAt: number;
