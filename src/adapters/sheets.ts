@@ -1,5 +1,6 @@
 /** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/platform/sheet.ts. */
 
+import { a1Of } from '../core/a1';
 import { ADDON_NAME } from '../core/product';
 import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../platform/sheet';
 
@@ -42,7 +43,7 @@ export function sheetPort(sheet: Sheet, sheetId = sheet.getSheetId()): SheetPort
     setFormula: (row, column, formula) => void sheet.getRange(row, column).setFormula(formula),
     formatAsText(blocks) {
       if (blocks.length === 0) return;
-      sheet.getRangeList(blocks.map((block) => rangeOf(sheet, block).getA1Notation())).setNumberFormat('@');
+      sheet.getRangeList(blocks.map(a1Of)).setNumberFormat('@');
     },
     insertColumnsAfter: (column, count) => void sheet.insertColumnsAfter(column, count),
     select: (block) => void rangeOf(sheet, block).activate(),
