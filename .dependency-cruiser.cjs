@@ -40,7 +40,6 @@ const STILL_REACHING_APPS_SCRIPT = [
   'src/bulk/slice.ts',
   'src/bulk/staleResults.ts',
   'src/bulk/start.ts',
-  'src/credits/view.ts',
   'src/watch/index.ts',
   'src/watch/plan.ts',
   'src/watch/run.ts',

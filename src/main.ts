@@ -114,7 +114,7 @@ export function retryFailedRows(): Progress {
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
-  return credits.withLookupRecord(planFor(parseRunRequest(request)).plan);
+  return credits.withLookupRecord(appsScript, planFor(parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
@@ -134,12 +134,12 @@ export function selectFirstFailedRow(): string {
 
 /** The credits log summed up: the sidebar's Credits tab. */
 export function getCreditsSummary(): CreditsSummary {
-  return credits.creditsSummary();
+  return credits.creditsSummary(appsScript);
 }
 
 /** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
 export function exportCreditsLog(request: unknown): CreditsExport {
-  return credits.exportCreditsLog(credits.parseExportRequest(request));
+  return credits.exportCreditsLog(appsScript, credits.parseExportRequest(request));
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */
