@@ -48,7 +48,7 @@ import * as watch from './watch';
  * @customfunction
  */
 export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
-  return findEmail(url, fields);
+  return findEmail(appsScript, url, fields);
 }
 
 /**
@@ -114,7 +114,7 @@ export function retryFailedRows(): Progress {
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
 export function getRunPlan(request: unknown): RunPlan {
-  return credits.withLookupRecord(planFor(appsScript, parseRunRequest(request)).plan);
+  return credits.withLookupRecord(appsScript, planFor(appsScript, parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
@@ -134,22 +134,22 @@ export function selectFirstFailedRow(): string {
 
 /** The credits log summed up: the sidebar's Credits tab. */
 export function getCreditsSummary(): CreditsSummary {
-  return credits.creditsSummary();
+  return credits.creditsSummary(appsScript);
 }
 
 /** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
 export function exportCreditsLog(request: unknown): CreditsExport {
-  return credits.exportCreditsLog(credits.parseExportRequest(request));
+  return credits.exportCreditsLog(appsScript, credits.parseExportRequest(request));
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */
 export function getFormulaCap(): FormulaCapState {
-  return formulaCap.readFormulaCapState();
+  return formulaCap.readFormulaCapState(appsScript);
 }
 
 /** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
 export function saveFormulaCap(policy: unknown): FormulaCapState {
-  return formulaCap.saveFormulaPolicy(policy);
+  return formulaCap.saveFormulaPolicy(appsScript, policy);
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */
@@ -179,21 +179,21 @@ export function getEnrichmentProgress(): Progress {
 
 /** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
 export function refreshFormulas(): string {
-  const message = refresh();
+  const message = refresh(appsScript);
   showToast(message);
   return message;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */
 export function freezeResults(): string {
-  const message = freeze();
+  const message = freeze(appsScript);
   showToast(message);
   return message;
 }
 
 /** The sidebar's state: masked key, settings, progress. */
 export function getSidebarState(): SidebarState {
-  return account.getSidebarState();
+  return account.getSidebarState(appsScript);
 }
 
 /**
@@ -201,17 +201,17 @@ export function getSidebarState(): SidebarState {
  * @param {string} key The key as pasted.
  */
 export function saveApiKey(key: unknown): SidebarState {
-  return account.saveApiKey(key);
+  return account.saveApiKey(appsScript, key);
 }
 
 /** Removes the current user's API key. */
 export function removeApiKey(): SidebarState {
-  return account.removeApiKey();
+  return account.removeApiKey(appsScript);
 }
 
 /** Checks the saved key with the service without spending a credit. */
 export function checkApiKey(): KeyCheckResult {
-  return account.checkApiKey();
+  return account.checkApiKey(appsScript);
 }
 
 /**
@@ -219,7 +219,7 @@ export function checkApiKey(): KeyCheckResult {
  * @param {Object} settings writeHeader, extraFields, startAtOnce, startAtOnceUnder.
  */
 export function saveSettings(settings: unknown): SidebarState {
-  return account.saveSettings(settings);
+  return account.saveSettings(appsScript, settings);
 }
 
 /** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */

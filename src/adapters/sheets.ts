@@ -1,5 +1,6 @@
 /** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/platform/sheet.ts. */
 
+import { a1Of } from '../core/a1';
 import { ADDON_NAME } from '../core/product';
 import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../platform/sheet';
 
@@ -47,7 +48,7 @@ export function sheetPort(sheet: Sheet, knownId?: number): SheetPort {
     setFormula: (row, column, formula) => void sheet.getRange(row, column).setFormula(formula),
     formatAsText(blocks) {
       if (blocks.length === 0) return;
-      sheet.getRangeList(blocks.map((block) => rangeOf(sheet, block).getA1Notation())).setNumberFormat('@');
+      sheet.getRangeList(blocks.map(a1Of)).setNumberFormat('@');
     },
     insertColumnsAfter: (column, count) => void sheet.insertColumnsAfter(column, count),
     select: (block) => void rangeOf(sheet, block).activate(),
@@ -63,7 +64,7 @@ function selectionOf(ss: Spreadsheet): Selection | null {
     sheet: sheetPort(range.getSheet()),
     block: blockOf(range),
     a1: () => range.getA1Notation(),
-    rangeCount: ss.getActiveRangeList()?.getRanges().length ?? 1,
+    rangeCount: () => ss.getActiveRangeList()?.getRanges().length ?? 1,
   };
 }
 

@@ -3,7 +3,9 @@
  * them, the first empty columns further right, or the add-on's columns extended by the extra fields. Pure: computed
  * from one read of the column (the URL cell and every cell right of it).
  */
+
 import type { Placement, PlacementKind } from '../api';
+import { columnLetters } from '../core/a1';
 import { OUT, outputHeaders } from '../core/cells';
 import { countText } from '../core/text';
 import { isBlank, isOwnStatus } from './rowCells';
@@ -23,16 +25,9 @@ export interface ColumnRead {
   rows: unknown[][];
 }
 
-/** Column number (1-based) to its letters: 1 → A, 27 → AA. */
-export function columnName(column: number): string {
-  let name = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
-    name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
-  return name;
-}
-
+/** Columns `first`..`first + count - 1` as Sheets names them ("B:D"). */
 function span(first: number, count: number): string {
-  return `${columnName(first)}:${columnName(first + count - 1)}`;
+  return `${columnLetters(first)}:${columnLetters(first + count - 1)}`;
 }
 
 /** The cells of a row at `offset` (from the URL cell) for `width` columns, blank beyond the row's end. */
@@ -76,7 +71,7 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
           insertAfter: after,
           insertCount: count,
           columns: span(beside, width),
-          effect: `Your results stay in ${span(beside, base)}; ${countText(count, 'column')} for Account type and Name are inserted after ${columnName(after)}, so ${columnName(after + 1)} and every column right of it move ${count} to the right (on every row of the sheet).`,
+          effect: `Your results stay in ${span(beside, base)}; ${countText(count, 'column')} for Account type and Name are inserted after ${columnLetters(after)}, so ${columnLetters(after + 1)} and every column right of it move ${count} to the right (on every row of the sheet).`,
         },
       ];
     }
@@ -114,7 +109,7 @@ function insertBeside(read: ColumnRead, width: number): Placement {
     insertAfter: read.urlColumn,
     insertCount: width,
     columns: span(beside, width),
-    effect: `${countText(width, 'column')} are inserted after ${columnName(read.urlColumn)}: ${columnName(beside)} and every column right of it move ${width} to the right, on every row of the sheet (other tables too).`,
+    effect: `${countText(width, 'column')} are inserted after ${columnLetters(read.urlColumn)}: ${columnLetters(beside)} and every column right of it move ${width} to the right, on every row of the sheet (other tables too).`,
   };
 }
 

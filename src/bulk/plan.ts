@@ -4,6 +4,7 @@
  */
 
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
+import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
 import { MAX_LOST_SENDS, TRIAL_PROFILES } from '../core/limits';
 import { isBlankCell } from '../core/url';
@@ -11,7 +12,7 @@ import type { Platform } from '../platform/platform';
 import type { CellBlock, SheetPort } from '../platform/sheet';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
-import { type ColumnRead, columnName } from './placement';
+import type { ColumnRead } from './placement';
 import { isHeaderText, withFormulaCells } from './rowCells';
 import { planRun } from './runPlan';
 import { rememberingStore, trialRead } from './trial';
@@ -44,13 +45,14 @@ function targetRange(platform: Platform, request: RunRequest): SheetBlock & { no
   if (!selection)
     throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
   const notes: string[] = [];
-  if (selection.rangeCount > 1) {
-    notes.push(
-      `${selection.rangeCount} ranges are selected: using ${selection.a1()}, the last one selected.`,
-    );
+  const rangeCount = selection.rangeCount();
+  if (rangeCount > 1) {
+    notes.push(`${rangeCount} ranges are selected: using ${selection.a1()}, the last one selected.`);
   }
   if (selection.block.columns > 1) {
-    notes.push(`Several columns are selected: using the first one (${columnName(selection.block.column)}).`);
+    notes.push(
+      `Several columns are selected: using the first one (${columnLetters(selection.block.column)}).`,
+    );
   }
   return {
     sheet: selection.sheet,

@@ -1,8 +1,9 @@
 /** Who pays for a bulk run's lookups, and where they are written: its line in the credits log (src/store/credits.ts). */
+
+import { columnLetters } from '../core/a1';
 import { stableHash } from '../core/hash';
 import type { ChargeContext } from '../store/credits';
 import type { Job } from './job';
-import { columnName } from './placement';
 
 export function runCharges(
   job: Pick<
@@ -10,7 +11,7 @@ export function runCharges(
     'id' | 'ownerId' | 'ownerName' | 'sheetName' | 'urlColumn' | 'firstRow' | 'lastRow' | 'origin'
   >,
 ): ChargeContext {
-  const column = columnName(job.urlColumn);
+  const column = columnLetters(job.urlColumn);
   const watch = job.origin === 'watch';
   const rows = job.firstRow === job.lastRow ? `row ${job.firstRow}` : `rows ${job.firstRow}–${job.lastRow}`;
   return {

@@ -4,6 +4,7 @@
  */
 
 import type { RunHistory, RunSummary } from '../api';
+import { columnLetters } from '../core/a1';
 import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { FAILED_KINDS } from '../core/runWords';
@@ -13,7 +14,6 @@ import { readJobCells } from './columns';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { kindOfStatus } from './outcomes';
-import { columnName } from './placement';
 import { cellText } from './rowCells';
 import { addToHistory, summaryOf } from './runSummary';
 
@@ -42,7 +42,7 @@ function jobRows(platform: Platform, job: Job): unknown[][] {
 
 /** The summary of an ended run: the counts its progress line shows (src/bulk/outcomes.ts classified each row). */
 export function summarize(job: Job): RunSummary {
-  const column = columnName(job.urlColumn);
+  const column = columnLetters(job.urlColumn);
   return summaryOf(job, `${column}${job.firstRow}:${column}${job.lastRow}`);
 }
 

@@ -4,10 +4,11 @@
  * every cell right of it) and one read of the result store (a `stored` callback); ./plan.ts does the reading.
  */
 import type { PlacementKind, PlanCounts, RunMode, RunPlan } from '../api';
+import { columnLetters } from '../core/a1';
 import { outputHeaders, STATUS } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
-import { type ColumnRead, cellsAt, choosePlacement, columnName, placementOptions } from './placement';
+import { type ColumnRead, cellsAt, choosePlacement, placementOptions } from './placement';
 import { cellText, isFinalResult, isOwnStatus } from './rowCells';
 import { RunScope } from './runScope';
 
@@ -78,7 +79,7 @@ export function planRun(
     redo: run.redo ? [...run.redo] : null,
     recheck: run.recheck,
     sheetName: read.sheetName,
-    range: `${columnName(read.urlColumn)}${read.firstRow}:${columnName(read.urlColumn)}${read.lastRow}`,
+    range: `${columnLetters(read.urlColumn)}${read.firstRow}:${columnLetters(read.urlColumn)}${read.lastRow}`,
     credits,
     placements,
     placement,
@@ -172,7 +173,7 @@ function priceProfiles(
 }
 
 function noProfilesMessage(read: ColumnRead): string {
-  const column = columnName(read.urlColumn);
+  const column = columnLetters(read.urlColumn);
   const emails = read.rows.filter((row) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cellText(row[0]).trim())).length;
   const what = emails > 0 ? 'e-mail addresses, not profile URLs' : 'no profile URL';
   return `Column ${column} holds ${what}: nothing was changed. Select the column with the profile URLs, then try again.`;

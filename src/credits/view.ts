@@ -3,21 +3,11 @@
  * into a new visible sheet a few thousand rows per execution (the sidebar calls again until it is done).
  */
 
-import {
-  chargeLogLastRow,
-  createExportSheet,
-  readChargeOutcomes,
-  readChargeRows,
-  readChargeRowsBetween,
-  writeExportRows,
-} from '../adapters/creditsSheet';
-import { appsScript } from '../adapters/platform';
-import { keepPendingResults } from '../adapters/ports';
-import { runnerId } from '../adapters/runner';
 import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } from '../api';
 import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
+import type { Platform } from '../platform/platform';
 import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
 
@@ -26,20 +16,19 @@ export const EXPORT_SHEET_NAME = 'Credits log';
 export const EXPORT_ROWS_PER_CALL = 5000;
 
 /** The viewer's payer id in the log (src/bulk/runCharges.ts), '' when they never started a run. */
-function viewerPayerId(): string {
-  const id = runnerId();
+function viewerPayerId(platform: Platform): string {
+  const id = platform.runner.id();
   return id ? stableHash(id).slice(0, 8) : '';
 }
 
 /** The log summed up for the viewer; what formulas spent moves into it first. */
-export function creditsSummary(): CreditsSummary {
-  keepPendingResults();
-  return summarizeCredits(readChargeRows(), Date.now(), viewerPayerId());
+export function creditsSummary(platform: Platform): CreditsSummary {
+  platform.keepPendingResults();
+  return summarizeCredits(platform.creditsLog.readRows(), platform.clock.now(), viewerPayerId(platform));
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** One step of an export: the first call creates the sheet; each copies up to EXPORT_ROWS_PER_CALL rows. */
 /**
  * The sidebar's export request as the server takes it: a sheet name (text) and whole, non-negative row counts;
  * anything else is dropped, so a forged request can only start a new export.
@@ -55,10 +44,12 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
   return request;
 }
 
-export function exportCreditsLog(request: CreditsExportRequest = {}): CreditsExport {
+/** One step of an export: the first call creates the sheet; each copies up to EXPORT_ROWS_PER_CALL rows. */
+export function exportCreditsLog(platform: Platform, request: CreditsExportRequest = {}): CreditsExport {
+  const log = platform.creditsLog;
   if (!request.sheetName) {
-    keepPendingResults();
-    const last = chargeLogLastRow();
+    platform.keepPendingResults();
+    const last = log.lastRow();
     if (last < CREDITS_FIRST_ROW) {
       return {
         sheetName: '',
@@ -70,29 +61,29 @@ export function exportCreditsLog(request: CreditsExportRequest = {}): CreditsExp
         message: 'Nothing to export: no credit was logged in this spreadsheet yet.',
       };
     }
-    const sheetName = createExportSheet(EXPORT_SHEET_NAME);
-    return step({ sheetName, next: CREDITS_FIRST_ROW, last, written: 0, skipped: 0 });
+    const sheetName = log.createExport(EXPORT_SHEET_NAME);
+    return step(platform, { sheetName, next: CREDITS_FIRST_ROW, last, written: 0, skipped: 0 });
   }
-  return step({
+  return step(platform, {
     sheetName: request.sheetName,
     next: Math.max(CREDITS_FIRST_ROW, Math.floor(Number(request.next) || 0)),
     // Never past the log as it is (the request comes back from the sidebar).
-    last: Math.min(Math.floor(Number(request.last) || 0), chargeLogLastRow()),
+    last: Math.min(Math.floor(Number(request.last) || 0), log.lastRow()),
     written: Math.floor(Number(request.written) || 0),
     skipped: Math.floor(Number(request.skipped) || 0),
   });
 }
 
-function step(state: Required<CreditsExportRequest>): CreditsExport {
+function step(platform: Platform, state: Required<CreditsExportRequest>): CreditsExport {
   const until = Math.min(state.last, state.next + EXPORT_ROWS_PER_CALL - 1);
-  const rows = readChargeRowsBetween(state.next, until);
+  const rows = platform.creditsLog.readRowsBetween(state.next, until);
   const plain: unknown[][] = [];
   let skipped = 0;
   for (const row of rows) {
     if (parseChargeRow(row) || isNoteRow(row)) plain.push(row.map((cell) => String(cell)));
     else if (!isBlankRow(row)) skipped++;
   }
-  if (!writeExportRows(state.sheetName, 2 + state.written, plain)) {
+  if (!platform.creditsLog.writeExport(state.sheetName, 2 + state.written, plain)) {
     throw new Error(
       `The sheet "${state.sheetName}" was deleted or changed during the export; press Export in the Credits tab again.`,
     );
@@ -105,7 +96,7 @@ function step(state: Required<CreditsExportRequest>): CreditsExport {
     skipped: state.skipped + skipped,
   };
   const done = next.next > state.last;
-  return { ...next, done, message: done ? finished(next) : progressText(next) };
+  return { ...next, done, message: done ? finished(platform, next) : progressText(next) };
 }
 
 function progressText(state: Required<CreditsExportRequest>): string {
@@ -114,14 +105,14 @@ function progressText(state: Required<CreditsExportRequest>): string {
   return `Exporting into "${state.sheetName}": ${count(copied)} of ${count(total)} rows…`;
 }
 
-function finished(state: Required<CreditsExportRequest>): string {
+function finished(platform: Platform, state: Required<CreditsExportRequest>): string {
   const parts = [`Exported ${count(state.written)} charges into the sheet "${state.sheetName}".`];
   if (state.skipped > 0) {
     parts.push(
       `${count(state.skipped)} ${state.skipped === 1 ? 'row' : 'rows'} of the log could not be read (edited by hand) and ${state.skipped === 1 ? 'was' : 'were'} left out.`,
     );
   }
-  const job = loadJob(appsScript);
+  const job = loadJob(platform);
   if (job && isActive(job.state)) {
     parts.push(
       'A run is under way: its charges after you pressed Export are not in this sheet; press Export again when it ends.',
@@ -134,10 +125,10 @@ function finished(state: Required<CreditsExportRequest>): string {
  * A plan that may spend credits, with this spreadsheet's record so far (lookups answered, how many found an
  * address): one read of the log's outcome column, none when there is no log.
  */
-export function withLookupRecord(plan: RunPlan): RunPlan {
+export function withLookupRecord(platform: Platform, plan: RunPlan): RunPlan {
   if (plan.refusal || plan.credits === 0) return plan;
   try {
-    const outcomes = readChargeOutcomes();
+    const outcomes = platform.creditsLog.readOutcomes();
     if (!outcomes) return plan;
     let lookups = 0;
     let found = 0;

@@ -6,14 +6,12 @@
  * are both allowed in custom functions (apps-script/guides/sheets/functions).
  */
 
-import { systemClock } from '../adapters/clock';
-import { documentProperties, userProperties } from '../adapters/properties';
-import { activeSpreadsheet } from '../adapters/spreadsheet';
 import type { FormulaCapState, FormulaPolicy } from '../api';
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
 import { serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentLock } from '../lookup/ports';
+import type { Platform } from '../platform/platform';
 import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
@@ -24,13 +22,13 @@ import {
   reserve,
 } from './dailyLimitPolicy';
 
-function policyProperty(): string {
-  return FORMULA_POLICY_PREFIX + activeSpreadsheet().getId();
+function policyProperty(platform: Platform): string {
+  return FORMULA_POLICY_PREFIX + platform.spreadsheet().id();
 }
 
 /** The policy saved in this user's properties for this spreadsheet (in a custom function: the owner's). */
-export function readPolicy(): FormulaPolicy {
-  const raw = userProperties().getProperty(policyProperty());
+export function readPolicy(platform: Platform): FormulaPolicy {
+  const raw = platform.userProperties().getProperty(policyProperty(platform));
   if (!raw) return { ...DEFAULT_FORMULA_POLICY };
   try {
     return parsePolicy(JSON.parse(raw));
@@ -39,12 +37,12 @@ export function readPolicy(): FormulaPolicy {
   }
 }
 
-function readSpend(now: number) {
-  return parseSpend(documentProperties().getProperty(FORMULA_SPEND_PROPERTY), dayOf(now));
+function readSpend(platform: Platform, now: number) {
+  return parseSpend(platform.documentProperties().getProperty(FORMULA_SPEND_PROPERTY), dayOf(now));
 }
 
-function writeSpend(spend: { day: string; used: number }): void {
-  documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
+function writeSpend(platform: Platform, spend: { day: string; used: number }): void {
+  platform.documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
 }
 
 /**
@@ -53,34 +51,38 @@ function writeSpend(spend: { day: string; used: number }): void {
  * the limit together; the keys beyond it say so, for free. At the session's end what was reserved but not charged
  * (errors, lookups not sent in time) is given back.
  */
-export function formulaSpendGate({ lock, clock }: { lock: DocumentLock; clock: Clock }): Gate {
-  const policy = readPolicy();
+export function formulaSpendGate(
+  platform: Platform,
+  { lock, clock }: { lock: DocumentLock; clock: Clock },
+): Gate {
+  const policy = readPolicy(platform);
   const refusal = serviceError('config', capMessage(policy));
   let reserved = 0;
   return {
     name: 'daily limit',
     admit(_markers, free) {
       if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
-      const outcome = reserve(readSpend(clock.now()), policy, free);
-      if (outcome.granted > 0) writeSpend(outcome.next);
+      const outcome = reserve(readSpend(platform, clock.now()), policy, free);
+      if (outcome.granted > 0) writeSpend(platform, outcome.next);
       reserved += outcome.granted;
       return { take: outcome.granted, refusal };
     },
     close({ charged }) {
       const unused = reserved - charged;
-      if (unused > 0) lock.tryWith(() => writeSpend(giveBack(readSpend(clock.now()), unused)));
+      if (unused > 0)
+        lock.tryWith(() => writeSpend(platform, giveBack(readSpend(platform, clock.now()), unused)));
     },
   };
 }
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
-export function readFormulaCapState(now = systemClock.now()): FormulaCapState {
-  return { policy: readPolicy(), usedToday: readSpend(now).used };
+export function readFormulaCapState(platform: Platform): FormulaCapState {
+  return { policy: readPolicy(platform), usedToday: readSpend(platform, platform.clock.now()).used };
 }
 
 /** Saves this user's policy for the spreadsheet (it governs formulas when this user owns the spreadsheet). */
-export function saveFormulaPolicy(input: unknown): FormulaCapState {
+export function saveFormulaPolicy(platform: Platform, input: unknown): FormulaCapState {
   const policy = parsePolicy(input);
-  userProperties().setProperty(policyProperty(), JSON.stringify(policy));
-  return readFormulaCapState();
+  platform.userProperties().setProperty(policyProperty(platform), JSON.stringify(policy));
+  return readFormulaCapState(platform);
 }

@@ -3,9 +3,6 @@
  * the lookup session's policy built from them.
  */
 
-import { documentProperties } from '../adapters/properties';
-import { readCachedScriptConfig } from '../adapters/scriptConfig';
-import { readApiKey } from '../adapters/settings';
 import {
   DEFAULT_CONCURRENCY,
   DEFAULT_RETRY,
@@ -26,6 +23,7 @@ import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, type Pacer } from '../lookup/pace';
 import type { LookupPorts, SendBudget } from '../lookup/ports';
 import { keepPaceIn, type LookupPolicy } from '../lookup/session';
+import type { Platform } from '../platform/platform';
 import { formulaSpendGate } from './dailyLimit';
 import { accountCheckGate, haltFormulas, haltGate, lockRefusalGate } from './gates';
 import { ownerKeyMessage } from './messages';
@@ -54,14 +52,15 @@ export function fromStore(run: FormulaRun, keys: string[]): Set<string> {
 
 /** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
 export function startFormulaRun(
+  platform: Platform,
   ports: LookupPorts,
   endpoint: string,
   inputs: ProfileInput[],
   outcomes: Map<string, RowOutcome>,
   started: number,
 ): FormulaRun {
-  const config = readCachedScriptConfig();
-  const apiKey = readApiKey();
+  const config = platform.cachedConfig();
+  const apiKey = platform.settings.apiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
   const spellingSent = new Map<string, string>();
   for (const input of inputs)
@@ -89,9 +88,9 @@ export function startFormulaRun(
 }
 
 /** A document property write a formula may lose (the pace's copy): its failure changes nothing else. */
-function keepPaceProperty(value: string): void {
+function keepPaceProperty(platform: Platform, value: string): void {
   try {
-    documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.formula, value);
+    platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.formula, value);
   } catch {
     // The cache keeps the pace for ten minutes all the same.
   }
@@ -99,6 +98,7 @@ function keepPaceProperty(value: string): void {
 
 /** The gates of one =FINDEMAIL execution, in order. */
 function formulaGates(
+  platform: Platform,
   ports: LookupPorts,
   run: { apiKey: string; endpoint: string; pacer?: Pacer; budget: SendBudget },
   claimSeconds: number,
@@ -111,12 +111,12 @@ function formulaGates(
     haltGate(cache, run.apiKey),
     keyCheck,
     accountCheckGate(cache, run.apiKey, claimSeconds, keyCheck),
-    formulaSpendGate(ports),
+    formulaSpendGate(platform, ports),
   ];
 }
 
 /** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */
-export function formulaPolicy(run: FormulaRun): LookupPolicy {
+export function formulaPolicy(platform: Platform, run: FormulaRun): LookupPolicy {
   const { ports, pacer } = run;
   return {
     apiKey: run.apiKey,
@@ -131,12 +131,12 @@ export function formulaPolicy(run: FormulaRun): LookupPolicy {
       keep: keepPaceIn(
         ports.cache,
         PACE_SCOPES.formula,
-        keepPaceProperty,
+        (value) => keepPaceProperty(platform, value),
         () => ports.store.property?.(PACE_PREFIX + PACE_SCOPES.formula),
         () => ports.clock.now(),
       ),
     },
     inStore: (unclaimed) => fromStore(run, unclaimed),
-    gates: formulaGates(ports, run, FORMULA_CLAIM_SECONDS),
+    gates: formulaGates(platform, ports, run, FORMULA_CLAIM_SECONDS),
   };
 }

@@ -3,9 +3,6 @@
  * released and ended there), wait for other cells' answers, render.
  */
 
-import { systemClock } from '../adapters/clock';
-import { servicePorts } from '../adapters/ports';
-import { readCachedScriptConfig } from '../adapters/scriptConfig';
 import { parseFields } from '../core/cells';
 import { POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
@@ -17,6 +14,7 @@ import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
+import type { Platform } from '../platform/platform';
 import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
 import { formulasMayWrite } from './writeCheck';
@@ -111,23 +109,23 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   }
 }
 
-function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
-  const started = systemClock.now();
+function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, RowOutcome> {
+  const started = platform.clock.now();
   const outcomes = new Map<string, RowOutcome>();
   const keys = [...new Set(inputs.flatMap((input) => (input.kind === 'url' ? [input.key] : [])))];
   if (keys.length === 0) return outcomes;
-  const config = readCachedScriptConfig();
+  const config = platform.cachedConfig();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
-  const ports = servicePorts();
+  const ports = platform.lookupPorts(false);
   for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
   const missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
-  if (!formulasMayWrite(ports)) {
+  if (!formulasMayWrite(platform, ports)) {
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
-  const run = startFormulaRun(ports, config.endpoint.endpoint, inputs, outcomes, started);
-  const session = openLookup(ports, formulaPolicy(run));
+  const run = startFormulaRun(platform, ports, config.endpoint.endpoint, inputs, outcomes, started);
+  const session = openLookup(ports, formulaPolicy(platform, run));
   try {
     lookUpMissing(run, session, missing);
   } finally {
@@ -143,7 +141,7 @@ function outcomeFor(input: ProfileInput, outcomes: Map<string, RowOutcome>): Row
 }
 
 /** The custom function's body: a single value or a 2-D range, with optional output fields. */
-export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown {
+export function findEmail(platform: Platform, value: Cell | Cell[][], fieldsSpec?: unknown): unknown {
   // A referenced empty cell arrives as ""; no argument at all arrives as undefined.
   if (value === undefined) {
     throw new Error(
@@ -162,9 +160,9 @@ export function findEmail(value: Cell | Cell[][], fieldsSpec?: unknown): unknown
   let outcomes: Map<string, RowOutcome>;
   let inputs: ProfileInput[][];
   try {
-    const hosts = readCachedScriptConfig().networkHosts;
+    const hosts = platform.cachedConfig().networkHosts;
     inputs = grid.map((row) => row.map((cell) => parseProfileInput(cell, hosts)));
-    outcomes = resolveAll(inputs.flat());
+    outcomes = resolveAll(platform, inputs.flat());
   } catch (error) {
     // Apps Script's daily properties quota: a clear message, not the service's bare one.
     if (isPropertiesQuotaError(error))

@@ -1,6 +1,7 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
-import { activeRange } from '../adapters/spreadsheet';
 import { reinterpretedBySheets } from '../core/cells';
+import type { Platform } from '../platform/platform';
+import type { CellBlock, SheetPort } from '../platform/sheet';
 
 export const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
 /** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */
@@ -11,45 +12,37 @@ const SHOWS_ERROR = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$
 // What a cell reads while its custom function computes (getValues too): never a result to keep.
 const COMPUTING = 'Loading...';
 
-export interface Area {
-  row: number;
-  col: number;
-  rows: number;
-  cols: number;
-}
-
 function columnNumber(letters: string): number {
   let n = 0;
   for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
   return n;
 }
 
-function columnLetters(col: number): string {
-  let letters = '';
-  for (let n = col; n > 0; n = Math.floor((n - 1) / 26))
-    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
-  return letters;
-}
-
 /** The cells a formula's result fills (its spill), or undefined when the text does not say. */
-export function resultArea(formula: string, row: number, col: number): Area | undefined {
+export function resultArea(formula: string, row: number, column: number): CellBlock | undefined {
   const call = PLAIN_CALL.exec(formula.trim());
-  if (!call) return formula.includes(':') ? undefined : { row, col, rows: 1, cols: 1 };
+  if (!call) return formula.includes(':') ? undefined : { row, column, rows: 1, columns: 1 };
   const rows = call[4] ? Math.abs(Number(call[4]) - Number(call[2])) + 1 : 1;
   const width = call[3] ? Math.abs(columnNumber(call[3]) - columnNumber(call[1])) + 1 : 1;
   const fields = call[5] === undefined ? 0 : call[5].split(',').filter((f) => f.trim() !== '').length;
-  return { row, col, rows, cols: fields > 0 ? fields : width };
+  return { row, column, rows, columns: fields > 0 ? fields : width };
 }
 
-export function freezeResults(): string {
-  const range = activeRange();
-  if (!range)
+/** Where a formula's result is, and what it shows there. */
+interface Frozen {
+  area: CellBlock;
+  values: unknown[][];
+}
+
+export function freezeResults(platform: Platform): string {
+  const selection = platform.spreadsheet().selection();
+  if (!selection)
     throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
-  const sheet = range.getSheet();
-  const top = range.getRow();
-  const left = range.getColumn();
-  const formulas = range.getFormulas();
-  const candidates: Array<{ area: Area; formula: string }> = [];
+  const { sheet, block: selected } = selection;
+  const top = selected.row;
+  const left = selected.column;
+  const formulas = sheet.formulas(selected);
+  const candidates: Array<{ area: CellBlock; formula: string }> = [];
   let unknownShape = 0;
   for (let r = 0; r < formulas.length; r++) {
     for (let c = 0; c < formulas[r].length; c++) {
@@ -63,20 +56,24 @@ export function freezeResults(): string {
   if (candidates.length === 0 && unknownShape === 0) return 'No =FINDEMAIL formulas in the selection.';
 
   // One read covering the selection and every result area, even where a result spills past the selection.
-  const bottom = Math.max(top + formulas.length, ...candidates.map(({ area }) => area.row + area.rows)) - 1;
-  const right =
-    Math.max(left + (formulas[0]?.length ?? 1), ...candidates.map(({ area }) => area.col + area.cols)) - 1;
+  const below = Math.max(top + formulas.length, ...candidates.map(({ area }) => area.row + area.rows));
+  const beyond = Math.max(
+    left + (formulas[0]?.length ?? 1),
+    ...candidates.map(({ area }) => area.column + area.columns),
+  );
   const values =
-    candidates.length > 0 ? sheet.getRange(top, left, bottom - top + 1, right - left + 1).getValues() : [];
+    candidates.length > 0
+      ? sheet.values({ row: top, column: left, rows: below - top, columns: beyond - left })
+      : [];
   const valueAt = (row: number, col: number): unknown => values[row - top]?.[col - left] ?? '';
 
-  const frozen: Array<{ area: Area; values: unknown[][] }> = [];
+  const frozen: Frozen[] = [];
   const kept = { withErrors: 0, computing: 0 };
   for (const { area } of candidates) {
     const block: unknown[][] = [];
     for (let r = 0; r < area.rows; r++) {
       const line: unknown[] = [];
-      for (let c = 0; c < area.cols; c++) line.push(valueAt(area.row + r, area.col + c));
+      for (let c = 0; c < area.columns; c++) line.push(valueAt(area.row + r, area.column + c));
       block.push(line);
     }
     const cells = block.flat();
@@ -92,21 +89,18 @@ export function freezeResults(): string {
 }
 
 /** Values as plain text where Sheets would read them as something else, then one setValues per run of areas. */
-function writeFrozen(
-  sheet: GoogleAppsScript.Spreadsheet.Sheet,
-  frozen: Array<{ area: Area; values: unknown[][] }>,
-): void {
-  const asText: string[] = [];
+function writeFrozen(sheet: SheetPort, frozen: Frozen[]): void {
+  const asText: CellBlock[] = [];
   for (const { area, values: block } of frozen) {
     for (let r = 0; r < block.length; r++) {
       for (let c = 0; c < block[r].length; c++) {
-        if (reinterpretedBySheets(block[r][c])) asText.push(`${columnLetters(area.col + c)}${area.row + r}`);
+        if (reinterpretedBySheets(block[r][c]))
+          asText.push({ row: area.row + r, column: area.column + c, rows: 1, columns: 1 });
       }
     }
   }
-  if (asText.length) sheet.getRangeList(asText).setNumberFormat('@');
-  for (const run of mergeRuns(frozen))
-    sheet.getRange(run.area.row, run.area.col, run.area.rows, run.area.cols).setValues(run.values);
+  if (asText.length) sheet.formatAsText(asText);
+  for (const run of mergeRuns(frozen)) sheet.write(run.area.row, run.area.column, run.values);
 }
 
 function summary(
@@ -135,17 +129,15 @@ function summary(
 }
 
 /** Vertically adjacent result areas of the same columns, written with one setValues each. */
-function mergeRuns(
-  frozen: Array<{ area: Area; values: unknown[][] }>,
-): Array<{ area: Area; values: unknown[][] }> {
-  const sorted = frozen.slice().sort((a, b) => a.area.col - b.area.col || a.area.row - b.area.row);
-  const runs: Array<{ area: Area; values: unknown[][] }> = [];
+function mergeRuns(frozen: Frozen[]): Frozen[] {
+  const sorted = frozen.slice().sort((a, b) => a.area.column - b.area.column || a.area.row - b.area.row);
+  const runs: Frozen[] = [];
   for (const item of sorted) {
     const last = runs[runs.length - 1];
     if (
       last &&
-      last.area.col === item.area.col &&
-      last.area.cols === item.area.cols &&
+      last.area.column === item.area.column &&
+      last.area.columns === item.area.columns &&
       last.area.row + last.area.rows === item.area.row
     ) {
       last.area.rows += item.area.rows;

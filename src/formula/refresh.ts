@@ -4,20 +4,17 @@
  * limit, "too many scripts running simultaneously", a paused formula) — in the selection, or on the whole sheet
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
-import { enterFormulasAgain } from '../adapters/formulaCells';
-import { activeRange, activeSheet } from '../adapters/spreadsheet';
-import { type Area, resultArea, USES_FINDEMAIL } from './freeze';
+import type { Platform } from '../platform/platform';
+import type { CellBlock, SheetPort, SpreadsheetPort } from '../platform/sheet';
+import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
-
-type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
-type Range = GoogleAppsScript.Spreadsheet.Range;
 
 /** Apps Script runs at most 30 executions at once for one user (apps-script/guides/services/quotas). */
 const SIMULTANEOUS_EXECUTIONS = 30;
 
 interface Unfinished {
   row: number;
-  col: number;
+  column: number;
   formula: string;
 }
 
@@ -25,57 +22,75 @@ function unfinished(value: unknown): boolean {
   return value === '#ERROR!' || isPendingText(value);
 }
 
-/** The unfinished =FINDEMAIL formulas of `range` (their results may spill past it). */
-function unfinishedIn(sheet: Sheet, range: Range): Unfinished[] {
-  const top = range.getRow();
-  const left = range.getColumn();
-  const formulas = range.getFormulas();
-  const candidates: Array<{ area: Area; formula: string }> = [];
+/** The unfinished =FINDEMAIL formulas of `block` (their results may spill past it). */
+function unfinishedIn(sheet: SheetPort, block: CellBlock): Unfinished[] {
+  const top = block.row;
+  const left = block.column;
+  const formulas = sheet.formulas(block);
+  const candidates: Array<{ area: CellBlock; formula: string }> = [];
   for (let r = 0; r < formulas.length; r++) {
     for (let c = 0; c < formulas[r].length; c++) {
       const formula = formulas[r][c];
       if (!formula || !USES_FINDEMAIL.test(formula)) continue;
       const area = resultArea(formula, top + r, left + c) ?? {
         row: top + r,
-        col: left + c,
+        column: left + c,
         rows: 1,
-        cols: 1,
+        columns: 1,
       };
       candidates.push({ area, formula });
     }
   }
   if (candidates.length === 0) return [];
   const bottom = Math.min(
-    sheet.getMaxRows(),
+    sheet.maxRows(),
     Math.max(...candidates.map(({ area }) => area.row + area.rows)) - 1,
   );
   const right = Math.min(
-    sheet.getMaxColumns(),
-    Math.max(...candidates.map(({ area }) => area.col + area.cols)) - 1,
+    sheet.maxColumns(),
+    Math.max(...candidates.map(({ area }) => area.column + area.columns)) - 1,
   );
-  const values = sheet.getRange(top, left, bottom - top + 1, right - left + 1).getValues();
+  const values = sheet.values({ row: top, column: left, rows: bottom - top + 1, columns: right - left + 1 });
   const found: Unfinished[] = [];
   for (const { area, formula } of candidates) {
     let open = false;
     for (let r = area.row; r < area.row + area.rows && !open; r++)
-      for (let c = area.col; c < area.col + area.cols && !open; c++)
+      for (let c = area.column; c < area.column + area.columns && !open; c++)
         open = unfinished(values[r - top]?.[c - left]);
-    if (open) found.push({ row: area.row, col: area.col, formula });
+    if (open) found.push({ row: area.row, column: area.column, formula });
   }
   return found;
 }
 
-export function refreshFormulas(): string {
-  const selection = activeRange();
-  const sheet = selection?.getSheet() ?? activeSheet();
-  let cells = selection ? unfinishedIn(sheet, selection) : [];
+/** The cells holding data, from A1 (getDataRange: A1 alone on an empty sheet). */
+function dataBlock(sheet: SheetPort): CellBlock {
+  return { row: 1, column: 1, rows: Math.max(1, sheet.lastRow()), columns: Math.max(1, sheet.lastColumn()) };
+}
+
+/**
+ * Sheets runs a custom function again only when its formula or an input changes (apps-script/guides/sheets/functions;
+ * there is no "recalculate" for custom functions), so each formula is cleared, the change flushed, and the same
+ * text entered again: the person's formula stays as they wrote it.
+ */
+function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cells: Unfinished[]): void {
+  for (const { row, column } of cells) sheet.clear({ row, column, rows: 1, columns: 1 });
+  spreadsheet.flush();
+  for (const { row, column, formula } of cells) sheet.setFormula(row, column, formula);
+  spreadsheet.flush();
+}
+
+export function refreshFormulas(platform: Platform): string {
+  const spreadsheet = platform.spreadsheet();
+  const selection = spreadsheet.selection();
+  const sheet = selection?.sheet ?? spreadsheet.activeSheet();
+  let cells = selection ? unfinishedIn(sheet, selection.block) : [];
   let where = 'the selection';
   if (cells.length === 0) {
-    cells = unfinishedIn(sheet, sheet.getDataRange());
+    cells = unfinishedIn(sheet, dataBlock(sheet));
     where = 'this sheet';
   }
   if (cells.length === 0) return 'No unfinished =FINDEMAIL cells in the selection or on this sheet.';
-  enterFormulasAgain(sheet, cells);
+  enterFormulasAgain(spreadsheet, sheet, cells);
   const count = cells.length;
   const parts = [
     `Entered ${count} unfinished =FINDEMAIL formula${count === 1 ? '' : 's'} of ${where} again: Sheets runs ${count === 1 ? 'it' : 'them'} now; results already paid for cost nothing.`,

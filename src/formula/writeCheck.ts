@@ -7,17 +7,17 @@
  * there, so it is kept in the document cache; meanwhile formulas send nothing (no claim taken, no credit spent)
  * and point to the bulk run, whose results they show.
  */
-import { documentPropertyWritable } from '../adapters/formulaWrites';
 import { FORMULA_WRITES_PROPERTY, FORMULA_WRITES_REFUSED_KEY } from '../core/propertyNames';
 import type { LookupPorts } from '../lookup/ports';
+import type { Platform } from '../platform/platform';
 
 /** How long a refusal is remembered before a formula tries again (the cache's longest expiry, 6 hours). */
 const REFUSAL_SECONDS = 6 * 3600;
 
-export function formulasMayWrite({ store, cache, clock }: LookupPorts): boolean {
+export function formulasMayWrite(platform: Platform, { store, cache, clock }: LookupPorts): boolean {
   if (store.property?.(FORMULA_WRITES_PROPERTY)) return true;
   if (cache?.get(FORMULA_WRITES_REFUSED_KEY)) return false;
-  if (documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(clock.now()))) return true;
+  if (platform.documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(clock.now()))) return true;
   cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', REFUSAL_SECONDS);
   return false;
 }

@@ -46,7 +46,7 @@ export interface Selection {
   /** The selection in A1 notation, as Sheets writes it ("B2:B40"). */
   a1(): string;
   /** Ranges selected at once (1 for a plain selection). */
-  rangeCount: number;
+  rangeCount(): number;
 }
 
 /** The spreadsheet of this execution. */

@@ -1,11 +1,5 @@
 /** The sidebar's server side: the user's key (masked on the way out), settings and the key check. */
 
-import { clearHalt } from '../adapters/documentCache';
-import { askServiceAboutKey } from '../adapters/http';
-import { appsScript } from '../adapters/platform';
-import { keepPendingResults } from '../adapters/ports';
-import { readScriptConfig } from '../adapters/scriptConfig';
-import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } from '../adapters/settings';
 import type { KeyCheckResult, SidebarState } from '../api';
 import { getEnrichmentProgress } from '../bulk/controls';
 import { KEY_SOURCE } from '../core/product';
@@ -13,40 +7,41 @@ import { pickSettings } from '../core/settings';
 import { quoteService } from '../core/text';
 import { readFormulaCapState } from '../formula/dailyLimit';
 import { checkKeyShape, maskKey, redactKey } from '../lookup/apiKey';
+import type { Platform } from '../platform/platform';
 
-export function getSidebarState(): SidebarState {
+export function getSidebarState(platform: Platform): SidebarState {
   // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
-  keepPendingResults();
-  const key = readApiKey();
-  const config = readScriptConfig();
+  platform.keepPendingResults();
+  const key = platform.settings.apiKey();
+  const config = platform.config();
   return {
     hasKey: key !== null,
     maskedKey: key ? maskKey(key) : '',
-    settings: readSettings(),
-    progress: getEnrichmentProgress(appsScript),
+    settings: platform.settings.read(),
+    progress: getEnrichmentProgress(platform),
     configError: config.endpoint.ok ? '' : config.endpoint.message,
-    formulas: readFormulaCapState(),
+    formulas: readFormulaCapState(platform),
   };
 }
 
-export function saveApiKey(raw: unknown): SidebarState {
+export function saveApiKey(platform: Platform, raw: unknown): SidebarState {
   const shape = checkKeyShape(raw);
   if (!shape.ok) throw new Error(shape.message);
-  writeApiKey(shape.key);
-  clearHalt();
-  return getSidebarState();
+  platform.settings.saveApiKey(shape.key);
+  platform.clearHalt();
+  return getSidebarState(platform);
 }
 
-export function removeApiKey(): SidebarState {
-  deleteApiKey();
-  return getSidebarState();
+export function removeApiKey(platform: Platform): SidebarState {
+  platform.settings.deleteApiKey();
+  return getSidebarState(platform);
 }
 
 /** Asks the service about the saved key without spending a credit (see buildKeyCheckRequest). */
-export function checkApiKey(): KeyCheckResult {
-  const key = readApiKey();
+export function checkApiKey(platform: Platform): KeyCheckResult {
+  const key = platform.settings.apiKey();
   if (!key) return { ok: false, message: `No API key is saved yet. Get one in ${KEY_SOURCE}.` };
-  const check = askServiceAboutKey(key);
+  const check = platform.askServiceAboutKey(key);
   if ('config' in check) return { ok: false, message: check.config };
   if ('valid' in check) {
     if (!check.valid) {
@@ -59,13 +54,13 @@ export function checkApiKey(): KeyCheckResult {
       };
     }
     // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
-    clearHalt();
+    platform.clearHalt();
     return { ok: true, message: 'The API key works. Checking it spent no credit.' };
   }
   return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };
 }
 
-export function saveSettings(input: unknown): SidebarState {
-  writeSettings(pickSettings(input));
-  return getSidebarState();
+export function saveSettings(platform: Platform, input: unknown): SidebarState {
+  platform.settings.save(pickSettings(input));
+  return getSidebarState(platform);
 }

@@ -4,9 +4,10 @@
  * sees who pays, and any editor may stop it.
  */
 import type { PlacementKind, WatchStart, WatchView } from '../api';
-import { type ColumnRead, columnName } from '../bulk/placement';
+import type { ColumnRead } from '../bulk/placement';
 import { checkKeyForRun } from '../bulk/runKeyCheck';
 import { planRun } from '../bulk/runPlan';
+import { columnLetters } from '../core/a1';
 import { TriggersRefusedError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import type { SheetPort } from '../platform/sheet';
@@ -64,7 +65,7 @@ export function startWatch(platform: Platform, raw: unknown): WatchStart {
   if (plan?.refusal) return refuse(plan.refusal, { column });
   if (plan?.needsChoice && !placement) {
     return refuse(
-      `Choose where the watch writes its results (the columns beside ${columnName(urlColumn)} hold data), then press Start again.`,
+      `Choose where the watch writes its results (the columns beside ${columnLetters(urlColumn)} hold data), then press Start again.`,
       {
         column,
         placements: plan.placements,

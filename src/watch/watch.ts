@@ -4,7 +4,7 @@
  * Pure: the stored record, the day's count, and every sentence a person reads about it.
  */
 import type { PlacementKind, WatchView } from '../api';
-import { columnName } from '../bulk/placement';
+import { columnLetters } from '../core/a1';
 import { stableHash } from '../core/hash';
 import { isoTime } from '../store/credits';
 
@@ -78,7 +78,7 @@ export function countJobCredits(watch: Watch, jobId: string, credits: number): W
 }
 
 export function watchedColumn(watch: Pick<Watch, 'sheetName' | 'urlColumn'>): string {
-  const column = columnName(watch.urlColumn);
+  const column = columnLetters(watch.urlColumn);
   return `${watch.sheetName}!${column}:${column}`;
 }
 
@@ -151,7 +151,7 @@ export function stopNote(reason: string): string {
 /** A note row of the credits log (src/store/credits.ts: Source "watch", no profile): not a charge. */
 export function watchNoteRow(watch: Watch, text: string, now: number): string[] {
   const payerId = watch.creatorId ? stableHash(watch.creatorId).slice(0, 8) : '';
-  const column = columnName(watch.urlColumn);
+  const column = columnLetters(watch.urlColumn);
   const where = `watch · '${watch.sheetName}'!${column}:${column}`;
   return [isoTime(now), 'watch', watch.creatorName, payerId, '', text, where];
 }

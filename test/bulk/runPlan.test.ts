@@ -1,7 +1,8 @@
-import { type ColumnRead, columnName, placementOptions } from '../../src/bulk/placement';
+import { type ColumnRead, placementOptions } from '../../src/bulk/placement';
 import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';
+import { columnLetters } from '../../src/core/a1';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/contract';
 
@@ -246,8 +247,8 @@ describe('Retry failed rows', () => {
   });
 });
 
-test('columnName', () => {
-  expect([1, 2, 26, 27, 52, 53, 702, 703].map(columnName)).toEqual([
+test('columnLetters', () => {
+  expect([1, 2, 26, 27, 52, 53, 702, 703].map(columnLetters)).toEqual([
     'A',
     'B',
     'Z',

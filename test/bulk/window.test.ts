@@ -82,7 +82,7 @@ function world(
     id: () => 'spreadsheet-1',
     sheetById: (id: number) => (id === sheet.id ? sheet : undefined),
     activeSheet: () => sheet,
-    selection: () => ({ sheet, block: selected, a1: () => 'A1', rangeCount: 1 }),
+    selection: () => ({ sheet, block: selected, a1: () => 'A1', rangeCount: () => 1 }),
     flush: () => {},
     toast: () => {},
   };

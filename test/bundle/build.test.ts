@@ -41,9 +41,12 @@ function mainExports(): Export[] {
  */
 const MAX_BUNDLE_BYTES = 200_000;
 
-/** The names of a stack trace's frames in one file. */
+/** The names of a stack trace's frames in one file (a function called as a platform's member: "f [as member]"). */
 function frameNames(stack: string, file: string): string[] {
-  const pattern = new RegExp(`^\\s+at (?:Object\\.)?([\\w$]+) \\(${file.replace('.', '\\.')}:`, 'gm');
+  const pattern = new RegExp(
+    `^\\s+at (?:Object\\.)?([\\w$]+)(?: \\[as [\\w$]+\\])? \\(${file.replace('.', '\\.')}:`,
+    'gm',
+  );
   return [...stack.matchAll(pattern)].map((m) => m[1]);
 }
 

@@ -6,8 +6,12 @@
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
 import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../src/core/propertyNames';
+import { PENDING_MESSAGES } from '../../src/formula/messages';
+import { refreshFormulas } from '../../src/formula/refresh';
+import type { CellBlock, Selection, SpreadsheetPort } from '../../src/platform/sheet';
 import { chargedTwice, drive } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
+import { MemorySheet, testPlatform } from '../support/platform';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
 const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
@@ -174,5 +178,130 @@ describe('the formula buffer', () => {
     expect(buffered()).toHaveLength(0);
     const items = (world.env.ui.menus.at(-1)?.items ?? []) as Array<{ caption?: string; fn?: string }>;
     expect(items.map((item) => item.caption)).toContain('Refresh =FINDEMAIL cells');
+  });
+});
+
+/**
+ * A sheet whose formula cells show a result (MemorySheet's show ''), and a log of the clears, formulas and flushes
+ * in their order.
+ */
+class SheetWithResults extends MemorySheet {
+  readonly shown = new Map<string, unknown>();
+  readonly log: string[] = [];
+
+  show(row: number, column: number, value: unknown): void {
+    this.shown.set(`${row},${column}`, value);
+  }
+  values(block: CellBlock): unknown[][] {
+    return super.values(block).map((line, r) =>
+      line.map((value, c) => {
+        const key = `${block.row + r},${block.column + c}`;
+        return this.shown.has(key) ? this.shown.get(key) : value;
+      }),
+    );
+  }
+  clear(block: CellBlock): void {
+    this.log.push(`clear ${block.row},${block.column} ${block.rows}x${block.columns}`);
+    super.clear(block);
+  }
+  setFormula(row: number, column: number, formula: string): void {
+    this.log.push(`enter ${row},${column} ${formula}`);
+    super.setFormula(row, column, formula);
+  }
+}
+
+/** A platform over one sheet, with `block` selected (or nothing selected). */
+function onSheet(sheet: SheetWithResults, block?: CellBlock) {
+  const selection: Selection | null = block ? { sheet, block, a1: () => '', rangeCount: () => 1 } : null;
+  const spreadsheet: SpreadsheetPort = {
+    id: () => 'spreadsheet-1',
+    sheetById: (id) => (id === sheet.id ? sheet : undefined),
+    toast: () => {},
+    selection: () => selection,
+    activeSheet: () => sheet,
+    flush: () => void sheet.log.push('flush'),
+  };
+  return testPlatform({ spreadsheet: () => spreadsheet });
+}
+
+const cell = (row: number, column: number): CellBlock => ({ row, column, rows: 1, columns: 1 });
+const NOT_IN_TIME = `ERROR: ${PENDING_MESSAGES.notInTime}`;
+
+describe('Refresh =FINDEMAIL cells over a sheet port', () => {
+  /** Column A the URLs; B single-cell formulas; C the person's own formulas; E a range formula of 3 rows. */
+  function sheetOfFormulas(): SheetWithResults {
+    const sheet = new SheetWithResults([
+      ['Profile', 'Email', 'Length', '', 'Range'],
+      [url('a'), '=FINDEMAIL(A2)', '=LEN(A2)', '', '=FINDEMAIL(A2:A4)'],
+      [url('b'), '=FINDEMAIL(A3)', '=FINDEMAIL_COUNT(A3)', '', 'b@example.com'],
+      [url('c'), '=findemail( A4 )', '=IFERROR(1/0)', '', NOT_IN_TIME],
+    ]);
+    sheet.show(2, 2, NOT_IN_TIME);
+    sheet.show(3, 2, 'b@example.com');
+    sheet.show(4, 2, '#ERROR!');
+    sheet.show(2, 3, '#ERROR!');
+    sheet.show(3, 3, PENDING_MESSAGES.otherCell);
+    sheet.show(4, 3, '#ERROR!');
+    sheet.show(2, 5, 'a@example.com');
+    return sheet;
+  }
+
+  it("enters only the unfinished =FINDEMAIL formulas again (cleared, flushed, entered, flushed); the person's other formulas stay", () => {
+    const sheet = sheetOfFormulas();
+    const message = refreshFormulas(onSheet(sheet, { row: 2, column: 2, rows: 3, columns: 4 }));
+    expect(message).toMatch(/^Entered 3 unfinished =FINDEMAIL formulas of the selection again/);
+    // E2's result spills into E3:E4; E4 is unfinished, so the range formula runs again (its anchor only).
+    expect(sheet.log).toEqual([
+      'clear 2,2 1x1',
+      'clear 2,5 1x1',
+      'clear 4,2 1x1',
+      'flush',
+      'enter 2,2 =FINDEMAIL(A2)',
+      'enter 2,5 =FINDEMAIL(A2:A4)',
+      'enter 4,2 =findemail( A4 )',
+      'flush',
+    ]);
+    expect(sheet.formulas({ row: 2, column: 2, rows: 3, columns: 4 })).toEqual([
+      ['=FINDEMAIL(A2)', '=LEN(A2)', '', '=FINDEMAIL(A2:A4)'],
+      ['=FINDEMAIL(A3)', '=FINDEMAIL_COUNT(A3)', '', ''],
+      ['=findemail( A4 )', '=IFERROR(1/0)', '', ''],
+    ]);
+  });
+
+  it("reads a range formula's result past the selection", () => {
+    const sheet = sheetOfFormulas();
+    expect(refreshFormulas(onSheet(sheet, cell(2, 5)))).toMatch(
+      /^Entered 1 unfinished =FINDEMAIL formula of the selection again/,
+    );
+    expect(sheet.log.filter((line) => line.startsWith('enter'))).toEqual(['enter 2,5 =FINDEMAIL(A2:A4)']);
+  });
+
+  it('with no unfinished formula in the selection, refreshes the whole sheet; with none there either, writes nothing', () => {
+    const sheet = sheetOfFormulas();
+    expect(refreshFormulas(onSheet(sheet, cell(3, 2)))).toMatch(
+      /^Entered 3 unfinished .* of this sheet again/,
+    );
+    expect(sheet.log.filter((line) => line.startsWith('enter'))).toHaveLength(3);
+
+    const finished = new SheetWithResults([[url('a'), '=FINDEMAIL(A1)', '=LEN(A1)']]);
+    finished.show(1, 2, 'a@example.com');
+    finished.show(1, 3, '#ERROR!');
+    expect(refreshFormulas(onSheet(finished))).toBe(
+      'No unfinished =FINDEMAIL cells in the selection or on this sheet.',
+    );
+    expect(finished.log).toEqual([]);
+    expect(finished.writes).toBe(0);
+  });
+
+  it('past 30 formulas, says that Sheets runs 30 at once and a range formula does better', () => {
+    const rows = Array.from({ length: 31 }, (_, i) => [url(`p${i}`), `=FINDEMAIL(A${i + 1})`]);
+    const sheet = new SheetWithResults(rows);
+    rows.forEach((_, i) => {
+      sheet.show(i + 1, 2, i % 2 ? '#ERROR!' : NOT_IN_TIME);
+    });
+    const message = refreshFormulas(onSheet(sheet, { row: 1, column: 2, rows: 31, columns: 1 }));
+    expect(message).toMatch(/^Entered 31 unfinished/);
+    expect(message).toContain('at most 30 formulas at once');
+    expect(sheet.log.filter((line) => line === 'flush')).toHaveLength(2);
   });
 });

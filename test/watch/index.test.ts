@@ -64,7 +64,7 @@ describe('starting a watch', () => {
         sheet,
         block: { row: 1, column: 2, rows: 1, columns: 1 },
         a1: () => 'B1',
-        rangeCount: 1,
+        rangeCount: () => 1,
       }),
     };
     const base = doc.as(CREATOR, { email: CREATOR_EMAIL, apiKey: 'creator-key' });

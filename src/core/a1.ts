@@ -1,0 +1,16 @@
+/** A1 notation, as Sheets writes it. */
+
+/** Column number (1-based) to its letters: 1 → A, 27 → AA. */
+export function columnLetters(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/** A block of cells in A1 notation: "B2" for one cell, "B2:C40" for more. */
+export function a1Of(block: { row: number; column: number; rows: number; columns: number }): string {
+  const start = `${columnLetters(block.column)}${block.row}`;
+  if (block.rows === 1 && block.columns === 1) return start;
+  return `${start}:${columnLetters(block.column + block.columns - 1)}${block.row + block.rows - 1}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The formulas' daily limit over a platform of plain objects: the owner's policy in user properties under the
+ * spreadsheet's id, the day's spend in a document property, the day turning over with the test's clock.
+ */
+import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
+import { formulaSpendGate, readFormulaCapState, saveFormulaPolicy } from '../../src/formula/dailyLimit';
+import { DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
+import type { Admission } from '../../src/lookup/gate';
+import type { DocumentLock } from '../../src/lookup/ports';
+import type { SpreadsheetPort } from '../../src/platform/sheet';
+import { MemoryProperties, testClock, testPlatform } from '../support/platform';
+
+const SPREADSHEET_ID = 'spreadsheet-1';
+const POLICY = FORMULA_POLICY_PREFIX + SPREADSHEET_ID;
+const HOUR = 3600 * 1000;
+
+function world(start = Date.UTC(2026, 10, 27, 22)) {
+  const user = new MemoryProperties();
+  const document = new MemoryProperties();
+  const clock = testClock(start);
+  const spreadsheet = { id: () => SPREADSHEET_ID } as SpreadsheetPort;
+  const platform = testPlatform({
+    clock,
+    userProperties: () => user,
+    documentProperties: () => document,
+    spreadsheet: () => spreadsheet,
+  });
+  const lockRuns: number[] = [];
+  const lock: DocumentLock = {
+    tryWith(work) {
+      lockRuns.push(clock.now());
+      return { value: work() };
+    },
+  };
+  return { user, document, clock, platform, lock, lockRuns };
+}
+
+function spend(document: MemoryProperties): { day: string; used: number } {
+  return JSON.parse(document.values.get(FORMULA_SPEND_PROPERTY) ?? 'null');
+}
+
+function taken(admission: Admission | undefined): number {
+  if (!admission || !('take' in admission)) throw new Error(`not a take: ${JSON.stringify(admission)}`);
+  return admission.take;
+}
+
+describe('the formulas daily limit', () => {
+  it("reads the owner's policy for this spreadsheet and what formulas spent today", () => {
+    const w = world();
+    w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 40 }));
+    w.user.values.set(`${FORMULA_POLICY_PREFIX}another-spreadsheet`, JSON.stringify({ dailyCap: 7 }));
+    w.document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: 12 }));
+    expect(readFormulaCapState(w.platform)).toEqual({
+      policy: { enabled: true, dailyCap: 40 },
+      usedToday: 12,
+    });
+  });
+
+  it('starts from nothing when the day turns over (UTC midnight), and from the default policy when none or an unreadable one is saved', () => {
+    const w = world();
+    w.document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: 12 }));
+    expect(readFormulaCapState(w.platform).usedToday).toBe(12);
+    w.clock.at += 2 * HOUR; // 00:00 UTC on the 28th
+    expect(readFormulaCapState(w.platform)).toEqual({ policy: DEFAULT_FORMULA_POLICY, usedToday: 0 });
+    w.user.values.set(POLICY, '{not json');
+    expect(readFormulaCapState(w.platform).policy).toEqual(DEFAULT_FORMULA_POLICY);
+  });
+
+  it("saves the policy under this spreadsheet's id in the user's properties, and refuses a bad one without writing", () => {
+    const w = world();
+    expect(saveFormulaPolicy(w.platform, { enabled: false, dailyCap: 5 })).toEqual({
+      policy: { enabled: false, dailyCap: 5 },
+      usedToday: 0,
+    });
+    expect(JSON.parse(w.user.values.get(POLICY) ?? '')).toEqual({ enabled: false, dailyCap: 5 });
+    expect(() => saveFormulaPolicy(w.platform, { dailyCap: -1 })).toThrow(/whole number/);
+    expect(() => saveFormulaPolicy(w.platform, { dailyCap: 2.5 })).toThrow(/whole number/);
+    expect(JSON.parse(w.user.values.get(POLICY) ?? '')).toEqual({ enabled: false, dailyCap: 5 });
+    expect(w.document.values.size).toBe(0);
+  });
+
+  it('as a gate: reserves up to the cap, refuses the rest for free, gives back what was not charged', () => {
+    const w = world();
+    w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 10 }));
+    const first = formulaSpendGate(w.platform, w);
+    const second = formulaSpendGate(w.platform, w);
+    expect(taken(first.admit?.({}, 6))).toBe(6);
+    const rest = second.admit?.({}, 6);
+    expect(taken(rest)).toBe(4);
+    expect(rest && 'refusal' in rest && rest.refusal?.message).toMatch(
+      /daily limit .* is reached \(10 credits today/,
+    );
+    expect(spend(w.document)).toEqual({ day: '2026-11-27', used: 10 });
+    expect(taken(second.admit?.({}, 3))).toBe(0);
+    // The first execution was charged for 2 of its 6 (errors, keys never sent): 4 come back, under the lock.
+    first.close?.({ charged: 2 });
+    expect(w.lockRuns).toHaveLength(1);
+    expect(spend(w.document)).toEqual({ day: '2026-11-27', used: 6 });
+    second.close?.({ charged: 4 });
+    expect(w.lockRuns).toHaveLength(1);
+    expect(readFormulaCapState(w.platform).usedToday).toBe(6);
+  });
+
+  it('as a gate: a new day has the whole cap again; what was not charged comes back to the day the session ends in', () => {
+    const w = world();
+    w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 5 }));
+    const gate = formulaSpendGate(w.platform, w);
+    expect(taken(gate.admit?.({}, 5))).toBe(5);
+    w.clock.at += 3 * HOUR;
+    expect(taken(gate.admit?.({}, 8))).toBe(5);
+    expect(spend(w.document)).toEqual({ day: '2026-11-28', used: 5 });
+    gate.close?.({ charged: 6 });
+    expect(spend(w.document)).toEqual({ day: '2026-11-28', used: 1 });
+  });
+
+  it('as a gate: formulas turned off, or a cap of 0, send nothing and read no spend', () => {
+    for (const policy of [
+      { enabled: false, dailyCap: 50 },
+      { enabled: true, dailyCap: 0 },
+    ]) {
+      const w = world();
+      w.user.values.set(POLICY, JSON.stringify(policy));
+      const gate = formulaSpendGate(w.platform, w);
+      const admission = gate.admit?.({}, 3);
+      expect(taken(admission)).toBe(0);
+      expect(admission && 'refusal' in admission && admission.refusal?.error).toBe('config');
+      gate.close?.({ charged: 0 });
+      expect(w.document.calls).toBe(0);
+      expect(w.lockRuns).toHaveLength(0);
+    }
+  });
+});
