@@ -9,7 +9,7 @@
  *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
  *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
  *   by putMany after a lost batch): durable, so no profile is charged a third time when the cache forgets.
- *   (How these records are laid out and read: src/store/properties.ts, lostMarks.ts.)
+ *   (How these records are laid out and read: src/store/documentView.ts, lostMarks.ts.)
  * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
  * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
  * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
@@ -45,7 +45,7 @@ import {
   readDocumentView,
   type SendingRecord,
   sortForKeeping,
-} from './properties';
+} from './documentView';
 import { hashOf } from './table';
 
 export interface SheetResultStore extends ResultStore {
