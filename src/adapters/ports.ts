@@ -2,8 +2,10 @@
 import { LOST_PROPERTY } from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
+import { bufferHoldsResults } from '../store/formulaBuffer';
+import { heldByLostMarks } from '../store/lostMarks';
 import type { FormulaBuffer, StoreServices } from '../store/ports';
-import { bufferHoldsResults, heldByLostMarks, sheetResultStore } from '../store/resultStore';
+import { sheetResultStore } from '../store/resultStore';
 import { systemClock } from './clock';
 import { appendCharges } from './creditsSheet';
 import { documentCache } from './documentCache';

@@ -163,7 +163,7 @@ function runSlice(lease: JobLease, deadline: number, batchSize: number | undefin
     // Formulas may have paid for some of these URLs since the slice began: the store is read again.
     inStore: (unclaimed) => {
       slice?.rereadStore();
-      return new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined));
+      return { stored: new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined)) };
     },
     gates: [keyCheckGate(ports, pacer, ready, sliceBudget(deadline), 0)],
   });

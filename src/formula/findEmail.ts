@@ -119,14 +119,15 @@ function resolveAll(inputs: ProfileInput[]): Map<string, RowOutcome> {
   const config = readCachedScriptConfig();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
   const ports = servicePorts();
-  for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
+  const stored = ports.store.readStored(keys);
+  for (const [key, result] of stored.results) outcomes.set(key, result);
   const missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
-  if (!formulasMayWrite(ports)) {
+  if (!formulasMayWrite(ports, stored)) {
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
-  const run = startFormulaRun(ports, config.endpoint.endpoint, inputs, outcomes, started);
+  const run = startFormulaRun(ports, config.endpoint.endpoint, inputs, outcomes, started, stored);
   const session = openLookup(ports, formulaPolicy(run));
   try {
     lookUpMissing(run, session, missing);

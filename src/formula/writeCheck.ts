@@ -9,13 +9,14 @@
  */
 import { documentPropertyWritable } from '../adapters/formulaWrites';
 import { FORMULA_WRITES_PROPERTY, FORMULA_WRITES_REFUSED_KEY } from '../core/propertyNames';
-import type { LookupPorts } from '../lookup/ports';
+import type { LookupPorts, StoreRead } from '../lookup/ports';
 
 /** How long a refusal is remembered before a formula tries again (the cache's longest expiry, 6 hours). */
 const REFUSAL_SECONDS = 6 * 3600;
 
-export function formulasMayWrite({ store, cache, clock }: LookupPorts): boolean {
-  if (store.property?.(FORMULA_WRITES_PROPERTY)) return true;
+/** `stored`: the execution's first read of the store, which read the document properties (a key was missing). */
+export function formulasMayWrite({ cache, clock }: LookupPorts, stored: StoreRead): boolean {
+  if (stored.property(FORMULA_WRITES_PROPERTY)) return true;
   if (cache?.get(FORMULA_WRITES_REFUSED_KEY)) return false;
   if (documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(clock.now()))) return true;
   cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', REFUSAL_SECONDS);
