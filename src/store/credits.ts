@@ -11,6 +11,7 @@
  * Formulas cannot write the sheet: their charges wait in document properties (CHARGE_PREFIX, one batch a property)
  * beside their results, and move into the sheet with them (./resultStore.ts keepPending).
  */
+import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CREDITS_SHEET } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
 import type { SheetLayout } from './ports';
@@ -99,9 +100,6 @@ export function chargeRows(
   ];
 }
 
-/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a buffered record stays below. */
-const RECORD_CHARS = 8000;
-
 /**
  * A formula batch's charges as buffered records (JSON: when, then `<outcome letter><key>` per charge), split so
  * that each fits one property value.
@@ -119,7 +117,7 @@ export function bufferedCharges(
   let chunk: string[] = [];
   let chars = 0;
   for (const item of items) {
-    if (chunk.length > 0 && chars + item.length + 4 > RECORD_CHARS - 32) {
+    if (chunk.length > 0 && chars + item.length + 4 > PROPERTY_RECORD_CHARS - 32) {
       records.push(JSON.stringify([now, chunk]));
       chunk = [];
       chars = 0;

@@ -3,6 +3,7 @@
  * (under the document lock), ended when its answers are stored, and settled as lost answers when the execution that
  * wrote one ended first. A claim in the best-effort cache may vanish; a record does not.
  */
+import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CHARGE_PREFIX, LOST_PROPERTY, SENDING_PREFIX } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
 import { bufferedCharges, type ChargeContext, contextTuple, lostRowsOf } from './credits';
@@ -41,9 +42,6 @@ export function newRecordName(prefix: string, now: number): string {
   return prefix + timeId(now);
 }
 
-/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a batch's record is split below it. */
-const RECORD_CHARS = 8000;
-
 /**
  * The records of a batch about to be sent (document properties, by name): one, or more for long URLs. `charges`:
  * who pays, or undefined when the results go to the formulas' buffer.
@@ -65,7 +63,7 @@ export function sendingRecords(
     chars = 0;
   };
   for (const key of send) {
-    if (chunk.length > 0 && chars + key.length > RECORD_CHARS) flush();
+    if (chunk.length > 0 && chars + key.length > PROPERTY_RECORD_CHARS) flush();
     chunk.push(key);
     chars += key.length + 3;
   }
