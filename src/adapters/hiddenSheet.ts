@@ -9,7 +9,7 @@ type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
 /**
- * Inserts a sheet named `name` with `layout`: rows, plain-text columns, its first row. The person's sheet stays
+ * Inserts a sheet named `name` with `layout`: rows, plain-text columns, its title or header. The person's sheet stays
  * active (Apps Script activates an inserted sheet, apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
  */
 export function insertWithLayout(ss: Spreadsheet, name: string, layout: SheetLayout): Sheet {
@@ -21,7 +21,8 @@ export function insertWithLayout(ss: Spreadsheet, name: string, layout: SheetLay
   const columns = sheet.getMaxColumns();
   if (columns > layout.columns) sheet.deleteColumns(layout.columns + 1, columns - layout.columns);
   sheet.getRange(1, 1, Math.max(rows, layout.rows), layout.columns).setNumberFormat('@');
-  sheet.getRange(1, 1, 1, layout.firstRow.length).setValues([layout.firstRow]);
+  if (layout.title !== undefined) sheet.getRange(1, 1).setValue(layout.title);
+  if (layout.header) sheet.getRange(1, 1, 1, layout.header.length).setValues([layout.header]);
   return sheet;
 }
 

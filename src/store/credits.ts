@@ -27,7 +27,7 @@ export const CREDITS_LAYOUT: SheetLayout = {
   name: CREDITS_SHEET,
   rows: 0,
   columns: CREDITS_COLUMNS,
-  firstRow: CREDITS_HEADER,
+  header: CREDITS_HEADER,
 };
 
 export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'lost';

@@ -14,14 +14,15 @@ export interface PropertyStore {
 
 /**
  * How a hidden sheet of the store is made when missing: its name, the rows it has at least, its columns (plain
- * text: a result, a profile or a time must never be read as a number or a formula), and its first row (a title or
- * the header).
+ * text: a result, a profile or a time must never be read as a number or a formula), and its first row: a title in
+ * its first cell, or a header across its columns.
  */
 export interface SheetLayout {
   name: string;
   rows: number;
   columns: number;
-  firstRow: string[];
+  title?: string;
+  header?: string[];
 }
 
 /** A sheet of the spreadsheet found by name: rows and columns count from 1. */

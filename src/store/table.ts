@@ -32,7 +32,7 @@ export const RESULTS_LAYOUT: SheetLayout = {
   name: RESULTS_SHEET,
   rows: TABLE_ROWS,
   columns: 2,
-  firstRow: [TABLE_TITLE],
+  title: TABLE_TITLE,
 };
 
 /** The 14-character key of a normalised URL in the table. */

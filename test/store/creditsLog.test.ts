@@ -57,7 +57,7 @@ function hidden(rows = 1000) {
     findOrCreate: () => {
       if (!exists) {
         creations++;
-        made.cells.push([...CREDITS_LAYOUT.firstRow]);
+        made.cells.push([...(CREDITS_LAYOUT.header ?? [])]);
         exists = true;
       }
       return made.rowsPort;
