@@ -2,15 +2,19 @@
 import { LOST_PROPERTY } from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
+import { bufferHoldsResults } from '../store/formulaBuffer';
+import { heldByLostMarks } from '../store/lostMarks';
 import type { FormulaBuffer, StoreServices } from '../store/ports';
-import { bufferHoldsResults, heldByLostMarks, sheetResultStore } from '../store/resultStore';
+import { sheetResultStore } from '../store/resultStore';
+import { resultsSheetOn } from '../store/resultsSheet';
+import { RESULTS_LAYOUT } from '../store/table';
 import { systemClock } from './clock';
 import { appendCharges } from './creditsSheet';
 import { documentCache } from './documentCache';
+import { hiddenSheet } from './hiddenSheet';
 import { fetchTransport } from './http';
 import { documentLock, readOnlyDocumentLock, tryWithDocumentLock, withStoreLock } from './lock';
 import { documentProperties } from './properties';
-import { appendResults, readAll, readHashes } from './resultsSheet';
 
 /**
  * `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet.
@@ -31,7 +35,7 @@ export function storeServices(clock: Clock = systemClock): StoreServices {
   return {
     properties: documentProperties(),
     clock,
-    resultsSheet: { readHashes, readAll, appendResults },
+    resultsSheet: resultsSheetOn(hiddenSheet(RESULTS_LAYOUT)),
     appendCharges,
     withStoreLock: (work, sheetWrites) => withStoreLock(clock, work, sheetWrites),
   };

@@ -179,7 +179,7 @@ function runSlice(
     // Formulas may have paid for some of these URLs since the slice began: the store is read again.
     inStore: (unclaimed) => {
       slice?.rereadStore();
-      return new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined));
+      return { stored: new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined)) };
     },
     gates: [keyCheckGate(ports, pacer, ready, sliceBudget(deadline), 0)],
   });

@@ -14,6 +14,8 @@ export const EXECUTION_LIMIT_MS = 6 * MINUTE;
 export const CUSTOM_FUNCTION_LIMIT_MS = 30 * SECOND;
 /** Properties: 500 KB per store, 9 KB per value (apps-script/guides/services/quotas). */
 export const PROPERTY_STORE_BYTES = 500 * 1024;
+/** Characters of a record the store splits across property values: below a value's 9 KB with room to spare. */
+export const PROPERTY_RECORD_CHARS = 8000;
 /** Document lock: the one wait of every caller (our choice; LockService allows any). Bounded by a caller's deadline. */
 export const LOCK_WAIT_MS = 5 * SECOND;
 

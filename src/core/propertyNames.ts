@@ -23,7 +23,7 @@ export const PENDING_PREFIX = 'pef.p.';
 export const SENDING_PREFIX = 'pef.s.';
 /**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
- * hash -> lost sends and until when they count; src/store/properties.ts). Durable, unlike the cache.
+ * hash -> lost sends and until when they count; src/store/documentView.ts). Durable, unlike the cache.
  */
 export const LOST_PROPERTY = 'pef.lost';
 /** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */

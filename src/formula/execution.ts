@@ -21,7 +21,7 @@ import type { ServiceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, type Pacer } from '../lookup/pace';
-import type { LookupPorts, SendBudget } from '../lookup/ports';
+import type { LookupPorts, SendBudget, StoreRead } from '../lookup/ports';
 import { keepPaceIn, type LookupPolicy } from '../lookup/session';
 import type { Platform } from '../platform/platform';
 import { formulaSpendGate } from './dailyLimit';
@@ -41,13 +41,15 @@ export interface FormulaRun {
   /** Normalised URL -> the URL as the user wrote it (what the service gets). */
   spellingSent: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
+  /** The formulas' pace as kept in its document property, as the execution's first read of the store found it. */
+  keptPace?: string;
 }
 
-/** Stored results of these keys go into the run's outcomes; returns the keys found. */
-export function fromStore(run: FormulaRun, keys: string[]): Set<string> {
-  const found = run.ports.store.getMany(keys);
-  for (const [key, result] of found) run.outcomes.set(key, result);
-  return new Set(found.keys());
+/** Stored results of these keys go into the run's outcomes; returns the store's read. */
+export function fromStore(run: FormulaRun, keys: string[]): StoreRead {
+  const read = run.ports.store.readStored(keys);
+  for (const [key, result] of read.results) run.outcomes.set(key, result);
+  return read;
 }
 
 /** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
@@ -58,6 +60,7 @@ export function startFormulaRun(
   inputs: ProfileInput[],
   outcomes: Map<string, RowOutcome>,
   started: number,
+  stored: StoreRead,
 ): FormulaRun {
   const config = platform.cachedConfig();
   const apiKey = platform.settings.apiKey();
@@ -71,10 +74,10 @@ export function startFormulaRun(
   const fixedSize = config.concurrency ? Math.min(MAX_BATCH_SIZE, config.concurrency) : undefined;
   // Nothing known, a range sends up to the cap in its first batch: a formula has room for few batches.
   const cap = config.maxConcurrency;
-  const kept = ports.store.property?.(PACE_PREFIX + PACE_SCOPES.formula);
+  const keptPace = stored.property(PACE_PREFIX + PACE_SCOPES.formula);
   const pacer = fixedSize
     ? undefined
-    : loadPace(ports.cache, PACE_SCOPES.formula, cap, cap, ports.clock.now(), kept);
+    : loadPace(ports.cache, PACE_SCOPES.formula, cap, cap, ports.clock.now(), keptPace);
   return {
     ports,
     apiKey,
@@ -84,6 +87,7 @@ export function startFormulaRun(
     budget: new FormulaBudget(started + budgetMs, untimedEnd),
     spellingSent,
     outcomes,
+    keptPace,
   };
 }
 
@@ -132,11 +136,14 @@ export function formulaPolicy(platform: Platform, run: FormulaRun): LookupPolicy
         ports.cache,
         PACE_SCOPES.formula,
         (value) => keepPaceProperty(platform, value),
-        () => ports.store.property?.(PACE_PREFIX + PACE_SCOPES.formula),
+        () => run.keptPace,
         () => ports.clock.now(),
       ),
     },
-    inStore: (unclaimed) => fromStore(run, unclaimed),
+    inStore: (unclaimed) => {
+      const read = fromStore(run, unclaimed);
+      return { stored: read.results, room: read.room };
+    },
     gates: formulaGates(platform, ports, run, FORMULA_CLAIM_SECONDS),
   };
 }

@@ -117,14 +117,15 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
   const config = platform.cachedConfig();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
   const ports = platform.lookupPorts(false);
-  for (const [key, result] of ports.store.getMany(keys)) outcomes.set(key, result);
+  const stored = ports.store.readStored(keys);
+  for (const [key, result] of stored.results) outcomes.set(key, result);
   const missing = keys.filter((key) => !outcomes.has(key));
   if (missing.length === 0) return outcomes;
-  if (!formulasMayWrite(platform, ports)) {
+  if (!formulasMayWrite(platform, ports, stored)) {
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
-  const run = startFormulaRun(platform, ports, config.endpoint.endpoint, inputs, outcomes, started);
+  const run = startFormulaRun(platform, ports, config.endpoint.endpoint, inputs, outcomes, started, stored);
   const session = openLookup(ports, formulaPolicy(platform, run));
   try {
     lookUpMissing(run, session, missing);

@@ -21,10 +21,21 @@ export interface ClaimAsk {
   /** The lock is not waited for past this. */
   deadline?: number;
   gates: readonly Gate[];
-  /** Under the lock, after the claims were read: of these unclaimed keys, the ones now in the result store. */
-  inStore(unclaimed: string[]): Set<string>;
+  /** Under the lock, after the claims were read: the result store's look at these unclaimed keys. */
+  inStore(unclaimed: string[]): InStore;
   /** Under the lock, once the claims are put: the store's check of the first batch of `mine` (beginSend). */
   firstBatch(mine: string[], alone: boolean): SendCheck | undefined;
+}
+
+/** The claim step's look into the result store, under the lock. */
+export interface InStore {
+  /** Of the unclaimed keys asked, the ones now in the result store. */
+  stored: { has(key: string): boolean };
+  /**
+   * How many more results the store can keep now, as of the same read (StoreRead.room: a formula's buffer is
+   * bounded); unbounded when undefined.
+   */
+  room?: number;
 }
 
 export interface Claimed {
@@ -51,17 +62,20 @@ export interface Claimed {
  * cache nothing is claimed (the store's sending records still keep two executions apart).
  */
 export function claimUnknown(ports: LookupPorts, ask: ClaimAsk): Claimed | undefined {
-  return ports.lock.tryWith(() => claimHoldingLock(ports, ports.cache, ask), ask.deadline)?.value;
+  return ports.lock.tryWith(() => claimHoldingLock(ports.cache, ask), ask.deadline)?.value;
 }
 
-/** Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now. */
-function splitByRoom(ports: LookupPorts, free: string[]): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
-  const fits = Math.max(0, Math.min(free.length, ports.store.room?.() ?? free.length));
+/**
+ * Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now
+ * (`room`, from the store's look that found them free).
+ */
+function splitByRoom(free: string[], room = free.length): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
+  const fits = Math.max(0, Math.min(free.length, room));
   const now = Math.min(fits, MAX_CLAIMS_AT_ONCE);
   return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
 }
 
-function claimHoldingLock(ports: LookupPorts, cache: DocumentCache | null, ask: ClaimAsk): Claimed {
+function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
   const extra = ask.gates.flatMap((gate) => gate.markers ?? []);
   const markers = cache ? readClaims(cache, ask.keys, extra) : {};
   const heldBy = new Map<string, string>();
@@ -73,8 +87,8 @@ function claimHoldingLock(ports: LookupPorts, cache: DocumentCache | null, ask: 
   }
   const known = ask.inStore(unclaimed);
   const room = splitByRoom(
-    ports,
-    unclaimed.filter((key) => !known.has(key)),
+    unclaimed.filter((key) => !known.stored.has(key)),
+    known.room,
   );
   const claimed: Claimed = { ...room, heldBy, refused: new Map() };
   let alone = false;

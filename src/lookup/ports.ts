@@ -44,10 +44,31 @@ export interface CachedResult {
   savedAt: number;
 }
 
+/**
+ * One read of the result store: the stored results of the keys asked, and what the same read of the document
+ * properties said. Values, not a view of the store: a later read never changes them.
+ */
+export interface StoreRead {
+  results: Map<string, LookupResult>;
+  /**
+   * How many more results this execution may pay for as of this read (a formula's results wait in a bounded
+   * buffer): unbounded when the execution may write the spreadsheet, or when the results sheet held every key asked
+   * (then the read read no document property, and nothing is left to pay for).
+   */
+  room: number;
+  /** A document property as this read found it: undefined when it is unset or the read read none (see `room`). */
+  property(name: string): string | undefined;
+}
+
 /** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */
 export interface ResultStore {
   /** The stored results of these keys. */
   getMany(urlKeys: string[]): Map<string, LookupResult>;
+  /**
+   * getMany, with what its read of the document properties said (the buffer's room, the properties), at no more
+   * calls: the properties are read only for keys the results sheet lacks.
+   */
+  readStored(urlKeys: string[]): StoreRead;
   /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
   snapshot(): (urlKey: string) => CachedResult | undefined;
   /**
@@ -70,10 +91,6 @@ export interface ResultStore {
     storedSince?: number,
     sendableAfterLosses?: (urlKey: string, lostSends: number) => boolean,
   ): SendCheck;
-  /** How many more results this execution may pay for now (a formula's results wait in a bounded buffer). */
-  room?(): number;
-  /** A document property as this execution last read them (undefined when it read none, or it is unset). */
-  property?(name: string): string | undefined;
 }
 
 export interface SendCheck {

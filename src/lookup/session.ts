@@ -11,7 +11,7 @@
  * formula and a bulk slice. What the platform's kill leaves (claims, sending records) expires: the records are
  * settled as lost answers by the next execution that reads the store (src/store/resultStore.ts).
  */
-import { type Claimed, claimUnknown } from './claimStep';
+import { type Claimed, claimUnknown, type InStore } from './claimStep';
 import type { LookupOutcome, LookupResult, ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { Pacer } from './pace';
@@ -40,8 +40,11 @@ export interface LookupPolicy {
   pace?: { pacer: Pacer; scope: string; keep(pacer: Pacer): void };
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
-  /** Under the lock: of these unclaimed keys, the ones now in the result store (the caller keeps their results). */
-  inStore(unclaimed: string[]): Set<string>;
+  /**
+   * Under the lock: of these unclaimed keys, the ones now in the result store (the caller keeps their results),
+   * and the store's room as of that read.
+   */
+  inStore(unclaimed: string[]): InStore;
   /** In order: each may stop, narrow or follow the sending (./gate.ts). */
   gates: readonly Gate[];
 }

@@ -1,7 +1,7 @@
 /**
  * The credits log: one row per credit the add-on spent (or may have spent), in the hidden credits sheet
- * (CREDITS_SHEET, written by src/adapters/creditsSheet.ts under the document lock, in the same locked write as the
- * results). Pure: the rows, the buffered records of formulas, and reading the rows back.
+ * (CREDITS_SHEET, written by ./creditsLog.ts under the document lock, in the same locked write as the results).
+ * Pure: the layout, the rows, the buffered records of formulas, and reading the rows back.
  *
  *   row 1        the header (CREDITS_HEADER)
  *   rows 2 ..    When (ISO, UTC) | Source (run, formulas, watch) | Paid by | Payer id | Profile | Outcome | Where
@@ -9,13 +9,26 @@
  * A result stored is one charge (found, no address, unprocessable); each answer lost to a connection failure is one
  * "maybe charged" row (the service may have charged it): a profile lost and sent again appears twice.
  * Formulas cannot write the sheet: their charges wait in document properties (CHARGE_PREFIX, one batch a property)
- * beside their results, and move into the sheet with them (src/store/resultStore.ts keepPending).
+ * beside their results, and move into the sheet with them (./resultStore.ts keepPending).
  */
+import { PROPERTY_RECORD_CHARS } from '../core/limits';
+import { CREDITS_SHEET } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
+import type { SheetLayout } from './ports';
 
 export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];
 export const CREDITS_COLUMNS = CREDITS_HEADER.length;
 export const CREDITS_FIRST_ROW = 2;
+/** Column of the outcome. */
+export const OUTCOME_COLUMN = 6;
+
+/** The log's sheet as made when missing (an export's sheet too, under its own name): the header, plain text. */
+export const CREDITS_LAYOUT: SheetLayout = {
+  name: CREDITS_SHEET,
+  rows: 0,
+  columns: CREDITS_COLUMNS,
+  header: CREDITS_HEADER,
+};
 
 export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'lost';
 export const LOST_OUTCOME_TEXT = 'answer lost (maybe charged)';
@@ -87,9 +100,6 @@ export function chargeRows(
   ];
 }
 
-/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a buffered record stays below. */
-const RECORD_CHARS = 8000;
-
 /**
  * A formula batch's charges as buffered records (JSON: when, then `<outcome letter><key>` per charge), split so
  * that each fits one property value.
@@ -107,7 +117,7 @@ export function bufferedCharges(
   let chunk: string[] = [];
   let chars = 0;
   for (const item of items) {
-    if (chunk.length > 0 && chars + item.length + 4 > RECORD_CHARS - 32) {
+    if (chunk.length > 0 && chars + item.length + 4 > PROPERTY_RECORD_CHARS - 32) {
       records.push(JSON.stringify([now, chunk]));
       chunk = [];
       chars = 0;

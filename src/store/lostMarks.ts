@@ -1,6 +1,6 @@
 /**
  * How the answers lost lately to connection failures sit in document properties (LOST_PROPERTY): one value, a
- * fixed-width mark per normalised URL. Encoding only (no Apps Script global); src/store/resultStore.ts reads
+ * fixed-width mark per normalised URL. Encoding only (no Apps Script global); ./resultStore.ts reads
  * them in beginSend's read and writes them in putMany, under the document lock.
  */
 import { lostMarkEnd } from '../core/limits';
@@ -73,4 +73,20 @@ export function withLostSends(raw: string | null | undefined, urlKeys: string[],
     .slice(0, MAX_LOST_MARKS)
     .map(([hash, mark]) => hash + mark.sends + mark.untilMinute.toString(36).padStart(6, '0'))
     .join('');
+}
+
+/**
+ * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
+ * not sent again, from the LOST_PROPERTY value `raw` (a retry's plan counts them apart instead of promising them).
+ */
+export function heldByLostMarks(
+  raw: string | null,
+  urlKeys: string[],
+  atLeast: number,
+  now: number,
+): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const [key, mark] of lostMarksOf(raw, urlKeys, now))
+    if (mark.sends >= atLeast) held.set(key, mark.until);
+  return held;
 }

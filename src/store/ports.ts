@@ -12,6 +12,50 @@ export interface PropertyStore {
   setProperties(values: Record<string, string>, deleteAllOthers?: boolean): unknown;
 }
 
+/**
+ * How a hidden sheet of the store is made when missing: its name, the rows it has at least, its columns (plain
+ * text: a result, a profile or a time must never be read as a number or a formula), and its first row: a title in
+ * its first cell, or a header across its columns.
+ */
+export interface SheetLayout {
+  name: string;
+  rows: number;
+  columns: number;
+  title?: string;
+  header?: string[];
+}
+
+/** A sheet of the spreadsheet found by name: rows and columns count from 1. */
+export interface SheetRows {
+  /** The last row with content (0 when none). */
+  lastRow(): number;
+  maxRows(): number;
+  maxColumns(): number;
+  read(row: number, column: number, rows: number, columns: number): unknown[][];
+  write(row: number, column: number, values: unknown[][]): void;
+  clear(row: number, column: number, rows: number, columns: number): void;
+  /** Inserts `count` rows after row `after`, plain text over the layout's columns. */
+  addRows(after: number, count: number): void;
+  /** Inserts `count` columns after column `after`, plain text over the layout's rows. */
+  addColumns(after: number, count: number): void;
+}
+
+/** One of the store's hidden sheets (the results sheet, the credits log), by its layout. */
+export interface HiddenSheet {
+  /**
+   * Opens the spreadsheet once for reads by A1 notation inside the sheet (`2:4097`, `A4098:B5097`), each one call
+   * that does not look the sheet up; a read gives null when there is no sheet (never written, or deleted).
+   */
+  reader(): (a1: string) => unknown[][] | null;
+  /** The sheet, or null when there is none. */
+  find(): SheetRows | null;
+  /**
+   * The sheet, made hidden with its layout when missing (the person's sheet stays active). Call holding the
+   * document lock.
+   */
+  findOrCreate(): SheetRows;
+}
+
 /** The hidden results sheet: encoded results by hash. */
 export interface ResultsSheet {
   /** The results of these hashes found in the sheet. */

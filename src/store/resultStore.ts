@@ -1,51 +1,35 @@
 /**
- * The result store: every paid result, kept for the life of the spreadsheet.
+ * The result store: every paid result, kept for the life of the spreadsheet. This module composes its parts into
+ * the lookup's ResultStore (src/lookup/ports.ts):
  *
- * - The hidden results sheet (src/adapters/resultsSheet.ts) holds them; only executions that may write the
- *   spreadsheet write it (bulk slices, sidebar calls), always holding the document lock.
- * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in document properties
- *   (PENDING_PREFIX, a bounded buffer) until the next writing execution moves it into the sheet.
- * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded in
- *   document properties (SENDING_PREFIX): a claim in the best-effort cache may vanish, this record does not.
- *   The same read brings the URLs whose answers were lost lately to connection failures (LOST_PROPERTY, written
- *   by putMany after a lost batch): durable, so no profile is charged a third time when the cache forgets.
- *   (How these records are laid out and read: src/store/properties.ts, lostMarks.ts.)
- * Every write of document properties here happens holding the document lock, so a rewrite of the whole store
- * (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing is ever evicted.
- * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
- * members.)
+ * - The hidden results sheet holds them (layout: ./table.ts); only executions that may write the spreadsheet write
+ *   it (bulk slices, sidebar calls), always holding the document lock. What this execution read of it: ./resultsCopy.ts.
+ * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in the formulas' buffer
+ *   (./formulaBuffer.ts) until the next writing execution moves it into the sheet (keepPending).
+ * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded
+ *   (./sendingRecords.ts): a claim in the best-effort cache may vanish, this record does not. The same read brings
+ *   the URLs whose answers were lost lately to connection failures (./lostMarks.ts, written by putMany after a lost
+ *   batch): durable, so no profile is charged a third time when the cache forgets.
+ * - Every charge goes into the credits log (./credits.ts) in the same locked write as its result.
+ *
+ * Each read of the document properties is one DocumentView (./documentView.ts), passed along explicitly: no answer
+ * depends on which read ran last. Every write of document properties here happens holding the document lock, so a
+ * rewrite of the whole store (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing
+ * is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
+ * function names, not members.)
  */
 
-import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
-import {
-  CHARGE_PREFIX,
-  LOST_PROPERTY,
-  PENDING_PREFIX,
-  SENDING_PREFIX,
-  TABLE_VERSION_PROPERTY,
-} from '../core/propertyNames';
+import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
-import type { CachedResult, Clock, ResultStore, SendCheck } from '../lookup/ports';
+import type { CachedResult, ResultStore, SendCheck, StoreRead } from '../lookup/ports';
 import { decodeResult, encodeResult } from './codec';
-import {
-  bufferedCharges,
-  type ChargeContext,
-  chargeRows,
-  contextTuple,
-  FORMULAS_CONTEXT,
-  lostRowsOf,
-} from './credits';
+import { type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
+import { type DocumentView, newVersion, readDocumentView } from './documentView';
+import { bufferedValues, pendingOf, roomLeft, sortForKeeping } from './formulaBuffer';
 import { lostMarksOf, withLostSends } from './lostMarks';
-import type { PropertyStore, StoreServices } from './ports';
-import {
-  type DocumentView,
-  isPendingKey,
-  newVersion,
-  pendingOf,
-  readDocumentView,
-  type SendingRecord,
-  sortForKeeping,
-} from './properties';
+import type { StoreServices } from './ports';
+import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
+import { sendingRecords, settleExpired } from './sendingRecords';
 import { hashOf } from './table';
 
 export interface SheetResultStore extends ResultStore {
@@ -60,18 +44,10 @@ export interface SheetResultStore extends ResultStore {
 interface StoreState {
   /** This execution may write the spreadsheet (not a custom function). */
   writable: boolean;
-  props: PropertyStore;
-  clock: Clock;
-  /** Apps Script: the results sheet, the credits log, the document lock. */
+  /** Apps Script: the document properties, the results sheet, the credits log, the document lock. */
   io: StoreServices;
-  /** The whole sheet as last read (bulk slices), valid while the table version is `copyVersion`. */
-  copy: Map<string, string> | null;
-  copyVersion?: string;
-  /** Hashes known to be absent from the sheet at table version `absentVersion`. */
-  absent: Set<string>;
-  absentVersion?: string;
-  /** The document properties as last read. */
-  last?: DocumentView;
+  /** What this execution read of the results sheet. */
+  copy: ResultsCopy;
   /** Who pays for what this execution stores, and where (the credits log). */
   charges: ChargeContext;
 }
@@ -85,19 +61,10 @@ export function sheetResultStore(
   io: StoreServices,
   charges = FORMULAS_CONTEXT,
 ): SheetResultStore {
-  const state: StoreState = {
-    charges,
-    writable,
-    props: io.properties,
-    clock: io.clock,
-    io,
-    copy: null,
-    absent: new Set<string>(),
-  };
+  const state: StoreState = { charges, writable, io, copy: resultsCopy(io.resultsSheet) };
   return {
-    room: () => roomOf(state),
-    property: (name) => state.last?.all[name],
-    getMany: (urlKeys) => getMany(state, urlKeys),
+    getMany: (urlKeys) => readStored(state, urlKeys).results,
+    readStored: (urlKeys) => readStored(state, urlKeys),
     snapshot: () => snapshot(state),
     beginSend: (urlKeys, untilMs, storedSince = 0, sendableAfterLosses) =>
       beginSend(state, { urlKeys, untilMs, storedSince, sendableAfterLosses }),
@@ -106,88 +73,49 @@ export function sheetResultStore(
   };
 }
 
-/** Reads the document properties, remembering them for room(). */
 function readView(state: StoreState): DocumentView {
-  state.last = readDocumentView(state.props, state.clock.now());
-  return state.last;
+  return readDocumentView(state.io.properties, state.io.clock.now());
 }
 
-/**
- * The sheet's results of these hashes as of `version` (read after the properties that gave it): from the
- * whole copy when it is current, else from their bucket rows; remembers which are absent.
- */
-function fromSheet(state: StoreState, hashes: string[], version: string): Map<string, string> {
-  const found = new Map<string, string>();
-  const { copy, absent } = state;
-  if (copy && state.copyVersion === version) {
-    for (const hash of hashes) if (copy.has(hash)) found.set(hash, copy.get(hash) as string);
-    return found;
-  }
-  if (state.absentVersion !== version) absent.clear();
-  state.absentVersion = version;
-  const unknown = hashes.filter((hash) => !absent.has(hash));
-  for (const [hash, encoded] of state.io.resultsSheet.readHashes(unknown)) found.set(hash, encoded);
-  for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
-  return found;
-}
-
-/** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
-function followOwnWrite(state: StoreState, before: string, after: string, added: Map<string, string>): void {
-  if (state.copy && state.copyVersion === before) {
-    for (const [hash, encoded] of added) state.copy.set(hash, encoded);
-    state.copyVersion = after;
-  }
-  if (state.absentVersion === before) {
-    for (const hash of added.keys()) state.absent.delete(hash);
-    state.absentVersion = after;
-  }
-}
-
-function roomOf(state: StoreState): number {
-  if (state.writable || !state.last) return Number.POSITIVE_INFINITY;
-  return Math.max(
-    0,
-    Math.floor((PENDING_RESULTS_BUDGET_BYTES - state.last.pendingBytes) / PENDING_RESULT_RESERVE_BYTES),
-  );
+/** How many more results this execution may pay for, as of `view` (none read: unbounded). */
+function roomAsOf(state: StoreState, view: DocumentView | undefined): number {
+  return state.writable || !view ? Number.POSITIVE_INFINITY : roomLeft(view.pendingBytes);
 }
 
 /**
  * The sheet first (a result kept there costs no property call); then, for keys it lacks, the buffer, and
  * the sheet again unless it cannot have changed since (a writer may have moved the buffer into it).
  */
-function getMany(state: StoreState, urlKeys: string[]): Map<string, LookupResult> {
-  const found = new Map<string, LookupResult>();
+function readStored(state: StoreState, urlKeys: string[]): StoreRead {
+  const results = new Map<string, LookupResult>();
   const hashes = urlKeys.map(hashOf);
   const addFrom = (lookup: (hash: string) => string | undefined) => {
     hashes.forEach((hash, index) => {
-      const cached = found.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
-      if (cached) found.set(urlKeys[index], cached.result);
+      const cached = results.has(urlKeys[index]) ? undefined : decodeResult(lookup(hash));
+      if (cached) results.set(urlKeys[index], cached.result);
     });
   };
-  const first = state.copy ? new Map<string, string>() : state.io.resultsSheet.readHashes(hashes);
+  const first = state.copy.whole ? new Map<string, string>() : state.copy.sheet.readHashes(hashes);
   addFrom((hash) => first.get(hash));
-  if (found.size === urlKeys.length) return found;
+  if (results.size === urlKeys.length)
+    return { results, room: roomAsOf(state, undefined), property: () => undefined };
   const current = readView(state);
-  addFrom((hash) => pendingOf(current, hash));
+  addFrom((hash) => pendingOf(current.all, hash));
   const again = fromSheet(
-    state,
-    hashes.filter((_, index) => !found.has(urlKeys[index])),
+    state.copy,
+    hashes.filter((_, index) => !results.has(urlKeys[index])),
     current.version,
   );
   addFrom((hash) => again.get(hash));
-  return found;
+  return { results, room: roomAsOf(state, current), property: (name) => current.all[name] };
 }
 
 function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefined {
   const current = readView(state);
-  if (!state.copy || state.copyVersion !== current.version) {
-    state.copy = state.io.resultsSheet.readAll();
-    state.copyVersion = current.version;
-  }
-  const all = state.copy;
+  const all = wholeSheet(state.copy, current.version);
   return (urlKey) => {
     const hash = hashOf(urlKey);
-    return decodeResult(pendingOf(current, hash) ?? all.get(hash));
+    return decodeResult(pendingOf(current.all, hash) ?? all.get(hash));
   };
 }
 
@@ -202,10 +130,16 @@ function beginSend(
   state: StoreState,
   { urlKeys, untilMs, storedSince, sendableAfterLosses }: SendAsk,
 ): SendCheck {
+  const { io } = state;
   const current = readView(state);
-  const settled = settleExpired(state, current);
+  const expired = settleExpired(current.expired, current.all[LOST_PROPERTY], {
+    writable: state.writable,
+    appendCharges: io.appendCharges,
+    now: () => io.clock.now(),
+  });
+  const settled = expired.values;
   const lostRaw = settled[LOST_PROPERTY] ?? current.all[LOST_PROPERTY];
-  const marks = lostMarksOf(lostRaw, urlKeys, state.clock.now());
+  const marks = lostMarksOf(lostRaw, urlKeys, io.clock.now());
   const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
   const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
   const check: SendCheck = {
@@ -219,14 +153,14 @@ function beginSend(
   };
   const hashes = urlKeys.map(hashOf);
   const inSheet = fromSheet(
-    state,
-    hashes.filter((hash) => pendingOf(current, hash) === undefined),
+    state.copy,
+    hashes.filter((hash) => pendingOf(current.all, hash) === undefined),
     current.version,
   );
-  let left = roomOf(state);
+  let left = roomAsOf(state, current);
   urlKeys.forEach((key, index) => {
     const hash = hashes[index];
-    const cached = decodeResult(pendingOf(current, hash) ?? inSheet.get(hash));
+    const cached = decodeResult(pendingOf(current.all, hash) ?? inSheet.get(hash));
     if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
     else if (current.sending.has(hash)) check.elsewhere.push(key);
     else if (lost.has(key) && sendableAfterLosses && !sendableAfterLosses(key, lost.get(key) as number))
@@ -234,66 +168,13 @@ function beginSend(
     else if (left-- > 0) check.send.push(key);
     else check.full.push(key);
   });
-  const records = check.send.length > 0 ? sendingRecords(state, current, check.send, untilMs) : {};
+  const charges = state.writable ? state.charges : undefined;
+  const records =
+    check.send.length > 0 ? sendingRecords(check.send, untilMs, charges, () => io.clock.now()) : {};
   if (check.send.length > 0) check.sending = Object.keys(records);
   const values = { ...settled, ...records };
-  if (Object.keys(values).length > 0) state.props.setProperties(values);
+  if (Object.keys(values).length > 0) io.properties.setProperties(values);
   return check;
-}
-
-/**
- * Under the document lock, with the view just read: the sending records whose execution ended before storing their
- * answers (expired unended) become lost answers, once: a "maybe charged" row each in the credits log (the
- * formulas' buffer when this execution cannot write the sheets; such an execution settles formulas' records only)
- * and one more lost send of each URL, so it is sent again at most once more. Returns the properties to write
- * (the records ended, the lost marks, buffered charges); the sheets are written first.
- */
-function settleExpired(state: StoreState, current: DocumentView): Record<string, string> {
-  const now = state.clock.now();
-  const expired = current.expired.filter((one) => state.writable || one.record.b);
-  if (expired.length === 0) return {};
-  const keys = expired.flatMap((one) => one.record.k);
-  const values: Record<string, string> = {};
-  if (state.writable) state.io.appendCharges(expired.flatMap((one) => lostRowsOf(one.record, now)));
-  else
-    for (const record of bufferedCharges([], keys, now))
-      values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
-  for (const one of expired) values[one.name] = '';
-  values[LOST_PROPERTY] = withLostSends(current.all[LOST_PROPERTY], keys, now);
-  current.expired = current.expired.filter((one) => !expired.includes(one));
-  return values;
-}
-
-/** A property value holds at most 9 KB (apps-script/guides/services/quotas): a batch's record is split below it. */
-const RECORD_CHARS = 8000;
-
-/** The records of a batch about to be sent (document properties, by name): one, or more for long URLs. */
-function sendingRecords(
-  state: StoreState,
-  current: DocumentView,
-  send: string[],
-  untilMs: number,
-): Record<string, string> {
-  const payer: Pick<SendingRecord, 'b' | 'c'> = state.writable
-    ? { c: contextTuple(state.charges) }
-    : { b: 1 };
-  if (!state.writable) current.pendingBytes += send.length * PENDING_RESULT_RESERVE_BYTES;
-  const records: Record<string, string> = {};
-  let chunk: string[] = [];
-  let chars = 0;
-  const flush = () => {
-    const record: SendingRecord = { u: untilMs, k: chunk, ...payer };
-    records[SENDING_PREFIX + newVersion(state.clock.now())] = JSON.stringify(record);
-    chunk = [];
-    chars = 0;
-  };
-  for (const key of send) {
-    if (chunk.length > 0 && chars + key.length > RECORD_CHARS) flush();
-    chunk.push(key);
-    chars += key.length + 3;
-  }
-  flush();
-  return records;
 }
 
 function putMany(
@@ -303,70 +184,48 @@ function putMany(
   lost: string[] = [],
 ): void {
   if (entries.length === 0 && sending.length === 0 && lost.length === 0) return;
-  const now = state.clock.now();
+  const { io } = state;
+  const props = io.properties;
+  const now = io.clock.now();
   const added = new Map<string, string>();
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
-  const { props } = state;
-  state.io.withStoreLock(() => {
+  io.withStoreLock(() => {
     // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
     if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
     if (!state.writable) {
-      for (const [hash, encoded] of added) values[PENDING_PREFIX + hash] = encoded;
-      for (const record of bufferedCharges(entries, lost, now))
-        values[CHARGE_PREFIX + newVersion(state.clock.now())] = record;
-      props.setProperties(values);
+      props.setProperties({ ...values, ...bufferedValues(added, entries, lost, now, () => io.clock.now()) });
       return;
     }
     // The sheets first, before any property call: a result (and its charge) is kept even if the properties
     // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
     // gives `before`.
-    state.io.resultsSheet.appendResults(added);
-    state.io.appendCharges(chargeRows(state.charges, entries, lost, now));
+    io.resultsSheet.appendResults(added);
+    io.appendCharges(chargeRows(state.charges, entries, lost, now));
     if (added.size === 0) {
       props.setProperties(values);
       return;
     }
     const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-    values[TABLE_VERSION_PROPERTY] = newVersion(state.clock.now());
+    values[TABLE_VERSION_PROPERTY] = newVersion(io.clock.now());
     props.setProperties(values);
-    followOwnWrite(state, before, values[TABLE_VERSION_PROPERTY], added);
+    followOwnWrite(state.copy, before, values[TABLE_VERSION_PROPERTY], added);
   }, state.writable);
 }
 
 function keepPending(state: StoreState): number {
-  const now = state.clock.now();
-  const all = state.props.getProperties();
+  const { io } = state;
+  const now = io.clock.now();
+  const all = io.properties.getProperties();
   const { added, charges, kept, lostKeys, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
   if (lostKeys.length > 0) kept[LOST_PROPERTY] = withLostSends(all[LOST_PROPERTY], lostKeys, now);
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
   // The sheets first: the buffer is dropped only once its results and charges are kept there.
-  state.io.resultsSheet.appendResults(added);
-  state.io.appendCharges(charges);
-  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(state.clock.now()) : before;
-  state.props.setProperties(kept, true);
-  followOwnWrite(state, before, kept[TABLE_VERSION_PROPERTY], added);
+  io.resultsSheet.appendResults(added);
+  io.appendCharges(charges);
+  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(io.clock.now()) : before;
+  io.properties.setProperties(kept, true);
+  followOwnWrite(state.copy, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
-}
-
-/** Whether formulas left results waiting to be saved: one read of the document properties' names. */
-export function bufferHoldsResults(props: PropertyStore): boolean {
-  return props.getKeys().some(isPendingKey);
-}
-
-/**
- * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
- * not sent again, from the LOST_PROPERTY value `raw` (a retry's plan counts them apart instead of promising them).
- */
-export function heldByLostMarks(
-  raw: string | null,
-  urlKeys: string[],
-  atLeast: number,
-  now: number,
-): Map<string, number> {
-  const held = new Map<string, number>();
-  for (const [key, mark] of lostMarksOf(raw, urlKeys, now))
-    if (mark.sends >= atLeast) held.set(key, mark.until);
-  return held;
 }

@@ -1,5 +1,5 @@
 /**
- * The layout of the hidden results sheet (src/adapters/resultsSheet.ts reads and writes it). Pure.
+ * The layout of the hidden results sheet (./resultsSheet.ts reads and writes it). Pure.
  *
  *   row 1                      a title (the sheet is the add-on's; editing it loses results)
  *   rows 2 .. BUCKETS+1        one row per hash bucket: its results, one line each (`<hash><encoded result>`),
@@ -11,6 +11,8 @@
  * buckets (one read and one write of the bucket rows).
  */
 import { stableHash } from '../core/hash';
+import { RESULTS_SHEET } from '../core/propertyNames';
+import type { SheetLayout } from './ports';
 
 /** Hash buckets: at 100,000 results about 25 per bucket (~3 KB a cell). */
 export const BUCKETS = 4096;
@@ -24,6 +26,14 @@ export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
 /** Sheets holds at most 50,000 characters in a cell; a bucket cell stays well below. */
 export const CELL_CHARS = 45_000;
 export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
+
+/** The sheet as made when missing: the title, the bucket and log rows, two plain-text columns. */
+export const RESULTS_LAYOUT: SheetLayout = {
+  name: RESULTS_SHEET,
+  rows: TABLE_ROWS,
+  columns: 2,
+  title: TABLE_TITLE,
+};
 
 /** The 14-character key of a normalised URL in the table. */
 export const hashOf = stableHash;

@@ -68,7 +68,7 @@ describe('bulk enrichment at scale', () => {
     const executions = world.env.executions.length;
     // One write per batch into the user's sheet, + the header titles, + one per batch into the results sheet
     // (a log append, or the compaction that merges the log into the buckets: src/store/table.ts), + one per batch
-    // into the credits log (src/adapters/creditsSheet.ts) and its header.
+    // into the credits log (src/store/creditsLog.ts) and its header.
     expect(writes).toBe(3 * batches + 2);
     // One read per batch, plus per execution the first window, the slice's checks and one read of the results
     // sheet; once the job's first read; one read per compaction (every LOG_COMPACT_AT results).

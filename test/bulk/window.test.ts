@@ -58,9 +58,16 @@ function world(
     networkHosts: DEFAULT_NETWORK_HOSTS,
     stepBudgetMs,
   };
+  const storedOf = (keys: string[]) =>
+    new Map(keys.flatMap((key) => (stored.has(key) ? [[key, stored.get(key)!] as const] : [])));
   const lookupPorts = (): LookupPorts => ({
     store: {
-      getMany: (keys) => new Map(keys.flatMap((key) => (stored.has(key) ? [[key, stored.get(key)!]] : []))),
+      getMany: storedOf,
+      readStored: (keys) => ({
+        results: storedOf(keys),
+        room: Number.POSITIVE_INFINITY,
+        property: () => undefined,
+      }),
       snapshot: () => (key) => (stored.has(key) ? { result: stored.get(key)!, savedAt: 0 } : undefined),
       putMany: (entries) => {
         for (const [key, result] of entries) stored.set(key, result);

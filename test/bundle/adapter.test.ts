@@ -58,7 +58,7 @@ function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
   var session = Http.openLookup(ports, {
     apiKey: key, endpoint: endpoint, retry: retry, claim: { value: 'bulk', seconds: 360 },
     sizer: Http.fixedBatchSize(concurrency), budget: Http.sliceBudget(Date.now() + budgetMs),
-    inStore: function () { return new Set(); }, gates: [],
+    inStore: function () { return { stored: new Set() }; }, gates: [],
   });
   var report = session.lookUp(new Map(urls.map(function (url) { return [url, url]; })));
   session.close();

@@ -42,7 +42,6 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
       getMany: () => new Map(),
       snapshot: () => () => undefined,
       putMany: () => undefined,
-      room: () => 2000,
     },
     cache,
     lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
@@ -51,7 +50,7 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
     keys,
     value: '1',
     seconds: 31,
-    inStore: () => new Set(),
+    inStore: () => ({ stored: new Set(), room: 2000 }),
     gates: [],
     firstBatch: () => undefined,
   });
@@ -63,7 +62,7 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
     keys,
     value: '1',
     seconds: 31,
-    inStore: () => new Set(),
+    inStore: () => ({ stored: new Set(), room: 2000 }),
     gates: [],
     firstBatch: () => undefined,
   });
@@ -79,7 +78,6 @@ test('claimUnknown claims no more than the store can keep: the rest are reported
       getMany: () => new Map(),
       snapshot: () => () => undefined,
       putMany: () => undefined,
-      room: () => 3,
     },
     cache,
     lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
@@ -88,7 +86,7 @@ test('claimUnknown claims no more than the store can keep: the rest are reported
     keys: keys.slice(0, 10),
     value: '1',
     seconds: 31,
-    inStore: () => new Set(),
+    inStore: () => ({ stored: new Set(), room: 3 }),
     gates: [],
     firstBatch: () => undefined,
   });

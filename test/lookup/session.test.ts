@@ -52,6 +52,11 @@ function world(
     store: {
       getMany: (keys) =>
         new Map(keys.filter((k) => stored.has(k)).map((k) => [k, stored.get(k) as LookupResult])),
+      readStored: (keys) => ({
+        results: new Map(keys.filter((k) => stored.has(k)).map((k) => [k, stored.get(k) as LookupResult])),
+        room: Number.POSITIVE_INFINITY,
+        property: () => undefined,
+      }),
       snapshot: () => (key) =>
         stored.has(key) ? { result: stored.get(key) as LookupResult, savedAt: 0 } : undefined,
       putMany: (entries, _sending, lost) => {
@@ -151,7 +156,7 @@ function lookUp(w: ReturnType<typeof world>, keys: string[], options: Options = 
     budget: options.budget ?? sliceBudget(w.now() + 60_000),
     retry: DEFAULT_RETRY,
     sizer: options.batchSize ?? fixedBatchSize(20),
-    inStore: (unclaimed) => new Set(unclaimed.filter((key) => w.stored.has(key))),
+    inStore: (unclaimed) => ({ stored: new Set(unclaimed.filter((key) => w.stored.has(key))) }),
     gates: options.gates ?? [],
   });
   try {

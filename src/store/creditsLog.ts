@@ -1,0 +1,93 @@
+/**
+ * The credits log's sheet (layout: ./credits.ts) over its port: appended to holding the document lock, read in one
+ * read of its rows.
+ */
+import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, OUTCOME_COLUMN } from './credits';
+import type { HiddenSheet, SheetRows } from './ports';
+
+/** Rows added at once when the sheet is full: fewer row insertions over a long log. */
+const GROW_ROWS = 2000;
+
+export interface CreditsLog {
+  /** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
+  append(rows: string[][]): void;
+  /** Every row of the log below the header, in one read; null when there is no log. */
+  readRows(): unknown[][] | null;
+  /** The log's last row (its header's row when empty); 0 when there is no log. */
+  lastRow(): number;
+  /** Rows `first`..`last` of the log, in one read. */
+  readRowsBetween(first: number, last: number): unknown[][];
+  /** The outcomes of the log, in one read of their column; null when there is no log. */
+  readOutcomes(): unknown[] | null;
+}
+
+export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
+  /**
+   * The log sheet and its row count as this execution last saw them: a batch's append then costs its last row and
+   * one write. The row count only grows (the add-on inserts rows, never deletes them): a stale one is read again
+   * before rows are inserted.
+   */
+  let known: { sheet: SheetRows; maxRows: number } | null = null;
+
+  const append = (rows: string[][]) => {
+    if (!known) {
+      const sheet = hidden.findOrCreate();
+      known = { sheet, maxRows: sheet.maxRows() };
+    }
+    const { sheet } = known;
+    const first = Math.max(CREDITS_FIRST_ROW, sheet.lastRow() + 1);
+    const last = first + rows.length - 1;
+    // Rows go in at the sheet's end only: read its size again first (another execution may have grown it).
+    if (last > known.maxRows) known.maxRows = sheet.maxRows();
+    const { maxRows } = known;
+    if (last > maxRows) {
+      const added = last - maxRows + GROW_ROWS;
+      sheet.addRows(maxRows, added);
+      known.maxRows = maxRows + added;
+    }
+    sheet.write(first, 1, rows);
+  };
+
+  return {
+    append: (rows) => {
+      if (rows.length === 0) return;
+      try {
+        append(rows);
+      } catch (error) {
+        if (!known) throw error;
+        // The sheet this execution knew was deleted or changed meanwhile: look it up (or create it) again, once.
+        known = null;
+        append(rows);
+      }
+    },
+    readRows: () => {
+      try {
+        const sheet = hidden.find();
+        if (!sheet) return null;
+        const last = sheet.lastRow();
+        if (last < CREDITS_FIRST_ROW) return [];
+        return sheet.read(CREDITS_FIRST_ROW, 1, last - CREDITS_FIRST_ROW + 1, CREDITS_COLUMNS);
+      } catch {
+        return null;
+      }
+    },
+    lastRow: () => {
+      const sheet = hidden.find();
+      return sheet ? Math.max(1, sheet.lastRow()) : 0;
+    },
+    readRowsBetween: (first, last) => {
+      const sheet = hidden.find();
+      if (!sheet || last < first) return [];
+      return sheet.read(first, 1, last - first + 1, CREDITS_COLUMNS);
+    },
+    readOutcomes: () => {
+      const sheet = hidden.find();
+      if (!sheet) return null;
+      const last = sheet.lastRow();
+      if (last < CREDITS_FIRST_ROW) return [];
+      return sheet
+        .read(CREDITS_FIRST_ROW, OUTCOME_COLUMN, last - CREDITS_FIRST_ROW + 1, 1)
+        .map((row) => row[0]);
+    },
+  };
+}

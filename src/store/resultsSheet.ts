@@ -1,0 +1,79 @@
+/**
+ * The hidden results sheet (layout: ./table.ts) over its port. Any execution reads it (custom functions may read
+ * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
+ * document lock (./resultStore.ts).
+ */
+import type { HiddenSheet, ResultsSheet } from './ports';
+import {
+  BUCKETS,
+  bucketOf,
+  FIRST_BUCKET_ROW,
+  LOG_COMPACT_AT,
+  LOG_FIRST_ROW,
+  mergeIntoBuckets,
+  parseRows,
+  TABLE_ROWS,
+} from './table';
+
+/** Above this many buckets, one read of every bucket row costs less than a read per bucket. */
+const READ_ALL_BUCKETS_ABOVE = 16;
+
+export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
+  return {
+    readHashes: (hashes) => readHashes(sheet, hashes),
+    readAll: () => readAll(sheet),
+    appendResults: (added) => appendResults(sheet, added),
+  };
+}
+
+/**
+ * The results (hash -> encoded) of these hashes found in the sheet: the log first (a compaction running
+ * meanwhile moves results from the log into the buckets, never the other way), then their bucket rows.
+ */
+function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  if (hashes.length === 0) return found;
+  const read = sheet.reader();
+  const log = read(`A${LOG_FIRST_ROW}:B${TABLE_ROWS}`);
+  if (!log) return found;
+  const all = new Map<string, string>();
+  const buckets = [...new Set(hashes.map(bucketOf))];
+  if (buckets.length > READ_ALL_BUCKETS_ABOVE)
+    parseRows(read(`${FIRST_BUCKET_ROW}:${LOG_FIRST_ROW - 1}`) ?? [], all);
+  else
+    for (const bucket of buckets)
+      parseRows(read(`${FIRST_BUCKET_ROW + bucket}:${FIRST_BUCKET_ROW + bucket}`) ?? [], all);
+  parseRows(log, all, true);
+  for (const hash of hashes) if (all.has(hash)) found.set(hash, all.get(hash) as string);
+  return found;
+}
+
+/** Every result in the sheet (hash -> encoded), in one read. */
+function readAll(sheet: HiddenSheet): Map<string, string> {
+  const rows = sheet.reader()(`${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
+  return parseRows(rows.slice(BUCKETS), parseRows(rows.slice(0, BUCKETS)), true);
+}
+
+/**
+ * Adds results (hash -> encoded) to the sheet, creating it when missing. Call holding the document lock.
+ * Appends to the log in one write; when the log would pass LOG_COMPACT_AT, merges the log and the new results
+ * into the bucket rows (one read, one write) and empties the log.
+ */
+function appendResults(hidden: HiddenSheet, added: Map<string, string>): void {
+  if (added.size === 0) return;
+  const sheet = hidden.findOrCreate();
+  const logLength = Math.max(0, sheet.lastRow() - (LOG_FIRST_ROW - 1));
+  if (logLength + added.size <= LOG_COMPACT_AT) {
+    sheet.write(LOG_FIRST_ROW + logLength, 1, [...added]);
+    return;
+  }
+  const width = sheet.maxColumns();
+  const table = sheet.read(FIRST_BUCKET_ROW, 1, TABLE_ROWS - 1, width);
+  const merged = parseRows(table.slice(BUCKETS), new Map(), true);
+  for (const [hash, encoded] of added) merged.set(hash, encoded);
+  const buckets = mergeIntoBuckets(table.slice(0, BUCKETS), merged);
+  const wide = buckets[0].length;
+  if (wide > width) sheet.addColumns(width, wide - width);
+  sheet.write(FIRST_BUCKET_ROW, 1, buckets);
+  if (logLength > 0) sheet.clear(LOG_FIRST_ROW, 1, logLength, 2);
+}

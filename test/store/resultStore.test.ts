@@ -1,0 +1,280 @@
+/**
+ * The result store's logic without the emulator: plain objects as its ports (document properties, the results
+ * sheet, the credits log, the lock), counting the property calls. The store in Apps Script: results.test.ts,
+ * claims.test.ts, ../bulk/store.test.ts.
+ */
+
+import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../../src/core/limits';
+import {
+  CHARGE_PREFIX,
+  FORMULA_WRITES_PROPERTY,
+  LOST_PROPERTY,
+  PENDING_PREFIX,
+  SENDING_PREFIX,
+  TABLE_VERSION_PROPERTY,
+} from '../../src/core/propertyNames';
+import type { LookupResult } from '../../src/lookup/contract';
+import { type ChargeContext, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
+import { lostSendsOf } from '../../src/store/lostMarks';
+import type { StoreServices } from '../../src/store/ports';
+import { sheetResultStore } from '../../src/store/resultStore';
+import { hashOf } from '../../src/store/table';
+
+const found = (email: string): LookupResult => ({
+  kind: 'found',
+  email,
+  emailStatus: 'VALID',
+  catchAll: false,
+  accountType: 'professional',
+  profile: {},
+});
+const notFound: LookupResult = { kind: 'not_found', profile: {} };
+
+const RUN: ChargeContext = {
+  source: 'run',
+  payer: 'ann@example.com',
+  payerId: 'a1b2',
+  where: 'run r1, Sheet1!A2:A9',
+};
+
+/** The store's ports as plain objects over one spreadsheet's state; `calls` counts the property calls. */
+function world(properties: Record<string, string> = {}) {
+  const props = new Map(Object.entries(properties));
+  const sheet = new Map<string, string>();
+  const log: string[][] = [];
+  const calls = { reads: 0, writes: 0, locks: 0 };
+  let now = Date.UTC(2026, 10, 27, 9);
+  const io: StoreServices = {
+    properties: {
+      getProperty: (key) => {
+        calls.reads++;
+        return props.get(key) ?? null;
+      },
+      getProperties: () => {
+        calls.reads++;
+        return Object.fromEntries(props);
+      },
+      getKeys: () => {
+        calls.reads++;
+        return [...props.keys()];
+      },
+      setProperties: (values, deleteAllOthers) => {
+        calls.writes++;
+        if (deleteAllOthers) props.clear();
+        for (const [key, value] of Object.entries(values)) props.set(key, value);
+      },
+    },
+    clock: {
+      now: () => now,
+      sleep: (ms) => {
+        now += ms;
+      },
+    },
+    resultsSheet: {
+      readHashes: (hashes) =>
+        new Map(hashes.filter((hash) => sheet.has(hash)).map((hash) => [hash, sheet.get(hash) as string])),
+      readAll: () => new Map(sheet),
+      appendResults: (added) => {
+        for (const [hash, encoded] of added) sheet.set(hash, encoded);
+      },
+    },
+    appendCharges: (rows) => {
+      log.push(...rows);
+    },
+    withStoreLock: (work) => {
+      calls.locks++;
+      work();
+    },
+  };
+  return {
+    io,
+    props,
+    sheet,
+    log,
+    calls,
+    later: (ms: number) => {
+      now += ms;
+    },
+    now: () => now,
+  };
+}
+
+/** Properties with the given name prefix, by name. */
+function named(props: Map<string, string>, prefix: string): Array<[string, string]> {
+  return [...props].filter(([key]) => key.startsWith(prefix));
+}
+
+describe("the formulas' buffer has room for a bounded number of results", () => {
+  /** A buffer holding a result so large that `room` more results fit. */
+  function bufferWithRoomFor(room: number): Record<string, string> {
+    const key = `${PENDING_PREFIX}${'x'.repeat(14)}`;
+    const bytes = PENDING_RESULTS_BUDGET_BYTES - room * PENDING_RESULT_RESERVE_BYTES - 1;
+    return { [key]: 'y'.repeat(bytes - key.length) };
+  }
+
+  it("a formula's read says how many more fit; beginSend sends no more, reserves them, and reports the rest full", () => {
+    const w = world(bufferWithRoomFor(2));
+    const formulas = sheetResultStore(false, w.io);
+    expect(formulas.readStored(['a']).room).toBe(2);
+    const check = formulas.beginSend?.(['a', 'b', 'c', 'd'], w.now() + 60_000);
+    expect(check?.send).toEqual(['a', 'b']);
+    expect(check?.full).toEqual(['c', 'd']);
+    // The batch under way holds its place in the buffer: a second read finds no room left.
+    const [[, record]] = named(w.props, SENDING_PREFIX);
+    expect(JSON.parse(record)).toMatchObject({ k: ['a', 'b'], b: 1 });
+    expect(sheetResultStore(false, w.io).readStored(['e']).room).toBe(0);
+  });
+
+  it("a writing execution's room is unbounded; a read the results sheet answers reads no property", () => {
+    const w = world(bufferWithRoomFor(0));
+    expect(sheetResultStore(true, w.io).readStored(['a']).room).toBe(Number.POSITIVE_INFINITY);
+    w.sheet.set(hashOf('a'), JSON.stringify([2, 'n', '', '', w.now()]));
+    const before = w.calls.reads;
+    const read = sheetResultStore(false, w.io).readStored(['a']);
+    expect(read.results.get('a')?.kind).toBe('not_found');
+    expect(w.calls.reads).toBe(before);
+    expect(read.room).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("a read's properties are its own: a later write changes no earlier read's answer", () => {
+    const w = world();
+    const store = sheetResultStore(false, w.io);
+    const first = store.readStored(['a']);
+    w.props.set(FORMULA_WRITES_PROPERTY, '1');
+    const second = store.readStored(['a']);
+    expect(first.property(FORMULA_WRITES_PROPERTY)).toBeUndefined();
+    expect(second.property(FORMULA_WRITES_PROPERTY)).toBe('1');
+  });
+});
+
+describe('a sending record', () => {
+  it('begun by beginSend (one read, one write) is ended by putMany in the write that stores its results', () => {
+    const w = world();
+    const store = sheetResultStore(true, w.io, RUN);
+    const check = store.beginSend?.(['a', 'b'], w.now() + 60_000);
+    expect(check?.send).toEqual(['a', 'b']);
+    expect(w.calls).toEqual({ reads: 1, writes: 1, locks: 0 });
+    const records = named(w.props, SENDING_PREFIX);
+    expect(records.map(([name]) => name)).toEqual(check?.sending);
+    expect(JSON.parse(records[0][1])).toEqual({
+      u: w.now() + 60_000,
+      k: ['a', 'b'],
+      c: ['run', RUN.payer, 'a1b2', RUN.where],
+    });
+    // Another execution sees the batch under way and sends neither.
+    expect(sheetResultStore(true, w.io).beginSend?.(['a', 'b'], w.now() + 60_000).elsewhere).toEqual([
+      'a',
+      'b',
+    ]);
+
+    store.putMany(
+      [
+        ['a', found('a@example.com')],
+        ['b', notFound],
+      ],
+      check?.sending,
+    );
+    expect(named(w.props, SENDING_PREFIX).every(([, value]) => value === '')).toBe(true);
+    expect([...w.sheet.keys()].sort()).toEqual([hashOf('a'), hashOf('b')].sort());
+    expect(w.props.get(TABLE_VERSION_PROPERTY)).toBeTruthy();
+    // Ended, it is settled as nothing: a later check finds both stored, and no lost answer is logged.
+    w.later(3_600_000);
+    const after = sheetResultStore(true, w.io).beginSend?.(['a', 'b'], w.now() + 60_000);
+    expect([...(after?.stored.keys() ?? [])]).toEqual(['a', 'b']);
+    expect(w.log.map((row) => parseChargeRow(row)?.outcome)).toEqual(['found', 'no address']);
+  });
+});
+
+describe('an expired sending record', () => {
+  it('is settled once: a lost answer (maybe charged) per URL in the credits log, paid by whom it names', () => {
+    const w = world();
+    const ended = sheetResultStore(true, w.io, RUN);
+    ended.beginSend?.(['a', 'b'], w.now() + 60_000);
+    // Its execution ended without storing the answers; the record outlives it.
+    w.later(120_000);
+    const next = sheetResultStore(true, w.io);
+    const check = next.beginSend?.(['a', 'c'], w.now() + 60_000, 0, () => false);
+    const rows = w.log.map((row) => parseChargeRow(row));
+    expect(rows.map((row) => [row?.profile, row?.outcome, row?.payer, row?.source])).toEqual([
+      ['a', 'lost', RUN.payer, 'run'],
+      ['b', 'lost', RUN.payer, 'run'],
+    ]);
+    expect(w.log[0][5]).toBe(LOST_OUTCOME_TEXT);
+    // One more lost send each, read in the same call: `a` is held back (its policy refuses it), `c` goes.
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b', 'c'], w.now())).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+      ]),
+    );
+    expect(check?.held).toEqual(['a']);
+    expect(check?.send).toEqual(['c']);
+    // Settled once: later checks log nothing more, and the marks do not go up again.
+    next.putMany([], check?.sending);
+    sheetResultStore(true, w.io).beginSend?.(['b'], w.now() + 60_000);
+    expect(w.log).toHaveLength(2);
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b'], w.now()).get('b')).toBe(1);
+  });
+
+  it("a formula settles only formulas' records, into buffered charges (it cannot write the credits log)", () => {
+    const w = world();
+    sheetResultStore(true, w.io, RUN).beginSend?.(['a'], w.now() + 1_000);
+    sheetResultStore(false, w.io).beginSend?.(['b'], w.now() + 1_000);
+    w.later(5_000);
+    sheetResultStore(false, w.io).beginSend?.(['c'], w.now() + 60_000);
+    expect(w.log).toHaveLength(0);
+    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b'], w.now())).toEqual(new Map([['b', 1]]));
+    // The next writing execution moves the buffer into the sheets and settles the run's record.
+    sheetResultStore(true, w.io).keepPending();
+    expect(w.log.map((row) => [row[1], row[4], row[5]]).sort()).toEqual([
+      ['formulas', 'b', LOST_OUTCOME_TEXT],
+      ['run', 'a', LOST_OUTCOME_TEXT],
+    ]);
+  });
+});
+
+describe('the credits log', () => {
+  it("gets a row per charged result and per lost answer, in the results' write, paid by the run's owner", () => {
+    const w = world();
+    const store = sheetResultStore(true, w.io, RUN);
+    store.putMany(
+      [
+        ['a', found('a@example.com')],
+        ['b', notFound],
+      ],
+      [],
+      ['c'],
+    );
+    expect(w.calls).toEqual({ reads: 2, writes: 1, locks: 1 });
+    const rows = w.log.map((row) => parseChargeRow(row));
+    expect(rows.map((row) => [row?.profile, row?.outcome])).toEqual([
+      ['a', 'found'],
+      ['b', 'no address'],
+      ['c', 'lost'],
+    ]);
+    for (const row of rows)
+      expect(row).toMatchObject({
+        source: 'run',
+        payer: RUN.payer,
+        payerId: 'a1b2',
+        where: RUN.where,
+        at: w.now(),
+      });
+  });
+
+  it("formulas' charges wait in the buffer beside their results, then move into the log with them", () => {
+    const w = world();
+    sheetResultStore(false, w.io).putMany([['a', found('a@example.com')]], [], ['b']);
+    expect(w.log).toHaveLength(0);
+    expect(named(w.props, PENDING_PREFIX).map(([name]) => name)).toEqual([PENDING_PREFIX + hashOf('a')]);
+    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
+    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
+    expect(w.log.map((row) => [row[1], row[4], row[5]])).toEqual([
+      ['formulas', 'a', 'found'],
+      ['formulas', 'b', LOST_OUTCOME_TEXT],
+    ]);
+    expect(w.sheet.has(hashOf('a'))).toBe(true);
+    expect(named(w.props, PENDING_PREFIX).concat(named(w.props, CHARGE_PREFIX))).toEqual([]);
+  });
+});
