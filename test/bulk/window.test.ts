@@ -17,16 +17,9 @@ import type { LookupPorts } from '../../src/lookup/ports';
 import type { Platform } from '../../src/platform/platform';
 import type { CellBlock } from '../../src/platform/sheet';
 import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import { found } from '../support/results';
 
 const profile = (name: string) => `https://www.linkedin.com/in/${name}`;
-const found = (email: string): LookupResult => ({
-  kind: 'found',
-  email,
-  emailStatus: 'VALID',
-  catchAll: false,
-  accountType: 'professional',
-  profile: {},
-});
 
 interface World {
   platform: Platform;

@@ -16,15 +16,8 @@ import { keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
 import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
 import { type LookupReport, openLookup } from '../../src/lookup/session';
+import { found } from '../support/results';
 
-const found = (email: string): LookupResult => ({
-  kind: 'found',
-  email,
-  emailStatus: 'VALID',
-  catchAll: false,
-  accountType: 'professional',
-  profile: {},
-});
 const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
 const broke = serviceError('payment_required', 'Out of credits', { status: 402, effect: 'pause' });
 

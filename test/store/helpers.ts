@@ -24,16 +24,7 @@ export function keyOf(profileUrl: string): string {
   return input.key;
 }
 
-export function found(email: string): LookupResult {
-  return {
-    kind: 'found',
-    email,
-    emailStatus: 'VALID',
-    catchAll: false,
-    accountType: 'professional',
-    profile: {},
-  };
-}
+export { found } from '../support/results';
 
 /** Writes results straight into the results sheet (as a long history of runs would have left it). */
 export function seedResultsSheet(world: World, results: Array<[string, LookupResult]>): void {

@@ -19,15 +19,8 @@ import { lostSendsOf } from '../../src/store/lostMarks';
 import type { StoreServices } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
+import { found } from '../support/results';
 
-const found = (email: string): LookupResult => ({
-  kind: 'found',
-  email,
-  emailStatus: 'VALID',
-  catchAll: false,
-  accountType: 'professional',
-  profile: {},
-});
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
 
 const RUN: ChargeContext = {
