@@ -1,5 +1,5 @@
 /**
- * `npm run bench:billing`: "each profile paid once, at any size" (issue 10). A mixed workload of 20,000 distinct
+ * `npm run bench:billing`: "each profile paid once, at any size". A mixed workload of 20,000 distinct
  * profiles in one spreadsheet, in the Apps Script emulator against the sandbox service on 127.0.0.1 (low latency):
  *
  *   1. the owner's bulk run over 12,000 rows (profiles 0–11,999, 10% of rows repeat one in another spelling);

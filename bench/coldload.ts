@@ -1,7 +1,7 @@
 /**
- * `npm run bench:coldload`: what a =FINDEMAIL call loads before it runs, before and after issue 17 made Code.js the
+ * `npm run bench:coldload`: what a =FINDEMAIL call loads before it runs, before and after Code.js became the
  * whole add-on, side by side in one run:
- * - before: the split layout of commit 8ddb5f4 (issue 12), its light Code.js (FINDEMAIL and the simple triggers);
+ * - before: the split layout of commit 8ddb5f4, its light Code.js (FINDEMAIL and the simple triggers);
  *   and what its heavy entry points (menu actions, sidebar calls) loaded: that Code.js, then Server.html evaluated;
  * - after: the shipped Code.js (one bundle of src/main.ts, minified, names kept), what every entry point loads.
  * The "before" build is that commit's own scripts/build.ts, run on its files (`git archive`) in a temporary folder

@@ -52,9 +52,9 @@ const TARGET_RATIO = 15;
 const TARGET_RANGE_S = 10;
 /**
  * Reads/writes each further batch of a bulk run may cost: the window's values and formulas (a formula cell is the
- * user's data, issue 10), one write of its outputs, one append to the results sheet's log (every paid result kept
- * for the life of the spreadsheet, issue 10), one append to the credits log (every credit spent recorded, issue
- * 20). Issue 5 set 2 before those three existed.
+ * user's data), one write of its outputs, one append to the results sheet's log (every paid result kept
+ * for the life of the spreadsheet), one append to the credits log (every credit spent recorded).
+ * The budget was 2 before those three existed.
  */
 const TARGET_CALLS_PER_BATCH = 5;
 /** The fixed batch of the two runs that measure what each further batch costs. */
@@ -778,7 +778,7 @@ async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: 
 
 // ------------------------------------------------------------------ 9. =FINDEMAIL at the platform's limit
 
-/** Issue 23's targets for the formula path, and for a bulk run over dropped connections. */
+/** The targets for the formula path, and for a bulk run over dropped connections. */
 const FORMULA_TARGETS = {
   /** A new spreadsheet's range of 100 new profiles at 1 s a lookup: its first evaluation, in seconds. */
   rangeSeconds: 5,
@@ -988,7 +988,7 @@ async function benchDroppedConnections(
   };
 }
 
-/** Scenario 9: each figure of issue 23, each on a new spreadsheet. */
+/** Scenario 9: each figure of the formula path at the platform's limit, each on a new spreadsheet. */
 /** Runs `work` against a sandbox of its own (its own ledger, latency and faults), closed after. */
 async function onOwnSandbox<T>(credits: number, work: (sandbox: SandboxServer) => Promise<T>): Promise<T> {
   const sandbox = await startSandbox({
@@ -1003,7 +1003,7 @@ async function onOwnSandbox<T>(credits: number, work: (sandbox: SandboxServer) =
 }
 
 /**
- * Scenario 9: each figure of issue 23 on a new spreadsheet, each against a sandbox of its own: the two timed
+ * Scenario 9: each figure of the formula path on a new spreadsheet, each against a sandbox of its own: the two timed
  * against the 30 s limit alone, the others at once (they mostly wait for the sandbox's latency).
  */
 async function runFormulaScenarios(
@@ -1043,7 +1043,7 @@ async function runFormulaScenarios(
 
 type FormulaFigures = Awaited<ReturnType<typeof runFormulaScenarios>>;
 
-/** "pass" or "FAIL" against a target of issue 23, recorded with the run's verdicts. */
+/** "pass" or "FAIL" against a target of the formula path, recorded with the run's verdicts. */
 function passFail(name: string, ok: boolean): string {
   const said = verdict(name, ok);
   return said === 'met' ? 'pass' : said === 'missed' ? 'FAIL' : said;

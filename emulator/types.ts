@@ -41,13 +41,12 @@ export interface EnvironmentOptions {
   triggerRuntimeDailyMs?: number;
   /**
    * The old, forgiving trigger model: a time-driven trigger runs in the document that created it. Apps Script
-   * gives it no active spreadsheet; only tests of the product's current trigger fallback set this
-   * (issue 11: product fix pending).
+   * gives it no active spreadsheet; only tests of the product's current trigger fallback set this.
    */
   legacyTriggerDocumentContext?: boolean;
   /**
    * Whether a custom function may write document properties: not documented either way (the product checks it at
-   * run time). 'refused' throws `You do not have permission to call setProperty` (the text issue 17 reports) for
+   * run time). 'refused' throws `You do not have permission to call setProperty` (the text users report) for
    * every document-property write of a custom function. Default 'allowed'.
    */
   customFunctionDocumentWrites?: 'allowed' | 'refused';

@@ -5,8 +5,8 @@
  *
  * Code.js is the whole add-on: the readable top-level stubs of every entry point of src/main.ts, then one bundle of
  * src/main.ts. No code lives in an HTML file: HtmlService is reported to remove the text after `//` inside
- * template literals of HTML files (../shared/apps-script-facts.md, HtmlService), so code read from one and
- * evaluated could break at run time (issue 17).
+ * template literals of HTML files (emulator/README.md, HtmlService), so code read from one and
+ * evaluated could break at run time.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -37,7 +37,7 @@ export function properties(host: ServiceHost, exec: Exec, method: string, args: 
   if (writes.includes(method) && exec.kind === 'custom' && d.kind === 'user' && d.id !== exec.user) {
     fail(`You do not have permission to call ${method}`);
   }
-  // Not documented either way; the option refuses them with the text issue 17 reports for a refused write.
+  // Not documented either way; the option refuses them with the text users report for a refused write.
   if (
     writes.includes(method) &&
     exec.kind === 'custom' &&

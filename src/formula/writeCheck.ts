@@ -1,7 +1,7 @@
 /**
  * Formulas keep what they pay for in document properties (the buffer, the sending records, the day's count), but
  * whether a custom function may write document properties is not documented (apps-script/guides/sheets/functions
- * lists Properties without saying; the facts in ../shared/apps-script-facts.md). So before its first paid request
+ * lists Properties without saying; emulator/README.md lists what users report). So before its first paid request
  * in a spreadsheet a formula writes a document property and reads it back, once: the property it leaves
  * (FORMULA_WRITES_PROPERTY) tells later formulas, in the read they make anyway. A refusal cannot be written
  * there, so it is kept in the document cache; meanwhile formulas send nothing (no claim taken, no credit spent)

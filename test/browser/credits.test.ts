@@ -1,5 +1,5 @@
 /**
- * The Credits tab (issue 20, item 2) in headless Chromium, two people at once: the owner and an editor each ran a
+ * The Credits tab in headless Chromium, two people at once: the owner and an editor each ran a
  * bulk run with their own key, and the owner's key paid for a range formula. Each sees their own runs marked as
  * theirs, the other's, and the formulas' spend; Export writes the log into a new visible sheet.
  */

@@ -834,7 +834,7 @@ test('screenshot: the sidebar at 300 px with a saved, checked key', async () => 
 });
 
 // ---------------------------------------------------------------------------------------------------------------
-// Issue 13: the plan and the price before a run, what a run did, retry failed rows, the formulas' limit
+// The plan and the price before a run, what a run did, retry failed rows, the formulas' limit
 
 const PLAN_SCREENSHOT = join(SHOTS_DIR, 'sidebar-plan.png');
 const CONFIRM_SCREENSHOT = join(SHOTS_DIR, 'sidebar-confirm.png');

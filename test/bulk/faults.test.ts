@@ -52,7 +52,7 @@ describe('bulk enrichment faults', () => {
     expect(paused.state).toBe('paused');
     expect(paused.message).toMatch(/credits/i);
     expect(paused.creditsUsed).toBe(120);
-    // Paused: a row has a result exactly when its profile was charged (issue 10, item 5).
+    // Paused: a row has a result exactly when its profile was charged.
     const mid = world.env.values(world.ss.id, 'A2:D301');
     const charged = world.charges();
     expect(mid.filter((row) => row[2] !== '').length).toBeGreaterThanOrEqual(120);
@@ -123,7 +123,7 @@ describe('bulk enrichment faults', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: '10' },
       faults: { failFirst: { 'ivo-0-ruiz': { kind: '500', times: 1 } } },
     });
-    // Re-checking is chosen when the run starts (issue 13), not a stored setting.
+    // Re-checking is chosen when the run starts, not a stored setting.
     await start(world, 'A1:A21', { recheck: true });
     const paused = await drive(world);
     expect(paused).toMatchObject({ state: 'paused', processed: 9, found: 9, creditsUsed: 9 });

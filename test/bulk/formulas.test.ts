@@ -1,5 +1,5 @@
 /**
- * A cell holding a formula is the user's data, always (issue 10, item 8): a formula showing "" in an output column
+ * A cell holding a formula is the user's data, always: a formula showing "" in an output column
  * keeps the run from reusing the column, and a formula in an output cell of a pending row is never overwritten,
  * whether it was there at the start or entered while the run goes on. Nothing is spent on such a row.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 10: no profile is charged more than twice under any fault pattern, across executions, even when
+ * No profile is charged more than twice under any fault pattern, across executions, even when
  * the document cache (best-effort) forgets everything: how many answers for a profile were lost to connection
  * failures is kept in document properties (LOST_PROPERTY), read in the read the store makes before each batch.
  *

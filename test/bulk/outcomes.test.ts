@@ -1,5 +1,5 @@
 /**
- * Issue 18 items 1-3, through dist/ in the emulator against the sandbox: one classifier of a row's outcome, so the
+ * Through dist/ in the emulator against the sandbox: one classifier of a row's outcome, so the
  * progress sentence, the counts, the summary box and the sandbox's ledger say the same; the time taken is working
  * time, a paused stretch apart; a profile whose answers were lost twice says until when it waits, and the plan of
  * a retry counts such rows apart instead of promising them.

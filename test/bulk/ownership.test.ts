@@ -1,5 +1,5 @@
 /**
- * A bulk run belongs to the person who started it (issue 10, item 1): only their executions send its requests,
+ * A bulk run belongs to the person who started it: only their executions send its requests,
  * with their key; another editor sees its progress read-only, spends nothing, and can neither stop it (not even by
  * having no key) nor pause, resume or cancel it. Two users, and their executions at once.
  */

@@ -1,5 +1,5 @@
 /**
- * The bulk run's adaptive batch size through dist/Code.js (issues 12.1, 10.9, 10.10, 17.7, 18.4): one free key check
+ * The bulk run's adaptive batch size through dist/Code.js: one free key check
  * first, then paid batches that ramp (src/lookup/pace.ts), keep under a rate limit and wait for Retry-After, stop on a
  * redirect as on a 404, and under connection resets keep the credits near one per profile, never more than two, with
  * the answers lost reported apart; after faults end, a later run grows back. Cancel reports what the slice under way
@@ -132,7 +132,7 @@ describe('adaptive batch size', () => {
   });
 });
 
-describe('the pace recovers (issue 18.4)', () => {
+describe('the pace recovers', () => {
   it('after connection failures the progress says why batches are small; minutes later a clean run reaches the cap within a few batches', async () => {
     const faulty = rows(60, 'pat-faulty');
     const clean = Array.from({ length: 600 }, (_, i) => [url(`pat-clean-${i}`)]);

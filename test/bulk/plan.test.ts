@@ -1,5 +1,5 @@
 /**
- * Issue 13 in the emulator against the sandbox: the plan and the price before a run (nothing in the sheet changes
+ * The plan and the price before a run (nothing in the sheet changes
  * until it starts), the placement choices, the refusal of a column without profile URLs, several ranges, Retry
  * failed rows, and what a run did (summary, history, the first failed row).
  */

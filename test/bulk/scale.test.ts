@@ -82,7 +82,7 @@ describe('bulk enrichment at scale', () => {
     // The results sheet adds three per batch (the spreadsheet, the sheet by name, its last row: where the log
     // ends) and about ten once (creating the hidden sheet); the credits log one per batch (its last row) and
     // about fifteen once (creating it, then growing it past its first 1,000 rows).
-    // And one SpreadsheetApp.flush() before each release of the document lock (issue 17: flush before unlocking).
+    // And one SpreadsheetApp.flush() before each release of the document lock.
     const flushes = counts['SpreadsheetApp.flush'] ?? 0;
     expect(flushes).toBeLessThanOrEqual(counts['Lock.releaseLock'] ?? 0);
     expect(others - flushes).toBeLessThanOrEqual(20 * executions + 4 * batches + 25);

@@ -1,5 +1,5 @@
 /**
- * The URL allowlist through a bundle built for an https service (issue 11, item 2): the manifest's
+ * The URL allowlist through a bundle built for an https service: the manifest's
  * urlFetchWhitelist is fixed at build time, and the bundle knows it, so an API_BASE_URL script property outside it
  * is refused at once, before any fetch, with a message naming the property and the allowlist (the emulator enforces
  * the manifest's allowlist too: without the check, Apps Script's own refusal would read as "could not be reached").

@@ -30,7 +30,7 @@ function projectCopy(withIgnoreFile: boolean): string {
   for (const file of BUILT) copyFileSync(join(DIST_DIR, file), join(dir, 'dist', file));
   writeFileSync(join(dir, 'dist', 'Code.js.map'), '{}');
   writeFileSync(join(dir, 'dist', 'scratch.js'), 'function scratch() {}\n');
-  // What builds before issue 17 wrote: code kept in an HTML file. Apps Script must not get it again.
+  // What builds of the split layout wrote: code kept in an HTML file. Apps Script must not get it again.
   writeFileSync(join(dir, 'dist', 'Server.html'), 'var ProfileEmailFinderServer;\n');
   writeFileSync(join(dir, 'dist', 'notes', 'draft.html'), '<p>draft</p>\n');
   if (withIgnoreFile) copyFileSync(join(ROOT, '.claspignore'), join(dir, '.claspignore'));

@@ -1,5 +1,5 @@
 /**
- * Odd answers through dist/Code.js (issue 10 item 4): a 200 whose profile name is 10 KB, and 200s that are not the
+ * Odd answers through dist/Code.js: a 200 whose profile name is 10 KB, and 200s that are not the
  * contract's success shape (`{}`, a found body without `status`), from the sandbox's odd slugs (sandbox/profiles.ts).
  * A result's stored fields are bounded, so a 10 KB name can never fail a batch's write ("Argument too large: value");
  * an off-contract 200 is ERROR with the reason, never stored, and looked up again on the next run.

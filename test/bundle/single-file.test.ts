@@ -1,7 +1,7 @@
 /**
- * One script file (issue 17): dist/Code.js holds the whole add-on. No code is kept in an HTML file to be read and
+ * One script file: dist/Code.js holds the whole add-on. No code is kept in an HTML file to be read and
  * evaluated, because HtmlService is reported to remove the text after `//` inside template literals of HTML files
- * (../shared/apps-script-facts.md, HtmlService). Every entry point runs from Code.js alone in the emulator, which
+ * (emulator/README.md, HtmlService). Every entry point runs from Code.js alone in the emulator, which
  * loads every script file of dist/ and reads an HTML file only through HtmlService.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -137,7 +137,7 @@ describe('normalisation', () => {
     expect(world.sandbox.service.ledger().map((entry) => entry.networkUrl)).toEqual([canonical]);
   });
 
-  it('issue 11: an upper-case spelling is sent in its canonical form and found', async () => {
+  it('an upper-case spelling is sent in its canonical form and found', async () => {
     world = await startWorld();
     const row = await findEmailRow(world, 'HTTPS://WWW.NETWORK.COM/IN/New-Person-Three/');
     expect(row[1]).toBe('VALID');

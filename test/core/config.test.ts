@@ -107,7 +107,7 @@ describe('retry delays', () => {
   });
 });
 
-describe('the URL allowlist (issue 11, item 2)', () => {
+describe('the URL allowlist', () => {
   const ALLOWLIST = allowlistFor('https://API.example.com/api/v1/');
 
   it('the build derives the allowlist from an https base, none from the loopback sandbox', () => {

@@ -29,7 +29,7 @@ describe('parseProfileInput: one key and one canonical URL per profile', () => {
     });
   });
 
-  it('sends the issue 11 spelling as its lower-case form', () => {
+  it('sends an upper-case spelling as its lower-case form', () => {
     expect(parsed('HTTPS://WWW.NETWORK.COM/IN/New-Person-Three/')).toMatchObject({
       sent: 'https://www.network.com/in/new-person-three/',
       key: 'https://network.com/in/new-person-three',

@@ -1,5 +1,5 @@
 /**
- * The credits log (issue 20, item 1): every credit the sandbox's ledger charged is one row of the hidden credits
+ * The credits log: every credit the sandbox's ledger charged is one row of the hidden credits
  * sheet, with the right payer, over a mixed workload: the owner's and an editor's bulk runs (each with their own
  * key), a range formula (the owner's key), and a run whose connections are reset 10 % of the time (each lost answer
  * one "maybe charged" row: a profile lost and sent again appears twice).

@@ -1,5 +1,5 @@
 /**
- * The price of misses before a run (issue 20, item 3): the plan carries this spreadsheet's record from the credits
+ * The price of misses before a run: the plan carries this spreadsheet's record from the credits
  * log (lookups answered, how many found an address), read in one read of the log's outcome column, and nothing is
  * read for it when there is no log.
  */

@@ -1,5 +1,5 @@
 /**
- * "Try 10 rows first" (issue 20, item 4): a run over the rows of the first 10 new profiles only, its summary with
+ * "Try 10 rows first": a run over the rows of the first 10 new profiles only, its summary with
  * the share found, then the run over the whole range prices the rest again and pays no profile twice.
  */
 import { predictLookup } from '../../sandbox/profiles';

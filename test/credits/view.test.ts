@@ -1,5 +1,5 @@
 /**
- * The Credits tab's server side (issue 20, item 2): the log summed up in one execution (100,000 charges), and
+ * The Credits tab's server side: the log summed up in one execution (100,000 charges), and
  * Export into a new visible sheet over several executions (20,000 rows), with its bad inputs: a sheet of that name
  * exists, a log edited by hand, a run under way, a sheet name the sidebar did not get from the export.
  */

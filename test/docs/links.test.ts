@@ -1,5 +1,5 @@
 /**
- * Issue 19 item 7: the README stays short, and every relative link or image in the project's Markdown resolves
+ * The README stays short, and every relative link or image in the project's Markdown resolves
  * (the file exists; an anchor names a heading of that file, as GitHub spells heading anchors).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

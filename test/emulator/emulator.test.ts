@@ -194,7 +194,7 @@ describe('user properties', () => {
 });
 
 it("the emulator's limits and time-out message are Apps Script's documented ones", () => {
-  // Issue #2: the 9 KB value and 500 KB store limits
+  // The 9 KB value and 500 KB store limits
   // (https://developers.google.com/apps-script/guides/services/quotas); the message Apps Script shows when an
   // execution runs past its limit (https://developers.google.com/apps-script/guides/support/troubleshooting).
   expect(PROPERTY_VALUE_BYTES).toBe(9 * 1024);

@@ -1,5 +1,5 @@
 /**
- * The emulator is as strict as Apps Script's documentation (issue 11): the manifest's URL allowlist and scopes,
+ * The emulator is as strict as Apps Script's documentation: the manifest's URL allowlist and scopes,
  * daily quotas, a best-effort cache, trigger limits and contexts, and the states a formula cell can read as.
  * A small fixture script (not the bundle) calls the services; emulator/README.md cites the page of each rule.
  */

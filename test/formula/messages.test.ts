@@ -1,4 +1,4 @@
-/** Issue 18 item 6: notes and messages in a person's words, and the check every test world runs on them. */
+/** Notes and messages in a person's words, and the check every test world runs on them. */
 
 import { haltOf } from '../../src/bulk/runHalt';
 import { enrichmentRow } from '../../src/lookup/cellValues';

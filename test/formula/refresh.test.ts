@@ -1,5 +1,5 @@
 /**
- * Issue 17 items 4-6: formulas that cannot write document properties send nothing and point to the bulk run; the
+ * Formulas that cannot write document properties send nothing and point to the bulk run; the
  * menu item "Refresh =FINDEMAIL cells" enters unfinished formulas again (Sheets has no recalculate for custom
  * functions); a column of single-cell formulas past Apps Script's 30 simultaneous executions gets done through it;
  * onOpen and onEdit move the formula buffer into the results sheet.

@@ -1,5 +1,5 @@
 /**
- * Issue 10 items 3 and 12, issue 11 item 4: claims never exceed what the cache keeps, and two formulas over more
+ * Claims never exceed what the cache keeps, and two formulas over more
  * than 1,000 new URLs at once pay exactly once per URL, also when the cache drops entries early (best-effort mode):
  * the batch-being-sent record in document properties, checked under the lock before each batch, is what holds.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3: a cached =FINDEMAIL evaluation costs at most one property call. Formulas take the script
+ * A cached =FINDEMAIL evaluation costs at most one property call. Formulas take the script
  * properties from the copy in the script cache (src/adapters/scriptConfig.ts), so a cached evaluation reads only
  * the formula buffer (1 call), or nothing when its result is in the results sheet (0); a copy the best-effort
  * cache lost costs one more read, once. Every execution that reads the script properties refreshes the copy: a

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3: Apps Script's daily PropertiesService quota ("Service invoked too many times for one day:
+ * Apps Script's daily PropertiesService quota ("Service invoked too many times for one day:
  * properties.") is a clear cell message or a paused run (reason 'quota'), never a crash or a silent skip; and
  * nothing is paid twice when the day's quota resets.
  */

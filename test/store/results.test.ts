@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 2 and issue 11 item 3: every paid result kept for the life of the spreadsheet (the hidden results
+ * Every paid result kept for the life of the spreadsheet (the hidden results
  * sheet, 100,000 profiles and more), cheap lookups at that size, the formulas' buffer moved into the sheet by the
  * next writing execution, property calls per cached evaluation.
  */

@@ -80,7 +80,7 @@ export interface World {
 }
 
 /**
- * The best-effort cache run (jest project "best-effort-cache", issue 11 item 4): PEF_CACHE_EVICTION, a
+ * The best-effort cache run (jest project "best-effort-cache"): PEF_CACHE_EVICTION, a
  * probability, makes every world's document cache drop entries early, as CacheService may.
  */
 function bestEffortCache(): Pick<EnvironmentOptions, 'cacheEviction'> {
@@ -139,7 +139,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         ]);
         await env?.close();
         await sandbox.close();
-        // Every suite checks it: a document lock released with sheet writes not flushed (issue 17 item 2).
+        // Every suite checks it: a document lock released with sheet writes not flushed.
         const unflushed = env?.lockReleasesWithPendingWrites ?? 0;
         if (unflushed > 0) throw new Error(`${unflushed} lock release(s) with sheet writes not flushed`);
         if (slips.length > 0) throw new Error(`Messages with slips:\n${[...new Set(slips)].join('\n')}`);

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 6: the slips a person must never read in a note, a cell or a sidebar message: a doubled full stop,
+ * The slips a person must never read in a note, a cell or a sidebar message: a doubled full stop,
  * a doubled word, an internal address (the sandbox's 127.0.0.1, the service's path), the service's words quoted
  * twice, or "recalculate" (Sheets has no recalculate for custom functions). test/support/harness.ts scans every
  * world's cells and every answer of its server functions with these, and fails the test on a slip.
