@@ -1,8 +1,8 @@
-/** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/platform/sheet.ts. */
+/** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/core/sheet.ts. */
 
 import { a1Of } from '../core/a1';
 import { ADDON_NAME } from '../core/product';
-import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../platform/sheet';
+import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../core/sheet';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 type Range = GoogleAppsScript.Spreadsheet.Range;

@@ -2,7 +2,7 @@
  * The job's cells as one read: the URL cell, then the output cells. The output columns may lie further right than
  * the URL column (the plan's "first empty columns to the right"): the columns between are read and left out.
  */
-import type { SheetPort } from '../platform/sheet';
+import type { SheetPort } from '../core/sheet';
 import type { Job } from './job';
 import { withFormulaCells } from './rowCells';
 

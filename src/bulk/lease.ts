@@ -5,11 +5,11 @@
  */
 
 import { LEASE_MS } from '../core/limits';
+import type { SheetPort } from '../core/sheet';
 import { timeId } from '../core/timeId';
 import type { RowOutcome } from '../lookup/cellValues';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
-import type { SheetPort } from '../platform/sheet';
 import { countCopy, countOutcome } from './counting';
 import { type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';

@@ -4,7 +4,7 @@
  */
 
 import { CELL } from '../core/cells';
-import type { SheetPort } from '../platform/sheet';
+import type { SheetPort } from '../core/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import { cellHash } from './rowCells';

@@ -14,6 +14,7 @@ import {
 } from '../core/limits';
 import { PACE_PREFIX, PACE_SCOPES } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
+import type { SheetPort } from '../core/sheet';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
@@ -24,7 +25,6 @@ import { loadPace, PACE_START } from '../lookup/pace';
 import { keepPaceIn, openLookup } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
-import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { idleProgress, progressOf } from './job';

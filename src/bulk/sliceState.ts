@@ -3,12 +3,13 @@
  * with (the sheet, the key, the ports, its time budget), the rows read ahead for the next window, and what it knows
  * (the results stored or fetched, and the results a duplicate row may copy from another row of the run).
  */
+
+import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import type { LookupResult } from '../lookup/contract';
 import type { Pacer } from '../lookup/pace';
 import type { CachedResult, LookupPorts } from '../lookup/ports';
 import type { LookupSession } from '../lookup/session';
-import type { SheetPort } from '../platform/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import type { JobLease } from './lease';

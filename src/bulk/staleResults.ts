@@ -11,9 +11,9 @@
  */
 
 import { BASE_HEADERS, CELL, EXTRA_HEADERS } from '../core/cells';
+import type { SheetPort } from '../core/sheet';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { Platform } from '../platform/platform';
-import type { SheetPort } from '../platform/sheet';
 import { loadJob } from './jobStore';
 import { isOwnStatus } from './rowCells';
 import { adjacentRuns } from './rowPlan';

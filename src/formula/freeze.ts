@@ -1,7 +1,7 @@
 /** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
 import { reinterpretedBySheets } from '../core/cells';
+import type { CellBlock, SheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
-import type { CellBlock, SheetPort } from '../platform/sheet';
 
 export const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
 /** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */

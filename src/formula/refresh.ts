@@ -4,8 +4,9 @@
  * limit, "too many scripts running simultaneously", a paused formula) — in the selection, or on the whole sheet
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
+
+import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
-import type { CellBlock, SheetPort, SpreadsheetPort } from '../platform/sheet';
 import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
 

@@ -5,10 +5,10 @@
  */
 import type { Settings } from '../api';
 import type { ScriptConfig } from '../core/config';
+import type { EditedCells, SpreadsheetPort } from '../core/sheet';
 import type { KeyCheck } from '../lookup/contract';
 import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
-import type { EditedCells, SpreadsheetPort } from './sheet';
 
 /** Time as the features tell it: the lookup's clock, with times and days in the spreadsheet's time zone. */
 export interface PlatformClock extends Clock {

@@ -10,8 +10,8 @@ import { readColumn } from '../bulk/plan';
 import { planRun } from '../bulk/runPlan';
 import { rememberingStore, trialRead } from '../bulk/trial';
 import { MAX_LOST_SENDS } from '../core/limits';
+import type { SheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
-import type { SheetPort } from '../platform/sheet';
 import type { Watch } from './watch';
 
 export type WatchPlan =

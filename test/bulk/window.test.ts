@@ -11,11 +11,11 @@ import { startRun } from '../../src/bulk/start';
 import { outputHeaders } from '../../src/core/cells';
 import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS } from '../../src/core/limits';
+import type { CellBlock } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/contract';
 import type { LookupPorts } from '../../src/lookup/ports';
 import type { Platform } from '../../src/platform/platform';
-import type { CellBlock } from '../../src/platform/sheet';
 import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 import { found } from '../support/results';
 

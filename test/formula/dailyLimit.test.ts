@@ -3,11 +3,11 @@
  * spreadsheet's id, the day's spend in a document property, the day turning over with the test's clock.
  */
 import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
+import type { SpreadsheetPort } from '../../src/core/sheet';
 import { formulaSpendGate, readFormulaCapState, saveFormulaPolicy } from '../../src/formula/dailyLimit';
 import { DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
 import type { Admission } from '../../src/lookup/gate';
 import type { DocumentLock } from '../../src/lookup/ports';
-import type { SpreadsheetPort } from '../../src/platform/sheet';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
 
 const SPREADSHEET_ID = 'spreadsheet-1';

@@ -6,9 +6,9 @@
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
 import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../src/core/propertyNames';
+import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { PENDING_MESSAGES } from '../../src/formula/messages';
 import { refreshFormulas } from '../../src/formula/refresh';
-import type { CellBlock, Selection, SpreadsheetPort } from '../../src/platform/sheet';
 import { chargedTwice, drive } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { MemorySheet, testPlatform } from '../support/platform';

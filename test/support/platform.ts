@@ -3,8 +3,9 @@
  * properties in memory, a sheet over an array of rows, a lock that is always free (or busy), a clock the test moves.
  * A member a test did not give throws when used, so a test states everything its code reaches.
  */
+
+import type { CellBlock, SheetPort } from '../../src/core/sheet';
 import type { Platform, PlatformClock, Properties } from '../../src/platform/platform';
-import type { CellBlock, SheetPort } from '../../src/platform/sheet';
 
 /** Properties in memory; `calls` counts every call, as the quota does. */
 export class MemoryProperties implements Properties {

@@ -2,9 +2,10 @@
  * The Watch tab's calls (src/watch/index.ts) over the test platform, no emulator: what each editor sees, a start
  * (its day the spreadsheet's), and a stop by any editor.
  */
+
+import type { SpreadsheetPort } from '../../src/core/sheet';
 import type { KeyCheck } from '../../src/lookup/contract';
 import type { Platform } from '../../src/platform/platform';
-import type { SpreadsheetPort } from '../../src/platform/sheet';
 import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch';
 import { MemorySheet, testPlatform } from '../support/platform';
 import {
