@@ -2,7 +2,8 @@
  * A sheet of the spreadsheet by name, as the store's hidden sheets (src/store/resultsSheet.ts, creditsLog.ts) read
  * and write it: no layout here but what SheetLayout says.
  */
-import type { HiddenSheet, SheetLayout, SheetRows } from '../store/ports';
+import type { HiddenSheet, HiddenSheetRows, SheetLayout } from '../store/ports';
+import { sheetPort } from './sheets';
 import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
@@ -26,18 +27,15 @@ export function insertWithLayout(ss: Spreadsheet, name: string, layout: SheetLay
   return sheet;
 }
 
-function rowsOf(sheet: Sheet, layout: SheetLayout): SheetRows {
+function rowsOf(sheet: Sheet, layout: SheetLayout): HiddenSheetRows {
+  const { lastRow, maxRows, maxColumns, values, write, clear } = sheetPort(sheet);
   return {
-    lastRow: () => sheet.getLastRow(),
-    maxRows: () => sheet.getMaxRows(),
-    maxColumns: () => sheet.getMaxColumns(),
-    read: (row, column, rows, columns) => sheet.getRange(row, column, rows, columns).getValues(),
-    write: (row, column, values) => {
-      sheet.getRange(row, column, values.length, values[0].length).setValues(values);
-    },
-    clear: (row, column, rows, columns) => {
-      sheet.getRange(row, column, rows, columns).clearContent();
-    },
+    lastRow,
+    maxRows,
+    maxColumns,
+    values,
+    write,
+    clear,
     addRows: (after, count) => {
       sheet.insertRowsAfter(after, count);
       sheet.getRange(after + 1, 1, count, layout.columns).setNumberFormat('@');

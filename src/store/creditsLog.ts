@@ -3,7 +3,7 @@
  * read of its rows.
  */
 import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, OUTCOME_COLUMN } from './credits';
-import type { HiddenSheet, SheetRows } from './ports';
+import type { HiddenSheet, HiddenSheetRows } from './ports';
 
 /** Rows added at once when the sheet is full: fewer row insertions over a long log. */
 const GROW_ROWS = 2000;
@@ -27,7 +27,7 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
    * one write. The row count only grows (the add-on inserts rows, never deletes them): a stale one is read again
    * before rows are inserted.
    */
-  let known: { sheet: SheetRows; maxRows: number } | null = null;
+  let known: { sheet: HiddenSheetRows; maxRows: number } | null = null;
 
   const append = (rows: string[][]) => {
     if (!known) {
@@ -66,7 +66,12 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
         if (!sheet) return null;
         const last = sheet.lastRow();
         if (last < CREDITS_FIRST_ROW) return [];
-        return sheet.read(CREDITS_FIRST_ROW, 1, last - CREDITS_FIRST_ROW + 1, CREDITS_COLUMNS);
+        return sheet.values({
+          row: CREDITS_FIRST_ROW,
+          column: 1,
+          rows: last - CREDITS_FIRST_ROW + 1,
+          columns: CREDITS_COLUMNS,
+        });
       } catch {
         return null;
       }
@@ -78,7 +83,7 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
     readRowsBetween: (first, last) => {
       const sheet = hidden.find();
       if (!sheet || last < first) return [];
-      return sheet.read(first, 1, last - first + 1, CREDITS_COLUMNS);
+      return sheet.values({ row: first, column: 1, rows: last - first + 1, columns: CREDITS_COLUMNS });
     },
     readOutcomes: () => {
       const sheet = hidden.find();
@@ -86,7 +91,12 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
       const last = sheet.lastRow();
       if (last < CREDITS_FIRST_ROW) return [];
       return sheet
-        .read(CREDITS_FIRST_ROW, OUTCOME_COLUMN, last - CREDITS_FIRST_ROW + 1, 1)
+        .values({
+          row: CREDITS_FIRST_ROW,
+          column: OUTCOME_COLUMN,
+          rows: last - CREDITS_FIRST_ROW + 1,
+          columns: 1,
+        })
         .map((row) => row[0]);
     },
   };

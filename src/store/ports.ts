@@ -2,6 +2,7 @@
  * What the store reaches Apps Script through: src/adapters/ports.ts makes these over the real services; tests may
  * pass plain objects. Types only.
  */
+import type { SheetPort } from '../core/sheet';
 import type { Clock } from '../lookup/ports';
 
 /** A properties store (document properties): the part of PropertiesService's Properties the store uses. */
@@ -25,15 +26,12 @@ export interface SheetLayout {
   header?: string[];
 }
 
-/** A sheet of the spreadsheet found by name: rows and columns count from 1. */
-export interface SheetRows {
-  /** The last row with content (0 when none). */
-  lastRow(): number;
-  maxRows(): number;
-  maxColumns(): number;
-  read(row: number, column: number, rows: number, columns: number): unknown[][];
-  write(row: number, column: number, values: unknown[][]): void;
-  clear(row: number, column: number, rows: number, columns: number): void;
+/**
+ * A hidden sheet's cells: the calls of a sheet (src/core/sheet.ts) the store makes, and rows or columns added in the
+ * layout's plain-text format.
+ */
+export interface HiddenSheetRows
+  extends Pick<SheetPort, 'lastRow' | 'maxRows' | 'maxColumns' | 'values' | 'write' | 'clear'> {
   /** Inserts `count` rows after row `after`, plain text over the layout's columns. */
   addRows(after: number, count: number): void;
   /** Inserts `count` columns after column `after`, plain text over the layout's rows. */
@@ -48,12 +46,12 @@ export interface HiddenSheet {
    */
   reader(): (a1: string) => unknown[][] | null;
   /** The sheet, or null when there is none. */
-  find(): SheetRows | null;
+  find(): HiddenSheetRows | null;
   /**
    * The sheet, made hidden with its layout when missing (the person's sheet stays active). Call holding the
    * document lock.
    */
-  findOrCreate(): SheetRows;
+  findOrCreate(): HiddenSheetRows;
 }
 
 /** The hidden results sheet: encoded results by hash. */

@@ -68,12 +68,12 @@ function appendResults(hidden: HiddenSheet, added: Map<string, string>): void {
     return;
   }
   const width = sheet.maxColumns();
-  const table = sheet.read(FIRST_BUCKET_ROW, 1, TABLE_ROWS - 1, width);
+  const table = sheet.values({ row: FIRST_BUCKET_ROW, column: 1, rows: TABLE_ROWS - 1, columns: width });
   const merged = parseRows(table.slice(BUCKETS), new Map(), true);
   for (const [hash, encoded] of added) merged.set(hash, encoded);
   const buckets = mergeIntoBuckets(table.slice(0, BUCKETS), merged);
   const wide = buckets[0].length;
   if (wide > width) sheet.addColumns(width, wide - width);
   sheet.write(FIRST_BUCKET_ROW, 1, buckets);
-  if (logLength > 0) sheet.clear(LOG_FIRST_ROW, 1, logLength, 2);
+  if (logLength > 0) sheet.clear({ row: LOG_FIRST_ROW, column: 1, rows: logLength, columns: 2 });
 }

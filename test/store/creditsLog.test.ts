@@ -11,13 +11,13 @@ import {
   FORMULAS_CONTEXT,
 } from '../../src/store/credits';
 import { creditsLogOn } from '../../src/store/creditsLog';
-import type { HiddenSheet, SheetRows } from '../../src/store/ports';
+import type { HiddenSheet, HiddenSheetRows } from '../../src/store/ports';
 
 /** A sheet as an array of rows, with its size; `calls` counts what the log asks of it. */
 function fakeSheet(rows: number) {
   const cells: unknown[][] = [];
   const sheet = { maxRows: rows, inserted: [] as number[], calls: 0 };
-  const rowsPort: SheetRows = {
+  const rowsPort: HiddenSheetRows = {
     lastRow: () => {
       sheet.calls++;
       return cells.length;
@@ -27,7 +27,7 @@ function fakeSheet(rows: number) {
       return sheet.maxRows;
     },
     maxColumns: () => CREDITS_COLUMNS,
-    read: (row, column, count, columns) =>
+    values: ({ row, column, rows: count, columns }) =>
       cells.slice(row - 1, row - 1 + count).map((values) => values.slice(column - 1, column - 1 + columns)),
     write: (row, _column, values) => {
       sheet.calls++;
