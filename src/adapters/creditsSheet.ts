@@ -6,20 +6,8 @@ import { CREDITS_COLUMNS, CREDITS_HEADER, CREDITS_LAYOUT } from '../store/credit
 import { creditsLogOn } from '../store/creditsLog';
 import { hiddenSheet, insertWithLayout } from './hiddenSheet';
 
-/** One per execution: it remembers the sheet and its size between appends. */
-const log = creditsLogOn(hiddenSheet(CREDITS_LAYOUT));
-
-/** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
-export const appendCharges = (rows: string[][]): void => log.append(rows);
-/** Every row of the log below the header, in one read; null when there is no log. */
-export const readChargeRows = (): unknown[][] | null => log.readRows();
-/** The log's last row (its header's row when empty); 0 when there is no log. */
-export const chargeLogLastRow = (): number => log.lastRow();
-/** Rows `first`..`last` of the log, in one read. */
-export const readChargeRowsBetween = (first: number, last: number): unknown[][] =>
-  log.readRowsBetween(first, last);
-/** The outcomes of the log, in one read of their column; null when there is no log (then only its name is read). */
-export const readChargeOutcomes = (): unknown[] | null => log.readOutcomes();
+/** The credits log, one per execution: it remembers the sheet and its size between appends. */
+export const creditsLog = creditsLogOn(hiddenSheet(CREDITS_LAYOUT));
 
 /**
  * A new visible sheet for an export, named `name`, or `name (2)`, `name (3)`… when taken: plain-text columns and the

@@ -1,15 +1,7 @@
 /** The platform the features reach Apps Script through (src/platform/platform.ts), over the real services. */
 import type { Platform } from '../platform/platform';
 import { spreadsheetDay, systemClock, timeText } from './clock';
-import {
-  appendCharges,
-  chargeLogLastRow,
-  createExportSheet,
-  readChargeOutcomes,
-  readChargeRows,
-  readChargeRowsBetween,
-  writeExportRows,
-} from './creditsSheet';
+import { createExportSheet, creditsLog, writeExportRows } from './creditsSheet';
 import { clearHalt, documentCache } from './documentCache';
 import { documentPropertyWritable } from './formulaWrites';
 import { askServiceAboutKey } from './http';
@@ -57,15 +49,7 @@ export const appsScript: Platform = {
   askServiceAboutKey,
   clearHalt,
   documentPropertyWritable,
-  creditsLog: {
-    append: appendCharges,
-    readRows: readChargeRows,
-    readOutcomes: readChargeOutcomes,
-    lastRow: chargeLogLastRow,
-    readRowsBetween: readChargeRowsBetween,
-    createExport: createExportSheet,
-    writeExport: writeExportRows,
-  },
+  creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
   ui: { showSidebar, showAlert },
   triggers: { create: createWatchTriggers, deleteMine: deleteMyWatchTriggers, present: watchTriggersPresent },
 };

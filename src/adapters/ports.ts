@@ -9,7 +9,7 @@ import { sheetResultStore } from '../store/resultStore';
 import { resultsSheetOn } from '../store/resultsSheet';
 import { RESULTS_LAYOUT } from '../store/table';
 import { systemClock } from './clock';
-import { appendCharges } from './creditsSheet';
+import { creditsLog } from './creditsSheet';
 import { documentCache } from './documentCache';
 import { hiddenSheet } from './hiddenSheet';
 import { fetchTransport } from './http';
@@ -36,7 +36,7 @@ export function storeServices(clock: Clock = systemClock): StoreServices {
     properties: documentProperties(),
     clock,
     resultsSheet: resultsSheetOn(hiddenSheet(RESULTS_LAYOUT)),
-    appendCharges,
+    appendCharges: creditsLog.append,
     withStoreLock: (work, sheetWrites) => withStoreLock(clock, work, sheetWrites),
   };
 }

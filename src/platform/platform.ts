@@ -9,6 +9,7 @@ import type { EditedCells, SpreadsheetPort } from '../core/sheet';
 import type { KeyCheck } from '../lookup/contract';
 import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
+import type { CreditsLog } from '../store/creditsLog';
 
 /** Time as the features tell it: the lookup's clock, with times and days in the spreadsheet's time zone. */
 export interface PlatformClock extends Clock {
@@ -78,18 +79,8 @@ export interface WatchTriggers {
   present(ids: readonly string[]): boolean;
 }
 
-/** The credits log's hidden sheet, and the visible sheets an export copies it into. */
-export interface CreditsLogSheet {
-  /** Appends rows to the log, creating it when missing. Call holding the document lock. */
-  append(rows: string[][]): void;
-  /** Every row below the header, in one read; null when there is no log. */
-  readRows(): unknown[][] | null;
-  /** The outcomes' column, in one read; null when there is no log. */
-  readOutcomes(): unknown[] | null;
-  /** The log's last row (its header's when empty); 0 when there is no log. */
-  lastRow(): number;
-  /** Rows `first`..`last`, in one read. */
-  readRowsBetween(first: number, last: number): unknown[][];
+/** The credits log's hidden sheet (src/store/creditsLog.ts), and the visible sheets an export copies it into. */
+export interface CreditsLogSheet extends CreditsLog {
   /** A new visible sheet with the log's header, named `name` or `name (2)`…; its name. */
   createExport(name: string): string;
   /** Writes rows into an export sheet from row `first`; false when it is gone or not an export. */
