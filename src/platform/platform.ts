@@ -9,7 +9,7 @@ import type { EditedCells, SpreadsheetPort } from '../core/sheet';
 import type { KeyCheck } from '../lookup/contract';
 import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
-import type { CreditsLog } from '../store/creditsLog';
+import type { CreditsLog } from '../store/ports';
 
 /** Time as the features tell it: the lookup's clock, with times and days in the spreadsheet's time zone. */
 export interface PlatformClock extends Clock {
@@ -79,7 +79,7 @@ export interface WatchTriggers {
   present(ids: readonly string[]): boolean;
 }
 
-/** The credits log's hidden sheet (src/store/creditsLog.ts), and the visible sheets an export copies it into. */
+/** The credits log's hidden sheet (src/store/ports.ts), and the visible sheets an export copies it into. */
 export interface CreditsLogSheet extends CreditsLog {
   /** A new visible sheet with the log's header, named `name` or `name (2)`…; its name. */
   createExport(name: string): string;

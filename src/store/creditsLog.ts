@@ -3,23 +3,10 @@
  * read of its rows.
  */
 import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, OUTCOME_COLUMN } from './credits';
-import type { HiddenSheet, HiddenSheetRows } from './ports';
+import type { CreditsLog, HiddenSheet, HiddenSheetRows } from './ports';
 
 /** Rows added at once when the sheet is full: fewer row insertions over a long log. */
 const GROW_ROWS = 2000;
-
-export interface CreditsLog {
-  /** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
-  append(rows: string[][]): void;
-  /** Every row of the log below the header, in one read; null when there is no log. */
-  readRows(): unknown[][] | null;
-  /** The log's last row (its header's row when empty); 0 when there is no log. */
-  lastRow(): number;
-  /** Rows `first`..`last` of the log, in one read. */
-  readRowsBetween(first: number, last: number): unknown[][];
-  /** The outcomes of the log, in one read of their column; null when there is no log. */
-  readOutcomes(): unknown[] | null;
-}
 
 export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
   /**

@@ -54,6 +54,20 @@ export interface HiddenSheet {
   findOrCreate(): HiddenSheetRows;
 }
 
+/** The credits log's hidden sheet, as the store writes it and the Credits tab reads it (./creditsLog.ts). */
+export interface CreditsLog {
+  /** Appends rows to the log, creating the sheet when missing. Call holding the document lock. */
+  append(rows: string[][]): void;
+  /** Every row of the log below the header, in one read; null when there is no log. */
+  readRows(): unknown[][] | null;
+  /** The log's last row (its header's row when empty); 0 when there is no log. */
+  lastRow(): number;
+  /** Rows `first`..`last` of the log, in one read. */
+  readRowsBetween(first: number, last: number): unknown[][];
+  /** The outcomes of the log, in one read of their column; null when there is no log. */
+  readOutcomes(): unknown[] | null;
+}
+
 /** The hidden results sheet: encoded results by hash. */
 export interface ResultsSheet {
   /** The results of these hashes found in the sheet. */
