@@ -57,7 +57,7 @@ export interface SpreadsheetPort {
   activeSheet(): SheetPort;
   /** The selection, or null when there is none. */
   selection(): Selection | null;
-  /** Applies pending writes at once (SpreadsheetApp.flush): other executions, and Sheets' recalculation, see them. */
+  /** Applies pending writes at once (SpreadsheetApp.flush): other executions and the sheet's formulas see them. */
   flush(): void;
   /** A short message in the corner of the spreadsheet. */
   toast(message: string): void;

@@ -6,35 +6,21 @@
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
 import { CREDITS_HEADER } from '../../src/store/credits';
-import { launchChromium } from '../support/browser';
 import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, startWorld, url, type World } from '../support/harness';
-import { type Bridge, startBridge } from './bridge';
+import { sidebarPages } from './pages';
 
 const WAIT_MS = 10_000;
 jest.setTimeout(60_000 + 12 * WAIT_MS);
 
-let browser: Browser;
 let world: World | undefined;
-const bridges: Bridge[] = [];
-const contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-afterEach(async () => {
-  await Promise.allSettled(contexts.splice(0).map((context) => context.close()));
-  await Promise.allSettled(bridges.splice(0).map((bridge) => bridge.close()));
+const pages = sidebarPages(WAIT_MS, async () => {
   await world?.close();
   world = undefined;
 });
+const { waitForText } = pages;
 
 /** A 300 px sidebar page of `user`, refusing any address but its bridge's; page errors collected. */
 async function sidebarOf(
@@ -43,30 +29,7 @@ async function sidebarOf(
   errors: string[],
   view: 'settings' | 'plan' = 'settings',
 ): Promise<Page> {
-  const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id });
-  bridges.push(bridge);
-  const context = await browser.newContext({ viewport: { width: 300, height: 760 }, deviceScaleFactor: 1 });
-  contexts.push(context);
-  context.setDefaultTimeout(WAIT_MS);
-  await context.route('**/*', (route) =>
-    route.request().url().startsWith(`${bridge.origin}/`) ? route.continue() : route.abort(),
-  );
-  const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(bridge.url(view));
-  await page.locator('#loading').waitFor({ state: 'hidden' });
-  return page;
-}
-
-async function waitForText(locator: Locator, expected: string | RegExp, timeoutMs = WAIT_MS): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  let last: string | null = null;
-  for (let round = 0; round < timeoutMs / 25 && Date.now() < until; round++) {
-    last = await locator.textContent();
-    if (typeof expected === 'string' ? last === expected : expected.test(last ?? '')) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`Expected the text ${String(expected)}, last seen ${JSON.stringify(last)}`);
+  return (await pages.open(w, user, errors, view)).page;
 }
 
 async function runAs(w: World, user: string, a1: string): Promise<void> {

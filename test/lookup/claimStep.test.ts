@@ -27,6 +27,29 @@ function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: 
 
 const keys = Array.from({ length: 1100 }, (_, i) => `network.com/in/key-${i}`);
 
+/** The claim step's ports: an empty store, `cache`, a lock that is always free. */
+function portsOver(cache: LookupPorts['cache']): LookupPorts {
+  return {
+    store: {
+      getMany: () => new Map(),
+      snapshot: () => () => undefined,
+      putMany: () => undefined,
+    },
+    cache,
+    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+  } as unknown as LookupPorts;
+}
+
+/** A claim of `keys` with room for `room` results, no gate. */
+const ask = (claimed: string[], room = 2000) => ({
+  keys: claimed,
+  value: '1',
+  seconds: 31,
+  inStore: () => ({ stored: new Set<string>(), room }),
+  gates: [],
+  firstBatch: () => undefined,
+});
+
 test('putClaims splits 1,100 claims into calls of at most MAX_CLAIMS_AT_ONCE (the cache keeps about 1,000 items)', () => {
   const { cache, putSizes, entries } = recordingCache();
   putClaims(cache, keys, '1', 31);
@@ -37,35 +60,13 @@ test('putClaims splits 1,100 claims into calls of at most MAX_CLAIMS_AT_ONCE (th
 
 test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocked), none is lost', () => {
   const { cache, putSizes } = recordingCache();
-  const ports = {
-    store: {
-      getMany: () => new Map(),
-      snapshot: () => () => undefined,
-      putMany: () => undefined,
-    },
-    cache,
-    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
-  } as unknown as LookupPorts;
-  const first = claimUnknown(ports, {
-    keys,
-    value: '1',
-    seconds: 31,
-    inStore: () => ({ stored: new Set(), room: 2000 }),
-    gates: [],
-    firstBatch: () => undefined,
-  });
+  const ports = portsOver(cache);
+  const first = claimUnknown(ports, ask(keys));
   expect(first?.mine).toHaveLength(MAX_CLAIMS_AT_ONCE);
   expect(first?.blocked).toHaveLength(1100 - MAX_CLAIMS_AT_ONCE);
   expect(Math.max(...putSizes)).toBeLessThanOrEqual(MAX_CLAIMS_AT_ONCE);
   // Claimed keys are held: a second call claims the next ones.
-  const second = claimUnknown(ports, {
-    keys,
-    value: '1',
-    seconds: 31,
-    inStore: () => ({ stored: new Set(), room: 2000 }),
-    gates: [],
-    firstBatch: () => undefined,
-  });
+  const second = claimUnknown(ports, ask(keys));
   expect(second?.heldBy.size).toBe(MAX_CLAIMS_AT_ONCE);
   expect(second?.mine[0]).toBe(keys[MAX_CLAIMS_AT_ONCE]);
   expect(cache.get(claimKey(keys[0]))).toBe('1');
@@ -73,23 +74,8 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
 
 test('claimUnknown claims no more than the store can keep: the rest are reported unsaved, not claimed', () => {
   const { cache } = recordingCache();
-  const ports = {
-    store: {
-      getMany: () => new Map(),
-      snapshot: () => () => undefined,
-      putMany: () => undefined,
-    },
-    cache,
-    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
-  } as unknown as LookupPorts;
-  const claimed = claimUnknown(ports, {
-    keys: keys.slice(0, 10),
-    value: '1',
-    seconds: 31,
-    inStore: () => ({ stored: new Set(), room: 3 }),
-    gates: [],
-    firstBatch: () => undefined,
-  });
+  const ports = portsOver(cache);
+  const claimed = claimUnknown(ports, ask(keys.slice(0, 10), 3));
   expect(claimed?.mine).toEqual(keys.slice(0, 3));
   expect(claimed?.unsaved).toEqual(keys.slice(3, 10));
   expect(cache.get(claimKey(keys[5]))).toBeNull();
