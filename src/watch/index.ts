@@ -29,94 +29,46 @@ export function getWatchState(platform: Platform): WatchView {
 
 const TEST_DEPLOYMENT = `The watch needs triggers, and Google runs none in a test deployment of an add-on: install the add-on from its listing (a private or unlisted one will do) to watch a column. Until then, select new rows and choose Find e-mails.`;
 
+/** What a start asks for: the daily limit typed, and the placement chosen when the columns beside hold data. */
+interface StartRequest {
+  limit?: unknown;
+  placement?: unknown;
+}
+
+/** A start that passed every check: the watch to save (its triggers not made yet) and what the person is told. */
+interface CheckedStart {
+  watch: Omit<Watch, 'triggerIds'>;
+  column: string;
+  /** Rows of the column with no result yet: the first trigger run looks them up. */
+  waiting: number;
+}
+
+type Refusal = { refusal: string } & Partial<WatchStart>;
+
 /**
  * Starts watching the selection's column with a daily limit: only a person with a saved key (checked, free), and
  * one watch per spreadsheet. Asks for the placement when the columns beside the URLs hold data.
  */
 export function startWatch(platform: Platform, raw: unknown): WatchStart {
-  const request = (raw && typeof raw === 'object' ? raw : {}) as { limit?: unknown; placement?: unknown };
-  const refuse = (message: string, extra: Partial<WatchStart> = {}): WatchStart => ({
+  const request: StartRequest = raw && typeof raw === 'object' ? raw : {};
+  const refuse = ({ refusal, ...extra }: Refusal): WatchStart => ({
     started: false,
     view: getWatchState(platform),
-    message,
+    message: refusal,
     ...extra,
   });
-  const limit = parseLimit(request.limit);
-  if (typeof limit !== 'number') return refuse(limit.error);
-  const current = loadWatch(platform);
-  if (current?.state === 'watching') {
-    return refuse(
-      `${watchedColumn(current)} is already watched, paid by ${current.creatorName || 'another editor'}: stop that watch in this tab first.`,
-    );
-  }
-  const selection = platform.spreadsheet().selection();
-  if (!selection)
-    return refuse(
-      'Select the column of profile URLs to watch (its header or its first cell), then press Start again.',
-    );
-  const { sheet } = selection;
-  const { row: topRow, column: urlColumn } = selection.block;
-  const settings = platform.settings.read();
-  const read = readWatched({ topRow, urlColumn }, sheet, settings.extraFields);
-  const sheetName = sheet.name();
-  const column = watchedColumn({ sheetName, urlColumn });
-  const placement = typeof request.placement === 'string' ? (request.placement as PlacementKind) : undefined;
-  const plan = read ? planOf(platform, read, settings.extraFields, placement) : null;
-  if (plan?.refusal) return refuse(plan.refusal, { column });
-  if (plan?.needsChoice && !placement) {
-    return refuse(
-      `Choose where the watch writes its results (the columns beside ${columnLetters(urlColumn)} hold data), then press Start again.`,
-      {
-        column,
-        placements: plan.placements,
-        waitingRows: plan.lookupRows,
-      },
-    );
-  }
-  // The starter's key pays: checked now (free), so a refused key never starts a watch.
-  const keyCheck = checkKeyForRun(
-    'press Start in the Watch tab again',
-    platform.clock.now,
-    platform.settings.apiKey(),
-    platform.askServiceAboutKey,
-  );
-  if (keyCheck.refusal) return refuse(keyCheck.refusal, { column });
-  const creatorId = platform.runner.id(true) as string;
-  let triggerIds: string[];
+  const checked = checkStart(platform, request);
+  if ('refusal' in checked) return refuse(checked);
+  const { column, waiting } = checked;
+  let saved: boolean;
   try {
-    triggerIds = platform.triggers.create();
+    saved = saveWithTriggers(platform, checked.watch);
   } catch (error) {
     if (error instanceof TriggersRefusedError)
-      return refuse(`${TEST_DEPLOYMENT} (Google said: ${error.reason})`, { column });
+      return refuse({ refusal: `${TEST_DEPLOYMENT} (Google said: ${error.reason})`, column });
     throw error;
   }
-  const now = platform.clock.now();
-  const watch: Watch = {
-    sheetId: sheet.id,
-    sheetName,
-    urlColumn,
-    topRow,
-    headerText: read?.header ? String(read.header[0] ?? '') : headerTextAt(sheet, topRow, urlColumn),
-    placement: plan?.placement.kind ?? placement,
-    limit,
-    creatorId,
-    creatorName: platform.runner.email(),
-    startedAt: now,
-    state: 'watching',
-    day: platform.clock.day(now),
-    usedToday: 0,
-    jobCredits: 0,
-    message: 'Started. New rows are looked up when they arrive.',
-    triggerIds,
-  };
-  const saved = platform.lock.with(() => {
-    const stored = loadWatch(platform);
-    if (stored?.state === 'watching') return false;
-    saveWatch(platform, watch);
-    return true;
-  });
-  if (!saved) return refuse('Another editor started a watch a moment ago: see it in this tab.');
-  const waiting = plan ? plan.lookupRows + plan.notProfiles : 0;
+  if (!saved) return refuse({ refusal: 'Another editor started a watch a moment ago: see it in this tab.' });
   return {
     started: true,
     view: getWatchState(platform),
@@ -126,6 +78,95 @@ export function startWatch(platform: Platform, raw: unknown): WatchStart {
         : 'Watching.',
     column,
   };
+}
+
+/** The checks of a start, in the order a person fixes them: the limit, no other watch, the column, the key. */
+function checkStart(platform: Platform, request: StartRequest): CheckedStart | Refusal {
+  const limit = parseLimit(request.limit);
+  if (typeof limit !== 'number') return { refusal: limit.error };
+  const current = loadWatch(platform);
+  if (current?.state === 'watching') {
+    return {
+      refusal: `${watchedColumn(current)} is already watched, paid by ${current.creatorName || 'another editor'}: stop that watch in this tab first.`,
+    };
+  }
+  const selection = platform.spreadsheet().selection();
+  if (!selection)
+    return {
+      refusal:
+        'Select the column of profile URLs to watch (its header or its first cell), then press Start again.',
+    };
+  const { sheet } = selection;
+  const { row: topRow, column: urlColumn } = selection.block;
+  const { extraFields } = platform.settings.read();
+  const read = readWatched({ topRow, urlColumn }, sheet, extraFields);
+  const sheetName = sheet.name();
+  const column = watchedColumn({ sheetName, urlColumn });
+  const placement = isPlacementKind(request.placement) ? request.placement : undefined;
+  const plan = read ? planOf(platform, read, extraFields, placement) : null;
+  if (plan?.refusal) return { refusal: plan.refusal, column };
+  if (plan?.needsChoice && !placement) {
+    return {
+      refusal: `Choose where the watch writes its results (the columns beside ${columnLetters(urlColumn)} hold data), then press Start again.`,
+      column,
+      placements: plan.placements,
+      waitingRows: plan.lookupRows,
+    };
+  }
+  // The starter's key pays: checked now (free), so a refused key never starts a watch.
+  const keyCheck = checkKeyForRun(
+    'press Start in the Watch tab again',
+    platform.clock.now,
+    platform.settings.apiKey(),
+    platform.askServiceAboutKey,
+  );
+  if (keyCheck.refusal) return { refusal: keyCheck.refusal, column };
+  const now = platform.clock.now();
+  const watch: CheckedStart['watch'] = {
+    sheetId: sheet.id,
+    sheetName,
+    urlColumn,
+    topRow,
+    headerText: read?.header ? String(read.header[0] ?? '') : headerTextAt(sheet, topRow, urlColumn),
+    placement: plan?.placement.kind ?? placement,
+    limit,
+    creatorId: platform.runner.ensureId(),
+    creatorName: platform.runner.email(),
+    startedAt: now,
+    state: 'watching',
+    day: platform.clock.day(now),
+    usedToday: 0,
+    jobCredits: 0,
+    message: 'Started. New rows are looked up when they arrive.',
+  };
+  return { watch, column, waiting: plan ? plan.lookupRows + plan.notProfiles : 0 };
+}
+
+/**
+ * Makes the creator's triggers, then saves the watch with their ids under the document lock. Whatever keeps the
+ * watch from being saved (another editor's watch saved first, the lock busy, a throw), the triggers made here are
+ * deleted: no trigger runs without its watch. Throws TriggersRefusedError when none could be made.
+ */
+function saveWithTriggers(platform: Platform, watch: CheckedStart['watch']): boolean {
+  const triggerIds = platform.triggers.create();
+  let saved = false;
+  try {
+    saved = platform.lock.with(() => {
+      if (loadWatch(platform)?.state === 'watching') return false;
+      saveWatch(platform, { ...watch, triggerIds });
+      return true;
+    });
+  } finally {
+    if (!saved) platform.triggers.delete(triggerIds);
+  }
+  return saved;
+}
+
+const PLACEMENT_KINDS: Record<PlacementKind, true> = { reuse: true, insert: true, right: true, extend: true };
+const PLACEMENT_KIND_NAMES: ReadonlySet<unknown> = new Set(Object.keys(PLACEMENT_KINDS));
+
+function isPlacementKind(value: unknown): value is PlacementKind {
+  return PLACEMENT_KIND_NAMES.has(value);
 }
 
 /** The plan of the column as a run would price it (the placement offered and chosen). */

@@ -4,7 +4,7 @@
  * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
  */
 
-import type { Progress } from '../api';
+import type { Progress, RunReason } from '../api';
 import type { Job } from '../bulk/job';
 import { isActive, transition } from '../bulk/jobMachine';
 import { hasDocument, loadJob, updateJob } from '../bulk/jobStore';
@@ -44,15 +44,21 @@ export type WatchRunEnd =
   | 'stopped'
   | 'time';
 
-/** Halts of the watch's run that stop the watch: the key or the account cannot pay, or the sheet is gone. */
-const STOPS_WATCH = new Set([
-  'key_rejected',
-  'no_key',
-  'out_of_credits',
-  'configuration',
-  'sheet_missing',
-  'sheet_changed',
-]);
+/**
+ * Whether a halt of the watch's run stops the watch (the key or the account cannot pay, or the sheet is gone), by
+ * every halt reason: a new reason does not compile until it is decided here.
+ */
+const STOPS_WATCH: Record<Exclude<RunReason, 'user'>, boolean> = {
+  key_rejected: true,
+  no_key: true,
+  out_of_credits: true,
+  configuration: true,
+  sheet_missing: true,
+  sheet_changed: true,
+  no_spreadsheet: false,
+  quota: false,
+  error: false,
+};
 
 export function runWatch(platform: Platform): WatchRunEnd {
   // A time-driven trigger would get here with no spreadsheet (reported): nothing to read, nothing sent.
@@ -157,7 +163,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
   if (isActive(job.state)) cancelJob(platform, jobId);
-  if (STOPS_WATCH.has(reason)) {
+  if (reason !== 'user' && STOPS_WATCH[reason]) {
     stopWatch(platform, withoutStop(forTheWatch(job.message)));
     return 'stopped';
   }

@@ -77,8 +77,16 @@ export class WatchedDocument {
       clock,
       lock: freeLock,
       documentProperties: () => this.properties,
+      documentPropertiesOrNull: () => this.properties,
       config: () => ({ stepBudgetMs: 5_000 }) as ScriptConfig,
-      runner: { id: () => runnerId, email: () => email },
+      runner: {
+        id: () => runnerId,
+        ensureId: () => {
+          if (runnerId === null) throw new Error('The test gives this execution no runner id.');
+          return runnerId;
+        },
+        email: () => email,
+      },
       settings: { apiKey: () => apiKey } as Platform['settings'],
       creditsLog: {
         append: (rows) => {
@@ -90,6 +98,9 @@ export class WatchedDocument {
         deleteMine: () => {
           const had = runnerId !== null && this.triggers.delete(runnerId);
           return had ? 3 : 0;
+        },
+        delete: () => {
+          throw new Error('The test gives this execution no trigger ids to delete.');
         },
         present: () => runnerId !== null && this.triggers.has(runnerId),
       },
