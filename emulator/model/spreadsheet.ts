@@ -33,8 +33,20 @@ export class SheetsError extends Error {}
 
 type Line = Array<Cell | undefined>;
 
+/**
+ * A sheet's protection (Sheet.protect()). Its editors are the spreadsheet's until a script changes them, which the
+ * add-on never does ("the permissions mirror those of the spreadsheet itself, which effectively means that the sheet
+ * remains unprotected", apps-script/reference/spreadsheet/sheet#protect()); `warningOnly`: every user can edit, but a
+ * person's edit prompts a warning first (apps-script/reference/spreadsheet/protection#setWarningOnly(Boolean)).
+ */
+export interface SheetProtection {
+  warningOnly: boolean;
+  description: string;
+}
+
 export class SheetModel {
   frozenRows = 0;
+  protection?: SheetProtection;
   private rows: Array<Line | undefined> = [];
   /**
    * For a copy (`clone()`): what it still shares with the sheet it was copied from. While `rows` is the source's
@@ -131,6 +143,7 @@ export class SheetModel {
   clone(): SheetModel {
     const copy = new SheetModel(this.id, this.name, this.maxRows, this.maxCols);
     copy.frozenRows = this.frozenRows;
+    if (this.protection) copy.protection = { ...this.protection };
     copy.rows = this.lines();
     copy.shared = { rows: true, changed: new Map(), ownLines: new WeakSet() };
     return copy;
