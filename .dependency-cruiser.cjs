@@ -25,7 +25,8 @@ const FEATURE_EDGES = [
   ['settings', 'formula'],
   // The credits view says when a bulk run is under way (its figures still move).
   ['credits', 'bulk'],
-  // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job.
+  // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job,
+  // through src/bulk/forWatch.ts only (rule watch-through-bulk-for-watch).
   ['watch', 'bulk'],
 ];
 
@@ -105,6 +106,14 @@ module.exports = {
         ),
       },
     })),
+    {
+      name: 'watch-through-bulk-for-watch',
+      severity: 'error',
+      comment:
+        'The watch reaches the bulk run through src/bulk/forWatch.ts only (plan a column, create a run, drive a slice, cancel): the rest of bulk/ may change without the watch.',
+      from: { path: '^src/watch/' },
+      to: { path: '^src/bulk/', pathNot: '^src/bulk/forWatch\\.ts$' },
+    },
     {
       name: 'sidebar-over-core',
       severity: 'error',

@@ -3,10 +3,8 @@
  * trigger runs. A watch belongs to the person who starts it: their key, their credits, their triggers. Every editor
  * sees who pays, and any editor may stop it.
  */
-import type { PlacementKind, WatchStart, WatchView } from '../api';
-import type { ColumnRead } from '../bulk/placement';
-import { checkKeyForRun } from '../bulk/runKeyCheck';
-import { planRun } from '../bulk/runPlan';
+import type { PlacementKind, Settings, WatchStart, WatchView } from '../api';
+import { type ColumnRead, checkKeyForRun, watchPlanner } from '../bulk/forWatch';
 import { columnLetters } from '../core/a1';
 import type { SheetPort } from '../core/sheet';
 import { TriggersRefusedError } from '../platform/errors';
@@ -98,12 +96,12 @@ function checkStart(platform: Platform, request: StartRequest): CheckedStart | R
     };
   const { sheet } = selection;
   const { row: topRow, column: urlColumn } = selection.block;
-  const { extraFields } = platform.settings.read();
-  const read = readWatched({ topRow, urlColumn }, sheet, extraFields);
+  const settings = platform.settings.read();
+  const read = readWatched({ topRow, urlColumn }, sheet, settings.extraFields);
   const sheetName = sheet.name();
   const column = watchedColumn({ sheetName, urlColumn });
   const placement = isPlacementKind(request.placement) ? request.placement : undefined;
-  const plan = read ? planOf(platform, read, extraFields, placement) : null;
+  const plan = read ? planOf(platform, read, settings, placement) : null;
   if (plan?.refusal) return { refusal: plan.refusal, column };
   if (plan?.needsChoice && !placement) {
     return {
@@ -169,22 +167,9 @@ function isPlacementKind(value: unknown): value is PlacementKind {
   return PLACEMENT_KIND_NAMES.has(value);
 }
 
-/** The plan of the column as a run would price it (the placement offered and chosen). */
-function planOf(platform: Platform, read: ColumnRead, extraFields: boolean, chosen?: PlacementKind) {
-  const store = platform.lookupPorts(false).store;
-  return planRun(
-    read,
-    {
-      mode: 'all',
-      includeUnprocessable: false,
-      recheck: false,
-      extraFields,
-      startAtOnceUnder: Number.POSITIVE_INFINITY,
-      hosts: platform.config().networkHosts,
-      chosen,
-    },
-    (keys) => store.getMany(keys),
-  );
+/** The plan of the column as the watch's runs will price it (the placement offered and chosen). */
+function planOf(platform: Platform, read: ColumnRead, settings: Settings, chosen?: PlacementKind) {
+  return watchPlanner(platform, settings, chosen)(read);
 }
 
 /** The header cell of an empty column (the first row when it reads as a header): to notice the column moved later. */

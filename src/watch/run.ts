@@ -5,11 +5,15 @@
  */
 
 import type { Progress, RunReason } from '../api';
-import type { Job } from '../bulk/job';
-import { isActive, transition } from '../bulk/jobMachine';
-import { hasDocument, loadJob, updateJob } from '../bulk/jobStore';
-import { processSlice } from '../bulk/slice';
-import { createUnderLock } from '../bulk/start';
+import {
+  cancelRun,
+  createWatchRun,
+  driveSlice,
+  hasDocument,
+  isActive,
+  type Job,
+  loadJob,
+} from '../bulk/forWatch';
 import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import type { Platform } from '../platform/platform';
@@ -117,11 +121,8 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     stopWatch(platform, `${plan.reason}. Start it again in the Watch tab`);
     return 'stopped';
   }
-  const outcome = platform.lock.with(() =>
-    createUnderLock(platform, plan.planned, me, 'watch', watch.creatorName),
-  );
-  if (!('created' in outcome)) return 'busy';
-  const created = outcome.created;
+  const created = createWatchRun(platform, plan.planned, me, watch.creatorName);
+  if (!created) return 'busy';
   updateWatch(platform, (stored) =>
     stored
       ? {
@@ -143,7 +144,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
   do {
     const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
     if (leasedBefore > platform.clock.now()) return 'busy';
-    progress = processSlice(platform, jobId, me);
+    progress = driveSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch(platform, (stored) =>
       stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: platform.clock.now() } : stored,
@@ -162,7 +163,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
   if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
-  if (isActive(job.state)) cancelJob(platform, jobId);
+  if (isActive(job.state)) cancelRun(platform, jobId);
   if (reason !== 'user' && STOPS_WATCH[reason]) {
     stopWatch(platform, withoutStop(forTheWatch(job.message)));
     return 'stopped';
@@ -172,14 +173,6 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
     `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
   );
   return 'busy';
-}
-
-function cancelJob(platform: Platform, jobId: string): void {
-  updateJob(platform, (stored) => {
-    if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
-    const now = platform.clock.now();
-    return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
-  });
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
