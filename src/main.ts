@@ -31,6 +31,7 @@ import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
+import { sidebarState } from './sidebarState';
 import * as watch from './watch';
 
 /**
@@ -193,7 +194,7 @@ export function freezeResults(): string {
 
 /** The sidebar's state: masked key, settings, progress. */
 export function getSidebarState(): SidebarState {
-  return account.getSidebarState(appsScript);
+  return sidebarState(appsScript);
 }
 
 /**
@@ -201,12 +202,14 @@ export function getSidebarState(): SidebarState {
  * @param {string} key The key as pasted.
  */
 export function saveApiKey(key: unknown): SidebarState {
-  return account.saveApiKey(appsScript, key);
+  account.saveApiKey(appsScript, key);
+  return sidebarState(appsScript);
 }
 
 /** Removes the current user's API key. */
 export function removeApiKey(): SidebarState {
-  return account.removeApiKey(appsScript);
+  account.removeApiKey(appsScript);
+  return sidebarState(appsScript);
 }
 
 /** Checks the saved key with the service without spending a credit. */
@@ -219,7 +222,8 @@ export function checkApiKey(): KeyCheckResult {
  * @param {Object} settings writeHeader, extraFields, startAtOnce, startAtOnceUnder.
  */
 export function saveSettings(settings: unknown): SidebarState {
-  return account.saveSettings(appsScript, settings);
+  account.saveSettings(appsScript, settings);
+  return sidebarState(appsScript);
 }
 
 /** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */
