@@ -128,9 +128,19 @@ export function recordText(lookups: number, found: number): string {
   return lookups > 0 ? `Here so far: ${hitRateText(lookups, found)}.` : '';
 }
 
-/** "Used today: 12 of 500 credits." */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "27 Nov" for the day "2026-11-27" (the spreadsheet's day); the text itself when it is not such a day. */
+export function dayText(day: string): string {
+  const [, month, date] = /^\d{4}-(\d{2})-(\d{2})$/.exec(day) ?? [];
+  const name = MONTHS[Number(month) - 1];
+  return name ? `${Number(date)} ${name}` : day;
+}
+
+/** "Used today (27 Nov): 12 of 500 credits." */
 export function formulaUseText(state: FormulaCapState): string {
+  const today = `Used today (${dayText(state.day)})`;
   if (!state.policy.enabled)
-    return `New lookups by formulas are off. Used today: ${countText(state.usedToday, 'credit')}.`;
-  return `Used today: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
+    return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
+  return `${today}: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
 }
