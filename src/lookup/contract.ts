@@ -223,16 +223,6 @@ export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequ
 
 export type KeyCheck = { valid: true } | { valid: false; message: string } | ServiceError;
 
-export function interpretKeyCheck(status: number, body: string): KeyCheck {
-  if (status === 400) return { valid: true };
-  if (status === 401) return { valid: false, message: errorText(parseJson(body)) ?? 'Unauthorized' };
-  // A 200 to a body without network_url is off-contract, whatever it holds; the key evidently works.
-  if (status === 200) return { valid: true };
-  const outcome = interpretLookupResponse(status, body);
-  if (outcome.kind === 'error') return outcome;
-  return { valid: true };
-}
-
 /** `message`: our words; `options.said`: the service's, quoted once after them. */
 export function serviceError(
   error: ErrorKind,
