@@ -23,7 +23,7 @@ import {
   parseFormulaCall,
   type TriggerRecord,
 } from '../emulator';
-import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
+import { SheetModel, type SheetProtection, SheetsError } from '../emulator/model/spreadsheet';
 import { WAITING_AFTER_MS } from '../src/bulk/job';
 import {
   API_KEY_PROPERTY,
@@ -97,6 +97,8 @@ export interface SavedWorkbook {
     rows: number;
     cols: number;
     cells: Array<{ r: number; c: number; v?: string; fmt?: string }>;
+    /** Its warning-only protection, as the add-on made it. */
+    protection?: SheetProtection;
   };
   selection: RangeView | null;
   documentProperties: Record<string, string>;
@@ -236,6 +238,7 @@ export async function openWorkbook(options: {
         if (c.v !== undefined) cell.value = c.v;
         if (c.fmt !== undefined) cell.format = c.fmt;
       }
+      if (saved.resultsSheet.protection) results.protection = { ...saved.resultsSheet.protection };
     }
     env.documentProperties(ss.id).set(saved.documentProperties ?? {});
     env.userProperties(DEMO_USER).set(saved.userProperties ?? {});
@@ -863,7 +866,14 @@ export async function openWorkbook(options: {
           cells,
         },
         ...(results
-          ? { resultsSheet: { rows: results.maxRows, cols: results.maxCols, cells: resultCells } }
+          ? {
+              resultsSheet: {
+                rows: results.maxRows,
+                cols: results.maxCols,
+                cells: resultCells,
+                ...(results.protection ? { protection: { ...results.protection } } : {}),
+              },
+            }
           : {}),
         selection: selection(),
         documentProperties: env.documentProperties(ss.id).all(),
