@@ -22,7 +22,7 @@ import type {
   StateView,
 } from './protocol';
 import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, DEMO_KEY, type DemoService, startDemoService } from './service';
-import { clearState, loadState, type SavedState, writeState } from './state';
+import { clearState, loadState, type SavedState, STATE_VERSION, writeState } from './state';
 import { openWorkbook, type Workbook } from './workbook';
 
 // CommonJS (tsx and ts-jest both compile this package to it): no import.meta.
@@ -171,14 +171,21 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     });
   } catch (error) {
     await service.close();
-    throw error;
+    if (!saved) throw error;
+    throw new Error(
+      `The saved state in ${stateDir} could not be restored (${errorMessage(error)}): start with --reset to begin from the sample sheet.`,
+    );
   }
 
   let lastSaved = '';
   let saving: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {
     saving = saving.then(async () => {
-      const state: SavedState = { version: 2, workbook: await workbook.save(), service: service.save() };
+      const state: SavedState = {
+        version: STATE_VERSION,
+        workbook: await workbook.save(),
+        service: service.save(),
+      };
       const text = JSON.stringify(state);
       if (text === lastSaved) return;
       writeState(stateDir, text);
