@@ -7,8 +7,8 @@
  *   whose inputs change, are evaluated by env.recalculate: one CUSTOM_FUNCTION execution each, 30 s limit, the
  *   owner's user properties; array results spill;
  * - menu items run through env.run as the user; sidebars and dialogs are served by the sidebar host;
- * - save() captures the grid, the selection, the properties, the caches and an open sidebar; openWorkbook() with it
- *   restores them.
+ * - save() captures the whole spreadsheet (every sheet, hidden or not, and the selection), the properties, the
+ *   caches, the installable triggers and an open sidebar; openWorkbook() with it restores them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
