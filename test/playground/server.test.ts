@@ -12,7 +12,7 @@ import { DEMO_KEY } from '../../playground/service';
 import { STATE_FILE, STATE_VERSION } from '../../playground/state';
 import { API_KEY_PROPERTY, DEMO_USER, JOB_PROPERTY } from '../../playground/workbook';
 import { predictLookup } from '../../sandbox/profiles';
-import { chargeableProfiles, removeDir, tempStateDir, testPlayground } from './helpers';
+import { chargeableProfiles, profile, removeDir, tempStateDir, testPlayground } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -257,6 +257,35 @@ describe('the playground server', () => {
     expect(pg.service.view()).toMatchObject({ charged: 0, requests: 0 });
     await pg.close();
     expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
+  });
+
+  test('the sandbox panel takes "Credits left" and "charged" from one moment: a credit taken is charged at once', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    // A latency no run of this test reaches: the request is under way until the test ends it.
+    const pg = await start(dir, { credits: 50, latencyMs: 60_000 });
+    const sandbox = pg.service.sandbox.service;
+    const client = new AbortController();
+    const lookup = fetch(`${pg.service.sandbox.baseUrl}network_finder`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-KEY': DEMO_KEY },
+      body: JSON.stringify({ network_url: profile('ann-one-moment') }),
+      signal: client.signal,
+    }).catch(() => 'left');
+    for (let round = 0; round < 200 && sandbox.chargesInFlight === 0; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const during = pg.service.view();
+    expect([during.credits, during.charged, during.requests, during.ledger.length]).toEqual([49, 1, 0, 0]);
+    // The client leaves: the service has done the lookup, so the credit stays charged, now in the ledger.
+    client.abort();
+    await expect(lookup).resolves.toBe('left');
+    for (let round = 0; round < 200 && sandbox.ledger().length === 0; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const after = pg.service.view();
+    expect([after.credits, after.charged, after.requests, after.ledger.length]).toEqual([49, 1, 1, 1]);
+    expect(sandbox.chargesInFlight).toBe(0);
   });
 
   test('the menu has Refresh =FINDEMAIL cells: a formula that failed for want of a key resolves after it', async () => {
