@@ -12,14 +12,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { errorMessage, HttpError, loopbackHost, readJson, send, sendJson } from './http';
-import type {
-  CellEdit,
-  KeyAnswer,
-  MenuAnswer,
-  RangeView,
-  SandboxChange,
-  SandboxView,
-  StateView,
+import {
+  type CellEdit,
+  countOf,
+  type KeyAnswer,
+  type MenuAnswer,
+  type RangeView,
+  type SandboxChange,
+  type SandboxView,
+  type StateView,
 } from './protocol';
 import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, DEMO_KEY, type DemoService, startDemoService } from './service';
 import { clearState, loadState, type SavedState, STATE_VERSION, writeState } from './state';
@@ -474,7 +475,7 @@ async function main(): Promise<void> {
   console.log('Profile Email Finder playground: the built add-on (dist/) in the Apps Script emulator,');
   console.log(`against the sandbox e-mail service on ${playground.service.sandbox.baseUrl}`);
   console.log(
-    `Demo organization "${view.organization}": ${view.credits} credits, ${view.latencyMs} ms per request.`,
+    `Demo organization "${view.organization}": ${countOf(view.credits, 'credit')}, ${view.latencyMs} ms per request.`,
   );
   console.log(`State: ${cli.stateDir ?? DEFAULT_STATE_DIR}${cli.reset ? ' (reset)' : ''}`);
   console.log(`\n  Open ${playground.url}\n`);

@@ -122,7 +122,10 @@ export interface Workbook {
   submitFormResponse(): Promise<void>;
   /** Insert › Rows from an automation tool: `count` new rows through the Sheets API, which fires no trigger. */
   appendAsAutomation(count: number): number[];
-  /** Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey. */
+  /**
+   * Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey; an open sidebar is
+   * loaded again, so that it shows the key now saved.
+   */
   restoreDemoKey(): Promise<void>;
   runMenu(fn: string): Promise<unknown>;
   closeSidebar(): void;
@@ -741,6 +744,8 @@ export async function openWorkbook(options: {
     },
     async restoreDemoKey() {
       await runAsUser('saveApiKey', [DEMO_KEY]);
+      // The open sidebar read the key when it loaded: loaded again (a new serial), it shows the restored key.
+      if (openSidebar) openSidebar = { ...openSidebar, serial: nextSerial++ };
     },
     async setSelection(range) {
       // Another sheet is shown read-only: its selection stays in the page.
