@@ -15,6 +15,7 @@ import {
   closeAll,
   frameText,
   launchBrowser,
+  menuEntries,
   openPage,
   runFromMenu,
   type Session,
@@ -138,6 +139,8 @@ describe('the playground across a restart', () => {
     );
     // The page opened again (onOpen and the watch's open trigger run), so the watch has checked the column once.
     await page.reload();
+    // The menu comes with the answer to the page's opening, which has started the open trigger by then.
+    await menuEntries(page);
     const status = await watchStatus(session, playground);
     const triggers = playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
       id,
