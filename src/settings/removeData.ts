@@ -129,7 +129,7 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
   const others = held.addonKeys.filter((key) => key !== WATCH_PROPERTY).length;
   if (others > 0)
     items.push(
-      `${valuesText(others)} in the spreadsheet's document properties: the last run and its history, results formulas paid for that wait to be saved, the formulas' count of today.`,
+      `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history, results formulas paid for that wait to be saved and the formulas' count of today.`,
     );
   return {
     items,

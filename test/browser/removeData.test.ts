@@ -3,6 +3,9 @@
  * Keep it changes nothing; the credits log can be exported first; Remove the data leaves the person's cells and the
  * exported sheet, and no hidden sheet or `pef.` property.
  */
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { drive, start } from '../bulk/helpers';
 import { OWNER, startWorld, url, type World } from '../support/harness';
@@ -46,6 +49,26 @@ test('asks first, exports the credits log on request, then removes the hidden sh
   await expect(page.locator('#remove-data-kept').textContent()).resolves.toBe(
     'Your cells, exported sheets, API key and settings stay.',
   );
+
+  // The picture of the question in docs/ (rewritten only by `npm run screenshots`).
+  const shot = join(
+    process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir(),
+    'sidebar-remove.png',
+  );
+  // From the section's title to the end of the question, in the page's coordinates.
+  const [top, bottom] = await page.evaluate(() => {
+    const box = (id: string) => (document.getElementById(id) as HTMLElement).getBoundingClientRect();
+    return [
+      box('remove-data').top - 110 + window.scrollY,
+      box('remove-data-confirm').bottom + 8 + window.scrollY,
+    ];
+  });
+  await page.screenshot({
+    path: shot,
+    fullPage: true,
+    clip: { x: 0, y: Math.max(0, top), width: 300, height: Math.ceil(bottom - top) },
+  });
+  expect(statSync(shot).size).toBeLessThan(150 * 1024);
 
   // Keep it: nothing happens.
   await page.getByRole('button', { name: 'Keep it' }).last().click();
