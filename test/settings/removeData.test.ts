@@ -139,4 +139,14 @@ describe("removing this spreadsheet's add-on data", () => {
     expect(addonProperties(world)).toEqual([]);
     expect(sheetNames(world)).toEqual(['Sheet1']);
   });
+
+  it('is named in the Help dialog, with what the add-on sends and keeps', async () => {
+    world = await startWorld({ data: [['Profile URL']] });
+    await world.env.run('showHelp', [], world.as());
+    const help = (world.env.ui.dialogs.at(-1)?.html ?? '').replace(/\s+/g, ' ');
+    expect(help).toContain('sends the e-mail service only the profile URL and the API key that pays');
+    expect(help).toContain('anyone who can open or copy the file can read');
+    expect(help).toContain("Remove this spreadsheet's add-on data");
+    expect(help).toContain('privacy policy');
+  });
 });
