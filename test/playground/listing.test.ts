@@ -24,13 +24,13 @@ import {
   waitFor,
 } from './helpers';
 
-export const LISTING_SIZE = { width: 1280, height: 800 };
+const LISTING_SIZE = { width: 1280, height: 800 };
 const RUN_LABEL = 'Find e-mails for the selected column';
 
 jest.setTimeout(60_000 + 16 * ACTION_MS);
 
 /** The width and height a PNG file declares (its IHDR chunk). */
-export function pngSize(file: string): { width: number; height: number } {
+function pngSize(file: string): { width: number; height: number } {
   const bytes = readFileSync(file);
   expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
