@@ -4,7 +4,13 @@
  * credits log stay. Two users: an editor who is not the watch's creator is told whose triggers remain, and they go
  * when they next run. Refused while a run is at work or a formula is sending.
  */
-import type { CreditsExport, DataRemovalPlan, DataRemovalResult, WatchStart } from '../../src/api';
+import type {
+  CreditsExport,
+  CreditsSummary,
+  DataRemovalPlan,
+  DataRemovalResult,
+  WatchStart,
+} from '../../src/api';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { drive, start } from '../bulk/helpers';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
@@ -148,5 +154,33 @@ describe("removing this spreadsheet's add-on data", () => {
     expect(help).toContain('anyone who can open or copy the file can read');
     expect(help).toContain("Remove this spreadsheet's add-on data");
     expect(help).toContain('privacy policy');
+  });
+
+  it('at the same time as a slice: refused with every charge logged, or done with nothing written after it', async () => {
+    const rows = Array.from({ length: 12 }, (_, i) => [url(`rd-race-${i}-lead`)]);
+    world = await startWorld({
+      data: [['Profile URL'], ...rows],
+      // Short slices of one batch each: the run goes on in the slices the sidebar asks for.
+      scriptProperties: { ENRICH_BATCH_SIZE: '4', ENRICH_STEP_BUDGET_MS: '500' },
+    });
+    const w = world;
+    w.sandbox.service.configure({ latencyMs: 400 });
+    expect((await start(w, 'A1:A13')).state).toBe('running');
+    // A slice sending its batches, and the removal asked for while it works (two executions at once).
+    const slice = w.env.run('continueEnrichment', [], w.as());
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const removal = (await w.env.run('removeSpreadsheetData', [], w.as(EDITOR))) as DataRemovalResult;
+    await slice;
+    if (removal.removed) {
+      // Nothing of the add-on came back: the slice wrote nothing after the removal.
+      expect(addonProperties(w)).toEqual([]);
+      expect(sheetNames(w)).toEqual(['Sheet1']);
+    } else {
+      expect(removal.message).toMatch(/A run is under way/);
+      expect((await drive(w)).state).toBe('done');
+      const log = (await w.env.run('getCreditsSummary', [], w.as())) as CreditsSummary;
+      expect(log.total).toBe(w.sandbox.service.totalCharged());
+      expect(log.total).toBe(12);
+    }
   });
 });
