@@ -79,6 +79,18 @@ describe("removing this spreadsheet's add-on data", () => {
     const pace = world.env.documentCache(world.ss.id).get('pef.pace.bulk', Date.now());
     expect(pace).toBeNull();
 
+    // Opening the sidebar and its tabs again writes nothing back.
+    for (const fn of [
+      'getSidebarState',
+      'getEnrichmentProgress',
+      'getCreditsSummary',
+      'getWatchState',
+      'getRunHistory',
+    ])
+      await world.env.run(fn, [], world.as());
+    expect(addonProperties(world)).toEqual([]);
+    expect(sheetNames(world)).toEqual(['Sheet1', 'Credits log']);
+
     // The plan now has nothing to remove, and a profile looked up again is paid again.
     const after = (await world.env.run('getDataRemovalPlan', [], world.as())) as DataRemovalPlan;
     expect(after).toEqual({ items: [], refusal: '', creditsLog: false });
