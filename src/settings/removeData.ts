@@ -78,7 +78,12 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
     const atWork = job.leaseUntil > now;
     const driven = job.state === 'running' && now - job.updatedAt < WAITING_AFTER_MS;
     if (atWork || driven) {
-      return `A run is under way in this spreadsheet (started by ${job.ownerName || 'another editor'}). Wait until it ends, or pause it in the Progress tab, then press Remove again.`;
+      const starter = job.ownerName || 'another editor';
+      const pause =
+        job.ownerId === platform.runner.id()
+          ? 'or pause it in the Progress tab'
+          : `or ask ${starter} to pause it in their Progress tab`;
+      return `A run is under way in this spreadsheet (started by ${starter}). Wait until it ends, ${pause}, then press Remove again.`;
     }
   }
   const sending = Object.entries(properties).some(([name, value]) => {

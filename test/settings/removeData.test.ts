@@ -139,7 +139,9 @@ describe("removing this spreadsheet's add-on data", () => {
 
     const refused = (await world.env.run('removeSpreadsheetData', [], world.as(EDITOR))) as DataRemovalResult;
     expect(refused.removed).toBe(false);
-    expect(refused.message).toMatch(/A run is under way .*started by owner@example\.com.*Progress tab/);
+    expect(refused.message).toBe(
+      'A run is under way in this spreadsheet (started by owner@example.com). Wait until it ends, or ask owner@example.com to pause it in their Progress tab, then press Remove again.',
+    );
     const plan = (await world.env.run('getDataRemovalPlan', [], world.as(EDITOR))) as DataRemovalPlan;
     expect(plan.refusal).toBe(refused.message);
     expect(addonProperties(world).sort()).toEqual(before);
