@@ -81,7 +81,16 @@ export class Protection {
 
 delegate(
   Sheet,
-  ['getName', 'getIndex', 'getLastRow', 'getLastColumn', 'getMaxRows', 'getMaxColumns', 'getFrozenRows'],
+  [
+    'getName',
+    'getIndex',
+    'getLastRow',
+    'getLastColumn',
+    'getMaxRows',
+    'getMaxColumns',
+    'getFrozenRows',
+    'isSheetHidden',
+  ],
   [
     'activate',
     'clear',
@@ -102,9 +111,9 @@ delegate(
     'deleteRow',
     'deleteColumns',
     'deleteColumn',
-    // Layout: no effect on values.
     'hideSheet',
     'showSheet',
+    // Layout: no effect on values.
     'setColumnWidth',
     'setColumnWidths',
     'autoResizeColumns',
@@ -167,6 +176,9 @@ export class Spreadsheet {
   }
   insertSheet(name?: string): Sheet {
     return new Sheet(this._call('insertSheet', name));
+  }
+  deleteSheet(sheet: Sheet): void {
+    this._call('deleteSheet', sheet._d);
   }
   toast(message?: unknown, title?: unknown, timeoutSeconds?: number): void {
     this._call(

@@ -115,6 +115,7 @@ export const SPREADSHEET_WRITES = new Set([
   'setName',
   'setFrozenRows',
   'insertSheet',
+  'deleteSheet',
   'insertColumnsAfter',
   'insertColumnsBefore',
   'insertColumns',
