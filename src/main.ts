@@ -27,13 +27,13 @@ import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM, WATCH_ITEM } from './core/product';
 import * as credits from './credits/view';
+import * as dataRemoval from './dataRemoval';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
-import * as dataRemoval from './settings/removeData';
 import { sidebarState } from './sidebarState';
 import * as watch from './watch';
 
