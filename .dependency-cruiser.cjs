@@ -12,7 +12,8 @@
  *                       the features; import the rooms below, and each other only along FEATURE_EDGES
  *   sidebar/            the browser; imports only api.ts and core
  *   adapters/, main.ts  Apps Script itself (implementing the ports) and the entry points; import anything
- *   sidebarState.ts     the sidebar's state, assembled for main.ts from the features
+ *   sidebarState.ts,    the sidebar's state and the removal of the add-on's data, composed for main.ts
+ *   dataRemoval.ts      from the features
  * @type {import('dependency-cruiser').IConfiguration}
  */
 
@@ -20,7 +21,8 @@ const FEATURES = ['formula', 'bulk', 'credits', 'settings', 'watch'];
 
 /** The only imports from one feature into another, each with its reason. */
 const FEATURE_EDGES = [
-  // (settings imports no feature: the sidebar's state is assembled at the entry layer, src/sidebarState.ts.)
+  // (settings imports no feature: the sidebar's state and the data removal are composed at the entry layer,
+  // src/sidebarState.ts and src/dataRemoval.ts.)
   // The credits view says when a bulk run is under way (its figures still move).
   ['credits', 'bulk'],
   // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job,
