@@ -1,5 +1,6 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
+import { dayText } from '../core/day';
 import {
   creditsText,
   durationText,
@@ -126,15 +127,6 @@ export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
 /** This spreadsheet's record, the same words under a plan's price and in the Credits tab ('' before any lookup). */
 export function recordText(lookups: number, found: number): string {
   return lookups > 0 ? `Here so far: ${hitRateText(lookups, found)}.` : '';
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** "27 Nov" for the day "2026-11-27" (the spreadsheet's day); the text itself when it is not such a day. */
-export function dayText(day: string): string {
-  const [, month, date] = /^\d{4}-(\d{2})-(\d{2})$/.exec(day) ?? [];
-  const name = MONTHS[Number(month) - 1];
-  return name ? `${Number(date)} ${name}` : day;
 }
 
 /** "Used today (27 Nov): 12 of 500 credits." */

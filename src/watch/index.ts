@@ -12,11 +12,13 @@ import type { Platform } from '../platform/platform';
 import { readWatched } from './plan';
 import { runWatch, stopWatch, type WatchRunEnd } from './run';
 import { loadWatch, saveWatch } from './store';
-import { parseLimit, type Watch, watchedColumn, watchView } from './watch';
+import { onDay, parseLimit, type Watch, watchedColumn, watchView } from './watch';
 
 /** What the sidebar shows of this spreadsheet's watch to the viewer. */
 export function getWatchState(platform: Platform): WatchView {
-  const watch = loadWatch(platform);
+  // Shown on today's count: a watch not run yet today has used nothing today.
+  const stored = loadWatch(platform);
+  const watch = stored && onDay(stored, platform.clock.day(platform.clock.now()));
   const viewer = { runnerId: platform.runner.id(), hasKey: platform.settings.apiKey() !== null };
   const mine = watch?.state === 'watching' && viewer.runnerId === watch.creatorId;
   // Only the creator can see their triggers: a watch whose triggers were removed outside the add-on shows stopped.

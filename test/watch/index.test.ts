@@ -40,6 +40,15 @@ describe('the Watch tab', () => {
     expect(getWatchState(doc.as(CREATOR))).toMatchObject({ state: 'stopped', triggersMissing: true });
   });
 
+  it("counts on the spreadsheet's today: a watch not run yet today shows nothing used, and says which day", () => {
+    const doc = new WatchedDocument(watchRecord({ usedToday: 4, limit: 10 }));
+    expect(getWatchState(doc.as(EDITOR)).status).toContain('4 used today (27 Nov)');
+    doc.clock.at = Date.UTC(2026, 10, 28, 1);
+    const view = getWatchState(doc.as(EDITOR));
+    expect(view).toMatchObject({ usedToday: 0 });
+    expect(view.status).toContain('0 used today (28 Nov)');
+  });
+
   it('lets any editor stop the watch, saying who did and when', () => {
     const doc = new WatchedDocument();
     doc.clock.at = Date.UTC(2026, 10, 27, 14, 5);
