@@ -6,14 +6,11 @@
  */
 
 import { WATCH_PROPERTY } from '../../src/core/propertyNames';
-import type { SpreadsheetPort } from '../../src/core/sheet';
-import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
 import { DocumentBusyError } from '../../src/platform/errors';
 import type { Platform } from '../../src/platform/platform';
 import { startWatch } from '../../src/watch';
-import { MemorySheet, testPlatform } from '../support/platform';
-import { CREATOR, CREATOR_EMAIL, EDITOR, WatchedDocument, watchRecord } from './helpers';
+import { testPlatform } from '../support/platform';
+import { CREATOR, creatorStarting, EDITOR, WatchedDocument, watchRecord } from './helpers';
 
 /** The creator's installable triggers: ids made by `create`, gone when deleted. */
 class CreatorTriggers {
@@ -44,39 +41,13 @@ class CreatorTriggers {
 }
 
 /** The creator's execution with column B of "Leads" selected: a header and two profile URLs, none looked up yet. */
-function creatorStarting(doc: WatchedDocument, triggers: CreatorTriggers): Platform {
-  const sheet = new MemorySheet(
-    [
-      ['Name', 'Profile URL'],
-      ['Ada', 'https://www.linkedin.com/in/ada'],
-      ['Bob', 'https://www.linkedin.com/in/bob'],
-    ],
-    { id: 7, name: 'Leads' },
-  );
-  const spreadsheet: Partial<SpreadsheetPort> = {
-    selection: () => ({
-      sheet,
-      block: { row: 1, column: 2, rows: 1, columns: 1 },
-      a1: () => 'B1',
-      rangeCount: () => 1,
-    }),
-  };
-  const base = doc.as(CREATOR, { email: CREATOR_EMAIL, apiKey: 'creator-key' });
-  return testPlatform({
-    clock: base.clock,
-    lock: base.lock,
-    documentProperties: base.documentProperties,
-    runner: base.runner,
-    settings: {
-      ...base.settings,
-      read: () => ({ extraFields: false, writeHeader: true }),
-    } as Platform['settings'],
-    config: () => ({ ...base.config(), networkHosts: DEFAULT_NETWORK_HOSTS }),
-    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
-    triggers: triggers.port(),
-    spreadsheet: () => spreadsheet as SpreadsheetPort,
-    askServiceAboutKey: () => ({ valid: true }),
-  });
+function starting(doc: WatchedDocument, triggers: CreatorTriggers): Platform {
+  const rows = [
+    ['Name', 'Profile URL'],
+    ['Ada', 'https://www.linkedin.com/in/ada'],
+    ['Bob', 'https://www.linkedin.com/in/bob'],
+  ];
+  return creatorStarting(doc, rows, { triggers: triggers.port() });
 }
 
 /**
@@ -126,7 +97,7 @@ describe("a watch's start", () => {
   it('starts with its triggers saved in the watch when nothing fails', () => {
     const doc = new WatchedDocument(null);
     const triggers = new CreatorTriggers();
-    const start = startWatch(creatorStarting(doc, triggers), { limit: 10 });
+    const start = startWatch(starting(doc, triggers), { limit: 10 });
     expect(start).toMatchObject({ started: true, column: 'Leads!B:B' });
     expect(start.message).toContain('2 rows of the column have no result yet');
     expect(triggers.alive.size).toBe(3);
@@ -134,7 +105,7 @@ describe("a watch's start", () => {
   });
 
   it('leaves no trigger without its watch when any step of the start throws', () => {
-    const whole = failingAt(creatorStarting(new WatchedDocument(null), new CreatorTriggers()), 0);
+    const whole = failingAt(starting(new WatchedDocument(null), new CreatorTriggers()), 0);
     startWatch(whole.platform, { limit: 10 });
     const steps = whole.calls();
     expect(steps).toBeGreaterThan(10);
@@ -148,7 +119,7 @@ describe("a watch's start", () => {
       triggers.afterCreate = () => {
         made = true;
       };
-      const { platform } = failingAt(creatorStarting(doc, triggers), failAt);
+      const { platform } = failingAt(starting(doc, triggers), failAt);
       let threw = false;
       try {
         startWatch(platform, { limit: 10 });
@@ -169,7 +140,7 @@ describe("a watch's start", () => {
     const triggers = new CreatorTriggers();
     const theirs = watchRecord({ creatorId: EDITOR, creatorName: 'editor@example.com' });
     triggers.afterCreate = () => doc.properties.values.set(WATCH_PROPERTY, JSON.stringify(theirs));
-    const start = startWatch(creatorStarting(doc, triggers), { limit: 10 });
+    const start = startWatch(starting(doc, triggers), { limit: 10 });
     expect(start).toMatchObject({ started: false });
     expect(start.message).toBe('Another editor started a watch a moment ago: see it in this tab.');
     expect([...triggers.alive]).toEqual([]);
@@ -183,7 +154,7 @@ describe("a watch's start", () => {
     triggers.afterCreate = () => {
       made++;
     };
-    const platform = creatorStarting(doc, triggers);
+    const platform = starting(doc, triggers);
     const busy = testPlatform({
       ...Object.fromEntries(Object.keys(platform).map((name) => [name, platform[name as keyof Platform]])),
       lock: {
