@@ -129,11 +129,12 @@ export interface SandboxService {
   readonly chargesInFlight: number;
   /**
    * Holds every lookup, once its delay has passed, until the returned release is called (tests: a lookup provably
-   * under way while something else happens, however slow the machine). Lookups already waiting are held too; an
-   * answer given before any lookup (401, 400, 402, a rate-limit refusal) is not. A client that leaves while held
-   * ends its request as during the latency: charged, `clientGone`. Holding again while held shares the hold.
+   * under way while something else happens, however slow the machine). The next `passing` lookups to finish their
+   * delay go through first (a run then stops at a known row); lookups already waiting are held too. An answer given
+   * before any lookup (401, 400, 402, a rate-limit refusal) is never held. A client that leaves while held ends its
+   * request as during the latency: charged, `clientGone`. Only one hold at a time.
    */
-  hold(): () => void;
+  hold(passing?: number): () => void;
   /** Lookups waiting for a hold's release now. */
   readonly held: number;
   /** Normalised profile URL -> credits charged for it. */
@@ -297,11 +298,15 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
   let inFlight = 0;
   let chargesInFlight = 0;
   let maxConcurrent = 0;
-  let gate: { opened: Promise<void>; open: () => void } | undefined;
+  let gate: { opened: Promise<void>; open: () => void; passing: number } | undefined;
   let held = 0;
 
   /** Resolves once no hold is on, or once the client has left. */
   async function passGate(signal: AbortSignal): Promise<void> {
+    if (gate && gate.passing > 0) {
+      gate.passing -= 1;
+      return;
+    }
     while (gate && !signal.aborted) {
       const { opened } = gate;
       held += 1;
@@ -576,15 +581,17 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     get chargesInFlight() {
       return chargesInFlight;
     },
-    hold() {
-      if (!gate) {
-        let open = () => {};
-        const opened = new Promise<void>((resolve) => {
-          open = resolve;
-        });
-        gate = { opened, open };
+    hold(passing = 0) {
+      if (gate) throw new Error('The sandbox is held already: release it first.');
+      if (!(Number.isInteger(passing) && passing >= 0)) {
+        throw new RangeError('hold: passing must be a non-negative integer');
       }
-      const mine = gate;
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const mine = { opened, open, passing };
+      gate = mine;
       return () => {
         if (gate === mine) gate = undefined;
         mine.open();

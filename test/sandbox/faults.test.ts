@@ -275,6 +275,16 @@ describe('sandbox faults', () => {
     expect([service.held, service.chargesInFlight, service.totalCharged()]).toEqual([0, 0, 3]);
     release();
     expect((await lookup(sandbox, JANE)).status).toBe(200);
+
+    // Two lookups pass, the third waits; one hold at a time.
+    const again = service.hold(2);
+    expect(() => service.hold()).toThrow(/held already/);
+    expect((await lookup(sandbox, url('dee-one'))).status).toBe(200);
+    expect((await lookup(sandbox, url('eve-two'))).status).toBe(200);
+    const third = lookup(sandbox, url('fay-three'));
+    await waitFor(() => service.held === 1);
+    again();
+    expect((await third).status).toBe(200);
   });
 
   it('failFirst slow: only the first request is delayed', async () => {
