@@ -87,7 +87,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => JSON.stringify(pg.workbook.selection()),
       (s) => s === JSON.stringify({ r1: 2, c1: 1, r2: 11, c2: 1 }),
-      5000,
+      ACTION_MS,
       'the selection A2:A11',
     );
 
@@ -204,7 +204,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D40')[0][0],
       (v) => v === 10,
-      5000,
+      ACTION_MS,
       '=E31*10',
     );
 
@@ -223,7 +223,7 @@ describe('the playground behaves like Sheets', () => {
           ['carol', 3],
           ['dave', 2],
         ]),
-      5000,
+      ACTION_MS,
       'sorted by D',
     );
     await cell(page, 30, 5).click();
@@ -232,7 +232,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'E30:E33').flat().join(','),
       (v) => v === '4,3,2,1',
-      5000,
+      ACTION_MS,
       'sorted by E, Z to A',
     );
     expect(env.values(spreadsheetId, 'D30:D33').flat()).toEqual(['bob', 'carol', 'dave', 'alice']);
@@ -245,7 +245,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D33')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'rows inserted',
     );
     expect(env.values(spreadsheetId, 'D31:D32').flat()).toEqual(['', '']);
@@ -259,7 +259,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D34')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'a row below',
     );
     await cell(page, 31, 1).click();
@@ -269,7 +269,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D31')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'rows deleted',
     );
     expect(env.values(spreadsheetId, 'D30:D33').flat()).toEqual(['bob', 'carol', 'dave', 'alice']);
@@ -386,8 +386,10 @@ describe('the playground behaves like Sheets', () => {
       'the sandbox to take the rate limit and the long tail',
     );
     expect(await page.locator('#latency-kind').textContent()).toBe('median');
-    // Five lookups at once against a limit of two in flight: three are refused, uncharged, and shown as such.
-    const lookups = await Promise.all(
+    // Five lookups at once against a limit of two in flight: three are refused, uncharged, and shown as such. The
+    // two admitted are held until the three others have been answered, however slow the machine.
+    const release = sandbox.hold();
+    const sent = Promise.all(
       people(5, 500).map((networkUrl) =>
         fetch(`${pg.service.sandbox.baseUrl}network_finder`, {
           method: 'POST',
@@ -396,6 +398,17 @@ describe('the playground behaves like Sheets', () => {
         }).then((res) => res.status),
       ),
     );
+    try {
+      await waitFor(
+        () => sandbox.held === 2 && sandbox.ledger().filter((e) => e.status === 429).length === 3,
+        (done) => done,
+        ACTION_MS,
+        'two lookups held, three refused',
+      );
+    } finally {
+      release();
+    }
+    const lookups = await sent;
     expect(lookups.filter((status) => status === 429)).toHaveLength(3);
     await waitFor(
       () => page.locator('#ledger-body td.status', { hasText: '429 (rate limit)' }).count(),
