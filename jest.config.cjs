@@ -20,8 +20,8 @@ const BROWSER_TEST_DIRS = ['<rootDir>/test/browser/', '<rootDir>/test/playground
 const BEST_EFFORT_CACHE_TESTS = [
   '<rootDir>/test/formula/billing.test.ts',
   '<rootDir>/test/formula/with-bulk.test.ts',
-  '<rootDir>/test/bulk/races.test.ts',
-  '<rootDir>/test/store/claims.test.ts',
+  '<rootDir>/test/e2e/bulk/races.test.ts',
+  '<rootDir>/test/e2e/store/claims.test.ts',
 ];
 
 module.exports = {
