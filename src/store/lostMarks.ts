@@ -3,6 +3,7 @@
  * fixed-width mark per normalised URL. Encoding only (no Apps Script global); ./resultStore.ts reads
  * them in beginSend's read and writes them in putMany, under the document lock.
  */
+import { HASH_CHARS } from '../core/hash';
 import { lostMarkEnd } from '../core/limits';
 import { hashOf } from './table';
 
@@ -15,8 +16,7 @@ import { hashOf } from './table';
 export const MAX_LOST_MARKS = 400;
 
 /** One mark: the URL's hash (14), its lost sends (1 digit), until when (minutes since the epoch, base 36, 6). */
-const LOST_MARK_CHARS = 21;
-const HASH_CHARS = 14;
+const LOST_MARK_CHARS = HASH_CHARS + 1 + 6;
 
 interface LostMark {
   sends: number;

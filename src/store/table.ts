@@ -10,7 +10,7 @@
  * table; a write appends to the log in one call, and when the log is full one compaction merges it into the
  * buckets (one read and one write of the bucket rows).
  */
-import { stableHash } from '../core/hash';
+import { HASH_CHARS, stableHash } from '../core/hash';
 import { RESULTS_SHEET } from '../core/propertyNames';
 import type { SheetLayout } from './ports';
 
@@ -37,9 +37,8 @@ export const RESULTS_LAYOUT: SheetLayout = {
     'Profile Email Finder keeps the paid results here: editing, sorting or deleting this sheet forgets them, and those profiles are paid again.',
 };
 
-/** The 14-character key of a normalised URL in the table. */
+/** The HASH_CHARS-character key of a normalised URL in the table. */
 export const hashOf = stableHash;
-const HASH_CHARS = 14;
 
 export function bucketOf(hash: string): number {
   return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;
