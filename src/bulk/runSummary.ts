@@ -3,7 +3,9 @@
  * address, unprocessable, not a profile, errors, already done, not processed, blank (./outcomes.ts classifies).
  * Its time: the working time, and the paused or stopped stretches apart. Pure.
  */
+
 import type { KindCounts, RunReason, RunSummary } from '../api';
+import { HISTORY_LENGTH } from '../core/limits';
 import { RESULT_KINDS } from '../core/runWords';
 import type { Job } from './job';
 
@@ -35,9 +37,6 @@ export function summaryOf(job: Job, range: string): RunSummary {
     waited,
   };
 }
-
-/** How many runs a spreadsheet remembers. */
-export const HISTORY_LENGTH = 5;
 
 /** The history with `summary` first (replacing an older entry of the same run), at most HISTORY_LENGTH long. */
 export function addToHistory(history: RunSummary[], summary: RunSummary): RunSummary[] {

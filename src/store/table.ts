@@ -10,7 +10,9 @@
  * table; a write appends to the log in one call, and when the log is full one compaction merges it into the
  * buckets (one read and one write of the bucket rows).
  */
+
 import { HASH_CHARS, stableHash } from '../core/hash';
+import { CELL_CHARS, LOG_ROWS } from '../core/limits';
 import { RESULTS_SHEET } from '../core/propertyNames';
 import type { SheetLayout } from './ports';
 
@@ -18,13 +20,7 @@ import type { SheetLayout } from './ports';
 export const BUCKETS = 4096;
 export const FIRST_BUCKET_ROW = 2;
 export const LOG_FIRST_ROW = FIRST_BUCKET_ROW + BUCKETS;
-/** A write that would make the log longer than this merges the log into the buckets instead. */
-export const LOG_COMPACT_AT = 500;
-/** Rows kept for the log: LOG_COMPACT_AT plus the largest single append (a bulk batch, MAX_BATCH_SIZE). */
-export const LOG_ROWS = 1000;
 export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
-/** Sheets holds at most 50,000 characters in a cell; a bucket cell stays well below. */
-export const CELL_CHARS = 45_000;
 export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
 
 /** The sheet as made when missing: the title, the bucket and log rows, two plain-text columns. */

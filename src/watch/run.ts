@@ -14,7 +14,7 @@ import {
   type Job,
   loadJob,
 } from '../bulk/forWatch';
-import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
+import { DEFAULT_STEP_BUDGET_MS, WATCH_MAX_ROUNDS, WATCH_RUN_BUDGET_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import type { Platform } from '../platform/platform';
 import { planWatchedRows } from './plan';
@@ -30,11 +30,6 @@ import {
   type Watch,
   watchNoteRow,
 } from './watch';
-
-/** A trigger run ends its last slice well inside the 6-minute limit. */
-const RUN_BUDGET_MS = EXECUTION_LIMIT_MS - 90_000;
-/** Plans and runs one trigger run makes at most (rows keep arriving while it works). */
-const MAX_ROUNDS = 20;
 
 /** How a trigger run ended (for the execution log and the tests). */
 export type WatchRunEnd =
@@ -76,9 +71,9 @@ export function runWatch(platform: Platform): WatchRunEnd {
   }
   const started = platform.clock.now();
   const stepMs = platform.config().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (platform.clock.now() - started + stepMs > RUN_BUDGET_MS) return 'time';
-    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= RUN_BUDGET_MS);
+  for (let round = 0; round < WATCH_MAX_ROUNDS; round++) {
+    if (platform.clock.now() - started + stepMs > WATCH_RUN_BUDGET_MS) return 'time';
+    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= WATCH_RUN_BUDGET_MS);
     if (end !== 'again') return end;
   }
   return 'time';

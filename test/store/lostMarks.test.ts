@@ -1,12 +1,6 @@
 /** The lost-answer marks' encoding (src/store/lostMarks.ts), on plain strings: counts, expiry, the cap, bad input. */
-import { LOST_MARK_MS } from '../../src/core/limits';
-import {
-  heldByLostMarks,
-  lostMarksOf,
-  lostSendsOf,
-  MAX_LOST_MARKS,
-  withLostSends,
-} from '../../src/store/lostMarks';
+import { LOST_MARK_MS, MAX_LOST_MARKS } from '../../src/core/limits';
+import { heldByLostMarks, lostMarksOf, lostSendsOf, withLostSends } from '../../src/store/lostMarks';
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 const ANN = 'linkedin.com/in/ann';

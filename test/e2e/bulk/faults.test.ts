@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIST_DIR, type ExecutionResult } from '../../../emulator';
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
-import { WAITING_AFTER_MS } from '../../../src/bulk/job';
+import { WAITING_AFTER_MS } from '../../../src/core/limits';
 import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {

@@ -9,9 +9,9 @@
  */
 
 import { propertyCalls } from '../../../emulator';
-import { LOST_MARK_MS } from '../../../src/core/limits';
+import { LOST_MARK_MS, MAX_LOST_MARKS } from '../../../src/core/limits';
 import { LOST_PROPERTY } from '../../../src/core/propertyNames';
-import { lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../../src/store/lostMarks';
+import { lostSendsOf, withLostSends } from '../../../src/store/lostMarks';
 import { drive, type ProgressView, start } from '../../bulk/helpers';
 import { findEmail } from '../../bundle/helpers';
 import { storedHash } from '../../store/helpers';
