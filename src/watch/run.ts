@@ -39,7 +39,14 @@ export type WatchRunEnd =
   | 'up to date'
   | 'limit'
   | 'waiting for a run'
-  | 'busy'
+  /** Another execution's slice holds the lease of the watch's run: that one plans again when it ends. */
+  | 'leased elsewhere'
+  /** Between this plan and its run, another execution created a run first. */
+  | 'another run first'
+  /** The creator cancelled the watch's run in the sidebar: the next change or opening plans again. */
+  | 'cancelled'
+  /** The run halted for a reason that leaves the watch on (the quota, an error): the next event tries again. */
+  | 'tries again later'
   | 'stopped'
   | 'time';
 
@@ -100,7 +107,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     }
     if (job.state !== 'running') return settle(platform, job.id, job);
     // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
-    if (job.leaseUntil > platform.clock.now()) return 'busy';
+    if (job.leaseUntil > platform.clock.now()) return 'leased elsewhere';
     return drive(platform, job.id, me, hasTime);
   }
   const plan = planWatchedRows(platform, watch, remainingToday(watch));
@@ -117,7 +124,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     return 'stopped';
   }
   const created = createWatchRun(platform, plan.planned, me, watch.creatorName);
-  if (!created) return 'busy';
+  if (!created) return 'another run first';
   updateWatch(platform, (stored) =>
     stored
       ? {
@@ -138,7 +145,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
   let progress: Progress | undefined;
   do {
     const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
-    if (leasedBefore > platform.clock.now()) return 'busy';
+    if (leasedBefore > platform.clock.now()) return 'leased elsewhere';
     progress = driveSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch(platform, (stored) =>
@@ -155,7 +162,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
 function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'again' {
   if (job.state === 'done') return 'again';
   // Cancelled by its creator in the sidebar: nothing more now; the next change or opening plans again.
-  if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
+  if (job.state === 'cancelled' && job.reason === 'user') return 'cancelled';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
   if (isActive(job.state)) cancelRun(platform, jobId);
@@ -167,7 +174,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
     platform,
     `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
   );
-  return 'busy';
+  return 'tries again later';
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
