@@ -178,12 +178,24 @@ export interface RunPlan extends PlanCounts {
   trialOf?: number;
   /** This spreadsheet's record from its credits log (src/credits/view.ts): lookups answered, and how many found. */
   lookupRecord?: { lookups: number; found: number };
+  /** The cells the plan read (the selection, or the last run's range): Start sends them back to run these. */
+  target?: RunTarget;
+}
+
+/** The cells a plan was made for: a sheet (by id) and one column's block of rows, whatever is selected later. */
+export interface RunTarget {
+  sheetId: number;
+  column: number;
+  row: number;
+  rows: number;
 }
 
 /** What the sidebar or the menu asks for. */
 export interface RunRequest {
   /** The selected column (default), or the last run's range (the sidebar's Retry failed rows). */
   source?: 'selection' | 'lastRun';
+  /** The cells of the plan shown (its `target`): planned and run again whatever is selected now. */
+  target?: RunTarget;
   mode?: RunMode;
   /** Retry failed rows: UNPROCESSABLE rows too. */
   includeUnprocessable?: boolean;
@@ -193,7 +205,7 @@ export interface RunRequest {
   placement?: PlacementKind;
   /** Only the rows of the first this many new profiles ("Try 10 rows first", src/bulk/trial.ts). */
   trial?: number;
-  /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
+  /** The credits of the plan the user confirmed; a plan whose price differs now is shown again. */
   confirmedCredits?: number;
 }
 

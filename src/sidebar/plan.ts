@@ -44,6 +44,8 @@ export async function requestPlan(request: RunRequest, autoStart: boolean): Prom
 
 function showPlan(next: RunPlan): void {
   plan = next;
+  // From now on the plan's own cells: Start, a trial, its rest and a changed option read them, not the selection.
+  if (next.target) planRequest = { ...planRequest, target: next.target };
   if (next.needsChoice && !next.placements.some((choice) => choice.kind === planRequest.placement)) {
     planRequest = { ...planRequest, placement: undefined };
   }

@@ -1,4 +1,5 @@
 /** The Progress tab's run: its state, bar, counts and buttons, and the notice on the Settings tab. */
+import { rangeText } from '../core/a1';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import {
@@ -45,7 +46,8 @@ export function renderProgress(): void {
   state.className = `state ${words.tone}`;
   const sheet = $('run-sheet');
   sheet.hidden = !ui.progress.sheetName;
-  sheet.textContent = ui.progress.sheetName ? `Sheet: ${ui.progress.sheetName}` : '';
+  const { sheetName, plan } = ui.progress;
+  sheet.textContent = !sheetName ? '' : plan ? rangeText(sheetName, plan.range) : `Sheet: ${sheetName}`;
 
   const percent = percentDone(ui.progress);
   const bar = $('run-bar');

@@ -1,5 +1,6 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
+import { rangeText } from '../core/a1';
 import {
   creditsText,
   durationText,
@@ -32,9 +33,9 @@ export function waitText(plan: Pick<RunPlan, 'waitingRows' | 'waitUntilText'>): 
   return `${rows}${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`;
 }
 
-/** "Sheet1, A2:A41: results in B:E." */
+/** "Sheet1!A2:A41: results in B:E." */
 export function whereText(plan: RunPlan): string {
-  return `${plan.sheetName}, ${plan.range}: results in ${plan.placement.columns}.`;
+  return `${rangeText(plan.sheetName, plan.range)}: results in ${plan.placement.columns}.`;
 }
 
 export function planTitle(plan: RunPlan): string {
@@ -109,14 +110,14 @@ export function historyLine(summary: RunSummary): string {
   parts.push(timeTakenText(summary));
   const kind = summary.retry ? 'retry, ' : '';
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
-  return `${summary.sheetName} ${summary.range} (${kind}${state}${parts.join('; ')})`;
+  return `${rangeText(summary.sheetName, summary.range)} (${kind}${state}${parts.join('; ')})`;
 }
 
 const withoutFinalStop = (text: string) => text.replace(/\.$/, '');
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** The Credits tab's line of a run: "'Leads'!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
+/** The Credits tab's line of a run: "Leads!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
 export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
   const rate = run.credits > 0 ? `, ${hitRateText(run.credits, run.found)}` : '';
   const lost = run.lost > 0 ? `, ${count(run.lost)} lost` : '';

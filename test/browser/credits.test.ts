@@ -105,7 +105,7 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
   const runs = await editor.locator('#credits-runs li').allTextContents();
   expect(runs).toHaveLength(2);
   expect(runs.find((line) => line.includes(`${EDITOR} (you)`))).toMatch(
-    /^'Sheet1'!F2:F5: 4 credits, \d of 4 lookups found an address \(\d+ %\)/,
+    /^Sheet1!F2:F5: 4 credits, \d of 4 lookups found an address \(\d+ %\)/,
   );
 
   await owner.locator('#credits-export').click();

@@ -464,7 +464,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   const { page, world, bridge } = s;
   await startRun(s, 'A2:A41');
   await waitForText(page.locator('#run-state'), 'Running');
-  await waitForText(page.locator('#run-sheet'), 'Sheet: Sheet1');
+  await waitForText(page.locator('#run-sheet'), 'Sheet1!A2:A41');
 
   // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
   await waitForPercent(page, 25);
@@ -875,7 +875,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await fromMenu(s, 'enrichSelection', 'plan');
   await page.locator('#plan').waitFor({ state: 'visible' });
   await waitForText(page.locator('#plan-note'), '2 ranges are selected: using A2:A8, the last one selected.');
-  await expect(page.locator('#plan-where').textContent()).resolves.toBe('Sheet1, A2:A8: results in B:E.');
+  await expect(page.locator('#plan-where').textContent()).resolves.toBe('Sheet1!A2:A8: results in B:E.');
   const planCounts = await Promise.all(
     ['plan-rows', 'plan-new', 'plan-known', 'plan-invalid', 'plan-blanks', 'plan-done'].map((id) =>
       count(page, id),
@@ -948,7 +948,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await page.locator('#plan-start').click();
   await waitForText(page.locator('#summary-title'), 'What the retry did', 20_000);
   await expect(page.locator('#history li').count()).resolves.toBe(2);
-  await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1 A2:A8 \(retry, /);
+  await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1!A2:A8 \(retry, /);
   // broken-bob fails every time (the sandbox's rule): charged never, retried once more.
   expect(world.env.values(world.ss.id, 'D3')[0][0]).toBe('ERROR');
   expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
