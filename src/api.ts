@@ -324,6 +324,9 @@ export interface CreditsExportRequest {
   last?: number;
   written?: number;
   skipped?: number;
+  /** Of the rows written: answers lost (maybe charged) and notes (a watch's limit, its stop), neither a charge. */
+  lost?: number;
+  notes?: number;
 }
 
 export interface CreditsExport extends Required<CreditsExportRequest> {
