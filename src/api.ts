@@ -123,7 +123,10 @@ export interface Placement {
 /** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
 export type RunMode = 'all' | 'retry';
 
-/** The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows. */
+/**
+ * The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows, and lookupRows = newProfiles +
+ * knownProfiles + duplicateRows + waitingRows: the plan's lines add up to its rows.
+ */
 export interface PlanCounts {
   /** Rows from the first to the last URL (header excluded). */
   rows: number;
@@ -138,6 +141,8 @@ export interface PlanCounts {
   newProfiles: number;
   /** Distinct profiles whose result is already known (result store, or another row of the range): free. */
   knownProfiles: number;
+  /** Rows (of lookupRows) repeating a profile of a row above them: they get its result, free. */
+  duplicateRows: number;
   /**
    * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
    * priced; the run marks them ERROR again, saying when.

@@ -63,6 +63,9 @@ function showPlan(next: RunPlan): void {
   setText('plan-rows', String(next.rows));
   setText('plan-new', String(next.newProfiles));
   setText('plan-known', String(next.knownProfiles));
+  setText('plan-duplicates', String(next.duplicateRows));
+  setText('plan-waiting', String(next.waitingRows));
+  $('plan-waiting-row').hidden = next.waitingRows === 0;
   setText('plan-invalid', String(next.notProfiles));
   setText('plan-blanks', String(next.blanks));
   setText('plan-done', String(next.alreadyDone));
@@ -110,13 +113,18 @@ function renderPlanButtons(): void {
   input('plan-unprocessable').disabled = planBusy;
 }
 
-/** What the progress view shows while the run starts: the plan it starts with, nothing processed yet. */
+/**
+ * What the progress view shows while the run starts: the plan it starts with, and the counts its job starts with
+ * (src/bulk/counting.ts): every row with a URL cell, those already done processed.
+ */
 function startingProgress(shown: RunPlan): Progress {
   return {
     ...emptyRunCounts(),
     state: 'running',
     message: 'Starting: checking your API key, then the first rows…',
-    total: shown.lookupRows + shown.notProfiles,
+    total: shown.rows - shown.blanks,
+    processed: shown.alreadyDone,
+    alreadyDone: shown.alreadyDone,
     plan: {
       range: shown.range,
       rows: shown.rows,

@@ -2,6 +2,8 @@
  * What the person approves is what runs, in headless Chromium: Start runs the cells of the plan on screen whatever
  * is selected when it is pressed, and a plan whose price changed since comes back before anything is spent.
  */
+import { type Job, progressOf } from '../../src/bulk/job';
+import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import { OWNER, startWorld, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 
@@ -54,5 +56,82 @@ test('the plan for A2:A110, a click on A3, then Start runs A2:A110 at the price 
   await waitForText(page.locator('#run-state'), 'Done', 30_000);
   expect(w.sandbox.service.totalCharged()).toBe(110);
   expect(w.env.values(w.ss.id, 'C111')[0][0]).not.toBe('');
+  expect(errors).toEqual([]);
+});
+
+/** The figures a status line reads from the stored run (the playground's, src/bulk/job.ts progressOf). */
+function storedFigures(w: World): { id: string; state: string; processed: number; total: number } | null {
+  const raw = w.env.documentProperties(w.ss.id).get(JOB_PROPERTY);
+  if (!raw) return null;
+  const job = JSON.parse(raw) as Job;
+  const progress = progressOf(job);
+  return { id: job.id, state: job.state, processed: progress.processed, total: progress.total };
+}
+
+test('one count of a run: the sidebar and the status line read the same rows of the same total at every look, never credits beside 0 rows; the plan’s lines add up', async () => {
+  const urls = profiles(30);
+  world = await startWorld({
+    data: [['Profile'], ...urls.map((u) => [u]), [urls[3]], [urls[4]], [urls[20]], [''], ['not a url']],
+    scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
+    faults: { latencyMs: 150 },
+    startsAtOnce: false,
+  });
+  const w = world;
+  // The first ten rows already have their results (a run of their own).
+  w.env.select(w.ss.id, 'A1:A11');
+  const first = (await w.env.run('getRunPlan', [{}], w.as())) as { target: object; credits: number };
+  await w.env.run('startRun', [{ target: first.target, confirmedCredits: first.credits }], w.as());
+  for (let round = 0; round < 50; round++) {
+    const progress = (await w.env.run('continueEnrichment', [], w.as())) as { state: string };
+    if (progress.state !== 'running') break;
+  }
+  const firstRun = storedFigures(w)?.id;
+  expect(w.sandbox.service.totalCharged()).toBe(10);
+
+  const errors: string[] = [];
+  w.env.select(w.ss.id, 'A1:A36');
+  await w.env.run('enrichSelection', [], w.as());
+  const { page } = await pages.open(w, OWNER, errors, 'plan');
+  await waitForText(page.locator('#plan-start'), 'Start: up to 20 credits');
+  // The plan's lines: each row counted once, in rows (new and known profiles a row each, their repeats apart).
+  const lines = await Promise.all(
+    ['new', 'known', 'duplicates', 'waiting', 'invalid', 'blanks', 'done'].map(async (id) =>
+      Number(await page.locator(`#plan-${id}`).textContent()),
+    ),
+  );
+  // Rows 32 and 33 repeat profiles of rows already done (known), row 34 a new profile of row 22 (a repeat).
+  expect(lines).toEqual([20, 2, 1, 0, 1, 1, 10]);
+  await expect(page.locator('#plan-rows').textContent()).resolves.toBe(
+    String(lines.reduce((a, b) => a + b, 0)),
+  );
+
+  await page.locator('#plan-start').click();
+  const samples: string[] = [];
+  for (let round = 0; round < 4000; round++) {
+    const fraction = (await page.locator('#run-fraction').textContent()) ?? '';
+    const credits = Number(await page.locator('#count-credits').textContent());
+    const state = await page.locator('#run-state').textContent();
+    const stored = storedFigures(w);
+    const shown = /^(\d+) of (\d+) rows? processed/.exec(fraction);
+    if (shown) {
+      const [processed, total] = [Number(shown[1]), Number(shown[2])];
+      samples.push(`${processed}/${total} ${credits}`);
+      // 34 rows with a URL cell, from the first look on; 10 of them done before the run.
+      expect(total).toBe(34);
+      if (credits > 0) expect(processed).toBeGreaterThan(10);
+      if (stored && stored.id !== firstRun) {
+        // The status line, read after the sidebar, is as far or further, in the same total.
+        expect(stored.total).toBe(total);
+        expect(stored.processed).toBeGreaterThanOrEqual(processed);
+      }
+    }
+    if (state === 'Done') break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await waitForText(page.locator('#run-state'), 'Done');
+  expect(samples.length).toBeGreaterThan(2);
+  await expect(page.locator('#run-fraction').textContent()).resolves.toBe('34 of 34 rows processed (100%)');
+  expect(storedFigures(w)).toMatchObject({ processed: 34, total: 34 });
+  expect(w.sandbox.service.totalCharged()).toBe(30);
   expect(errors).toEqual([]);
 });
