@@ -93,6 +93,11 @@ export interface Progress extends RunCounts {
   waiting?: boolean;
   /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
+  /**
+   * Paused or cancelled while a batch was on its way: its lookups, sent before, whose answers may still be charged.
+   * Absent once they are back (the counts are then final).
+   */
+  inFlight?: number;
 }
 
 /** What the progress view shows of the plan a run started with. */
@@ -245,12 +250,19 @@ export interface RunSummary extends KindCounts {
   durationMs: number;
   /** The paused and stopped stretches, in ms by the reason of the halt. */
   waited: Partial<Record<RunReason, number>>;
+  /**
+   * 'watch': the watch's runs of one day (UTC) in one entry, their figures summed (its range the watched column);
+   * absent: a person's run.
+   */
+  origin?: 'watch';
+  /** For the watch's entry: how many of its runs it sums. */
+  runs?: number;
 }
 
 export interface RunHistory {
   /** The summary of the spreadsheet's last run once it has ended, else null. */
   last: RunSummary | null;
-  /** The last few ended runs, newest first. */
+  /** The last few ended runs of people, newest first, and the watch's line of the day (one at most). */
   history: RunSummary[];
 }
 

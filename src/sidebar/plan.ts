@@ -4,7 +4,7 @@ import { emptyRunCounts } from '../core/runWords';
 import { call, failureMessage } from './client';
 import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
-import { follow, lookWhile } from './drive';
+import { awaitFinalCount, follow, lookWhile, runAction } from './drive';
 import { renderPlacementChoices } from './placementChoices';
 import { setProgress } from './progressView';
 import { ui } from './state';
@@ -161,23 +161,31 @@ async function startPlanned(): Promise<void> {
   const before = ui.progress;
   // The progress view at once, while the server checks the key, prepares the sheet and works a first slice.
   hidePlan();
-  ui.runActionBusy = true;
+  ui.starting = true;
+  ui.pendingAction = null;
   setProgress(startingProgress(shown));
   let result: RunStart;
   try {
     result = await lookWhile(call('startRun', { ...planRequest, confirmedCredits: shown.credits }));
   } catch (error) {
+    ui.pendingAction = null;
     setProgress(before);
     showPlan(shown);
     throw error;
   } finally {
-    ui.runActionBusy = false;
+    ui.starting = false;
   }
+  const pending = ui.pendingAction;
+  ui.pendingAction = null;
   if (result.started) {
     noteStarted(planRequest, result.progress.runId);
-    setProgress(result.progress);
+    // A Pause or Cancel pressed meanwhile already brought its own answer: the later of the two is shown.
+    const halted = ui.progress.runId === result.progress.runId && ui.progress.state !== 'running';
+    if (!(halted && result.progress.state === 'running')) setProgress(result.progress);
     ui.history = null;
     renderSummary();
+    if (pending && ui.progress.state === 'running') await runAction(pending);
+    else if (ui.progress.inFlight) void awaitFinalCount();
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
   } else if (result.keyRefusal) {

@@ -10,6 +10,7 @@ import {
   describeState,
   driverNotice,
   fractionText,
+  inFlightText,
   isUnderWay,
   ownerNotice,
   paceNotice,
@@ -62,7 +63,7 @@ export function renderProgress(): void {
   runPlan.textContent = ui.progress.plan ? runPlanText(ui.progress.plan) : '';
   renderCounts('count', ui.progress);
   setText('count-credits', creditsShown(ui.progress));
-  setText('run-message', ui.progress.message);
+  setText('run-message', inFlightText(ui.progress) || pendingText() || ui.progress.message);
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
   $('run-owner').hidden = notice === '';
   setText('run-owner', notice);
@@ -78,13 +79,21 @@ export function renderProgress(): void {
     !ui.progress.readOnly
   );
 
+  // A control that cannot apply is hidden; one whose call is on its way waits, disabled. Pause and Cancel are
+  // there from Start on (pressed before the run exists, they are sent again once Start has answered).
   // Resume also restarts a running run whose drive loop gave up after failures.
-  button('pause').disabled = ui.runActionBusy || !canPause(ui.progress);
-  button('resume').disabled =
-    ui.runActionBusy ||
-    !(canResume(ui.progress) || (ui.progress.state === 'running' && !ui.progress.readOnly && !ui.driving));
-  button('cancel').disabled = ui.runActionBusy || !canCancel(ui.progress);
-  if (!canCancel(ui.progress)) $('cancel-confirm').hidden = true;
+  const stalled = ui.progress.state === 'running' && !ui.progress.readOnly && !ui.driving && !ui.starting;
+  const shown = {
+    pause: canPause(ui.progress) && ui.pendingAction === null,
+    resume: canResume(ui.progress) || stalled,
+    cancel: canCancel(ui.progress) && ui.pendingAction !== 'cancelEnrichment',
+  };
+  for (const [id, visible] of Object.entries(shown)) {
+    button(id).hidden = !visible;
+    button(id).disabled = ui.runActionBusy;
+  }
+  $('run-controls').hidden = !(shown.pause || shown.resume || shown.cancel);
+  if (!shown.cancel) $('cancel-confirm').hidden = true;
   button('new-run').disabled = isUnderWay(ui.progress);
   renderRunNotice();
   renderSummary();
@@ -99,4 +108,11 @@ export function renderRunNotice(): void {
       ? 'A run is under way in this spreadsheet.'
       : `The run in this spreadsheet is not going on (${describeState(ui.progress).label}).`,
   );
+}
+
+/** Pause or Cancel pressed while the run was being created: what happens next. */
+function pendingText(): string {
+  if (ui.pendingAction === 'pauseEnrichment') return 'Pausing: the run pauses as soon as it has started.';
+  if (ui.pendingAction === 'cancelEnrichment') return 'Cancelling: the run stops as soon as it has started.';
+  return '';
 }

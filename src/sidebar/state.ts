@@ -10,6 +10,10 @@ export const ui: {
   driving: boolean;
   /** A Pause, Resume or Cancel call is on its way. */
   runActionBusy: boolean;
+  /** Start's call is on its way (the server checks the key, prepares the sheet, works a first slice). */
+  starting: boolean;
+  /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
+  pendingAction: 'pauseEnrichment' | 'cancelEnrichment' | null;
   history: RunHistory | null;
 } = {
   account: null,
@@ -17,5 +21,7 @@ export const ui: {
   currentView: 'settings',
   driving: false,
   runActionBusy: false,
+  starting: false,
+  pendingAction: null,
   history: null,
 };

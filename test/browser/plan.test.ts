@@ -2,6 +2,8 @@
  * What the person approves is what runs, in headless Chromium: Start runs the cells of the plan on screen whatever
  * is selected when it is pressed, and a plan whose price changed since comes back before anything is spent.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ENDPOINT_PATH } from '../../sandbox/service';
 import { type Job, progressOf } from '../../src/bulk/job';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import { OWNER, startWorld, url, type World } from '../support/harness';
@@ -133,5 +135,119 @@ test('one count of a run: the sidebar and the status line read the same rows of 
   await expect(page.locator('#run-fraction').textContent()).resolves.toBe('34 of 34 rows processed (100%)');
   expect(storedFigures(w)).toMatchObject({ processed: 34, total: 34 });
   expect(w.sandbox.service.totalCharged()).toBe(30);
+  expect(errors).toEqual([]);
+});
+
+/**
+ * Holds the requests to the sandbox's endpoint from `hold()` until `release()`, but for the first `passing` of them
+ * (Start's key check): a batch stays on its way.
+ */
+function holdLookups(w: World) {
+  const server = w.sandbox.httpServer;
+  const [handler] = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  let gate: Promise<void> | null = null;
+  let open: () => void = () => undefined;
+  let held = 0;
+  let passing = 0;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const lookup = (req.url ?? '').startsWith(ENDPOINT_PATH);
+    if (!lookup || !gate || passing-- > 0) return handler(req, res);
+    held++;
+    void gate.then(() => handler(req, res));
+  });
+  return {
+    hold(pass = 0) {
+      passing = pass;
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
+    },
+    release() {
+      gate = null;
+      open();
+    },
+    held: () => held,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('Pause from the first second: pressed while Start is on its way, the run pauses once it exists; nothing more is spent', async () => {
+  world = await startWorld({
+    data: [['Profile'], ...profiles(40).map((u) => [u])],
+    scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
+    startsAtOnce: false,
+  });
+  const w = world;
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const errors: string[] = [];
+  w.env.select(w.ss.id, 'A1:A41');
+  await w.env.run('enrichSelection', [], w.as());
+  const { page, bridge } = await pages.open(w, OWNER, errors, 'plan', {
+    // Start's answer waits for the test: the run does not exist yet when Pause is pressed.
+    startRun: async (...args: unknown[]) => {
+      await gate;
+      return w.env.run('startRun', args, w.as());
+    },
+  });
+  await waitForText(page.locator('#plan-start'), 'Start: up to 40 credits');
+  await page.locator('#plan-start').click();
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitForText(page.locator('#run-message'), 'Pausing: the run pauses as soon as it has started.');
+  await expect(page.locator('#pause').isHidden()).resolves.toBe(true);
+  expect(w.sandbox.service.ledger()).toEqual([]);
+  release();
+  await waitForText(page.locator('#run-state'), 'Paused', 20_000);
+  const job = storedFigures(w);
+  expect(job?.state).toBe('paused');
+  const charged = w.sandbox.service.totalCharged();
+  expect(charged).toBeLessThan(40);
+  await expect(page.locator('#count-credits').textContent()).resolves.toBe(String(charged));
+  await expect(page.locator('#resume').isVisible()).resolves.toBe(true);
+  // A quiet while: no slice follows the pause, nothing more is charged.
+  const calls = bridge.calls.length;
+  await sleep(1500);
+  expect(bridge.calls.slice(calls).filter((c) => c.fn === 'continueEnrichment')).toEqual([]);
+  expect(w.sandbox.service.totalCharged()).toBe(charged);
+  expect(errors).toEqual([]);
+});
+
+test('Pause with a batch on its way: the sidebar says how many lookups were already sent and may be charged, then the final count', async () => {
+  world = await startWorld({
+    data: [['Profile'], ...profiles(40).map((u) => [u])],
+    scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
+    startsAtOnce: false,
+  });
+  const w = world;
+  const lookups = holdLookups(w);
+  const errors: string[] = [];
+  w.env.select(w.ss.id, 'A1:A41');
+  await w.env.run('enrichSelection', [], w.as());
+  const { page } = await pages.open(w, OWNER, errors, 'plan');
+  await waitForText(page.locator('#plan-start'), 'Start: up to 40 credits');
+  lookups.hold(1);
+  await page.locator('#plan-start').click();
+  // The first slice's batch of 5 (one request each) is on its way, held: Pause now.
+  for (let round = 0; round < 400 && lookups.held() < 5; round++) await sleep(25);
+  expect(lookups.held()).toBe(5);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await waitForText(
+    page.locator('#run-message'),
+    'Paused: 5 lookups were already sent before you pressed it; their answers may still be charged. The final count follows when they are back.',
+  );
+  await expect(page.locator('#run-state').textContent()).resolves.toBe('Paused');
+  expect(w.sandbox.service.totalCharged()).toBe(0);
+  lookups.release();
+  // The batch's answers are kept and counted: the final count, and no lookup after it.
+  await waitForText(page.locator('#count-credits'), '5', 20_000);
+  await expect(page.locator('#run-message').textContent()).resolves.not.toMatch(/already sent/);
+  await sleep(1500);
+  expect(w.sandbox.service.totalCharged()).toBe(5);
+  await expect(page.locator('#run-state').textContent()).resolves.toBe('Paused');
+  await expect(page.locator('#run-fraction').textContent()).resolves.toMatch(/^5 of 40 rows processed/);
   expect(errors).toEqual([]);
 });

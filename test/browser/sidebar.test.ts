@@ -217,7 +217,8 @@ test('a user saves a key with the keyboard: trimmed, in their own user propertie
   await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('tab-progress');
   await expect(page.locator('#view-settings').isHidden()).resolves.toBe(true);
   await waitForText(page.locator('#run-state'), 'No run yet');
-  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
+  // No run: no control that could not apply.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
 
   expectKeyNeverSent(s, EDITOR_KEY);
   expect(s.pageErrors).toEqual([]);
@@ -472,9 +473,9 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitForText(page.locator('#run-state'), 'Paused');
   expect(storedJob(world).state).toBe('paused');
-  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
-  await expect(page.locator('#resume').isEnabled()).resolves.toBe(true);
-  await expect(page.locator('#cancel').isEnabled()).resolves.toBe(true);
+  await expect(page.locator('#pause').isHidden()).resolves.toBe(true);
+  await expect(page.locator('#resume').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
   // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
@@ -506,8 +507,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   expect(await count(page, 'count-done')).toBe(0);
   expect(await count(page, 'count-credits')).toBe(world.sandbox.service.totalCharged());
   await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Done: the controls that cannot apply any more are gone, not greyed.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   // Each slice was its own execution: several continueEnrichment calls drove the run.
   expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThanOrEqual(3);
   expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
@@ -550,8 +551,7 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   const statuses = world.env.values(world.ss.id, 'C2:C61').map(([status]) => status);
   expect(statuses.filter((x) => x === '').length).toBeGreaterThan(0);
   expect(statuses.filter((x) => x !== '').length).toBe(storedJob(world).counts.processed);
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   expect(s.pageErrors).toEqual([]);
 });
 
@@ -634,8 +634,10 @@ test('Start shows the progress view at once, before the server has answered', as
   await expect(page.locator('#run-plan').textContent()).resolves.toMatch(
     /^Plan: 6 new profiles \(at most 6 credits\)/,
   );
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Pause and Cancel from the first second; Resume cannot apply.
+  await expect(page.locator('#pause').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#resume').isHidden()).resolves.toBe(true);
   expect(storedJob(world)).toBeNull();
   release();
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
@@ -703,8 +705,8 @@ test("another editor's sidebar shows the owner's run read-only, never drives it,
     page.locator('#run-owner'),
     `Started by ${OWNER}; only they can run, pause or resume it. It spends nothing of yours.`,
   );
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Not theirs: no control they could not use.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   // The owner's sidebar (here: the test) drives the run; the editor's page only looks now and then.
   expect(await finishRun(world)).toBe('done');
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
