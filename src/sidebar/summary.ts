@@ -72,7 +72,8 @@ export function renderSummary(): void {
     item.textContent = historyLine(entry);
     const when = document.createElement('div');
     when.className = 'when';
-    when.textContent = new Date(entry.endedAt).toLocaleString();
+    const time = new Date(entry.endedAt).toLocaleString();
+    when.textContent = entry.origin === 'watch' ? `Last check: ${time}` : time;
     item.append(when);
     list.append(item);
   }

@@ -88,6 +88,7 @@ export function retriedRows(summary: RunSummary): number {
 }
 
 export function summaryTitle(summary: RunSummary): string {
+  if (summary.origin === 'watch') return 'What the watch did today';
   const what = summary.retry ? 'What the retry did' : 'What the run did';
   return summary.state === 'cancelled' ? `${what} before it was cancelled` : what;
 }
@@ -108,9 +109,14 @@ export function historyLine(summary: RunSummary): string {
   const parts = [kindsText(summary)];
   parts.push(withoutFinalStop(summaryCreditsText(summary)));
   parts.push(timeTakenText(summary));
+  const where = rangeText(summary.sheetName, summary.range);
+  if (summary.origin === 'watch') {
+    const checks = countText(summary.runs ?? 1, 'run');
+    return `The watch of ${where}, today (${checks}): ${parts.slice(0, 2).join('; ')}`;
+  }
   const kind = summary.retry ? 'retry, ' : '';
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
-  return `${rangeText(summary.sheetName, summary.range)} (${kind}${state}${parts.join('; ')})`;
+  return `${where} (${kind}${state}${parts.join('; ')})`;
 }
 
 const withoutFinalStop = (text: string) => text.replace(/\.$/, '');
