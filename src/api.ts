@@ -98,6 +98,8 @@ export interface Progress extends RunCounts {
    * Absent once they are back (the counts are then final).
    */
   inFlight?: number;
+  /** 'watch': a run the watch started (src/watch/), not a person's. */
+  origin?: 'watch';
 }
 
 /** What the progress view shows of the plan a run started with. */

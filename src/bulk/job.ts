@@ -119,6 +119,7 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   };
   if (job.reason) progress.reason = job.reason;
   if (job.plan) progress.plan = job.plan;
+  if (job.origin) progress.origin = job.origin;
   if (job.paceReason && job.state === 'running') progress.paceReason = job.paceReason;
   if (!viewer) return progress;
   if (!mayDrive(job, viewer.runnerId)) {

@@ -45,6 +45,7 @@ export function renderProgress(): void {
   const state = $('run-state');
   state.textContent = words.label;
   state.className = `state ${words.tone}`;
+  setText('run-title', ui.progress.origin === 'watch' ? "The watch's last check" : 'Bulk run');
   const sheet = $('run-sheet');
   sheet.hidden = !ui.progress.sheetName;
   const { sheetName, plan } = ui.progress;
