@@ -1,6 +1,7 @@
 /**
  * Builds dist/ exactly as `clasp push` sends it: Code.js, Sidebar.html, appsscript.json.
  * API_BASE_URL (environment) sets the service's base URL; without it the build targets the local sandbox.
+ * PRIVACY_POLICY_URL (environment), optional: where docs/privacy.md is published, linked from the Help dialog.
  * `--minify none` writes the bundle's body unminified (for reading it).
  *
  * Code.js is the whole add-on: the readable top-level stubs of every entry point of src/main.ts, then one bundle of
@@ -130,6 +131,15 @@ async function bundleOf(defines: Record<string, string>, minify: MinifyMode): Pr
   return result.outputFiles[0].text;
 }
 
+/** PRIVACY_POLICY_URL (environment): the published docs/privacy.md, linked from Help; https only, else none. */
+function privacyUrl(raw: string | undefined): string {
+  const url = (raw ?? '').trim();
+  if (url === '') return '';
+  if (!/^https:\/\/[^\s"'<>]+$/.test(url))
+    throw new Error(`PRIVACY_POLICY_URL must be an https address: ${url}`);
+  return url;
+}
+
 /**
  * Builds into `outDir` (default dist/, which is emptied first; another folder only gets the build's files).
  * Refuses a base URL that is neither https nor loopback http, before writing anything.
@@ -146,6 +156,7 @@ export async function buildAll(
   const defines = {
     __API_BASE_URL__: JSON.stringify(endpoint.base),
     __URL_ALLOWLIST__: JSON.stringify(allowlist),
+    __PRIVACY_URL__: JSON.stringify(privacyUrl(process.env.PRIVACY_POLICY_URL)),
   };
   const entries = readEntryPoints();
   const bundle = await bundleOf(defines, minify);

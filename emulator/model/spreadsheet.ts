@@ -357,6 +357,15 @@ export class SpreadsheetModel {
     return copy;
   }
 
+  /** Deletes a sheet; the selection on it goes, and the first sheet becomes active when it was. */
+  removeSheet(id: number): void {
+    this.sheets = this.sheets.filter((sheet) => sheet.id !== id);
+    if (this.activeRange?.sheetId === id) this.activeRange = undefined;
+    this.activeRanges = this.activeRanges?.filter((range) => range.sheetId !== id);
+    if (this.activeRanges?.length === 0) this.activeRanges = undefined;
+    if (this.activeSheetId === id) this.activeSheetId = this.sheets[0]?.id ?? 0;
+  }
+
   sheetById(id: number): SheetModel {
     const sheet = this.sheets.find((s) => s.id === id);
     if (!sheet) throw new SheetsError('Sheet not found.');

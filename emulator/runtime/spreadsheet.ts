@@ -136,6 +136,9 @@ export class Spreadsheet {
   insertSheet(name?: string): Sheet {
     return new Sheet(this._call('insertSheet', name));
   }
+  deleteSheet(sheet: Sheet): void {
+    this._call('deleteSheet', sheet._d);
+  }
   toast(message?: unknown, title?: unknown, timeoutSeconds?: number): void {
     this._call(
       'toast',
