@@ -190,6 +190,9 @@ export async function awaitFinalCount(): Promise<void> {
       if (ui.driving || ui.runActionBusy) continue;
       try {
         const next = await call('getEnrichmentProgress');
+        // Back: an ended run's summary box is read first, so the final sentence and the box appear together.
+        if (!next.inFlight && (next.state === 'done' || next.state === 'cancelled'))
+          ui.history = await call('getRunHistory');
         if (!ui.driving && !ui.runActionBusy) setProgress(next);
       } catch {
         // A failed look is tried again; the figures shown stay until then.

@@ -110,9 +110,13 @@ test('one count of a run: the sidebar and the status line read the same rows of 
   await page.locator('#plan-start').click();
   const samples: string[] = [];
   for (let round = 0; round < 4000; round++) {
-    const fraction = (await page.locator('#run-fraction').textContent()) ?? '';
-    const credits = Number(await page.locator('#count-credits').textContent());
-    const state = await page.locator('#run-state').textContent();
+    // One read of the page: the figures it shows at one moment.
+    const [fraction, creditsText, state] = await page.evaluate(() =>
+      ['run-fraction', 'count-credits', 'run-state'].map(
+        (id) => document.getElementById(id)?.textContent ?? '',
+      ),
+    );
+    const credits = Number(creditsText);
     const stored = storedFigures(w);
     const shown = /^(\d+) of (\d+) rows? processed/.exec(fraction);
     if (shown) {
