@@ -94,8 +94,8 @@ export interface Progress extends RunCounts {
   /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
   /**
-   * Paused or cancelled while a batch was on its way: its lookups, sent before, whose answers may still be charged.
-   * Absent once they are back (the counts are then final).
+   * Paused or cancelled while a slice still works on the run: the lookups it had sent, whose answers may still be
+   * charged (0: it is writing the rows already answered). Absent once it is done (the counts are then final).
    */
   inFlight?: number;
   /** 'watch': a run the watch started (src/watch/), not a person's. */

@@ -83,5 +83,5 @@ function withInFlight(platform: Platform, job: Job | null, progress: Progress): 
   const now = platform.clock.now();
   if (!job || (job.state !== 'paused' && job.state !== 'cancelled') || job.leaseUntil <= now) return progress;
   const sent = urlsBeingSent(platform.documentProperties().getProperties(), runCharges(job).where, now);
-  return sent > 0 ? { ...progress, inFlight: sent } : progress;
+  return { ...progress, inFlight: sent };
 }

@@ -167,7 +167,7 @@ export async function runAction(
     renderProgress();
   }
   if (ui.starting) return;
-  if (ui.progress.inFlight) void awaitFinalCount();
+  if (ui.progress.inFlight !== undefined) void awaitFinalCount();
   follow();
   if (!ui.driving && refreshPending) {
     refreshPending = false;
@@ -185,14 +185,11 @@ export async function awaitFinalCount(): Promise<void> {
   if (awaiting) return;
   awaiting = true;
   try {
-    for (let look = 0; look < 200 && ui.progress.inFlight && !ui.driving; look++) {
+    for (let look = 0; look < 200 && ui.progress.inFlight !== undefined && !ui.driving; look++) {
       await sleep(PROGRESS_LOOK_MS);
       if (ui.driving || ui.runActionBusy) continue;
       try {
         const next = await call('getEnrichmentProgress');
-        // Back: an ended run's summary box is read first, so the final sentence and the box appear together.
-        if (!next.inFlight && (next.state === 'done' || next.state === 'cancelled'))
-          ui.history = await call('getRunHistory');
         if (!ui.driving && !ui.runActionBusy) setProgress(next);
       } catch {
         // A failed look is tried again; the figures shown stay until then.

@@ -185,7 +185,7 @@ async function startPlanned(): Promise<void> {
     ui.history = null;
     renderSummary();
     if (pending && ui.progress.state === 'running') await runAction(pending);
-    else if (ui.progress.inFlight) void awaitFinalCount();
+    else if (ui.progress.inFlight !== undefined) void awaitFinalCount();
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
   } else if (result.keyRefusal) {

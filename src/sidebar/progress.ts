@@ -104,9 +104,10 @@ export function driverNotice(p: Progress): string {
  * final figure follows when they are back); '' otherwise.
  */
 export function inFlightText(p: Progress): string {
-  const sent = p.inFlight ?? 0;
-  if (sent === 0 || (p.state !== 'paused' && p.state !== 'cancelled')) return '';
+  if (p.inFlight === undefined || (p.state !== 'paused' && p.state !== 'cancelled')) return '';
+  const sent = p.inFlight;
   const what = p.state === 'paused' ? 'Paused' : 'Cancelled';
+  if (sent === 0) return `${what}: the rows already answered are being written. The final count follows.`;
   const lookups = sent === 1 ? '1 lookup was' : `${sent} lookups were`;
   return `${what}: ${lookups} already sent before you pressed it; their answers may still be charged. The final count follows when they are back.`;
 }

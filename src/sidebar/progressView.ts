@@ -26,6 +26,7 @@ export function setProgress(next: Progress): void {
   // An ended run's message changes once more when a slice still at work saves its counts: the box follows.
   const ended = isEnded && (next.state !== ui.progress.state || next.message !== ui.progress.message);
   ui.progress = next;
+  if (ended) ui.summaryStale = true;
   renderProgress();
   if (ended || (ui.history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))
     void loadHistory();

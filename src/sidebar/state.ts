@@ -15,6 +15,8 @@ export const ui: {
   /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
   pendingAction: 'pauseEnrichment' | 'cancelEnrichment' | null;
   history: RunHistory | null;
+  /** The ended run's figures changed since its summary was read: the box waits for it to be read again. */
+  summaryStale: boolean;
 } = {
   account: null,
   progress: { state: 'idle', message: '', ...emptyRunCounts() },
@@ -24,4 +26,5 @@ export const ui: {
   starting: false,
   pendingAction: null,
   history: null,
+  summaryStale: false,
 };

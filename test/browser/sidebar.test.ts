@@ -542,8 +542,24 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
     'sum-errors',
     'sum-done',
   ];
-  const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
-  const box = await Promise.all([...boxIds, 'sum-credits'].map((id) => count(page, id)));
+  // Read at one moment while the box is shown: a slice still at work when Cancel was pressed may bring the final
+  // figures meanwhile, and the box is hidden until it is read again.
+  const read = () =>
+    page.evaluate(
+      (ids) => [
+        String(document.getElementById('summary')?.hidden),
+        ...ids.map((id) => document.getElementById(id)?.textContent ?? ''),
+      ],
+      ['run-message', ...boxIds, 'sum-credits'],
+    );
+  let [hidden, message, ...shown] = await read();
+  for (let round = 0; round < 400 && hidden === 'true'; round++) {
+    await sleep(25);
+    [hidden, message, ...shown] = await read();
+  }
+  expect(hidden).toBe('false');
+  const sentence = sentenceFigures(message);
+  const box = shown.map(Number);
   expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(box);
   // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
   await settleAndWatch(s);
