@@ -2,8 +2,6 @@
  * What the person approves is what runs, in headless Chromium: Start runs the cells of the plan on screen whatever
  * is selected when it is pressed, and a plan whose price changed since comes back before anything is spent.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ENDPOINT_PATH } from '../../sandbox/service';
 import { type Job, progressOf } from '../../src/bulk/job';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import { OWNER, startWorld, url, type World } from '../support/harness';
@@ -142,39 +140,6 @@ test('one count of a run: the sidebar and the status line read the same rows of 
   expect(errors).toEqual([]);
 });
 
-/**
- * Holds the requests to the sandbox's endpoint from `hold()` until `release()`, but for the first `passing` of them
- * (Start's key check): a batch stays on its way.
- */
-function holdLookups(w: World) {
-  const server = w.sandbox.httpServer;
-  const [handler] = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
-  let gate: Promise<void> | null = null;
-  let open: () => void = () => undefined;
-  let held = 0;
-  let passing = 0;
-  server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const lookup = (req.url ?? '').startsWith(ENDPOINT_PATH);
-    if (!lookup || !gate || passing-- > 0) return handler(req, res);
-    held++;
-    void gate.then(() => handler(req, res));
-  });
-  return {
-    hold(pass = 0) {
-      passing = pass;
-      gate = new Promise((resolve) => {
-        open = resolve;
-      });
-    },
-    release() {
-      gate = null;
-      open();
-    },
-    held: () => held,
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('Pause from the first second: pressed while Start is on its way, the run pauses once it exists; nothing more is spent', async () => {
@@ -227,17 +192,16 @@ test('Pause with a batch on its way: the sidebar says how many lookups were alre
     startsAtOnce: false,
   });
   const w = world;
-  const lookups = holdLookups(w);
   const errors: string[] = [];
   w.env.select(w.ss.id, 'A1:A41');
   await w.env.run('enrichSelection', [], w.as());
   const { page } = await pages.open(w, OWNER, errors, 'plan');
   await waitForText(page.locator('#plan-start'), 'Start: up to 40 credits');
-  lookups.hold(1);
+  // The service holds every lookup (Start's key check is no lookup): the first slice's batch of 5 stays on its way.
+  const release = w.sandbox.service.hold();
   await page.locator('#plan-start').click();
-  // The first slice's batch of 5 (one request each) is on its way, held: Pause now.
-  for (let round = 0; round < 400 && lookups.held() < 5; round++) await sleep(25);
-  expect(lookups.held()).toBe(5);
+  for (let round = 0; round < 400 && w.sandbox.service.inFlight < 5; round++) await sleep(25);
+  expect(w.sandbox.service.inFlight).toBe(5);
   await page.getByRole('button', { name: 'Pause' }).click();
   await waitForText(
     page.locator('#run-message'),
@@ -245,7 +209,7 @@ test('Pause with a batch on its way: the sidebar says how many lookups were alre
   );
   await expect(page.locator('#run-state').textContent()).resolves.toBe('Paused');
   expect(w.sandbox.service.totalCharged()).toBe(0);
-  lookups.release();
+  release();
   // The batch's answers are kept and counted: the final count, and no lookup after it.
   await waitForText(page.locator('#count-credits'), '5', 20_000);
   await expect(page.locator('#run-message').textContent()).resolves.not.toMatch(/already sent/);
