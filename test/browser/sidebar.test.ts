@@ -1164,7 +1164,10 @@ test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FIN
   await page.getByLabel('Daily limit for formulas').fill('2');
   await page.getByRole('button', { name: 'Save formula limit' }).click();
   await waitForText(page.locator('#formulas-message'), 'Formula limit saved for this spreadsheet.');
-  await waitForText(page.locator('#formulas-used'), 'Used today: 0 of 2 credits.');
+  await waitForText(
+    page.locator('#formulas-used'),
+    /^Used today \(\d{1,2} [A-Z][a-z]{2}\): 0 of 2 credits\.$/,
+  );
 
   world.env.enter(world.ss.id, 'B2:B4', [['=FINDEMAIL(A2)'], ['=FINDEMAIL(A3)'], ['=FINDEMAIL(A4)']]);
   await world.env.recalculate(world.ss.id);
@@ -1174,7 +1177,10 @@ test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FIN
   expect(world.sandbox.service.totalCharged()).toBe(2);
 
   await openSettings(s);
-  await waitForText(page.locator('#formulas-used'), 'Used today: 2 of 2 credits.');
+  await waitForText(
+    page.locator('#formulas-used'),
+    /^Used today \(\d{1,2} [A-Z][a-z]{2}\): 2 of 2 credits\.$/,
+  );
   // Turned off: saved as such.
   await page.getByLabel('Let =FINDEMAIL look up new profiles').uncheck();
   await page.getByRole('button', { name: 'Save formula limit' }).click();
