@@ -108,7 +108,7 @@ test('the Watch tab, left open, shows a form response’s row at its next look, 
   await w.env.run('startWatch', [{ limit: 100 }], w.as(OWNER));
   const errors: string[] = [];
   const owner = await watchTabOf(w, OWNER, errors);
-  await waitForText(owner.page.locator('#watch-status'), /, 0 used today, not checked yet\.$/);
+  await waitForText(owner.page.locator('#watch-status'), /, 0 used today \(\d+ \w+\), not checked yet\.$/);
 
   const fired = await w.env.submitForm(w.ss.id, ['11/27/2026 9:00:00', 'Jane', url('bw-form-lead')]);
   expect(fired.row).toBe(2);
@@ -125,7 +125,11 @@ test('the Watch tab, left open, shows a form response’s row at its next look, 
     .slice(before, before + 2)
     .find((c) => (c.value as { usedToday?: number }).usedToday === 1);
   expect(look?.value).toMatchObject({ usedToday: 1, message: expect.stringMatching(/looked up C2\.$/) });
-  await waitForText(owner.page.locator('#watch-status'), /, 1 used today, last checked \d\d:\d\d\.$/, 2000);
+  await waitForText(
+    owner.page.locator('#watch-status'),
+    /, 1 used today \(\d+ \w+\), last checked \d\d:\d\d\.$/,
+    2000,
+  );
   await waitForText(owner.page.locator('#watch-message'), /The last check looked up C2\.$/, 2000);
   expect(errors).toEqual([]);
 });
