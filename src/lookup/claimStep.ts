@@ -7,7 +7,7 @@
  */
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
-import { claimKey, putClaims, readClaims } from './claims';
+import { type ClaimScope, claimKey, readClaims } from './claims';
 import type { ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { DocumentCache, LookupPorts, SendCheck } from './ports';
@@ -17,6 +17,8 @@ export interface ClaimAsk {
   keys: string[];
   /** The claim's value (FORMULA_CLAIM, BULK_CLAIM) and how long it lives. */
   value: string;
+  /** Where the claims are put: the lookup's scope, which releases them whatever ends it. */
+  claims: ClaimScope;
   seconds: number;
   /** The lock is not waited for past this. */
   deadline?: number;
@@ -108,7 +110,7 @@ function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
     alone ||= admission.alone === true;
   }
   if (claimed.mine.length === 0) return claimed;
-  if (cache) putClaims(cache, claimed.mine, ask.value, ask.seconds);
+  ask.claims.put(claimed.mine, ask.value, ask.seconds);
   claimed.first = ask.firstBatch(claimed.mine, alone);
   return claimed;
 }
