@@ -121,7 +121,8 @@ function reservationGate() {
       return { take: free };
     },
     close({ charged }) {
-      spend.reserved -= spend.reserved - charged;
+      const unused = spend.reserved - charged;
+      spend.reserved -= unused;
     },
   };
   return { gate, spend };
