@@ -4,7 +4,7 @@
  */
 
 import { parseFields } from '../core/cells';
-import { POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
+import { FORMULA_LOCK_PAUSE_MS, POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import { HALT_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -54,7 +54,7 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
   for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
   for (const [key, result] of report.alreadyKept) run.outcomes.set(key, result);
   for (const key of report.unsaved) run.outcomes.set(key, UNSAVED);
-  if (report.stop && report.stop !== LOCK_BUSY) throw new Error(report.stop.message);
+  if (report.stop) throw new Error(report.stop.message);
   if (report.halt) throw accountError(report.halt);
   const byBulk: string[] = [];
   const others = [...report.elsewhere];
@@ -76,7 +76,19 @@ function lookUpOrBusy(session: LookupSession, wanted: Map<string, string>): Look
   }
 }
 
-/** Looks the missing keys up, waiting for other cells' claims while the budget allows. */
+/**
+ * After the document lock was busy or refused: a pause of FORMULA_LOCK_PAUSE_MS times a random factor from 1 to 2,
+ * when the budget has room for it and a lookup after it. False when it has not.
+ */
+function pauseForLock(run: FormulaRun): boolean {
+  const { clock } = run.ports;
+  const pause = Math.round(FORMULA_LOCK_PAUSE_MS * (1 + Math.random()));
+  if (run.budget.remainingMs(clock.now()) <= 2 * pause) return false;
+  clock.sleep(pause);
+  return true;
+}
+
+/** Looks the missing keys up, waiting for other cells' claims (and a busy or refused lock) while the budget allows. */
 function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]): void {
   const { clock } = run.ports;
   const heldByOthers = new Set<string>();
@@ -95,9 +107,13 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
     const waiting = take(run, report);
     for (const key of waiting.byBulk) heldByBulk.add(key);
     for (const key of waiting.others) heldByOthers.add(key);
-    lockBusy = report.lockBusy || report.stop === LOCK_BUSY;
-    // LockService refused (its quota): trying again only spends more of it.
-    if (report.lockRefused || report.stop === LOCK_BUSY) break;
+    lockBusy = report.lockBusy;
+    missing = missing.filter((key) => !run.outcomes.has(key));
+    // A busy or refused lock: the lookup goes again after a pause, as the quota's window passes.
+    if (lockBusy) {
+      if (!pauseForLock(run)) break;
+      continue;
+    }
     const blocked = report.blocked;
     if (waiting.others.length === 0 && blocked.length === 0) break;
     missing = awaitOthers(run, waiting.others, blocked);
