@@ -74,9 +74,11 @@ export function accountCheckGate(
       const admitted = admission(markers, apiKey, free);
       if (admitted === 'wait') return { wait: true };
       if (admitted !== 'check account') return undefined;
-      beginAccountCheck(cache, seconds);
-      open = true;
-      return { take: free, alone: true };
+      const claimed = () => {
+        beginAccountCheck(cache, seconds);
+        open = true;
+      };
+      return { take: free, alone: true, claimed };
     },
     afterBatch(batch) {
       if (!open) return;
