@@ -14,7 +14,7 @@ import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } fr
 import { editedCells, spreadsheetPort } from './sheets';
 import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
 import { createWatchTriggers, deleteMyWatchTriggers, watchTriggersPresent } from './triggers';
-import { showAlert, showSidebar } from './ui';
+import { confirm, showAlert, showSidebar } from './ui';
 
 /** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
 export const appsScript: Platform = {
@@ -50,6 +50,6 @@ export const appsScript: Platform = {
   clearHalt,
   documentPropertyWritable,
   creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
-  ui: { showSidebar, showAlert },
+  ui: { showSidebar, showAlert, confirm },
   triggers: { create: createWatchTriggers, deleteMine: deleteMyWatchTriggers, present: watchTriggersPresent },
 };

@@ -5,8 +5,10 @@
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
 
+import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
+import { longestSingleCellColumn, rangeFormula, replaceWithRange, runA1 } from './columnOffer';
 import { readFormulaCapState } from './dailyLimit';
 import { capMessage } from './dailyLimitPolicy';
 import { resultArea, USES_FINDEMAIL } from './freeze';
@@ -103,6 +105,30 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
   spreadsheet.flush();
 }
 
+/**
+ * Past what Sheets runs at once, a column of single cells: offered as one range formula (asked first). The answer
+ * when the person took it, else undefined (Refresh goes on as usual).
+ */
+function offerRangeFormula(
+  platform: Platform,
+  sheet: SheetPort,
+  unfinishedCells: number,
+): string | undefined {
+  if (unfinishedCells <= SIMULTANEOUS_EXECUTIONS) return undefined;
+  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), SIMULTANEOUS_EXECUTIONS);
+  if (!run) return undefined;
+  const count = run.last - run.first + 1;
+  const formula = rangeFormula(run);
+  const presses = Math.ceil(unfinishedCells / SIMULTANEOUS_EXECUTIONS);
+  const asked = platform.ui.confirm(
+    `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${formula} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: Refresh enters the unfinished cells again as they are.`,
+  );
+  if (!asked) return undefined;
+  replaceWithRange(sheet, run);
+  platform.spreadsheet().flush();
+  return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
+}
+
 export function refreshFormulas(platform: Platform): string {
   // What formulas paid for moves into the results sheet first: the cells entered again find room to pay for more.
   platform.keepPendingResults();
@@ -123,6 +149,8 @@ export function refreshFormulas(platform: Platform): string {
       : '';
   if (cells.length === 0)
     return limitNote || 'No unfinished =FINDEMAIL cells in the selection or on this sheet.';
+  const replaced = offerRangeFormula(platform, sheet, cells.length);
+  if (replaced) return replaced;
   enterFormulasAgain(spreadsheet, sheet, cells);
   const count = cells.length;
   const parts = [

@@ -99,4 +99,27 @@ describe('a dragged column under the lock rate quota', () => {
     await dragAndRefresh(w, () => w.env.advanceClock(10_000));
     await expectPaidOnceAndLogged(w);
   }, 600_000);
+
+  it('Refresh offers one range formula in place of the column; taken, every cell is answered in that one action, the inputs untouched', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...profiles().map((link) => [link])],
+      env: { lockRateLimit: { calls: 20, windowMs: 1_000 } },
+      faults: { latencyMs: 200 },
+    });
+    const w = world;
+    fillDown(w, 'H', 'A', 2, ROWS + 1);
+    await w.env.recalculate(w.ss.id);
+    const shown = column(w, `H2:H${ROWS + 1}`);
+    expect(shown.filter((value) => value === '#ERROR!')).toHaveLength(ROWS - 30);
+    w.env.ui.answers.push({ button: 'YES' });
+    await refresh(w);
+    expect(w.env.ui.alerts.at(-1)?.prompt).toMatch(
+      new RegExp(`^H2:H${ROWS + 1} holds ${ROWS} single =FINDEMAIL cells, ${ROWS - 30} of them not done`),
+    );
+    expect(w.env.formulas(w.ss.id, 'H2')).toEqual([[`=FINDEMAIL(A2:A${ROWS + 1})`]]);
+    expect(column(w, `H2:H${ROWS + 1}`)).toEqual(profiles().map(emailOf));
+    expect(column(w, `A2:A${ROWS + 1}`)).toEqual(profiles());
+    expect(chargedTwice(w)).toEqual([]);
+    expect(Object.keys(w.charges())).toHaveLength(ROWS);
+  }, 300_000);
 });

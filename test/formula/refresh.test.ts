@@ -220,7 +220,7 @@ class SheetWithResults extends MemorySheet {
  * A platform over one sheet, with `block` selected (or nothing selected); `spent`, what formulas spent today under
  * the default daily limit.
  */
-function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0) {
+function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer = false) {
   const selection: Selection | null = block ? { sheet, block, a1: () => '', rangeCount: () => 1 } : null;
   const spreadsheet: SpreadsheetPort = {
     id: () => 'spreadsheet-1',
@@ -239,6 +239,14 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0) {
     userProperties: () => user,
     documentProperties: () => document,
     clock: testClock(Date.UTC(2026, 10, 27, 9)),
+    ui: {
+      showSidebar: () => undefined,
+      showAlert: () => undefined,
+      confirm: (message: string) => {
+        sheet.log.push(`asked: ${message}`);
+        return answer;
+      },
+    },
   });
 }
 
@@ -321,6 +329,29 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
     expect(message).toMatch(/^Entered 31 unfinished/);
     expect(message).toContain('at most 30 formulas at once');
     expect(sheet.log.filter((line) => line === 'flush')).toHaveLength(2);
+    // It asked first whether one range formula should take their place; the answer was No.
+    expect(sheet.log[0]).toMatch(/^asked: B1:B31 holds 31 single =FINDEMAIL cells, 31 of them not done/);
+    expect(sheet.log[0]).toContain('=FINDEMAIL(A1:A31) in the first cell');
+  });
+
+  it('past 30, a column of single cells becomes one range formula when the person says Yes; the inputs stay', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => [url(`r${i}`), `=FINDEMAIL(A${i + 2})`]);
+    const sheet = new SheetWithResults([['Profile', 'Email'], ...rows]);
+    rows.forEach((_, i) => {
+      sheet.show(i + 2, 2, i < 5 ? `r${i}@example.com` : '#ERROR!');
+    });
+    const message = refreshFormulas(onSheet(sheet, undefined, 0, true));
+    expect(message).toMatch(
+      /^Replaced the 40 single =FINDEMAIL cells of B2:B41 with one range formula, =FINDEMAIL\(A2:A41\)/,
+    );
+    expect(message).toContain('Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
+    expect(sheet.formulas({ row: 1, column: 1, rows: 41, columns: 2 })).toEqual([
+      ['', ''],
+      ['', '=FINDEMAIL(A2:A41)'],
+      ...rows.slice(1).map(() => ['', '']),
+    ]);
+    expect(sheet.values({ row: 2, column: 1, rows: 40, columns: 1 })).toEqual(rows.map(([link]) => [link]));
+    expect(sheet.log.slice(1)).toEqual(['clear 2,2 40x1', 'enter 2,2 =FINDEMAIL(A2:A41)', 'flush']);
   });
 
   it('leaves the cells the daily limit refused while it is still reached, and says how many; enters them once it is not', () => {
