@@ -13,7 +13,6 @@ import { ACCOUNT_CHECK_MARKERS, accountCheckOver } from '../lookup/accountCheck'
 import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues';
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
-import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
@@ -63,20 +62,6 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
 }
 
 /**
- * A lookup, or undefined when the store could not take the lock to keep a batch's results (its claims are
- * released; the batch's sending record makes the next execution log its answers as lost): the cells say the
- * spreadsheet was busy, in our words, not Apps Script's.
- */
-function lookUpOrBusy(session: LookupSession, wanted: Map<string, string>): LookupReport | undefined {
-  try {
-    return session.lookUp(wanted);
-  } catch (error) {
-    if (error instanceof DocumentBusyError) return undefined;
-    throw error;
-  }
-}
-
-/**
  * After the document lock was busy or refused: a pause of FORMULA_LOCK_PAUSE_MS times a random factor from 1 to 2,
  * when the budget has room for it and a lookup after it. False when it has not.
  */
@@ -96,14 +81,7 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   let lockBusy = false;
   let missing = keys;
   while (missing.length > 0 && run.budget.mayStart(clock.now())) {
-    const report = lookUpOrBusy(
-      session,
-      new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])),
-    );
-    if (!report) {
-      lockBusy = true;
-      break;
-    }
+    const report = session.lookUp(new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])));
     const waiting = take(run, report);
     for (const key of waiting.byBulk) heldByBulk.add(key);
     for (const key of waiting.others) heldByOthers.add(key);

@@ -1,9 +1,9 @@
 /**
  * The session's claim step, in one hold of the document lock: the claims and the gates' markers read in one cache
  * call, the keys found in the result store, the gates' admission (a halt, the account check, the formulas' daily
- * limit), the claims put, and the first batch recorded as being sent. One lock hold where there were four: a new
- * profile in a single cell costs this step and the store's write, two holds (four LockService calls). Reached
- * through the ports only (pure of Apps Script).
+ * limit), the claims put, and the first batch recorded as being sent: one lock hold. A formula keeps its results
+ * without the lock, so a new profile in a single cell costs this hold alone (two LockService calls on the lock).
+ * Reached through the ports only (pure of Apps Script).
  */
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';

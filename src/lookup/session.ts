@@ -2,8 +2,8 @@
  * The one way to look profiles up, for =FINDEMAIL and the bulk run alike: `openLookup(ports, policy)`, then
  * `session.lookUp(keys)` as often as the caller needs, then `session.close()`.
  *
- * A lookup: the gates before the claim (the formulas' halt marker, LockService refusing lately, the free key
- * check), then one hold of the document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
+ * A lookup: the gates before the claim (the formulas' halt marker, the free key check), then one hold of the
+ * document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
  * as being sent), then batches sent through one retry scheduler (./pipeline.ts), each stored before its claims
  * are released. Every claim a lookup took is released before it returns, whatever ended it (all settled, a
  * halt, a gate, the budget, a busy lock, a thrown error); `close` ends the gates (the account check, the formulas'

@@ -13,9 +13,10 @@
  * - Every charge goes into the credits log (./credits.ts) in the same locked write as its result.
  *
  * Each read of the document properties is one DocumentView (./documentView.ts), passed along explicitly: no answer
- * depends on which read ran last. Every write of document properties here happens holding the document lock, so a
- * rewrite of the whole store (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing
- * is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
+ * depends on which read ran last. Every write of document properties here happens holding the document lock but a
+ * formula's batch (keepInBuffer: properties of its own); the rewrite of the whole store (keepPending, moving the
+ * buffer into the sheet) reads the properties again right before it writes, so it keeps what formulas wrote
+ * meanwhile. Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
  * function names, not members.)
  */
 
