@@ -1,6 +1,7 @@
 /**
  * Builds dist/ exactly as `clasp push` sends it: Code.js, Sidebar.html, appsscript.json.
  * API_BASE_URL (environment) sets the service's base URL; without it the build targets the local sandbox.
+ * PRIVACY_POLICY_URL (environment), optional: where docs/privacy.md is published, linked from the Help dialog.
  * `--minify none` writes the bundle's body unminified (for reading it).
  *
  * Code.js is the whole add-on: the readable top-level stubs of every entry point of src/main.ts, then one bundle of
@@ -130,6 +131,15 @@ async function bundleOf(defines: Record<string, string>, minify: MinifyMode): Pr
   return result.outputFiles[0].text;
 }
 
+/** PRIVACY_POLICY_URL (environment): the published docs/privacy.md, linked from Help; https only, else none. */
+function privacyUrl(raw: string | undefined): string {
+  const url = (raw ?? '').trim();
+  if (url === '') return '';
+  if (!/^https:\/\/[^\s"'<>]+$/.test(url))
+    throw new Error(`PRIVACY_POLICY_URL must be an https address: ${url}`);
+  return url;
+}
+
 /**
  * Builds into `outDir` (default dist/, which is emptied first; another folder only gets the build's files).
  * Refuses a base URL that is neither https nor loopback http, before writing anything.
@@ -146,6 +156,7 @@ export async function buildAll(
   const defines = {
     __API_BASE_URL__: JSON.stringify(endpoint.base),
     __URL_ALLOWLIST__: JSON.stringify(allowlist),
+    __PRIVACY_URL__: JSON.stringify(privacyUrl(process.env.PRIVACY_POLICY_URL)),
   };
   const entries = readEntryPoints();
   const bundle = await bundleOf(defines, minify);
@@ -166,26 +177,40 @@ export async function buildAll(
   return endpoint.base;
 }
 
-/** `tsx scripts/build.ts [--out DIR] [--minify names|full|none]` */
-function buildArguments(argv: string[]): { outDir: string; minify: MinifyMode } {
+/**
+ * `tsx scripts/build.ts [--out DIR] [--minify names|full|none] [--playground]`. `--playground` (npm start): the
+ * playground gives the add-on its sandbox's address at start (script property API_BASE_URL), so the build's own
+ * base URL is not named.
+ */
+function buildArguments(argv: string[]): { outDir: string; minify: MinifyMode; playground: boolean } {
   const { values } = parseArgs({
     args: argv,
-    options: { out: { type: 'string', default: dist }, minify: { type: 'string', default: 'names' } },
+    options: {
+      out: { type: 'string', default: dist },
+      minify: { type: 'string', default: 'names' },
+      playground: { type: 'boolean', default: false },
+    },
   });
   const minify = values.minify as MinifyMode;
   if (!MINIFY_MODES.includes(minify)) throw new Error(`--minify takes ${MINIFY_MODES.join(', ')}`);
-  return { outDir: values.out, minify };
+  return { outDir: values.out, minify, playground: values.playground };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   Promise.resolve()
     .then(() => {
-      const { outDir, minify } = buildArguments(process.argv.slice(2));
-      return buildAll(undefined, outDir, minify).then((base) => ({ base, outDir }));
+      const { outDir, minify, playground } = buildArguments(process.argv.slice(2));
+      return buildAll(undefined, outDir, minify).then((base) => ({ base, outDir, playground }));
     })
     .then(
-      ({ base, outDir }) =>
-        console.log(`Built ${resolve(outDir) === dist ? 'dist' : resolve(outDir)}/ for ${base}`),
+      ({ base, outDir, playground }) => {
+        const folder = resolve(outDir) === dist ? 'dist' : resolve(outDir);
+        console.log(
+          playground
+            ? `Built ${folder}/ for the playground, which points it at its own sandbox when it starts.`
+            : `Built ${folder}/ for ${base}`,
+        );
+      },
       (error) => {
         console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
         process.exit(1);

@@ -360,3 +360,22 @@ export interface WatchStart {
   /** Rows already in the column without a result: looked up at the first check, within the limit. */
   waitingRows?: number;
 }
+
+/** Settings › Remove this spreadsheet's add-on data: what goes, asked before anything is removed. */
+export interface DataRemovalPlan {
+  /** What goes, one line each, in words a person reads (empty when the spreadsheet holds nothing of the add-on). */
+  items: string[];
+  /** Why it cannot be done now, and what to do (a run under way), or ''. */
+  refusal: string;
+  /** The credits log holds rows: the sidebar offers to export it first. */
+  creditsLog: boolean;
+}
+
+/** What the removal did. */
+export interface DataRemovalResult {
+  removed: boolean;
+  /** What was removed and what was kept, or why nothing was. */
+  message: string;
+  /** Whose watch triggers remain (Apps Script lets only their creator delete them), or ''. */
+  triggersLeftWith: string;
+}

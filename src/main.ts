@@ -9,6 +9,8 @@ import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './ad
 import type {
   CreditsExport,
   CreditsSummary,
+  DataRemovalPlan,
+  DataRemovalResult,
   FormulaCapState,
   KeyCheckResult,
   Progress,
@@ -31,6 +33,7 @@ import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
+import * as dataRemoval from './settings/removeData';
 import * as watch from './watch';
 
 /**
@@ -220,6 +223,19 @@ export function checkApiKey(): KeyCheckResult {
  */
 export function saveSettings(settings: unknown): SidebarState {
   return account.saveSettings(appsScript, settings);
+}
+
+/** What removing this spreadsheet's add-on data would take away, asked first (Settings tab); nothing changes. */
+export function getDataRemovalPlan(): DataRemovalPlan {
+  return dataRemoval.planDataRemoval(appsScript);
+}
+
+/**
+ * Removes this spreadsheet's add-on data: its hidden sheets, the add-on's document properties, your watch triggers.
+ * Your cells and exported sheets stay.
+ */
+export function removeSpreadsheetData(): DataRemovalResult {
+  return dataRemoval.removeSpreadsheetData(appsScript);
 }
 
 /** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */

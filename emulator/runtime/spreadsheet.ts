@@ -49,7 +49,16 @@ export class Sheet {
 
 delegate(
   Sheet,
-  ['getName', 'getIndex', 'getLastRow', 'getLastColumn', 'getMaxRows', 'getMaxColumns', 'getFrozenRows'],
+  [
+    'getName',
+    'getIndex',
+    'getLastRow',
+    'getLastColumn',
+    'getMaxRows',
+    'getMaxColumns',
+    'getFrozenRows',
+    'isSheetHidden',
+  ],
   [
     'activate',
     'clear',
@@ -70,9 +79,9 @@ delegate(
     'deleteRow',
     'deleteColumns',
     'deleteColumn',
-    // Layout: no effect on values.
     'hideSheet',
     'showSheet',
+    // Layout: no effect on values.
     'setColumnWidth',
     'setColumnWidths',
     'autoResizeColumns',
@@ -135,6 +144,9 @@ export class Spreadsheet {
   }
   insertSheet(name?: string): Sheet {
     return new Sheet(this._call('insertSheet', name));
+  }
+  deleteSheet(sheet: Sheet): void {
+    this._call('deleteSheet', sheet._d);
   }
   toast(message?: unknown, title?: unknown, timeoutSeconds?: number): void {
     this._call(

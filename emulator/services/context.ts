@@ -114,6 +114,7 @@ export const SPREADSHEET_WRITES = new Set([
   'setName',
   'setFrozenRows',
   'insertSheet',
+  'deleteSheet',
   'insertColumnsAfter',
   'insertColumnsBefore',
   'insertColumns',

@@ -116,6 +116,14 @@ export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args:
       ss.activeSheetId = sheet.id;
       return { ss: ss.id, sheet: sheet.id };
     }
+    case 'deleteSheet': {
+      const sheet = ss.sheetById((args[1] as SheetD).sheet);
+      // Sheets keeps at least one sheet in a spreadsheet; the reference
+      // (apps-script/reference/spreadsheet/spreadsheet#deletesheetsheet) gives no message for it: the emulator's names the rule.
+      if (ss.sheets.length === 1) fail("You can't remove all the sheets in a document.");
+      ss.removeSheet(sheet.id);
+      return null;
+    }
     case 'toast':
       if (exec.kind === 'custom') fail('You do not have permission to call toast');
       host.ui.toasts.push({ message: String(args[1]), title: String(args[2] ?? ''), spreadsheetId: ss.id });

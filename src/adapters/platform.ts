@@ -1,5 +1,6 @@
 /** The platform the features reach Apps Script through (src/platform/platform.ts), over the real services. */
 import type { Platform } from '../platform/platform';
+import { addonSheets } from './addonSheets';
 import { spreadsheetDay, systemClock, timeText } from './clock';
 import { createExportSheet, creditsLog, writeExportRows } from './creditsSheet';
 import { clearHalt, documentCache } from './documentCache';
@@ -50,6 +51,7 @@ export const appsScript: Platform = {
   clearHalt,
   documentPropertyWritable,
   creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
+  addonSheets,
   ui: { showSidebar, showAlert, confirm },
   triggers: { create: createWatchTriggers, deleteMine: deleteMyWatchTriggers, present: watchTriggersPresent },
 };

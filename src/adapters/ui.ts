@@ -45,6 +45,13 @@ export function showAlert(message: string): void {
   ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
 }
 
+/** The privacy policy the build was given (scripts/build.ts), or where to find it. */
+function privacyLink(): string {
+  return __PRIVACY_URL__
+    ? `The whole privacy policy: <a href="${__PRIVACY_URL__}" target="_blank" rel="noopener">${__PRIVACY_URL__}</a>.`
+    : "The whole privacy policy is linked from the add-on's page in the Google Workspace Marketplace.";
+}
+
 export function showHelp(): void {
   const html = HtmlService.createHtmlOutput(
     `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
@@ -61,9 +68,13 @@ transfer of ownership, of the new owner. Results are remembered in this spreadsh
 <p><b>Refresh =FINDEMAIL cells</b> enters again the formulas that are not done (not looked up yet, or #ERROR!) in the
 selection, or on the sheet, so that Sheets runs them again.</p>
 <p><b>Freeze results</b> replaces =FINDEMAIL formulas in the selection with their values.</p>
-<p>Your API key is kept in your private user properties and never shown again in full.</p></div>`,
+<p>Your API key is kept in your private user properties and never shown again in full.</p>
+<p><b>Your data</b>: the add-on sends the e-mail service only the profile URL and the API key that pays, and nothing
+to anyone else. The results and the credits log are kept in two hidden sheets of this spreadsheet, which anyone who
+can open or copy the file can read. <b>Settings &amp; API key › Remove this spreadsheet's add-on data</b> removes
+them. ${privacyLink()}</p></div>`,
   )
     .setWidth(420)
-    .setHeight(400);
+    .setHeight(460);
   SpreadsheetApp.getUi().showModalDialog(html, `${ADDON_NAME}: help`);
 }

@@ -81,6 +81,14 @@ export interface WatchTriggers {
   present(ids: readonly string[]): boolean;
 }
 
+/** The sheets the add-on made in this spreadsheet (its hidden results and credits sheets), by name. */
+export interface AddonSheets {
+  /** Which of `names` this spreadsheet holds. */
+  present(names: readonly string[]): string[];
+  /** Deletes the sheets of `names` that exist (nothing else); their names. */
+  remove(names: readonly string[]): string[];
+}
+
 /** The credits log's hidden sheet (src/store/ports.ts), and the visible sheets an export copies it into. */
 export interface CreditsLogSheet extends CreditsLog {
   /** A new visible sheet with the log's header, named `name` or `name (2)`…; its name. */
@@ -129,6 +137,7 @@ export interface Platform {
    */
   documentPropertyWritable(name: string, token: string): boolean;
   creditsLog: CreditsLogSheet;
+  addonSheets: AddonSheets;
   ui: Ui;
   triggers: WatchTriggers;
 }

@@ -73,22 +73,25 @@ export async function loadCredits(): Promise<void> {
   }
 }
 
-async function exportLog(): Promise<void> {
-  if (exporting) return;
+/** Exports the credits log into a new sheet, step by step, its progress in `statusId`; whether it got to the end. */
+export async function exportLog(statusId = 'credits-export-status'): Promise<boolean> {
+  if (exporting) return false;
   exporting = true;
   const exportButton = button('credits-export');
   exportButton.disabled = true;
-  setText('credits-export-status', 'Exporting…');
+  setText(statusId, 'Exporting…');
   try {
     let step: CreditsExport = await call('exportCreditsLog', {});
-    setText('credits-export-status', step.message);
+    setText(statusId, step.message);
     for (let n = 0; !step.done && n < MAX_EXPORT_STEPS; n++) {
       step = await call('exportCreditsLog', step);
-      setText('credits-export-status', step.message);
+      setText(statusId, step.message);
     }
+    return step.done;
   } catch (error) {
-    setText('credits-export-status', '');
+    setText(statusId, '');
     showError(`The export stopped: ${failureMessage(error)}`);
+    return false;
   } finally {
     exporting = false;
     exportButton.disabled = false;

@@ -13,6 +13,7 @@ import { $, button, clearError, showError } from './dom';
 import { follow } from './drive';
 import { requestPlan, setupPlan } from './plan';
 import { renderProgress } from './progressView';
+import { setupDataRemoval } from './removeData';
 import { setupProgress } from './runControls';
 import { acceptState, setupSettings } from './settings';
 import { ui } from './state';
@@ -23,6 +24,7 @@ import { setupWatch } from './watch';
 async function start(): Promise<void> {
   setupTabs();
   setupSettings();
+  setupDataRemoval();
   setupPlan();
   setupProgress();
   setupCredits();

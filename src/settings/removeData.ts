@@ -1,0 +1,187 @@
+/**
+ * Settings › Remove this spreadsheet's add-on data: the hidden sheets, the document properties of the add-on (the
+ * `pef.` names, nothing else), the document cache entries it can name, and the current user's watch triggers. The
+ * person's cells, exported sheets, API key and settings stay. Refused while a run or a formula is sending.
+ */
+import type { DataRemovalPlan, DataRemovalResult } from '../api';
+import { WAITING_AFTER_MS } from '../bulk/job';
+import { isActive } from '../bulk/jobMachine';
+import { loadJob } from '../bulk/jobStore';
+import { columnLetters } from '../core/a1';
+import {
+  ACCOUNT_CHECK_KEY,
+  ACCOUNT_OK_KEY,
+  CREDITS_SHEET,
+  FORMULA_WRITES_REFUSED_KEY,
+  HALT_KEY,
+  JOB_PROPERTY,
+  PACE_PREFIX,
+  PACE_SCOPES,
+  RESULTS_SHEET,
+  SENDING_PREFIX,
+  WATCH_PROPERTY,
+} from '../core/propertyNames';
+import type { Platform } from '../platform/platform';
+import { CREDITS_FIRST_ROW } from '../store/credits';
+import { parseSending } from '../store/sendingRecords';
+
+/** The add-on's names in document properties and the document cache. */
+const ADDON_PREFIX = 'pef.';
+const ADDON_SHEETS = [RESULTS_SHEET, CREDITS_SHEET] as const;
+/**
+ * The cache entries with a fixed name. Claims (`pef.claim.<hash>`) cannot be listed (CacheService has no key
+ * listing): they end by themselves within six minutes, and none is held while nothing is sending.
+ */
+const CACHE_KEYS = [
+  HALT_KEY,
+  FORMULA_WRITES_REFUSED_KEY,
+  ACCOUNT_CHECK_KEY,
+  ACCOUNT_OK_KEY,
+  ...Object.values(PACE_SCOPES).map((scope) => PACE_PREFIX + scope),
+];
+
+interface StoredWatch {
+  creatorId: string;
+  creatorName: string;
+  state: string;
+  sheetName: string;
+  urlColumn: number;
+}
+
+/** What the spreadsheet holds of the add-on, from one read of its document properties. */
+interface Holdings {
+  properties: Record<string, string>;
+  addonKeys: string[];
+  sheets: string[];
+  watch: StoredWatch | null;
+}
+
+function holdings(platform: Platform): Holdings {
+  const properties = platform.documentProperties().getProperties();
+  const addonKeys = Object.keys(properties).filter((key) => key.startsWith(ADDON_PREFIX));
+  let watch: StoredWatch | null = null;
+  try {
+    watch = properties[WATCH_PROPERTY] ? (JSON.parse(properties[WATCH_PROPERTY]) as StoredWatch) : null;
+  } catch {
+    watch = null;
+  }
+  return { properties, addonKeys, sheets: platform.addonSheets.present(ADDON_SHEETS), watch };
+}
+
+/** Why nothing may be removed now (a run at work, a formula's batch on its way), or ''. */
+function refusalOf(platform: Platform, properties: Record<string, string>): string {
+  const now = platform.clock.now();
+  const job = properties[JOB_PROPERTY] ? loadJob(platform) : null;
+  if (job && isActive(job.state)) {
+    const atWork = job.leaseUntil > now;
+    const driven = job.state === 'running' && now - job.updatedAt < WAITING_AFTER_MS;
+    if (atWork || driven) {
+      const starter = job.ownerName || 'another editor';
+      const pause =
+        job.ownerId === platform.runner.id()
+          ? 'or pause it in the Progress tab'
+          : `or ask ${starter} to pause it in their Progress tab`;
+      return `A run is under way in this spreadsheet (started by ${starter}). Wait until it ends, ${pause}, then press Remove again.`;
+    }
+  }
+  const sending = Object.entries(properties).some(([name, value]) => {
+    if (!name.startsWith(SENDING_PREFIX) || !value) return false;
+    const record = parseSending(value);
+    return record !== undefined && record.u > now;
+  });
+  if (sending) {
+    return '=FINDEMAIL formulas are looking profiles up in this spreadsheet right now. Press Remove again in a minute.';
+  }
+  return '';
+}
+
+function watchOwnedBy(platform: Platform, watch: StoredWatch | null): 'mine' | 'theirs' | 'none' {
+  if (!watch) return 'none';
+  return watch.creatorId === platform.runner.id() ? 'mine' : 'theirs';
+}
+
+const payerOf = (watch: StoredWatch) => watch.creatorName || 'the editor who started it';
+
+function columnOf(watch: StoredWatch): string {
+  const letters = columnLetters(watch.urlColumn);
+  return `${watch.sheetName}!${letters}:${letters}`;
+}
+
+const valuesText = (n: number) => `${n.toLocaleString('en-US')} stored ${n === 1 ? 'value' : 'values'}`;
+
+/** What removing would take away, for the sidebar to ask first. Nothing changes. */
+export function planDataRemoval(platform: Platform): DataRemovalPlan {
+  const held = holdings(platform);
+  const items: string[] = [];
+  if (held.sheets.includes(RESULTS_SHEET))
+    items.push(
+      `The hidden sheet ${RESULTS_SHEET}: every result paid for here. A profile looked up again afterwards costs a credit again.`,
+    );
+  if (held.sheets.includes(CREDITS_SHEET))
+    items.push(
+      `The hidden sheet ${CREDITS_SHEET}: the credits log. Export it first (below, or in the Credits tab) to keep a copy.`,
+    );
+  if (held.watch) {
+    const who = payerOf(held.watch);
+    items.push(
+      watchOwnedBy(platform, held.watch) === 'mine'
+        ? `Your watch of ${columnOf(held.watch)} and its triggers: new rows are no longer looked up.`
+        : `The watch of ${columnOf(held.watch)}, paid by ${who}: new rows are no longer looked up. Apps Script lets only ${who} delete their triggers; they delete themselves the next time they run.`,
+    );
+  }
+  const others = held.addonKeys.filter((key) => key !== WATCH_PROPERTY).length;
+  if (others > 0)
+    items.push(
+      `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history, results formulas paid for that wait to be saved and the formulas' count of today.`,
+    );
+  return {
+    items,
+    refusal: refusalOf(platform, held.properties),
+    creditsLog: held.sheets.includes(CREDITS_SHEET) && platform.creditsLog.lastRow() > CREDITS_FIRST_ROW - 1,
+  };
+}
+
+const KEPT =
+  'Your cells, exported sheets, API key and settings are kept. A profile looked up again costs a credit again.';
+
+/**
+ * Removes the add-on's data from this spreadsheet, holding the document lock (no run or formula stores meanwhile).
+ * Asked first in the sidebar; refused while a run or a formula is sending.
+ */
+export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
+  const done = platform.lock.with(() => {
+    const held = holdings(platform);
+    const refusal = refusalOf(platform, held.properties);
+    if (refusal) return { refusal, held };
+    const removedSheets = platform.addonSheets.remove(ADDON_SHEETS);
+    if (held.addonKeys.length > 0) {
+      const kept = Object.fromEntries(
+        Object.entries(held.properties).filter(([key]) => !key.startsWith(ADDON_PREFIX)),
+      );
+      // One call for every name (a spreadsheet may hold 2,000 results formulas paid for): the others are kept.
+      platform.documentProperties().setProperties(kept, true);
+    }
+    return { refusal: '', held, removedSheets };
+  });
+  if (done.refusal) return { removed: false, message: done.refusal, triggersLeftWith: '' };
+  platform.documentCache()?.removeAll(CACHE_KEYS);
+  const triggersDeleted = platform.triggers.deleteMine();
+  const { held } = done;
+  const parts: string[] = [];
+  if (done.removedSheets && done.removedSheets.length > 0)
+    parts.push(
+      `the hidden ${done.removedSheets.length === 1 ? 'sheet' : 'sheets'} ${done.removedSheets.join(' and ')}`,
+    );
+  if (held.addonKeys.length > 0) parts.push(`${valuesText(held.addonKeys.length)} of the add-on`);
+  if (triggersDeleted > 0)
+    parts.push(`your ${triggersDeleted === 1 ? 'trigger' : `${triggersDeleted} triggers`} of the watch`);
+  const theirs = watchOwnedBy(platform, held.watch) === 'theirs' && held.watch ? payerOf(held.watch) : '';
+  const removed =
+    parts.length > 0
+      ? `Removed from this spreadsheet: ${parts.join(', ')}.`
+      : 'This spreadsheet held no data of the add-on.';
+  const triggers = theirs
+    ? ` The watch's triggers belong to ${theirs}: Apps Script lets only them delete their triggers. They delete themselves the next time they run (the next change or opening of this spreadsheet), or ${theirs} can delete them in script.google.com › Triggers.`
+    : '';
+  return { removed: true, message: `${removed}${triggers} ${KEPT}`, triggersLeftWith: theirs };
+}

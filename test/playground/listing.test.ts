@@ -1,0 +1,156 @@
+/**
+ * The Marketplace listing's screenshots, from the playground in Chromium at the listing's size, 1280 x 800
+ * (https://developers.google.com/workspace/marketplace/create-listing, "Graphic assets"): the plan, a run in
+ * progress, the Credits tab, the Watch tab and the filled sheet. The sandbox's panel and the "Playground" badge are
+ * the playground's, not the add-on's: they are hidden. `npm run screenshots` writes them into docs/listing/; otherwise they go to a temporary
+ * folder and are only checked.
+ */
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import type { Playground } from '../../playground/server';
+import {
+  ACTION_MS,
+  cell,
+  chooseMenu,
+  closeAll,
+  frameText,
+  launchBrowser,
+  openPage,
+  type Session,
+  tempStateDir,
+  testPlayground,
+  waitFor,
+} from './helpers';
+
+const LISTING_SIZE = { width: 1280, height: 800 };
+const RUN_LABEL = 'Find e-mails for the selected column';
+
+jest.setTimeout(60_000 + 16 * ACTION_MS);
+
+/** The width and height a PNG file declares (its IHDR chunk). */
+function pngSize(file: string): { width: number; height: number } {
+  const bytes = readFileSync(file);
+  expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** The spreadsheet window alone, filling the page (the sandbox's panel and the playground's badge hidden). */
+async function listingFrame(page: Page): Promise<void> {
+  await page.setViewportSize(LISTING_SIZE);
+  // Through the CSSOM: the page's Content-Security-Policy refuses a style sheet added inline.
+  await page.evaluate(() => {
+    const style = (selector: string) => (document.querySelector(selector) as HTMLElement).style;
+    style('#sandbox-panel').display = 'none';
+    style('.doc-badge').display = 'none';
+    Object.assign(style('.page'), { padding: '0', gap: '0' });
+    Object.assign(style('.sheets-window'), { borderRadius: '0', boxShadow: 'none' });
+  });
+}
+
+describe('the listing screenshots', () => {
+  let browser: Browser;
+  let playground: Playground | undefined;
+  let session: Session | undefined;
+  let stateDir = '';
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    const open = { session, playground, stateDir };
+    session = undefined;
+    playground = undefined;
+    await closeAll(open);
+  });
+
+  test('plan, progress, Credits tab, Watch tab and the filled sheet, each 1280 x 800', async () => {
+    const dir = process.env.UPDATE_SCREENSHOTS
+      ? join(__dirname, '..', '..', 'docs', 'listing')
+      : mkdtempSync(join(tmpdir(), 'listing-'));
+    mkdirSync(dir, { recursive: true });
+    stateDir = tempStateDir();
+    // Slow enough answers that the run is seen at work.
+    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 400 });
+    session = await openPage(browser, playground);
+    const { page, sidebar } = session;
+    await listingFrame(page);
+    const written: string[] = [];
+    const shoot = async (name: string) => {
+      const file = join(dir, name);
+      await page.mouse.move(1, LISTING_SIZE.height - 1);
+      await page.screenshot({ path: file });
+      written.push(file);
+    };
+
+    // The sample column selected, Find e-mails: the plan and its price, before anything changes.
+    await cell(page, 1, 1).click();
+    await cell(page, 22, 1).click({ modifiers: ['Shift'] });
+    await waitFor(
+      () => playground?.workbook.selection(),
+      (sel) => JSON.stringify(sel) === JSON.stringify({ r1: 1, c1: 1, r2: 22, c2: 1 }),
+      5000,
+      'the selection A1:A22 on the server',
+    );
+    await chooseMenu(page, RUN_LABEL);
+    await sidebar.locator('#plan-start').waitFor({ state: 'visible' });
+    await waitFor(
+      () => frameText(page, '#plan-price'),
+      (t) => t !== '',
+      ACTION_MS,
+      'the plan price',
+    );
+    await shoot('listing-1-plan.png');
+
+    // Start: the run at work, some rows written.
+    await sidebar.locator('#plan-start:not([disabled])').click();
+    await waitFor(
+      async () => `${await frameText(page, '#run-state')}|${await cell(page, 2, 2).textContent()}`,
+      (s) => /^(Running|Done)/.test(s) && !s.endsWith('|'),
+      30_000,
+      'the run at work with a row written',
+    );
+    await shoot('listing-2-progress.png');
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (s) => s.startsWith('Done'),
+      60_000,
+      'the run to end',
+    );
+
+    // The Credits tab: what the run spent.
+    await sidebar.locator('#tab-credits').click();
+    await waitFor(
+      () => frameText(page, '#credits-today'),
+      (t) => /\d/.test(t),
+      ACTION_MS,
+      'the credits of today',
+    );
+    await shoot('listing-4-credits.png');
+
+    // The Watch tab: the column watched, who pays, the daily limit.
+    await cell(page, 1, 1).click();
+    await sidebar.locator('#tab-watch').click();
+    await sidebar.locator('#watch-limit').fill('50');
+    await sidebar.getByRole('button', { name: 'Start watching' }).click();
+    await waitFor(
+      () => frameText(page, '#watch-status'),
+      (t) => t.startsWith('Watching Leads!A:A for new rows'),
+      ACTION_MS,
+      'the watch',
+    );
+    await shoot('listing-5-watch.png');
+
+    // The filled sheet, the sidebar closed.
+    await page.locator('#sidebar-close').click();
+    await cell(page, 2, 2).click();
+    await shoot('listing-3-sheet.png');
+
+    for (const file of written) expect(pngSize(file)).toEqual(LISTING_SIZE);
+    expect(written).toHaveLength(5);
+  });
+});
