@@ -6,7 +6,8 @@
  * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
  * PACE_START, doubling while batches come back fast and clean. A fault is guarded against once it is seen:
  * a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
- * after CEILING_PATIENCE clean batches; a batch lost to a transport failure halves it too, and the recent rate of
+ * after CEILING_PATIENCE clean batches (doubled by each such try that meets a 429, which steps back to the ceiling
+ * rather than halving); a batch lost to a transport failure halves it too, and the recent rate of
  * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
  * kept loss record halves every LOSS_HALF_LIFE_MS after the last lost batch. A Retry-After holds every batch back.
  * The pace is kept for the next execution of the spreadsheet: ten minutes in the document cache, and for days in a
@@ -31,6 +32,8 @@ export interface PaceState {
   clean?: number;
   /** Clean batches since the last one a 429 or 5xx met (absent: none met one). */
   sinceThrottled?: number;
+  /** Tries above the ceiling in a row that met a 429 or 5xx: each doubles the clean batches before the next try. */
+  failedProbes?: number;
   /** The fastest clean batch: what "fast" is measured against (ms). */
   fastestMs: number;
   /** Epoch ms before which no batch starts: the service's last Retry-After (the next slice honours it too). */
@@ -55,8 +58,13 @@ export const LOSS_TARGET = 0.01;
  */
 export const FAST_FACTOR = 4;
 export const SLOW_MARGIN_MS = 1000;
-/** Clean batches at the ceiling before the size tries a twentieth above it: each try may meet a 429. */
+/**
+ * Clean batches at the ceiling before the size tries a twentieth above it: each try may meet a 429. A try that
+ * meets one doubles this for the next (up to MAX_CEILING_PATIENCE), so a service whose limit stays where it was
+ * found is tried seldom.
+ */
 export const CEILING_PATIENCE = 4;
+export const MAX_CEILING_PATIENCE = 32;
 /** Requests assumed clean before the first observation (keeps one early failure from meaning "always"). */
 const PRIOR_REQUESTS = 10;
 /** A kept loss record halves this long after the last lost batch (read by the next execution, loadPace). */
@@ -88,9 +96,13 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   if (sample.lostBatch) {
     next.size = Math.max(1, Math.min(Math.floor(Math.min(state.size, sample.size * 2) / 2), limit));
   } else if (sample.throttled) {
-    // What the service took is the ceiling; the size halves below it.
-    next.ceiling = Math.max(1, sample.size - sample.throttled);
-    next.size = Math.floor(Math.min(state.size, sample.size) / 2);
+    // What the service took is the ceiling. At a limit already found (it took as much as before, less a step) the
+    // size steps back to it; otherwise it halves below it.
+    const took = sample.size - sample.throttled;
+    const found = state.sinceThrottled !== undefined && took >= state.ceiling - ceilingStep(state.ceiling);
+    next.ceiling = Math.max(1, took);
+    next.size = found ? took : Math.floor(Math.min(state.size, sample.size) / 2);
+    next.failedProbes = found ? (state.failedProbes ?? 0) + 1 : 0;
     next.sinceThrottled = 0;
   } else if (sample.failures === 0) {
     if (state.sinceThrottled !== undefined) next.sinceThrottled = state.sinceThrottled + 1;
@@ -99,13 +111,25 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     next.fastestMs = Math.min(sample.durationMs, fastest || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
-      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= CEILING_PATIENCE;
+      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= ceilingPatience(state);
       if (state.size < state.ceiling) next.size = Math.min(state.size * 2, state.ceiling);
-      else if (patient) next.size = state.size + Math.max(1, Math.floor(state.size / 20));
+      else if (patient) next.size = state.size + ceilingStep(state.size);
     }
+    // A clean batch above the ceiling: the service took more than it did when the ceiling was set.
+    if (sample.size > state.ceiling && state.failedProbes) next.failedProbes = 0;
   }
   next.size = Math.max(1, Math.min(next.size, limit));
   return next;
+}
+
+/** The size's step above the ceiling: a twentieth, at least one request. */
+function ceilingStep(size: number): number {
+  return Math.max(1, Math.floor(size / 20));
+}
+
+/** Clean batches at the ceiling before the next try above it: CEILING_PATIENCE, doubled by each failed try. */
+export function ceilingPatience(state: Pick<PaceState, 'failedProbes'>): number {
+  return Math.min(MAX_CEILING_PATIENCE, CEILING_PATIENCE * 2 ** (state.failedProbes ?? 0));
 }
 
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */

@@ -1,6 +1,7 @@
 /** The adaptive batch size (src/lookup/pace.ts): pure rules, no clock, no emulator. */
 import { emptyCounts, type Job, progressOf } from '../../src/bulk/job';
 import {
+  ceilingPatience,
   FAST_FACTOR,
   fadeLosses,
   knowsNothing,
@@ -164,6 +165,63 @@ describe('the batch size controller', () => {
       sizes.push(state.size);
     }
     expect(sizes).toEqual([61, 61, 61, 61, 64, 67]);
+  });
+
+  it('a 429 at the ceiling already found steps back to it, and each such try doubles the wait before the next', () => {
+    let state: PaceState = { ...newPace(64, CAP), requests: 10, clean: 1000 };
+    state = observePace(state, { size: 50, durationMs: 900, failures: 25, throttled: 25 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([25, 25]);
+    const sizes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const size = state.size;
+      const throttled = Math.max(0, size - 25);
+      state = observePace(state, { size, durationMs: 900, failures: throttled, throttled }, CAP);
+      sizes.push(size);
+    }
+    // Tries above 25 after 4 clean batches there, then 8; each 429 of a try costs one request, not half the batch.
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 26, 25, 25, 25, 25, 25, 25, 25, 25, 25, 26, 25, 25, 25, 25]);
+    expect(ceilingPatience(state)).toBe(16);
+  });
+
+  it('a clean batch above the ceiling ends the longer wait: a service whose limit rose is followed', () => {
+    let state: PaceState = { ...newPace(25, CAP), requests: 10, clean: 1000, ceiling: 25, sinceThrottled: 0 };
+    state = { ...state, failedProbes: 2 };
+    for (let i = 0; i < 17; i++) state = observePace(state, clean(state.size), CAP);
+    expect(state.size).toBe(26);
+    state = observePace(state, clean(26), CAP);
+    expect(state.failedProbes).toBe(0);
+    expect(state.size).toBe(27);
+  });
+
+  it('a 429 well below the ceiling found (the service takes less now) still halves the size', () => {
+    let state: PaceState = { ...newPace(40, CAP), requests: 10, clean: 1000, ceiling: 40, sinceThrottled: 3 };
+    state = observePace(state, { size: 40, durationMs: 900, failures: 20, throttled: 20 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([20, 20]);
+  });
+
+  it('against a service refusing above 25 in flight, 1,000 lookups: few batches small, few requests answered 429', () => {
+    const pacer = checked();
+    const sizes: number[] = [];
+    let refused = 0;
+    let retries = 0;
+    for (let left = 1000; (left > 0 || retries > 0) && sizes.length < 200; ) {
+      // The excess of a batch goes again in a batch of its own (the window's rest), as the pipeline sends it.
+      const size = retries > 0 ? retries : Math.min(left, pacer.next());
+      if (retries > 0) retries = 0;
+      else left -= size;
+      const throttled = Math.max(0, size - 25);
+      refused += throttled;
+      retries = throttled;
+      sizes.push(size);
+      pacer.observe({ size, durationMs: 5000, failures: throttled, throttled });
+    }
+    const sent = sizes.reduce((sum, size) => sum + size, 0);
+    const small = sizes.filter((size) => size < 20).length;
+    expect(small / sizes.length).toBeLessThan(1 / 7);
+    // The first batch meets the limit (25 of 50); the tries above it cost a request each.
+    expect(refused - 25).toBeLessThanOrEqual(4);
+    expect(refused / sent).toBeLessThan(0.03);
+    expect(sizes.length).toBeLessThanOrEqual(Math.ceil(1000 / 25) + 6);
   });
 
   it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
