@@ -210,6 +210,75 @@ export class Pacer implements BatchSizer {
   }
 }
 
+/** What a key's service took, as kept in the user's properties (KEY_PACE_PROPERTY). */
+interface KeyPace {
+  /** The key's hash (stableHash), never the key. */
+  key: string;
+  /** Requests in flight the service took when it last answered 429 or 5xx: the ceiling. */
+  allowed: number;
+  at: number;
+}
+
+function parseKeyPace(raw: string | null | undefined): KeyPace | undefined {
+  try {
+    const kept = JSON.parse(raw || '0') as KeyPace | 0;
+    return kept && typeof kept.key === 'string' && kept.allowed > 0 && typeof kept.at === 'number'
+      ? kept
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pace has sent no lookup yet (at most the key check): what a key's service showed elsewhere may seed it. */
+function sentNoLookup(state: PaceState): boolean {
+  return state.sinceThrottled === undefined && !state.lost && !state.fastestMs;
+}
+
+/**
+ * A pace that has sent no lookup yet starts at what the key's service took elsewhere (`kept`, read only then: KeyPace of
+ * the same `keyHash`, younger than PACE_KEPT_MS): at that ceiling, as if a 429 had been met there once, so the size does not
+ * try above it before 2 CEILING_PATIENCE clean batches. Otherwise the state unchanged.
+ */
+export function startFromKey(
+  state: PaceState,
+  kept: () => string | null | undefined,
+  keyHash: string,
+  nowMs: number,
+  cap: number,
+): PaceState {
+  if (!sentNoLookup(state)) return state;
+  const known = parseKeyPace(kept());
+  if (!known || known.key !== keyHash || nowMs - known.at >= PACE_KEPT_MS) return state;
+  const allowed = Math.max(1, Math.min(cap, known.allowed));
+  return {
+    ...state,
+    size: Math.min(state.size, allowed),
+    ceiling: allowed,
+    sinceThrottled: 0,
+    failedProbes: 1,
+  };
+}
+
+/**
+ * The value to keep in the user's KEY_PACE_PROPERTY after a run: undefined unless the pace met a 429 or 5xx, and
+ * the kept one is of another key, says another figure or is older than PACE_REWRITE_MS.
+ */
+export function keyPaceValue(
+  state: PaceState,
+  kept: string | null | undefined,
+  keyHash: string,
+  nowMs: number,
+): string | undefined {
+  if (state.sinceThrottled === undefined) return undefined;
+  const old = parseKeyPace(kept);
+  const allowed = state.ceiling;
+  if (old && old.key === keyHash && old.allowed === allowed && nowMs - old.at < PACE_REWRITE_MS)
+    return undefined;
+  const value: KeyPace = { key: keyHash, allowed, at: nowMs };
+  return JSON.stringify(value);
+}
+
 /** A pace kept this long after its last batch (the document cache); then the document property's copy counts. */
 export const PACE_SECONDS = 600;
 /** The document property's copy counts this long after it was written (our choice: a working week). */

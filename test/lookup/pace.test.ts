@@ -4,6 +4,7 @@ import {
   ceilingPatience,
   FAST_FACTOR,
   fadeLosses,
+  keyPaceValue,
   knowsNothing,
   LOSS_HALF_LIFE_MS,
   LOSS_TARGET,
@@ -16,6 +17,7 @@ import {
   type PaceState,
   paceReason,
   SLOW_MARGIN_MS,
+  startFromKey,
 } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
 import { paceNotice } from '../../src/sidebar/progress';
@@ -363,6 +365,53 @@ describe('the kept pace', () => {
     expect(knowsNothing(later.state)).toBe(false);
     // After PACE_KEPT_MS it counts no more.
     expect(knowsNothing(loadPace(null, 'formula', CAP, CAP, 8 * day, kept).state)).toBe(true);
+  });
+});
+
+describe("the pace learned per key (the user's properties)", () => {
+  const day = 24 * 3600 * 1000;
+  /** A run that met a service refusing above 25 in flight, and the figure it keeps for the key `keyHash`. */
+  function limitedRun(keyHash: string, nowMs: number): string {
+    const pacer = checked();
+    pacer.observe({ size: 50, durationMs: 900, failures: 25, throttled: 25 });
+    const value = keyPaceValue(pacer.state, undefined, keyHash, nowMs) as string;
+    expect(value).toBeDefined();
+    expect(value).not.toContain('the-key');
+    return value;
+  }
+
+  it("a new spreadsheet's run starts at what the key's service took elsewhere, and does not try above it at once", () => {
+    const kept = limitedRun('hash-a', 0);
+    const fresh = checked().state;
+    const state = startFromKey(fresh, () => kept, 'hash-a', day, CAP);
+    expect([state.size, state.ceiling]).toEqual([25, 25]);
+    const sizes: number[] = [];
+    let next = state;
+    for (let i = 0; i < 8; i++) {
+      sizes.push(next.size);
+      next = observePace(next, clean(next.size), CAP);
+    }
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 25, 25, 25]);
+    // Another key, a figure older than a week, or a pace that has sent lookups already: nothing changes.
+    expect(startFromKey(fresh, () => kept, 'hash-b', day, CAP)).toBe(fresh);
+    expect(startFromKey(fresh, () => kept, 'hash-a', 8 * day, CAP)).toBe(fresh);
+    const sent = observePace(fresh, clean(PACE_START), CAP);
+    expect(startFromKey(sent, () => kept, 'hash-a', day, CAP)).toBe(sent);
+    expect(startFromKey(fresh, () => '{"key":', 'hash-a', day, CAP)).toBe(fresh);
+  });
+
+  it('is read only when the pace has sent nothing, and written only when it says something new or hourly', () => {
+    const kept = limitedRun('hash-a', 0);
+    const sent = observePace(checked().state, clean(PACE_START), CAP);
+    const read = jest.fn(() => kept);
+    startFromKey(sent, read, 'hash-a', 0, CAP);
+    expect(read).not.toHaveBeenCalled();
+    // A run that met no 429 keeps nothing; the same figure within the hour is not written again.
+    expect(keyPaceValue(sent, undefined, 'hash-a', 0)).toBeUndefined();
+    const same = startFromKey(checked().state, () => kept, 'hash-a', 0, CAP);
+    expect(keyPaceValue(same, kept, 'hash-a', 60_000)).toBeUndefined();
+    expect(keyPaceValue(same, kept, 'hash-a', 2 * 3600 * 1000)).toBeDefined();
+    expect(keyPaceValue(same, kept, 'hash-b', 60_000)).toBeDefined();
   });
 });
 
