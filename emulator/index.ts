@@ -36,11 +36,14 @@ export { LOADING } from './model/cells';
 export { PROPERTY_STORE_BYTES, PROPERTY_VALUE_BYTES, PropertyStore } from './model/properties';
 export {
   type Cell,
+  type CellSnapshot,
   type CellValue,
   MAX_CELL_CHARS,
   PLAIN_TEXT,
   type SheetModel,
+  type SheetSnapshot,
   SpreadsheetModel,
+  type SpreadsheetSnapshot,
 } from './model/spreadsheet';
 export { displayValue, parseEntered } from './model/values';
 export {

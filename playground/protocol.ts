@@ -172,3 +172,8 @@ export function a1(range: RangeView): string {
   if (range.r1 === range.r2 && range.c1 === range.c2) return start;
   return `${start}:${columnLetter(range.c2)}${range.r2}`;
 }
+
+/** "1 request", "2 requests": a count and its noun in agreement. */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
+}

@@ -12,17 +12,18 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { errorMessage, HttpError, loopbackHost, readJson, send, sendJson } from './http';
-import type {
-  CellEdit,
-  KeyAnswer,
-  MenuAnswer,
-  RangeView,
-  SandboxChange,
-  SandboxView,
-  StateView,
+import {
+  type CellEdit,
+  countOf,
+  type KeyAnswer,
+  type MenuAnswer,
+  type RangeView,
+  type SandboxChange,
+  type SandboxView,
+  type StateView,
 } from './protocol';
 import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, DEMO_KEY, type DemoService, startDemoService } from './service';
-import { clearState, loadState, type SavedState, writeState } from './state';
+import { clearState, loadState, type SavedState, STATE_VERSION, writeState } from './state';
 import { openWorkbook, type Workbook } from './workbook';
 
 // CommonJS (tsx and ts-jest both compile this package to it): no import.meta.
@@ -171,14 +172,21 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     });
   } catch (error) {
     await service.close();
-    throw error;
+    if (!saved) throw error;
+    throw new Error(
+      `The saved state in ${stateDir} could not be restored (${errorMessage(error)}): start with --reset to begin from the sample sheet.`,
+    );
   }
 
   let lastSaved = '';
   let saving: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {
     saving = saving.then(async () => {
-      const state: SavedState = { version: 2, workbook: await workbook.save(), service: service.save() };
+      const state: SavedState = {
+        version: STATE_VERSION,
+        workbook: await workbook.save(),
+        service: service.save(),
+      };
       const text = JSON.stringify(state);
       if (text === lastSaved) return;
       writeState(stateDir, text);
@@ -467,7 +475,7 @@ async function main(): Promise<void> {
   console.log('Profile Email Finder playground: the built add-on (dist/) in the Apps Script emulator,');
   console.log(`against the sandbox e-mail service on ${playground.service.sandbox.baseUrl}`);
   console.log(
-    `Demo organization "${view.organization}": ${view.credits} credits, ${view.latencyMs} ms per request.`,
+    `Demo organization "${view.organization}": ${countOf(view.credits, 'credit')}, ${view.latencyMs} ms per request.`,
   );
   console.log(`State: ${cli.stateDir ?? DEFAULT_STATE_DIR}${cli.reset ? ' (reset)' : ''}`);
   console.log(`\n  Open ${playground.url}\n`);

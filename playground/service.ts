@@ -91,8 +91,10 @@ export async function startDemoService(options: {
     return {
       organization: DEMO_ORGANIZATION,
       maskedKey: `••••••••${DEMO_KEY.slice(-4)}`,
+      // One moment for both: a credit taken for a request still under way is charged already (its ledger row comes
+      // when it ends), so "Credits left" never drops before "charged" rises.
       credits: sandbox.service.credits(DEMO_ORGANIZATION),
-      charged: chargedBefore + sandbox.service.totalCharged(),
+      charged: chargedBefore + sandbox.service.totalCharged() + sandbox.service.chargesInFlight,
       requests: requestsBefore + sandbox.service.ledger().length,
       latencyMs:
         typeof latency === 'number'

@@ -7,15 +7,14 @@
  *   whose inputs change, are evaluated by env.recalculate: one CUSTOM_FUNCTION execution each, 30 s limit, the
  *   owner's user properties; array results spill;
  * - menu items run through env.run as the user; sidebars and dialogs are served by the sidebar host;
- * - save() captures the grid, the selection, the properties, the caches and an open sidebar; openWorkbook() with it
- *   restores them.
+ * - save() captures the whole spreadsheet (every sheet, hidden or not, and the selection), the properties, the
+ *   caches, the installable triggers and an open sidebar; openWorkbook() with it restores them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CacheStore,
   type Cell,
-  type CellValue,
   customFunctionNames,
   displayValue,
   Environment,
@@ -23,15 +22,14 @@ import {
   parseFormulaCall,
   type TriggerRecord,
 } from '../emulator';
-import { SheetModel, SheetsError } from '../emulator/model/spreadsheet';
-import { WAITING_AFTER_MS } from '../src/bulk/job';
 import {
-  API_KEY_PROPERTY,
-  CREDITS_SHEET,
-  JOB_PROPERTY,
-  RESULTS_SHEET,
-  SCRIPT_CONFIG_CACHE_KEY,
-} from '../src/core/propertyNames';
+  SheetModel,
+  SheetsError,
+  type SpreadsheetModel,
+  type SpreadsheetSnapshot,
+} from '../emulator/model/spreadsheet';
+import { WAITING_AFTER_MS } from '../src/bulk/job';
+import { API_KEY_PROPERTY, JOB_PROPERTY, SCRIPT_CONFIG_CACHE_KEY } from '../src/core/propertyNames';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
@@ -73,32 +71,16 @@ const CELL_LIMIT_MESSAGE = `This action would increase the number of cells in th
 /** Rows inserted or deleted at once from the page. */
 const MAX_ROWS_AT_ONCE = 10_000;
 
-type SavedValue = string | number | boolean | { date: number };
-
-export interface SavedCell {
-  r: number;
-  c: number;
-  v?: SavedValue;
-  f?: string;
-  fmt?: string;
-  note?: string;
-  err?: string;
-  spill?: { rows: number; cols: number };
-  from?: { row: number; col: number };
-}
-
 /** [key, value, expiresAt (ms)] */
 type SavedCacheEntry = [string, string, number];
 
+/**
+ * What the playground keeps of its spreadsheet across restarts: the emulator's whole model of it (every sheet,
+ * hidden or not, with values, formulas, formats, notes and sheet ids), what the emulator holds beside it for the add-on
+ * (properties, caches, the installable triggers), and the sidebar left open.
+ */
 export interface SavedWorkbook {
-  sheet: { name: string; rows: number; cols: number; frozenRows: number; cells: SavedCell[] };
-  /** The add-on's hidden results sheet (every paid result), when it exists: plain text, saved as is. */
-  resultsSheet?: {
-    rows: number;
-    cols: number;
-    cells: Array<{ r: number; c: number; v?: string; fmt?: string }>;
-  };
-  selection: RangeView | null;
+  spreadsheet: SpreadsheetSnapshot;
   documentProperties: Record<string, string>;
   /** The demo user's. */
   userProperties: Record<string, string>;
@@ -140,7 +122,10 @@ export interface Workbook {
   submitFormResponse(): Promise<void>;
   /** Insert › Rows from an automation tool: `count` new rows through the Sheets API, which fires no trigger. */
   appendAsAutomation(count: number): number[];
-  /** Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey. */
+  /**
+   * Saves the sandbox's demo key as the user's key again, through the add-on's own saveApiKey; an open sidebar is
+   * loaded again, so that it shows the key now saved.
+   */
   restoreDemoKey(): Promise<void>;
   runMenu(fn: string): Promise<unknown>;
   closeSidebar(): void;
@@ -149,16 +134,6 @@ export interface Workbook {
   idle(): Promise<void>;
   save(): Promise<SavedWorkbook>;
   close(): Promise<void>;
-}
-
-function savedValue(value: CellValue): SavedValue {
-  return value instanceof Date ? { date: value.getTime() } : value;
-}
-
-function restoredValue(value: SavedValue | undefined): CellValue {
-  if (value === undefined) return '';
-  if (typeof value === 'object') return new Date(value.date);
-  return value;
 }
 
 function saveCache(cache: CacheStore, now: number): SavedCacheEntry[] {
@@ -172,9 +147,14 @@ function restoreCache(cache: CacheStore, entries: SavedCacheEntry[] | undefined,
   }
 }
 
-function isSavedWorkbook(saved: unknown): saved is SavedWorkbook {
+export function isSavedWorkbook(saved: unknown): saved is SavedWorkbook {
   const s = saved as Partial<SavedWorkbook> | undefined;
-  return !!s?.sheet && Array.isArray(s.sheet.cells) && typeof s.documentProperties === 'object';
+  return (
+    Array.isArray(s?.spreadsheet?.sheets) &&
+    s.spreadsheet.sheets.every((sheet) => Array.isArray(sheet?.cells)) &&
+    typeof s.documentProperties === 'object' &&
+    typeof s.userProperties === 'object'
+  );
 }
 
 export async function openWorkbook(options: {
@@ -184,12 +164,7 @@ export async function openWorkbook(options: {
   scriptProperties: Record<string, string>;
   log: (line: string) => void;
 }): Promise<Workbook> {
-  const { log } = options;
-  let saved = options.saved;
-  if (saved && !isSavedWorkbook(saved)) {
-    log('The saved sheet has an older format: starting from the sample sheet.');
-    saved = undefined;
-  }
+  const { log, saved } = options;
   const env = new Environment({
     distDir: options.distDir,
     maxConcurrent: 8,
@@ -205,59 +180,35 @@ export async function openWorkbook(options: {
     ),
   );
 
-  const ss = env.createSpreadsheet({
-    id: SPREADSHEET_ID,
-    name: SPREADSHEET_NAME,
-    owner: DEMO_USER,
-    sheetName: saved?.sheet.name ?? SAMPLE_SHEET_NAME,
-    rows: Math.max(MIN_ROWS, saved?.sheet.rows ?? MIN_ROWS),
-    cols: Math.max(MIN_COLUMNS, saved?.sheet.cols ?? MIN_COLUMNS),
-    data: saved ? undefined : sampleColumn(),
-  });
-  const sheet: SheetModel = ss.activeSheet();
   const now = env.now();
+  let ss: SpreadsheetModel;
   if (saved) {
-    sheet.frozenRows = saved.sheet.frozenRows ?? 0;
-    for (const c of saved.sheet.cells) {
-      if (c.r < 1 || c.c < 1 || c.r > sheet.maxRows || c.c > sheet.maxCols) continue;
-      const cell: Cell = sheet.ensure(c.r, c.c);
-      cell.value = restoredValue(c.v);
-      if (c.f !== undefined) cell.formula = c.f;
-      if (c.fmt !== undefined) cell.format = c.fmt;
-      if (c.note !== undefined) cell.note = c.note;
-      if (c.err !== undefined) cell.error = c.err;
-      if (c.spill) cell.spill = { ...c.spill };
-      if (c.from) cell.spilledFrom = { ...c.from };
-    }
-    if (saved.resultsSheet) {
-      const results = ss.addSheet(RESULTS_SHEET, saved.resultsSheet.rows, saved.resultsSheet.cols);
-      for (const c of saved.resultsSheet.cells) {
-        const cell = results.ensure(c.r, c.c);
-        if (c.v !== undefined) cell.value = c.v;
-        if (c.fmt !== undefined) cell.format = c.fmt;
-      }
-    }
-    env.documentProperties(ss.id).set(saved.documentProperties ?? {});
-    env.userProperties(DEMO_USER).set(saved.userProperties ?? {});
+    ss = env.restoreSpreadsheet({ ...saved.spreadsheet, id: SPREADSHEET_ID, owner: DEMO_USER });
+    env.documentProperties(ss.id).set(saved.documentProperties);
+    env.userProperties(DEMO_USER).set(saved.userProperties);
     restoreCache(env.documentCache(ss.id), saved.documentCache, now);
     restoreCache(env.userCache(DEMO_USER), saved.userCache, now);
     restoreCache(env.scriptCache, saved.scriptCache, now);
     // The sandbox listens on a new port at each start, so API_BASE_URL changed: formulas would keep the old one
     // from the add-on's copy of the script properties for up to 10 minutes (src/adapters/scriptConfig.ts).
     env.scriptCache.remove([SCRIPT_CONFIG_CACHE_KEY]);
-    env.triggers.push(...(saved.triggers ?? []));
+    env.restoreTriggers(saved.triggers.filter((trigger) => trigger.spreadsheetId === ss.id));
   } else {
+    ss = env.createSpreadsheet({
+      id: SPREADSHEET_ID,
+      name: SPREADSHEET_NAME,
+      owner: DEMO_USER,
+      sheetName: SAMPLE_SHEET_NAME,
+      rows: MIN_ROWS,
+      cols: MIN_COLUMNS,
+      data: sampleColumn(),
+    });
     // The demo user has saved the sandbox's demo key, so the add-on works at once.
     env.userProperties(DEMO_USER).set({ [API_KEY_PROPERTY]: DEMO_KEY });
+    env.select(ss.id, a1({ r1: 1, c1: 1, r2: sampleColumn().length, c2: 1 }));
   }
-  const selected = saved ? saved.selection : { r1: 1, c1: 1, r2: sampleColumn().length, c2: 1 };
-  if (selected) {
-    try {
-      env.select(ss.id, a1(selected));
-    } catch {
-      // A selection outside the sheet: none.
-    }
-  }
+  /** The person's sheet, the one the page edits: the first. */
+  const sheet: SheetModel = ss.sheets[0];
 
   // ------------------------------------------------------------------ sidebar, dialogs, toasts
 
@@ -512,9 +463,8 @@ export async function openWorkbook(options: {
   let sheetVersion = 0;
   const versionPrefix = serialBase.toString(36);
 
-  /** The sheets the add-on hides (Sheet.hideSheet, which the emulator takes as layout only): no tab for them. */
-  const hiddenByAddon = new Set([RESULTS_SHEET, CREDITS_SHEET]);
-  const visibleSheets = () => ss.sheets.filter((candidate) => !hiddenByAddon.has(candidate.name));
+  /** The sheets hidden (Sheet.hideSheet, as the add-on's own): no tab for them. */
+  const visibleSheets = () => ss.sheets.filter((candidate) => !candidate.hidden);
   /** The sheet the page shows: the first one, or another visible one read-only (an export opened). */
   let shownId = sheet.id;
   const shownSheet = () => visibleSheets().find((candidate) => candidate.id === shownId) ?? sheet;
@@ -794,6 +744,8 @@ export async function openWorkbook(options: {
     },
     async restoreDemoKey() {
       await runAsUser('saveApiKey', [DEMO_KEY]);
+      // The open sidebar read the key when it loaded: loaded again (a new serial), it shows the restored key.
+      if (openSidebar) openSidebar = { ...openSidebar, serial: nextSerial++ };
     },
     async setSelection(range) {
       // Another sheet is shown read-only: its selection stays in the page.
@@ -831,41 +783,8 @@ export async function openWorkbook(options: {
     async save() {
       syncOutputs();
       const at = env.now();
-      const cells: SavedCell[] = [];
-      for (const { row, col, cell } of sheet.allCells()) {
-        const saved: SavedCell = { r: row, c: col };
-        if (cell.value !== '') saved.v = savedValue(cell.value);
-        if (cell.formula !== undefined) saved.f = cell.formula;
-        if (cell.format !== undefined) saved.fmt = cell.format;
-        if (cell.note !== undefined) saved.note = cell.note;
-        if (cell.error !== undefined) saved.err = cell.error;
-        if (cell.spill) saved.spill = { ...cell.spill };
-        if (cell.spilledFrom) saved.from = { ...cell.spilledFrom };
-        if (Object.keys(saved).length > 2) cells.push(saved);
-      }
-      const results = ss.sheetByName(RESULTS_SHEET);
-      const resultCells: NonNullable<SavedWorkbook['resultsSheet']>['cells'] = [];
-      for (const { row, col, cell } of results?.allCells() ?? []) {
-        if (cell.value !== '' || cell.format !== undefined)
-          resultCells.push({
-            r: row,
-            c: col,
-            v: cell.value === '' ? undefined : String(cell.value),
-            fmt: cell.format,
-          });
-      }
       return {
-        sheet: {
-          name: sheet.name,
-          rows: sheet.maxRows,
-          cols: sheet.maxCols,
-          frozenRows: sheet.frozenRows,
-          cells,
-        },
-        ...(results
-          ? { resultsSheet: { rows: results.maxRows, cols: results.maxCols, cells: resultCells } }
-          : {}),
-        selection: selection(),
+        spreadsheet: ss.snapshot(),
         documentProperties: env.documentProperties(ss.id).all(),
         userProperties: env.userProperties(DEMO_USER).all(),
         documentCache: saveCache(env.documentCache(ss.id), at),

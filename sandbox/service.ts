@@ -125,6 +125,8 @@ export interface SandboxService {
   /** Peak number of requests in flight at once since the last resetLedger(). */
   readonly maxConcurrent: number;
   readonly inFlight: number;
+  /** Credits already taken for requests not answered yet (not in the ledger until they end). */
+  readonly chargesInFlight: number;
   /** Normalised profile URL -> credits charged for it. */
   chargesByUrl(): Record<string, number>;
   totalCharged(): number;
@@ -284,6 +286,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
   let seq = 0;
   let ledger: LedgerEntry[] = [];
   let inFlight = 0;
+  let chargesInFlight = 0;
   let maxConcurrent = 0;
 
   function org(name: string) {
@@ -418,7 +421,6 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
       if (!res.writableEnded) controller.abort();
     });
     const path = new URL(req.url ?? '/', 'http://sandbox.invalid').pathname;
-    const method = req.method ?? '';
     const body = await readBody(req);
     let decision: Decision;
     try {
@@ -433,6 +435,26 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
         keyKnown: false,
       };
     }
+    // Taken now, in the ledger when the request ends: counted as in flight meanwhile.
+    chargesInFlight += decision.charged;
+    try {
+      return await answer(req, res, controller, body, decision, { n, startedAt, latencyMs, path });
+    } finally {
+      chargesInFlight -= decision.charged;
+    }
+  }
+
+  /** Waits the request's latency, then writes its answer (unless the client left) and returns its ledger entry. */
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    controller: AbortController,
+    body: BodyRead,
+    decision: Decision,
+    request: { n: number; startedAt: number; latencyMs: number; path: string },
+  ): Promise<LedgerEntry> {
+    const { n, startedAt, latencyMs, path } = request;
+    const method = req.method ?? '';
     const delayMs = decision.immediate ? 0 : latencyMs + (faults.slowMs ?? 0) + decision.extraDelayMs;
     await sleep(delayMs, controller.signal);
 
@@ -518,6 +540,9 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     },
     get inFlight() {
       return inFlight;
+    },
+    get chargesInFlight() {
+      return chargesInFlight;
     },
     chargesByUrl() {
       const charges: Record<string, number> = {};

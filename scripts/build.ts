@@ -177,26 +177,40 @@ export async function buildAll(
   return endpoint.base;
 }
 
-/** `tsx scripts/build.ts [--out DIR] [--minify names|full|none]` */
-function buildArguments(argv: string[]): { outDir: string; minify: MinifyMode } {
+/**
+ * `tsx scripts/build.ts [--out DIR] [--minify names|full|none] [--playground]`. `--playground` (npm start): the
+ * playground gives the add-on its sandbox's address at start (script property API_BASE_URL), so the build's own
+ * base URL is not named.
+ */
+function buildArguments(argv: string[]): { outDir: string; minify: MinifyMode; playground: boolean } {
   const { values } = parseArgs({
     args: argv,
-    options: { out: { type: 'string', default: dist }, minify: { type: 'string', default: 'names' } },
+    options: {
+      out: { type: 'string', default: dist },
+      minify: { type: 'string', default: 'names' },
+      playground: { type: 'boolean', default: false },
+    },
   });
   const minify = values.minify as MinifyMode;
   if (!MINIFY_MODES.includes(minify)) throw new Error(`--minify takes ${MINIFY_MODES.join(', ')}`);
-  return { outDir: values.out, minify };
+  return { outDir: values.out, minify, playground: values.playground };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   Promise.resolve()
     .then(() => {
-      const { outDir, minify } = buildArguments(process.argv.slice(2));
-      return buildAll(undefined, outDir, minify).then((base) => ({ base, outDir }));
+      const { outDir, minify, playground } = buildArguments(process.argv.slice(2));
+      return buildAll(undefined, outDir, minify).then((base) => ({ base, outDir, playground }));
     })
     .then(
-      ({ base, outDir }) =>
-        console.log(`Built ${resolve(outDir) === dist ? 'dist' : resolve(outDir)}/ for ${base}`),
+      ({ base, outDir, playground }) => {
+        const folder = resolve(outDir) === dist ? 'dist' : resolve(outDir);
+        console.log(
+          playground
+            ? `Built ${folder}/ for the playground, which points it at its own sandbox when it starts.`
+            : `Built ${folder}/ for ${base}`,
+        );
+      },
       (error) => {
         console.error(`Build failed: ${error instanceof Error ? error.message : error}`);
         process.exit(1);

@@ -316,6 +316,17 @@ export class Environment extends SharedState implements ServiceHost {
 
   // ------------------------------------------------------------------ triggers, custom functions
 
+  /** Installable triggers saved from an earlier environment (its `triggers`): new ones get other ids. */
+  restoreTriggers(records: TriggerRecord[]): void {
+    for (const record of records) {
+      if (this.triggers.some((t) => t.id === record.id))
+        throw new Error(`Trigger ${record.id} exists already`);
+      this.triggers.push(structuredClone(record));
+      const serial = Number(/^trigger-(\d+)$/.exec(record.id)?.[1] ?? 0);
+      if (serial >= this.serials.trigger) this.serials.trigger = serial + 1;
+    }
+  }
+
   /**
    * Runs a trigger's handler as its user with a time-driven event, without an active spreadsheet: a time-driven
    * trigger has no document context (getActiveSpreadsheet() is null; reported by users, see README.md). Only

@@ -13,6 +13,7 @@ import {
   type RangeBox,
   type SheetModel,
   SpreadsheetModel,
+  type SpreadsheetSnapshot,
 } from '../model/spreadsheet';
 import { displayValue } from '../model/values';
 
@@ -96,6 +97,14 @@ export class SharedState {
       const rows = options.data.map((row) => [...row, ...new Array(width - row.length).fill('')]);
       this.enter(id, rangeName(1, 1, rows.length, width), rows, sheet.name);
     }
+    return model;
+  }
+
+  /** A spreadsheet saved with SpreadsheetModel.snapshot, as it was (sheet ids, hidden sheets, selection). */
+  restoreSpreadsheet(snapshot: SpreadsheetSnapshot): SpreadsheetModel {
+    if (this.spreadsheets.has(snapshot.id)) throw new Error(`Spreadsheet ${snapshot.id} exists already`);
+    const model = SpreadsheetModel.fromSnapshot(snapshot, this.timeZone);
+    this.spreadsheets.set(model.id, model);
     return model;
   }
 

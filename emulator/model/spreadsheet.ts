@@ -35,6 +35,8 @@ type Line = Array<Cell | undefined>;
 
 export class SheetModel {
   frozenRows = 0;
+  /** Sheet.hideSheet: no tab in Sheets' window (the values stay readable and writable). */
+  hidden = false;
   private rows: Array<Line | undefined> = [];
   /**
    * For a copy (`clone()`): what it still shares with the sheet it was copied from. While `rows` is the source's
@@ -131,6 +133,7 @@ export class SheetModel {
   clone(): SheetModel {
     const copy = new SheetModel(this.id, this.name, this.maxRows, this.maxCols);
     copy.frozenRows = this.frozenRows;
+    copy.hidden = this.hidden;
     copy.rows = this.lines();
     copy.shared = { rows: true, changed: new Map(), ownLines: new WeakSet() };
     return copy;
@@ -357,6 +360,57 @@ export class SpreadsheetModel {
     return copy;
   }
 
+  /** Every sheet with its cells, formats and notes, hidden or not, and the selection: JSON to save and restore. */
+  snapshot(): SpreadsheetSnapshot {
+    return {
+      id: this.id,
+      name: this.name,
+      owner: this.owner,
+      sheets: this.sheets.map((sheet) => ({
+        id: sheet.id,
+        name: sheet.name,
+        rows: sheet.maxRows,
+        cols: sheet.maxCols,
+        frozenRows: sheet.frozenRows,
+        hidden: sheet.hidden,
+        cells: sheet
+          .allCells()
+          .map(({ row, col, cell }) => cellSnapshot(row, col, cell))
+          .filter((cell): cell is CellSnapshot => cell !== undefined),
+      })),
+      activeSheetId: this.activeSheetId,
+      ...(this.activeRange ? { activeRange: { ...this.activeRange } } : {}),
+      ...(this.activeRanges ? { activeRanges: this.activeRanges.map((range) => ({ ...range })) } : {}),
+      nextSheetId: this.nextSheetId,
+    };
+  }
+
+  /** The spreadsheet `snapshot()` described, sheet ids included (the add-on keeps them, e.g. a run's sheet). */
+  static fromSnapshot(snapshot: SpreadsheetSnapshot, timeZone: string): SpreadsheetModel {
+    if (snapshot.sheets.length === 0) throw new Error('A spreadsheet has at least one sheet.');
+    const ss = new SpreadsheetModel(snapshot.id, snapshot.name, snapshot.owner, timeZone);
+    for (const saved of snapshot.sheets) {
+      const sheet = new SheetModel(saved.id, saved.name, saved.rows, saved.cols);
+      sheet.frozenRows = saved.frozenRows;
+      sheet.hidden = saved.hidden;
+      for (const cell of saved.cells) {
+        if (cell.r < 1 || cell.c < 1 || cell.r > sheet.maxRows || cell.c > sheet.maxCols) continue;
+        Object.assign(sheet.ensure(cell.r, cell.c), restoredCell(cell));
+      }
+      ss.sheets.push(sheet);
+    }
+    const ids = new Set(ss.sheets.map((sheet) => sheet.id));
+    const names = new Set(ss.sheets.map((sheet) => sheet.name.toLowerCase()));
+    if (ids.size !== ss.sheets.length || names.size !== ss.sheets.length)
+      throw new Error('Two sheets of the snapshot share an id or a name.');
+    if (!ids.has(snapshot.activeSheetId)) throw new Error('The snapshot has no active sheet.');
+    ss.activeSheetId = snapshot.activeSheetId;
+    ss.activeRange = snapshot.activeRange && { ...snapshot.activeRange };
+    ss.activeRanges = snapshot.activeRanges?.map((range) => ({ ...range }));
+    ss.nextSheetId = snapshot.nextSheetId;
+    return ss;
+  }
+
   /** Deletes a sheet; the selection on it goes, and the first sheet becomes active when it was. */
   removeSheet(id: number): void {
     this.sheets = this.sheets.filter((sheet) => sheet.id !== id);
@@ -397,6 +451,52 @@ export class SpreadsheetModel {
     sheet.check(box);
     return { sheet, box };
   }
+}
+
+/** A cell as JSON: its fields as they are, a date value as `{ date: ms }`. */
+export type CellSnapshot = Omit<Cell, 'value'> & {
+  r: number;
+  c: number;
+  value?: string | number | boolean | { date: number };
+};
+
+export interface SheetSnapshot {
+  id: number;
+  name: string;
+  rows: number;
+  cols: number;
+  frozenRows: number;
+  hidden: boolean;
+  cells: CellSnapshot[];
+}
+
+/** A whole spreadsheet as JSON (SpreadsheetModel.snapshot): every sheet, hidden or not, in order, and the selection. */
+export interface SpreadsheetSnapshot {
+  id: string;
+  name: string;
+  owner: string;
+  sheets: SheetSnapshot[];
+  activeSheetId: number;
+  activeRange?: { sheetId: number } & RangeBox;
+  activeRanges?: Array<{ sheetId: number } & RangeBox>;
+  nextSheetId: number;
+}
+
+function cellSnapshot(row: number, col: number, cell: Cell): CellSnapshot | undefined {
+  const { value, ...rest } = cell;
+  const fields = structuredClone(
+    Object.fromEntries(Object.entries(rest).filter(([, field]) => field !== undefined)),
+  );
+  if (value === '' && Object.keys(fields).length === 0) return undefined;
+  const snapshot: CellSnapshot = { r: row, c: col, ...fields };
+  if (value !== '') snapshot.value = value instanceof Date ? { date: value.getTime() } : value;
+  return snapshot;
+}
+
+function restoredCell({ r: _r, c: _c, value, ...rest }: CellSnapshot): Cell {
+  const cell: Cell = { ...structuredClone(rest), value: '' };
+  if (value !== undefined) cell.value = typeof value === 'object' ? new Date(value.date) : value;
+  return cell;
 }
 
 export function describeCell(row: number, col: number): string {

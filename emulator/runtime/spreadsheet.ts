@@ -49,7 +49,16 @@ export class Sheet {
 
 delegate(
   Sheet,
-  ['getName', 'getIndex', 'getLastRow', 'getLastColumn', 'getMaxRows', 'getMaxColumns', 'getFrozenRows'],
+  [
+    'getName',
+    'getIndex',
+    'getLastRow',
+    'getLastColumn',
+    'getMaxRows',
+    'getMaxColumns',
+    'getFrozenRows',
+    'isSheetHidden',
+  ],
   [
     'activate',
     'clear',
@@ -70,9 +79,9 @@ delegate(
     'deleteRow',
     'deleteColumns',
     'deleteColumn',
-    // Layout: no effect on values.
     'hideSheet',
     'showSheet',
+    // Layout: no effect on values.
     'setColumnWidth',
     'setColumnWidths',
     'autoResizeColumns',

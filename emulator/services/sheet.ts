@@ -113,8 +113,15 @@ export function sheet(host: ServiceHost, exec: Exec, method: string, args: unkno
     case 'deleteColumn':
       sheet.deleteColumns(n(1), 1);
       return null;
+    case 'isSheetHidden':
+      return sheet.hidden;
+    case 'hideSheet':
+    case 'showSheet':
+      if (exec.kind === 'custom') fail(`You do not have permission to call ${method}`);
+      sheet.hidden = method === 'hideSheet';
+      return null;
     default:
-      // Layout only (column widths, hiding): no effect on values.
+      // Layout only (column widths): no effect on values.
       if (exec.kind === 'custom') fail(`You do not have permission to call ${method}`);
       return null;
   }

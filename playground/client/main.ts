@@ -7,6 +7,7 @@ import {
   a1,
   type CellEdit,
   columnLetter,
+  countOf,
   type KeyAnswer,
   type MenuAnswer,
   type MenuView,
@@ -168,7 +169,11 @@ const grid = new Grid(
       writes++;
       writeSerial++;
       void enqueue(() => request<void>('POST', '/api/cells', { edits }))
-        .catch((error: unknown) => showNotice(`The cells could not be saved: ${String(error)}`))
+        .catch((error: unknown) => {
+          showNotice(`The cells could not be saved: ${String(error)}`);
+          // The grid showed the edit at once: the next state brings the sheet as stored, which undoes it.
+          version = '';
+        })
         .finally(() => {
           writes--;
           writeSerial++;
@@ -460,8 +465,8 @@ function renderSandbox(sandbox: SandboxView): void {
   $('org-key').textContent = shownKey ?? sandbox.maskedKey;
   $('credits').textContent = sandbox.credits.toLocaleString('en-US');
   $('credits').classList.toggle('low', sandbox.credits < 10);
-  $('charged').textContent = String(sandbox.charged);
-  $('requests').textContent = String(sandbox.requests);
+  $('charged').textContent = sandbox.charged.toLocaleString('en-US');
+  $('requests').textContent = countOf(sandbox.requests, 'request');
   // A slider being moved keeps its value until the server has it.
   if (Date.now() - slidersTouched > 1500) {
     latency.value = String(sandbox.latencyMs);
@@ -592,6 +597,8 @@ $('key-restore').addEventListener('click', async () => {
   try {
     await request<KeyAnswer>('POST', '/api/sandbox/key', { action: 'restore' });
     showNotice("The demo key is saved as the user's key again.", 'info');
+    // An open sidebar is loaded again with it.
+    void poll(true);
   } catch (error) {
     showNotice(`The key could not be restored: ${error instanceof Error ? error.message : String(error)}`);
   }

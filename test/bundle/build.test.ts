@@ -101,6 +101,9 @@ const refusedBuild = runScript('build.ts', ['--out', refusedOut], {
   guardLog,
   env: { API_BASE_URL: 'http://api.example.com/api/v1' },
 });
+// What `npm start` runs: the playground gives the add-on its sandbox's address, so the line names no port.
+const playgroundOut = tempDir();
+const playgroundBuild = runScript('build.ts', ['--out', playgroundOut, '--playground'], { guardLog });
 // deploy.ts starts clasp once its checks pass: under the guard with noSpawn, starting any process is refused and
 // recorded, so a regressed refusal can never reach clasp or the network.
 const deployGuardLog = join(tempDir(), 'deploy-refused.txt');
@@ -230,6 +233,23 @@ describe('dist/Code.js (the default build)', () => {
     expect(manifest.urlFetchWhitelist).toBeUndefined();
     expect(readdirSync(DIST_DIR).sort()).toEqual(['Code.js', 'Sidebar.html', 'appsscript.json']);
   });
+});
+
+describe('the build `npm start` runs (--playground)', () => {
+  it(
+    'names no base URL: the playground prints the sandbox address it sets when it starts',
+    async () => {
+      const build = await playgroundBuild;
+      expect(build.status).toBe(0);
+      expect(build.out).toContain(
+        `Built ${playgroundOut}/ for the playground, which points it at its own sandbox when it starts.`,
+      );
+      expect(build.out).not.toMatch(/8787|http:/);
+      const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
+      expect(scripts.start).toBe('npm run build -- --playground && tsx playground/server.ts');
+    },
+    AWAIT_SCRIPT_MS,
+  );
 });
 
 describe('a build for an https API_BASE_URL', () => {

@@ -114,6 +114,19 @@ function tryLockNow() {
   return LockService.getScriptLock().tryLock(0);
 }
 
+function addHiddenSheet(name) {
+  var ss = SpreadsheetApp.getActiveSpreadsheet();
+  var sheet = ss.insertSheet(name);
+  sheet.getRange('A1').setNumberFormat('@').setValue('kept');
+  sheet.setFrozenRows(1);
+  sheet.hideSheet();
+  return [sheet.isSheetHidden(), ss.getSheets()[0].isSheetHidden(), sheet.getSheetId()];
+}
+
+function addChangeTrigger() {
+  return ScriptApp.newTrigger('whose').forSpreadsheet(SpreadsheetApp.getActive()).onChange().create().getUniqueId();
+}
+
 function onOpen(e) {
   var who = PropertiesService.getUserProperties().getProperty('who');
   SpreadsheetApp.getUi().createAddonMenu().addItem('Hello ' + who, 'whose').addToUi();
@@ -175,6 +188,45 @@ describe('Spreadsheet', () => {
     // The same function as an ordinary execution may write.
     await env.run('WRITEHERE', [], { spreadsheetId: ss.id });
     expect(env.values(ss.id, 'Z1')).toEqual([['written']]);
+  });
+});
+
+describe('a spreadsheet saved and restored (SpreadsheetModel.snapshot, restoreSpreadsheet, restoreTriggers)', () => {
+  it('keeps every sheet, hidden or not, with its id, formats, frozen rows and dates, and the selection', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['Profile URL'], ['https://x.test/a']] });
+    env.enter(ss.id, 'B2', [['2024-03-01']]);
+    const [hidden, firstHidden, sheetId] = (await env.run('addHiddenSheet', ['_kept'], {
+      spreadsheetId: ss.id,
+    })) as [boolean, boolean, number];
+    expect([hidden, firstHidden]).toEqual([true, false]);
+    env.select(ss.id, 'A2:A3');
+    const triggerId = await env.run('addChangeTrigger', [], { spreadsheetId: ss.id, user: OWNER });
+    const snapshot = JSON.parse(JSON.stringify(ss.snapshot()));
+    const triggers = JSON.parse(JSON.stringify(env.triggers));
+
+    const later = environment();
+    const restored = later.restoreSpreadsheet(snapshot);
+    later.restoreTriggers(triggers);
+    expect(restored.snapshot()).toEqual(ss.snapshot());
+    expect(restored.sheets.map((sheet) => [sheet.name, sheet.id, sheet.hidden])).toEqual([
+      ['Sheet1', 0, false],
+      ['_kept', sheetId, true],
+    ]);
+    expect(later.values(ss.id, 'B2', 'Sheet1')[0][0]).toBeInstanceOf(Date);
+    expect(later.cell(ss.id, 'A1', '_kept')?.format).toBe('@');
+    // A sheet added after the restore gets an id of its own; so does a trigger (the owner's counts as made).
+    const [, , nextId] = (await later.run('addHiddenSheet', ['_later'], {
+      spreadsheetId: ss.id,
+    })) as number[];
+    expect(nextId).not.toBe(sheetId);
+    await expect(later.run('addChangeTrigger', [], { spreadsheetId: ss.id, user: OWNER })).rejects.toThrow(
+      /already created a trigger/,
+    );
+    const nextTrigger = await later.run('addChangeTrigger', [], { spreadsheetId: ss.id, user: EDITOR });
+    expect(nextTrigger).not.toBe(triggerId);
+    expect(later.triggers.map((t) => t.id)).toEqual([triggerId, nextTrigger]);
+    expect(() => later.restoreSpreadsheet(snapshot)).toThrow(/exists already/);
   });
 });
 

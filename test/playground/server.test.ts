@@ -3,16 +3,16 @@
  * command line, and a clean stop on Ctrl-C (SIGINT) of the real `tsx playground/server.ts` process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { SAMPLE_URLS } from '../../playground/sample';
+import { SAMPLE_SHEET_NAME, SAMPLE_URLS } from '../../playground/sample';
 import { type Playground, parseCli, ROOT } from '../../playground/server';
 import { DEMO_KEY } from '../../playground/service';
-import { STATE_FILE } from '../../playground/state';
+import { STATE_FILE, STATE_VERSION } from '../../playground/state';
 import { API_KEY_PROPERTY, DEMO_USER, JOB_PROPERTY } from '../../playground/workbook';
 import { predictLookup } from '../../sandbox/profiles';
-import { chargeableProfiles, removeDir, tempStateDir, testPlayground } from './helpers';
+import { chargeableProfiles, profile, removeDir, tempStateDir, testPlayground } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -167,9 +167,17 @@ describe('the playground server', () => {
     const before = first.service.view();
     await first.close();
     expect(existsSync(join(dir, STATE_FILE))).toBe(true);
+    // Every sheet, hidden or not (the results, the credits log), with its cells, formats and sheet id.
+    const sheetsBefore = wb.env.spreadsheet(ss).snapshot();
+    expect(sheetsBefore.sheets.map(({ name, hidden }) => [name, hidden])).toEqual([
+      [SAMPLE_SHEET_NAME, false],
+      ['_pef_results', true],
+      ['_pef_credits', true],
+    ]);
 
     const second = await start(dir, { latencyMs: undefined });
     const again = second.workbook;
+    expect(again.env.spreadsheet(ss).snapshot()).toEqual(sheetsBefore);
     expect(again.env.displayValues(ss, 'A1:G41')).toEqual(values);
     expect(again.env.formulas(ss, 'G2')).toEqual([['=FINDEMAIL(A2)']]);
     // The output columns stay plain text, so an address starting with = could never become a formula.
@@ -215,6 +223,69 @@ describe('the playground server', () => {
     expect(fresh.env.documentProperties(ss).get(JOB_PROPERTY)).toBeNull();
     expect(fresh.env.userProperties(DEMO_USER).get(API_KEY_PROPERTY)).toBe(DEMO_KEY);
     expect(third.service.view()).toMatchObject({ credits: 77, charged: 0, requests: 0, ledger: [] });
+  });
+
+  test('a state saved by an older playground is set aside, said plainly, and the sample sheet and sandbox start afresh', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    // What format 2 wrote: one sheet and the results sheet, beside the sandbox's ledger of 3 charges.
+    const old = {
+      version: 2,
+      workbook: {
+        sheet: { name: 'Leads', rows: 1000, cols: 26, frozenRows: 0, cells: [{ r: 1, c: 1, v: 'Old URL' }] },
+        selection: null,
+        documentProperties: {},
+        userProperties: {},
+        documentCache: [],
+        userCache: [],
+        scriptCache: [],
+        triggers: [],
+        sidebar: null,
+      },
+      service: { credits: 10, faults: { latencyMs: 0 }, ledger: [], charged: 3, requests: 3 },
+    };
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, STATE_FILE), JSON.stringify(old));
+    const lines: string[] = [];
+    const pg = await start(dir, { latencyMs: 0, log: (line) => lines.push(line) });
+    expect(lines).toEqual([
+      `The saved state was not used: its format is 2, this playground reads format ${STATE_VERSION}. The playground starts from the sample sheet and a fresh sandbox; the old file is kept in ${join(dir, `${STATE_FILE}.old`)}.`,
+    ]);
+    expect(JSON.parse(readFileSync(join(dir, `${STATE_FILE}.old`), 'utf8'))).toEqual(old);
+    const ss = pg.workbook.spreadsheetId;
+    expect(pg.workbook.env.displayValues(ss, 'A1:A2')).toEqual([['Profile URL'], [SAMPLE_URLS[0]]]);
+    expect(pg.service.view()).toMatchObject({ charged: 0, requests: 0 });
+    await pg.close();
+    expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
+  });
+
+  test('the sandbox panel takes "Credits left" and "charged" from one moment: a credit taken is charged at once', async () => {
+    const dir = tempStateDir();
+    dirs.push(dir);
+    // A latency no run of this test reaches: the request is under way until the test ends it.
+    const pg = await start(dir, { credits: 50, latencyMs: 60_000 });
+    const sandbox = pg.service.sandbox.service;
+    const client = new AbortController();
+    const lookup = fetch(`${pg.service.sandbox.baseUrl}network_finder`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-KEY': DEMO_KEY },
+      body: JSON.stringify({ network_url: profile('ann-one-moment') }),
+      signal: client.signal,
+    }).catch(() => 'left');
+    for (let round = 0; round < 200 && sandbox.chargesInFlight === 0; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const during = pg.service.view();
+    expect([during.credits, during.charged, during.requests, during.ledger.length]).toEqual([49, 1, 0, 0]);
+    // The client leaves: the service has done the lookup, so the credit stays charged, now in the ledger.
+    client.abort();
+    await expect(lookup).resolves.toBe('left');
+    for (let round = 0; round < 200 && sandbox.ledger().length === 0; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const after = pg.service.view();
+    expect([after.credits, after.charged, after.requests, after.ledger.length]).toEqual([49, 1, 1, 1]);
+    expect(sandbox.chargesInFlight).toBe(0);
   });
 
   test('the menu has Refresh =FINDEMAIL cells: a formula that failed for want of a key resolves after it', async () => {
@@ -346,7 +417,7 @@ describe('the playground server', () => {
     expect(code).toBe(0);
     expect(output).toContain('SIGINT: saving the state and stopping.');
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
-    expect(saved.version).toBe(2);
+    expect(saved.version).toBe(STATE_VERSION);
     await expect(request(port, { path: '/' })).rejects.toThrow();
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * The playground's details a newcomer notices, in Chromium: the sidebar shows the key the panel restored; the
+ * panel's counts agree in number ("1 request"); the ledger shows a profile URL whole; an edit the read-only
+ * exported log refuses does not stay on screen.
+ */
+import type { Browser } from 'playwright-core';
+import { SAMPLE_URLS } from '../../playground/sample';
+import type { Playground } from '../../playground/server';
+import { CREDITS_HEADER } from '../../src/store/credits';
+import {
+  ACTION_MS,
+  cell,
+  chooseMenu,
+  closeAll,
+  expectedRow,
+  frameText,
+  launchBrowser,
+  openPage,
+  type Session,
+  tempStateDir,
+  testPlayground,
+  typeInCell,
+  waitFor,
+} from './helpers';
+
+// Starting the playground and the page (≈ 30 s at most), then about fifteen bounded waits of ACTION_MS.
+jest.setTimeout(60_000 + 16 * ACTION_MS);
+
+describe('the playground’s details', () => {
+  let browser: Browser;
+  let playground: Playground | undefined;
+  let session: Session | undefined;
+  let stateDir = '';
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    const open = { session, playground, stateDir };
+    session = undefined;
+    playground = undefined;
+    await closeAll(open);
+  });
+
+  test('the restored key in Settings, "1 request", the ledger’s whole URL, a refused edit of the exported log undone', async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
+    session = await openPage(browser, playground);
+    const { page, sidebar } = session;
+    await expect(page.locator('#requests').textContent()).resolves.toBe('0 requests');
+
+    // Settings shows the demo key masked; another key saved there shows as another masked key.
+    await chooseMenu(page, 'Settings & API key');
+    const masked = () => frameText(page, '#masked-key');
+    const demoMasked = await waitFor(masked, (text) => text !== '', ACTION_MS, 'the saved key');
+    await sidebar.locator('#api-key').fill('another-key-0000001234');
+    await sidebar.locator('#save-key').click();
+    const otherMasked = await waitFor(
+      masked,
+      (text) => text !== '' && text !== demoMasked,
+      ACTION_MS,
+      'the other key saved',
+    );
+    expect(otherMasked).not.toContain('another');
+    // "Restore as the user's key" in the panel: the sidebar shows the demo key's masked form again.
+    await page.locator('#key-restore').click();
+    await waitFor(masked, (text) => text === demoMasked, ACTION_MS, 'the restored key in Settings');
+
+    // One lookup: the panel says "1 request", and its ledger row shows the profile URL whole.
+    await typeInCell(page, 2, 7, '=FINDEMAIL(A2)');
+    await waitFor(
+      () => cell(page, 2, 7).textContent(),
+      (text) => text === expectedRow(SAMPLE_URLS[0])[0],
+      ACTION_MS,
+      'the formula’s answer',
+    );
+    await waitFor(
+      () => page.locator('#requests').textContent(),
+      (text) => text === '1 request',
+      ACTION_MS,
+      '"1 request"',
+    );
+    await expect(page.locator('#charged').textContent()).resolves.toBe('1');
+    const url = page.locator('#ledger-body td.url').first();
+    const sent = (await url.getAttribute('title')) ?? '';
+    expect(sent.startsWith(SAMPLE_URLS[0])).toBe(true);
+    await expect(url.textContent()).resolves.toBe(sent.replace(/^https:\/\/www\./, ''));
+    const fits = await url.evaluate((td) => td.scrollWidth <= td.clientWidth);
+    expect(fits).toBe(true);
+
+    // The credits log exported: its tab is read-only. An edit there is refused, said so, and the cell shows the
+    // stored value again.
+    await sidebar.locator('#tab-credits').click();
+    await sidebar.locator('#credits-export').click();
+    await waitFor(
+      () => frameText(page, '#credits-export-status'),
+      (text) => text.startsWith('Exported '),
+      ACTION_MS,
+      'the export',
+    );
+    const logTab = page.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' });
+    await logTab.waitFor({ state: 'visible', timeout: ACTION_MS });
+    await logTab.click();
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === CREDITS_HEADER[0],
+      ACTION_MS,
+      'the log',
+    );
+    await typeInCell(page, 1, 1, 'my own text');
+    await waitFor(
+      () => page.locator('#notice-text').textContent(),
+      (text) => (text ?? '').includes('open its tab to edit it'),
+      ACTION_MS,
+      'the refusal',
+    );
+    await waitFor(
+      () => cell(page, 1, 1).textContent(),
+      (text) => text === CREDITS_HEADER[0],
+      ACTION_MS,
+      'the stored value shown again',
+    );
+    expect(session.refused).toEqual([]);
+  });
+});

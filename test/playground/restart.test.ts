@@ -1,0 +1,200 @@
+/**
+ * The playground keeps everything across a restart (without --reset), as a person sees it in Chromium: the Credits
+ * tab's total (equal to what the sandbox charged), the exported credits log's tab and rows, and the watch, which
+ * still answers a form response afterwards.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { SAMPLE_SHEET_NAME } from '../../playground/sample';
+import type { Playground } from '../../playground/server';
+import { WATCH_ITEM } from '../../src/core/product';
+import { CREDITS_HEADER } from '../../src/store/credits';
+import {
+  ACTION_MS,
+  cell,
+  chooseMenu,
+  closeAll,
+  frameText,
+  launchBrowser,
+  menuEntries,
+  openPage,
+  runFromMenu,
+  type Session,
+  tempStateDir,
+  testPlayground,
+  waitFor,
+} from './helpers';
+
+/** Opening the page: loading it (an action) and waiting for its menu. */
+const OPEN_MS = ACTION_MS + 20_000;
+const WAITS = [
+  [OPEN_MS, 3 * ACTION_MS, 30_000], // opening, the run
+  [3 * ACTION_MS, ACTION_MS, ACTION_MS], // the watch started
+  [3 * ACTION_MS, ACTION_MS, ACTION_MS], // the Credits tab, the export, its tab
+  [OPEN_MS, 3 * ACTION_MS, ACTION_MS, ACTION_MS], // the restart: the tabs, the watch
+  [2 * ACTION_MS, ACTION_MS, ACTION_MS, 20_000], // the Credits tab, the export's sheet, a form response
+];
+jest.setTimeout(60_000 + WAITS.flat().reduce((sum, ms) => sum + ms, 0));
+
+const RUN_LABEL = 'Find e-mails for the selected column';
+/** "…, last checked 14:05." or "…, not checked yet.": the time a check ran is not part of what is kept. */
+const withoutTime = (status: string) => status.replace(/last checked \d\d:\d\d/, 'last checked (time)');
+
+const tabs = (page: Page) => page.locator('#sheet-tab-list .sheet-tab').allTextContents();
+
+/**
+ * The Credits tab of the sidebar (opened, or refreshed when open) shows `expected` as its total (it reads 0 until
+ * its figures arrive).
+ */
+async function creditsTotal(session: Session, expected: string): Promise<string> {
+  const open = await session.sidebar.locator('#view-credits').isVisible();
+  await session.sidebar.locator(open ? '#credits-refresh' : '#tab-credits').click();
+  return waitFor(
+    () => frameText(session.page, '#credits-total'),
+    (text) => text === expected,
+    ACTION_MS,
+    `the Credits tab total ${expected}`,
+  );
+}
+
+/**
+ * The Watch tab opened from the menu in a new sidebar (the one open is closed first, so its text is never read),
+ * once the watch's open trigger has run: its status line.
+ */
+async function watchStatus(session: Session, playground: Playground): Promise<string> {
+  if (await session.page.locator('#sidebar-panel').isVisible())
+    await session.page.locator('#sidebar-close').click();
+  await playground.workbook.idle();
+  await chooseMenu(session.page, WATCH_ITEM);
+  return waitFor(
+    () => frameText(session.page, '#watch-status'),
+    (text) => text.startsWith('Watching '),
+    ACTION_MS,
+    'the watch status',
+  );
+}
+
+describe('the playground across a restart', () => {
+  let browser: Browser;
+  let playground: Playground | undefined;
+  let session: Session | undefined;
+  let stateDir = '';
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    const open = { session, playground, stateDir };
+    session = undefined;
+    playground = undefined;
+    await closeAll(open);
+  });
+
+  test('the Credits tab total, the exported log and its tab, and the watch are as before; the watch still works', async () => {
+    stateDir = tempStateDir();
+    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
+    session = await openPage(browser, playground);
+    const { page } = session;
+
+    // The sample column is selected at first: its run, from the plan's Start.
+    await runFromMenu(page, RUN_LABEL);
+    await waitFor(
+      () => frameText(page, '#run-state'),
+      (state) => state === 'Done',
+      30_000,
+      'the run to end',
+    );
+
+    // A watch on the same column (still selected), at most 25 credits a day.
+    await chooseMenu(page, WATCH_ITEM);
+    await session.sidebar.locator('#watch-limit').fill('25');
+    await session.sidebar.getByRole('button', { name: 'Start watching' }).click();
+    const watching = await waitFor(
+      () => frameText(page, '#watch-status'),
+      (text) => text.startsWith('Watching '),
+      ACTION_MS,
+      'the watch to start',
+    );
+    expect(watching).toMatch(/up to 25 credits a day/);
+
+    const charged = playground.service.view().charged;
+    expect(charged).toBeGreaterThan(0);
+    const total = await creditsTotal(session, String(charged));
+    await session.sidebar.locator('#credits-export').click();
+    await waitFor(
+      () => frameText(page, '#credits-export-status'),
+      (text) => text.startsWith('Exported '),
+      ACTION_MS,
+      'the export to end',
+    );
+    await waitFor(
+      () => tabs(page),
+      (names) => names.join('|') === `${SAMPLE_SHEET_NAME}|Credits log`,
+      ACTION_MS,
+      'its tab',
+    );
+    // The page opened again (onOpen and the watch's open trigger run), so the watch has checked the column once.
+    await page.reload();
+    // The menu comes with the answer to the page's opening, which has started the open trigger by then.
+    await menuEntries(page);
+    const status = await watchStatus(session, playground);
+    const triggers = playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
+      id,
+      eventType,
+      handler,
+      user,
+    }));
+    expect(triggers.length).toBeGreaterThan(0);
+    // The watch's check found nothing new to look up: what the Credits tab showed is still what was charged.
+    expect(playground.service.view().charged).toBe(charged);
+
+    // The restart: the page and the playground closed (Ctrl-C saves the state), then started on the same state.
+    await session.context.close();
+    session = undefined;
+    await playground.close();
+    playground = await testPlayground(stateDir, { latencyMs: 0 });
+    session = await openPage(browser, playground);
+    const again = session.page;
+
+    await expect(tabs(again)).resolves.toEqual([SAMPLE_SHEET_NAME, 'Credits log']);
+    expect(withoutTime(await watchStatus(session, playground))).toBe(withoutTime(status));
+    expect(
+      playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
+        id,
+        eventType,
+        handler,
+        user,
+      })),
+    ).toEqual(triggers);
+    await creditsTotal(session, total);
+    expect(playground.service.view().charged).toBe(charged);
+
+    // The exported log, as it was: its header, one row per charge.
+    await again.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
+    await waitFor(
+      () => cell(again, 1, 1).textContent(),
+      (text) => text === CREDITS_HEADER[0],
+      ACTION_MS,
+      'the exported log',
+    );
+    await expect(cell(again, charged + 1, 2).textContent()).resolves.not.toBe('');
+    await expect(cell(again, charged + 2, 2).textContent()).resolves.toBe('');
+    await again.locator('#sheet-tab-list .sheet-tab', { hasText: SAMPLE_SHEET_NAME }).click();
+
+    // The watch still answers: a form response's new row is looked up, one credit, logged in the Credits tab.
+    await again.locator('#menu-insert').click();
+    await again.locator('#submit-form').click();
+    await waitFor(
+      () => playground?.service.view().charged ?? 0,
+      (now) => now === charged + 1,
+      20_000,
+      'the watch to look the new row up',
+    );
+    await creditsTotal(session, String(charged + 1));
+    expect(session.refused).toEqual([]);
+  });
+});
