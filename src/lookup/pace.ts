@@ -97,12 +97,22 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     next.size = Math.max(1, Math.min(Math.floor(Math.min(state.size, sample.size * 2) / 2), limit));
   } else if (sample.throttled) {
     // What the service took is the ceiling. At a limit already found (it took as much as before, less a step) the
-    // size steps back to it; otherwise it halves below it.
+    // size steps back to it; otherwise it halves below it. A batch smaller than the size (a 429's retry, a window's
+    // rest) says the service is busy now, not where its limit is: a step back per refusal, at most half.
     const took = sample.size - sample.throttled;
-    const found = state.sinceThrottled !== undefined && took >= state.ceiling - ceilingStep(state.ceiling);
-    next.ceiling = Math.max(1, took);
-    next.size = found ? took : Math.floor(Math.min(state.size, sample.size) / 2);
-    next.failedProbes = found ? (state.failedProbes ?? 0) + 1 : 0;
+    const known = state.sinceThrottled !== undefined;
+    const found = known && took >= state.ceiling - ceilingStep(state.ceiling);
+    if (known && sample.size < state.size) {
+      next.size = Math.max(
+        Math.ceil(state.size / 2),
+        state.size - sample.throttled * ceilingStep(state.size),
+      );
+      next.ceiling = Math.min(state.ceiling, next.size);
+    } else {
+      next.ceiling = Math.max(1, took);
+      next.size = found ? took : Math.floor(Math.min(state.size, sample.size) / 2);
+      next.failedProbes = found ? (state.failedProbes ?? 0) + 1 : 0;
+    }
     next.sinceThrottled = 0;
   } else if (sample.failures === 0) {
     if (state.sinceThrottled !== undefined) next.sinceThrottled = state.sinceThrottled + 1;

@@ -195,6 +195,15 @@ describe('the batch size controller', () => {
     expect(state.size).toBe(27);
   });
 
+  it("a 429 met by a batch smaller than the size (a 429's retry, alone) costs a step back, not a fall to one", () => {
+    let state: PaceState = { ...newPace(25, CAP), requests: 10, clean: 1000, ceiling: 25, sinceThrottled: 0 };
+    state = observePace(state, { size: 1, durationMs: 100, failures: 1, throttled: 1 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([24, 24]);
+    // Many refusals in a small batch: at most half.
+    state = observePace(state, { size: 20, durationMs: 100, failures: 20, throttled: 20 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([12, 12]);
+  });
+
   it('a 429 well below the ceiling found (the service takes less now) still halves the size', () => {
     let state: PaceState = { ...newPace(40, CAP), requests: 10, clean: 1000, ceiling: 40, sinceThrottled: 3 };
     state = observePace(state, { size: 40, durationMs: 900, failures: 20, throttled: 20 }, CAP);
