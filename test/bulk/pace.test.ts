@@ -14,7 +14,17 @@ import { PACE_START } from '../../src/lookup/pace';
 import { type Stub, startStub } from '../bundle/helpers';
 import { lookupBatches as batches } from '../formula/helpers';
 import { waitFor } from '../sandbox/helpers';
-import { API_KEY_PROPERTY, ORG, OWNER, OWNER_KEY, startWorld, url, type World } from '../support/harness';
+import {
+  API_KEY_PROPERTY,
+  EDITOR,
+  EDITOR_KEY,
+  ORG,
+  OWNER,
+  OWNER_KEY,
+  startWorld,
+  url,
+  type World,
+} from '../support/harness';
 import { drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
@@ -134,7 +144,7 @@ describe('adaptive batch size', () => {
 });
 
 describe('the pace learned per key', () => {
-  it("a run on a new spreadsheet starts at what the key's service took elsewhere: its first batch is not refused", async () => {
+  it("a run on a new spreadsheet starts at what the key's service took elsewhere: its first batch is not refused; another person's does not", async () => {
     const limit = { maxInFlight: 25, retryAfterSeconds: 1 };
     const data = rows(150, 'kay-first');
     world = await startWorld({ data: [['Profile'], ...data], faults: { latencyMs: 100, rateLimit: limit } });
@@ -165,6 +175,25 @@ describe('the pace learned per key', () => {
     const refused = ledger.filter((entry) => entry.status === 429).length;
     expect(refused / ledger.length).toBeLessThanOrEqual(0.02);
     expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+
+    // Another person, another key: their run on a new spreadsheet of theirs starts afresh (PACE_START).
+    const third = rows(60, 'kay-editor');
+    const own = world.env.createSpreadsheet({ owner: EDITOR, data: [['Profile'], ...third] });
+    world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+    const editor: World = {
+      ...world,
+      ss: own,
+      as: (user = EDITOR, extra = {}) => ({ user, spreadsheetId: own.id, ...extra }),
+    };
+    const from = world.env.fetches.length;
+    await start(editor, `A1:A${third.length + 1}`);
+    expect((await drive(editor)).state).toBe('done');
+    const editorSizes = new Map<number, number>();
+    for (const fetch of world.env.fetches.slice(from))
+      if (fetch.payload?.includes('network_url'))
+        editorSizes.set(fetch.call, (editorSizes.get(fetch.call) ?? 0) + 1);
+    expect([...editorSizes.values()][0]).toBe(PACE_START);
+    expect(world.env.userProperties(OWNER).get(KEY_PACE_PROPERTY)).toBe(kept);
   });
 });
 
