@@ -5,13 +5,15 @@
  * The layers, bottom up (docs/design.md, "Layers"):
  *   api.ts, core/       the words every room shares; core imports only api.ts
  *   lookup/             the lookup engine over its ports; imports core
- *   store/              what is kept, over ports; imports core and lookup's contract and ports
+ *   store/              what is kept, over ports; imports core and lookup's contract, result and ports
  *   platform/           the ports the features reach Apps Script through (types, and the errors they throw);
  *                       imports core, lookup and store
  *   formula/ bulk/ credits/ settings/ watch/
  *                       the features; import the rooms below, and each other only along FEATURE_EDGES
  *   sidebar/            the browser; imports only api.ts and core
  *   adapters/, main.ts  Apps Script itself (implementing the ports) and the entry points; import anything
+ *   sidebarState.ts,    the sidebar's state and the removal of the add-on's data, composed for main.ts
+ *   dataRemoval.ts      from the features
  * @type {import('dependency-cruiser').IConfiguration}
  */
 
@@ -19,13 +21,12 @@ const FEATURES = ['formula', 'bulk', 'credits', 'settings', 'watch'];
 
 /** The only imports from one feature into another, each with its reason. */
 const FEATURE_EDGES = [
-  // The sidebar's state (settings/account.ts) shows the bulk run's progress.
-  ['settings', 'bulk'],
-  // The sidebar's state shows the formulas' daily limit.
-  ['settings', 'formula'],
+  // (settings imports no feature: the sidebar's state and the data removal are composed at the entry layer,
+  // src/sidebarState.ts and src/dataRemoval.ts.)
   // The credits view says when a bulk run is under way (its figures still move).
   ['credits', 'bulk'],
-  // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job.
+  // A watch's trigger run is slices of a bulk run over the watched rows: it plans, creates and drives a bulk job,
+  // through src/bulk/forWatch.ts only (rule watch-through-bulk-for-watch).
   ['watch', 'bulk'],
 ];
 
@@ -68,9 +69,9 @@ module.exports = {
       name: 'store-over-lookup-contract',
       severity: 'error',
       comment:
-        "src/store/ imports only core, api.ts and lookup's contract and ports; Apps Script comes in through the port object src/adapters/ passes it.",
+        "src/store/ imports only core, api.ts and lookup's contract, result and ports; Apps Script comes in through the port object src/adapters/ passes it.",
       from: { path: '^src/store/' },
-      to: { path: '^src/', pathNot: '^src/(store/|core/|api\\.ts$|lookup/(contract|ports)\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(store/|core/|api\\.ts$|lookup/(contract|result|ports)\\.ts$)' },
     },
     {
       name: 'platform-over-store',
@@ -105,6 +106,14 @@ module.exports = {
         ),
       },
     })),
+    {
+      name: 'watch-through-bulk-for-watch',
+      severity: 'error',
+      comment:
+        'The watch reaches the bulk run through src/bulk/forWatch.ts only (plan a column, create a run, drive a slice, cancel): the rest of bulk/ may change without the watch.',
+      from: { path: '^src/watch/' },
+      to: { path: '^src/bulk/', pathNot: '^src/bulk/forWatch\\.ts$' },
+    },
     {
       name: 'sidebar-over-core',
       severity: 'error',

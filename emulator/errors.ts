@@ -19,3 +19,17 @@ export class ExecutionError extends Error {
     this.name = result.error?.name ?? 'Exception';
   }
 }
+
+/**
+ * What Environment.edit rejects with when a person cancels the warning of a sheet protected with a warning
+ * (Protection.setWarningOnly): "editing prompts a warning asking the user to confirm the edit"
+ * (apps-script/reference/spreadsheet/protection#setWarningOnly(Boolean)). Nothing was entered.
+ */
+export class ProtectionWarningError extends Error {
+  constructor(readonly sheetName: string) {
+    super(
+      `Sheets warned before this edit of the protected sheet "${sheetName}", and the person cancelled it.`,
+    );
+    this.name = 'ProtectionWarningError';
+  }
+}

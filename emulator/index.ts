@@ -11,7 +11,7 @@
  *   await env.close();
  */
 export * from './constants';
-export { AppsScriptException, ExecutionError } from './errors';
+export { AppsScriptException, ExecutionError, ProtectionWarningError } from './errors';
 export {
   addCounts,
   cacheCalls,

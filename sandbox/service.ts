@@ -127,6 +127,16 @@ export interface SandboxService {
   readonly inFlight: number;
   /** Credits already taken for requests not answered yet (not in the ledger until they end). */
   readonly chargesInFlight: number;
+  /**
+   * Holds every lookup, once its delay has passed, until the returned release is called (tests: a lookup provably
+   * under way while something else happens, however slow the machine). The next `passing` lookups to finish their
+   * delay go through first (a run then stops at a known row); lookups already waiting are held too. An answer given
+   * before any lookup (401, 400, 402, a rate-limit refusal) is never held. A client that leaves while held ends its
+   * request as during the latency: charged, `clientGone`. Only one hold at a time.
+   */
+  hold(passing?: number): () => void;
+  /** Lookups waiting for a hold's release now. */
+  readonly held: number;
   /** Normalised profile URL -> credits charged for it. */
   chargesByUrl(): Record<string, number>;
   totalCharged(): number;
@@ -288,6 +298,32 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
   let inFlight = 0;
   let chargesInFlight = 0;
   let maxConcurrent = 0;
+  let gate: { opened: Promise<void>; open: () => void; passing: number } | undefined;
+  let held = 0;
+
+  /** Resolves once no hold is on, or once the client has left. */
+  async function passGate(signal: AbortSignal): Promise<void> {
+    if (gate && gate.passing > 0) {
+      gate.passing -= 1;
+      return;
+    }
+    while (gate && !signal.aborted) {
+      const { opened } = gate;
+      held += 1;
+      try {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            signal.removeEventListener('abort', done);
+            resolve();
+          };
+          signal.addEventListener('abort', done, { once: true });
+          opened.then(done);
+        });
+      } finally {
+        held -= 1;
+      }
+    }
+  }
 
   function org(name: string) {
     const found = orgs.get(name);
@@ -457,6 +493,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     const method = req.method ?? '';
     const delayMs = decision.immediate ? 0 : latencyMs + (faults.slowMs ?? 0) + decision.extraDelayMs;
     await sleep(delayMs, controller.signal);
+    if (!decision.immediate) await passGate(controller.signal);
 
     const entry: LedgerEntry = {
       seq: n,
@@ -543,6 +580,25 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     },
     get chargesInFlight() {
       return chargesInFlight;
+    },
+    hold(passing = 0) {
+      if (gate) throw new Error('The sandbox is held already: release it first.');
+      if (!(Number.isInteger(passing) && passing >= 0)) {
+        throw new RangeError('hold: passing must be a non-negative integer');
+      }
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      const mine = { opened, open, passing };
+      gate = mine;
+      return () => {
+        if (gate === mine) gate = undefined;
+        mine.open();
+      };
+    },
+    get held() {
+      return held;
     },
     chargesByUrl() {
       const charges: Record<string, number> = {};

@@ -249,8 +249,10 @@ export interface FormulaPolicy {
 /** What the sidebar shows: the policy and what formulas spent today in this spreadsheet. */
 export interface FormulaCapState {
   policy: FormulaPolicy;
-  /** Credits formulas reserved today (UTC) in this spreadsheet. */
+  /** Credits formulas reserved today in this spreadsheet. */
   usedToday: number;
+  /** The day `usedToday` counts (yyyy-MM-dd, the spreadsheet's time zone, as the watch's daily limit). */
+  day: string;
 }
 
 /** One payer's spend in the credits log: a person's runs, or the formulas. */

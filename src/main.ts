@@ -27,13 +27,14 @@ import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM, WATCH_ITEM } from './core/product';
 import * as credits from './credits/view';
+import * as dataRemoval from './dataRemoval';
 import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
-import * as dataRemoval from './settings/removeData';
+import { sidebarState } from './sidebarState';
 import * as watch from './watch';
 
 /**
@@ -196,7 +197,7 @@ export function freezeResults(): string {
 
 /** The sidebar's state: masked key, settings, progress. */
 export function getSidebarState(): SidebarState {
-  return account.getSidebarState(appsScript);
+  return sidebarState(appsScript);
 }
 
 /**
@@ -204,12 +205,14 @@ export function getSidebarState(): SidebarState {
  * @param {string} key The key as pasted.
  */
 export function saveApiKey(key: unknown): SidebarState {
-  return account.saveApiKey(appsScript, key);
+  account.saveApiKey(appsScript, key);
+  return sidebarState(appsScript);
 }
 
 /** Removes the current user's API key. */
 export function removeApiKey(): SidebarState {
-  return account.removeApiKey(appsScript);
+  account.removeApiKey(appsScript);
+  return sidebarState(appsScript);
 }
 
 /** Checks the saved key with the service without spending a credit. */
@@ -222,7 +225,8 @@ export function checkApiKey(): KeyCheckResult {
  * @param {Object} settings writeHeader, extraFields, startAtOnce, startAtOnceUnder.
  */
 export function saveSettings(settings: unknown): SidebarState {
-  return account.saveSettings(appsScript, settings);
+  account.saveSettings(appsScript, settings);
+  return sidebarState(appsScript);
 }
 
 /** What removing this spreadsheet's add-on data would take away, asked first (Settings tab); nothing changes. */

@@ -17,7 +17,7 @@ import {
   TOO_MANY_LOCK_OPERATIONS,
   TOO_MANY_SIMULTANEOUS_MESSAGE,
 } from '../constants';
-import { ExecutionError, fail } from '../errors';
+import { ExecutionError, fail, ProtectionWarningError } from '../errors';
 import type { RunMessage } from '../protocol';
 import { answer } from '../services';
 import type { Exec, ServiceHost } from '../services/context';
@@ -51,6 +51,8 @@ export class Environment extends SharedState implements ServiceHost {
   readonly distDir: string;
   readonly limits: Limits;
   readonly fetchTimeoutMs: number;
+  /** The warnings people were shown before editing a sheet protected with a warning (see `edit`). */
+  readonly protectionWarnings: Array<{ spreadsheetId: string; sheetName: string; user: string }> = [];
   readonly ui: UiRecord = { menus: [], sidebars: [], dialogs: [], toasts: [], alerts: [], answers: [] };
   readonly triggers: TriggerRecord[] = [];
   readonly logs: LogLine[] = [];
@@ -354,17 +356,29 @@ export class Environment extends SharedState implements ServiceHost {
   /**
    * A person edits cells: the values are entered as typed, then the bundle's `onEdit` simple trigger runs as that
    * person in AuthMode.LIMITED with the edit event (`range`, and `value`/`oldValue` for a single cell), as Sheets
-   * fires it after each edit (apps-script/guides/triggers#onedite). Resolves with the trigger's execution.
+   * fires it after each edit (apps-script/guides/triggers#onedite). Resolves with the trigger's execution. On a sheet
+   * protected with a warning (Protection.setWarningOnly) the person is warned first (`protectionWarnings`); without
+   * `confirmWarning` they cancel: nothing changes and it rejects with ProtectionWarningError.
    */
   async edit(
     spreadsheetId: string,
     a1: string,
     values: unknown[][],
-    options: { user?: string; sheetName?: string; authMode?: 'LIMITED' | 'NONE' } = {},
+    options: {
+      user?: string;
+      sheetName?: string;
+      authMode?: 'LIMITED' | 'NONE';
+      /** On a sheet protected with a warning: the person answers the warning with OK (else: Cancel). */
+      confirmWarning?: boolean;
+    } = {},
   ): Promise<ExecutionResult> {
     const ss = this.spreadsheet(spreadsheetId);
     const sheet = options.sheetName ? ss.sheetByName(options.sheetName) : undefined;
     const { sheet: target, box } = ss.resolve(a1, sheet ?? ss.activeSheet());
+    if (target.protection?.warningOnly) {
+      this.protectionWarnings.push({ spreadsheetId, sheetName: target.name, user: options.user ?? ss.owner });
+      if (!options.confirmWarning) throw new ProtectionWarningError(target.name);
+    }
     const single = box.numRows === 1 && box.numCols === 1;
     const oldValue = single ? this.values(spreadsheetId, a1, target.name)[0][0] : undefined;
     this.enter(spreadsheetId, a1, values, target.name);

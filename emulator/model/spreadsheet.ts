@@ -33,8 +33,20 @@ export class SheetsError extends Error {}
 
 type Line = Array<Cell | undefined>;
 
+/**
+ * A sheet's protection (Sheet.protect()). Its editors are the spreadsheet's until a script changes them, which the
+ * add-on never does ("the permissions mirror those of the spreadsheet itself, which effectively means that the sheet
+ * remains unprotected", apps-script/reference/spreadsheet/sheet#protect()); `warningOnly`: every user can edit, but a
+ * person's edit prompts a warning first (apps-script/reference/spreadsheet/protection#setWarningOnly(Boolean)).
+ */
+export interface SheetProtection {
+  warningOnly: boolean;
+  description: string;
+}
+
 export class SheetModel {
   frozenRows = 0;
+  protection?: SheetProtection;
   /** Sheet.hideSheet: no tab in Sheets' window (the values stay readable and writable). */
   hidden = false;
   private rows: Array<Line | undefined> = [];
@@ -133,6 +145,7 @@ export class SheetModel {
   clone(): SheetModel {
     const copy = new SheetModel(this.id, this.name, this.maxRows, this.maxCols);
     copy.frozenRows = this.frozenRows;
+    if (this.protection) copy.protection = { ...this.protection };
     copy.hidden = this.hidden;
     copy.rows = this.lines();
     copy.shared = { rows: true, changed: new Map(), ownLines: new WeakSet() };
@@ -373,6 +386,7 @@ export class SpreadsheetModel {
         cols: sheet.maxCols,
         frozenRows: sheet.frozenRows,
         hidden: sheet.hidden,
+        ...(sheet.protection ? { protection: { ...sheet.protection } } : {}),
         cells: sheet
           .allCells()
           .map(({ row, col, cell }) => cellSnapshot(row, col, cell))
@@ -393,6 +407,7 @@ export class SpreadsheetModel {
       const sheet = new SheetModel(saved.id, saved.name, saved.rows, saved.cols);
       sheet.frozenRows = saved.frozenRows;
       sheet.hidden = saved.hidden;
+      if (saved.protection) sheet.protection = { ...saved.protection };
       for (const cell of saved.cells) {
         if (cell.r < 1 || cell.c < 1 || cell.r > sheet.maxRows || cell.c > sheet.maxCols) continue;
         Object.assign(sheet.ensure(cell.r, cell.c), restoredCell(cell));
@@ -467,6 +482,7 @@ export interface SheetSnapshot {
   cols: number;
   frozenRows: number;
   hidden: boolean;
+  protection?: SheetProtection;
   cells: CellSnapshot[];
 }
 

@@ -42,8 +42,40 @@ export class Sheet {
     this._call('sort', column, ascending);
     return this;
   }
+  protect(): Protection {
+    return new Protection(this._call('protect'));
+  }
   toString(): string {
     return 'Sheet';
+  }
+}
+
+/** A sheet's protection (services/sheet.ts). */
+export class Protection {
+  constructor(readonly _d: SheetD) {}
+  // biome-ignore lint/suspicious/noExplicitAny: a script's services answer untyped values, as Apps Script's do
+  _call(method: string, ...args: unknown[]): any {
+    return call(`Protection.${method}`, [this._d, ...args]);
+  }
+  setWarningOnly(warningOnly: boolean): this {
+    this._call('setWarningOnly', warningOnly);
+    return this;
+  }
+  setDescription(description: string): this {
+    this._call('setDescription', description);
+    return this;
+  }
+  isWarningOnly(): boolean {
+    return this._call('isWarningOnly');
+  }
+  getDescription(): string {
+    return this._call('getDescription');
+  }
+  remove(): void {
+    this._call('remove');
+  }
+  toString(): string {
+    return 'Protection';
   }
 }
 

@@ -111,6 +111,7 @@ export const SPREADSHEET_WRITES = new Set([
   'clearContents',
   'appendRow',
   'sort',
+  'protect',
   'setName',
   'setFrozenRows',
   'insertSheet',

@@ -7,7 +7,7 @@ import { answerSheetCall } from './pending';
 import { properties, propertiesService } from './properties';
 import { range, rangeList } from './range';
 import { scriptApp, session } from './script';
-import { sheet } from './sheet';
+import { protection, sheet } from './sheet';
 import { spreadsheet, spreadsheetApp } from './spreadsheet';
 import { htmlService, ui } from './ui';
 import { urlFetch } from './urlfetch';
@@ -16,6 +16,7 @@ const SERVICES: Record<string, ServiceHandler> = {
   SpreadsheetApp: spreadsheetApp,
   Spreadsheet: spreadsheet,
   Sheet: sheet,
+  Protection: protection,
   Range: range,
   RangeList: rangeList,
   Ui: ui,

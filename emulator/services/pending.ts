@@ -19,7 +19,14 @@ export interface PendingWrite {
   selection?: boolean;
 }
 
-const SHEET_SERVICES = new Set(['SpreadsheetApp', 'Spreadsheet', 'Sheet', 'Range', 'RangeList']);
+const SHEET_SERVICES = new Set([
+  'SpreadsheetApp',
+  'Spreadsheet',
+  'Sheet',
+  'Range',
+  'RangeList',
+  'Protection',
+]);
 
 /** The selection is the person's, not the file's: it changes at once. */
 const SELECTION = new Set([
@@ -32,6 +39,7 @@ const SELECTION = new Set([
 
 function isWrite(service: string, method: string): boolean {
   if (service === 'SpreadsheetApp' || SELECTION.has(method)) return false;
+  if (service === 'Protection') return method !== 'isWarningOnly' && method !== 'getDescription';
   return (
     SPREADSHEET_WRITES.has(method) || /^(set|insert|delete|clear|hide|show|append|autoResize)/.test(method)
   );

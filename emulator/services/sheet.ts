@@ -63,6 +63,10 @@ export function sheet(host: ServiceHost, exec: Exec, method: string, args: unkno
     case 'sort':
       sheet.sort(n(1), args[2] !== false);
       return null;
+    case 'protect':
+      // Already protected: the existing protection (apps-script/reference/spreadsheet/sheet#protect()).
+      sheet.protection ??= { warningOnly: false, description: '' };
+      return base;
     case 'appendRow': {
       const values = args[1] as unknown[];
       const row = sheet.lastRow() + 1;
@@ -124,5 +128,31 @@ export function sheet(host: ServiceHost, exec: Exec, method: string, args: unkno
       // Layout only (column widths): no effect on values.
       if (exec.kind === 'custom') fail(`You do not have permission to call ${method}`);
       return null;
+  }
+}
+
+/** Protection of a sheet (Sheet.protect()): its description and whether it only warns. */
+export function protection(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  const { sheet } = sheetOf(host, args[0] as SheetD);
+  if (method !== 'isWarningOnly' && method !== 'getDescription') checkWrite(exec, `Protection.${method}`);
+  const current = sheet.protection;
+  if (!current) return fail('This protection was removed.');
+  switch (method) {
+    case 'isWarningOnly':
+      return current.warningOnly;
+    case 'getDescription':
+      return current.description;
+    case 'setWarningOnly':
+      if (typeof args[1] !== 'boolean') fail(`Invalid argument: ${String(args[1])}`);
+      current.warningOnly = args[1];
+      return null;
+    case 'setDescription':
+      current.description = String(args[1]);
+      return null;
+    case 'remove':
+      sheet.protection = undefined;
+      return null;
+    default:
+      return fail(`Unknown method Protection.${method}`);
   }
 }

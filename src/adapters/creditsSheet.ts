@@ -2,12 +2,12 @@
  * The credits log's hidden sheet (its layout and reads: src/store/credits.ts, creditsLog.ts), one per execution,
  * and the visible sheets an export writes in the log's layout.
  */
-import { CREDITS_COLUMNS, CREDITS_HEADER, CREDITS_LAYOUT } from '../store/credits';
+import { CREDITS_COLUMNS, CREDITS_HEADER, CREDITS_LAYOUT, CREDITS_LOG_LAYOUT } from '../store/credits';
 import { creditsLogOn } from '../store/creditsLog';
 import { hiddenSheet, insertWithLayout } from './hiddenSheet';
 
 /** The credits log, one per execution: it remembers the sheet and its size between appends. */
-export const creditsLog = creditsLogOn(hiddenSheet(CREDITS_LAYOUT));
+export const creditsLog = creditsLogOn(hiddenSheet(CREDITS_LOG_LAYOUT));
 
 /**
  * A new visible sheet for an export, named `name`, or `name (2)`, `name (3)`… when taken: plain-text columns and the

@@ -47,6 +47,18 @@ function rowsOf(sheet: Sheet, layout: SheetLayout): HiddenSheetRows {
   };
 }
 
+/**
+ * Protects `sheet` with a warning only: a person's edit asks them to confirm, scripts are not stopped, so every
+ * editor's execution still writes it (apps-script/reference/spreadsheet/protection#setWarningOnly(Boolean)).
+ */
+function guard(sheet: Sheet, description: string): void {
+  try {
+    sheet.protect().setDescription(description).setWarningOnly(true);
+  } catch {
+    // The warning is a courtesy to people: a refusal must not stop keeping what was paid for.
+  }
+}
+
 export function hiddenSheet(layout: SheetLayout): HiddenSheet {
   return {
     reader: () => {
@@ -69,6 +81,7 @@ export function hiddenSheet(layout: SheetLayout): HiddenSheet {
       if (!sheet) {
         sheet = insertWithLayout(ss, layout.name, layout);
         sheet.hideSheet();
+        if (layout.guard !== undefined) guard(sheet, layout.guard);
       }
       return rowsOf(sheet, layout);
     },

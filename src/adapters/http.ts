@@ -1,4 +1,4 @@
-/** UrlFetchApp: one batch of lookups through fetchAll; one plain request. */
+/** UrlFetchApp: one batch of lookups, or the key check, through fetchAll. */
 
 import { interpretAnswer, type RawAnswer } from '../lookup/answers';
 import { redactKey } from '../lookup/apiKey';
@@ -7,7 +7,6 @@ import {
   buildLookupRequest,
   type HttpRequest,
   interpretFetchException,
-  interpretKeyCheck,
   type KeyCheck,
   type ServiceError,
 } from '../lookup/contract';
@@ -73,39 +72,34 @@ function fetchEach<T>(
 }
 
 /**
- * The key check: one request without `network_url` (free: answered 400 for a good key, before any lookup). A 400,
- * or an off-contract 200, passes; any other answer is read as a lookup's would be (401 key refused, 404 or a
- * redirect: the configuration, 429 with its Retry-After, 5xx).
+ * The key check's one reading (the sidebar's and a session's): a 400 (the key passed, the missing URL refused) or an
+ * off-contract 200 passes; any other answer is read as a lookup's would be (401 key refused, 404 or a redirect: the
+ * configuration, 429 with its Retry-After, 5xx), the key masked in what it says.
  */
-function checkKey(plan: SendPlan): SentKeyCheck {
-  const sent = fetchEach([buildKeyCheckRequest(plan.endpoint, plan.apiKey)], plan.apiKey, (answer, now) => {
-    if ('status' in answer && (answer.status === 400 || answer.status === 200)) return undefined;
-    const outcome = interpretAnswer(answer, plan.apiKey, now);
-    return outcome.kind === 'error' ? outcome : undefined;
-  });
+export function keyCheckOutcome(answer: RawAnswer, apiKey: string, now: number): ServiceError | undefined {
+  if ('status' in answer && (answer.status === 400 || answer.status === 200)) return undefined;
+  const outcome = interpretAnswer(answer, apiKey, now);
+  return outcome.kind === 'error' ? outcome : undefined;
+}
+
+/** The key check: one request without `network_url` (free: answered 400 for a good key, before any lookup). */
+function sendKeyCheck(endpoint: string, apiKey: string): SentKeyCheck {
+  const sent = fetchEach([buildKeyCheckRequest(endpoint, apiKey)], apiKey, (answer, now) =>
+    keyCheckOutcome(answer, apiKey, now),
+  );
   return { error: sent.outcomes[0], sent: sent.sent, lost: sent.lost };
 }
 
+const checkKey = (plan: SendPlan): SentKeyCheck => sendKeyCheck(plan.endpoint, plan.apiKey);
+
 export const fetchTransport: Transport = { sendBatch, checkKey };
 
-export function sendOne(request: HttpRequest): RawAnswer {
-  try {
-    const response = UrlFetchApp.fetch(
-      request.url,
-      request as GoogleAppsScript.URL_Fetch.URLFetchRequestOptions,
-    );
-    return rawAnswer(response);
-  } catch (error) {
-    return { thrown: redactKey(errorMessage(error), request.headers['X-KEY']) };
-  }
-}
-
-/** The key check's request and its verdict (one request, no credit: see buildKeyCheckRequest). */
+/** The sidebar's key check: the same request and reading as a session's (see sendKeyCheck). */
 export function askServiceAboutKey(key: string): KeyCheck | { config: string } {
   const config = readScriptConfig();
   if (!config.endpoint.ok) return { config: config.endpoint.message };
-  const answer = sendOne(buildKeyCheckRequest(config.endpoint.endpoint, key));
-  return 'thrown' in answer
-    ? interpretFetchException(answer.thrown)
-    : interpretKeyCheck(answer.status, answer.body);
+  const { error } = sendKeyCheck(config.endpoint.endpoint, key);
+  if (!error) return { valid: true };
+  if (error.error === 'unauthorized') return { valid: false, message: error.said ?? 'Unauthorized' };
+  return error;
 }

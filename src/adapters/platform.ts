@@ -8,13 +8,18 @@ import { documentPropertyWritable } from './formulaWrites';
 import { askServiceAboutKey } from './http';
 import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
 import { heldAfterLosses, keepPendingResults, servicePorts } from './ports';
-import { documentProperties, userProperties } from './properties';
-import { runnerEmail, runnerId } from './runner';
+import { documentProperties, documentPropertiesOrNull, userProperties } from './properties';
+import { ensureRunnerId, runnerEmail, runnerId } from './runner';
 import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
 import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } from './settings';
 import { editedCells, spreadsheetPort } from './sheets';
 import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
-import { createWatchTriggers, deleteMyWatchTriggers, watchTriggersPresent } from './triggers';
+import {
+  createWatchTriggers,
+  deleteMyWatchTriggers,
+  deleteWatchTriggers,
+  watchTriggersPresent,
+} from './triggers';
 import { showAlert, showSidebar } from './ui';
 
 /** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
@@ -26,11 +31,12 @@ export const appsScript: Platform = {
     tryWith: (work) => tryWithDocumentLock(work),
   },
   documentProperties,
+  documentPropertiesOrNull,
   userProperties,
   documentCache,
   config: readScriptConfig,
   cachedConfig: readCachedScriptConfig,
-  runner: { id: runnerId, email: runnerEmail },
+  runner: { id: runnerId, ensureId: ensureRunnerId, email: runnerEmail },
   settings: {
     apiKey: readApiKey,
     saveApiKey: writeApiKey,
@@ -53,5 +59,10 @@ export const appsScript: Platform = {
   creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
   addonSheets,
   ui: { showSidebar, showAlert },
-  triggers: { create: createWatchTriggers, deleteMine: deleteMyWatchTriggers, present: watchTriggersPresent },
+  triggers: {
+    create: createWatchTriggers,
+    deleteMine: deleteMyWatchTriggers,
+    delete: deleteWatchTriggers,
+    present: watchTriggersPresent,
+  },
 };

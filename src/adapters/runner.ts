@@ -10,11 +10,16 @@
 
 import { RUNNER_ID_PROPERTY } from '../core/propertyNames';
 
-/** This user's runner id; with `create`, one is made and saved on first use (otherwise null until then). */
-export function runnerId(create = false): string | null {
+/** This user's runner id, or null until one is made. */
+export function runnerId(): string | null {
+  return PropertiesService.getUserProperties().getProperty(RUNNER_ID_PROPERTY);
+}
+
+/** This user's runner id, made and saved on first use. */
+export function ensureRunnerId(): string {
   const props = PropertiesService.getUserProperties();
   const stored = props.getProperty(RUNNER_ID_PROPERTY);
-  if (stored || !create) return stored;
+  if (stored) return stored;
   const id = Utilities.getUuid();
   props.setProperty(RUNNER_ID_PROPERTY, id);
   return id;

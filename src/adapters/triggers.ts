@@ -61,6 +61,12 @@ export function deleteMyWatchTriggers(): number {
   return mine.length;
 }
 
+/** Deletes the current user's watch triggers of `ids` that still exist (others of theirs stay). */
+export function deleteWatchTriggers(ids: readonly string[]): void {
+  for (const trigger of myWatchTriggers())
+    if (ids.includes(trigger.getUniqueId())) ScriptApp.deleteTrigger(trigger);
+}
+
 /** Whether the current user's watch triggers of `ids` all still exist. */
 export function watchTriggersPresent(ids: readonly string[]): boolean {
   const present = new Set(myWatchTriggers().map((trigger) => trigger.getUniqueId()));

@@ -6,7 +6,7 @@ import type { Job } from './job';
 
 /** False in an execution without a document (a time-driven trigger may run without one). */
 export function hasDocument(platform: Platform): boolean {
-  return platform.documentProperties() !== null;
+  return platform.documentPropertiesOrNull() !== null;
 }
 
 export function loadJob(platform: Platform): Job | null {

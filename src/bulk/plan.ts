@@ -6,7 +6,7 @@
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
-import { MAX_LOST_SENDS, TRIAL_PROFILES } from '../core/limits';
+import { TRIAL_PROFILES } from '../core/limits';
 import { WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import type { CellBlock, SheetPort } from '../core/sheet';
 import { isBlankCell } from '../core/url';
@@ -15,9 +15,9 @@ import type { Platform } from '../platform/platform';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import type { ColumnRead } from './placement';
+import { columnPlanner } from './planner';
 import { isHeaderText, withFormulaCells } from './rowCells';
-import { planRun } from './runPlan';
-import { rememberingStore, trialRead } from './trial';
+import { trialRead } from './trial';
 
 /** A plan with what creating its job needs. */
 export interface PlannedRun {
@@ -124,19 +124,8 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   const { note, ...target } = targetRange(platform, request);
   const whole = readColumn(target, settings.extraFields);
   const { sheet } = target;
-  const store = platform.lookupPorts(false).store;
-  const options = {
-    mode: request.mode === 'retry' ? ('retry' as const) : ('all' as const),
-    includeUnprocessable: request.includeUnprocessable === true,
-    recheck: request.recheck === true,
-    extraFields: settings.extraFields,
-    startAtOnceUnder: settings.startAtOnce ? settings.startAtOnceUnder : null,
-    hosts: platform.config().networkHosts,
-    chosen: request.placement,
-  };
-  const stored = rememberingStore((keys) => store.getMany(keys));
-  const planOf = (read: ColumnRead, chosen = options.chosen) =>
-    planRun(read, { ...options, chosen }, stored, (keys) => platform.heldAfterLosses(keys, MAX_LOST_SENDS));
+  const startAtOnceUnder = settings.startAtOnce ? settings.startAtOnceUnder : null;
+  const planOf = columnPlanner(platform, settings, request, startAtOnceUnder);
   let plan = planOf(whole);
   let read = whole;
   // A trial keeps the whole range's placement: "Run the rest" then writes beside the trial's results.
@@ -144,7 +133,7 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   if (trial) {
     const newProfiles = plan.newProfiles;
     read = trial;
-    plan = { ...planOf(trial, options.chosen ?? plan.placement.kind), trialOf: newProfiles };
+    plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: newProfiles };
   }
   if (plan.waitUntil !== undefined) plan.waitUntilText = platform.clock.timeText(plan.waitUntil);
   const quota = webRequestQuotaNote(

@@ -143,7 +143,7 @@ export function createUnderLock(
   if (stored) recordRun(platform, stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
   const owner = {
-    id: viewerId ?? (platform.runner.id(true) as string),
+    id: viewerId ?? platform.runner.ensureId(),
     name: ownerName || platform.runner.email(),
   };
   const { job: created, prepareSheet } = createJob(platform, planned, owner, origin);

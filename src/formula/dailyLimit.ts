@@ -15,7 +15,6 @@ import type { Platform } from '../platform/platform';
 import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
-  dayOf,
   giveBack,
   parsePolicy,
   parseSpend,
@@ -37,8 +36,12 @@ export function readPolicy(platform: Platform): FormulaPolicy {
   }
 }
 
+/** What formulas spent on the day of `now`: the spreadsheet's day (its time zone), as the watch counts its own. */
 function readSpend(platform: Platform, now: number) {
-  return parseSpend(platform.documentProperties().getProperty(FORMULA_SPEND_PROPERTY), dayOf(now));
+  return parseSpend(
+    platform.documentProperties().getProperty(FORMULA_SPEND_PROPERTY),
+    platform.clock.day(now),
+  );
 }
 
 function writeSpend(platform: Platform, spend: { day: string; used: number }): void {
@@ -77,7 +80,8 @@ export function formulaSpendGate(
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
 export function readFormulaCapState(platform: Platform): FormulaCapState {
-  return { policy: readPolicy(platform), usedToday: readSpend(platform, platform.clock.now()).used };
+  const spend = readSpend(platform, platform.clock.now());
+  return { policy: readPolicy(platform), usedToday: spend.used, day: spend.day };
 }
 
 /** Saves this user's policy for the spreadsheet (it governs formulas when this user owns the spreadsheet). */

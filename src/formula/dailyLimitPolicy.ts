@@ -10,14 +10,10 @@ import { REFRESH_PATH } from '../core/product';
 
 export const DEFAULT_FORMULA_POLICY: FormulaPolicy = { enabled: true, dailyCap: DEFAULT_FORMULA_DAILY_CAP };
 
-/** The day's spending: the day (UTC, YYYY-MM-DD) and the credits reserved so far. */
+/** The day's spending: the day (yyyy-MM-dd, the spreadsheet's time zone) and the credits reserved so far. */
 export interface FormulaSpend {
   day: string;
   used: number;
-}
-
-export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** A stored or submitted policy, checked: defaults for what is missing, a clear error for what is wrong. */
@@ -67,5 +63,5 @@ export function capMessage(policy: FormulaPolicy): string {
   if (!policy.enabled) {
     return `New lookups by =FINDEMAIL are turned off in this spreadsheet by its owner (no credit spent). Results already found still show; the owner can turn formulas on in the add-on's Settings tab, then use ${REFRESH_PATH}.`;
   }
-  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight UTC; the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
+  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight in the spreadsheet's time zone (File > Settings); the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
 }

@@ -1,127 +1,21 @@
 /**
- * The service contract (shared/service-spec.md) as pure functions: the request, the answer (its JSON body and what
- * it means), and the bounds on every field the add-on keeps.
+ * The service contract on the wire (shared/service-spec.md) as pure functions: the request, and the answer read into
+ * the result's words (./result.ts): its JSON body and what it means.
  */
 
-import { quoteService, withoutAddresses, withoutStop } from '../core/text';
+import { withoutAddresses, withoutStop } from '../core/text';
+import {
+  boundResult,
+  cut,
+  FIELD_LIMITS,
+  type LookupOutcome,
+  type ProfileInfo,
+  type ServiceError,
+  serviceError,
+} from './result';
 
-export interface ProfileInfo {
-  name?: string;
-  updatedAt?: string;
-}
-
-export type Found = {
-  kind: 'found';
-  email: string;
-  emailStatus: string;
-  catchAll: boolean;
-  accountType: string;
-  profile: ProfileInfo;
-};
-export type NotFound = { kind: 'not_found'; profile: ProfileInfo };
-export type Unprocessable = { kind: 'unprocessable'; message: string; profile: ProfileInfo };
-/** A result worth keeping: the service answered for this profile and charged a credit. */
-export type LookupResult = Found | NotFound | Unprocessable;
-
-export type ErrorKind =
-  | 'bad_request' // 400: the service rejected the URL; no credit
-  | 'unauthorized' // 401
-  | 'payment_required' // 402
-  | 'endpoint_not_found' // 404
-  | 'rate_limited' // 429
-  | 'server_error' // 500 and other 5xx
-  | 'unexpected_status'
-  | 'invalid_body' // not JSON (an HTML page from a proxy) or not the contract's shape
-  | 'transport' // connection reset, DNS, refused
-  | 'timeout'
-  | 'quota' // Apps Script's daily UrlFetch quota
-  | 'missing_key'
-  | 'config';
-
-/** What a whole run does after this error: go on with other rows, pause (resumable later) or stop (needs a fix). */
-export type RunEffect = 'continue' | 'pause' | 'stop';
-
-export interface ServiceError {
-  kind: 'error';
-  error: ErrorKind;
-  status?: number;
-  message: string;
-  retryable: boolean;
-  effect: RunEffect;
-  /** A 429's Retry-After, in ms: no request before it has passed. */
-  retryAfterMs?: number;
-  /** The service's own words, quoted at the end of `message` (ours first; see withAdvice). */
-  said?: string;
-  /** Not sent again before this time (epoch ms): a profile whose answer was lost twice. */
-  notBefore?: number;
-}
-
-/** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
-export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice: string): string {
-  const at = error.said === undefined ? -1 : error.message.lastIndexOf(QUOTE_START);
-  if (at < 0) return `${error.message} ${advice}`;
-  return `${error.message.slice(0, at)} ${advice}${error.message.slice(at)}`;
-}
-
-const QUOTE_START = ' The service said: "';
-
-export type LookupOutcome = LookupResult | ServiceError;
-
-// Bounds on every field of a result the add-on keeps. A property value holds at most 9 KB (Apps Script throws
-// "Argument too large: value" above it, https://developers.google.com/apps-script/guides/services/quotas), and one
-// write carries a whole batch: one oversized answer (a 10 KB name) would lose every result of its batch.
-
-/** UTF-16 code units per field; a longer value is cut and ends with CUT_MARKER. */
-export const FIELD_LIMITS = {
-  /** A person's name: far above any real one. */
-  name: 200,
-  /** RFC 5321 caps an address at 64 + 1 + 255 characters; a longer one is refused, not cut (offContract). */
-  email: 320,
-  /** `email_status`, `account_type`: single words in the contract (VALID, professional). */
-  status: 40,
-  /** `updated_at`: an ISO 8601 timestamp is 25 characters. */
-  updatedAt: 40,
-  /** The 422 `message`: one sentence in the contract. */
-  message: 500,
-} as const;
-
-export const CUT_MARKER = '…';
-
-/** The text itself when within `limit`, else its first `limit - 1` code units (no half surrogate pair) and "…". */
-export function cut(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  let end = limit - CUT_MARKER.length;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return text.slice(0, end) + CUT_MARKER;
-}
-
-function boundProfile(profile: ProfileInfo): ProfileInfo {
-  const bounded: ProfileInfo = {};
-  if (profile.name !== undefined) bounded.name = cut(profile.name, FIELD_LIMITS.name);
-  if (profile.updatedAt !== undefined) bounded.updatedAt = cut(profile.updatedAt, FIELD_LIMITS.updatedAt);
-  return bounded;
-}
-
-/** The result with every field within FIELD_LIMITS. */
-export function boundResult(result: LookupResult): LookupResult {
-  const profile = boundProfile(result.profile);
-  switch (result.kind) {
-    case 'found':
-      return {
-        kind: 'found',
-        email: cut(result.email, FIELD_LIMITS.email),
-        emailStatus: cut(result.emailStatus, FIELD_LIMITS.status),
-        catchAll: result.catchAll,
-        accountType: cut(result.accountType, FIELD_LIMITS.status),
-        profile,
-      };
-    case 'not_found':
-      return { kind: 'not_found', profile };
-    case 'unprocessable':
-      return { kind: 'unprocessable', message: cut(result.message, FIELD_LIMITS.message), profile };
-  }
-}
+// The result's words, for the modules that still import them from here.
+export * from './result';
 
 // Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
 // record, and whether a 200 has the contract's success shape.
@@ -219,36 +113,6 @@ export function buildLookupRequest(endpoint: string, apiKey: string, networkUrl:
  */
 export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequest {
   return { ...buildLookupRequest(endpoint, apiKey, ''), payload: '{}' };
-}
-
-export type KeyCheck = { valid: true } | { valid: false; message: string } | ServiceError;
-
-export function interpretKeyCheck(status: number, body: string): KeyCheck {
-  if (status === 400) return { valid: true };
-  if (status === 401) return { valid: false, message: errorText(parseJson(body)) ?? 'Unauthorized' };
-  // A 200 to a body without network_url is off-contract, whatever it holds; the key evidently works.
-  if (status === 200) return { valid: true };
-  const outcome = interpretLookupResponse(status, body);
-  if (outcome.kind === 'error') return outcome;
-  return { valid: true };
-}
-
-/** `message`: our words; `options.said`: the service's, quoted once after them. */
-export function serviceError(
-  error: ErrorKind,
-  message: string,
-  options: { status?: number; retryable?: boolean; effect?: RunEffect; said?: string } = {},
-): ServiceError {
-  const outcome: ServiceError = {
-    kind: 'error',
-    error,
-    status: options.status,
-    message: `${message}${quoteService(options.said)}`,
-    retryable: options.retryable ?? false,
-    effect: options.effect ?? 'continue',
-  };
-  if (options.said && quoteService(options.said)) outcome.said = options.said;
-  return outcome;
 }
 
 /** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */

@@ -44,8 +44,10 @@ export interface DocumentLocking {
 
 /** Who runs this execution. */
 export interface Runner {
-  /** This user's runner id (a random id in their user properties); with `create`, made on first use. */
-  id(create?: boolean): string | null;
+  /** This user's runner id (a random id in their user properties); null until one is made. */
+  id(): string | null;
+  /** This user's runner id, made and saved on first use. */
+  ensureId(): string;
   /** The user's e-mail address, or '' where Apps Script does not give it. */
   email(): string;
 }
@@ -75,6 +77,8 @@ export interface WatchTriggers {
   create(): string[];
   /** Deletes them; how many there were. */
   deleteMine(): number;
+  /** Deletes those of `ids` that still exist (a start that made them and then did not save its watch). */
+  delete(ids: readonly string[]): void;
   /** Whether the triggers of `ids` all still exist. */
   present(ids: readonly string[]): boolean;
 }
@@ -98,8 +102,10 @@ export interface CreditsLogSheet extends CreditsLog {
 export interface Platform {
   clock: PlatformClock;
   lock: DocumentLocking;
-  /** The document properties, shared by every user of the spreadsheet. */
+  /** The document properties, shared by every user of the spreadsheet; throws when the execution has no document. */
   documentProperties(): Properties;
+  /** The document properties, or null when the execution has no document (a time-driven trigger may have none). */
+  documentPropertiesOrNull(): Properties | null;
   /** This user's own properties. */
   userProperties(): Properties;
   /** The document cache, or null when the execution has none. */

@@ -1,40 +1,35 @@
-/** The sidebar's server side: the user's key (masked on the way out), settings and the key check. */
+/** The sidebar's Settings: the user's key (masked on the way out), settings and the key check (src/sidebarState.ts assembles the whole state). */
 
 import type { KeyCheckResult, SidebarState } from '../api';
-import { getEnrichmentProgress } from '../bulk/controls';
 import { KEY_SOURCE } from '../core/product';
 import { pickSettings } from '../core/settings';
 import { quoteService } from '../core/text';
-import { readFormulaCapState } from '../formula/dailyLimit';
 import { checkKeyShape, maskKey, redactKey } from '../lookup/apiKey';
 import type { Platform } from '../platform/platform';
 
-export function getSidebarState(platform: Platform): SidebarState {
-  // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
-  platform.keepPendingResults();
+/** The sidebar's state as this room knows it: the person's key (masked), settings, and a configuration error. */
+export type AccountState = Omit<SidebarState, 'progress' | 'formulas'>;
+
+export function accountState(platform: Platform): AccountState {
   const key = platform.settings.apiKey();
   const config = platform.config();
   return {
     hasKey: key !== null,
     maskedKey: key ? maskKey(key) : '',
     settings: platform.settings.read(),
-    progress: getEnrichmentProgress(platform),
     configError: config.endpoint.ok ? '' : config.endpoint.message,
-    formulas: readFormulaCapState(platform),
   };
 }
 
-export function saveApiKey(platform: Platform, raw: unknown): SidebarState {
+export function saveApiKey(platform: Platform, raw: unknown): void {
   const shape = checkKeyShape(raw);
   if (!shape.ok) throw new Error(shape.message);
   platform.settings.saveApiKey(shape.key);
   platform.clearHalt();
-  return getSidebarState(platform);
 }
 
-export function removeApiKey(platform: Platform): SidebarState {
+export function removeApiKey(platform: Platform): void {
   platform.settings.deleteApiKey();
-  return getSidebarState(platform);
 }
 
 /** Asks the service about the saved key without spending a credit (see buildKeyCheckRequest). */
@@ -60,7 +55,6 @@ export function checkApiKey(platform: Platform): KeyCheckResult {
   return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };
 }
 
-export function saveSettings(platform: Platform, input: unknown): SidebarState {
+export function saveSettings(platform: Platform, input: unknown): void {
   platform.settings.save(pickSettings(input));
-  return getSidebarState(platform);
 }

@@ -1,5 +1,6 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
+import { dayText } from '../core/day';
 import {
   creditsText,
   durationText,
@@ -128,9 +129,10 @@ export function recordText(lookups: number, found: number): string {
   return lookups > 0 ? `Here so far: ${hitRateText(lookups, found)}.` : '';
 }
 
-/** "Used today: 12 of 500 credits." */
+/** "Used today (27 Nov): 12 of 500 credits." */
 export function formulaUseText(state: FormulaCapState): string {
+  const today = `Used today (${dayText(state.day)})`;
   if (!state.policy.enabled)
-    return `New lookups by formulas are off. Used today: ${countText(state.usedToday, 'credit')}.`;
-  return `Used today: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
+    return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
+  return `${today}: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
 }

@@ -47,7 +47,10 @@ export function decodeResult(text: string | null | undefined): CachedResult | un
   const [version, kind, name, updatedAt, stored] = row as [number, string, string, string, number];
   const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
   const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
-  const str = (index: number) => (typeof row[index] === 'string' ? (row[index] as string) : '');
+  const str = (index: number) => {
+    const cell: unknown = row[index];
+    return typeof cell === 'string' ? cell : '';
+  };
   switch (kind) {
     case 'f':
       return {

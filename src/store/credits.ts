@@ -30,6 +30,13 @@ export const CREDITS_LAYOUT: SheetLayout = {
   header: CREDITS_HEADER,
 };
 
+/** The hidden credits log's sheet: its layout, guarded by a warning (an export is not). */
+export const CREDITS_LOG_LAYOUT: SheetLayout = {
+  ...CREDITS_LAYOUT,
+  guard:
+    'Profile Email Finder logs every credit spent here: editing, sorting or deleting this sheet loses that record (Credits tab).',
+};
+
 export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'lost';
 export const LOST_OUTCOME_TEXT = 'answer lost (maybe charged)';
 const OUTCOME_TEXT: Record<ChargeOutcome, string> = {

@@ -9,6 +9,41 @@ import type { CreditsLog, HiddenSheet, HiddenSheetRows } from './ports';
 const GROW_ROWS = 2000;
 
 export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
+  return {
+    append: appenderOn(hidden),
+    readRows: () => {
+      try {
+        const sheet = hidden.find();
+        return sheet && logBlock(sheet, 1, CREDITS_COLUMNS);
+      } catch {
+        return null;
+      }
+    },
+    lastRow: () => {
+      const sheet = hidden.find();
+      return sheet ? Math.max(1, sheet.lastRow()) : 0;
+    },
+    readRowsBetween: (first, last) => {
+      const sheet = hidden.find();
+      if (!sheet || last < first) return [];
+      return sheet.values({ row: first, column: 1, rows: last - first + 1, columns: CREDITS_COLUMNS });
+    },
+    readOutcomes: () => {
+      const sheet = hidden.find();
+      return sheet && logBlock(sheet, OUTCOME_COLUMN, 1).map((row) => row[0]);
+    },
+  };
+}
+
+/** The log's rows below its header, `columns` columns from `column`, in one read. */
+function logBlock(sheet: HiddenSheetRows, column: number, columns: number): unknown[][] {
+  const last = sheet.lastRow();
+  if (last < CREDITS_FIRST_ROW) return [];
+  return sheet.values({ row: CREDITS_FIRST_ROW, column, rows: last - CREDITS_FIRST_ROW + 1, columns });
+}
+
+/** Appends rows at the log's end, creating the sheet when missing. */
+function appenderOn(hidden: HiddenSheet): (rows: string[][]) => void {
   /**
    * The log sheet and its row count as this execution last saw them: a batch's append then costs its last row and
    * one write. The row count only grows (the add-on inserts rows, never deletes them): a stale one is read again
@@ -35,56 +70,15 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
     sheet.write(first, 1, rows);
   };
 
-  return {
-    append: (rows) => {
-      if (rows.length === 0) return;
-      try {
-        append(rows);
-      } catch (error) {
-        if (!known) throw error;
-        // The sheet this execution knew was deleted or changed meanwhile: look it up (or create it) again, once.
-        known = null;
-        append(rows);
-      }
-    },
-    readRows: () => {
-      try {
-        const sheet = hidden.find();
-        if (!sheet) return null;
-        const last = sheet.lastRow();
-        if (last < CREDITS_FIRST_ROW) return [];
-        return sheet.values({
-          row: CREDITS_FIRST_ROW,
-          column: 1,
-          rows: last - CREDITS_FIRST_ROW + 1,
-          columns: CREDITS_COLUMNS,
-        });
-      } catch {
-        return null;
-      }
-    },
-    lastRow: () => {
-      const sheet = hidden.find();
-      return sheet ? Math.max(1, sheet.lastRow()) : 0;
-    },
-    readRowsBetween: (first, last) => {
-      const sheet = hidden.find();
-      if (!sheet || last < first) return [];
-      return sheet.values({ row: first, column: 1, rows: last - first + 1, columns: CREDITS_COLUMNS });
-    },
-    readOutcomes: () => {
-      const sheet = hidden.find();
-      if (!sheet) return null;
-      const last = sheet.lastRow();
-      if (last < CREDITS_FIRST_ROW) return [];
-      return sheet
-        .values({
-          row: CREDITS_FIRST_ROW,
-          column: OUTCOME_COLUMN,
-          rows: last - CREDITS_FIRST_ROW + 1,
-          columns: 1,
-        })
-        .map((row) => row[0]);
-    },
+  return (rows) => {
+    if (rows.length === 0) return;
+    try {
+      append(rows);
+    } catch (error) {
+      if (!known) throw error;
+      // The sheet this execution knew was deleted or changed meanwhile: look it up (or create it) again, once.
+      known = null;
+      append(rows);
+    }
   };
 }

@@ -24,6 +24,11 @@ export interface SheetLayout {
   columns: number;
   title?: string;
   header?: string[];
+  /**
+   * The hidden sheet's protection description (Data > Protected sheets and ranges): it only warns, so a person
+   * editing it by hand is asked to confirm while every editor's executions still write it.
+   */
+  guard?: string;
 }
 
 /**

@@ -28,7 +28,10 @@ export function fromSheet(copy: ResultsCopy, hashes: string[], version: string):
   const found = new Map<string, string>();
   const { whole, absent } = copy;
   if (whole && copy.wholeVersion === version) {
-    for (const hash of hashes) if (whole.has(hash)) found.set(hash, whole.get(hash) as string);
+    for (const hash of hashes) {
+      const value = whole.get(hash);
+      if (value !== undefined) found.set(hash, value);
+    }
     return found;
   }
   if (copy.absentVersion !== version) absent.clear();

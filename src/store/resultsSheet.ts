@@ -44,7 +44,10 @@ function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
     for (const bucket of buckets)
       parseRows(read(`${FIRST_BUCKET_ROW + bucket}:${FIRST_BUCKET_ROW + bucket}`) ?? [], all);
   parseRows(log, all, true);
-  for (const hash of hashes) if (all.has(hash)) found.set(hash, all.get(hash) as string);
+  for (const hash of hashes) {
+    const value = all.get(hash);
+    if (value !== undefined) found.set(hash, value);
+  }
   return found;
 }
 

@@ -33,6 +33,8 @@ export const RESULTS_LAYOUT: SheetLayout = {
   rows: TABLE_ROWS,
   columns: 2,
   title: TABLE_TITLE,
+  guard:
+    'Profile Email Finder keeps the paid results here: editing, sorting or deleting this sheet forgets them, and those profiles are paid again.',
 };
 
 /** The 14-character key of a normalised URL in the table. */

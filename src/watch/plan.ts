@@ -1,15 +1,10 @@
 /**
  * What a watch's next run covers: the watched column read once (as a bulk run reads its range), planned by the bulk
- * run's own rules (./../bulk/runPlan.ts: only rows without a result, known profiles free, the same placement), then
+ * run's own planner (src/bulk/forWatch.ts: only rows without a result, known profiles free, the same placement), then
  * cut to the rows that need work and to the credits left today.
  */
 import type { RunPlan } from '../api';
-import type { ColumnRead } from '../bulk/placement';
-import type { PlannedRun } from '../bulk/plan';
-import { readColumn } from '../bulk/plan';
-import { planRun } from '../bulk/runPlan';
-import { rememberingStore, trialRead } from '../bulk/trial';
-import { MAX_LOST_SENDS } from '../core/limits';
+import { type ColumnRead, type PlannedRun, readColumn, trialRead, watchPlanner } from '../bulk/forWatch';
 import type { SheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
 import type { Watch } from './watch';
@@ -68,19 +63,7 @@ export function planWatchedRows(platform: Platform, watch: Watch, remaining: num
       reason: `the watched column's header "${watch.headerText}" is no longer there (the column moved or was deleted)`,
     };
   }
-  const store = platform.lookupPorts(false).store;
-  const stored = rememberingStore((keys) => store.getMany(keys));
-  const options = {
-    mode: 'all' as const,
-    includeUnprocessable: false,
-    recheck: false,
-    extraFields: settings.extraFields,
-    startAtOnceUnder: Number.POSITIVE_INFINITY,
-    hosts: platform.config().networkHosts,
-    chosen: watch.placement,
-  };
-  const planOf = (read: ColumnRead) =>
-    planRun(read, options, stored, (keys) => platform.heldAfterLosses(keys, MAX_LOST_SENDS));
+  const planOf = watchPlanner(platform, settings, watch.placement);
   const plan = planOf(whole);
   if (plan.refusal || work(plan) === 0) return { kind: 'nothing' };
   const column = watch.outputColumn;

@@ -4,12 +4,16 @@
  * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
  */
 
-import type { Progress } from '../api';
-import type { Job } from '../bulk/job';
-import { isActive, transition } from '../bulk/jobMachine';
-import { hasDocument, loadJob, updateJob } from '../bulk/jobStore';
-import { processSlice } from '../bulk/slice';
-import { createUnderLock } from '../bulk/start';
+import type { Progress, RunReason } from '../api';
+import {
+  cancelRun,
+  createWatchRun,
+  driveSlice,
+  hasDocument,
+  isActive,
+  type Job,
+  loadJob,
+} from '../bulk/forWatch';
 import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import type { Platform } from '../platform/platform';
@@ -44,15 +48,21 @@ export type WatchRunEnd =
   | 'stopped'
   | 'time';
 
-/** Halts of the watch's run that stop the watch: the key or the account cannot pay, or the sheet is gone. */
-const STOPS_WATCH = new Set([
-  'key_rejected',
-  'no_key',
-  'out_of_credits',
-  'configuration',
-  'sheet_missing',
-  'sheet_changed',
-]);
+/**
+ * Whether a halt of the watch's run stops the watch (the key or the account cannot pay, or the sheet is gone), by
+ * every halt reason: a new reason does not compile until it is decided here.
+ */
+const STOPS_WATCH: Record<Exclude<RunReason, 'user'>, boolean> = {
+  key_rejected: true,
+  no_key: true,
+  out_of_credits: true,
+  configuration: true,
+  sheet_missing: true,
+  sheet_changed: true,
+  no_spreadsheet: false,
+  quota: false,
+  error: false,
+};
 
 export function runWatch(platform: Platform): WatchRunEnd {
   // A time-driven trigger would get here with no spreadsheet (reported): nothing to read, nothing sent.
@@ -111,11 +121,8 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     stopWatch(platform, `${plan.reason}. Start it again in the Watch tab`);
     return 'stopped';
   }
-  const outcome = platform.lock.with(() =>
-    createUnderLock(platform, plan.planned, me, 'watch', watch.creatorName),
-  );
-  if (!('created' in outcome)) return 'busy';
-  const created = outcome.created;
+  const created = createWatchRun(platform, plan.planned, me, watch.creatorName);
+  if (!created) return 'busy';
   updateWatch(platform, (stored) =>
     stored
       ? {
@@ -137,7 +144,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
   do {
     const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
     if (leasedBefore > platform.clock.now()) return 'busy';
-    progress = processSlice(platform, jobId, me);
+    progress = driveSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch(platform, (stored) =>
       stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: platform.clock.now() } : stored,
@@ -156,8 +163,8 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
   if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
-  if (isActive(job.state)) cancelJob(platform, jobId);
-  if (STOPS_WATCH.has(reason)) {
+  if (isActive(job.state)) cancelRun(platform, jobId);
+  if (reason !== 'user' && STOPS_WATCH[reason]) {
     stopWatch(platform, withoutStop(forTheWatch(job.message)));
     return 'stopped';
   }
@@ -166,14 +173,6 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
     `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
   );
   return 'busy';
-}
-
-function cancelJob(platform: Platform, jobId: string): void {
-  updateJob(platform, (stored) => {
-    if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
-    const now = platform.clock.now();
-    return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
-  });
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */

@@ -5,6 +5,7 @@
  */
 import type { PlacementKind, WatchView } from '../api';
 import { columnLetters } from '../core/a1';
+import { dayText } from '../core/day';
 import { stableHash } from '../core/hash';
 import { isoTime } from '../store/credits';
 
@@ -128,7 +129,7 @@ export function watchView(
     return view;
   }
   const checked = times.lastChecked ? `, last checked ${times.lastChecked}` : ', not checked yet';
-  view.status = `Watching ${column} for new rows — paid by ${payer}${mine ? ' (you)' : ''}, up to ${credits(watch.limit)} a day, ${watch.usedToday.toLocaleString('en-US')} used today${checked}.`;
+  view.status = `Watching ${column} for new rows — paid by ${payer}${mine ? ' (you)' : ''}, up to ${credits(watch.limit)} a day, ${watch.usedToday.toLocaleString('en-US')} used today (${dayText(watch.day)})${checked}.`;
   if (watch.usedToday >= watch.limit) view.limitReached = true;
   return view;
 }

@@ -379,11 +379,6 @@ const RUN_OPTIONS: WorldOptions = {
   faults: { latencyMs: 120 },
 };
 
-/**
- * For the tests that press Pause or Cancel while the run goes on: a batch takes 400 ms, so each click has seconds
- * to land before the run would reach its end, even on a slow, loaded machine.
- */
-const PAUSABLE_RUN: WorldOptions = { ...RUN_OPTIONS, faults: { latencyMs: 400 } };
 /** How long a stopped run is watched for a continueEnrichment request that must not come. */
 const QUIET_MS = 1000;
 
@@ -460,18 +455,25 @@ const count = async (page: Page, id: string) => Number(await page.locator(`#${id
 
 test('the progress view drives a bulk run to the end, with Pause and Resume on the way', async () => {
   const inputs = runRows(40);
-  const s = await open({ ...PAUSABLE_RUN, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
   const { page, world, bridge } = s;
-  await startRun(s, 'A2:A41');
-  await waitForText(page.locator('#run-state'), 'Running');
-  await waitForText(page.locator('#run-sheet'), 'Sheet: Sheet1');
+  // The service answers the start's batch and the sidebar's first (a quarter of the rows), then holds every lookup
+  // until Pause has landed: the run cannot reach its end first, however slow the machine.
+  const release = world.sandbox.service.hold(10);
+  try {
+    await startRun(s, 'A2:A41');
+    await waitForText(page.locator('#run-state'), 'Running');
+    await waitForText(page.locator('#run-sheet'), 'Sheet: Sheet1');
 
-  // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
-  await waitForPercent(page, 25);
-  expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThan(0);
-  await page.getByRole('button', { name: 'Pause' }).click();
-  await waitForText(page.locator('#run-state'), 'Paused');
-  expect(storedJob(world).state).toBe('paused');
+    // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
+    await waitForPercent(page, 25);
+    expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await waitForText(page.locator('#run-state'), 'Paused');
+    expect(storedJob(world).state).toBe('paused');
+  } finally {
+    release();
+  }
   await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
   await expect(page.locator('#resume').isEnabled()).resolves.toBe(true);
   await expect(page.locator('#cancel').isEnabled()).resolves.toBe(true);
@@ -519,17 +521,24 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
 
 test('Cancel stops a run where it is and keeps the results written so far', async () => {
   const inputs = runRows(60);
-  const s = await open({ ...PAUSABLE_RUN, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
   const { page, world } = s;
-  await startRun(s, 'A2:A61');
-  await waitForPercent(page, 10);
-  // Cancel asks first; the run goes on meanwhile.
-  await page.locator('#cancel').click();
-  await page.locator('#cancel-confirm').waitFor({ state: 'visible' });
-  expect(s.runRequests).not.toContain('cancelEnrichment');
-  await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
-  await waitForText(page.locator('#run-state'), 'Cancelled');
-  expect(storedJob(world).state).toBe('cancelled');
+  // The service answers the start's batch and the sidebar's first, then holds every lookup until the Cancel has
+  // landed: the run cannot reach its end first, however slow the machine.
+  const release = world.sandbox.service.hold(10);
+  try {
+    await startRun(s, 'A2:A61');
+    await waitForPercent(page, 10);
+    // Cancel asks first; the run goes on meanwhile.
+    await page.locator('#cancel').click();
+    await page.locator('#cancel-confirm').waitFor({ state: 'visible' });
+    expect(s.runRequests).not.toContain('cancelEnrichment');
+    await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await waitForText(page.locator('#run-state'), 'Cancelled');
+    expect(storedJob(world).state).toBe('cancelled');
+  } finally {
+    release();
+  }
   await waitForText(page.locator('#run-message'), /^Cancelled: .*\. Results written so far are kept\.$/);
   // The sentence and the box beside it say the same figures.
   await page.locator('#summary').waitFor({ state: 'visible' });
@@ -752,7 +761,7 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   // More rows than the run reaches: it is paused twice and cancelled, never finished.
   const inputs = runRows(80);
   const s = await open({
-    ...PAUSABLE_RUN,
+    ...RUN_OPTIONS,
     user: EDITOR,
     data: [['Profile URL'], ...inputs.map((input) => [input])],
   });
@@ -767,17 +776,23 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   await page.getByRole('button', { name: 'Save settings' }).click();
   await waitForText(page.locator('#settings-message'), /^Settings saved/);
 
-  // A run as the editor, with its progress view: running, paused, resumed, then cancelled.
-  await startRun(s, 'A2:A81');
-  await page.getByRole('button', { name: 'Pause' }).click();
-  await waitForText(page.locator('#run-state'), 'Paused');
-  await page.getByRole('button', { name: 'Resume' }).click();
-  await waitForText(page.locator('#run-state'), 'Running');
-  await page.getByRole('button', { name: 'Pause' }).click();
-  await waitForText(page.locator('#run-state'), 'Paused');
-  await page.locator('#cancel').click();
-  await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
-  await waitForText(page.locator('#run-state'), 'Cancelled');
+  // A run as the editor, with its progress view: running, paused, resumed, then cancelled. The service answers
+  // the start's batch, then holds every lookup until the Cancel has landed: the run cannot end before.
+  const release = world.sandbox.service.hold(5);
+  try {
+    await startRun(s, 'A2:A81');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await waitForText(page.locator('#run-state'), 'Paused');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await waitForText(page.locator('#run-state'), 'Running');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await waitForText(page.locator('#run-state'), 'Paused');
+    await page.locator('#cancel').click();
+    await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
+    await waitForText(page.locator('#run-state'), 'Cancelled');
+  } finally {
+    release();
+  }
   await page.getByRole('tab', { name: 'Settings' }).click();
   await page.getByRole('button', { name: 'Remove', exact: true }).click();
   await page.getByRole('button', { name: 'Remove the API key' }).click();
@@ -1131,7 +1146,10 @@ test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FIN
   await page.getByLabel('Daily limit for formulas').fill('2');
   await page.getByRole('button', { name: 'Save formula limit' }).click();
   await waitForText(page.locator('#formulas-message'), 'Formula limit saved for this spreadsheet.');
-  await waitForText(page.locator('#formulas-used'), 'Used today: 0 of 2 credits.');
+  await waitForText(
+    page.locator('#formulas-used'),
+    /^Used today \(\d{1,2} [A-Z][a-z]{2}\): 0 of 2 credits\.$/,
+  );
 
   world.env.enter(world.ss.id, 'B2:B4', [['=FINDEMAIL(A2)'], ['=FINDEMAIL(A3)'], ['=FINDEMAIL(A4)']]);
   await world.env.recalculate(world.ss.id);
@@ -1141,7 +1159,10 @@ test("the owner's daily limit for formulas: saved in the sidebar, obeyed by =FIN
   expect(world.sandbox.service.totalCharged()).toBe(2);
 
   await openSettings(s);
-  await waitForText(page.locator('#formulas-used'), 'Used today: 2 of 2 credits.');
+  await waitForText(
+    page.locator('#formulas-used'),
+    /^Used today \(\d{1,2} [A-Z][a-z]{2}\): 2 of 2 credits\.$/,
+  );
   // Turned off: saved as such.
   await page.getByLabel('Let =FINDEMAIL look up new profiles').uncheck();
   await page.getByRole('button', { name: 'Save formula limit' }).click();

@@ -44,7 +44,9 @@ test('the owner starts a watch; an editor’s paste is looked up on the owner’
   await owner.page.getByRole('button', { name: 'Start watching' }).click();
   await waitForText(
     owner.page.locator('#watch-status'),
-    `Watching Sheet1!A:A for new rows — paid by ${OWNER} (you), up to 25 credits a day, 0 used today, not checked yet.`,
+    new RegExp(
+      `^Watching Sheet1!A:A for new rows — paid by ${OWNER} \\(you\\), up to 25 credits a day, 0 used today \\(\\d{1,2} [A-Z][a-z]{2}\\), not checked yet\\.$`,
+    ),
   );
   await waitForText(
     owner.page.locator('#watch-start-message'),
@@ -58,7 +60,10 @@ test('the owner starts a watch; an editor’s paste is looked up on the owner’
   expect(fired.installable.map((r) => [r.user, r.value])).toEqual([[OWNER, 'up to date']]);
   expect(world.sandbox.service.totalCharged()).toBe(5);
   await owner.page.locator('#watch-refresh').click();
-  await waitForText(owner.page.locator('#watch-status'), /, 5 used today, last checked \d\d:\d\d\.$/);
+  await waitForText(
+    owner.page.locator('#watch-status'),
+    /, 5 used today \(\d{1,2} [A-Z][a-z]{2}\), last checked \d\d:\d\d\.$/,
+  );
   // The picture of the Watch tab in docs/ (rewritten only by `npm run screenshots`).
   const shot = join(
     process.env.UPDATE_SCREENSHOTS ? join(__dirname, '..', '..', 'docs') : tmpdir(),

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST_DIR } from '../../emulator';
+import { DIST_DIR, type ExecutionResult } from '../../emulator';
 import { normalizeProfileUrl } from '../../sandbox/profiles';
 import { WAITING_AFTER_MS } from '../../src/bulk/job';
 import { waitFor } from '../sandbox/helpers';
@@ -192,21 +192,26 @@ describe('bulk enrichment faults', () => {
 
   it('keeps a Cancel made during a slice that ends with a 402', async () => {
     world = await startWorld({
-      // One credit: one lookup is done (3 s, the window in which the Cancel must land) while the batch's other
+      // One credit: one lookup is done (held by the test until the Cancel has landed) while the batch's other
       // requests are answered 402 at once (the service checks the credits before any lookup).
       credits: 1,
       data: [['Profile'], ...urls(10, 'lou-park')],
-      faults: { latencyMs: 3000 },
       // One batch of the 10 (the adaptive pace would start this short run at one request).
       scriptProperties: { ENRICH_BATCH_SIZE: '10' },
     });
     const service = world.sandbox.service;
     await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A11');
+    const release = service.hold();
     const running = world.env.execute('enrichSelection', [], world.as());
-    // Cancel while the slice's requests wait on the slow service.
-    await waitFor(() => service.inFlight > 0, 10_000);
-    const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    // Cancel while the slice's paid lookup waits on the service.
+    await waitFor(() => service.held > 0, 10_000);
+    let cancelled: ProgressView;
+    try {
+      cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    } finally {
+      release();
+    }
     expect(cancelled.state).toBe('cancelled');
     const slice = await running;
     expect(service.ledger().filter((entry) => entry.status === 402).length).toBeGreaterThan(0);
@@ -220,7 +225,6 @@ describe('bulk enrichment faults', () => {
   it('a slice of a cancelled run never overwrites the run started after it', async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(30, 'ned-orr')],
-      faults: { latencyMs: 1000 },
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     world.ss.addSheet('Other');
@@ -228,19 +232,27 @@ describe('bulk enrichment faults', () => {
     const service = world.sandbox.service;
     await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A31');
+    // The first run's first batch is held by the test: the Cancel and the second start land while it is under way.
+    const release = service.hold();
     const first = world.env.execute('enrichSelection', [], world.as());
-    await waitFor(() => service.inFlight > 0, 10_000);
-    await world.env.run('cancelEnrichment', [], world.as());
-    // Batches of 5 rows go out one after another: those answered by now, and at most one more, may be written.
-    const batchesSeen = new Set(
-      service
-        .ledger()
-        .map((entry) => /ned-orr-(\d+)/.exec(entry.networkUrl ?? '')?.[1])
-        .filter((row) => row !== undefined)
-        .map((row) => Math.floor(Number(row) / 5)),
-    ).size;
-    world.env.select(world.ss.id, 'A1:A3', 'Other');
-    const second = world.env.execute('enrichSelection', [], world.as());
+    let second: Promise<ExecutionResult> = first;
+    let batchesSeen = 0;
+    try {
+      await waitFor(() => service.held > 0, 10_000);
+      await world.env.run('cancelEnrichment', [], world.as());
+      // Batches of 5 rows go out one after another: those answered by now, and at most one more, may be written.
+      batchesSeen = new Set(
+        service
+          .ledger()
+          .map((entry) => /ned-orr-(\d+)/.exec(entry.networkUrl ?? '')?.[1])
+          .filter((row) => row !== undefined)
+          .map((row) => Math.floor(Number(row) / 5)),
+      ).size;
+      world.env.select(world.ss.id, 'A1:A3', 'Other');
+      second = world.env.execute('enrichSelection', [], world.as());
+    } finally {
+      release();
+    }
     const [a, b] = await Promise.all([first, second]);
     expect(a.ok && b.ok).toBe(true);
     const progress = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView & {

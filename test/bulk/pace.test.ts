@@ -334,15 +334,20 @@ describe('answers that stop or cost a run', () => {
     const data = rows(40, 'lea-stop');
     world = await startWorld({
       data: [['Profile'], ...data],
-      faults: { latencyMs: 1500 },
       scriptProperties: { ENRICH_BATCH_SIZE: '10' },
     });
     const service = world.sandbox.service;
     world.env.select(world.ss.id, `A1:A${data.length + 1}`);
+    // The first window (10 rows) is answered and written; the service holds the second until the Cancel has landed.
+    const release = service.hold(10);
     const running = world.env.execute('enrichSelection', [], world.as());
-    // The first window (10 rows) is answered and written; cancel while the second waits on the service.
-    await waitFor(() => service.ledger().length >= 10 && service.inFlight > 0, 20_000);
-    const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    let cancelled: ProgressView;
+    try {
+      await waitFor(() => service.totalCharged() === 10 && service.held > 0, 20_000);
+      cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    } finally {
+      release();
+    }
     expect(cancelled.state).toBe('cancelled');
     await running;
     const after = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;

@@ -4,6 +4,7 @@
  * over, and the fallback triggers of two spreadsheets.
  */
 
+import type { ExecutionResult } from '../../emulator';
 import { waitFor } from '../sandbox/helpers';
 import { API_KEY_PROPERTY, OWNER, OWNER_KEY, startWorld, url, type World } from '../support/harness';
 import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
@@ -24,17 +25,42 @@ async function warmWorkers(w: World, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as())));
 }
 
+/** Whether the promise has settled yet. */
+function ended(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  return () => settled;
+}
+
 describe('bulk enrichment races', () => {
   it('Pause then Resume while the first slice waits on the service charges no URL twice', async () => {
-    world = await startWorld({ data: [['Profile'], ...urls(10, 'pia-ross')], faults: { latencyMs: 1500 } });
+    world = await startWorld({ data: [['Profile'], ...urls(10, 'pia-ross')] });
     const service = world.sandbox.service;
     await warmWorkers(world, 3);
     world.env.select(world.ss.id, 'A1:A11');
+    // The first slice's lookups are held by the test until Pause has landed and Resume has done its part.
+    const release = service.hold();
     const first = world.env.execute('enrichSelection', [], world.as());
-    await waitFor(() => service.inFlight > 0, 10_000);
-    const paused = (await world.env.run('pauseEnrichment', [], world.as())) as ProgressView;
-    expect(paused.state).toBe('paused');
-    const resumed = world.env.execute('resumeEnrichment', [], world.as());
+    let resumed: Promise<ExecutionResult> = first;
+    try {
+      await waitFor(() => service.held > 0, 10_000);
+      const firstHeld = service.held;
+      const paused = (await world.env.run('pauseEnrichment', [], world.as())) as ProgressView;
+      expect(paused.state).toBe('paused');
+      resumed = world.env.execute('resumeEnrichment', [], world.as());
+      const resumeEnded = ended(resumed);
+      // Resume returns, or its own lookups wait too.
+      await waitFor(() => resumeEnded() || service.held > firstHeld, 10_000);
+    } finally {
+      release();
+    }
     const [a, b] = await Promise.all([first, resumed]);
     expect(a.ok && b.ok).toBe(true);
     const done = await drive(world);
@@ -48,18 +74,29 @@ describe('bulk enrichment races', () => {
   it('a slice past its time budget still holds the lease while its last batch waits on the service', async () => {
     world = await startWorld({
       data: [['Profile'], ...urls(3, 'quin-tate')],
-      faults: { latencyMs: 2000 },
       scriptProperties: { ENRICH_STEP_BUDGET_MS: '1' },
     });
     const service = world.sandbox.service;
     await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A4');
+    // The first slice's last batch is held by the test until the second slice has done its part.
+    const release = service.hold();
     const first = world.env.execute('enrichSelection', [], world.as());
-    await waitFor(() => service.inFlight > 0, 10_000);
-    // Within Apps Script's 6-minute limit the first execution may still be running: its rows stay its own.
-    world.env.advanceClock(60_000);
-    const second = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
-    expect(second.state).toBe('running');
+    let continued: Promise<ExecutionResult> = first;
+    try {
+      await waitFor(() => service.held > 0, 10_000);
+      const firstHeld = service.held;
+      // Within Apps Script's 6-minute limit the first execution may still be running: its rows stay its own.
+      world.env.advanceClock(60_000);
+      continued = world.env.execute('continueEnrichment', [], world.as());
+      const secondEnded = ended(continued);
+      // The second slice returns, or its own lookups wait too (rows taken twice: a failure below).
+      await waitFor(() => secondEnded() || service.held > firstHeld, 10_000);
+    } finally {
+      release();
+    }
+    const second = await continued;
+    expect((second.value as ProgressView).state).toBe('running');
     expect((await first).ok).toBe(true);
     const done = await drive(world);
     expect(done.state).toBe('done');

@@ -14,16 +14,20 @@ describe('result store', () => {
     const rows = Array.from({ length: 20 }, (_, i) => [url(`ray-${i}-oak`)]);
     world = await startWorld({
       data: [['Profile'], ...rows],
-      faults: { latencyMs: 2000 },
       // A fixed size: the first window sends all 20 rows at once.
       scriptProperties: { ENRICH_BATCH_SIZE: '20' },
     });
     world.env.select(world.ss.id, 'A1:A21');
+    const service = world.sandbox.service;
+    const release = service.hold();
     const running = world.env.execute('enrichSelection', [], world.as());
     // While the first batch (all 20 rows, one request each) waits on the service, the user deletes almost every row.
-    const service = world.sandbox.service;
-    await waitFor(() => service.inFlight === 20, 10_000);
-    world.ss.sheets[0].deleteRows(2, 995, world.ss.sheets);
+    try {
+      await waitFor(() => service.held === 20, 10_000);
+      world.ss.sheets[0].deleteRows(2, 995, world.ss.sheets);
+    } finally {
+      release();
+    }
     const slice = (await running).value as ProgressView;
     expect(slice.state).toBe('paused');
     expect(slice.message).toMatch(/unexpected error/);

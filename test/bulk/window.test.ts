@@ -90,10 +90,11 @@ function world(
     clock,
     lock: freeLock,
     documentProperties: () => documentProperties,
+    documentPropertiesOrNull: () => documentProperties,
     userProperties: () => userProperties,
     documentCache: () => null,
     config: () => config,
-    runner: { id: () => 'runner-1', email: () => 'ada@example.test' },
+    runner: { id: () => 'runner-1', ensureId: () => 'runner-1', email: () => 'ada@example.test' },
     settings: {
       apiKey: () => 'sk_test_key_000000000000',
       saveApiKey: () => {},

@@ -17,6 +17,7 @@ import {
   MAX_TRIGGERS_PER_USER,
   notAllowlistedMessage,
   oneOfEachType,
+  ProtectionWarningError,
   propertyCalls,
   TEST_DEPLOYMENT_TRIGGERS,
   TOO_MANY_SIMULTANEOUS_MESSAGE,
@@ -92,12 +93,16 @@ function readCell(a1) {
 }
 
 /**
- * Takes a while.
+ * Runs until the test sets the script property "go" (at most 10 s): 'done', else 'never released'.
  * @customfunction
  */
 function SLOWCF() {
-  Utilities.sleep(1500);
-  return 'done';
+  var props = PropertiesService.getScriptProperties();
+  for (var i = 0; i < 200; i++) {
+    if (props.getProperty('go')) return 'done';
+    Utilities.sleep(50);
+  }
+  return 'never released';
 }
 
 /**
@@ -129,6 +134,28 @@ function WRITECF() {
 function writeDocumentProperty() {
   PropertiesService.getDocumentProperties().setProperty('written', 'by a menu item');
   return PropertiesService.getDocumentProperties().getProperty('written');
+}
+
+/** Protects the sheet \`name\` with a warning only; whether it now warns. */
+function guardSheet(name) {
+  var sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(name);
+  return sheet.protect().setDescription('kept').setWarningOnly(true).isWarningOnly();
+}
+
+/** Writes \`value\` into A1 of the sheet \`name\`; reads it back. */
+function writeSheet(name, value) {
+  var range = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(name).getRange('A1');
+  range.setValue(value);
+  return range.getValue();
+}
+
+/**
+ * Protects the first sheet.
+ * @customfunction
+ */
+function PROTECTCF() {
+  SpreadsheetApp.getActiveSpreadsheet().getSheets()[0].protect();
+  return 'protected';
 }
 
 /** Enters the formula of a1 again, the same text. */
@@ -464,9 +491,11 @@ describe('what a formula cell reads as', () => {
     const ss = env.createSpreadsheet({ owner: OWNER });
     env.enter(ss.id, 'A1', [['=SLOWCF()']]);
     const recalculating = env.recalculate(ss.id);
-    for (let i = 0; i < 100 && env.values(ss.id, 'A1')[0][0] !== LOADING; i++)
+    for (let i = 0; i < 500 && env.values(ss.id, 'A1')[0][0] !== LOADING; i++)
       await new Promise((resolve) => setTimeout(resolve, 10));
+    // The custom function runs until released, however long this read takes to start.
     const during = (await env.run('readCell', ['A1'], { spreadsheetId: ss.id })) as unknown[];
+    env.scriptProperties.set({ go: '1' });
     expect(during).toEqual([[[LOADING]], [[LOADING]], [['=SLOWCF()']]]);
     await recalculating;
     expect(await env.run('readCell', ['A1'], { spreadsheetId: ss.id })).toEqual([
@@ -514,7 +543,14 @@ describe('custom functions and the executions around them', () => {
       'A1:A40',
       Array.from({ length: 40 }, () => ['=SLOWCF()']),
     );
-    const report = await env.recalculate(ss.id);
+    // The thirty admitted run until the ten others have been refused.
+    const recalculating = env.recalculate(ss.id);
+    const refusedCells = () =>
+      Array.from({ length: 40 }, (_, i) => env.cell(ss.id, `A${i + 1}`)?.error).filter(Boolean);
+    for (let i = 0; i < 1000 && refusedCells().length < 10; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    env.scriptProperties.set({ go: '1' });
+    const report = await recalculating;
     const refused = report.results.filter((r) => !r.ok);
     expect(refused).toHaveLength(10);
     for (const result of refused) {
@@ -549,5 +585,31 @@ describe('custom functions and the executions around them', () => {
     expect(env.cell(ss.id, 'A1')?.error).toBe('You do not have permission to call setProperty');
     expect(env.documentProperties(ss.id).all()).toEqual({});
     expect(await env.run('writeDocumentProperty', [], { spreadsheetId: ss.id })).toBe('by a menu item');
+  });
+});
+
+describe('warning-only protection (Protection.setWarningOnly)', () => {
+  it("lets every editor's script write the sheet, warns a person's edit first, and is refused in a custom function", async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    expect(await env.run('guardSheet', ['Sheet1'], { user: EDITOR, spreadsheetId: ss.id })).toBe(true);
+    expect(ss.sheetByName('Sheet1')?.protection).toEqual({ warningOnly: true, description: 'kept' });
+    expect(
+      await env.run('writeSheet', ['Sheet1', 'by a script'], { user: EDITOR, spreadsheetId: ss.id }),
+    ).toBe('by a script');
+    expect(env.protectionWarnings).toEqual([]);
+    await expect(env.edit(ss.id, 'A1', [['by hand']], { user: EDITOR })).rejects.toThrow(
+      ProtectionWarningError,
+    );
+    expect(env.values(ss.id, 'A1')).toEqual([['by a script']]);
+    expect(env.protectionWarnings).toEqual([{ spreadsheetId: ss.id, sheetName: 'Sheet1', user: EDITOR }]);
+    await env.edit(ss.id, 'A1', [['by hand']], { user: EDITOR, confirmWarning: true });
+    expect(env.values(ss.id, 'A1')).toEqual([['by hand']]);
+
+    const other = env.createSpreadsheet({ owner: OWNER });
+    env.enter(other.id, 'A1', [['=PROTECTCF()']]);
+    await env.recalculate(other.id);
+    expect(env.cell(other.id, 'A1')?.error).toBe('You do not have permission to call Sheet.protect');
+    expect(other.sheetByName('Sheet1')?.protection).toBeUndefined();
   });
 });

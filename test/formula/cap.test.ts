@@ -82,7 +82,11 @@ it("an editor's own setting changes nothing: formulas spend the owner's credits 
     policy: unknown;
     usedToday: number;
   };
-  expect(owner).toEqual({ policy: { enabled: true, dailyCap: 500 }, usedToday: 1 });
+  expect(owner).toEqual({
+    policy: { enabled: true, dailyCap: 500 },
+    usedToday: 1,
+    day: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+  });
 });
 
 it('a failed lookup gives its reservation back; Check key after a top-up lifts the pause at once', async () => {

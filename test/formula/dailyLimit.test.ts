@@ -53,15 +53,20 @@ describe('the formulas daily limit', () => {
     expect(readFormulaCapState(w.platform)).toEqual({
       policy: { enabled: true, dailyCap: 40 },
       usedToday: 12,
+      day: '2026-11-27',
     });
   });
 
-  it('starts from nothing when the day turns over (UTC midnight), and from the default policy when none or an unreadable one is saved', () => {
+  it("starts from nothing when the day turns over (the spreadsheet's midnight), and from the default policy when none or an unreadable one is saved", () => {
     const w = world();
     w.document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: 12 }));
     expect(readFormulaCapState(w.platform).usedToday).toBe(12);
-    w.clock.at += 2 * HOUR; // 00:00 UTC on the 28th
-    expect(readFormulaCapState(w.platform)).toEqual({ policy: DEFAULT_FORMULA_POLICY, usedToday: 0 });
+    w.clock.at += 2 * HOUR; // 00:00 on the 28th (the test clock's spreadsheet is in UTC)
+    expect(readFormulaCapState(w.platform)).toEqual({
+      policy: DEFAULT_FORMULA_POLICY,
+      usedToday: 0,
+      day: '2026-11-28',
+    });
     w.user.values.set(POLICY, '{not json');
     expect(readFormulaCapState(w.platform).policy).toEqual(DEFAULT_FORMULA_POLICY);
   });
@@ -71,6 +76,7 @@ describe('the formulas daily limit', () => {
     expect(saveFormulaPolicy(w.platform, { enabled: false, dailyCap: 5 })).toEqual({
       policy: { enabled: false, dailyCap: 5 },
       usedToday: 0,
+      day: '2026-11-27',
     });
     expect(JSON.parse(w.user.values.get(POLICY) ?? '')).toEqual({ enabled: false, dailyCap: 5 });
     expect(() => saveFormulaPolicy(w.platform, { dailyCap: -1 })).toThrow(/whole number/);
@@ -111,6 +117,21 @@ describe('the formulas daily limit', () => {
     expect(spend(w.document)).toEqual({ day: '2026-11-28', used: 5 });
     gate.close?.({ charged: 6 });
     expect(spend(w.document)).toEqual({ day: '2026-11-28', used: 1 });
+  });
+
+  it("counts the spreadsheet's day, as the watch does: in a time zone 10 hours ahead, 14:00 UTC is a new day", () => {
+    const w = world(Date.UTC(2026, 10, 27, 13));
+    w.clock.day = (ms) => new Date(ms + 10 * HOUR).toISOString().slice(0, 10);
+    w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 5 }));
+    const gate = formulaSpendGate(w.platform, w);
+    // 23:00 on 27 Nov in the spreadsheet (13:00 UTC): the cap spent.
+    expect(taken(gate.admit?.({}, 5))).toBe(5);
+    expect(spend(w.document)).toEqual({ day: '2026-11-27', used: 5 });
+    expect(taken(gate.admit?.({}, 1))).toBe(0);
+    // 00:00 on 28 Nov in the spreadsheet, still 27 Nov in UTC: the whole cap again, and the sidebar says which day.
+    w.clock.at += HOUR;
+    expect(taken(gate.admit?.({}, 2))).toBe(2);
+    expect(readFormulaCapState(w.platform)).toMatchObject({ usedToday: 2, day: '2026-11-28' });
   });
 
   it('as a gate: formulas turned off, or a cap of 0, send nothing and read no spend', () => {

@@ -5,7 +5,6 @@ import {
   CUT_MARKER,
   FIELD_LIMITS,
   interpretFetchException,
-  interpretKeyCheck,
   interpretLookupResponse,
 } from '../../src/lookup/contract';
 
@@ -39,15 +38,6 @@ describe('buildLookupRequest', () => {
 
   it('checks a key with a body that has no network_url', () => {
     expect(JSON.parse(buildKeyCheckRequest('https://a.test/x', 'k-123456789').payload)).toEqual({});
-    expect(interpretKeyCheck(400, '{"error":"Please provide a URL"}')).toEqual({ valid: true });
-    expect(interpretKeyCheck(401, '{"error":"Unauthorized: Invalid API Key"}')).toEqual({
-      valid: false,
-      message: 'Unauthorized: Invalid API Key',
-    });
-    expect(interpretKeyCheck(500, '{"error":"boom"}')).toMatchObject({
-      kind: 'error',
-      error: 'server_error',
-    });
   });
 });
 
@@ -146,11 +136,6 @@ describe('interpretLookupResponse', () => {
     expect(unprocessable.message).toHaveLength(FIELD_LIMITS.message);
     expect(unprocessable.message.endsWith(CUT_MARKER)).toBe(true);
     expect(unprocessable.profile.name).toHaveLength(FIELD_LIMITS.name);
-  });
-
-  it('a key check answered 200, whatever the body, means the key works', () => {
-    expect(interpretKeyCheck(200, '{}')).toEqual({ valid: true });
-    expect(interpretKeyCheck(200, JSON.stringify(found))).toEqual({ valid: true });
   });
 
   it('maps 422 to unprocessable with the message and the partial profile', () => {

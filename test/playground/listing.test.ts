@@ -93,7 +93,7 @@ describe('the listing screenshots', () => {
     await waitFor(
       () => playground?.workbook.selection(),
       (sel) => JSON.stringify(sel) === JSON.stringify({ r1: 1, c1: 1, r2: 22, c2: 1 }),
-      5000,
+      ACTION_MS,
       'the selection A1:A22 on the server',
     );
     await chooseMenu(page, RUN_LABEL);

@@ -184,6 +184,8 @@ describe('the playground server', () => {
     expect(again.env.cell(ss, 'B2')?.format).toBe('@');
     expect(again.env.documentProperties(ss).all()).toEqual(documentProperties);
     expect(again.env.displayValues(ss, 'A1', '_pef_results')[0][0]).toMatch(/paid results/);
+    // Still guarded: a person's edit of the restored results sheet is warned first.
+    expect(again.env.spreadsheet(ss).sheetByName('_pef_results')?.protection?.warningOnly).toBe(true);
     expect(again.env.userProperties(DEMO_USER).get(API_KEY_PROPERTY)).toBe(DEMO_KEY);
     expect(again.selection()).toEqual({ r1: 40, c1: 3, r2: 41, c2: 4 });
     const restored = second.service.view();

@@ -60,10 +60,10 @@ describe('the playground behaves like Sheets', () => {
 
   test('a cell typed and a range sorted while the menu’s execution runs land at once; the run writes beside them', async () => {
     stateDir = tempStateDir();
-    // 2.5 s a request: the menu's first slice waits that long for its first batch.
-    playground = await testPlayground(stateDir, { latencyMs: 2500 });
+    playground = await testPlayground(stateDir);
     const pg = playground;
     const { env, spreadsheetId } = pg.workbook;
+    const sandbox = pg.service.sandbox.service;
     session = await openPage(browser, pg);
     const { page } = session;
 
@@ -87,41 +87,55 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => JSON.stringify(pg.workbook.selection()),
       (s) => s === JSON.stringify({ r1: 2, c1: 1, r2: 11, c2: 1 }),
-      5000,
+      ACTION_MS,
       'the selection A2:A11',
     );
 
-    // The person chose in Settings to start runs under 1,000,000 credits at once: the menu's own execution then
-    // works the run's first slice (by default it opens the plan).
-    env.userProperties(DEMO_USER).set({ PEF_SETTINGS: START_AT_ONCE });
-    await chooseMenu(page, RUN_LABEL);
-    const menuRunning = () => pg.workbook.busy().some((line) => line.startsWith('Running'));
-    await waitFor(
-      () => menuRunning() && pg.service.sandbox.service.inFlight > 0,
-      (on) => on,
-      15_000,
-      'the menu’s execution to wait for its first batch',
-    );
-    await typeInCell(page, 3, 6, 'typed during the run');
-    const landed = await waitFor(
-      () => ({ value: env.values(spreadsheetId, 'F3')[0][0], running: menuRunning() }),
-      (seen) => seen.value === 'typed during the run',
-      5000,
-      'F3 on the server',
-    );
-    // Before the fix the edit waited behind the menu's call: it landed only once the execution had returned.
-    expect(landed.running).toBe(true);
+    // The sandbox answers no lookup until the test releases it: the menu's execution, waiting for its first batch,
+    // runs for as long as the browser takes to type and sort, however slow the machine.
+    const release = sandbox.hold();
+    try {
+      // The person chose in Settings to start runs under 1,000,000 credits at once: the menu's own execution then
+      // works the run's first slice (by default it opens the plan).
+      env.userProperties(DEMO_USER).set({ PEF_SETTINGS: START_AT_ONCE });
+      await chooseMenu(page, RUN_LABEL);
+      const menuRunning = () => pg.workbook.busy().some((line) => line.startsWith('Running'));
+      await waitFor(
+        () => menuRunning() && sandbox.held > 0,
+        (on) => on,
+        30_000,
+        'the menu’s execution to wait for its first batch',
+      );
+      await typeInCell(page, 3, 6, 'typed during the run');
+      const landed = await waitFor(
+        () => ({ value: env.values(spreadsheetId, 'F3')[0][0], running: menuRunning() }),
+        (seen) => seen.value === 'typed during the run',
+        30_000,
+        'F3 on the server',
+      );
+      // Before the fix the edit waited behind the menu's call: it landed only once the execution had returned.
+      expect(landed.running).toBe(true);
 
-    await cell(page, 2, 8).click();
-    await cell(page, 4, 8).click({ modifiers: ['Shift'] });
-    await clickMenu(session, '#menu-data', '#sort-asc');
-    const sorted = await waitFor(
-      () => ({ values: env.values(spreadsheetId, 'H2:H4').flat().join(','), running: menuRunning() }),
-      (seen) => seen.values === 'apple,fig,pear',
-      5000,
-      'H2:H4 sorted',
-    );
-    expect(sorted.running).toBe(true);
+      await cell(page, 2, 8).click();
+      await cell(page, 4, 8).click({ modifiers: ['Shift'] });
+      await clickMenu(session, '#menu-data', '#sort-asc');
+      const sorted = await waitFor(
+        () => ({ values: env.values(spreadsheetId, 'H2:H4').flat().join(','), running: menuRunning() }),
+        (seen) => seen.values === 'apple,fig,pear',
+        30_000,
+        'H2:H4 sorted',
+      );
+      expect(sorted.running).toBe(true);
+      // Nothing answered yet: the run has written no row.
+      expect(
+        env
+          .values(spreadsheetId, 'B2:C11')
+          .flat()
+          .every((v) => v === ''),
+      ).toBe(true);
+    } finally {
+      release();
+    }
 
     // The sidebar drives the rest of the run; it writes beside the typed cell and leaves it alone.
     await waitFor(
@@ -190,7 +204,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D40')[0][0],
       (v) => v === 10,
-      5000,
+      ACTION_MS,
       '=E31*10',
     );
 
@@ -209,7 +223,7 @@ describe('the playground behaves like Sheets', () => {
           ['carol', 3],
           ['dave', 2],
         ]),
-      5000,
+      ACTION_MS,
       'sorted by D',
     );
     await cell(page, 30, 5).click();
@@ -218,7 +232,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'E30:E33').flat().join(','),
       (v) => v === '4,3,2,1',
-      5000,
+      ACTION_MS,
       'sorted by E, Z to A',
     );
     expect(env.values(spreadsheetId, 'D30:D33').flat()).toEqual(['bob', 'carol', 'dave', 'alice']);
@@ -231,7 +245,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D33')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'rows inserted',
     );
     expect(env.values(spreadsheetId, 'D31:D32').flat()).toEqual(['', '']);
@@ -245,7 +259,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D34')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'a row below',
     );
     await cell(page, 31, 1).click();
@@ -255,7 +269,7 @@ describe('the playground behaves like Sheets', () => {
     await waitFor(
       () => env.values(spreadsheetId, 'D31')[0][0],
       (v) => v === 'carol',
-      5000,
+      ACTION_MS,
       'rows deleted',
     );
     expect(env.values(spreadsheetId, 'D30:D33').flat()).toEqual(['bob', 'carol', 'dave', 'alice']);
@@ -372,8 +386,10 @@ describe('the playground behaves like Sheets', () => {
       'the sandbox to take the rate limit and the long tail',
     );
     expect(await page.locator('#latency-kind').textContent()).toBe('median');
-    // Five lookups at once against a limit of two in flight: three are refused, uncharged, and shown as such.
-    const lookups = await Promise.all(
+    // Five lookups at once against a limit of two in flight: three are refused, uncharged, and shown as such. The
+    // two admitted are held until the three others have been answered, however slow the machine.
+    const release = sandbox.hold();
+    const sent = Promise.all(
       people(5, 500).map((networkUrl) =>
         fetch(`${pg.service.sandbox.baseUrl}network_finder`, {
           method: 'POST',
@@ -382,6 +398,17 @@ describe('the playground behaves like Sheets', () => {
         }).then((res) => res.status),
       ),
     );
+    try {
+      await waitFor(
+        () => sandbox.held === 2 && sandbox.ledger().filter((e) => e.status === 429).length === 3,
+        (done) => done,
+        ACTION_MS,
+        'two lookups held, three refused',
+      );
+    } finally {
+      release();
+    }
+    const lookups = await sent;
     expect(lookups.filter((status) => status === 429)).toHaveLength(3);
     await waitFor(
       () => page.locator('#ledger-body td.status', { hasText: '429 (rate limit)' }).count(),

@@ -242,6 +242,51 @@ describe('sandbox faults', () => {
     expect(sandbox.service.credits(ORG)).toBe(99);
   });
 
+  it('hold: lookups wait until released; answers before a lookup are not held; a client that leaves has paid', async () => {
+    sandbox = await start();
+    const service = sandbox.service;
+    const release = service.hold();
+    let answered = 0;
+    const held = [lookup(sandbox, JANE), lookup(sandbox, url('bob-smith'))].map((answer) =>
+      answer.then((a) => {
+        answered += 1;
+        return a.status;
+      }),
+    );
+    await waitFor(() => service.held === 2);
+    // Answered before any lookup, so not held: a wrong key's 401, a key check's 400.
+    expect((await lookup(sandbox, JANE, 'wrong-key')).status).toBe(401);
+    expect((await post(sandbox, {})).status).toBe(400);
+
+    const client = new AbortController();
+    const leaving = post(sandbox, { network_url: url('cy-leaves') }, { signal: client.signal });
+    leaving.catch(() => undefined);
+    await waitFor(() => service.held === 3);
+    client.abort();
+    await expect(leaving).rejects.toThrow();
+    await waitFor(() => service.ledger().some((entry) => entry.clientGone));
+    expect(service.ledger().find((entry) => entry.clientGone)).toMatchObject({ status: 200, charged: 1 });
+
+    // Three round trips later the two held lookups are still unanswered, their credits taken.
+    expect([answered, service.held, service.inFlight, service.chargesInFlight]).toEqual([0, 2, 2, 2]);
+    expect(service.credits(ORG)).toBe(97);
+    release();
+    expect(await Promise.all(held)).toEqual([200, 200]);
+    expect([service.held, service.chargesInFlight, service.totalCharged()]).toEqual([0, 0, 3]);
+    release();
+    expect((await lookup(sandbox, JANE)).status).toBe(200);
+
+    // Two lookups pass, the third waits; one hold at a time.
+    const again = service.hold(2);
+    expect(() => service.hold()).toThrow(/held already/);
+    expect((await lookup(sandbox, url('dee-one'))).status).toBe(200);
+    expect((await lookup(sandbox, url('eve-two'))).status).toBe(200);
+    const third = lookup(sandbox, url('fay-three'));
+    await waitFor(() => service.held === 1);
+    again();
+    expect((await third).status).toBe(200);
+  });
+
   it('failFirst slow: only the first request is delayed', async () => {
     sandbox = await start({
       faults: { failFirst: { 'jane-doe': { kind: 'slow', times: 1, delayMs: 300 } } },

@@ -4,9 +4,12 @@
  */
 import type { ScriptConfig } from '../../src/core/config';
 import { JOB_PROPERTY, WATCH_PROPERTY } from '../../src/core/propertyNames';
+import type { SpreadsheetPort } from '../../src/core/sheet';
+import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
+import type { LookupPorts } from '../../src/lookup/ports';
 import type { Platform, PlatformClock } from '../../src/platform/platform';
 import type { Watch } from '../../src/watch/watch';
-import { freeLock, MemoryProperties, testClock, testPlatform } from '../support/platform';
+import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 
 export const CREATOR = 'runner-creator';
 export const CREATOR_EMAIL = 'creator@example.com';
@@ -77,8 +80,16 @@ export class WatchedDocument {
       clock,
       lock: freeLock,
       documentProperties: () => this.properties,
+      documentPropertiesOrNull: () => this.properties,
       config: () => ({ stepBudgetMs: 5_000 }) as ScriptConfig,
-      runner: { id: () => runnerId, email: () => email },
+      runner: {
+        id: () => runnerId,
+        ensureId: () => {
+          if (runnerId === null) throw new Error('The test gives this execution no runner id.');
+          return runnerId;
+        },
+        email: () => email,
+      },
       settings: { apiKey: () => apiKey } as Platform['settings'],
       creditsLog: {
         append: (rows) => {
@@ -91,8 +102,50 @@ export class WatchedDocument {
           const had = runnerId !== null && this.triggers.delete(runnerId);
           return had ? 3 : 0;
         },
+        delete: () => {
+          throw new Error('The test gives this execution no trigger ids to delete.');
+        },
         present: () => runnerId !== null && this.triggers.has(runnerId),
       },
     });
   }
+}
+
+/**
+ * The creator's execution pressing Start in the Watch tab: their key saved (and accepted), cell B1 of the sheet
+ * "Leads" (id 7, holding `rows`) selected, nothing in the result store; `given` replaces members (the triggers, the
+ * clock, the key check).
+ */
+export function creatorStarting(
+  doc: WatchedDocument,
+  rows: unknown[][],
+  given: Partial<Platform> = {},
+): Platform {
+  const sheet = new MemorySheet(rows, { id: 7, name: 'Leads' });
+  const spreadsheet: Partial<SpreadsheetPort> = {
+    selection: () => ({
+      sheet,
+      block: { row: 1, column: 2, rows: 1, columns: 1 },
+      a1: () => 'B1',
+      rangeCount: () => 1,
+    }),
+  };
+  const base = doc.as(CREATOR, { email: CREATOR_EMAIL, apiKey: 'creator-key' });
+  return testPlatform({
+    clock: base.clock,
+    lock: base.lock,
+    documentProperties: base.documentProperties,
+    runner: base.runner,
+    settings: {
+      ...base.settings,
+      read: () => ({ extraFields: false, writeHeader: true }),
+    } as Platform['settings'],
+    config: () => ({ ...base.config(), networkHosts: DEFAULT_NETWORK_HOSTS }),
+    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
+    heldAfterLosses: () => new Map(),
+    triggers: base.triggers,
+    spreadsheet: () => spreadsheet as SpreadsheetPort,
+    askServiceAboutKey: () => ({ valid: true }),
+    ...given,
+  });
 }

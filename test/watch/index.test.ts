@@ -3,15 +3,14 @@
  * (its day the spreadsheet's), and a stop by any editor.
  */
 
-import type { SpreadsheetPort } from '../../src/core/sheet';
 import type { KeyCheck } from '../../src/lookup/contract';
 import type { Platform } from '../../src/platform/platform';
 import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch';
-import { MemorySheet, testPlatform } from '../support/platform';
 import {
   CREATOR,
   CREATOR_EMAIL,
   clockTenHoursAhead,
+  creatorStarting,
   EDITOR,
   EDITOR_EMAIL,
   WatchedDocument,
@@ -40,6 +39,15 @@ describe('the Watch tab', () => {
     expect(getWatchState(doc.as(CREATOR))).toMatchObject({ state: 'stopped', triggersMissing: true });
   });
 
+  it("counts on the spreadsheet's today: a watch not run yet today shows nothing used, and says which day", () => {
+    const doc = new WatchedDocument(watchRecord({ usedToday: 4, limit: 10 }));
+    expect(getWatchState(doc.as(EDITOR)).status).toContain('4 used today (27 Nov)');
+    doc.clock.at = Date.UTC(2026, 10, 28, 1);
+    const view = getWatchState(doc.as(EDITOR));
+    expect(view).toMatchObject({ usedToday: 0 });
+    expect(view.status).toContain('0 used today (28 Nov)');
+  });
+
   it('lets any editor stop the watch, saying who did and when', () => {
     const doc = new WatchedDocument();
     doc.clock.at = Date.UTC(2026, 10, 27, 14, 5);
@@ -59,28 +67,10 @@ describe('starting a watch', () => {
    * emulator's tests).
    */
   function starter(doc: WatchedDocument, { keyValid = true, clock = doc.clock } = {}): Platform {
-    const sheet = new MemorySheet([], { id: 7, name: 'Leads' });
-    const spreadsheet: Partial<SpreadsheetPort> = {
-      selection: () => ({
-        sheet,
-        block: { row: 1, column: 2, rows: 1, columns: 1 },
-        a1: () => 'B1',
-        rangeCount: () => 1,
-      }),
-    };
-    const base = doc.as(CREATOR, { email: CREATOR_EMAIL, apiKey: 'creator-key' });
     const key: KeyCheck = keyValid ? { valid: true } : { valid: false, message: 'Unknown key' };
-    return testPlatform({
+    return creatorStarting(doc, [], {
       clock,
-      lock: base.lock,
-      documentProperties: base.documentProperties,
-      runner: base.runner,
-      settings: {
-        ...base.settings,
-        read: () => ({ extraFields: false, writeHeader: true }),
-      } as Platform['settings'],
-      triggers: { ...base.triggers, create: () => ['t1', 't2', 't3'] },
-      spreadsheet: () => spreadsheet as SpreadsheetPort,
+      triggers: { ...doc.as(CREATOR).triggers, create: () => ['t1', 't2', 't3'] },
       askServiceAboutKey: () => key,
     });
   }

@@ -358,6 +358,20 @@ describe('the watch', () => {
     expect((await view(world)).state).toBe('none');
   });
 
+  it("two editors starting at once leave one watch, and only its creator's triggers", async () => {
+    world = await watchWorld();
+    const w = world;
+    w.env.select(w.ss.id, 'A1');
+    const starts = (await Promise.all(
+      [OWNER, EDITOR].map((user) => w.env.run('startWatch', [{ limit: 5 }], w.as(user))),
+    )) as WatchStart[];
+    expect(starts.filter((s) => s.started)).toHaveLength(1);
+    const watch = JSON.parse(w.env.documentProperties(w.ss.id).get('pef.watch') ?? 'null');
+    const creator = starts[0].started ? OWNER : EDITOR;
+    expect(w.env.triggers.every((t) => t.user === creator)).toBe(true);
+    expect(w.env.triggers.map((t) => t.id).sort()).toEqual([...watch.triggerIds].sort());
+  });
+
   it('needs a saved key to start, and a daily limit', async () => {
     world = await watchWorld({ ownerKey: false });
     expect((await startWatch(world)).message).toMatch(/No API key is saved for you/);

@@ -59,7 +59,7 @@ describe("each editor's view", () => {
     const theirs = watchView(watch, viewer(EDITOR), { lastChecked: '09:12' });
     expect(mine).toMatchObject({ state: 'watching', mine: true, payer: CREATOR_EMAIL, canStart: false });
     expect(mine.status).toBe(
-      `Watching Leads!B:B for new rows — paid by ${CREATOR_EMAIL} (you), up to 10 credits a day, 4 used today, last checked 09:12.`,
+      `Watching Leads!B:B for new rows — paid by ${CREATOR_EMAIL} (you), up to 10 credits a day, 4 used today (27 Nov), last checked 09:12.`,
     );
     expect(theirs).toMatchObject({ state: 'watching', mine: false, payer: CREATOR_EMAIL, usedToday: 4 });
     expect(theirs.status).not.toContain('(you)');
@@ -69,7 +69,7 @@ describe("each editor's view", () => {
   it("says the day's limit is reached once the credits used reach it", () => {
     const view = watchView(watchRecord({ usedToday: 10, limit: 10 }), viewer(EDITOR), {});
     expect(view.limitReached).toBe(true);
-    expect(view.status).toContain('10 used today, not checked yet');
+    expect(view.status).toContain('10 used today (27 Nov), not checked yet');
   });
 
   it('lets any editor with a key start again once it stopped; none while it watches', () => {

@@ -3,11 +3,11 @@
  * `pef.` names, nothing else), the document cache entries it can name, and the current user's watch triggers. The
  * person's cells, exported sheets, API key and settings stay. Refused while a run or a formula is sending.
  */
-import type { DataRemovalPlan, DataRemovalResult } from '../api';
-import { WAITING_AFTER_MS } from '../bulk/job';
-import { isActive } from '../bulk/jobMachine';
-import { loadJob } from '../bulk/jobStore';
-import { columnLetters } from '../core/a1';
+import type { DataRemovalPlan, DataRemovalResult } from './api';
+import { WAITING_AFTER_MS } from './bulk/job';
+import { isActive } from './bulk/jobMachine';
+import { loadJob } from './bulk/jobStore';
+import { columnLetters } from './core/a1';
 import {
   ACCOUNT_CHECK_KEY,
   ACCOUNT_OK_KEY,
@@ -21,10 +21,10 @@ import {
   RESULTS_SHEET,
   SENDING_PREFIX,
   WATCH_PROPERTY,
-} from '../core/propertyNames';
-import type { Platform } from '../platform/platform';
-import { CREDITS_FIRST_ROW } from '../store/credits';
-import { parseSending } from '../store/sendingRecords';
+} from './core/propertyNames';
+import type { Platform } from './platform/platform';
+import { CREDITS_FIRST_ROW } from './store/credits';
+import { parseSending } from './store/sendingRecords';
 
 /** The add-on's names in document properties and the document cache. */
 const ADDON_PREFIX = 'pef.';
