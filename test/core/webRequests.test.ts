@@ -3,7 +3,7 @@ import {
   addWebRequests,
   currentCount,
   DAILY_WEB_REQUESTS,
-  QUOTA_WINDOW_MS,
+  QUOTA_DAY_MS,
   webRequestQuotaNote,
   webRequestsLeft,
 } from '../../src/core/webRequests';
@@ -15,7 +15,7 @@ describe('the count of web requests', () => {
   it('runs for 24 hours from the first request counted, not a calendar day, then starts again', () => {
     const start = Date.UTC(2026, 10, 27, 22, 0);
     let kept = addWebRequests(null, 100, start);
-    // Past midnight (UTC, and most time zones) the same window goes on.
+    // Past midnight (UTC, and most time zones) the same quota day goes on.
     kept = addWebRequests(kept, 50, start + 3 * HOUR);
     expect(currentCount(kept, start + 3 * HOUR)).toEqual({ since: start, sent: 150 });
     expect(webRequestsLeft(kept, start + 23 * HOUR)).toEqual({
@@ -23,11 +23,11 @@ describe('the count of web requests', () => {
       sent: 150,
       since: start,
     });
-    // 24 hours after the first request: a new window begins with the next request.
-    expect(webRequestsLeft(kept, start + QUOTA_WINDOW_MS)).toEqual({ left: DAILY_WEB_REQUESTS, sent: 0 });
-    const next = addWebRequests(kept, 7, start + QUOTA_WINDOW_MS + HOUR);
-    expect(currentCount(next, start + QUOTA_WINDOW_MS + HOUR)).toEqual({
-      since: start + QUOTA_WINDOW_MS + HOUR,
+    // 24 hours after the first request: a new quota day begins with the next request.
+    expect(webRequestsLeft(kept, start + QUOTA_DAY_MS)).toEqual({ left: DAILY_WEB_REQUESTS, sent: 0 });
+    const next = addWebRequests(kept, 7, start + QUOTA_DAY_MS + HOUR);
+    expect(currentCount(next, start + QUOTA_DAY_MS + HOUR)).toEqual({
+      since: start + QUOTA_DAY_MS + HOUR,
       sent: 7,
     });
     // Never below nothing left; an unreadable count is no count.
