@@ -12,6 +12,7 @@
  *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
  *   npx tsx bench/run.ts --only=scale  scenario 6 only (20,000 rows slice by slice)
  *   npx tsx bench/run.ts --only=formula   scenario 9 only (=FINDEMAIL at the platform's limit), about 3 minutes
+ *   npx tsx bench/run.ts --only=dragged   scenario 10 only (a dragged column: bench/draggedColumn.ts)
  *   npx tsx bench/run.ts --check   exits non-zero when a target is missed (without it, only a failed check does)
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
  *
@@ -39,6 +40,7 @@ import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '..
 import type { Progress } from '../src/api';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
 import { KEY_PACE_PROPERTY } from '../src/core/propertyNames';
+import { reportDraggedColumn, runDraggedColumn } from './draggedColumn';
 import { recordPrinted, writeLastRun } from './readme';
 
 const ROOT = join(__dirname, '..');
@@ -69,7 +71,7 @@ interface Config {
   /** `--check`: a missed target makes the exit code non-zero. */
   check?: boolean;
   /** `tail`: scenarios 3-4 only; `scale`: scenario 6 only; `formula`: scenario 9 only. */
-  only?: 'tail' | 'scale' | 'formula';
+  only?: 'tail' | 'scale' | 'formula' | 'dragged';
   rows: number;
   duplicateRate: number;
   naiveRows: number;
@@ -184,9 +186,9 @@ function parseArgs(argv: string[]): Config {
       continue;
     }
     if (name === 'only') {
-      if (text !== 'tail' && text !== 'scale' && text !== 'formula')
+      if (text !== 'tail' && text !== 'scale' && text !== 'formula' && text !== 'dragged')
         throw new Error(
-          '--only takes `tail` (scenarios 3-4), `scale` (scenario 6) or `formula` (scenario 9)',
+          '--only takes `tail` (scenarios 3-4), `scale` (scenario 6), `formula` (scenario 9) or `dragged` (10)',
         );
       config.only = text;
       if (!argv.some((other) => other.startsWith('--out=')))
@@ -1529,6 +1531,24 @@ async function mainScale(config: Config, sandbox: SandboxServer, naiveDir: strin
   if (scale.addon.finalState !== 'done' || scale.addon.rowsWithStatus !== scale.rows) process.exitCode = 1;
 }
 
+/** `--only=dragged`: scenario 10 alone (bench/draggedColumn.ts), its figures written to the output file. */
+async function mainDragged(config: Config) {
+  const figures = await runDraggedColumn();
+  const missed = reportDraggedColumn(figures);
+  const output = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    dragged: figures,
+  };
+  writeFileSync(
+    config.out,
+    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
+  );
+  console.log(`Figures written to ${config.out}`);
+  if (config.check && missed > 0) process.exitCode = 1;
+}
+
 /** `--only=formula`: scenario 9 alone, its figures written to the output file. */
 async function mainFormula(config: Config, deadline: Deadline) {
   const phases: Record<string, number> = {};
@@ -1599,6 +1619,10 @@ async function main(): Promise<void> {
     }
     if (config.only === 'formula') {
       await mainFormula(config, deadline);
+      return;
+    }
+    if (config.only === 'dragged') {
+      await mainDragged(config);
       return;
     }
     if (config.only === 'scale') {

@@ -20,7 +20,7 @@ import {
   deleteWatchTriggers,
   watchTriggersPresent,
 } from './triggers';
-import { showAlert, showSidebar } from './ui';
+import { confirm, showAlert, showSidebar } from './ui';
 
 /** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
 export const appsScript: Platform = {
@@ -58,7 +58,7 @@ export const appsScript: Platform = {
   documentPropertyWritable,
   creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
   addonSheets,
-  ui: { showSidebar, showAlert },
+  ui: { showSidebar, showAlert, confirm },
   triggers: {
     create: createWatchTriggers,
     deleteMine: deleteMyWatchTriggers,

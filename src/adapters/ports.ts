@@ -38,6 +38,7 @@ export function storeServices(clock: Clock = systemClock): StoreServices {
     resultsSheet: resultsSheetOn(hiddenSheet(RESULTS_LAYOUT)),
     appendCharges: creditsLog.append,
     withStoreLock: (work, sheetWrites) => withStoreLock(clock, work, sheetWrites),
+    tryStoreLock: (work) => tryWithDocumentLock(work, undefined, false) !== undefined,
   };
 }
 

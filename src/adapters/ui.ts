@@ -33,6 +33,12 @@ export function showToast(message: string): void {
   SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
 }
 
+/** A question in a dialog with Yes and No buttons: whether the person pressed Yes. */
+export function confirm(message: string): boolean {
+  const ui = SpreadsheetApp.getUi();
+  return ui.alert(ADDON_NAME, message, ui.ButtonSet.YES_NO) === ui.Button.YES;
+}
+
 /** A message in a dialog with an OK button (a menu item's answer when it changes nothing). */
 export function showAlert(message: string): void {
   const ui = SpreadsheetApp.getUi();

@@ -89,10 +89,12 @@ export const DEFAULT_CONCURRENCY = 20;
  */
 export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND) + 1;
 /**
- * After LockService refused the document lock (its rate quota, reported: "too many LockService operations"),
- * formulas do not ask for it again this long: the refusal does not clear in seconds, and every try spends more.
+ * A formula whose claim found the document lock busy or refused (LockService's rate quota, reported: "too many
+ * LockService operations") tries again after a pause of this much, times a random factor from 1 to 2 (cells
+ * refused together do not come back together), while its budget allows: the quota's window passes meanwhile, so a
+ * refusal slows the cells by what the quota lets through, not for a fixed time.
  */
-export const LOCK_REFUSED_SECONDS = 60;
+export const FORMULA_LOCK_PAUSE_MS = SECOND;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */

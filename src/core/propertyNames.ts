@@ -58,6 +58,11 @@ export const RUN_HISTORY_PROPERTY = 'pef.runs';
 /** Document property: what =FINDEMAIL spent today in this spreadsheet (JSON: day and credits). */
 export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
 /**
+ * Document properties: credits of the day's reservation an execution gave back while the document lock was busy
+ * (JSON: day and credits, one property each), deducted from FORMULA_SPEND_PROPERTY at the next locked reservation.
+ */
+export const FORMULA_GIVE_BACK_PREFIX = 'pef.giveBack.';
+/**
  * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
  * user properties, so only the owner sets what formulas spend of the owner's credits.
  */
@@ -87,11 +92,6 @@ export const ACCOUNT_OK_KEY = 'pef.ok';
 export const PACE_PREFIX = 'pef.pace.';
 /** The two paces kept under PACE_PREFIX: the bulk run's and the formulas'. */
 export const PACE_SCOPES = { bulk: 'bulk', formula: 'formula' } as const;
-/**
- * Document cache: LockService refused the document lock lately (its rate quota): formulas skip the lock for
- * LOCK_REFUSED_SECONDS instead of spending more of the quota.
- */
-export const LOCK_REFUSED_KEY = 'pef.lockRefused';
 
 /**
  * Script cache (shared by every user and document of the script): a copy of the script properties below, for

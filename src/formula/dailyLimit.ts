@@ -7,7 +7,12 @@
  */
 
 import type { FormulaCapState, FormulaPolicy } from '../api';
-import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
+import {
+  FORMULA_GIVE_BACK_PREFIX,
+  FORMULA_POLICY_PREFIX,
+  FORMULA_SPEND_PROPERTY,
+} from '../core/propertyNames';
+import { timeId } from '../core/timeId';
 import { serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentLock } from '../lookup/ports';
@@ -15,6 +20,7 @@ import type { Platform } from '../platform/platform';
 import {
   capMessage,
   DEFAULT_FORMULA_POLICY,
+  type FormulaSpend,
   giveBack,
   parsePolicy,
   parseSpend,
@@ -36,12 +42,29 @@ export function readPolicy(platform: Platform): FormulaPolicy {
   }
 }
 
-/** What formulas spent on the day of `now`: the spreadsheet's day (its time zone), as the watch counts its own. */
-function readSpend(platform: Platform, now: number) {
-  return parseSpend(
-    platform.documentProperties().getProperty(FORMULA_SPEND_PROPERTY),
-    platform.clock.day(now),
-  );
+/** The day's spending (the spreadsheet's day, its time zone, as the watch counts its own), less what was given back without the lock (`names`: those records, to fold in). */
+function readSpendAndGiveBacks(platform: Platform, now: number): { spend: FormulaSpend; names: string[] } {
+  const all = platform.documentProperties().getProperties();
+  const day = platform.clock.day(now);
+  let spend = parseSpend(all[FORMULA_SPEND_PROPERTY], day);
+  const names = Object.keys(all).filter((name) => name.startsWith(FORMULA_GIVE_BACK_PREFIX));
+  for (const name of names) spend = giveBack(spend, parseSpend(all[name], day).used);
+  return { spend, names };
+}
+
+/**
+ * Gives back what was reserved but not charged: under the lock, one try; when it is busy (or LockService refuses),
+ * as a record of its own that needs no lock, deducted at the next locked reservation. Never left reserved.
+ */
+function giveBackUnused(platform: Platform, lock: DocumentLock, now: number, unused: number): void {
+  const given = lock.tryWith(() => {
+    const { spend, names } = readSpendAndGiveBacks(platform, now);
+    writeSpend(platform, giveBack(spend, unused));
+    for (const name of names) platform.documentProperties().deleteProperty(name);
+  });
+  if (given) return;
+  const record: FormulaSpend = { day: platform.clock.day(now), used: unused };
+  platform.documentProperties().setProperty(FORMULA_GIVE_BACK_PREFIX + timeId(now), JSON.stringify(record));
 }
 
 function writeSpend(platform: Platform, spend: { day: string; used: number }): void {
@@ -65,22 +88,23 @@ export function formulaSpendGate(
     name: 'daily limit',
     admit(_markers, free) {
       if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
-      const outcome = reserve(readSpend(platform, clock.now()), policy, free);
-      if (outcome.granted > 0) writeSpend(platform, outcome.next);
+      const { spend, names } = readSpendAndGiveBacks(platform, clock.now());
+      const outcome = reserve(spend, policy, free);
+      if (outcome.granted > 0 || names.length > 0) writeSpend(platform, outcome.next);
+      for (const name of names) platform.documentProperties().deleteProperty(name);
       reserved += outcome.granted;
       return { take: outcome.granted, refusal };
     },
     close({ charged }) {
       const unused = reserved - charged;
-      if (unused > 0)
-        lock.tryWith(() => writeSpend(platform, giveBack(readSpend(platform, clock.now()), unused)));
+      if (unused > 0) giveBackUnused(platform, lock, clock.now(), unused);
     },
   };
 }
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
 export function readFormulaCapState(platform: Platform): FormulaCapState {
-  const spend = readSpend(platform, platform.clock.now());
+  const { spend } = readSpendAndGiveBacks(platform, platform.clock.now());
   return { policy: readPolicy(platform), usedToday: spend.used, day: spend.day };
 }
 

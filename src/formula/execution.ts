@@ -25,7 +25,7 @@ import type { LookupPorts, SendBudget, StoreRead } from '../lookup/ports';
 import { keepPaceIn, type LookupPolicy } from '../lookup/session';
 import type { Platform } from '../platform/platform';
 import { formulaSpendGate } from './dailyLimit';
-import { accountCheckGate, haltFormulas, haltGate, lockRefusalGate } from './gates';
+import { accountCheckGate, haltFormulas, haltGate } from './gates';
 import { ownerKeyMessage } from './messages';
 
 /** State of one =FINDEMAIL execution. */
@@ -107,11 +107,10 @@ function formulaGates(
   run: { apiKey: string; endpoint: string; pacer?: Pacer; budget: SendBudget },
   claimSeconds: number,
 ): Gate[] {
-  const { cache, lock } = ports;
+  const { cache } = ports;
   const onHalt = (halt: ServiceError) => haltFormulas(cache, run.apiKey, halt);
   const keyCheck = keyCheckGate(ports, run.pacer, run, run.budget, FORMULA_KEY_CHECK_ABOVE, onHalt);
   return [
-    lockRefusalGate(cache, lock),
     haltGate(cache, run.apiKey),
     keyCheck,
     accountCheckGate(cache, run.apiKey, claimSeconds, keyCheck),

@@ -4,7 +4,7 @@
  */
 
 import { parseFields } from '../core/cells';
-import { POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
+import { FORMULA_LOCK_PAUSE_MS, POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import { HALT_KEY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -13,7 +13,6 @@ import { ACCOUNT_CHECK_MARKERS, accountCheckOver } from '../lookup/accountCheck'
 import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues';
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
-import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
@@ -54,7 +53,7 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
   for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
   for (const [key, result] of report.alreadyKept) run.outcomes.set(key, result);
   for (const key of report.unsaved) run.outcomes.set(key, UNSAVED);
-  if (report.stop && report.stop !== LOCK_BUSY) throw new Error(report.stop.message);
+  if (report.stop) throw new Error(report.stop.message);
   if (report.halt) throw accountError(report.halt);
   const byBulk: string[] = [];
   const others = [...report.elsewhere];
@@ -63,20 +62,18 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
 }
 
 /**
- * A lookup, or undefined when the store could not take the lock to keep a batch's results (its claims are
- * released; the batch's sending record makes the next execution log its answers as lost): the cells say the
- * spreadsheet was busy, in our words, not Apps Script's.
+ * After the document lock was busy or refused: a pause of FORMULA_LOCK_PAUSE_MS times a random factor from 1 to 2,
+ * when the budget has room for it and a lookup after it. False when it has not.
  */
-function lookUpOrBusy(session: LookupSession, wanted: Map<string, string>): LookupReport | undefined {
-  try {
-    return session.lookUp(wanted);
-  } catch (error) {
-    if (error instanceof DocumentBusyError) return undefined;
-    throw error;
-  }
+function pauseForLock(run: FormulaRun): boolean {
+  const { clock } = run.ports;
+  const pause = Math.round(FORMULA_LOCK_PAUSE_MS * (1 + Math.random()));
+  if (run.budget.remainingMs(clock.now()) <= 2 * pause) return false;
+  clock.sleep(pause);
+  return true;
 }
 
-/** Looks the missing keys up, waiting for other cells' claims while the budget allows. */
+/** Looks the missing keys up, waiting for other cells' claims (and a busy or refused lock) while the budget allows. */
 function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]): void {
   const { clock } = run.ports;
   const heldByOthers = new Set<string>();
@@ -84,20 +81,17 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   let lockBusy = false;
   let missing = keys;
   while (missing.length > 0 && run.budget.mayStart(clock.now())) {
-    const report = lookUpOrBusy(
-      session,
-      new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])),
-    );
-    if (!report) {
-      lockBusy = true;
-      break;
-    }
+    const report = session.lookUp(new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])));
     const waiting = take(run, report);
     for (const key of waiting.byBulk) heldByBulk.add(key);
     for (const key of waiting.others) heldByOthers.add(key);
-    lockBusy = report.lockBusy || report.stop === LOCK_BUSY;
-    // LockService refused (its quota): trying again only spends more of it.
-    if (report.lockRefused || report.stop === LOCK_BUSY) break;
+    lockBusy = report.lockBusy;
+    missing = missing.filter((key) => !run.outcomes.has(key));
+    // A busy or refused lock: the lookup goes again after a pause, as the quota's window passes.
+    if (lockBusy) {
+      if (!pauseForLock(run)) break;
+      continue;
+    }
     const blocked = report.blocked;
     if (waiting.others.length === 0 && blocked.length === 0) break;
     missing = awaitOthers(run, waiting.others, blocked);

@@ -1,10 +1,10 @@
 /**
- * The gates of a =FINDEMAIL lookup session (src/lookup/gate.ts) that live in the document cache: LockService
- * refusing lately, the halt after a 401 or 402, the account check. Each begins and ends in the session's one
+ * The gates of a =FINDEMAIL lookup session (src/lookup/gate.ts) that live in the document cache: the halt after a
+ * 401 or 402, the account check. Each begins and ends in the session's one
  * place; this file holds no claim. The order of all the formula's gates: ./execution.ts.
  */
-import { HALT_SECONDS, LOCK_REFUSED_SECONDS } from '../core/limits';
-import { ACCOUNT_OK_KEY, HALT_KEY, LOCK_REFUSED_KEY } from '../core/propertyNames';
+import { HALT_SECONDS } from '../core/limits';
+import { ACCOUNT_OK_KEY, HALT_KEY } from '../core/propertyNames';
 import {
   ACCOUNT_CHECK_MARKERS,
   admission,
@@ -16,8 +16,8 @@ import { parseHalt, readHalt, writeHalt } from '../lookup/claims';
 import { type ServiceError, serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { KeyCheckGate } from '../lookup/keyCheck';
-import type { DocumentCache, DocumentLock } from '../lookup/ports';
-import { accountError, LOCK_BUSY } from './messages';
+import type { DocumentCache } from '../lookup/ports';
+import { accountError } from './messages';
 
 /** A halt another execution wrote, as the cells' error (its message says what to do). */
 function haltError(message: string): ServiceError {
@@ -29,20 +29,6 @@ export function haltFormulas(cache: DocumentCache | null, apiKey: string, halt: 
   if (halt.error !== 'unauthorized' && halt.error !== 'payment_required') return;
   writeHalt(cache, apiKey, accountError(halt).message, HALT_SECONDS);
   cache?.remove(ACCOUNT_OK_KEY);
-}
-
-/**
- * LockService refused the document lock lately (its rate quota): the cells answer at once, without asking for the
- * lock again; a session whose lock was refused tells the others for LOCK_REFUSED_SECONDS.
- */
-export function lockRefusalGate(cache: DocumentCache | null, lock: DocumentLock): Gate {
-  return {
-    name: 'lock refused lately',
-    beforeClaim: () => (cache?.get(LOCK_REFUSED_KEY) ? { stop: LOCK_BUSY } : undefined),
-    close() {
-      if (lock.refused?.()) cache?.put(LOCK_REFUSED_KEY, '1', LOCK_REFUSED_SECONDS);
-    },
-  };
 }
 
 /** The halt after a 401 or 402 (the document cache's HALT_KEY for this key): read before the claim and each batch. */
@@ -88,9 +74,11 @@ export function accountCheckGate(
       const admitted = admission(markers, apiKey, free);
       if (admitted === 'wait') return { wait: true };
       if (admitted !== 'check account') return undefined;
-      beginAccountCheck(cache, seconds);
-      open = true;
-      return { take: free, alone: true };
+      const claimed = () => {
+        beginAccountCheck(cache, seconds);
+        open = true;
+      };
+      return { take: free, alone: true, claimed };
     },
     afterBatch(batch) {
       if (!open) return;

@@ -5,8 +5,12 @@
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
 
+import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
+import { longestSingleCellColumn, rangeFormula, replaceWithRange, runA1 } from './columnOffer';
+import { readFormulaCapState } from './dailyLimit';
+import { capMessage } from './dailyLimitPolicy';
 import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
 
@@ -23,8 +27,24 @@ function unfinished(value: unknown): boolean {
   return value === '#ERROR!' || isPendingText(value);
 }
 
+/**
+ * The daily limit's text, while the limit is still reached today: its cells would be refused again, so Refresh
+ * leaves them (the text says who may raise it); undefined when formulas may spend.
+ */
+function limitStillReached(platform: Platform): string | undefined {
+  const { policy, usedToday } = readFormulaCapState(platform);
+  const reached = !policy.enabled || usedToday >= policy.dailyCap;
+  return reached ? capMessage(policy) : undefined;
+}
+
+/** Unfinished =FINDEMAIL formulas of a block, and those left because the daily limit would refuse them again. */
+interface Found {
+  cells: Unfinished[];
+  atLimit: number;
+}
+
 /** The unfinished =FINDEMAIL formulas of `block` (their results may spill past it). */
-function unfinishedIn(sheet: SheetPort, block: CellBlock): Unfinished[] {
+function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): Found {
   const top = block.row;
   const left = block.column;
   const formulas = sheet.formulas(block);
@@ -42,7 +62,7 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock): Unfinished[] {
       candidates.push({ area, formula });
     }
   }
-  if (candidates.length === 0) return [];
+  if (candidates.length === 0) return { cells: [], atLimit: 0 };
   const bottom = Math.min(
     sheet.maxRows(),
     Math.max(...candidates.map(({ area }) => area.row + area.rows)) - 1,
@@ -52,13 +72,18 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock): Unfinished[] {
     Math.max(...candidates.map(({ area }) => area.column + area.columns)) - 1,
   );
   const values = sheet.values({ row: top, column: left, rows: bottom - top + 1, columns: right - left + 1 });
-  const found: Unfinished[] = [];
+  const found: Found = { cells: [], atLimit: 0 };
   for (const { area, formula } of candidates) {
     let open = false;
-    for (let r = area.row; r < area.row + area.rows && !open; r++)
-      for (let c = area.column; c < area.column + area.columns && !open; c++)
-        open = unfinished(values[r - top]?.[c - left]);
-    if (open) found.push({ row: area.row, column: area.column, formula });
+    let refused = false;
+    for (let r = area.row; r < area.row + area.rows; r++)
+      for (let c = area.column; c < area.column + area.columns; c++) {
+        const value = values[r - top]?.[c - left];
+        if (limitText && typeof value === 'string' && value.includes(limitText)) refused = true;
+        else if (unfinished(value)) open = true;
+      }
+    if (open) found.cells.push({ row: area.row, column: area.column, formula });
+    else if (refused) found.atLimit++;
   }
   return found;
 }
@@ -80,22 +105,58 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
   spreadsheet.flush();
 }
 
+/**
+ * Past what Sheets runs at once, a column of single cells: offered as one range formula (asked first). The answer
+ * when the person took it, else undefined (Refresh goes on as usual).
+ */
+function offerRangeFormula(
+  platform: Platform,
+  sheet: SheetPort,
+  unfinishedCells: number,
+): string | undefined {
+  if (unfinishedCells <= SIMULTANEOUS_EXECUTIONS) return undefined;
+  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), SIMULTANEOUS_EXECUTIONS);
+  if (!run) return undefined;
+  const count = run.last - run.first + 1;
+  const formula = rangeFormula(run);
+  const presses = Math.ceil(unfinishedCells / SIMULTANEOUS_EXECUTIONS);
+  const asked = platform.ui.confirm(
+    `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${formula} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: Refresh enters the unfinished cells again as they are.`,
+  );
+  if (!asked) return undefined;
+  replaceWithRange(sheet, run);
+  platform.spreadsheet().flush();
+  return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
+}
+
 export function refreshFormulas(platform: Platform): string {
+  // What formulas paid for moves into the results sheet first: the cells entered again find room to pay for more.
+  platform.keepPendingResults();
   const spreadsheet = platform.spreadsheet();
   const selection = spreadsheet.selection();
   const sheet = selection?.sheet ?? spreadsheet.activeSheet();
-  let cells = selection ? unfinishedIn(sheet, selection.block) : [];
+  const limitText = limitStillReached(platform);
+  let found = selection ? unfinishedIn(sheet, selection.block, limitText) : { cells: [], atLimit: 0 };
   let where = 'the selection';
-  if (cells.length === 0) {
-    cells = unfinishedIn(sheet, dataBlock(sheet));
+  if (found.cells.length === 0 && found.atLimit === 0) {
+    found = unfinishedIn(sheet, dataBlock(sheet), limitText);
     where = 'this sheet';
   }
-  if (cells.length === 0) return 'No unfinished =FINDEMAIL cells in the selection or on this sheet.';
+  const { cells, atLimit } = found;
+  const limitNote =
+    atLimit > 0
+      ? `${atLimit} cell${atLimit === 1 ? '' : 's'} of ${where} wait for the daily limit of =FINDEMAIL (reached today; the owner can raise it in the add-on's Settings tab): not entered again.`
+      : '';
+  if (cells.length === 0)
+    return limitNote || 'No unfinished =FINDEMAIL cells in the selection or on this sheet.';
+  const replaced = offerRangeFormula(platform, sheet, cells.length);
+  if (replaced) return replaced;
   enterFormulasAgain(spreadsheet, sheet, cells);
   const count = cells.length;
   const parts = [
     `Entered ${count} unfinished =FINDEMAIL formula${count === 1 ? '' : 's'} of ${where} again: Sheets runs ${count === 1 ? 'it' : 'them'} now; results already paid for cost nothing.`,
   ];
+  if (limitNote) parts.push(limitNote);
   // Each formula is its own execution: past 30 some are refused again before they run.
   if (count > SIMULTANEOUS_EXECUTIONS)
     parts.push(

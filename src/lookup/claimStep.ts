@@ -1,13 +1,13 @@
 /**
  * The session's claim step, in one hold of the document lock: the claims and the gates' markers read in one cache
  * call, the keys found in the result store, the gates' admission (a halt, the account check, the formulas' daily
- * limit), the claims put, and the first batch recorded as being sent. One lock hold where there were four: a new
- * profile in a single cell costs this step and the store's write, two holds (four LockService calls). Reached
- * through the ports only (pure of Apps Script).
+ * limit), the claims put, and the first batch recorded as being sent: one lock hold. A formula keeps its results
+ * without the lock, so a new profile in a single cell costs this hold alone (two LockService calls on the lock).
+ * Reached through the ports only (pure of Apps Script).
  */
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
-import { claimKey, putClaims, readClaims } from './claims';
+import { type ClaimScope, claimKey, readClaims } from './claims';
 import type { ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { DocumentCache, LookupPorts, SendCheck } from './ports';
@@ -17,6 +17,8 @@ export interface ClaimAsk {
   keys: string[];
   /** The claim's value (FORMULA_CLAIM, BULK_CLAIM) and how long it lives. */
   value: string;
+  /** Where the claims are put: the lookup's scope, which releases them whatever ends it. */
+  claims: ClaimScope;
   seconds: number;
   /** The lock is not waited for past this. */
   deadline?: number;
@@ -67,12 +69,14 @@ export function claimUnknown(ports: LookupPorts, ask: ClaimAsk): Claimed | undef
 
 /**
  * Of the free keys: the ones claimed now, the ones left for a later call, the ones the store cannot keep now
- * (`room`, from the store's look that found them free).
+ * (`room`, from the store's look that found them free). Keys past what one call claims are left for a later call
+ * whatever the room: it reads the room again then (a result takes less than the room counts it before it is known).
  */
 function splitByRoom(free: string[], room = free.length): Pick<Claimed, 'mine' | 'blocked' | 'unsaved'> {
-  const fits = Math.max(0, Math.min(free.length, room));
-  const now = Math.min(fits, MAX_CLAIMS_AT_ONCE);
-  return { mine: free.slice(0, now), blocked: free.slice(now, fits), unsaved: free.slice(fits) };
+  const claimable = Math.min(free.length, MAX_CLAIMS_AT_ONCE);
+  const now = Math.max(0, Math.min(claimable, room));
+  if (now === claimable) return { mine: free.slice(0, now), blocked: free.slice(now), unsaved: [] };
+  return { mine: free.slice(0, now), blocked: [], unsaved: free.slice(now) };
 }
 
 function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
@@ -91,6 +95,7 @@ function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
     known.room,
   );
   const claimed: Claimed = { ...room, heldBy, refused: new Map() };
+  const begun: Array<() => void> = [];
   let alone = false;
   for (const gate of ask.gates) {
     if (claimed.mine.length === 0) break;
@@ -102,13 +107,19 @@ function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
       claimed.mine = [];
       break;
     }
-    for (const key of claimed.mine.slice(admission.take))
-      claimed.refused.set(key, admission.refusal as ServiceError);
+    if (admission.take < claimed.mine.length) {
+      // Refused past `take`: the keys left for a later call would be refused too.
+      const past = [...claimed.mine.slice(admission.take), ...claimed.blocked];
+      for (const key of past) claimed.refused.set(key, admission.refusal as ServiceError);
+      claimed.blocked = [];
+    }
     claimed.mine = claimed.mine.slice(0, admission.take);
     alone ||= admission.alone === true;
+    if (admission.claimed) begun.push(admission.claimed);
   }
   if (claimed.mine.length === 0) return claimed;
-  if (cache) putClaims(cache, claimed.mine, ask.value, ask.seconds);
+  ask.claims.put(claimed.mine, ask.value, ask.seconds);
+  for (const begin of begun) begin();
   claimed.first = ask.firstBatch(claimed.mine, alone);
   return claimed;
 }

@@ -41,6 +41,40 @@ export function releaseClaims(cache: DocumentCache | null, keys: string[]): void
   if (cache && keys.length > 0) cache.removeAll(keys.map(claimKey));
 }
 
+/**
+ * The claims one lookup put: released as their keys settle, and the rest in one place (`releaseAll`, the session's
+ * `finally`) whatever ended the lookup. A key counts as held from before its claim is put, so a put that throws
+ * half-way is released too.
+ */
+export interface ClaimScope {
+  put(keys: string[], value: string, seconds: number): void;
+  /** Releases the claims of these keys this scope holds. */
+  release(keys: readonly string[]): void;
+  /** Releases every claim still held. */
+  releaseAll(): void;
+  /** The keys whose claims are held now. */
+  held(): string[];
+}
+
+export function claimScope(cache: DocumentCache | null): ClaimScope {
+  const held = new Set<string>();
+  const release = (keys: readonly string[]) => {
+    const mine = keys.filter((key) => held.has(key));
+    for (const key of mine) held.delete(key);
+    releaseClaims(cache, mine);
+  };
+  return {
+    put(keys, value, seconds) {
+      if (!cache) return;
+      for (const key of keys) held.add(key);
+      putClaims(cache, keys, value, seconds);
+    },
+    release,
+    releaseAll: () => release([...held]),
+    held: () => [...held],
+  };
+}
+
 export interface Halt {
   message: string;
   keyHash: string;

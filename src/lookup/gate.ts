@@ -7,8 +7,13 @@ import type { BatchReport } from './pipeline';
 
 /** Under the lock, what a gate admits of `free` keys about to be claimed. */
 export type Admission =
-  /** At most `take` of them (in order); the rest say `refusal`. `alone`: the first batch holds one key. */
-  | { take: number; refusal?: ServiceError; alone?: boolean }
+  /**
+   * At most `take` of them (in order); the rest say `refusal`, and so do the free keys past the claims one call may
+   * take (the gate admits no more of them either). `alone`: the first batch holds one key. `claimed`: what the gate
+   * begins, once every gate admitted some key and their claims are put (nothing begins for a lookup that sends
+   * nothing).
+   */
+  | { take: number; refusal?: ServiceError; alone?: boolean; claimed?: () => void }
   /** None now: another execution must finish first (the account check); they are blocked, not refused. */
   | { wait: true }
   /** None: the lookup ends with this error (a halt another execution wrote). */

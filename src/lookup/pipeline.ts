@@ -7,7 +7,7 @@
 import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import { haltsRun, mayRetry } from './answers';
-import { releaseClaims } from './claims';
+import type { ClaimScope } from './claims';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
 import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget, SendCheck } from './ports';
 import { type RetryPolicy, retryDelayMs } from './retry';
@@ -54,7 +54,11 @@ export interface Confirmed {
  * result; keys another execution is sending, or that the store could not keep now, leave the queue unsent; a key
  * lost before goes only alone, and lost twice it settles as an ERROR, unsent.
  */
-export function settleCheck(ports: LookupPorts, { queue, report }: Sending, check: SendCheck): Confirmed {
+export function settleCheck(
+  ports: LookupPorts,
+  { queue, report, claims }: Sending,
+  check: SendCheck,
+): Confirmed {
   for (const [key, result] of check.stored) report.alreadyKept.set(key, result);
   report.unsaved.push(...check.full);
   report.elsewhere.push(...check.elsewhere);
@@ -70,7 +74,7 @@ export function settleCheck(ports: LookupPorts, { queue, report }: Sending, chec
   const dropped = new Set([...settled, ...check.elsewhere]);
   if (dropped.size > 0) {
     // Only the keys settled here are released: a key another execution sends may carry its claim.
-    releaseClaims(ports.cache, settled);
+    claims.release(settled);
     queue.keys = queue.keys.filter((key) => !dropped.has(key));
   }
   return { send: check.send, sending: check.sending };
@@ -150,17 +154,22 @@ function lostTwice(clock: Clock, until: number, why = 'Connections to the servic
   };
 }
 
-/** A sending under way: the queue of the claimed keys not settled yet, and what was sent so far. */
+/**
+ * A sending under way: the queue of the claimed keys not settled yet, what was sent so far, and the lookup's claims
+ * (released as keys settle).
+ */
 export interface Sending {
   readonly queue: Queue;
   readonly report: SendReport;
+  readonly claims: ClaimScope;
 }
 
 /** The claimed keys queued; no batch before the sizer's Retry-After gate. */
-export function startSending(request: SendRequest): Sending {
+export function startSending(request: SendRequest, claims: ClaimScope): Sending {
   const gate = request.batchSize.notBefore?.() ?? 0;
   const keys = [...request.claimed.keys()];
   return {
+    claims,
     queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate },
     report: {
       outcomes: new Map(),
@@ -199,7 +208,7 @@ export function sendBatches(
       }
     } else waitForGate(ports.clock, queue);
     if (confirmed.send.length > 0) {
-      const batch = sendOneBatch(ports, queue, request, report, confirmed);
+      const batch = sendOneBatch(ports, sending, request, confirmed);
       request.afterBatch?.(batch);
     }
     confirmed = undefined;
@@ -218,8 +227,8 @@ function waitForGate(clock: Clock, queue: Queue): void {
  * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
  * once).
  */
-export function endSending(ports: LookupPorts, { queue, report }: Sending): SendReport {
-  releaseClaims(ports.cache, queue.keys);
+export function endSending({ queue, report, claims }: Sending): SendReport {
+  claims.release(queue.keys);
   for (const key of queue.keys)
     if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
       report.outcomes.delete(key);
@@ -251,9 +260,8 @@ function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: bool
 
 function sendOneBatch(
   ports: LookupPorts,
-  queue: Queue,
+  { queue, report, claims }: Sending,
   request: SendRequest,
-  report: SendReport,
   { send: batch, sending }: Confirmed,
 ): BatchReport {
   const started = ports.clock.now();
@@ -286,7 +294,7 @@ function sendOneBatch(
   // Charged results are stored (ending the batch's sending record, and counting its lost answers in the same
   // write) before their claims are released.
   ports.store.putMany(stored, sending, sent.lost ? batch : undefined);
-  releaseClaims(ports.cache, settled);
+  claims.release(settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   return { stored, halt: report.halt };
 }

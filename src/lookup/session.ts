@@ -2,8 +2,8 @@
  * The one way to look profiles up, for =FINDEMAIL and the bulk run alike: `openLookup(ports, policy)`, then
  * `session.lookUp(keys)` as often as the caller needs, then `session.close()`.
  *
- * A lookup: the gates before the claim (the formulas' halt marker, LockService refusing lately, the free key
- * check), then one hold of the document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
+ * A lookup: the gates before the claim (the formulas' halt marker, the free key check), then one hold of the
+ * document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
  * as being sent), then batches sent through one retry scheduler (./pipeline.ts), each stored before its claims
  * are released. Every claim a lookup took is released before it returns, whatever ended it (all settled, a
  * halt, a gate, the budget, a busy lock, a thrown error); `close` ends the gates (the account check, the formulas'
@@ -12,6 +12,7 @@
  * settled as lost answers by the next execution that reads the store (src/store/resultStore.ts).
  */
 import { type Claimed, claimUnknown, type InStore } from './claimStep';
+import { type ClaimScope, claimScope } from './claims';
 import type { LookupOutcome, LookupResult, ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { Pacer } from './pace';
@@ -98,20 +99,19 @@ export function emptyReport(): LookupReport {
 }
 
 export function openLookup(ports: LookupPorts, policy: LookupPolicy): LookupSession {
-  let charged = 0;
+  // Counted as each batch is stored: a lookup that throws later still counts what it was charged.
+  const totals = { charged: 0 };
   let closed = false;
   return {
     lookUp(wanted) {
       if (closed) throw new Error('The lookup session is closed.');
-      const report = lookUpOnce(ports, policy, wanted);
-      for (const outcome of report.outcomes.values()) if (outcome.kind !== 'error') charged++;
-      return report;
+      return lookUpOnce(ports, policy, wanted, totals);
     },
     close() {
       if (closed) return;
       closed = true;
       try {
-        for (const gate of policy.gates) gate.close?.({ charged });
+        for (const gate of policy.gates) gate.close?.({ charged: totals.charged });
       } finally {
         policy.pace?.keep(policy.pace.pacer);
       }
@@ -119,10 +119,15 @@ export function openLookup(ports: LookupPorts, policy: LookupPolicy): LookupSess
   };
 }
 
+/**
+ * One lookup in one scope: whatever ends it (a gate, the budget, a busy lock, an error thrown by any port, at any
+ * step from the claims' put on), every claim it put is released in its `finally`.
+ */
 function lookUpOnce(
   ports: LookupPorts,
   policy: LookupPolicy,
   wanted: ReadonlyMap<string, string>,
+  totals: { charged: number },
 ): LookupReport {
   const report = emptyReport();
   const keys = [...wanted.keys()];
@@ -142,10 +147,29 @@ function lookUpOnce(
     storedSince: policy.storedSince,
     beforeBatch: () => firstOf(policy.gates, (gate) => gate.beforeBatch?.()),
     afterBatch: (batch) => {
+      totals.charged += batch.stored.length;
       for (const gate of policy.gates) gate.afterBatch?.(batch);
     },
   };
+  const claims = claimScope(ports.cache);
+  try {
+    return claimAndSend(ports, policy, wanted, request, claims, report);
+  } finally {
+    claims.releaseAll();
+  }
+}
+
+function claimAndSend(
+  ports: LookupPorts,
+  policy: LookupPolicy,
+  wanted: ReadonlyMap<string, string>,
+  request: SendRequest,
+  claims: ClaimScope,
+  report: LookupReport,
+): LookupReport {
+  const keys = [...wanted.keys()];
   const claimed = claimUnknown(ports, {
+    claims,
     keys,
     value: policy.claim.value,
     seconds: policy.claim.seconds,
@@ -167,13 +191,10 @@ function lookUpOnce(
   takeClaimed(report, claimed);
   if (claimed.stop || claimed.mine.length === 0) return report;
   request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
-  const sending = startSending(request);
-  try {
-    const first: Confirmed | undefined = claimed.first && settleCheck(ports, sending, claimed.first);
-    sendBatches(ports, request, sending, first);
-  } finally {
-    endSending(ports, sending);
-  }
+  const sending = startSending(request, claims);
+  const first: Confirmed | undefined = claimed.first && settleCheck(ports, sending, claimed.first);
+  sendBatches(ports, request, sending, first);
+  endSending(sending);
   return mergeSent(report, sending, ports.lock.refused?.() ?? false);
 }
 

@@ -69,6 +69,8 @@ export interface Ui {
   showSidebar(view: SidebarView): void;
   /** A message in a dialog with an OK button. */
   showAlert(message: string): void;
+  /** A question in a dialog with Yes and No buttons: whether the person pressed Yes. */
+  confirm(message: string): boolean;
 }
 
 /** A watch's installable triggers, the current user's in this spreadsheet. */

@@ -95,6 +95,11 @@ export interface StoreServices {
    * the execution may write the spreadsheet (its writes are flushed before the release).
    */
   withStoreLock(work: () => void, sheetWrites: boolean): void;
+  /**
+   * Runs `work` holding the document lock, one try, never flushing (a custom function cannot write the
+   * spreadsheet); false when the lock stayed busy or LockService refused it.
+   */
+  tryStoreLock(work: () => void): boolean;
 }
 
 /** The formulas' buffer, as the simple triggers see it. */

@@ -13,9 +13,10 @@
  * - Every charge goes into the credits log (./credits.ts) in the same locked write as its result.
  *
  * Each read of the document properties is one DocumentView (./documentView.ts), passed along explicitly: no answer
- * depends on which read ran last. Every write of document properties here happens holding the document lock, so a
- * rewrite of the whole store (moving the buffer into the sheet) can never erase a result written meanwhile. Nothing
- * is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
+ * depends on which read ran last. Every write of document properties here happens holding the document lock but a
+ * formula's batch (keepInBuffer: properties of its own); the rewrite of the whole store (keepPending, moving the
+ * buffer into the sheet) reads the properties again right before it writes, so it keeps what formulas wrote
+ * meanwhile. Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
  * function names, not members.)
  */
 
@@ -190,13 +191,13 @@ function putMany(
   const added = new Map<string, string>();
   for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
   const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
+  if (!state.writable) {
+    keepInBuffer(state, values, { added, entries, lost, now });
+    return;
+  }
   io.withStoreLock(() => {
     // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
     if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-    if (!state.writable) {
-      props.setProperties({ ...values, ...bufferedValues(added, entries, lost, now, () => io.clock.now()) });
-      return;
-    }
     // The sheets first, before any property call: a result (and its charge) is kept even if the properties
     // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
     // gives `before`.
@@ -213,6 +214,35 @@ function putMany(
   }, state.writable);
 }
 
+/**
+ * A formula's batch into the buffer. Its results and charges are properties of their own (a result by its hash, a
+ * batch's charges by a new name), and ending its sending record writes that record alone: no other execution writes
+ * them, so they need no document lock, and a paid answer is kept even when LockService is busy or refuses (its
+ * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes.
+ * Only the lost marks (one property every execution changes) need the lock: one try; when it is busy the batch's
+ * sending record stays, and the next execution settles it as lost answers (the same charges and marks).
+ */
+function keepInBuffer(
+  state: StoreState,
+  ended: Record<string, string>,
+  batch: { added: Map<string, string>; entries: Array<[string, LookupResult]>; lost: string[]; now: number },
+): void {
+  const { io } = state;
+  const props = io.properties;
+  const values = {
+    ...ended,
+    ...bufferedValues(batch.added, batch.entries, batch.lost, batch.now, () => io.clock.now()),
+  };
+  if (batch.lost.length === 0) {
+    props.setProperties(values);
+    return;
+  }
+  io.tryStoreLock(() => {
+    values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), batch.lost, batch.now);
+    props.setProperties(values);
+  });
+}
+
 function keepPending(state: StoreState): number {
   const { io } = state;
   const now = io.clock.now();
@@ -225,7 +255,16 @@ function keepPending(state: StoreState): number {
   io.resultsSheet.appendResults(added);
   io.appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(io.clock.now()) : before;
+  // Formulas write their results without the lock (keepInBuffer): what they wrote since the first read stays.
+  Object.assign(kept, writtenSince(all, io.properties.getProperties()));
   io.properties.setProperties(kept, true);
   followOwnWrite(state.copy, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
+}
+
+/** The properties of `latest` that are new or changed since `first`, both reads of the document properties. */
+function writtenSince(first: Record<string, string>, latest: Record<string, string>): Record<string, string> {
+  const written: Record<string, string> = {};
+  for (const [key, value] of Object.entries(latest)) if (first[key] !== value) written[key] = value;
+  return written;
 }

@@ -570,6 +570,22 @@ describe('custom functions and the executions around them', () => {
     expect(env.values(ss.id, 'A1:A40').every(([v]) => v === 'done')).toBe(true);
   });
 
+  it('counts executions, not threads: with 6 worker threads (a small machine), still 30 run at once and the rest are refused', async () => {
+    const env = environment({ maxConcurrent: 6 });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(
+      ss.id,
+      'A1:A40',
+      Array.from({ length: 40 }, () => ['=SLOWCF()']),
+    );
+    const report = await env.recalculate(ss.id);
+    expect(report.results.filter((r) => !r.ok).map((r) => r.error?.message)).toEqual(
+      new Array(10).fill(TOO_MANY_SIMULTANEOUS_MESSAGE),
+    );
+    // Waiting for a thread does not count against the 30 s limit: none of the 30 was killed.
+    expect(report.results.filter((r) => r.ok && !r.timedOut)).toHaveLength(30);
+  }, 60_000);
+
   it("customFunctionDocumentWrites: refused makes a custom function's document-property write throw; other executions still write", async () => {
     const allowed = environment();
     const open = allowed.createSpreadsheet({ owner: OWNER });

@@ -107,6 +107,27 @@ describe('the formulas daily limit', () => {
     expect(readFormulaCapState(w.platform).usedToday).toBe(6);
   });
 
+  it('as a gate: with the lock busy, what was not charged is still given back (a record of its own), never kept reserved', () => {
+    const w = world();
+    w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 10 }));
+    const first = formulaSpendGate(w.platform, w);
+    expect(taken(first.admit?.({}, 10))).toBe(10);
+    first.close?.({ charged: 0 });
+    const again = formulaSpendGate(w.platform, w);
+    expect(taken(again.admit?.({}, 8))).toBe(8);
+    again.close?.({ charged: 2 });
+    // A session whose give-back finds the lock busy (or LockService refusing).
+    const busy = { ...w, lock: { tryWith: () => undefined } as DocumentLock };
+    const lockFree = formulaSpendGate(w.platform, busy);
+    expect(taken(lockFree.admit?.({}, 1))).toBe(1);
+    lockFree.close?.({ charged: 0 });
+    // 2 charged: the record written without the lock is counted, then folded in by the next locked reservation.
+    expect(readFormulaCapState(w.platform).usedToday).toBe(2);
+    const next = formulaSpendGate(w.platform, w);
+    expect(taken(next.admit?.({}, 20))).toBe(8);
+    expect([...w.document.values.keys()].filter((key) => key.startsWith('pef.giveBack.'))).toEqual([]);
+  });
+
   it('as a gate: a new day has the whole cap again; what was not charged comes back to the day the session ends in', () => {
     const w = world();
     w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 5 }));

@@ -5,13 +5,19 @@
  * onOpen and onEdit move the formula buffer into the results sheet.
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
-import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../src/core/propertyNames';
+import {
+  CLAIM_PREFIX,
+  FORMULA_SPEND_PROPERTY,
+  FORMULA_WRITES_PROPERTY,
+  PENDING_PREFIX,
+} from '../../src/core/propertyNames';
 import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
+import { capMessage, DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
 import { PENDING_MESSAGES } from '../../src/formula/messages';
 import { refreshFormulas } from '../../src/formula/refresh';
 import { chargedTwice, drive } from '../bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
-import { MemorySheet, testPlatform } from '../support/platform';
+import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
 const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
@@ -210,8 +216,11 @@ class SheetWithResults extends MemorySheet {
   }
 }
 
-/** A platform over one sheet, with `block` selected (or nothing selected). */
-function onSheet(sheet: SheetWithResults, block?: CellBlock) {
+/**
+ * A platform over one sheet, with `block` selected (or nothing selected); `spent`, what formulas spent today under
+ * the default daily limit.
+ */
+function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer = false) {
   const selection: Selection | null = block ? { sheet, block, a1: () => '', rangeCount: () => 1 } : null;
   const spreadsheet: SpreadsheetPort = {
     id: () => 'spreadsheet-1',
@@ -221,7 +230,24 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock) {
     activeSheet: () => sheet,
     flush: () => void sheet.log.push('flush'),
   };
-  return testPlatform({ spreadsheet: () => spreadsheet });
+  const user = new MemoryProperties();
+  const document = new MemoryProperties();
+  document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: spent }));
+  return testPlatform({
+    spreadsheet: () => spreadsheet,
+    keepPendingResults: () => 0,
+    userProperties: () => user,
+    documentProperties: () => document,
+    clock: testClock(Date.UTC(2026, 10, 27, 9)),
+    ui: {
+      showSidebar: () => undefined,
+      showAlert: () => undefined,
+      confirm: (message: string) => {
+        sheet.log.push(`asked: ${message}`);
+        return answer;
+      },
+    },
+  });
 }
 
 const cell = (row: number, column: number): CellBlock => ({ row, column, rows: 1, columns: 1 });
@@ -303,5 +329,50 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
     expect(message).toMatch(/^Entered 31 unfinished/);
     expect(message).toContain('at most 30 formulas at once');
     expect(sheet.log.filter((line) => line === 'flush')).toHaveLength(2);
+    // It asked first whether one range formula should take their place; the answer was No.
+    expect(sheet.log[0]).toMatch(/^asked: B1:B31 holds 31 single =FINDEMAIL cells, 31 of them not done/);
+    expect(sheet.log[0]).toContain('=FINDEMAIL(A1:A31) in the first cell');
+  });
+
+  it('past 30, a column of single cells becomes one range formula when the person says Yes; the inputs stay', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => [url(`r${i}`), `=FINDEMAIL(A${i + 2})`]);
+    const sheet = new SheetWithResults([['Profile', 'Email'], ...rows]);
+    rows.forEach((_, i) => {
+      sheet.show(i + 2, 2, i < 5 ? `r${i}@example.com` : '#ERROR!');
+    });
+    const message = refreshFormulas(onSheet(sheet, undefined, 0, true));
+    expect(message).toMatch(
+      /^Replaced the 40 single =FINDEMAIL cells of B2:B41 with one range formula, =FINDEMAIL\(A2:A41\)/,
+    );
+    expect(message).toContain('Extensions › Profile Email Finder › Refresh =FINDEMAIL cells');
+    expect(sheet.formulas({ row: 1, column: 1, rows: 41, columns: 2 })).toEqual([
+      ['', ''],
+      ['', '=FINDEMAIL(A2:A41)'],
+      ...rows.slice(1).map(() => ['', '']),
+    ]);
+    expect(sheet.values({ row: 2, column: 1, rows: 40, columns: 1 })).toEqual(rows.map(([link]) => [link]));
+    expect(sheet.log.slice(1)).toEqual(['clear 2,2 40x1', 'enter 2,2 =FINDEMAIL(A2:A41)', 'flush']);
+  });
+
+  it('leaves the cells the daily limit refused while it is still reached, and says how many; enters them once it is not', () => {
+    const limitText = `ERROR: ${capMessage(DEFAULT_FORMULA_POLICY)}`;
+    const rows = Array.from({ length: 4 }, (_, i) => [url(`q${i}`), `=FINDEMAIL(A${i + 1})`]);
+    const sheetAt = () => {
+      const sheet = new SheetWithResults(rows);
+      rows.forEach((_, i) => {
+        sheet.show(i + 1, 2, i === 0 ? NOT_IN_TIME : limitText);
+      });
+      return sheet;
+    };
+    const reached = sheetAt();
+    const block = { row: 1, column: 2, rows: 4, columns: 1 };
+    const message = refreshFormulas(onSheet(reached, block, DEFAULT_FORMULA_POLICY.dailyCap));
+    expect(message).toMatch(/^Entered 1 unfinished =FINDEMAIL formula of the selection again/);
+    expect(message).toContain('3 cells of the selection wait for the daily limit of =FINDEMAIL');
+    expect(message).toContain('Settings tab');
+    expect(reached.log.filter((line) => line.startsWith('enter'))).toEqual(['enter 1,2 =FINDEMAIL(A1)']);
+    // A new day (or a raised limit): they are entered again.
+    const newDay = sheetAt();
+    expect(refreshFormulas(onSheet(newDay, block, 0))).toMatch(/^Entered 4 unfinished/);
   });
 });

@@ -2,7 +2,7 @@
 
 import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
 import { claimUnknown } from '../../src/lookup/claimStep';
-import { claimKey, putClaims } from '../../src/lookup/claims';
+import { claimKey, claimScope, putClaims } from '../../src/lookup/claims';
 import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
 
 function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
@@ -40,9 +40,10 @@ function portsOver(cache: LookupPorts['cache']): LookupPorts {
   } as unknown as LookupPorts;
 }
 
-/** A claim of `keys` with room for `room` results, no gate. */
-const ask = (claimed: string[], room = 2000) => ({
+/** A claim of `keys` with room for `room` results, no gate, its claims put in `cache`. */
+const ask = (cache: DocumentCache, claimed: string[], room = 2000) => ({
   keys: claimed,
+  claims: claimScope(cache),
   value: '1',
   seconds: 31,
   inStore: () => ({ stored: new Set<string>(), room }),
@@ -61,12 +62,12 @@ test('putClaims splits 1,100 claims into calls of at most MAX_CLAIMS_AT_ONCE (th
 test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocked), none is lost', () => {
   const { cache, putSizes } = recordingCache();
   const ports = portsOver(cache);
-  const first = claimUnknown(ports, ask(keys));
+  const first = claimUnknown(ports, ask(cache, keys));
   expect(first?.mine).toHaveLength(MAX_CLAIMS_AT_ONCE);
   expect(first?.blocked).toHaveLength(1100 - MAX_CLAIMS_AT_ONCE);
   expect(Math.max(...putSizes)).toBeLessThanOrEqual(MAX_CLAIMS_AT_ONCE);
   // Claimed keys are held: a second call claims the next ones.
-  const second = claimUnknown(ports, ask(keys));
+  const second = claimUnknown(ports, ask(cache, keys));
   expect(second?.heldBy.size).toBe(MAX_CLAIMS_AT_ONCE);
   expect(second?.mine[0]).toBe(keys[MAX_CLAIMS_AT_ONCE]);
   expect(cache.get(claimKey(keys[0]))).toBe('1');
@@ -75,7 +76,7 @@ test('claimUnknown claims at most MAX_CLAIMS_AT_ONCE keys; the rest wait (blocke
 test('claimUnknown claims no more than the store can keep: the rest are reported unsaved, not claimed', () => {
   const { cache } = recordingCache();
   const ports = portsOver(cache);
-  const claimed = claimUnknown(ports, ask(keys.slice(0, 10), 3));
+  const claimed = claimUnknown(ports, ask(cache, keys.slice(0, 10), 3));
   expect(claimed?.mine).toEqual(keys.slice(0, 3));
   expect(claimed?.unsaved).toEqual(keys.slice(3, 10));
   expect(cache.get(claimKey(keys[5]))).toBeNull();

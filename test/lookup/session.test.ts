@@ -5,9 +5,8 @@
 
 import { stableHash } from '../../src/core/hash';
 import { DEFAULT_RETRY } from '../../src/core/limits';
-import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY, LOCK_REFUSED_KEY } from '../../src/core/propertyNames';
-import { accountCheckGate, haltGate, lockRefusalGate } from '../../src/formula/gates';
-import { LOCK_BUSY } from '../../src/formula/messages';
+import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/propertyNames';
+import { accountCheckGate, haltGate } from '../../src/formula/gates';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
@@ -225,18 +224,16 @@ describe('the claim step', () => {
 describe('gates: each ends its session with every claim released', () => {
   const halt = () => JSON.stringify({ message: 'Paused.', keyHash: stableHash('k') });
 
-  it('LockService refused lately: nothing claimed, the cells say so; a refusal met is told to the next cells', () => {
+  it('LockService refused: nothing claimed or sent, the report says so, and no marker stops the next cells', () => {
     const w = world((url) => found(url));
-    w.cache.set(LOCK_REFUSED_KEY, '1');
-    const gates = () => [lockRefusalGate(w.ports.cache, w.ports.lock)];
-    expect(lookUp(w, ['a'], { gates: gates() }).stop).toBe(LOCK_BUSY);
-    expect(sent(w)).toEqual([]);
-    w.cache.delete(LOCK_REFUSED_KEY);
     w.setRefused(true);
-    const report = lookUp(w, ['a'], { gates: gates() });
+    const report = lookUp(w, ['a']);
     expect(report).toMatchObject({ lockBusy: true, lockRefused: true });
-    expect(w.cache.get(LOCK_REFUSED_KEY)).toBe('1');
+    expect(sent(w)).toEqual([]);
     expect(claimsHeld(w)).toEqual([]);
+    expect([...w.cache.keys()]).toEqual([]);
+    w.setRefused(false);
+    expect(lookUp(w, ['a']).outcomes.get('a')).toMatchObject({ kind: 'found' });
   });
 
   it('a halt for the key, before the claim or found with the claims: nothing claimed, nothing sent', () => {

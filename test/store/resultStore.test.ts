@@ -36,6 +36,10 @@ function world(properties: Record<string, string> = {}) {
   const sheet = new Map<string, string>();
   const log: string[][] = [];
   const calls = { reads: 0, writes: 0, locks: 0 };
+  /** The document lock stays busy (or LockService refuses it): the store's tries get nothing. */
+  const lock = { busy: false };
+  /** Runs as the results sheet is written (another execution's write between keepPending's reads). */
+  const meanwhile: Array<() => void> = [];
   let now = Date.UTC(2026, 10, 27, 9);
   const io: StoreServices = {
     properties: {
@@ -69,6 +73,7 @@ function world(properties: Record<string, string> = {}) {
       readAll: () => new Map(sheet),
       appendResults: (added) => {
         for (const [hash, encoded] of added) sheet.set(hash, encoded);
+        for (const write of meanwhile.splice(0)) write();
       },
     },
     appendCharges: (rows) => {
@@ -76,11 +81,20 @@ function world(properties: Record<string, string> = {}) {
     },
     withStoreLock: (work) => {
       calls.locks++;
+      if (lock.busy) throw new Error('busy');
       work();
+    },
+    tryStoreLock: (work) => {
+      calls.locks++;
+      if (lock.busy) return false;
+      work();
+      return true;
     },
   };
   return {
     io,
+    lock,
+    meanwhile,
     props,
     sheet,
     log,
@@ -269,5 +283,59 @@ describe('the credits log', () => {
     ]);
     expect(w.sheet.has(hashOf('a'))).toBe(true);
     expect(named(w.props, PENDING_PREFIX).concat(named(w.props, CHARGE_PREFIX))).toEqual([]);
+  });
+
+  it("a formula's paid answers are kept with the lock busy or refused: no lock taken, its sending record ended", () => {
+    const w = world();
+    const formula = sheetResultStore(false, w.io);
+    const check = formula.beginSend?.(['a', 'b'], w.now() + 31_000);
+    w.lock.busy = true;
+    const locksBefore = w.calls.locks;
+    formula.putMany(
+      [
+        ['a', found('a@example.com')],
+        ['b', notFound],
+      ],
+      check?.sending,
+    );
+    expect(w.calls.locks).toBe(locksBefore);
+    // Every later evaluation finds them before it claims: nothing is paid again.
+    expect([...sheetResultStore(false, w.io).readStored(['a', 'b']).results.keys()]).toEqual(['a', 'b']);
+    expect(named(w.props, SENDING_PREFIX).every(([, value]) => value === '')).toBe(true);
+    // Long after, nothing is settled as a lost answer: the credits log gets the two charges, found and no address.
+    w.later(10 * 60_000);
+    w.lock.busy = false;
+    expect(sheetResultStore(true, w.io).keepPending()).toBe(2);
+    expect(w.log.map((row) => [row[4], row[5]])).toEqual([
+      ['a', 'found'],
+      ['b', 'no address'],
+    ]);
+  });
+
+  it('a lost batch with the lock busy leaves its record, settled later as lost answers once (the marks need the lock)', () => {
+    const w = world();
+    const formula = sheetResultStore(false, w.io);
+    const check = formula.beginSend?.(['c'], w.now() + 31_000);
+    w.lock.busy = true;
+    formula.putMany([], check?.sending, ['c']);
+    expect(named(w.props, SENDING_PREFIX).filter(([, value]) => value !== '')).toHaveLength(1);
+    w.lock.busy = false;
+    w.later(60_000);
+    sheetResultStore(true, w.io).keepPending();
+    expect(w.log.map((row) => [row[4], row[5]])).toEqual([['c', LOST_OUTCOME_TEXT]]);
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['c'], w.now()).get('c')).toBe(1);
+  });
+
+  it('keepPending keeps what a formula wrote while it moved the buffer (formulas write without the lock)', () => {
+    const w = world();
+    sheetResultStore(false, w.io).putMany([['a', found('a@example.com')]]);
+    w.meanwhile.push(() => sheetResultStore(false, w.io).putMany([['d', found('d@example.com')]]));
+    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
+    expect(w.sheet.has(hashOf('a'))).toBe(true);
+    // The result written meanwhile is still in the buffer, with its charge: the next keepPending moves it.
+    expect(named(w.props, PENDING_PREFIX).map(([name]) => name)).toEqual([PENDING_PREFIX + hashOf('d')]);
+    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
+    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
+    expect(w.log.map((row) => row[4])).toEqual(['a', 'd']);
   });
 });

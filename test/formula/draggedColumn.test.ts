@@ -1,0 +1,125 @@
+/**
+ * A column of single =FINDEMAIL cells as people fill it (typed once, dragged down 200 rows), with LockService's
+ * rate quota on (20 calls a second, as lock-quota.test.ts): Apps Script runs 30 at once, the rest show its
+ * #ERROR!, and Refresh =FINDEMAIL cells gets them done. Each profile is paid once, the credits log equals the
+ * service's ledger, and no cell blames the connection for what the lock refused.
+ */
+import { CREDITS_SHEET } from '../../src/core/propertyNames';
+import { parseChargeRow } from '../../src/store/credits';
+import { chargedTwice } from '../bulk/helpers';
+import { startWorld, url, type World } from '../support/harness';
+import { column, emailOf, fillDown } from './helpers';
+
+const ROWS = 200;
+/** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */
+const MAX_REFRESHES = 30;
+const CONNECTION_BLAMED = /Connections to the service failed|Answer lost/;
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const profiles = () => Array.from({ length: ROWS }, (_, i) => url(`dru-drag-${i}`));
+
+/** Refresh =FINDEMAIL cells over the column, then the evaluations Sheets runs for the formulas it entered. */
+async function refresh(w: World): Promise<void> {
+  w.env.select(w.ss.id, `H2:H${ROWS + 1}`);
+  await w.env.run('refreshFormulas', [], w.as());
+  await w.env.formulasSettled();
+}
+
+function texts(w: World): string[] {
+  const values = column(w, `H2:H${ROWS + 1}`).map(String);
+  const notes = Array.from({ length: ROWS }, (_, i) => w.env.cell(w.ss.id, `H${i + 2}`)?.error ?? '');
+  return [...values, ...notes];
+}
+
+/**
+ * Fills column H with single cells over the 200 profiles, evaluates them (the drag), then presses Refresh until
+ * every cell shows its address (MAX_REFRESHES at most), `between` each press. Checks no cell blames the connection
+ * after each press.
+ */
+async function dragAndRefresh(w: World, between: () => void): Promise<number> {
+  fillDown(w, 'H', 'A', 2, ROWS + 1);
+  await w.env.recalculate(w.ss.id);
+  const expected = profiles().map(emailOf);
+  let passes = 0;
+  while (passes < MAX_REFRESHES && column(w, `H2:H${ROWS + 1}`).some((v, i) => v !== expected[i])) {
+    between();
+    await refresh(w);
+    passes++;
+    expect(texts(w).filter((text) => CONNECTION_BLAMED.test(text))).toEqual([]);
+  }
+  return passes;
+}
+
+/** Each profile paid once, every cell answered, the credits log (after a writing execution) equal to the ledger. */
+async function expectPaidOnceAndLogged(w: World): Promise<void> {
+  expect(w.env.lockCallsRefused).toBeGreaterThan(0);
+  expect(column(w, `H2:H${ROWS + 1}`)).toEqual(profiles().map(emailOf));
+  expect(chargedTwice(w)).toEqual([]);
+  expect(Object.keys(w.charges())).toHaveLength(ROWS);
+  // Refresh moves the formulas' buffer into the credits log first: one row per credit the service charged, none
+  // "maybe charged".
+  w.env.advanceClock(60_000);
+  await refresh(w);
+  const rows = w.env
+    .values(w.ss.id, `A2:G${ROWS + 100}`, CREDITS_SHEET)
+    .flatMap((row) => parseChargeRow(row) ?? []);
+  expect(rows.filter((row) => row.outcome === 'lost')).toEqual([]);
+  expect(rows).toHaveLength(w.sandbox.service.totalCharged());
+}
+
+describe('a dragged column under the lock rate quota', () => {
+  it('20 lock calls a second: each profile paid once, all answered through Refresh, the credits log equal to the ledger, no cell blaming the connection', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...profiles().map((link) => [link])],
+      env: { lockRateLimit: { calls: 20, windowMs: 1_000 } },
+      // Every answer a second away: the cells' store writes come together, as a dragged column's do.
+      faults: { latencyMs: 1_000 },
+      // A cell gives up after 6 s of its budget (the 30 s limit's, scaled down): the column goes in more passes.
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '6000' },
+    });
+    await dragAndRefresh(world, () => undefined);
+    await expectPaidOnceAndLogged(world);
+  }, 600_000);
+
+  it('a quota the claims spend in a burst: every answer paid while LockService refuses is kept, none bought again', async () => {
+    // 62 calls in 10 s: the 30 cells' claims (2 calls each) and Refresh's own hold, then refusals until the window
+    // passes; the cells' answers come back while LockService refuses.
+    world = await startWorld({
+      data: [['Profile'], ...profiles().map((link) => [link])],
+      env: { lockRateLimit: { calls: 62, windowMs: 10_000 } },
+      faults: { latencyMs: 500 },
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '6000' },
+    });
+    const w = world;
+    await dragAndRefresh(w, () => w.env.advanceClock(10_000));
+    await expectPaidOnceAndLogged(w);
+  }, 600_000);
+
+  it('Refresh offers one range formula in place of the column; taken, every cell is answered in that one action, the inputs untouched', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...profiles().map((link) => [link])],
+      env: { lockRateLimit: { calls: 20, windowMs: 1_000 } },
+      faults: { latencyMs: 200 },
+    });
+    const w = world;
+    fillDown(w, 'H', 'A', 2, ROWS + 1);
+    await w.env.recalculate(w.ss.id);
+    const shown = column(w, `H2:H${ROWS + 1}`);
+    expect(shown.filter((value) => value === '#ERROR!')).toHaveLength(ROWS - 30);
+    w.env.ui.answers.push({ button: 'YES' });
+    await refresh(w);
+    expect(w.env.ui.alerts.at(-1)?.prompt).toMatch(
+      new RegExp(`^H2:H${ROWS + 1} holds ${ROWS} single =FINDEMAIL cells, ${ROWS - 30} of them not done`),
+    );
+    expect(w.env.formulas(w.ss.id, 'H2')).toEqual([[`=FINDEMAIL(A2:A${ROWS + 1})`]]);
+    expect(column(w, `H2:H${ROWS + 1}`)).toEqual(profiles().map(emailOf));
+    expect(column(w, `A2:A${ROWS + 1}`)).toEqual(profiles());
+    expect(chargedTwice(w)).toEqual([]);
+    expect(Object.keys(w.charges())).toHaveLength(ROWS);
+  }, 300_000);
+});
