@@ -16,6 +16,14 @@ export const CUSTOM_FUNCTION_LIMIT_MS = 30 * SECOND;
 export const PROPERTY_STORE_BYTES = 500 * 1024;
 /** Characters of a record the store splits across property values: below a value's 9 KB with room to spare. */
 export const PROPERTY_RECORD_CHARS = 8000;
+/**
+ * Web requests (UrlFetchApp calls) a day: 20,000 for a consumer account, 100,000 for Google Workspace, per user
+ * (apps-script/guides/services/quotas); src/core/webRequests.ts counts the add-on's own.
+ */
+export const DAILY_WEB_REQUESTS = 20_000;
+export const WORKSPACE_DAILY_WEB_REQUESTS = 100_000;
+/** The quotas reset 24 hours after the quota day's first request (apps-script/guides/services/quotas). */
+export const QUOTA_DAY_MS = 24 * 3600 * 1000;
 /** Document lock: the one wait of every caller (our choice; LockService allows any). Bounded by a caller's deadline. */
 export const LOCK_WAIT_MS = 5 * SECOND;
 
