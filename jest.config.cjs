@@ -1,4 +1,12 @@
-/** Tests run the built bundle (dist/Code.js) in the Apps Script emulator against the real sandbox over HTTP. */
+/**
+ * Two tiers. The unit tier (`npm run test:unit`, no build needed): `test/<room>/<file>.test.ts` beside
+ * `src/<room>/<file>.ts`, over plain objects or test/support/platform.ts. The end-to-end scenarios (`test/e2e/<room>/`,
+ * and the other folders) run the built bundle (dist/Code.js) in the Apps Script emulator against the real sandbox
+ * over HTTP, or a browser. `npm test` runs both.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
 const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
@@ -20,9 +28,50 @@ const BROWSER_TEST_DIRS = ['<rootDir>/test/browser/', '<rootDir>/test/playground
 const BEST_EFFORT_CACHE_TESTS = [
   '<rootDir>/test/formula/billing.test.ts',
   '<rootDir>/test/formula/with-bulk.test.ts',
-  '<rootDir>/test/bulk/races.test.ts',
-  '<rootDir>/test/store/claims.test.ts',
+  '<rootDir>/test/e2e/bulk/races.test.ts',
+  '<rootDir>/test/e2e/store/claims.test.ts',
 ];
+
+/** What a unit test may not load, however indirectly: the emulator, the sandbox, the bundle, a browser or a process. */
+const NOT_UNIT = [
+  /^(emulator|sandbox|playground|dist|scripts)(\/|$)/,
+  /^test\/support\/(harness|browser)\.ts$/,
+];
+const UNIT_PACKAGES = /^(node:(fs|path|util|crypto)|@jest\/globals)$/;
+
+/**
+ * Whether a file and the test files it imports load only src/ and plain test helpers (type-only imports are erased).
+ * Decided from the imports, so a test in a room's folder that drives the emulator stays out of the unit tier.
+ */
+function loadsOnlyUnits(file, seen = new Set()) {
+  if (seen.has(file)) return true;
+  seen.add(file);
+  const text = fs.readFileSync(file, 'utf8');
+  for (const [, typeOnly, spec] of text.matchAll(/^import (type )?[^;]*?from '([^']+)'/gms)) {
+    if (typeOnly) continue;
+    if (!spec.startsWith('.')) {
+      if (!UNIT_PACKAGES.test(spec)) return false;
+      continue;
+    }
+    const target = path.resolve(path.dirname(file), spec);
+    const rel = path.relative(__dirname, target).split(path.sep).join('/');
+    if (NOT_UNIT.some((pattern) => pattern.test(rel) || pattern.test(`${rel}.ts`))) return false;
+    if (rel.startsWith('test/') && !loadsOnlyUnits(`${target}.ts`, seen)) return false;
+  }
+  return true;
+}
+
+/** The unit tier: the test files of the folders named as src/'s rooms that load only units. */
+const UNIT_TESTS = fs
+  .readdirSync(path.join(__dirname, 'src'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(__dirname, 'test', entry.name)))
+  .flatMap((entry) =>
+    fs
+      .readdirSync(path.join(__dirname, 'test', entry.name))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => path.join(__dirname, 'test', entry.name, name)),
+  )
+  .filter((file) => loadsOnlyUnits(file));
 
 module.exports = {
   maxWorkers: 2,
@@ -51,9 +100,14 @@ module.exports = {
     },
     {
       ...shared,
+      displayName: 'unit',
+      testMatch: UNIT_TESTS,
+    },
+    {
+      ...shared,
       displayName: 'node',
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...BROWSER_TEST_DIRS],
+      testPathIgnorePatterns: ['/node_modules/', ...BROWSER_TEST_DIRS, ...UNIT_TESTS],
     },
   ],
 };

@@ -28,7 +28,8 @@ import {
   type SpreadsheetModel,
   type SpreadsheetSnapshot,
 } from '../emulator/model/spreadsheet';
-import { type Job, progressOf, WAITING_AFTER_MS } from '../src/bulk/job';
+import { type Job, progressOf } from '../src/bulk/job';
+import { WAITING_AFTER_MS } from '../src/core/limits';
 import { API_KEY_PROPERTY, JOB_PROPERTY, SCRIPT_CONFIG_CACHE_KEY } from '../src/core/propertyNames';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';

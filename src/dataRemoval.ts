@@ -4,10 +4,10 @@
  * person's cells, exported sheets, API key and settings stay. Refused while a run or a formula is sending.
  */
 import type { DataRemovalPlan, DataRemovalResult } from './api';
-import { WAITING_AFTER_MS } from './bulk/job';
 import { isActive } from './bulk/jobMachine';
 import { loadJob } from './bulk/jobStore';
 import { columnLetters } from './core/a1';
+import { WAITING_AFTER_MS } from './core/limits';
 import {
   ACCOUNT_CHECK_KEY,
   ACCOUNT_OK_KEY,

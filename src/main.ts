@@ -35,7 +35,7 @@ import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh } from './formula/refresh';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
-import * as watch from './watch';
+import * as watch from './watch/entryPoints';
 
 /**
  * Finds the work e-mail address of a person from the URL of their profile on the professional network.

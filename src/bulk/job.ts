@@ -4,6 +4,7 @@
  */
 
 import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
+import { WAITING_AFTER_MS } from '../core/limits';
 import { emptyRunCounts } from '../core/runWords';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
@@ -84,13 +85,6 @@ export interface Viewer {
   runnerId: string | null;
   now: number;
 }
-
-/**
- * A running job whose lease is free (no slice works on it) and untouched this long has no driver: its sidebar was
- * closed. A sidebar that drives calls the next slice at once after one ends, or within MAX_IDLE_WAIT_MS (10 s)
- * when another execution holds the run; a slice holds the lease while it works.
- */
-export const WAITING_AFTER_MS = 30_000;
 
 /** Only the starter may drive the run. */
 export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {

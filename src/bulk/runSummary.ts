@@ -3,7 +3,9 @@
  * address, unprocessable, not a profile, errors, already done, not processed, blank (./outcomes.ts classifies).
  * Its time: the working time, and the paused or stopped stretches apart. Pure.
  */
+
 import type { KindCounts, RunReason, RunSummary } from '../api';
+import { HISTORY_LENGTH } from '../core/limits';
 import { RESULT_KINDS } from '../core/runWords';
 import type { Job } from './job';
 
@@ -36,9 +38,6 @@ export function summaryOf(job: Job, range: string): RunSummary {
     ...(job.origin === 'watch' ? { origin: 'watch' as const, runs: 1 } : {}),
   };
 }
-
-/** How many runs a spreadsheet remembers. */
-export const HISTORY_LENGTH = 5;
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -11,15 +11,13 @@
  */
 
 import { BASE_HEADERS, CELL, EXTRA_HEADERS } from '../core/cells';
+import { MAX_EDITED_ROWS } from '../core/limits';
 import type { SheetPort } from '../core/sheet';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { Platform } from '../platform/platform';
 import { loadJob } from './jobStore';
 import { isOwnStatus } from './rowCells';
 import { adjacentRuns } from './rowPlan';
-
-/** Edits larger than this (a paste of a whole table) are left alone: onEdit must stay cheap. */
-const MAX_EDITED_ROWS = 5000;
 
 /** Clears the add-on's results beside edited URL cells. Returns how many rows were cleared (for tests and logs). */
 export function clearStaleResults(platform: Platform, event: unknown): number {

@@ -1,3 +1,6 @@
+/** The characters of a hash: two 32-bit halves, each padded to 7 base-36 digits. */
+export const HASH_CHARS = 14;
+
 /** A 64-bit FNV-1a hash (as two 32-bit halves) in base 36: short, stable property keys for normalised URLs. */
 export function stableHash(text: string): string {
   let a = 0x811c9dc5;
@@ -7,5 +10,8 @@ export function stableHash(text: string): string {
     a = Math.imul(a ^ code, 0x01000193);
     b = Math.imul(b ^ code, 0x5bd1e995) ^ (b >>> 15);
   }
-  return (a >>> 0).toString(36).padStart(7, '0') + (b >>> 0).toString(36).padStart(7, '0');
+  return (
+    (a >>> 0).toString(36).padStart(HASH_CHARS / 2, '0') +
+    (b >>> 0).toString(36).padStart(HASH_CHARS / 2, '0')
+  );
 }

@@ -16,6 +16,14 @@ export const CUSTOM_FUNCTION_LIMIT_MS = 30 * SECOND;
 export const PROPERTY_STORE_BYTES = 500 * 1024;
 /** Characters of a record the store splits across property values: below a value's 9 KB with room to spare. */
 export const PROPERTY_RECORD_CHARS = 8000;
+/**
+ * Web requests (UrlFetchApp calls) a day: 20,000 for a consumer account, 100,000 for Google Workspace, per user
+ * (apps-script/guides/services/quotas); src/core/webRequests.ts counts the add-on's own.
+ */
+export const DAILY_WEB_REQUESTS = 20_000;
+export const WORKSPACE_DAILY_WEB_REQUESTS = 100_000;
+/** The quotas reset 24 hours after the quota day's first request (apps-script/guides/services/quotas). */
+export const QUOTA_DAY_MS = 24 * 3600 * 1000;
 /** Document lock: the one wait of every caller (our choice; LockService allows any). Bounded by a caller's deadline. */
 export const LOCK_WAIT_MS = 5 * SECOND;
 
@@ -36,6 +44,14 @@ export const PENDING_RESULT_RESERVE_BYTES = 300;
 export const MAX_CLAIMS_AT_ONCE = 250;
 /** A store write waits for the document lock this many times (LOCK_WAIT_MS each) before giving up. */
 export const STORE_LOCK_ATTEMPTS = 4;
+/** The results sheet's log (src/store/table.ts): a write that would make it longer than this merges it into the buckets. */
+export const LOG_COMPACT_AT = 500;
+/** Rows kept for the log: room for the largest single append (a bulk batch, MAX_BATCH_SIZE) into an empty log. */
+export const LOG_ROWS = 1000;
+/** Sheets holds at most 50,000 characters in a cell (its own error message says so); a bucket cell stays below. */
+export const CELL_CHARS = 45_000;
+/** Above this many buckets, one read of every bucket row costs less than a read per bucket (our measure). */
+export const READ_ALL_BUCKETS_ABOVE = 16;
 
 // ------------------------------------------------------------------------------------------------ Requests
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
@@ -53,12 +69,18 @@ export const RATE_LIMITED_ATTEMPTS = 6;
 export const MAX_LOST_SENDS = 2;
 /**
  * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
- * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS (src/store/lostMarks.ts) whose
- * marks last longest.
+ * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
  */
 export const LOST_MARK_MS = 6 * 3600 * 1000;
 /** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
 export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
+/**
+ * The marks (src/store/lostMarks.ts) live in one property value (9 KB, apps-script/guides/services/quotas), 21
+ * characters each: at most 400 of them (8,400 characters), four lost batches of the largest default size
+ * (DEFAULT_MAX_CONCURRENCY). Past it, the marks that end first are dropped: those URLs may be sent again before their
+ * 6 hours are over, so a third charge is possible only when more than 400 URLs had answers lost within 6 hours.
+ */
+export const MAX_LOST_MARKS = 400;
 
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**
@@ -142,6 +164,40 @@ export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
 export const MAX_PASSES = 3;
 /** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */
 export const TRIAL_PROFILES = 10;
+/**
+ * A running job whose lease is free (no slice works on it) and untouched this long has no driver: its sidebar was
+ * closed. A sidebar that drives calls the next slice at once after one ends, or within MAX_IDLE_WAIT_MS (10 s)
+ * when another execution holds the run; a slice holds the lease while it works.
+ */
+export const WAITING_AFTER_MS = 30 * SECOND;
+/** Edits larger than this (a paste of a whole table) leave a run's results alone: onEdit must stay cheap. */
+export const MAX_EDITED_ROWS = 5000;
+/** How many runs a spreadsheet remembers. */
+export const HISTORY_LENGTH = 5;
+
+// ------------------------------------------------------------------------------------------------ Watch
+/** A watch's daily limit as the Watch tab first offers it (the field's value in src/sidebar/Sidebar.html). */
+export const DEFAULT_WATCH_LIMIT = 100;
+/** The largest daily limit a watch takes (our bound; the Watch tab's field says it too). */
+export const MAX_WATCH_LIMIT = 100_000;
+/** A watch's trigger run ends its last slice well inside the 6-minute limit. */
+export const WATCH_RUN_BUDGET_MS = EXECUTION_LIMIT_MS - 90 * SECOND;
+/** Plans and runs one trigger run makes at most (rows keep arriving while it works). */
+export const WATCH_MAX_ROUNDS = 20;
+
+// ------------------------------------------------------------------------------------------------ Credits log
+/** Rows added at once when the credits log's sheet is full: fewer row insertions over a long log. */
+export const CREDITS_LOG_GROW_ROWS = 2000;
+/** The last runs the Credits tab lists. */
+export const CREDITS_RUNS_SHOWN = 8;
+/** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */
+export const EXPORT_ROWS_PER_CALL = 5000;
+
+// ------------------------------------------------------------------------------------------------ Profile URLs
+/** Text longer than this is not a profile URL (our bound; no credit is spent on it). */
+export const MAX_URL_LENGTH = 2048;
+/** The network caps a public profile id ("custom URL") at 100 characters. */
+export const MAX_PROFILE_ID_LENGTH = 100;
 
 // ------------------------------------------------------------------------------------------------ Sidebar
 /** Retries of continueEnrichment() after a failure before the sidebar's loop stops and waits for Resume. */
@@ -163,5 +219,5 @@ export const DEFAULT_SETTINGS: Settings = {
   startAtOnce: false,
   startAtOnceUnder: 10,
 };
-/** The largest "start runs under N credits at once" a user may set. */
+/** The largest "start runs under N credits at once" a user may set (the Settings tab's field says it too). */
 export const MAX_START_AT_ONCE_UNDER = 1_000_000;

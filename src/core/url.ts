@@ -17,10 +17,7 @@
  * the retired `/pub/<name>/x/y/z` addresses (the network redirects them to an `/in/` address whose id cannot be
  * derived from the old one: the user must open it and copy the new address).
  */
-
-export const MAX_URL_LENGTH = 2048;
-/** The network caps a public profile id ("custom URL") at 100 characters. */
-export const MAX_PROFILE_ID_LENGTH = 100;
+import { MAX_PROFILE_ID_LENGTH, MAX_URL_LENGTH } from './limits';
 
 /** The network's domains as configured (script property NETWORK_HOSTS); `error` when the setting is unusable. */
 export interface NetworkHosts {

@@ -7,12 +7,7 @@
  * counted and ends 24 hours later. The add-on cannot tell the account's kind without another scope, and sees only
  * its own bulk runs' requests (not other scripts', nor formulas'), so it speaks of the consumer figure, "about".
  */
-
-/** A consumer account's web requests a day (Google Workspace: 100,000). */
-export const DAILY_WEB_REQUESTS = 20_000;
-export const WORKSPACE_DAILY_WEB_REQUESTS = 100_000;
-/** The quota resets this long after the quota day's first request. */
-export const QUOTA_DAY_MS = 24 * 3600 * 1000;
+import { DAILY_WEB_REQUESTS, QUOTA_DAY_MS, WORKSPACE_DAILY_WEB_REQUESTS } from './limits';
 
 /** The count as kept in the user's properties (WEB_REQUESTS_PROPERTY). */
 export interface WebRequestCount {

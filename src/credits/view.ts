@@ -7,13 +7,12 @@ import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } fro
 import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
+import { EXPORT_ROWS_PER_CALL } from '../core/limits';
 import type { Platform } from '../platform/platform';
 import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
 
 export const EXPORT_SHEET_NAME = 'Credits log';
-/** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */
-export const EXPORT_ROWS_PER_CALL = 5000;
 
 /** The viewer's payer id in the log (src/bulk/runCharges.ts), '' when they never started a run. */
 function viewerPayerId(platform: Platform): string {

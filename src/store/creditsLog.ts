@@ -2,11 +2,9 @@
  * The credits log's sheet (layout: ./credits.ts) over its port: appended to holding the document lock, read in one
  * read of its rows.
  */
+import { CREDITS_LOG_GROW_ROWS } from '../core/limits';
 import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, OUTCOME_COLUMN } from './credits';
 import type { CreditsLog, HiddenSheet, HiddenSheetRows } from './ports';
-
-/** Rows added at once when the sheet is full: fewer row insertions over a long log. */
-const GROW_ROWS = 2000;
 
 export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
   return {
@@ -63,7 +61,7 @@ function appenderOn(hidden: HiddenSheet): (rows: string[][]) => void {
     if (last > known.maxRows) known.maxRows = sheet.maxRows();
     const { maxRows } = known;
     if (last > maxRows) {
-      const added = last - maxRows + GROW_ROWS;
+      const added = last - maxRows + CREDITS_LOG_GROW_ROWS;
       sheet.addRows(maxRows, added);
       known.maxRows = maxRows + added;
     }

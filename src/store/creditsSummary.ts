@@ -1,11 +1,11 @@
 /** The credits log summed up (the sidebar's Credits tab, a run's plan): one pass over its rows. Pure. */
+
 import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
 import { unquotedRange } from '../core/a1';
+import { CREDITS_RUNS_SHOWN } from '../core/limits';
 import { isBlankRow, isNoteRow, parseChargeRow } from './credits';
 
 const DAY_MS = 24 * 3600 * 1000;
-/** The last runs the Credits tab lists. */
-export const CREDITS_RUNS_SHOWN = 8;
 
 export function emptyCreditsSummary(hasLog: boolean): CreditsSummary {
   return {

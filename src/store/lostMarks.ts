@@ -3,20 +3,12 @@
  * fixed-width mark per normalised URL. Encoding only (no Apps Script global); ./resultStore.ts reads
  * them in beginSend's read and writes them in putMany, under the document lock.
  */
-import { lostMarkEnd } from '../core/limits';
+import { HASH_CHARS } from '../core/hash';
+import { lostMarkEnd, MAX_LOST_MARKS } from '../core/limits';
 import { hashOf } from './table';
 
-/**
- * The marks live in one property value (9 KB, apps-script/guides/services/quotas), LOST_MARK_CHARS each: at most
- * 400 of them (8,400 characters), four lost batches of the largest default size (DEFAULT_MAX_CONCURRENCY). Past
- * it, the marks that end first are dropped: those URLs may be sent again before their 6 hours are over, so a third
- * charge is possible only when more than 400 URLs had answers lost within 6 hours.
- */
-export const MAX_LOST_MARKS = 400;
-
 /** One mark: the URL's hash (14), its lost sends (1 digit), until when (minutes since the epoch, base 36, 6). */
-const LOST_MARK_CHARS = 21;
-const HASH_CHARS = 14;
+const LOST_MARK_CHARS = HASH_CHARS + 1 + 6;
 
 interface LostMark {
   sends: number;

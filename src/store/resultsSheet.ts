@@ -3,20 +3,17 @@
  * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
  * document lock (./resultStore.ts).
  */
+import { LOG_COMPACT_AT, READ_ALL_BUCKETS_ABOVE } from '../core/limits';
 import type { HiddenSheet, ResultsSheet } from './ports';
 import {
   BUCKETS,
   bucketOf,
   FIRST_BUCKET_ROW,
-  LOG_COMPACT_AT,
   LOG_FIRST_ROW,
   mergeIntoBuckets,
   parseRows,
   TABLE_ROWS,
 } from './table';
-
-/** Above this many buckets, one read of every bucket row costs less than a read per bucket. */
-const READ_ALL_BUCKETS_ABOVE = 16;
 
 export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
   return {

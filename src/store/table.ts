@@ -10,7 +10,9 @@
  * table; a write appends to the log in one call, and when the log is full one compaction merges it into the
  * buckets (one read and one write of the bucket rows).
  */
-import { stableHash } from '../core/hash';
+
+import { HASH_CHARS, stableHash } from '../core/hash';
+import { CELL_CHARS, LOG_ROWS } from '../core/limits';
 import { RESULTS_SHEET } from '../core/propertyNames';
 import type { SheetLayout } from './ports';
 
@@ -18,13 +20,7 @@ import type { SheetLayout } from './ports';
 export const BUCKETS = 4096;
 export const FIRST_BUCKET_ROW = 2;
 export const LOG_FIRST_ROW = FIRST_BUCKET_ROW + BUCKETS;
-/** A write that would make the log longer than this merges the log into the buckets instead. */
-export const LOG_COMPACT_AT = 500;
-/** Rows kept for the log: LOG_COMPACT_AT plus the largest single append (a bulk batch, MAX_BATCH_SIZE). */
-export const LOG_ROWS = 1000;
 export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
-/** Sheets holds at most 50,000 characters in a cell; a bucket cell stays well below. */
-export const CELL_CHARS = 45_000;
 export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
 
 /** The sheet as made when missing: the title, the bucket and log rows, two plain-text columns. */
@@ -37,9 +33,8 @@ export const RESULTS_LAYOUT: SheetLayout = {
     'Profile Email Finder keeps the paid results here: editing, sorting or deleting this sheet forgets them, and those profiles are paid again.',
 };
 
-/** The 14-character key of a normalised URL in the table. */
+/** The HASH_CHARS-character key of a normalised URL in the table. */
 export const hashOf = stableHash;
-const HASH_CHARS = 14;
 
 export function bucketOf(hash: string): number {
   return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;

@@ -15,7 +15,7 @@ import {
   loadJob,
 } from '../bulk/forWatch';
 import { a1Of } from '../core/a1';
-import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
+import { DEFAULT_STEP_BUDGET_MS, WATCH_MAX_ROUNDS, WATCH_RUN_BUDGET_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import type { Platform } from '../platform/platform';
 import { planWatchedRows, type WaitingRows } from './plan';
@@ -32,11 +32,6 @@ import {
   watchNoteRow,
 } from './watch';
 
-/** A trigger run ends its last slice well inside the 6-minute limit. */
-const RUN_BUDGET_MS = EXECUTION_LIMIT_MS - 90_000;
-/** Plans and runs one trigger run makes at most (rows keep arriving while it works). */
-const MAX_ROUNDS = 20;
-
 /** How a trigger run ended (for the execution log and the tests). */
 export type WatchRunEnd =
   | 'no spreadsheet'
@@ -45,7 +40,14 @@ export type WatchRunEnd =
   | 'up to date'
   | 'limit'
   | 'waiting for a run'
-  | 'busy'
+  /** Another execution's slice holds the lease of the watch's run: that one plans again when it ends. */
+  | 'leased elsewhere'
+  /** Between this plan and its run, another execution created a run first. */
+  | 'another run first'
+  /** The creator cancelled the watch's run in the sidebar: the next change or opening plans again. */
+  | 'cancelled'
+  /** The run halted for a reason that leaves the watch on (the quota, an error): the next event tries again. */
+  | 'tries again later'
   | 'stopped'
   | 'time';
 
@@ -77,9 +79,9 @@ export function runWatch(platform: Platform): WatchRunEnd {
   }
   const started = platform.clock.now();
   const stepMs = platform.config().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (platform.clock.now() - started + stepMs > RUN_BUDGET_MS) return 'time';
-    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= RUN_BUDGET_MS);
+  for (let round = 0; round < WATCH_MAX_ROUNDS; round++) {
+    if (platform.clock.now() - started + stepMs > WATCH_RUN_BUDGET_MS) return 'time';
+    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= WATCH_RUN_BUDGET_MS);
     if (end !== 'again') return end;
   }
   return 'time';
@@ -106,7 +108,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     }
     if (job.state !== 'running') return settle(platform, job.id, job);
     // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
-    if (job.leaseUntil > platform.clock.now()) return 'busy';
+    if (job.leaseUntil > platform.clock.now()) return 'leased elsewhere';
     return drive(platform, job.id, me, hasTime);
   }
   const plan = planWatchedRows(platform, watch, remainingToday(watch));
@@ -124,7 +126,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     return 'stopped';
   }
   const created = createWatchRun(platform, plan.planned, me, watch.creatorName);
-  if (!created) return 'busy';
+  if (!created) return 'another run first';
   updateWatch(platform, (stored) =>
     stored
       ? {
@@ -151,7 +153,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
   let progress: Progress | undefined;
   do {
     const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
-    if (leasedBefore > platform.clock.now()) return 'busy';
+    if (leasedBefore > platform.clock.now()) return 'leased elsewhere';
     progress = driveSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
     updateWatch(platform, (stored) =>
@@ -168,7 +170,7 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
 function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'again' {
   if (job.state === 'done') return 'again';
   // Cancelled by its creator in the sidebar: nothing more now; the next change or opening plans again.
-  if (job.state === 'cancelled' && job.reason === 'user') return 'busy';
+  if (job.state === 'cancelled' && job.reason === 'user') return 'cancelled';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
   if (isActive(job.state)) cancelRun(platform, jobId);
@@ -180,7 +182,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
     platform,
     `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
   );
-  return 'busy';
+  return 'tries again later';
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */

@@ -3,10 +3,12 @@
  * running as the person who started it (their key, their credits), within a daily limit of credits they set.
  * Pure: the stored record, the day's count, and every sentence a person reads about it.
  */
+
 import type { PlacementKind, WatchView } from '../api';
 import { columnLetters } from '../core/a1';
 import { dayText } from '../core/day';
 import { stableHash } from '../core/hash';
+import { MAX_WATCH_LIMIT } from '../core/limits';
 import { isoTime } from '../store/credits';
 
 /** The record in document properties (WATCH_PROPERTY): one watch per spreadsheet at a time. */
@@ -43,10 +45,6 @@ export interface Watch {
   /** The creator's trigger ids (only the creator can see or delete them). */
   triggerIds: string[];
 }
-
-/** A watch's daily limit when the person sets none in the sidebar. */
-export const DEFAULT_WATCH_LIMIT = 100;
-export const MAX_WATCH_LIMIT = 100_000;
 
 /** The limit as typed: a whole number from 1 to MAX_WATCH_LIMIT, or an error a person can act on. */
 export function parseLimit(raw: unknown): number | { error: string } {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
-import { WAITING_AFTER_MS } from '../../src/bulk/job';
+import { WAITING_AFTER_MS } from '../../src/core/limits';
 import { launchChromium } from '../support/browser';
 import { figuresOf, sentenceFigures } from '../support/figures';
 import {

@@ -1,5 +1,6 @@
 import type { Progress } from '../../src/api';
-import { emptyCounts, type Job, progressOf, WAITING_AFTER_MS } from '../../src/bulk/job';
+import { emptyCounts, type Job, progressOf } from '../../src/bulk/job';
+import { WAITING_AFTER_MS } from '../../src/core/limits';
 import {
   canCancel,
   canPause,

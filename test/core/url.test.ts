@@ -1,7 +1,7 @@
+import { MAX_URL_LENGTH } from '../../src/core/limits';
 import {
   DEFAULT_NETWORK_HOSTS,
   looksLikeUrl,
-  MAX_URL_LENGTH,
   type NetworkHosts,
   parseNetworkHosts,
   parseProfileInput,

@@ -1,9 +1,8 @@
 /** Google's daily quota of web requests as the add-on counts its own (src/core/webRequests.ts). Pure. */
+import { DAILY_WEB_REQUESTS, QUOTA_DAY_MS } from '../../src/core/limits';
 import {
   addWebRequests,
   currentCount,
-  DAILY_WEB_REQUESTS,
-  QUOTA_DAY_MS,
   webRequestQuotaNote,
   webRequestsLeft,
 } from '../../src/core/webRequests';

@@ -5,8 +5,9 @@
  */
 import type { CreditsExport, CreditsSummary, RunPlan } from '../../src/api';
 import { stableHash } from '../../src/core/hash';
+import { EXPORT_ROWS_PER_CALL } from '../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY, RUNNER_ID_PROPERTY } from '../../src/core/propertyNames';
-import { EXPORT_ROWS_PER_CALL, exportCreditsLog, withLookupRecord } from '../../src/credits/view';
+import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
 import type { CreditsLogSheet } from '../../src/platform/platform';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
 import { summarizeCredits } from '../../src/store/creditsSummary';

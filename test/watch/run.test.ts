@@ -2,6 +2,8 @@
  * A watch's trigger runs and its stop (src/watch/run.ts) over the test platform, no emulator: the day's count in the
  * spreadsheet's time zone, and who may stop the watch (anyone; only the creator's executions delete the triggers).
  */
+import { emptyCounts } from '../../src/bulk/job';
+import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import { runWatch, stopWatch } from '../../src/watch/run';
 import {
   CREATOR,
@@ -95,5 +97,53 @@ describe('a trigger run of someone other than the creator', () => {
     expect(doc.stored()).toEqual(before);
     expect([...doc.triggers]).toEqual([CREATOR]);
     expect(doc.log).toEqual([]);
+  });
+});
+
+describe("a trigger run that finds the watch's own run", () => {
+  /** The watch's run (a job of origin 'watch', its creator's) stored as `fields` say. */
+  function withWatchRun(fields: Record<string, unknown>): WatchedDocument {
+    const doc = new WatchedDocument(watchRecord({ jobId: 'job-w', jobCredits: 0 }));
+    const job = {
+      id: 'job-w',
+      origin: 'watch',
+      ownerId: CREATOR,
+      leaseUntil: 0,
+      counts: emptyCounts(),
+      ...fields,
+    };
+    doc.properties.values.set(JOB_PROPERTY, JSON.stringify(job));
+    return doc;
+  }
+
+  it("leaves it to the execution whose slice holds its lease: 'leased elsewhere', nothing changed", () => {
+    const doc = withWatchRun({ state: 'running' });
+    const job = JSON.parse(doc.properties.values.get(JOB_PROPERTY) ?? '{}');
+    doc.properties.values.set(JOB_PROPERTY, JSON.stringify({ ...job, leaseUntil: doc.clock.now() + 60_000 }));
+    const before = doc.properties.values.get(JOB_PROPERTY);
+    expect(runWatch(doc.as(CREATOR))).toBe('leased elsewhere');
+    expect(doc.properties.values.get(JOB_PROPERTY)).toBe(before);
+    expect(doc.stored()?.state).toBe('watching');
+  });
+
+  it('cancels it when it halted for a reason that leaves the watch on, and says the next event tries again', () => {
+    const doc = withWatchRun({ state: 'paused', reason: 'quota', message: 'The daily quota is used up.' });
+    expect(runWatch(doc.as(CREATOR))).toBe('tries again later');
+    expect(JSON.parse(doc.properties.values.get(JOB_PROPERTY) ?? '{}').state).toBe('cancelled');
+    expect(doc.stored()).toMatchObject({ state: 'watching' });
+    expect(doc.stored()?.message).toBe(
+      'The last check met a problem (The daily quota is used up); the next change or opening tries again.',
+    );
+    expect(doc.triggers.has(CREATOR)).toBe(true);
+  });
+
+  it('stops the watch when the halt is one it cannot outlast (the key rejected)', () => {
+    const doc = withWatchRun({
+      state: 'paused',
+      reason: 'key_rejected',
+      message: 'The API key was rejected.',
+    });
+    expect(runWatch(doc.as(CREATOR))).toBe('stopped');
+    expect(doc.stored()?.state).toBe('stopped');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A watch's start (src/watch/index.ts) failing at each step over the test platform: every port call in turn throws
+ * A watch's start (src/watch/entryPoints.ts) failing at each step over the test platform: every port call in turn throws
  * (a busy lock at a lock call), and the start is refused by another editor's watch saved first. Afterwards the
  * spreadsheet holds either nothing of the start (no watch, none of its triggers) or the watch with exactly the
  * triggers that exist.
@@ -8,7 +8,7 @@
 import { WATCH_PROPERTY } from '../../src/core/propertyNames';
 import { DocumentBusyError } from '../../src/platform/errors';
 import type { Platform } from '../../src/platform/platform';
-import { startWatch } from '../../src/watch';
+import { startWatch } from '../../src/watch/entryPoints';
 import { testPlatform } from '../support/platform';
 import { CREATOR, creatorStarting, EDITOR, WatchedDocument, watchRecord } from './helpers';
 

@@ -3,9 +3,9 @@
  * add to it, what each editor sees, and the notes the credits log gets.
  */
 import { stableHash } from '../../src/core/hash';
+import { MAX_WATCH_LIMIT } from '../../src/core/limits';
 import {
   countJobCredits,
-  MAX_WATCH_LIMIT,
   onDay,
   parseLimit,
   remainingToday,

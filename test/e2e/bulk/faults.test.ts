@@ -5,10 +5,11 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST_DIR, type ExecutionResult } from '../../emulator';
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { WAITING_AFTER_MS } from '../../src/bulk/job';
-import { waitFor } from '../sandbox/helpers';
+import { DIST_DIR, type ExecutionResult } from '../../../emulator';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { WAITING_AFTER_MS } from '../../../src/core/limits';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
+import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
   ORG,
@@ -18,8 +19,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

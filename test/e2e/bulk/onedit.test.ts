@@ -2,8 +2,9 @@
  * Results follow their URL: a person edits a URL after a run; the simple trigger onEdit (AuthMode.LIMITED) clears
  * the add-on's result beside it, and only that, so the next run looks the new URL up.
  */
-import { startWorld, url, type World } from '../support/harness';
-import { drive, expectedCells, start } from './helpers';
+
+import { drive, expectedCells, start } from '../../bulk/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

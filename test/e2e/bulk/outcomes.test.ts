@@ -5,12 +5,12 @@
  * a retry counts such rows apart instead of promising them.
  */
 
-import type { RunHistory, RunPlan, RunSummary } from '../../src/api';
-import { LOST_MARK_MS } from '../../src/core/limits';
-import { priceText } from '../../src/sidebar/words';
-import { type Figures, figuresOf, sentenceFigures } from '../support/figures';
-import { startWorld, url, type World } from '../support/harness';
-import { drive, expectedCells, start } from './helpers';
+import type { RunHistory, RunPlan, RunSummary } from '../../../src/api';
+import { LOST_MARK_MS } from '../../../src/core/limits';
+import { priceText } from '../../../src/sidebar/words';
+import { drive, expectedCells, start } from '../../bulk/helpers';
+import { type Figures, figuresOf, sentenceFigures } from '../../support/figures';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -2,10 +2,10 @@
  * "Try 10 rows first": a run over the rows of the first 10 new profiles only, its summary with
  * the share found, then the run over the whole range prices the rest again and pays no profile twice.
  */
-import { predictLookup } from '../../sandbox/profiles';
-import type { RunHistory, RunPlan } from '../../src/api';
-import { chargedTwice, drive, mismatches, start } from '../bulk/helpers';
-import { startWorld, url, type World } from '../support/harness';
+import { predictLookup } from '../../../sandbox/profiles';
+import type { RunHistory, RunPlan } from '../../../src/api';
+import { chargedTwice, drive, mismatches, start } from '../../bulk/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

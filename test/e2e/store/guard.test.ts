@@ -3,11 +3,19 @@
  * person who unhides one and edits it is warned first, while every editor's executions still write them.
  */
 
-import { ProtectionWarningError } from '../../emulator';
-import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { TABLE_TITLE } from '../../src/store/table';
-import { drive, start } from '../bulk/helpers';
-import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, startWorld, url, type World } from '../support/harness';
+import { ProtectionWarningError } from '../../../emulator';
+import { CREDITS_SHEET, RESULTS_SHEET } from '../../../src/core/propertyNames';
+import { TABLE_TITLE } from '../../../src/store/table';
+import { drive, start } from '../../bulk/helpers';
+import {
+  API_KEY_PROPERTY,
+  EDITOR,
+  EDITOR_KEY,
+  OWNER,
+  startWorld,
+  url,
+  type World,
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

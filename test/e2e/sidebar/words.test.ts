@@ -3,11 +3,11 @@
  * (rows, credits, lookups), and the same run's hit rate reads the same in its summary, its history, the Credits
  * tab's run line; the spreadsheet's record is the same under a plan's price and in the Credits tab.
  */
-import type { CreditsSummary, RunHistory, RunPlan } from '../../src/api';
-import { missesText } from '../../src/sidebar/credits';
-import { creditsRunLine, historyLine, recordText, summaryCreditsText } from '../../src/sidebar/words';
-import { drive, start } from '../bulk/helpers';
-import { startWorld, url, type World } from '../support/harness';
+import type { CreditsSummary, RunHistory, RunPlan } from '../../../src/api';
+import { missesText } from '../../../src/sidebar/credits';
+import { creditsRunLine, historyLine, recordText, summaryCreditsText } from '../../../src/sidebar/words';
+import { drive, start } from '../../bulk/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

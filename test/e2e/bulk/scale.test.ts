@@ -1,9 +1,9 @@
 /** Bulk enrichment at scale: thousands of rows through many slices, spreadsheet calls per batch, the store's limits. */
 
-import { spreadsheetCalls } from '../../emulator';
-import { LOG_COMPACT_AT } from '../../src/store/table';
-import { OWNER, START_AT_ONCE, startWorld, url, type World } from '../support/harness';
-import { chargedTwice, drive, mismatches, start } from './helpers';
+import { spreadsheetCalls } from '../../../emulator';
+import { LOG_COMPACT_AT } from '../../../src/core/limits';
+import { chargedTwice, drive, mismatches, start } from '../../bulk/helpers';
+import { OWNER, START_AT_ONCE, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

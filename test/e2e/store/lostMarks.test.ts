@@ -8,14 +8,14 @@
  * request itself is not charged).
  */
 
-import { propertyCalls } from '../../emulator';
-import { LOST_MARK_MS } from '../../src/core/limits';
-import { LOST_PROPERTY } from '../../src/core/propertyNames';
-import { lostSendsOf, MAX_LOST_MARKS, withLostSends } from '../../src/store/lostMarks';
-import { findEmail } from '../bundle/helpers';
-import { storedHash } from '../store/helpers';
-import { startWorld, url, type World, type WorldOptions } from '../support/harness';
-import { drive, type ProgressView, start } from './helpers';
+import { propertyCalls } from '../../../emulator';
+import { LOST_MARK_MS, MAX_LOST_MARKS } from '../../../src/core/limits';
+import { LOST_PROPERTY } from '../../../src/core/propertyNames';
+import { lostSendsOf, withLostSends } from '../../../src/store/lostMarks';
+import { drive, type ProgressView, start } from '../../bulk/helpers';
+import { findEmail } from '../../bundle/helpers';
+import { storedHash } from '../../store/helpers';
+import { startWorld, url, type World, type WorldOptions } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -194,7 +194,7 @@ describe('no extra property calls when nothing is lost', () => {
     expect(nextPaying.ok).toBe(true);
     // (fewer than the first: the account is known now, so no account check marker round trip)
     expect(propertyCalls(nextPaying.counts)).toBeLessThanOrEqual(15);
-    // 1 since formulas take the script configuration from the script cache (test/store/configCache.test.ts).
+    // 1 since formulas take the script configuration from the script cache (test/e2e/store/configCache.test.ts).
     expect(propertyCalls(cached.counts)).toBe(1);
     world.env.resetCounts();
     expect((await bulkRun(world, 'A1:A21')).state).toBe('done');

@@ -1,11 +1,11 @@
 /**
- * The Watch tab's calls (src/watch/index.ts) over the test platform, no emulator: what each editor sees, a start
+ * The Watch tab's calls (src/watch/entryPoints.ts) over the test platform, no emulator: what each editor sees, a start
  * (its day the spreadsheet's), and a stop by any editor.
  */
 
 import type { KeyCheck } from '../../src/lookup/contract';
 import type { Platform } from '../../src/platform/platform';
-import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch';
+import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch/entryPoints';
 import {
   CREATOR,
   CREATOR_EMAIL,

@@ -4,10 +4,10 @@
  * answered in their own executions, the daily limit, a 402, another editor who sees who pays and stops it, and
  * nothing paid twice with runs and formulas.
  */
-import type { Environment, ExecutionResult } from '../../emulator';
-import type { CreditsSummary, WatchStart, WatchView } from '../../src/api';
-import { expectedCells, start } from '../bulk/helpers';
-import { lookups } from '../formula/helpers';
+import type { Environment, ExecutionResult } from '../../../emulator';
+import type { CreditsSummary, WatchStart, WatchView } from '../../../src/api';
+import { expectedCells, start } from '../../bulk/helpers';
+import { lookups } from '../../formula/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -18,7 +18,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
+} from '../../support/harness';
 
 jest.setTimeout(120_000);
 

@@ -7,13 +7,14 @@
  * first batch; bounds that clean batches cannot break).
  */
 
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import type { LedgerEntry } from '../../sandbox/service';
-import { KEY_PACE_PROPERTY } from '../../src/core/propertyNames';
-import { PACE_START } from '../../src/lookup/pace';
-import { type Stub, startStub } from '../bundle/helpers';
-import { lookupBatches as batches } from '../formula/helpers';
-import { waitFor } from '../sandbox/helpers';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import type { LedgerEntry } from '../../../sandbox/service';
+import { KEY_PACE_PROPERTY } from '../../../src/core/propertyNames';
+import { PACE_START } from '../../../src/lookup/pace';
+import { drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
+import { type Stub, startStub } from '../../bundle/helpers';
+import { lookupBatches as batches } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -24,8 +25,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
-import { drive, mismatches, type ProgressView, start } from './helpers';
+} from '../../support/harness';
 
 let world: World | undefined;
 let stub: Stub | undefined;

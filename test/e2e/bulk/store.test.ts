@@ -1,7 +1,8 @@
 /** The result store under pressure: results kept before sheet I/O. */
-import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { drive, type ProgressView, start } from './helpers';
+
+import { drive, type ProgressView, start } from '../../bulk/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

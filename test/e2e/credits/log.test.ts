@@ -4,11 +4,11 @@
  * key), a range formula (the owner's key), and a run whose connections are reset 10 % of the time (each lost answer
  * one "maybe charged" row: a profile lost and sent again appears twice).
  */
-import { predictLookup } from '../../sandbox/profiles';
-import type { LedgerEntry } from '../../sandbox/service';
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { type Charge, parseChargeRow } from '../../src/store/credits';
-import { drive, start } from '../bulk/helpers';
+import { predictLookup } from '../../../sandbox/profiles';
+import type { LedgerEntry } from '../../../sandbox/service';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { type Charge, parseChargeRow } from '../../../src/store/credits';
+import { drive, start } from '../../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -20,7 +20,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

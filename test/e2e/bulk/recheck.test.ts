@@ -2,8 +2,9 @@
  * Re-checking rows that already have a result: a choice made when a run starts (never a setting that stays on);
  * that run pays again, once per distinct URL, and the next one is free again.
  */
-import { OWNER, startWorld, url, type World } from '../support/harness';
-import { drive, mismatches, start } from './helpers';
+
+import { drive, mismatches, start } from '../../bulk/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

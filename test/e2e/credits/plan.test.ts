@@ -3,11 +3,11 @@
  * log (lookups answered, how many found an address), read in one read of the log's outcome column, and nothing is
  * read for it when there is no log.
  */
-import { predictLookup } from '../../sandbox/profiles';
-import type { RunPlan } from '../../src/api';
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { drive, start } from '../bulk/helpers';
-import { startWorld, url, type World } from '../support/harness';
+import { predictLookup } from '../../../sandbox/profiles';
+import type { RunPlan } from '../../../src/api';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { drive, start } from '../../bulk/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

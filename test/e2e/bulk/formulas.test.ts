@@ -3,8 +3,9 @@
  * keeps the run from reusing the column, and a formula in an output cell of a pending row is never overwritten,
  * whether it was there at the start or entered while the run goes on. Nothing is spent on such a row.
  */
-import { startWorld, url, type World } from '../support/harness';
-import { drive, mismatches, type ProgressView, start } from './helpers';
+
+import { drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

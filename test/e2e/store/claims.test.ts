@@ -3,10 +3,10 @@
  * than 1,000 new URLs at once pay exactly once per URL, also when the cache drops entries early (best-effort mode):
  * the batch-being-sent record in document properties, checked under the lock before each batch, is what holds.
  */
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
-import { column, emailOf } from '../formula/helpers';
-import { OWNER, startWorld, url, type World } from '../support/harness';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { MAX_CLAIMS_AT_ONCE } from '../../../src/core/limits';
+import { column, emailOf } from '../../formula/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -6,11 +6,12 @@
  * change reaches bulk runs and the sidebar at once, formulas within SCRIPT_CONFIG_CACHE_SECONDS.
  */
 
-import { cacheCalls, type ExecutionResult, propertyCalls } from '../../emulator';
-import { SCRIPT_CONFIG_CACHE_SECONDS } from '../../src/core/limits';
-import { API_KEY_PROPERTY, SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../../src/core/propertyNames';
-import { start } from '../bulk/helpers';
-import { column, emailOf } from '../formula/helpers';
+import { cacheCalls, type ExecutionResult, propertyCalls } from '../../../emulator';
+import { SCRIPT_CONFIG_CACHE_SECONDS } from '../../../src/core/limits';
+import { API_KEY_PROPERTY, SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../../../src/core/propertyNames';
+import { start } from '../../bulk/helpers';
+import { column, emailOf } from '../../formula/helpers';
+import { found, seedResultsSheet } from '../../store/helpers';
 import {
   EDITOR,
   EDITOR_KEY,
@@ -21,8 +22,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
-import { found, seedResultsSheet } from './helpers';
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -3,7 +3,8 @@
  * with their key; another editor sees its progress read-only, spends nothing, and can neither stop it (not even by
  * having no key) nor pause, resume or cancel it. Two users, and their executions at once.
  */
-import type { ExecutionResult } from '../../emulator';
+import type { ExecutionResult } from '../../../emulator';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -14,8 +15,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -4,10 +4,10 @@
  * over, and the fallback triggers of two spreadsheets.
  */
 
-import type { ExecutionResult } from '../../emulator';
-import { waitFor } from '../sandbox/helpers';
-import { API_KEY_PROPERTY, OWNER, OWNER_KEY, startWorld, url, type World } from '../support/harness';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
+import type { ExecutionResult } from '../../../emulator';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { API_KEY_PROPERTY, OWNER, OWNER_KEY, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

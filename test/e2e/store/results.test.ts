@@ -4,12 +4,12 @@
  * next writing execution, property calls per cached evaluation.
  */
 
-import { propertyCalls, spreadsheetCalls } from '../../emulator';
-import { PENDING_PREFIX, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { encodeResult } from '../../src/store/codec';
-import { column, emailOf, fillDown } from '../formula/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from './helpers';
+import { propertyCalls, spreadsheetCalls } from '../../../emulator';
+import { PENDING_PREFIX, RESULTS_SHEET } from '../../../src/core/propertyNames';
+import { encodeResult } from '../../../src/store/codec';
+import { column, emailOf, fillDown } from '../../formula/helpers';
+import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from '../../store/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -57,7 +57,7 @@ describe('the results sheet', () => {
     world.env.documentCache(world.ss.id).entries.clear();
     const again = await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
-    // One property call (the buffer); the configuration came from the script cache (test/store/configCache.test.ts).
+    // One property call (the buffer); the configuration came from the script cache (test/e2e/store/configCache.test.ts).
     expect(propertyCalls(again.results[0].counts)).toBe(1);
     // The sidebar opens (a writing execution): the buffer moves into the hidden sheet.
     await world.env.run('getSidebarState', [], world.as());
