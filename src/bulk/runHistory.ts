@@ -61,7 +61,10 @@ export function recordRun(platform: Platform, job: Job): RunSummary | null {
   const summary = summarize(job);
   platform
     .documentProperties()
-    .setProperty(RUN_HISTORY_PROPERTY, JSON.stringify(addToHistory(history, summary)));
+    .setProperty(
+      RUN_HISTORY_PROPERTY,
+      JSON.stringify(addToHistory(history, summary, (ms) => platform.clock.day(ms))),
+    );
   return summary;
 }
 

@@ -39,21 +39,22 @@ export function summaryOf(job: Job, range: string): RunSummary {
   };
 }
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /**
  * The history with `summary` first (replacing an older entry of the same run): the last HISTORY_LENGTH runs of
  * people, and one line for the watch, its runs of the day summed (a new day starts a new line), so the watch
- * never pushes a person's runs out.
+ * never pushes a person's runs out. `dayOf` tells the day of a time as the watch's daily limit counts it (the
+ * spreadsheet's day).
  */
-export function addToHistory(history: RunSummary[], summary: RunSummary): RunSummary[] {
+export function addToHistory(
+  history: RunSummary[],
+  summary: RunSummary,
+  dayOf: (ms: number) => string,
+): RunSummary[] {
   let entry = summary;
   const earlier = history.filter((old) => old.id !== summary.id);
   if (summary.origin === 'watch') {
-    const today = earlier.find(
-      (old) =>
-        old.origin === 'watch' && Math.floor(old.endedAt / DAY_MS) === Math.floor(summary.endedAt / DAY_MS),
-    );
+    const day = dayOf(summary.endedAt);
+    const today = earlier.find((old) => old.origin === 'watch' && dayOf(old.endedAt) === day);
     if (today) entry = sumWatchRuns(today, summary);
   }
   const all = [entry, ...earlier.filter((old) => !(entry.origin === 'watch' && old.origin === 'watch'))];

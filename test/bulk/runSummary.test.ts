@@ -13,6 +13,10 @@ import {
   reserve,
 } from '../../src/formula/dailyLimitPolicy';
 
+/** The day of a time in UTC, and in a spreadsheet 10 hours ahead of it. */
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayTenHoursAhead = (ms: number) => utcDay(ms + 10 * 3600 * 1000);
+
 describe('run summary: counters that do not overlap', () => {
   it('every written status is in exactly one kind; user text is in none', () => {
     expect(
@@ -52,9 +56,9 @@ describe('run summary: counters that do not overlap', () => {
   it('keeps the last runs, newest first, each once', () => {
     const entry = (id: string) => ({ id }) as RunSummary;
     let history: RunSummary[] = [];
-    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) history = addToHistory(history, entry(id));
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) history = addToHistory(history, entry(id), utcDay);
     expect(history.map((h) => h.id)).toEqual(['f', 'e', 'd', 'c', 'b'].slice(0, HISTORY_LENGTH));
-    expect(addToHistory(history, entry('d')).map((h) => h.id)).toEqual(['d', 'f', 'e', 'c', 'b']);
+    expect(addToHistory(history, entry('d'), utcDay).map((h) => h.id)).toEqual(['d', 'f', 'e', 'c', 'b']);
   });
 
   it("after ten watch runs the person's own last runs are all there, and the watch is one line of the day", () => {
@@ -78,8 +82,8 @@ describe('run summary: counters that do not overlap', () => {
         ...(watch ? { origin: 'watch', runs: 1 } : {}),
       }) as RunSummary;
     let history: RunSummary[] = [];
-    for (const id of ['a', 'b', 'c', 'd', 'e']) history = addToHistory(history, run(id, at));
-    for (let n = 0; n < 10; n++) history = addToHistory(history, run(`w${n}`, at + n * 60_000, true));
+    for (const id of ['a', 'b', 'c', 'd', 'e']) history = addToHistory(history, run(id, at), utcDay);
+    for (let n = 0; n < 10; n++) history = addToHistory(history, run(`w${n}`, at + n * 60_000, true), utcDay);
     expect(history.map((h) => h.id)).toEqual(['w9', 'e', 'd', 'c', 'b', 'a']);
     expect(history[0]).toMatchObject({
       runs: 10,
@@ -90,10 +94,21 @@ describe('run summary: counters that do not overlap', () => {
     });
     expect(history[0]).toMatchObject({ alreadyDone: 0, startedAt: at - 1000, endedAt: at + 9 * 60_000 });
     // A person's run comes first and pushes out their oldest; the next day the watch starts a new line.
-    history = addToHistory(history, run('f', at + DAY));
-    history = addToHistory(history, run('w-next', at + DAY, true));
+    history = addToHistory(history, run('f', at + DAY), utcDay);
+    history = addToHistory(history, run('w-next', at + DAY, true), utcDay);
     expect(history.map((h) => h.id)).toEqual(['w-next', 'f', 'e', 'd', 'c', 'b']);
     expect(history[0]).toMatchObject({ runs: 1, creditsSpent: 2 });
+
+    // The watch's day is the spreadsheet's: 13:00 and 15:00 UTC are one UTC day, two days 10 hours ahead of it.
+    const evening = Date.UTC(2026, 10, 28, 13);
+    const twoRuns = (dayOf: (ms: number) => string) =>
+      addToHistory(
+        addToHistory([], run('w-1', evening, true), dayOf),
+        run('w-2', evening + 2 * 3600 * 1000, true),
+        dayOf,
+      );
+    expect(twoRuns(utcDay)[0]).toMatchObject({ id: 'w-2', runs: 2 });
+    expect(twoRuns(dayTenHoursAhead)[0]).toMatchObject({ id: 'w-2', runs: 1 });
   });
 
   it('says how long a run took', () => {
