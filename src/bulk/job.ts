@@ -58,10 +58,15 @@ export interface Job {
    */
   ownerId: string;
   ownerName?: string;
-  /** Set while a slice runs, so a second caller (two sidebars of the starter at once) does not work on the same rows. */
+  /** The latest end of a window lease (`windows`): some slice works on the run until then. */
   leaseUntil: number;
-  /** The slice holding the lease: a slice whose token is no longer the stored one stops and writes nothing. */
+  /** Left from runs saved before window leases (one lease for the whole run); unused. */
   leaseToken?: string;
+  /**
+   * The windows of rows slices hold or left (src/bulk/lease.ts): rows from `cursor` on were never leased in this
+   * pass; a window is worked on only by the slice holding its token until `until`, and leased again after.
+   */
+  windows?: WindowLease[];
   /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */
@@ -70,6 +75,17 @@ export interface Job {
   origin?: 'watch';
   /** Why the last slice's batches were held small, if they were (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
+}
+
+/**
+ * Rows `from`..`to` of the current pass, leased to the slice holding `token` until `until` (0: free, to be leased
+ * again). A window past the last row (`from` > lastRow) is the pass over the whole range, held by one slice.
+ */
+export interface WindowLease {
+  from: number;
+  to: number;
+  token: string;
+  until: number;
 }
 
 export const emptyCounts = emptyRunCounts;

@@ -12,6 +12,7 @@ import {
   DEFAULT_STEP_BUDGET_MS,
   MAX_BATCH_SIZE,
   MAX_PASSES,
+  MAX_WINDOW_ROWS,
 } from '../core/limits';
 import { KEY_PACE_PROPERTY, PACE_PREFIX, PACE_SCOPES, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -77,12 +78,12 @@ function processLeasedSlice(
   maxBudgetMs: number,
 ): Progress {
   const started = platform.clock.now();
-  const { job, lease } = takeLease(platform, jobId, started, runnerId);
-  if (!lease) return progressOf(job, { runnerId, now: started });
   const config = platform.config();
-  const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/lookup/pace.ts).
   const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
+  const { job, lease } = takeLease(platform, jobId, started, runnerId, batchSize ?? leaseRows(platform));
+  if (!lease) return progressOf(job, { runnerId, now: started });
+  const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   try {
     runSlice(platform, lease, started + budgetMs, batchSize);
   } catch (error) {
@@ -91,6 +92,12 @@ function processLeasedSlice(
   }
   const stored = lease.release();
   return progressOf(stored, { runnerId, now: platform.clock.now() });
+}
+
+/** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
+function leaseRows(platform: Platform): number {
+  const pace = loadPace(platform.documentCache(), PACE_SCOPES.bulk, PACE_START, platform.config().maxConcurrency);
+  return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
 }
 
 function haltOn(lease: JobLease, error: unknown): void {
@@ -114,7 +121,7 @@ type Ready = {
 function checkBeforeWork(
   platform: Platform,
   lease: JobLease,
-): Ready | { halt: { reason: HaltReason; message: string } } {
+): Ready | { halt: { reason: HaltReason; message: string } } | { wait: true } {
   const apiKey = platform.settings.apiKey();
   if (!apiKey)
     return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
@@ -129,7 +136,9 @@ function checkBeforeWork(
       : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
   }
   const width = 1 + outputHeaders(job.extraFields).length;
-  if (!lease.followSheet(sheet, width)) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
+  const followed = lease.followSheet(sheet, width);
+  if (followed === 'wait') return { wait: true };
+  if (!followed) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
   return { sheet, apiKey, endpoint: config.endpoint.endpoint, hosts: config.networkHosts, width };
 }
 
@@ -140,6 +149,8 @@ function runSlice(
   batchSize: number | undefined,
 ): void {
   const ready = checkBeforeWork(platform, lease);
+  // The sheet's rows moved while other slices work in the old frame: the next slice follows them.
+  if ('wait' in ready) return;
   if ('halt' in ready) {
     lease.apply({ type: 'halt', ...ready.halt });
     return;
@@ -154,14 +165,16 @@ function runSlice(
           ports.cache,
           PACE_SCOPES.bulk,
           PACE_START,
-          platform.config().maxConcurrency,
+          platform.config().maxConcurrency * lease.sharing,
           ports.clock.now(),
           keptPace(platform),
         )
       : undefined;
   const keyHash = stableHash(ready.apiKey);
-  if (pacer)
+  if (pacer) {
     pacer.state = startFromKey(pacer.state, () => keyPace(platform), keyHash, ports.clock.now(), pacer.cap);
+    pacer.shares = lease.sharing;
+  }
   let slice: SliceState | undefined;
   const session = openLookup(ports, {
     apiKey: ready.apiKey,
@@ -263,9 +276,12 @@ function keptPace(platform: Platform): string | undefined {
 
 /** At least one window per slice, so a slice always makes progress. */
 function runWindows(slice: SliceState): void {
-  for (let window = 0; window === 0 ? slice.lease.working : slice.hasTime; window++) {
-    if (slice.job.cursor > slice.job.lastRow) {
-      if (!startNextPass(slice)) break;
+  const { lease } = slice;
+  for (let window = 0; window === 0 ? lease.working : slice.hasTime; window++) {
+    if (slice.job.cursor > lease.windowEnd) {
+      if (lease.onPass && !startNextPass(slice)) break;
+      // The window done (or a new pass begun): the next one, leased in the same lock as this one's rows merged.
+      if (!lease.next(windowLeaseRows(slice))) break;
       slice.dropAhead();
       continue;
     }
@@ -273,7 +289,16 @@ function runWindows(slice: SliceState): void {
   }
   // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
   // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
-  if (slice.lease.working && slice.job.cursor > slice.job.lastRow && startNextPass(slice)) slice.dropAhead();
+  if (lease.working && slice.job.cursor > lease.windowEnd) {
+    if (!lease.onPass && !lease.next(windowLeaseRows(slice))) return;
+    if (lease.onPass && startNextPass(slice)) lease.next(windowLeaseRows(slice));
+  }
+}
+
+/** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
+function windowLeaseRows(slice: SliceState): number {
+  const { pacer, batchSize } = slice.setup;
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
 }
 
 /**

@@ -42,7 +42,7 @@ interface WindowPlan {
 function planWindow(slice: SliceState): WindowPlan {
   const { job, scope } = slice;
   const { pacer, hosts } = slice.setup;
-  const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, job.lastRow);
+  const windowEnd = Math.min(job.cursor + windowRows(slice) - 1, slice.lease.windowEnd);
   let size = windowEnd - job.cursor + 1;
   const block = slice.rowsFrom(job.cursor, size);
   const planned = planRows(block.slice(0, size), scope, job.pass, hosts);
@@ -149,7 +149,7 @@ function writeWindow(
 ): Written | undefined {
   const { job, scope, lease } = slice;
   const recheckPass = scope.recheck && job.pass === 1;
-  const nextEnd = Math.min(job.cursor + window.size - 1 + nextWindowRows, job.lastRow);
+  const nextEnd = Math.min(job.cursor + window.size - 1 + nextWindowRows, lease.windowEnd);
   const check = slice.read(job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
   const changed: number[] = [];

@@ -167,13 +167,19 @@ export function paceReason(state: PaceState, cap: number): PaceReason | undefine
 
 /** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
 export class Pacer implements BatchSizer {
+  /**
+   * Slices of one bulk run at once sharing this pace: `state.size` is the requests in flight across them, each
+   * sends its share, and a batch says what the service took of all of them.
+   */
+  shares = 1;
+
   constructor(
     public state: PaceState,
     readonly cap: number,
   ) {}
 
   next(): number {
-    return Math.max(1, Math.min(this.state.size, this.cap));
+    return Math.max(1, Math.ceil(Math.min(this.state.size, this.cap) / this.shares));
   }
 
   reason(): PaceReason | undefined {
@@ -189,7 +195,11 @@ export class Pacer implements BatchSizer {
   }
 
   observe(sample: BatchSample): void {
-    this.state = observePace(this.state, sample, this.cap);
+    const shared =
+      this.shares === 1
+        ? sample
+        : { ...sample, size: sample.size * this.shares, throttled: (sample.throttled ?? 0) * this.shares || undefined };
+    this.state = observePace(this.state, shared, this.cap);
   }
 
   observeKeyCheck(sample: BatchSample): void {
