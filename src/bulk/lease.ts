@@ -43,7 +43,12 @@ function leaseWindow(job: Job, rows: number, token: string, now: number): Window
     left.until = until;
     window = left;
   } else if (job.cursor <= job.lastRow) {
-    window = { from: job.cursor, to: Math.min(job.lastRow, job.cursor + Math.max(1, rows) - 1), token, until };
+    window = {
+      from: job.cursor,
+      to: Math.min(job.lastRow, job.cursor + Math.max(1, rows) - 1),
+      token,
+      until,
+    };
     job.cursor = window.to + 1;
     windows.push(window);
   } else if (windows.length === 0) {
@@ -154,7 +159,8 @@ export class JobLease {
    * tell where its cells are (it is halted).
    */
   followSheet(sheet: SheetPort, width: number): boolean | 'wait' {
-    if (sheet.maxRows() === this.current.maxRows && sheet.maxColumns() === this.current.maxColumns) return true;
+    if (sheet.maxRows() === this.current.maxRows && sheet.maxColumns() === this.current.maxColumns)
+      return true;
     let outcome: boolean | 'wait' = 'wait';
     const now = this.platform.clock.now();
     const rows = this.window.to - this.window.from + 1;
@@ -168,7 +174,9 @@ export class JobLease {
           this.freeWindow(next, now);
           return next;
         }
-        const starts = (next.windows ?? []).map((window) => window.from).filter((from) => from <= next.lastRow);
+        const starts = (next.windows ?? [])
+          .map((window) => window.from)
+          .filter((from) => from <= next.lastRow);
         next.cursor = Math.min(next.cursor, ...starts);
         next.windows = [];
         next.leaseUntil = 0;
@@ -282,6 +290,7 @@ export class JobLease {
     updateJob(this.platform, (stored) => {
       const merged = this.merge(stored, false);
       if (!merged || merged === stored || !this.working) return merged;
+      this.freeWindow(merged, this.platform.clock.now());
       leased = leaseWindow(merged, rows, this.window.token, this.platform.clock.now());
       return merged;
     });
@@ -357,7 +366,11 @@ export class JobLease {
       next.windows = (next.windows ?? []).filter((window) => window.token !== this.window.token);
       next.leaseUntil = leaseEnd(next, now);
     }
-    if (this.endsNoted && next.maxRows === this.current.maxRows && next.maxColumns === this.current.maxColumns) {
+    if (
+      this.endsNoted &&
+      next.maxRows === this.current.maxRows &&
+      next.maxColumns === this.current.maxColumns
+    ) {
       next.topValue = this.current.topValue;
       next.bottomValue = this.current.bottomValue;
     }
@@ -367,8 +380,7 @@ export class JobLease {
     for (const event of this.events) merged = transition(merged, event, now);
     if (merged.state === 'running') merged.message = workingMessage(merged);
     if (!this.newPass) {
-      if (releasing || merged.state !== 'running' || this.current.cursor > this.window.to)
-        this.freeWindow(merged, now);
+      if (releasing || merged.state !== 'running') this.freeWindow(merged, now);
       else {
         const own = (merged.windows ?? []).find((window) => window.token === this.window.token);
         if (own) {

@@ -96,7 +96,12 @@ function processLeasedSlice(
 
 /** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
 function leaseRows(platform: Platform): number {
-  const pace = loadPace(platform.documentCache(), PACE_SCOPES.bulk, PACE_START, platform.config().maxConcurrency);
+  const pace = loadPace(
+    platform.documentCache(),
+    PACE_SCOPES.bulk,
+    PACE_START,
+    platform.config().maxConcurrency,
+  );
   return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
 }
 
@@ -279,10 +284,11 @@ function runWindows(slice: SliceState): void {
   const { lease } = slice;
   for (let window = 0; window === 0 ? lease.working : slice.hasTime; window++) {
     if (slice.job.cursor > lease.windowEnd) {
-      if (lease.onPass && !startNextPass(slice)) break;
+      const onPass = lease.onPass;
+      if (onPass && !startNextPass(slice)) break;
       // The window done (or a new pass begun): the next one, leased in the same lock as this one's rows merged.
       if (!lease.next(windowLeaseRows(slice))) break;
-      slice.dropAhead();
+      if (onPass) slice.dropAhead();
       continue;
     }
     if (!processWindow(slice)) break;
@@ -291,7 +297,10 @@ function runWindows(slice: SliceState): void {
   // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
   if (lease.working && slice.job.cursor > lease.windowEnd) {
     if (!lease.onPass && !lease.next(windowLeaseRows(slice))) return;
-    if (lease.onPass && startNextPass(slice)) lease.next(windowLeaseRows(slice));
+    if (lease.onPass && startNextPass(slice)) {
+      lease.next(windowLeaseRows(slice));
+      slice.dropAhead();
+    }
   }
 }
 

@@ -149,7 +149,7 @@ function writeWindow(
 ): Written | undefined {
   const { job, scope, lease } = slice;
   const recheckPass = scope.recheck && job.pass === 1;
-  const nextEnd = Math.min(job.cursor + window.size - 1 + nextWindowRows, lease.windowEnd);
+  const nextEnd = Math.min(job.cursor + window.size - 1 + nextWindowRows, job.lastRow);
   const check = slice.read(job.cursor, nextEnd - job.cursor + 1);
   const outputs: unknown[][] = check.slice(0, window.size).map((row) => row.slice(CELL.email));
   const changed: number[] = [];

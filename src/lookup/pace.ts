@@ -198,7 +198,11 @@ export class Pacer implements BatchSizer {
     const shared =
       this.shares === 1
         ? sample
-        : { ...sample, size: sample.size * this.shares, throttled: (sample.throttled ?? 0) * this.shares || undefined };
+        : {
+            ...sample,
+            size: sample.size * this.shares,
+            throttled: (sample.throttled ?? 0) * this.shares || undefined,
+          };
     this.state = observePace(this.state, shared, this.cap);
   }
 
