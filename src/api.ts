@@ -93,6 +93,8 @@ export interface Progress extends RunCounts {
   waiting?: boolean;
   /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
+  /** For the run's starter while it runs: how many slices of it the sidebar may drive at once, at most. */
+  slices?: number;
   /**
    * Paused or cancelled while a slice still works on the run: the lookups it had sent, whose answers may still be
    * charged (0: it is writing the rows already answered). Absent once it is done (the counts are then final).

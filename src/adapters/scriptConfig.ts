@@ -30,6 +30,7 @@ function parseConfig(props: Raw): ScriptConfig {
       positiveInt(props[SCRIPT_PROPERTY.maxConcurrency]) ?? DEFAULT_MAX_CONCURRENCY,
     ),
     findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
+    slices: positiveInt(props[SCRIPT_PROPERTY.slices]),
     networkHosts: parseNetworkHosts(props[SCRIPT_PROPERTY.networkHosts]),
   };
 }

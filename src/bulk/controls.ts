@@ -3,6 +3,7 @@
  * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
  */
 import type { Progress } from '../api';
+import { DEFAULT_SLICES, MAX_SLICES } from '../core/limits';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
 import { urlsBeingSent } from '../store/sendingRecords';
@@ -47,7 +48,14 @@ export function continueEnrichment(platform: Platform): Progress {
   }
   // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).
   if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
-  return processSlice(platform, job.id, viewer.runnerId);
+  return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
+}
+
+/** The slices of a running run its starter's sidebar may drive at once: BULK_SLICES, or DEFAULT_SLICES. */
+function withSlices(platform: Platform, progress: Progress): Progress {
+  if (progress.state !== 'running' || progress.readOnly) return progress;
+  const slices = Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
+  return { ...progress, slices };
 }
 
 export function resumeEnrichment(platform: Platform): Progress {
@@ -55,7 +63,7 @@ export function resumeEnrichment(platform: Platform): Progress {
   // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
   const job = applyToStored(platform, { type: 'resume' }, viewer.runnerId);
   if (job?.state !== 'running') return progressOf(job, viewer);
-  return processSlice(platform, job.id, viewer.runnerId);
+  return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
 }
 
 export function pauseEnrichment(platform: Platform): Progress {

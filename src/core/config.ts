@@ -89,6 +89,8 @@ export interface ScriptConfig {
   concurrency?: number;
   /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/lookup/pace.ts). */
   maxConcurrency: number;
+  /** BULK_SLICES: slices of one bulk run at once, at most (src/core/limits.ts MAX_SLICES bounds it). */
+  slices?: number;
   /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;
   /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */

@@ -160,6 +160,17 @@ export const MAX_WINDOW_ROWS = 500;
 export const LEASE_MS = EXECUTION_LIMIT_MS;
 /** The bulk run's claims on URLs it sends outlive the execution sending them (same reason). */
 export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
+/**
+ * Executions a person may have at once: 30 (apps-script/guides/services/quotas); past it a call fails with "too
+ * many scripts running simultaneously".
+ */
+export const USER_SIMULTANEOUS_EXECUTIONS = 30;
+/** Executions a bulk run leaves free: the sidebar's progress looks, formulas recalculating, another sidebar. */
+export const EXECUTIONS_LEFT_FREE = 10;
+/** Slices of one bulk run at once, at most, by default (script property BULK_SLICES for more). */
+export const DEFAULT_SLICES = 3;
+/** The most slices of one run at once BULK_SLICES may ask for: the rest of a person's executions stay free. */
+export const MAX_SLICES = USER_SIMULTANEOUS_EXECUTIONS - EXECUTIONS_LEFT_FREE;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
 /** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */

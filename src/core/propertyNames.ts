@@ -108,6 +108,7 @@ export const SCRIPT_PROPERTY = {
   maxConcurrency: 'FETCH_MAX_CONCURRENCY',
   findEmailBudgetMs: 'FINDEMAIL_BUDGET_MS',
   networkHosts: 'NETWORK_HOSTS',
+  slices: 'BULK_SLICES',
 } as const;
 
 /** Document property: the spreadsheet's watch of a column (src/watch/watch.ts, JSON). */

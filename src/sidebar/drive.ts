@@ -17,8 +17,19 @@ let generation = 0;
 let watching = false;
 
 /**
+ * Apps Script refused the call for the person's executions at once or per second ("too many scripts running
+ * simultaneously", "invoked too many times"): fewer slices at once.
+ */
+export function tooManyExecutions(message: string): boolean {
+  return /too many scripts running simultaneously|invoked too many times/i.test(message);
+}
+
+/**
  * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
- * Apps Script execution working for a time budget) and shows each answer, until the state is no longer running.
+ * Apps Script execution working on its own window of rows for a time budget) and shows the run's one progress, until
+ * the state is no longer running. Up to `slices` calls at once (the server's figure): one at first, one more after
+ * each slice that moved the run, one fewer after a refusal for too many executions, a slice that found nothing to
+ * lease (the lock refused, every window taken) or a run held back by the service's 429s.
  */
 export async function drive(): Promise<void> {
   if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
@@ -27,38 +38,68 @@ export async function drive(): Promise<void> {
   // This sidebar drives it now: no longer paused for want of a driver.
   ui.progress = { ...ui.progress, waiting: false };
   renderProgress();
-  let failures = 0;
-  let idleRounds = 0;
-  // The processed rows of the last slice's answer (the progress shown may have moved on meanwhile: see lookWhile).
-  let answered = ui.progress.processed;
-  try {
-    while (mine === generation && ui.progress.state === 'running') {
-      let next: Progress;
-      try {
-        next = await lookWhile(call('continueEnrichment'), () => mine === generation);
-      } catch (error) {
+  const lanes = { open: 1, wanted: 1, all: [] as Promise<void>[] };
+  const going = () => mine === generation && ui.progress.state === 'running';
+  const grow = (allowed: number) => {
+    if (lanes.open >= Math.min(allowed, lanes.wanted + 1)) return;
+    lanes.wanted = lanes.open + 1;
+    lanes.open++;
+    lanes.all.push(lane(false));
+  };
+  async function lane(first: boolean): Promise<void> {
+    let failures = 0;
+    let idleRounds = 0;
+    // The processed rows of this lane's last answer (the progress shown may have moved on meanwhile).
+    let answered = ui.progress.processed;
+    try {
+      while (going()) {
+        let next: Progress;
+        try {
+          const work = call('continueEnrichment');
+          next = first ? await lookWhile(work, () => mine === generation) : await work;
+        } catch (error) {
+          if (mine !== generation) return refreshAfterActions();
+          const message = failureMessage(error);
+          if (tooManyExecutions(message) && !first) {
+            lanes.wanted = Math.max(1, lanes.open - 1);
+            return;
+          }
+          failures++;
+          if (failures >= DRIVE_ATTEMPTS) {
+            if (first) showError(`The run could not go on: ${message} Press Resume to try again.`);
+            return;
+          }
+          if (first) showError(`The run could not go on (${message}). Trying again…`);
+          await sleep(1000 * 2 ** (failures - 1));
+          continue;
+        }
+        // A Pause or Cancel pressed meanwhile: its answer is shown, then the sheet as this slice left it.
         if (mine !== generation) return refreshAfterActions();
-        failures++;
-        if (failures >= DRIVE_ATTEMPTS) {
-          showError(`The run could not go on: ${failureMessage(error)} Press Resume to try again.`);
+        if (failures > 0 && first) clearError();
+        failures = 0;
+        const moved = next.processed !== answered || next.state !== 'running';
+        answered = next.processed;
+        // Answers of slices at once arrive in any order: a running run's count only goes up.
+        if (next.state !== 'running' || next.processed >= ui.progress.processed) setProgress(next);
+        if (!first && (!moved || next.paceReason === 'rate_limited')) {
+          // Nothing to lease (every window taken, the lock refused) or the service limits: one slice fewer.
+          lanes.wanted = Math.max(1, lanes.open - 1);
           return;
         }
-        showError(`The run could not go on (${failureMessage(error)}). Trying again…`);
-        await sleep(1000 * 2 ** (failures - 1));
-        continue;
+        if (moved && next.paceReason !== 'rate_limited') grow(next.slices ?? 1);
+        // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
+        idleRounds = moved ? 0 : idleRounds + 1;
+        if (idleRounds > 0 && next.state === 'running')
+          await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
       }
-      // A Pause or Cancel pressed meanwhile: its answer is shown, then the sheet as this slice left it.
-      if (mine !== generation) return refreshAfterActions();
-      if (failures > 0) clearError();
-      failures = 0;
-      const moved = next.processed !== answered || next.state !== 'running';
-      answered = next.processed;
-      setProgress(next);
-      // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
-      idleRounds = moved ? 0 : idleRounds + 1;
-      if (idleRounds > 0 && next.state === 'running')
-        await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
+    } finally {
+      if (!first) lanes.open--;
     }
+  }
+  try {
+    await lane(true);
+    // The slices still under way finish their batch and write it; the last answer shown is the run's.
+    for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
   } finally {
     if (mine === generation) {
       ui.driving = false;

@@ -168,7 +168,8 @@ describe('several slices of one run at once', () => {
         .values(world.ss.id, `A${killedWindow.from}:A${killedWindow.to}`)
         .map((row) => sentFor(String(row[0]))),
     );
-    for (const [profile, count] of charges) expect(count).toBeLessThanOrEqual(killedProfiles.has(profile) ? 2 : 1);
+    for (const [profile, count] of charges)
+      expect(count).toBeLessThanOrEqual(killedProfiles.has(profile) ? 2 : 1);
     expectLogEqualsLedger(world);
   });
 
