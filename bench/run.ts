@@ -448,27 +448,49 @@ async function benchAddonBulk(
     const plan = await env.execute('getRunPlan', [{}], { spreadsheetId: ss.id });
     if (!plan.ok) throw failure(plan);
     const confirmedCredits = (plan.value as { credits: number }).credits;
-    let result = await env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
+    const result = await env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
     addCounts(counts, result.counts);
     if (!result.ok) throw failure(result);
     let progress = (result.value as { progress: Progress }).progress;
     sample(performance.now() - started, undefined, progress);
     let calls = 1;
-    // As the sidebar does: continue until the job is no longer running.
-    while (progress.state === 'running' && calls < MAX_ADDON_CALLS) {
-      deadline.check('the add-on bulk run');
-      const sliceStart = performance.now();
-      result = await env.execute('continueEnrichment', [], {
-        spreadsheetId: ss.id,
-        timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
-      });
-      calls++;
-      addCounts(counts, result.counts);
-      if (!result.ok) throw failure(result);
-      const before = progress;
-      progress = result.value as Progress;
-      sample(performance.now() - sliceStart, before, progress);
-    }
+    let peakSlices = 1;
+    // As the sidebar does (src/sidebar/drive.ts): continue until the job is no longer running, up to the server's
+    // `slices` calls at once, one more after each slice that moved the run, one fewer after one that did not.
+    const lanes = { open: 1, all: [] as Promise<void>[] };
+    const lane = async (first: boolean): Promise<void> => {
+      let answered = progress.processed;
+      try {
+        while (progress.state === 'running' && calls < MAX_ADDON_CALLS) {
+          deadline.check('the add-on bulk run');
+          const sliceStart = performance.now();
+          calls++;
+          const sliced = await env.execute('continueEnrichment', [], {
+            spreadsheetId: ss.id,
+            timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
+          });
+          addCounts(counts, sliced.counts);
+          if (!sliced.ok) throw failure(sliced);
+          const next = sliced.value as Progress;
+          const moved = next.processed !== answered || next.state !== 'running';
+          answered = next.processed;
+          const before = progress;
+          if (next.state !== 'running' || next.processed >= progress.processed) progress = next;
+          sample(performance.now() - sliceStart, before, progress);
+          if (!first && (!moved || next.paceReason === 'rate_limited')) return;
+          if (moved && next.paceReason !== 'rate_limited' && lanes.open < (next.slices ?? 1)) {
+            lanes.open++;
+            peakSlices = Math.max(peakSlices, lanes.open);
+            lanes.all.push(lane(false));
+          }
+          if (!moved && next.state === 'running') await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      } finally {
+        if (!first) lanes.open--;
+      }
+    };
+    await lane(true);
+    for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
     const wallMs = performance.now() - started;
     const ledger = ledgerOf(sandbox, ADDON.org);
 
@@ -501,6 +523,7 @@ async function benchAddonBulk(
       wallMs,
       rowsPerMinute: urls.length / (wallMs / 60_000),
       executions: calls,
+      peakSlices,
       finalState: progress.state,
       progress,
       rowsWithStatus: withStatus,

@@ -13,7 +13,7 @@ import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { countCopy, countOutcome } from './counting';
 import { type Counts, countsShown, type Job, mayDrive, type WindowLease } from './job';
-import { type JobEvent, transition } from './jobMachine';
+import { cancelledMessage, type JobEvent, transition } from './jobMachine';
 import { loadJob, updateJob } from './jobStore';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { cellHash } from './rowCells';
@@ -374,6 +374,8 @@ export class JobLease {
       next.topValue = this.current.topValue;
       next.bottomValue = this.current.bottomValue;
     }
+    // A cancel from the sidebar while slices worked reports what they wrote and spent by their end.
+    if (next.state === 'cancelled' && next.reason === 'user') next.message = cancelledMessage(next.counts);
     if (this.current.paceReason) next.paceReason = this.current.paceReason;
     else delete next.paceReason;
     let merged = next;

@@ -9,9 +9,11 @@ import { stableHash } from '../core/hash';
 import {
   BULK_CLAIM_SECONDS,
   DEFAULT_RETRY,
+  DEFAULT_SLICES,
   DEFAULT_STEP_BUDGET_MS,
   MAX_BATCH_SIZE,
   MAX_PASSES,
+  MAX_SLICES,
   MAX_WINDOW_ROWS,
 } from '../core/limits';
 import { KEY_PACE_PROPERTY, PACE_PREFIX, PACE_SCOPES, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
@@ -94,14 +96,17 @@ function processLeasedSlice(
   return progressOf(stored, { runnerId, now: platform.clock.now() });
 }
 
+/** The run's requests in flight across its slices, at most: FETCH_MAX_CONCURRENCY for each slice at once. */
+function runCap(platform: Platform): number {
+  const config = platform.config();
+  return config.maxConcurrency * Math.min(MAX_SLICES, config.slices ?? DEFAULT_SLICES);
+}
+
 /** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
 function leaseRows(platform: Platform): number {
-  const pace = loadPace(
-    platform.documentCache(),
-    PACE_SCOPES.bulk,
-    PACE_START,
-    platform.config().maxConcurrency,
-  );
+  const cap = platform.config().maxConcurrency;
+  const now = platform.clock.now();
+  const pace = loadPace(platform.documentCache(), PACE_SCOPES.bulk, PACE_START, cap, now, keptPace(platform));
   return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
 }
 
@@ -170,7 +175,7 @@ function runSlice(
           ports.cache,
           PACE_SCOPES.bulk,
           PACE_START,
-          platform.config().maxConcurrency * lease.sharing,
+          runCap(platform),
           ports.clock.now(),
           keptPace(platform),
         )
@@ -179,6 +184,7 @@ function runSlice(
   if (pacer) {
     pacer.state = startFromKey(pacer.state, () => keyPace(platform), keyHash, ports.clock.now(), pacer.cap);
     pacer.shares = lease.sharing;
+    pacer.batchCap = platform.config().maxConcurrency;
   }
   let slice: SliceState | undefined;
   const session = openLookup(ports, {

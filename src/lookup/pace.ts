@@ -172,6 +172,8 @@ export class Pacer implements BatchSizer {
    * sends its share, and a batch says what the service took of all of them.
    */
   shares = 1;
+  /** The most requests one slice's fetchAll sends (FETCH_MAX_CONCURRENCY); `cap` bounds the run's in flight. */
+  batchCap = Number.POSITIVE_INFINITY;
 
   constructor(
     public state: PaceState,
@@ -179,7 +181,7 @@ export class Pacer implements BatchSizer {
   ) {}
 
   next(): number {
-    return Math.max(1, Math.ceil(Math.min(this.state.size, this.cap) / this.shares));
+    return Math.max(1, Math.min(this.batchCap, Math.ceil(Math.min(this.state.size, this.cap) / this.shares)));
   }
 
   reason(): PaceReason | undefined {
