@@ -38,7 +38,7 @@ import { normalizeProfileUrl } from '../sandbox/profiles';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/api';
-import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
+import { DEFAULT_MAX_CONCURRENCY, PROGRESS_LOOK_MS } from '../src/core/limits';
 import { KEY_PACE_PROPERTY } from '../src/core/propertyNames';
 import { reportDraggedColumn, runDraggedColumn } from './draggedColumn';
 import { recordPrinted, writeLastRun } from './readme';
@@ -489,7 +489,27 @@ async function benchAddonBulk(
         if (!first) lanes.open--;
       }
     };
+    // As the sidebar's looks at the progress while a slice works: the run moving, one more slice at once.
+    let looking = true;
+    const looks = (async () => {
+      let seen = progress.processed;
+      for (let look = 0; looking && look < 100_000; look++) {
+        await new Promise((resolve) => setTimeout(resolve, PROGRESS_LOOK_MS));
+        if (!looking) return;
+        const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ss.id });
+        const now = view.value as Progress | undefined;
+        if (!view.ok || !now || now.state !== 'running') continue;
+        if (now.processed > seen && now.paceReason !== 'rate_limited' && lanes.open < (now.slices ?? 1)) {
+          lanes.open++;
+          peakSlices = Math.max(peakSlices, lanes.open);
+          lanes.all.push(lane(false));
+        }
+        seen = Math.max(seen, now.processed);
+      }
+    })();
     await lane(true);
+    looking = false;
+    await looks;
     for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
     const wallMs = performance.now() - started;
     const ledger = ledgerOf(sandbox, ADDON.org);

@@ -3,7 +3,6 @@
  * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
  */
 import type { Progress } from '../api';
-import { DEFAULT_SLICES, MAX_SLICES } from '../core/limits';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
 import { urlsBeingSent } from '../store/sendingRecords';
@@ -11,7 +10,7 @@ import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job'
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
 import { runCharges } from './runCharges';
-import { processSlice, quotaPaused } from './slice';
+import { processSlice, quotaPaused, withSlices } from './slice';
 
 /**
  * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
@@ -51,13 +50,6 @@ export function continueEnrichment(platform: Platform): Progress {
   return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
 }
 
-/** The slices of a running run its starter's sidebar may drive at once: BULK_SLICES, or DEFAULT_SLICES. */
-function withSlices(platform: Platform, progress: Progress): Progress {
-  if (progress.state !== 'running' || progress.readOnly) return progress;
-  const slices = Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
-  return { ...progress, slices };
-}
-
 export function resumeEnrichment(platform: Platform): Progress {
   const viewer = currentViewer(platform);
   // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
@@ -80,7 +72,9 @@ export function cancelEnrichment(platform: Platform): Progress {
 
 export function getEnrichmentProgress(platform: Platform): Progress {
   const job = loadJob(platform);
-  return job ? withInFlight(platform, job, progressOf(job, currentViewer(platform))) : idleProgress();
+  return job
+    ? withSlices(platform, withInFlight(platform, job, progressOf(job, currentViewer(platform))))
+    : idleProgress();
 }
 
 /**

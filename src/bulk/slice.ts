@@ -55,11 +55,18 @@ export function processSlice(
   maxBudgetMs = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    return processLeasedSlice(platform, jobId, runnerId, maxBudgetMs);
+    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs));
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
   }
+}
+
+/** The slices of a running run its starter's sidebar may drive at once: BULK_SLICES, or DEFAULT_SLICES. */
+export function withSlices(platform: Platform, progress: Progress): Progress {
+  if (progress.state !== 'running' || progress.readOnly) return progress;
+  const slices = Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
+  return { ...progress, slices };
 }
 
 /** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */

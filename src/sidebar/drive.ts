@@ -56,7 +56,11 @@ export async function drive(): Promise<void> {
         let next: Progress;
         try {
           const work = call('continueEnrichment');
-          next = first ? await lookWhile(work, () => mine === generation) : await work;
+          // The run moving while this slice works: one more slice at once (up to the server's figure).
+          const healthy = (seen: Progress) => {
+            if (seen.paceReason !== 'rate_limited') grow(seen.slices ?? 1);
+          };
+          next = first ? await lookWhile(work, () => mine === generation, healthy) : await work;
         } catch (error) {
           if (mine !== generation) return refreshAfterActions();
           const message = failureMessage(error);
@@ -113,7 +117,11 @@ export async function drive(): Promise<void> {
  * for the progress its slice saves after each window, and shows it when the run went further: rows count as
  * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed.
  */
-export async function lookWhile<T>(work: Promise<T>, current: () => boolean = () => true): Promise<T> {
+export async function lookWhile<T>(
+  work: Promise<T>,
+  current: () => boolean = () => true,
+  moved: (seen: Progress) => void = () => {},
+): Promise<T> {
   let pending = true;
   const settled = work.finally(() => {
     pending = false;
@@ -133,6 +141,7 @@ export async function lookWhile<T>(work: Promise<T>, current: () => boolean = ()
       const sameRun = !shown.runId || seen.runId === shown.runId;
       if (seen.state === 'running' && !seen.readOnly && sameRun && seen.processed > shown.processed) {
         setProgress({ ...seen, waiting: false });
+        moved(seen);
       }
     }
   })();
