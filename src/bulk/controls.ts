@@ -55,6 +55,8 @@ export function resumeEnrichment(platform: Platform): Progress {
   // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
   const job = applyToStored(platform, { type: 'resume' }, viewer.runnerId);
   if (job?.state !== 'running') return progressOf(job, viewer);
+  // A slice still at work carries on: Resume answers at once, and the sidebar's drive adds slices beside it.
+  if (job.leaseUntil > platform.clock.now()) return withSlices(platform, progressOf(job, viewer));
   return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
 }
 
