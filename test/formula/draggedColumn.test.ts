@@ -4,6 +4,7 @@
  * #ERROR!, and Refresh =FINDEMAIL cells gets them done. Each profile is paid once, the credits log equals the
  * service's ledger, and no cell blames the connection for what the lock refused.
  */
+import type { SidebarState } from '../../src/api';
 import { CREDITS_SHEET } from '../../src/core/propertyNames';
 import { parseChargeRow } from '../../src/store/credits';
 import { chargedTwice } from '../bulk/helpers';
@@ -146,4 +147,41 @@ describe('a dragged column under the lock rate quota', () => {
     expect(chargedTwice(w)).toEqual([]);
     expect(Object.keys(w.charges())).toHaveLength(ROWS);
   }, 300_000);
+});
+
+describe("the sidebar's word on a column of single cells", () => {
+  it('Settings counts the unfinished single cells and offers one range formula (asked first); taken, all are answered', async () => {
+    const rows = 40;
+    const links = Array.from({ length: rows }, (_, i) => url(`eda-side-${i}`));
+    world = await startWorld({ data: [['Profile'], ...links.map((link) => [link])] });
+    const w = world;
+    fillDown(w, 'H', 'A', 2, rows + 1);
+    await w.env.recalculate(w.ss.id);
+    const refused = column(w, `H2:H${rows + 1}`).filter((value) => value === '#ERROR!').length;
+    expect(refused).toBe(rows - 30);
+    const state = (await w.env.run('getSidebarState', [], w.as())) as SidebarState;
+    expect(state.singleCells).toEqual({
+      range: `H2:H${rows + 1}`,
+      cells: rows,
+      unfinished: refused,
+      formula: `=FINDEMAIL(A2:A${rows + 1})`,
+      atOnce: 30,
+    });
+    // No: nothing changes.
+    w.env.ui.answers.push({ button: 'NO' });
+    await w.env.run('replaceSingleCells', [], w.as());
+    expect(w.env.ui.alerts.at(-1)?.prompt).toMatch(
+      new RegExp(`^H2:H${rows + 1} holds ${rows} single =FINDEMAIL cells, ${refused} of them not done`),
+    );
+    expect(w.env.formulas(w.ss.id, 'H3')).toEqual([['=FINDEMAIL(A3)']]);
+    w.env.ui.answers.push({ button: 'YES' });
+    await w.env.run('replaceSingleCells', [], w.as());
+    await w.env.formulasSettled();
+    expect(w.env.formulas(w.ss.id, 'H2')).toEqual([[`=FINDEMAIL(A2:A${rows + 1})`]]);
+    expect(column(w, `H2:H${rows + 1}`)).toEqual(links.map(emailOf));
+    expect(column(w, `A2:A${rows + 1}`)).toEqual(links);
+    expect(chargedTwice(w)).toEqual([]);
+    const after = (await w.env.run('getSidebarState', [], w.as())) as SidebarState;
+    expect(after.singleCells).toBeUndefined();
+  }, 120_000);
 });
