@@ -2,7 +2,7 @@
 
 import { chargedTwice, drive, mismatches } from '../bulk/helpers';
 import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
+import { LOCK_QUOTA, OWNER, startWorld, url, type World } from '../support/harness';
 import { column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
@@ -21,7 +21,11 @@ async function warmWorkers(w: World, count: number): Promise<void> {
 
 describe('=FINDEMAIL with a bulk run', () => {
   it('formulas filled down and a bulk run started at once pay each URL once', async () => {
-    world = await startWorld({ data: [['Profile'], ...urls(20, 'cal-dunn')], faults: { latencyMs: 1000 } });
+    world = await startWorld({
+      env: LOCK_QUOTA,
+      data: [['Profile'], ...urls(20, 'cal-dunn')],
+      faults: { latencyMs: 1000 },
+    });
     fillDown(world, 'H', 'A', 2, 21);
     await warmWorkers(world, 4);
     world.env.select(world.ss.id, 'A1:A21');
@@ -41,18 +45,35 @@ describe('=FINDEMAIL with a bulk run', () => {
 
   it('a bulk slice does not pay again for rows whose formulas got their results after the slice began', async () => {
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], ...urls(20, 'dee-eng')],
-      faults: { latencyMs: 1500 },
+      faults: { latencyMs: 200 },
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     const service = world.sandbox.service;
     fillDown(world, 'H', 'A', 12, 21);
     await warmWorkers(world, 4);
     world.env.select(world.ss.id, 'A1:A21');
-    const bulk = world.env.execute('enrichSelection', [], world.as());
-    // The slice has read the result store and works on its first batch: the formulas answer meanwhile.
-    await waitFor(() => service.inFlight > 0, 10_000);
-    await world.env.recalculate(world.ss.id);
+    // The slice's first batch (rows 2-6) is held by the test: the slice has read the result store and waits on it
+    // while the formulas of rows 12-21 answer, however slow the machine.
+    let release = service.hold();
+    let bulk: ReturnType<typeof world.env.execute> | undefined;
+    try {
+      bulk = world.env.execute('enrichSelection', [], world.as());
+      await waitFor(() => service.held === 5, 20_000);
+      // Closed again before the held batch wakes: it stays held; the formulas' 10 lookups pass.
+      release();
+      release = service.hold(10);
+      await world.env.recalculate(world.ss.id);
+      expect(service.held).toBe(5);
+    } finally {
+      release();
+    }
+    expect(column(world, 'H12:H21')).toEqual(
+      urls(20, 'dee-eng')
+        .slice(10)
+        .map(([link]) => emailOf(link)),
+    );
     expect((await bulk).ok).toBe(true);
     const done = await drive(world);
     expect(done.state).toBe('done');
@@ -62,19 +83,32 @@ describe('=FINDEMAIL with a bulk run', () => {
   });
 
   it('a cell that waited on another cell starts no untimed batch late in its budget', async () => {
-    // Always a 500 after 3 s: the first cell gives up and frees the URL after ~3 s, more than 12/22 of the
-    // 4.4 s budget (the 30 s limit's share, scaled down) the second cell has; it must not send it then.
+    // Always a 500: the first cell's lookup is held by the test while the environment's clock moves 15 s into the
+    // 22 s budget (the 30 s limit's share), past its first 12/22; when the first cell gives up and frees the URL,
+    // the second cell, which waited, must not send it then.
     const broken = url('eve-fry-broken');
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], [broken]],
-      faults: { latencyMs: 3000 },
-      scriptProperties: { FINDEMAIL_BUDGET_MS: '4400' },
+      scriptProperties: { FINDEMAIL_BUDGET_MS: '22000' },
     });
-    await warmWorkers(world, 2);
-    world.env.enter(world.ss.id, 'B2:C2', [['=FINDEMAIL(A2)', '=FINDEMAIL(A2)']]);
-    const report = await world.env.recalculate(world.ss.id);
+    const w = world;
+    const service = w.sandbox.service;
+    await warmWorkers(w, 2);
+    w.env.enter(w.ss.id, 'B2:C2', [['=FINDEMAIL(A2)', '=FINDEMAIL(A2)']]);
+    const release = service.hold();
+    let report: Awaited<ReturnType<typeof w.env.recalculate>>;
+    try {
+      const recalculation = w.env.recalculate(w.ss.id);
+      await waitFor(() => service.held === 1 && w.env.runningExecutions(OWNER) === 2, 20_000);
+      w.env.advanceClock(15_000);
+      release();
+      report = await recalculation;
+    } finally {
+      release();
+    }
     expect(report.results.every((result) => result.ok)).toBe(true);
-    expect(lookups(world)).toHaveLength(1);
+    expect(lookups(w)).toHaveLength(1);
     const shown = [...column(world, 'B2'), ...column(world, 'C2')].map(String);
     // The cell that did not send says another cell has the profile. In the best-effort cache run (jest project
     // "best-effort-cache") the sender's claim may vanish before the waiting cell reads it: that cell then cannot know,
