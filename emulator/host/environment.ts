@@ -486,6 +486,14 @@ export class Environment extends SharedState implements ServiceHost {
     };
   }
 
+  /**
+   * Ends the executions under way now as the platform's time limit does (the test's control of the moment, however
+   * slow the machine): custom functions only with `kind` 'custom'. Returns how many were ended.
+   */
+  endByTimeLimit(kind?: 'custom' | 'execution'): number {
+    return this.pool.timeOut((exec) => kind === undefined || exec.kind === kind);
+  }
+
   /** Executions of `user` running now (custom functions included), from their call until they end. */
   runningExecutions(user: string): number {
     return this.running.get(user) ?? 0;

@@ -32,6 +32,8 @@ interface WorkerSlot {
   started?: () => void;
   /** Ends the execution under way because the environment closes. */
   abort?: () => void;
+  /** Ends the execution under way as its time limit does. */
+  timeOut?: () => void;
 }
 
 export class WorkerPool {
@@ -71,6 +73,10 @@ export class WorkerPool {
         clearTimeout(timer);
         resolve('closed');
       };
+      slot.timeOut = () => {
+        clearTimeout(timer);
+        resolve('timeout');
+      };
       if (this.closed) slot.abort();
       slot.finish = (done) => {
         clearTimeout(timer);
@@ -86,6 +92,18 @@ export class WorkerPool {
     if (typeof outcome === 'string') this.discard(slot);
     else this.release(slot);
     return { outcome, startedAt };
+  }
+
+  /** Ends the executions under way that `which` picks as their time limit does; returns how many. */
+  timeOut(which: (exec: Exec) => boolean): number {
+    let ended = 0;
+    for (const slot of this.busy) {
+      if (slot.exec && !slot.exec.done && slot.timeOut && which(slot.exec)) {
+        slot.timeOut();
+        ended++;
+      }
+    }
+    return ended;
   }
 
   /** Ends the executions under way ('closed'), rejects those waiting for a thread, stops every thread. */

@@ -9,6 +9,7 @@ import { normalizeProfileUrl } from '../../sandbox/profiles';
 import { CREDITS_SHEET } from '../../src/core/propertyNames';
 import { LOCK_BUSY } from '../../src/formula/messages';
 import { parseChargeRow } from '../../src/store/credits';
+import { waitFor } from '../sandbox/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { column, emailOf, lookupBatches, lookups } from './helpers';
 
@@ -93,10 +94,20 @@ describe('a new spreadsheet at the platform limit', () => {
 describe('an execution the platform ends mid-send', () => {
   it('leaves the credits log equal to the service ledger once the next evaluation has run; no profile paid a third time', async () => {
     const urls = profiles('kip-killed', 10);
-    world = await openRange(urls, { faults: { latencyMs: 2500 } });
-    // A warm worker, then a limit far below the answers' time: the batch is out when the emulator ends the call.
-    world.env.limits.customFunctionMs = 1500;
-    const killed = await world.env.recalculate(world.ss.id);
+    world = await openRange(urls, { faults: { latencyMs: 20 } });
+    const service = world.sandbox.service;
+    // The batch is held by the test; once it is out, the platform ends the call (its time limit), however slow the
+    // machine.
+    const release = service.hold();
+    let killed: Awaited<ReturnType<typeof world.env.recalculate>>;
+    try {
+      const evaluation = world.env.recalculate(world.ss.id);
+      await waitFor(() => service.held === 10, 20_000);
+      expect(world.env.endByTimeLimit('custom')).toBe(1);
+      killed = await evaluation;
+    } finally {
+      release();
+    }
     expect(killed.results[0].timedOut).toBe(true);
     // The service answers (and charges) what was sent, though no execution reads the answers.
     const deadline = Date.now() + 20_000;
@@ -106,8 +117,6 @@ describe('an execution the platform ends mid-send', () => {
 
     // Past the batch's record (it outlives a formula's 30 s), the next evaluation finds it and logs its answers
     // as lost (maybe charged), then sends each profile again, alone, once.
-    world.sandbox.service.configure({ latencyMs: 20 });
-    world.env.limits.customFunctionMs = 30_000;
     world.env.advanceClock(40_000);
     const next = await world.env.recalculate(world.ss.id);
     expect(next.results[0]).toMatchObject({ ok: true, timedOut: false });
