@@ -28,7 +28,7 @@ import {
   type SpreadsheetModel,
   type SpreadsheetSnapshot,
 } from '../emulator/model/spreadsheet';
-import { WAITING_AFTER_MS } from '../src/bulk/job';
+import { type Job, progressOf, WAITING_AFTER_MS } from '../src/bulk/job';
 import { API_KEY_PROPERTY, JOB_PROPERTY, SCRIPT_CONFIG_CACHE_KEY } from '../src/core/propertyNames';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
@@ -543,21 +543,17 @@ export async function openWorkbook(options: {
     const raw = env.documentProperties(ss.id).get(JOB_PROPERTY);
     if (!raw) return null;
     try {
-      const job = JSON.parse(raw) as {
-        state?: unknown;
-        message?: unknown;
-        counts?: { processed?: unknown; total?: unknown };
-        leaseUntil?: unknown;
-        updatedAt?: unknown;
-      };
+      const job = JSON.parse(raw) as Job;
+      // The figures the sidebar gets for the same stored run (one source: src/bulk/job.ts progressOf).
+      const progress = progressOf(job);
       const now = env.now();
       syncOutputs();
       const idle = job.state === 'running' && Number(job.leaseUntil ?? 0) <= now;
       return {
-        state: String(job.state ?? ''),
-        processed: Number(job.counts?.processed ?? 0),
-        total: Number(job.counts?.total ?? 0),
-        message: String(job.message ?? ''),
+        state: String(progress.state ?? ''),
+        processed: Number(progress.processed ?? 0),
+        total: Number(progress.total ?? 0),
+        message: String(progress.message ?? ''),
         // No slice at work and no sidebar open to call the next one: the run waits for the sidebar at once.
         waiting: idle && (!openSidebar || now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS),
       };

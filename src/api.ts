@@ -108,6 +108,13 @@ export interface Progress extends RunCounts {
   waiting?: boolean;
   /** Running with batches held small: 'connection_failures' or 'rate_limited' (src/lookup/pace.ts paceReason). */
   paceReason?: PaceReason;
+  /**
+   * Paused or cancelled while a slice still works on the run: the lookups it had sent, whose answers may still be
+   * charged (0: it is writing the rows already answered). Absent once it is done (the counts are then final).
+   */
+  inFlight?: number;
+  /** 'watch': a run the watch started (src/watch/), not a person's. */
+  origin?: 'watch';
 }
 
 /** What the progress view shows of the plan a run started with. */
@@ -138,7 +145,10 @@ export interface Placement {
 /** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
 export type RunMode = 'all' | 'retry';
 
-/** The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows. */
+/**
+ * The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows, and lookupRows = newProfiles +
+ * knownProfiles + duplicateRows + waitingRows: the plan's lines add up to its rows.
+ */
 export interface PlanCounts {
   /** Rows from the first to the last URL (header excluded). */
   rows: number;
@@ -153,6 +163,8 @@ export interface PlanCounts {
   newProfiles: number;
   /** Distinct profiles whose result is already known (result store, or another row of the range): free. */
   knownProfiles: number;
+  /** Rows (of lookupRows) repeating a profile of a row above them: they get its result, free. */
+  duplicateRows: number;
   /**
    * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
    * priced; the run marks them ERROR again, saying when.
@@ -193,12 +205,24 @@ export interface RunPlan extends PlanCounts {
   trialOf?: number;
   /** This spreadsheet's record from its credits log (src/credits/view.ts): lookups answered, and how many found. */
   lookupRecord?: { lookups: number; found: number };
+  /** The cells the plan read (the selection, or the last run's range): Start sends them back to run these. */
+  target?: RunTarget;
+}
+
+/** The cells a plan was made for: a sheet (by id) and one column's block of rows, whatever is selected later. */
+export interface RunTarget {
+  sheetId: number;
+  column: number;
+  row: number;
+  rows: number;
 }
 
 /** What the sidebar or the menu asks for. */
 export interface RunRequest {
   /** The selected column (default), or the last run's range (the sidebar's Retry failed rows). */
   source?: 'selection' | 'lastRun';
+  /** The cells of the plan shown (its `target`): planned and run again whatever is selected now. */
+  target?: RunTarget;
   mode?: RunMode;
   /** Retry failed rows: UNPROCESSABLE rows too. */
   includeUnprocessable?: boolean;
@@ -208,7 +232,7 @@ export interface RunRequest {
   placement?: PlacementKind;
   /** Only the rows of the first this many new profiles ("Try 10 rows first", src/bulk/trial.ts). */
   trial?: number;
-  /** The credits of the plan the user confirmed; a plan that costs more now is shown again. */
+  /** The credits of the plan the user confirmed; a plan whose price differs now is shown again. */
   confirmedCredits?: number;
 }
 
@@ -243,12 +267,19 @@ export interface RunSummary extends KindCounts {
   durationMs: number;
   /** The paused and stopped stretches, in ms by the reason of the halt. */
   waited: Partial<Record<RunReason, number>>;
+  /**
+   * 'watch': the watch's runs of one day (UTC) in one entry, their figures summed (its range the watched column);
+   * absent: a person's run.
+   */
+  origin?: 'watch';
+  /** For the watch's entry: how many of its runs it sums. */
+  runs?: number;
 }
 
 export interface RunHistory {
   /** The summary of the spreadsheet's last run once it has ended, else null. */
   last: RunSummary | null;
-  /** The last few ended runs, newest first. */
+  /** The last few ended runs of people, newest first, and the watch's line of the day (one at most). */
   history: RunSummary[];
 }
 
@@ -329,6 +360,9 @@ export interface CreditsExportRequest {
   last?: number;
   written?: number;
   skipped?: number;
+  /** Of the rows written: answers lost (maybe charged) and notes (a watch's limit, its stop), neither a charge. */
+  lost?: number;
+  notes?: number;
 }
 
 export interface CreditsExport extends Required<CreditsExportRequest> {

@@ -5,9 +5,11 @@
 import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
+import { urlsBeingSent } from '../store/sendingRecords';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
+import { runCharges } from './runCharges';
 import { processSlice, quotaPaused } from './slice';
 
 /**
@@ -58,15 +60,28 @@ export function resumeEnrichment(platform: Platform): Progress {
 
 export function pauseEnrichment(platform: Platform): Progress {
   const viewer = currentViewer(platform);
-  return progressOf(applyToStored(platform, { type: 'pause' }, viewer.runnerId), viewer);
+  const job = applyToStored(platform, { type: 'pause' }, viewer.runnerId);
+  return withInFlight(platform, job, progressOf(job, viewer));
 }
 
 export function cancelEnrichment(platform: Platform): Progress {
   const viewer = currentViewer(platform);
-  return progressOf(applyToStored(platform, { type: 'cancel' }, viewer.runnerId), viewer);
+  const job = applyToStored(platform, { type: 'cancel' }, viewer.runnerId);
+  return withInFlight(platform, job, progressOf(job, viewer));
 }
 
 export function getEnrichmentProgress(platform: Platform): Progress {
   const job = loadJob(platform);
-  return job ? progressOf(job, currentViewer(platform)) : idleProgress();
+  return job ? withInFlight(platform, job, progressOf(job, currentViewer(platform))) : idleProgress();
+}
+
+/**
+ * A run paused or cancelled while a slice still works on it (its lease held): the lookups of the batch that slice
+ * sent, whose answers may still be charged (the sending records of src/store/sendingRecords.ts).
+ */
+function withInFlight(platform: Platform, job: Job | null, progress: Progress): Progress {
+  const now = platform.clock.now();
+  if (!job || (job.state !== 'paused' && job.state !== 'cancelled') || job.leaseUntil <= now) return progress;
+  const sent = urlsBeingSent(platform.documentProperties().getProperties(), runCharges(job).where, now);
+  return { ...progress, inFlight: sent };
 }

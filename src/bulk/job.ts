@@ -107,9 +107,26 @@ export function notYourRun(job: Pick<Job, 'ownerName'>): string {
   return `This run was started by ${starterName(job)}; only they can run, pause or resume it. It uses their API key and credits.`;
 }
 
+/**
+ * A run's counts as a person sees them, wherever they are shown (the sidebar, the status line, the progress
+ * message). A watch's run leaves out the rows it found done: earlier runs did them, and "40 of 41" for one new row
+ * would read as 40 rows of its work.
+ */
+export function countsShown(job: Pick<Job, 'counts' | 'origin'>): Counts {
+  const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
+  if (job.origin !== 'watch') return counts;
+  const done = counts.alreadyDone;
+  return {
+    ...counts,
+    total: counts.total - done,
+    processed: Math.max(0, counts.processed - done),
+    alreadyDone: 0,
+  };
+}
+
 export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   if (!job) return idleProgress();
-  const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
+  const counts = countsShown(job);
   const progress: Progress = {
     ...counts,
     state: job.state,
@@ -119,6 +136,7 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   };
   if (job.reason) progress.reason = job.reason;
   if (job.plan) progress.plan = job.plan;
+  if (job.origin) progress.origin = job.origin;
   if (job.paceReason && job.state === 'running') progress.paceReason = job.paceReason;
   if (!viewer) return progress;
   if (!mayDrive(job, viewer.runnerId)) {

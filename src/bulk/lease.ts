@@ -11,7 +11,7 @@ import type { RowOutcome } from '../lookup/cellValues';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { countCopy, countOutcome } from './counting';
-import { type Job, mayDrive } from './job';
+import { countsShown, type Job, mayDrive } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { loadJob, updateJob } from './jobStore';
 import { noteEnds, relocate } from './relocate';
@@ -100,8 +100,8 @@ export class JobLease {
   /** The progress line while the run works. */
   sayRowsProcessed(): void {
     if (this.current.state !== 'running') return;
-    const { counts } = this.current;
-    this.current.message = `Working: ${Math.min(counts.processed, counts.total)} of ${counts.total} rows.`;
+    const counts = countsShown(this.current);
+    this.current.message = `Working: ${counts.processed} of ${counts.total} rows.`;
   }
 
   /**

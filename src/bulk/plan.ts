@@ -3,7 +3,7 @@
  * cells and every cell right of them, header included) and one read of the result store, handed to ./runPlan.ts.
  */
 
-import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
+import type { PlacementKind, RunPlan, RunRequest, RunTarget, Settings } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
 import { TRIAL_PROFILES } from '../core/limits';
@@ -36,6 +36,15 @@ export interface SheetBlock {
 /** The range the request is about, and what to say about the selection. */
 function targetRange(platform: Platform, request: RunRequest): SheetBlock & { note?: string } {
   const ss = platform.spreadsheet();
+  const { target } = request;
+  if (target) {
+    const sheet = ss.sheetById(target.sheetId);
+    if (!sheet)
+      throw new Error(
+        'The sheet of this plan was deleted: select the profile URLs, then choose Find e-mails again.',
+      );
+    return { sheet, block: { row: target.row, column: target.column, rows: target.rows, columns: 1 } };
+  }
   if (request.source === 'lastRun') {
     const job = loadJob(platform);
     const sheet = job && ss.sheetById(job.sheetId);
@@ -121,7 +130,7 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   const settings = platform.settings.read();
   const { note, ...target } = targetRange(platform, request);
   const whole = readColumn(target, settings.extraFields);
-  const { sheet } = target;
+  const { sheet, block } = target;
   const startAtOnceUnder = settings.startAtOnce ? settings.startAtOnceUnder : null;
   const planOf = columnPlanner(platform, settings, request, startAtOnceUnder);
   let plan = planOf(whole);
@@ -135,6 +144,7 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   }
   if (plan.waitUntil !== undefined) plan.waitUntilText = platform.clock.timeText(plan.waitUntil);
   if (note) plan.note = note;
+  plan.target = { sheetId: sheet.id, column: block.column, row: block.row, rows: block.rows };
   return { plan, read, sheet, settings };
 }
 
@@ -151,8 +161,31 @@ export function parseRunRequest(raw: unknown): RunRequest {
     request.placement = record.placement as PlacementKind;
   }
   if (record.trial === true || record.trial === TRIAL_PROFILES) request.trial = TRIAL_PROFILES;
+  const target = parseTarget(record.target);
+  if (target) request.target = target;
   if (typeof record.confirmedCredits === 'number' && record.confirmedCredits >= 0) {
     request.confirmedCredits = record.confirmedCredits;
   }
   return request;
+}
+
+/** A plan's target as the sidebar sent it back: whole numbers, or none (the selection is read instead). */
+function parseTarget(raw: unknown): RunTarget | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const record = raw as Record<string, unknown>;
+  const whole = (value: unknown, min: number) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= min;
+  if (
+    !whole(record.sheetId, 0) ||
+    !whole(record.column, 1) ||
+    !whole(record.row, 1) ||
+    !whole(record.rows, 1)
+  )
+    return undefined;
+  return {
+    sheetId: record.sheetId as number,
+    column: record.column as number,
+    row: record.row as number,
+    rows: record.rows as number,
+  };
 }

@@ -43,7 +43,13 @@ function jobRows(platform: Platform, job: Job): unknown[][] {
 /** The summary of an ended run: the counts its progress line shows (src/bulk/outcomes.ts classified each row). */
 export function summarize(job: Job): RunSummary {
   const column = columnLetters(job.urlColumn);
-  return summaryOf(job, `${column}${job.firstRow}:${column}${job.lastRow}`);
+  // The watch's runs are said by the column it watches, whatever rows each covered.
+  const summary = summaryOf(
+    job,
+    job.origin === 'watch' ? `${column}:${column}` : `${column}${job.firstRow}:${column}${job.lastRow}`,
+  );
+  // A watch's run finds the column's earlier rows done: not its work.
+  return job.origin === 'watch' ? { ...summary, alreadyDone: 0 } : summary;
 }
 
 /** Adds an ended run to the history (once). Call it holding the document lock. */

@@ -107,6 +107,7 @@ function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
       lookupRows: 0,
       newProfiles: 0,
       knownProfiles: 0,
+      duplicateRows: 0,
       waitingRows: 0,
     },
     profileRows: 0,
@@ -169,6 +170,7 @@ function priceProfiles(
       (result && run.keepsStored(result, false)) || (run.copiesWritten(1) && tally.written.has(key));
     if (free) tally.counts.knownProfiles++;
     else tally.counts.newProfiles++;
+    tally.counts.duplicateRows += (tally.wanted.get(key) ?? 1) - 1;
   }
 }
 

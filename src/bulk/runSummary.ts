@@ -33,13 +33,49 @@ export function summaryOf(job: Job, range: string): RunSummary {
     endedAt,
     durationMs: Math.max(0, endedAt - job.startedAt - waitedMs),
     waited,
+    ...(job.origin === 'watch' ? { origin: 'watch' as const, runs: 1 } : {}),
   };
 }
 
 /** How many runs a spreadsheet remembers. */
 export const HISTORY_LENGTH = 5;
 
-/** The history with `summary` first (replacing an older entry of the same run), at most HISTORY_LENGTH long. */
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * The history with `summary` first (replacing an older entry of the same run): the last HISTORY_LENGTH runs of
+ * people, and one line for the watch, its runs of the day summed (a new day starts a new line), so the watch
+ * never pushes a person's runs out.
+ */
 export function addToHistory(history: RunSummary[], summary: RunSummary): RunSummary[] {
-  return [summary, ...history.filter((entry) => entry.id !== summary.id)].slice(0, HISTORY_LENGTH);
+  let entry = summary;
+  const earlier = history.filter((old) => old.id !== summary.id);
+  if (summary.origin === 'watch') {
+    const today = earlier.find(
+      (old) =>
+        old.origin === 'watch' && Math.floor(old.endedAt / DAY_MS) === Math.floor(summary.endedAt / DAY_MS),
+    );
+    if (today) entry = sumWatchRuns(today, summary);
+  }
+  const all = [entry, ...earlier.filter((old) => !(entry.origin === 'watch' && old.origin === 'watch'))];
+  const people = all.filter((old) => old.origin !== 'watch').slice(0, HISTORY_LENGTH);
+  const watch = all.find((old) => old.origin === 'watch');
+  return all.filter((old) => old === watch || people.includes(old));
+}
+
+/** The watch's line of the day with one more of its runs: the figures summed, the time of the last check. */
+function sumWatchRuns(day: RunSummary, run: RunSummary): RunSummary {
+  const sum = { ...run };
+  for (const kind of RESULT_KINDS) sum[kind] = day[kind] + run[kind];
+  // The rows a watch's run found done were done by earlier runs (counted there), not today's work.
+  sum.alreadyDone = 0;
+  sum.creditsSpent = day.creditsSpent + run.creditsSpent;
+  sum.creditsMaybeLost = day.creditsMaybeLost + run.creditsMaybeLost;
+  if (day.lookupsFound !== undefined && run.lookupsFound !== undefined)
+    sum.lookupsFound = day.lookupsFound + run.lookupsFound;
+  else delete sum.lookupsFound;
+  sum.startedAt = day.startedAt;
+  sum.durationMs = day.durationMs + run.durationMs;
+  sum.runs = (day.runs ?? 1) + (run.runs ?? 1);
+  return sum;
 }

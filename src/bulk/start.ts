@@ -117,11 +117,9 @@ function planUnderLock(platform: Platform, request: RunRequest): StartOutcome {
   const planned = planFor(platform, request);
   const { plan } = planned;
   if (plan.refusal || (plan.needsChoice && !request.placement)) return { plan };
-  if (
-    plan.needsConfirm &&
-    !(request.confirmedCredits !== undefined && plan.credits <= request.confirmedCredits)
-  )
-    return { plan };
+  // Start sends the price it showed: a plan whose price differs now comes back before anything is spent.
+  const confirmed = request.confirmedCredits;
+  if (confirmed === undefined ? plan.needsConfirm : plan.credits !== confirmed) return { plan };
   return { ready: planned };
 }
 

@@ -14,3 +14,14 @@ export function a1Of(block: { row: number; column: number; rows: number; columns
   if (block.rows === 1 && block.columns === 1) return start;
   return `${start}:${columnLetters(block.column + block.columns - 1)}${block.row + block.rows - 1}`;
 }
+
+/** A range as the add-on writes it for a person, the same everywhere: "Leads!A2:A49" (the sheet's name unquoted). */
+export function rangeText(sheetName: string, a1: string): string {
+  return `${sheetName}!${a1}`;
+}
+
+/** A range written with Sheets' quotes around the sheet's name ("'Leads'!A2:A49") as rangeText writes it. */
+export function unquotedRange(text: string): string {
+  const match = /^'((?:[^']|'')*)'!(.*)$/.exec(text);
+  return match ? rangeText(match[1].replace(/''/g, "'"), match[2]) : text;
+}

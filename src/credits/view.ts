@@ -37,7 +37,7 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
   const record = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
   const request: CreditsExportRequest = {};
   if (typeof record.sheetName === 'string' && record.sheetName !== '') request.sheetName = record.sheetName;
-  for (const field of ['next', 'last', 'written', 'skipped'] as const) {
+  for (const field of ['next', 'last', 'written', 'skipped', 'lost', 'notes'] as const) {
     const value = record[field];
     if (typeof value === 'number' && Number.isInteger(value) && value >= 0) request[field] = value;
   }
@@ -57,12 +57,15 @@ export function exportCreditsLog(platform: Platform, request: CreditsExportReque
         last: 0,
         written: 0,
         skipped: 0,
+        lost: 0,
+        notes: 0,
         done: true,
         message: 'Nothing to export: no credit was logged in this spreadsheet yet.',
       };
     }
     const sheetName = log.createExport(EXPORT_SHEET_NAME);
-    return step(platform, { sheetName, next: CREDITS_FIRST_ROW, last, written: 0, skipped: 0 });
+    const start = { sheetName, next: CREDITS_FIRST_ROW, last, written: 0, skipped: 0, lost: 0, notes: 0 };
+    return step(platform, start);
   }
   return step(platform, {
     sheetName: request.sheetName,
@@ -71,6 +74,8 @@ export function exportCreditsLog(platform: Platform, request: CreditsExportReque
     last: Math.min(Math.floor(Number(request.last) || 0), log.lastRow()),
     written: Math.floor(Number(request.written) || 0),
     skipped: Math.floor(Number(request.skipped) || 0),
+    lost: Math.floor(Number(request.lost) || 0),
+    notes: Math.floor(Number(request.notes) || 0),
   });
 }
 
@@ -79,9 +84,15 @@ function step(platform: Platform, state: Required<CreditsExportRequest>): Credit
   const rows = platform.creditsLog.readRowsBetween(state.next, until);
   const plain: unknown[][] = [];
   let skipped = 0;
+  let lost = 0;
+  let notes = 0;
   for (const row of rows) {
-    if (parseChargeRow(row) || isNoteRow(row)) plain.push(row.map((cell) => String(cell)));
+    const charge = parseChargeRow(row);
+    const note = !charge && isNoteRow(row);
+    if (charge || note) plain.push(row.map((cell) => String(cell)));
     else if (!isBlankRow(row)) skipped++;
+    if (charge?.outcome === 'lost') lost++;
+    if (note) notes++;
   }
   if (!platform.creditsLog.writeExport(state.sheetName, 2 + state.written, plain)) {
     throw new Error(
@@ -94,6 +105,8 @@ function step(platform: Platform, state: Required<CreditsExportRequest>): Credit
     last: state.last,
     written: state.written + plain.length,
     skipped: state.skipped + skipped,
+    lost: state.lost + lost,
+    notes: state.notes + notes,
   };
   const done = next.next > state.last;
   return { ...next, done, message: done ? finished(platform, next) : progressText(next) };
@@ -106,7 +119,17 @@ function progressText(state: Required<CreditsExportRequest>): string {
 }
 
 function finished(platform: Platform, state: Required<CreditsExportRequest>): string {
-  const parts = [`Exported ${count(state.written)} charges into the sheet "${state.sheetName}".`];
+  // The charges as the Credits tab counts them; lost answers and notes are rows of the sheet, not charges.
+  const charges = state.written - state.lost - state.notes;
+  const besides: string[] = [];
+  if (state.lost > 0)
+    besides.push(`${count(state.lost)} ${state.lost === 1 ? 'answer' : 'answers'} lost (maybe charged)`);
+  if (state.notes > 0)
+    besides.push(`${count(state.notes)} ${state.notes === 1 ? 'note' : 'notes'} of the watch`);
+  const also = besides.length > 0 ? `, with ${besides.join(' and ')} (not charges)` : '';
+  const parts = [
+    `Exported ${count(charges)} ${charges === 1 ? 'charge' : 'charges'} into the sheet "${state.sheetName}"${also}.`,
+  ];
   if (state.skipped > 0) {
     parts.push(
       `${count(state.skipped)} ${state.skipped === 1 ? 'row' : 'rows'} of the log could not be read (edited by hand) and ${state.skipped === 1 ? 'was' : 'were'} left out.`,

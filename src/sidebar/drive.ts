@@ -152,20 +152,50 @@ export async function runAction(
   ui.runActionBusy = true;
   renderProgress();
   clearError();
+  // Pressed while Start's call is on its way: the run may not exist yet; Start's answer sends it again then.
+  const starting = ui.starting && fn !== 'resumeEnrichment';
   try {
     const next = await call(fn);
     generation++;
     ui.driving = false;
-    setProgress(next);
+    if (starting && next.state === 'idle') ui.pendingAction = fn as 'pauseEnrichment' | 'cancelEnrichment';
+    else setProgress(next);
   } catch (error) {
     showError(failureMessage(error));
   } finally {
     ui.runActionBusy = false;
     renderProgress();
   }
+  if (ui.starting) return;
+  if (ui.progress.inFlight !== undefined) void awaitFinalCount();
   follow();
   if (!ui.driving && refreshPending) {
     refreshPending = false;
     void refreshProgress();
+  }
+}
+
+/**
+ * Paused or cancelled with lookups on their way: asks now and then until they are back (the slice that sent them
+ * has stored their answers and let go of the run), then shows the final count.
+ */
+let awaiting = false;
+
+export async function awaitFinalCount(): Promise<void> {
+  if (awaiting) return;
+  awaiting = true;
+  try {
+    for (let look = 0; look < 200 && ui.progress.inFlight !== undefined && !ui.driving; look++) {
+      await sleep(PROGRESS_LOOK_MS);
+      if (ui.driving || ui.runActionBusy) continue;
+      try {
+        const next = await call('getEnrichmentProgress');
+        if (!ui.driving && !ui.runActionBusy) setProgress(next);
+      } catch {
+        // A failed look is tried again; the figures shown stay until then.
+      }
+    }
+  } finally {
+    awaiting = false;
   }
 }

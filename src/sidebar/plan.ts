@@ -4,7 +4,7 @@ import { emptyRunCounts } from '../core/runWords';
 import { call, failureMessage } from './client';
 import { missesText } from './credits';
 import { $, button, clearError, input, setText, showError } from './dom';
-import { follow, lookWhile } from './drive';
+import { awaitFinalCount, follow, lookWhile, runAction } from './drive';
 import { renderPlacementChoices } from './placementChoices';
 import { setProgress } from './progressView';
 import { ui } from './state';
@@ -44,6 +44,8 @@ export async function requestPlan(request: RunRequest, autoStart: boolean): Prom
 
 function showPlan(next: RunPlan): void {
   plan = next;
+  // From now on the plan's own cells: Start, a trial, its rest and a changed option read them, not the selection.
+  if (next.target) planRequest = { ...planRequest, target: next.target };
   if (next.needsChoice && !next.placements.some((choice) => choice.kind === planRequest.placement)) {
     planRequest = { ...planRequest, placement: undefined };
   }
@@ -61,6 +63,9 @@ function showPlan(next: RunPlan): void {
   setText('plan-rows', String(next.rows));
   setText('plan-new', String(next.newProfiles));
   setText('plan-known', String(next.knownProfiles));
+  setText('plan-duplicates', String(next.duplicateRows));
+  setText('plan-waiting', String(next.waitingRows));
+  $('plan-waiting-row').hidden = next.waitingRows === 0;
   setText('plan-invalid', String(next.notProfiles));
   setText('plan-blanks', String(next.blanks));
   setText('plan-done', String(next.alreadyDone));
@@ -108,13 +113,18 @@ function renderPlanButtons(): void {
   input('plan-unprocessable').disabled = planBusy;
 }
 
-/** What the progress view shows while the run starts: the plan it starts with, nothing processed yet. */
+/**
+ * What the progress view shows while the run starts: the plan it starts with, and the counts its job starts with
+ * (src/bulk/counting.ts): every row with a URL cell, those already done processed.
+ */
 function startingProgress(shown: RunPlan): Progress {
   return {
     ...emptyRunCounts(),
     state: 'running',
     message: 'Starting: checking your API key, then the first rows…',
-    total: shown.lookupRows + shown.notProfiles,
+    total: shown.rows - shown.blanks,
+    processed: shown.alreadyDone,
+    alreadyDone: shown.alreadyDone,
     plan: {
       range: shown.range,
       rows: shown.rows,
@@ -151,23 +161,31 @@ async function startPlanned(): Promise<void> {
   const before = ui.progress;
   // The progress view at once, while the server checks the key, prepares the sheet and works a first slice.
   hidePlan();
-  ui.runActionBusy = true;
+  ui.starting = true;
+  ui.pendingAction = null;
   setProgress(startingProgress(shown));
   let result: RunStart;
   try {
     result = await lookWhile(call('startRun', { ...planRequest, confirmedCredits: shown.credits }));
   } catch (error) {
+    ui.pendingAction = null;
     setProgress(before);
     showPlan(shown);
     throw error;
   } finally {
-    ui.runActionBusy = false;
+    ui.starting = false;
   }
+  const pending = ui.pendingAction;
+  ui.pendingAction = null;
   if (result.started) {
     noteStarted(planRequest, result.progress.runId);
-    setProgress(result.progress);
+    // A Pause or Cancel pressed meanwhile already brought its own answer: the later of the two is shown.
+    const halted = ui.progress.runId === result.progress.runId && ui.progress.state !== 'running';
+    if (!(halted && result.progress.state === 'running')) setProgress(result.progress);
     ui.history = null;
     renderSummary();
+    if (pending && ui.progress.state === 'running') await runAction(pending);
+    else if (ui.progress.inFlight !== undefined) void awaitFinalCount();
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
   } else if (result.keyRefusal) {

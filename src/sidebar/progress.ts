@@ -98,3 +98,16 @@ export function driverNotice(p: Progress): string {
     ? 'Keep this sidebar open: it drives the run. Closed, the run waits; opening the sidebar again resumes it.'
     : '';
 }
+
+/**
+ * Paused or cancelled with a batch on its way: how many lookups were already sent and may still be charged (the
+ * final figure follows when they are back); '' otherwise.
+ */
+export function inFlightText(p: Progress): string {
+  if (p.inFlight === undefined || (p.state !== 'paused' && p.state !== 'cancelled')) return '';
+  const sent = p.inFlight;
+  const what = p.state === 'paused' ? 'Paused' : 'Cancelled';
+  if (sent === 0) return `${what}: the rows already answered are being written. The final count follows.`;
+  const lookups = sent === 1 ? '1 lookup was' : `${sent} lookups were`;
+  return `${what}: ${lookups} already sent before you pressed it; their answers may still be charged. The final count follows when they are back.`;
+}

@@ -1,4 +1,5 @@
 /** The Progress tab's run: its state, bar, counts and buttons, and the notice on the Settings tab. */
+import { rangeText } from '../core/a1';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import {
@@ -9,6 +10,7 @@ import {
   describeState,
   driverNotice,
   fractionText,
+  inFlightText,
   isUnderWay,
   ownerNotice,
   paceNotice,
@@ -24,6 +26,7 @@ export function setProgress(next: Progress): void {
   // An ended run's message changes once more when a slice still at work saves its counts: the box follows.
   const ended = isEnded && (next.state !== ui.progress.state || next.message !== ui.progress.message);
   ui.progress = next;
+  if (ended) ui.summaryStale = true;
   renderProgress();
   if (ended || (ui.history === null && next.runId && (next.state === 'done' || next.state === 'cancelled')))
     void loadHistory();
@@ -43,9 +46,11 @@ export function renderProgress(): void {
   const state = $('run-state');
   state.textContent = words.label;
   state.className = `state ${words.tone}`;
+  setText('run-title', ui.progress.origin === 'watch' ? "The watch's last check" : 'Bulk run');
   const sheet = $('run-sheet');
   sheet.hidden = !ui.progress.sheetName;
-  sheet.textContent = ui.progress.sheetName ? `Sheet: ${ui.progress.sheetName}` : '';
+  const { sheetName, plan } = ui.progress;
+  sheet.textContent = !sheetName ? '' : plan ? rangeText(sheetName, plan.range) : `Sheet: ${sheetName}`;
 
   const percent = percentDone(ui.progress);
   const bar = $('run-bar');
@@ -60,7 +65,7 @@ export function renderProgress(): void {
   runPlan.textContent = ui.progress.plan ? runPlanText(ui.progress.plan) : '';
   renderCounts('count', ui.progress);
   setText('count-credits', creditsShown(ui.progress));
-  setText('run-message', ui.progress.message);
+  setText('run-message', inFlightText(ui.progress) || pendingText() || ui.progress.message);
   const notice = ownerNotice(ui.progress) || driverNotice(ui.progress);
   $('run-owner').hidden = notice === '';
   setText('run-owner', notice);
@@ -76,13 +81,21 @@ export function renderProgress(): void {
     !ui.progress.readOnly
   );
 
+  // A control that cannot apply is hidden; one whose call is on its way waits, disabled. Pause and Cancel are
+  // there from Start on (pressed before the run exists, they are sent again once Start has answered).
   // Resume also restarts a running run whose drive loop gave up after failures.
-  button('pause').disabled = ui.runActionBusy || !canPause(ui.progress);
-  button('resume').disabled =
-    ui.runActionBusy ||
-    !(canResume(ui.progress) || (ui.progress.state === 'running' && !ui.progress.readOnly && !ui.driving));
-  button('cancel').disabled = ui.runActionBusy || !canCancel(ui.progress);
-  if (!canCancel(ui.progress)) $('cancel-confirm').hidden = true;
+  const stalled = ui.progress.state === 'running' && !ui.progress.readOnly && !ui.driving && !ui.starting;
+  const shown = {
+    pause: canPause(ui.progress) && ui.pendingAction === null,
+    resume: canResume(ui.progress) || stalled,
+    cancel: canCancel(ui.progress) && ui.pendingAction !== 'cancelEnrichment',
+  };
+  for (const [id, visible] of Object.entries(shown)) {
+    button(id).hidden = !visible;
+    button(id).disabled = ui.runActionBusy;
+  }
+  $('run-controls').hidden = !(shown.pause || shown.resume || shown.cancel);
+  if (!shown.cancel) $('cancel-confirm').hidden = true;
   button('new-run').disabled = isUnderWay(ui.progress);
   renderRunNotice();
   renderSummary();
@@ -97,4 +110,11 @@ export function renderRunNotice(): void {
       ? 'A run is under way in this spreadsheet.'
       : `The run in this spreadsheet is not going on (${describeState(ui.progress).label}).`,
   );
+}
+
+/** Pause or Cancel pressed while the run was being created: what happens next. */
+function pendingText(): string {
+  if (ui.pendingAction === 'pauseEnrichment') return 'Pausing: the run pauses as soon as it has started.';
+  if (ui.pendingAction === 'cancelEnrichment') return 'Cancelling: the run stops as soon as it has started.';
+  return '';
 }

@@ -10,12 +10,21 @@ export const ui: {
   driving: boolean;
   /** A Pause, Resume or Cancel call is on its way. */
   runActionBusy: boolean;
+  /** Start's call is on its way (the server checks the key, prepares the sheet, works a first slice). */
+  starting: boolean;
+  /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
+  pendingAction: 'pauseEnrichment' | 'cancelEnrichment' | null;
   history: RunHistory | null;
+  /** The ended run's figures changed since its summary was read: the box waits for it to be read again. */
+  summaryStale: boolean;
 } = {
   account: null,
   progress: { state: 'idle', message: '', ...emptyRunCounts() },
   currentView: 'settings',
   driving: false,
   runActionBusy: false,
+  starting: false,
+  pendingAction: null,
   history: null,
+  summaryStale: false,
 };

@@ -29,6 +29,7 @@ export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alr
 export async function loadHistory(): Promise<void> {
   try {
     ui.history = await call('getRunHistory');
+    ui.summaryStale = false;
   } catch (error) {
     showError(failureMessage(error));
     return;
@@ -39,9 +40,12 @@ export async function loadHistory(): Promise<void> {
 /** The last run's summary when it has ended (counters that do not overlap), and the recent runs. */
 export function renderSummary(): void {
   const last = ui.history?.last;
+  // Not while a slice still writes the run's last rows: the box comes with the final count.
   const shown =
     !!last &&
     last.id === ui.progress.runId &&
+    ui.progress.inFlight === undefined &&
+    !ui.summaryStale &&
     (ui.progress.state === 'done' || ui.progress.state === 'cancelled');
   $('summary').hidden = !shown;
   renderTrialResult(last ?? undefined, shown);
@@ -72,7 +76,8 @@ export function renderSummary(): void {
     item.textContent = historyLine(entry);
     const when = document.createElement('div');
     when.className = 'when';
-    when.textContent = new Date(entry.endedAt).toLocaleString();
+    const time = new Date(entry.endedAt).toLocaleString();
+    when.textContent = entry.origin === 'watch' ? `Last check: ${time}` : time;
     item.append(when);
     list.append(item);
   }

@@ -3,6 +3,7 @@
  * has ended, its summary says the share found and offers "Run the rest" (the same selection, priced again: the
  * trial's profiles are known then, so none is paid twice).
  */
+import { rangeText } from '../core/a1';
 import { TRIAL_PROFILES } from '../core/limits';
 import { $, button, setText } from './dom';
 import type { RunPlan, RunRequest, RunSummary } from './types';
@@ -20,7 +21,7 @@ export function renderTrialOffer(plan: RunPlan, request: RunRequest): void {
   note.textContent =
     plan.trialOf === undefined
       ? ''
-      : `A trial: the first ${plan.newProfiles} of the ${plan.trialOf} new profiles (${plan.range}). When it ends, Run the rest prices the others.`;
+      : `A trial: the first ${plan.newProfiles} of the ${plan.trialOf} new profiles (${rangeText(plan.sheetName, plan.range)}). When it ends, Run the rest prices the others.`;
 }
 
 export function trialRequest(request: RunRequest): RunRequest {

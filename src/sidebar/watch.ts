@@ -3,9 +3,11 @@
  * limit, what it used today, when it last checked — with Stop for anyone, and Start (the selected column, a daily
  * limit) for a person with a saved key when no watch runs.
  */
+import { WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { $, button, input, setMessage, setText, showError } from './dom';
+import { $, button, input, setMessage, setText, showError, sleep } from './dom';
 import { renderPlacementChoices } from './placementChoices';
+import { ui } from './state';
 import type { Placement, PlacementKind, WatchStart, WatchView } from './types';
 
 let chosen: PlacementKind | undefined;
@@ -46,6 +48,29 @@ export async function loadWatch(): Promise<void> {
     renderWatch(await call('getWatchState'));
   } catch (error) {
     showError(`Could not read the watch: ${failureMessage(error)}`);
+  }
+  void followWatch();
+}
+
+let following = false;
+
+/** While the Watch tab is open, its state is asked for again every WATCH_INTERVAL_MS (one short execution each). */
+async function followWatch(): Promise<void> {
+  if (following) return;
+  following = true;
+  try {
+    for (let look = 0; look < 100_000 && ui.currentView === 'watch'; look++) {
+      await sleep(WATCH_INTERVAL_MS);
+      if (ui.currentView !== 'watch' || busy) continue;
+      try {
+        const view = await call('getWatchState');
+        if (ui.currentView === 'watch' && !busy) renderWatch(view);
+      } catch {
+        // A failed look is tried again at the next interval; the state shown stays.
+      }
+    }
+  } finally {
+    following = false;
   }
 }
 

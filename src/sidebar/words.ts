@@ -1,5 +1,6 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 
+import { rangeText } from '../core/a1';
 import { dayText } from '../core/day';
 import {
   creditsText,
@@ -40,9 +41,9 @@ export function waitText(plan: Pick<RunPlan, 'waitingRows' | 'waitUntilText'>): 
   return `${rows}${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`;
 }
 
-/** "Sheet1, A2:A41: results in B:E." */
+/** "Sheet1!A2:A41: results in B:E." */
 export function whereText(plan: RunPlan): string {
-  return `${plan.sheetName}, ${plan.range}: results in ${plan.placement.columns}.`;
+  return `${rangeText(plan.sheetName, plan.range)}: results in ${plan.placement.columns}.`;
 }
 
 export function planTitle(plan: RunPlan): string {
@@ -95,6 +96,7 @@ export function retriedRows(summary: RunSummary): number {
 }
 
 export function summaryTitle(summary: RunSummary): string {
+  if (summary.origin === 'watch') return 'What the watch did today';
   const what = summary.retry ? 'What the retry did' : 'What the run did';
   return summary.state === 'cancelled' ? `${what} before it was cancelled` : what;
 }
@@ -115,16 +117,21 @@ export function historyLine(summary: RunSummary): string {
   const parts = [kindsText(summary)];
   parts.push(withoutFinalStop(summaryCreditsText(summary)));
   parts.push(timeTakenText(summary));
+  const where = rangeText(summary.sheetName, summary.range);
+  if (summary.origin === 'watch') {
+    const checks = countText(summary.runs ?? 1, 'run');
+    return `The watch of ${where}, today (${checks}): ${parts.slice(0, 2).join('; ')}`;
+  }
   const kind = summary.retry ? 'retry, ' : '';
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
-  return `${summary.sheetName} ${summary.range} (${kind}${state}${parts.join('; ')})`;
+  return `${where} (${kind}${state}${parts.join('; ')})`;
 }
 
 const withoutFinalStop = (text: string) => text.replace(/\.$/, '');
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** The Credits tab's line of a run: "'Leads'!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
+/** The Credits tab's line of a run: "Leads!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
 export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
   const rate = run.credits > 0 ? `, ${hitRateText(run.credits, run.found)}` : '';
   const lost = run.lost > 0 ? `, ${count(run.lost)} lost` : '';

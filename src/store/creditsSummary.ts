@@ -1,5 +1,6 @@
 /** The credits log summed up (the sidebar's Credits tab, a run's plan): one pass over its rows. Pure. */
 import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
+import { unquotedRange } from '../core/a1';
 import { isBlankRow, isNoteRow, parseChargeRow } from './credits';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -27,7 +28,7 @@ export function emptyCreditsSummary(hasLog: boolean): CreditsSummary {
 /** The run's id and range from a charge's Where ("run <id> · <range>"). */
 export function runOfWhere(where: string): { runId: string; range: string } | undefined {
   const match = /^run (\S+) · (.*)$/.exec(where);
-  return match ? { runId: match[1], range: match[2] } : undefined;
+  return match ? { runId: match[1], range: unquotedRange(match[2]) } : undefined;
 }
 
 /**

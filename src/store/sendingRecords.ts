@@ -106,3 +106,17 @@ export function settleExpired(
   values[LOST_PROPERTY] = withLostSends(lostRaw, keys, now);
   return { settled, values };
 }
+
+/**
+ * URLs of the batches being sent now (sent, answers not yet stored) that `where` pays for (a run's line in the
+ * credits log): their answers may still be charged. `all`: the document properties.
+ */
+export function urlsBeingSent(all: Record<string, string>, where: string, now: number): number {
+  let urls = 0;
+  for (const [name, value] of Object.entries(all)) {
+    if (!name.startsWith(SENDING_PREFIX)) continue;
+    const record = parseSending(value);
+    if (record && record.u > now && record.c?.[3] === where) urls += record.k.length;
+  }
+  return urls;
+}

@@ -5,13 +5,20 @@
  */
 import type { RunPlan } from '../api';
 import { type ColumnRead, type PlannedRun, readColumn, trialRead, watchPlanner } from '../bulk/forWatch';
+import { columnLetters } from '../core/a1';
 import type { SheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
 import type { Watch } from './watch';
 
+/** The rows that wait for the next day: the first one's A1 address, and how many in all. */
+export interface WaitingRows {
+  first: string;
+  rows: number;
+}
+
 export type WatchPlan =
   | { kind: 'nothing' }
-  | { kind: 'limit' }
+  | { kind: 'limit'; waiting: WaitingRows }
   | { kind: 'stop'; reason: string }
   | { kind: 'run'; planned: PlannedRun };
 
@@ -79,15 +86,16 @@ export function planWatchedRows(platform: Platform, watch: Watch, remaining: num
     read = whole;
     cut = plan;
   }
+  const waiting = { first: `${columnLetters(watch.urlColumn)}${read.firstRow}`, rows: work(plan) };
   if (cut.newProfiles > remaining) {
-    if (remaining === 0) return { kind: 'limit' };
+    if (remaining === 0) return { kind: 'limit', waiting };
     const first = trialRead(read, planOf, remaining, cut);
     if (first) {
       read = first;
       cut = planOf(first);
     }
     if (cut.placement.outputColumn !== plan.placement.outputColumn || cut.newProfiles > remaining)
-      return { kind: 'limit' };
+      return { kind: 'limit', waiting };
   }
   return { kind: 'run', planned: { plan: cut, read, sheet, settings } };
 }

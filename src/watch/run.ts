@@ -14,10 +14,11 @@ import {
   type Job,
   loadJob,
 } from '../bulk/forWatch';
+import { a1Of } from '../core/a1';
 import { DEFAULT_STEP_BUDGET_MS, EXECUTION_LIMIT_MS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import type { Platform } from '../platform/platform';
-import { planWatchedRows } from './plan';
+import { planWatchedRows, type WaitingRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
   countJobCredits,
@@ -110,11 +111,12 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
   }
   const plan = planWatchedRows(platform, watch, remainingToday(watch));
   if (plan.kind === 'nothing') {
-    note(platform, 'Up to date: no profile URL of the column waits for a lookup.');
+    const last = watch.lastRows ? ` The last check looked up ${watch.lastRows}.` : '';
+    note(platform, `Up to date: no profile URL of the column waits for a lookup.${last}`);
     return 'up to date';
   }
   if (plan.kind === 'limit') {
-    limitReached(platform);
+    limitReached(platform, plan.waiting);
     return 'limit';
   }
   if (plan.kind === 'stop') {
@@ -129,6 +131,12 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
           ...stored,
           jobId: created.id,
           jobCredits: 0,
+          lastRows: a1Of({
+            row: created.firstRow,
+            column: created.urlColumn,
+            rows: created.lastRow - created.firstRow + 1,
+            columns: 1,
+          }),
           outputColumn: created.outputColumn,
           // The columns exist now: later runs find them as the add-on's own.
           placement: plan.planned.plan.placement.kind === 'right' ? 'right' : 'reuse',
@@ -176,7 +184,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
 }
 
 /** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
-function limitReached(platform: Platform): void {
+function limitReached(platform: Platform, waiting: WaitingRows): void {
   const now = platform.clock.now();
   platform.lock.with(() => {
     const stored = loadWatch(platform);
@@ -184,7 +192,7 @@ function limitReached(platform: Platform): void {
     const first = stored.limitNotedDay !== stored.day;
     saveWatch(platform, {
       ...stored,
-      message: limitReachedMessage(stored),
+      message: limitReachedMessage(stored, waiting),
       lastCheckedAt: now,
       limitNotedDay: stored.day,
     });

@@ -35,6 +35,8 @@ export interface Watch {
   jobId?: string;
   jobCredits: number;
   lastCheckedAt?: number;
+  /** The rows of the watch's last run, in A1 ("C2", "C2:C5"): what the last check looked up. */
+  lastRows?: string;
   /** The day the credits log last got the note that the limit was reached. */
   limitNotedDay?: string;
   message: string;
@@ -85,8 +87,14 @@ export function watchedColumn(watch: Pick<Watch, 'sheetName' | 'urlColumn'>): st
 
 const credits = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'credit' : 'credits'}`;
 
-export function limitReachedMessage(watch: Watch): string {
-  return `Today's limit of ${credits(watch.limit)} is reached: new rows wait until tomorrow (the spreadsheet's time zone), then the watch goes on by itself. To look them up now, select them and choose Find e-mails.`;
+/** The day's limit reached; `waiting`: the rows that wait, named by the first one's address ("B12 and 3 more rows"). */
+export function limitReachedMessage(watch: Watch, waiting?: { first: string; rows: number }): string {
+  const rows = !waiting
+    ? 'new rows wait'
+    : waiting.rows === 1
+      ? `row ${waiting.first} waits`
+      : `${waiting.first} and ${waiting.rows - 1} more ${waiting.rows === 2 ? 'row' : 'rows'} below it wait`;
+  return `Today's limit of ${credits(watch.limit)} is reached: ${rows} until tomorrow (the spreadsheet's time zone), then the watch goes on by itself. To look them up now, select them and choose Find e-mails.`;
 }
 
 /** What each editor's sidebar shows of the watch; `viewerId`: the viewer's runner id. */

@@ -105,7 +105,7 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
   const runs = await editor.locator('#credits-runs li').allTextContents();
   expect(runs).toHaveLength(2);
   expect(runs.find((line) => line.includes(`${EDITOR} (you)`))).toMatch(
-    /^'Sheet1'!F2:F5: 4 credits, \d of 4 lookups found an address \(\d+ %\)/,
+    /^Sheet1!F2:F5: 4 credits, \d of 4 lookups found an address \(\d+ %\)/,
   );
 
   await owner.locator('#credits-export').click();
@@ -149,7 +149,7 @@ test('Try 10 rows first: a trial, its share found, then Run the rest priced agai
   await page.locator('#plan-trial').click();
   await waitForText(
     page.locator('#plan-trial-note'),
-    'A trial: the first 10 of the 25 new profiles (A2:A11). When it ends, Run the rest prices the others.',
+    'A trial: the first 10 of the 25 new profiles (Sheet1!A2:A11). When it ends, Run the rest prices the others.',
   );
   await waitForText(page.locator('#plan-price'), 'At most 10 credits (10 new profiles).');
   await expect(page.locator('#plan-trial').isHidden()).resolves.toBe(true);

@@ -5,14 +5,20 @@
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
 import type { World } from '../support/harness';
-import { type Bridge, type SidebarView, startBridge } from './bridge';
+import { type Bridge, type ServerOverride, type SidebarView, startBridge } from './bridge';
 
 export interface SidebarPages {
   /**
    * A 300 px sidebar page of `user` opened on `view`, refusing any address but its bridge's; page errors go into
-   * `errors`.
+   * `errors`. `overrides`: server functions the bridge answers itself (./bridge.ts).
    */
-  open(w: World, user: string, errors: string[], view?: SidebarView): Promise<{ page: Page; bridge: Bridge }>;
+  open(
+    w: World,
+    user: string,
+    errors: string[],
+    view?: SidebarView,
+    overrides?: Record<string, ServerOverride>,
+  ): Promise<{ page: Page; bridge: Bridge }>;
   /** Waits (a bound, not a figure) until the locator's text is `expected` or matches it. */
   waitForText(locator: Locator, expected: string | RegExp, timeoutMs?: number): Promise<void>;
 }
@@ -38,8 +44,8 @@ export function sidebarPages(waitMs: number, closeWorld: () => Promise<void>): S
   });
 
   return {
-    async open(w, user, errors, view = 'settings') {
-      const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id });
+    async open(w, user, errors, view = 'settings', overrides = {}) {
+      const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id, overrides });
       bridges.push(bridge);
       const context = await browser.newContext({
         viewport: { width: 300, height: 760 },

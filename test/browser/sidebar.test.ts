@@ -217,7 +217,8 @@ test('a user saves a key with the keyboard: trimmed, in their own user propertie
   await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('tab-progress');
   await expect(page.locator('#view-settings').isHidden()).resolves.toBe(true);
   await waitForText(page.locator('#run-state'), 'No run yet');
-  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
+  // No run: no control that could not apply.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
 
   expectKeyNeverSent(s, EDITOR_KEY);
   expect(s.pageErrors).toEqual([]);
@@ -463,7 +464,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   try {
     await startRun(s, 'A2:A41');
     await waitForText(page.locator('#run-state'), 'Running');
-    await waitForText(page.locator('#run-sheet'), 'Sheet: Sheet1');
+    await waitForText(page.locator('#run-sheet'), 'Sheet1!A2:A41');
 
     // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
     await waitForPercent(page, 25);
@@ -474,9 +475,9 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   } finally {
     release();
   }
-  await expect(page.locator('#pause').isDisabled()).resolves.toBe(true);
-  await expect(page.locator('#resume').isEnabled()).resolves.toBe(true);
-  await expect(page.locator('#cancel').isEnabled()).resolves.toBe(true);
+  await expect(page.locator('#pause').isHidden()).resolves.toBe(true);
+  await expect(page.locator('#resume').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
   // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
@@ -508,8 +509,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   expect(await count(page, 'count-done')).toBe(0);
   expect(await count(page, 'count-credits')).toBe(world.sandbox.service.totalCharged());
   await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Done: the controls that cannot apply any more are gone, not greyed.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   // Each slice was its own execution: several continueEnrichment calls drove the run.
   expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThanOrEqual(3);
   expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
@@ -550,8 +551,24 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
     'sum-errors',
     'sum-done',
   ];
-  const sentence = sentenceFigures((await page.locator('#run-message').textContent()) ?? '');
-  const box = await Promise.all([...boxIds, 'sum-credits'].map((id) => count(page, id)));
+  // Read at one moment while the box is shown: a slice still at work when Cancel was pressed may bring the final
+  // figures meanwhile, and the box is hidden until it is read again.
+  const read = () =>
+    page.evaluate(
+      (ids) => [
+        String(document.getElementById('summary')?.hidden),
+        ...ids.map((id) => document.getElementById(id)?.textContent ?? ''),
+      ],
+      ['run-message', ...boxIds, 'sum-credits'],
+    );
+  let [hidden, message, ...shown] = await read();
+  for (let round = 0; round < 400 && hidden === 'true'; round++) {
+    await sleep(25);
+    [hidden, message, ...shown] = await read();
+  }
+  expect(hidden).toBe('false');
+  const sentence = sentenceFigures(message);
+  const box = shown.map(Number);
   expect([...Object.values(figuresOf(sentence)), sentence.credits]).toEqual(box);
   // No continueEnrichment request follows the cancel; once the slice in flight has ended, nothing more is written.
   await settleAndWatch(s);
@@ -559,8 +576,7 @@ test('Cancel stops a run where it is and keeps the results written so far', asyn
   const statuses = world.env.values(world.ss.id, 'C2:C61').map(([status]) => status);
   expect(statuses.filter((x) => x === '').length).toBeGreaterThan(0);
   expect(statuses.filter((x) => x !== '').length).toBe(storedJob(world).counts.processed);
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   expect(s.pageErrors).toEqual([]);
 });
 
@@ -643,8 +659,10 @@ test('Start shows the progress view at once, before the server has answered', as
   await expect(page.locator('#run-plan').textContent()).resolves.toMatch(
     /^Plan: 6 new profiles \(at most 6 credits\)/,
   );
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Pause and Cancel from the first second; Resume cannot apply.
+  await expect(page.locator('#pause').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#resume').isHidden()).resolves.toBe(true);
   expect(storedJob(world)).toBeNull();
   release();
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
@@ -712,8 +730,8 @@ test("another editor's sidebar shows the owner's run read-only, never drives it,
     page.locator('#run-owner'),
     `Started by ${OWNER}; only they can run, pause or resume it. It spends nothing of yours.`,
   );
-  for (const id of ['pause', 'resume', 'cancel'])
-    await expect(page.locator(`#${id}`).isDisabled()).resolves.toBe(true);
+  // Not theirs: no control they could not use.
+  await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
   // The owner's sidebar (here: the test) drives the run; the editor's page only looks now and then.
   expect(await finishRun(world)).toBe('done');
   await waitForText(page.locator('#run-state'), 'Done', 20_000);
@@ -890,7 +908,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await fromMenu(s, 'enrichSelection', 'plan');
   await page.locator('#plan').waitFor({ state: 'visible' });
   await waitForText(page.locator('#plan-note'), '2 ranges are selected: using A2:A8, the last one selected.');
-  await expect(page.locator('#plan-where').textContent()).resolves.toBe('Sheet1, A2:A8: results in B:E.');
+  await expect(page.locator('#plan-where').textContent()).resolves.toBe('Sheet1!A2:A8: results in B:E.');
   const planCounts = await Promise.all(
     ['plan-rows', 'plan-new', 'plan-known', 'plan-invalid', 'plan-blanks', 'plan-done'].map((id) =>
       count(page, id),
@@ -963,7 +981,7 @@ test('the plan before a run: counts, a choice of columns and what moves; then th
   await page.locator('#plan-start').click();
   await waitForText(page.locator('#summary-title'), 'What the retry did', 20_000);
   await expect(page.locator('#history li').count()).resolves.toBe(2);
-  await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1 A2:A8 \(retry, /);
+  await expect(page.locator('#history li').first().textContent()).resolves.toMatch(/^Sheet1!A2:A8 \(retry, /);
   // broken-bob fails every time (the sandbox's rule): charged never, retried once more.
   expect(world.env.values(world.ss.id, 'D3')[0][0]).toBe('ERROR');
   expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);

@@ -100,3 +100,36 @@ test('the owner starts a watch; an editor’s paste is looked up on the owner’
   }
   expect(errors).toEqual([]);
 });
+
+test('the Watch tab, left open, shows a form response’s row at its next look, without Refresh', async () => {
+  world = await startWorld({ data: [['Timestamp', 'Name', 'Profile URL']] });
+  const w = world;
+  w.env.select(w.ss.id, 'C1');
+  await w.env.run('startWatch', [{ limit: 100 }], w.as(OWNER));
+  const errors: string[] = [];
+  const owner = await watchTabOf(w, OWNER, errors);
+  await waitForText(owner.page.locator('#watch-status'), /, 0 used today \(\d+ \w+\), not checked yet\.$/);
+
+  const fired = await w.env.submitForm(w.ss.id, ['11/27/2026 9:00:00', 'Jane', url('bw-form-lead')]);
+  expect(fired.row).toBe(2);
+  expect(w.sandbox.service.totalCharged()).toBe(1);
+  // The tab's next look after the response (no click) says what the watch did; a look already on its way when the
+  // response came may answer as before, so the one after it at the latest.
+  const looks = () => owner.bridge.calls.filter((c) => c.fn === 'getWatchState');
+  const before = looks().length;
+  const shows = (index: number) => (looks()[index]?.value as { usedToday?: number })?.usedToday === 1;
+  const until = Date.now() + 3 * WAIT_MS;
+  while (!shows(before) && looks().length < before + 2 && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  const look = looks()
+    .slice(before, before + 2)
+    .find((c) => (c.value as { usedToday?: number }).usedToday === 1);
+  expect(look?.value).toMatchObject({ usedToday: 1, message: expect.stringMatching(/looked up C2\.$/) });
+  await waitForText(
+    owner.page.locator('#watch-status'),
+    /, 1 used today \(\d+ \w+\), last checked \d\d:\d\d\.$/,
+    2000,
+  );
+  await waitForText(owner.page.locator('#watch-message'), /The last check looked up C2\.$/, 2000);
+  expect(errors).toEqual([]);
+});

@@ -100,3 +100,16 @@ describe('creditsShown: what was charged, and apart what may have been', () => {
     );
   });
 });
+
+describe("a watch's run as a person sees it", () => {
+  it('counts only its own rows: one new row below forty done reads 0 of 1, then 1 of 1, not 40 of 41', () => {
+    const counts = { ...emptyCounts(), total: 41, processed: 40, alreadyDone: 40 };
+    const job = { counts, state: 'running', origin: 'watch', message: '', leaseUntil: 0, updatedAt: 0 };
+    expect(progressOf(job as unknown as Job)).toMatchObject({ processed: 0, total: 1, alreadyDone: 0 });
+    const written = { ...job, counts: { ...counts, processed: 41, found: 1, creditsUsed: 1 } };
+    expect(progressOf(written as unknown as Job)).toMatchObject({ processed: 1, total: 1, creditsUsed: 1 });
+    // A person's run keeps the rows it found done among its figures.
+    const person = { ...job, origin: undefined };
+    expect(progressOf(person as unknown as Job)).toMatchObject({ processed: 40, total: 41, alreadyDone: 40 });
+  });
+});

@@ -59,7 +59,7 @@ it('with "start runs under N credits at once" chosen, a cheaper run starts from 
   expect(world.sandbox.service.totalCharged()).toBe(3);
 });
 
-it('by default the menu opens the plan: nothing changes until its price is confirmed; a higher price is shown again', async () => {
+it('by default the menu opens the plan: nothing changes until its price is confirmed; a different price is shown again', async () => {
   world = await startWorld({ data: [['Profile'], ...column(names(6, 'bo-birch'))], startsAtOnce: false });
   const before = world.env.values(world.ss.id, 'A1:F7');
   world.env.select(world.ss.id, 'A1:A7');
@@ -76,10 +76,48 @@ it('by default the menu opens the plan: nothing changes until its price is confi
   expect(refused.started).toBe(false);
   expect(refused.plan?.credits).toBe(6);
   expect(world.env.values(world.ss.id, 'A1:F7')).toEqual(before);
+  // Nor of a higher one: the price the person saw is the price that runs.
+  const higher = await startRun(world, { confirmedCredits: 7 });
+  expect(higher.started).toBe(false);
   const started = await startRun(world, { confirmedCredits: 6 });
   expect(started.started).toBe(true);
   expect((await drive(world)).state).toBe('done');
   expect(world.sandbox.service.totalCharged()).toBe(6);
+});
+
+it('Start runs the cells of the plan shown, whatever is selected now; rows added since bring the plan back first', async () => {
+  world = await startWorld({ data: [['Profile'], ...column(names(5, 'ed-elm'))], startsAtOnce: false });
+  world.env.select(world.ss.id, 'A1:A20');
+  const shown = (await plan(world)) as Plan & { range: string; target: object };
+  expect(shown).toMatchObject({ range: 'A2:A6', credits: 5 });
+  // Another cell selected meanwhile (a header cell, a cell beside): the plan's cells still run.
+  world.env.select(world.ss.id, 'B3');
+  const moved = await startRun(world, { target: shown.target, confirmedCredits: 0 });
+  expect(moved.started).toBe(false);
+  expect(moved.plan).toMatchObject({ range: 'A2:A6', credits: 5 });
+  // A new URL inside the planned cells: the price differs, the plan comes back, nothing is spent.
+  world.env.enter(world.ss.id, 'A7', [[url('ed-elm-new')]]);
+  const grown = await startRun(world, { target: shown.target, confirmedCredits: 5 });
+  expect(grown.started).toBe(false);
+  expect(grown.plan).toMatchObject({ range: 'A2:A7', credits: 6 });
+  expect(world.sandbox.service.ledger()).toEqual([]);
+  expect(
+    world.env
+      .values(world.ss.id, 'B1:B7')
+      .flat()
+      .every((cell) => cell === ''),
+  ).toBe(true);
+  const started = await startRun(world, { target: shown.target, confirmedCredits: 6 });
+  expect(started.started).toBe(true);
+  expect(started.progress.plan).toMatchObject({ range: 'A2:A7', credits: 6 });
+  expect((await drive(world)).state).toBe('done');
+  expect(world.sandbox.service.totalCharged()).toBe(6);
+  expect(
+    world.env
+      .values(world.ss.id, 'C2:C7')
+      .flat()
+      .every((status) => status !== ''),
+  ).toBe(true);
 });
 
 it('data beside the URLs: a choice; the first empty columns further right leave every column in place', async () => {

@@ -56,6 +56,45 @@ describe('run summary: counters that do not overlap', () => {
     expect(addToHistory(history, entry('d')).map((h) => h.id)).toEqual(['d', 'f', 'e', 'c', 'b']);
   });
 
+  it("after ten watch runs the person's own last runs are all there, and the watch is one line of the day", () => {
+    const DAY = 24 * 3600 * 1000;
+    const at = Date.UTC(2026, 10, 27, 9);
+    const run = (id: string, endedAt: number, watch = false): RunSummary =>
+      ({
+        id,
+        endedAt,
+        startedAt: endedAt - 1000,
+        durationMs: 1000,
+        found: 1,
+        noAddress: 1,
+        unprocessable: 0,
+        notProfile: 0,
+        error: 0,
+        alreadyDone: 7,
+        creditsSpent: 2,
+        creditsMaybeLost: 0,
+        lookupsFound: 1,
+        ...(watch ? { origin: 'watch', runs: 1 } : {}),
+      }) as RunSummary;
+    let history: RunSummary[] = [];
+    for (const id of ['a', 'b', 'c', 'd', 'e']) history = addToHistory(history, run(id, at));
+    for (let n = 0; n < 10; n++) history = addToHistory(history, run(`w${n}`, at + n * 60_000, true));
+    expect(history.map((h) => h.id)).toEqual(['w9', 'e', 'd', 'c', 'b', 'a']);
+    expect(history[0]).toMatchObject({
+      runs: 10,
+      found: 10,
+      noAddress: 10,
+      creditsSpent: 20,
+      lookupsFound: 10,
+    });
+    expect(history[0]).toMatchObject({ alreadyDone: 0, startedAt: at - 1000, endedAt: at + 9 * 60_000 });
+    // A person's run comes first and pushes out their oldest; the next day the watch starts a new line.
+    history = addToHistory(history, run('f', at + DAY));
+    history = addToHistory(history, run('w-next', at + DAY, true));
+    expect(history.map((h) => h.id)).toEqual(['w-next', 'f', 'e', 'd', 'c', 'b']);
+    expect(history[0]).toMatchObject({ runs: 1, creditsSpent: 2 });
+  });
+
   it('says how long a run took', () => {
     expect([0, 12_400, 63_000, 7_380_000].map(durationText)).toEqual([
       '0 s',

@@ -7,6 +7,7 @@
 import type { Settings } from '../../src/api';
 import { continueEnrichment } from '../../src/bulk/controls';
 import { loadJob } from '../../src/bulk/jobStore';
+import { planFor } from '../../src/bulk/plan';
 import { startRun } from '../../src/bulk/start';
 import { outputHeaders } from '../../src/core/cells';
 import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
@@ -112,9 +113,10 @@ function world(
   return { platform, sheet, sent, clock };
 }
 
-/** Starts the run the sidebar's Start would, its price confirmed. */
+/** Starts the run the sidebar's Start would: the plan's cells, at its price. */
 function start(platform: Platform) {
-  return startRun(platform, { source: 'selection', mode: 'all', confirmedCredits: 1_000_000 });
+  const { plan } = planFor(platform, { source: 'selection', mode: 'all' });
+  return startRun(platform, { target: plan.target, confirmedCredits: plan.credits });
 }
 
 describe('the bulk run over the platform ports, without the emulator', () => {

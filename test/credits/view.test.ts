@@ -9,6 +9,7 @@ import { CREDITS_SHEET, JOB_PROPERTY, RUNNER_ID_PROPERTY } from '../../src/core/
 import { EXPORT_ROWS_PER_CALL, exportCreditsLog, withLookupRecord } from '../../src/credits/view';
 import type { CreditsLogSheet } from '../../src/platform/platform';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
+import { summarizeCredits } from '../../src/store/creditsSummary';
 import { drive, start } from '../bulk/helpers';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
@@ -145,9 +146,14 @@ describe('the Credits tab', () => {
     expect(steps).toBe(5);
     expect(step.sheetName).toBe('Credits log (2)');
     expect(messages[0]).toBe('Exporting into "Credits log (2)": 5,000 of 20,500 rows…');
+    // The charges the Credits tab counts; the lost answers apart, said so.
+    const tab = (await world.env.run('getCreditsSummary', [], world.as())) as CreditsSummary;
+    expect(tab.lostTotal).toBeGreaterThan(0);
+    expect(step.lost).toBe(tab.lostTotal);
     expect(step.message).toBe(
-      'Exported 20,497 charges into the sheet "Credits log (2)". 2 rows of the log could not be read (edited by hand) and were left out.',
+      `Exported ${tab.total.toLocaleString('en-US')} charges into the sheet "Credits log (2)", with ${tab.lostTotal.toLocaleString('en-US')} answers lost (maybe charged) (not charges). 2 rows of the log could not be read (edited by hand) and were left out.`,
     );
+    expect(tab.total + tab.lostTotal).toBe(20_497);
     expect(world.env.values(world.ss.id, 'A1', 'Credits log')).toEqual([['my own notes']]);
     const kept = rows.filter((_, i) => i < 10 || i > 12);
     const exported = world.env.values(world.ss.id, `A1:G${kept.length + 1}`, 'Credits log (2)');
@@ -285,8 +291,11 @@ describe('the Credits export over a credits log port', () => {
       [2 + 2 * EXPORT_ROWS_PER_CALL, 2 + 2 * EXPORT_ROWS_PER_CALL],
     ]);
     expect(steps[2]).toMatchObject({ done: true, written: rows.length - 2, skipped: 1 });
+    // The watch's note is copied, and not counted as a charge: the count is the Credits tab's.
+    const tab = summarizeCredits(rows, Date.UTC(2026, 10, 22), '');
+    expect(tab.total).toBe(9_998);
     expect(steps[2].message).toBe(
-      'Exported 9,999 charges into the sheet "Credits log (2)". 1 row of the log could not be read (edited by hand) and was left out.',
+      'Exported 9,998 charges into the sheet "Credits log (2)", with 1 note of the watch (not charges). 1 row of the log could not be read (edited by hand) and was left out.',
     );
     expect(log.exports.get('Credits log (2)')).toEqual([
       CREDITS_HEADER,

@@ -142,7 +142,10 @@ describe('the watch', () => {
     expect(charged(world)).toHaveLength(10);
     const limited = await view(world, EDITOR);
     expect(limited).toMatchObject({ state: 'watching', usedToday: 10, limit: 10, limitReached: true });
-    expect(limited.message).toMatch(/limit of 10 credits is reached: new rows wait until tomorrow/);
+    // The rows that wait are named: the first by its address.
+    expect(limited.message).toMatch(
+      /limit of 10 credits is reached: A12 and 4 more rows below it wait until tomorrow/,
+    );
     // More rows the same day: nothing sent; the credits log noted the limit once.
     await world.env.change(world.ss.id, 'A17', [[profile('limit', 15)]], { user: EDITOR });
     expect(charged(world)).toHaveLength(10);
