@@ -487,6 +487,15 @@ export class Environment extends SharedState implements ServiceHost {
   }
 
   /**
+   * Time passes during the executions under way: the clock moves `ms` forward (as advanceClock) and their time
+   * limits come `ms` nearer, as if they had run that long (the test's control, however slow the machine).
+   */
+  passTime(ms: number): void {
+    this.advanceClock(ms);
+    this.pool.spend(ms);
+  }
+
+  /**
    * Ends the executions under way now as the platform's time limit does (the test's control of the moment, however
    * slow the machine): custom functions only with `kind` 'custom'. Returns how many were ended.
    */
