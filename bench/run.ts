@@ -39,6 +39,7 @@ import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting, LedgerEntry, LongTailLatency, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/api';
 import { DEFAULT_MAX_CONCURRENCY } from '../src/core/limits';
+import { KEY_PACE_PROPERTY } from '../src/core/propertyNames';
 import { reportDraggedColumn, runDraggedColumn } from './draggedColumn';
 import { recordPrinted, writeLastRun } from './readme';
 
@@ -87,6 +88,8 @@ interface Config {
   rateLimit: RateLimit;
   /** 4: the first rows of scenario 3's sheet, run against the rate limit (its 429s come with the first batches). */
   limitedRows: number;
+  /** 4b: the first rows of that sheet on a new spreadsheet, against the rate limit, the key seen by scenario 4. */
+  seenKeyRows: number;
   tailRangeRows: number;
   naiveTailCells: number;
   /** 6: a bulk run over a big sheet, in short slices. */
@@ -122,6 +125,7 @@ function parseArgs(argv: string[]): Config {
         naiveTailRows: 8,
         rateLimit: { maxInFlight: 12, retryAfterSeconds: 1 },
         limitedRows: 150,
+        seenKeyRows: 100,
         tailRangeRows: 60,
         naiveTailCells: 16,
         scaleRows: 2000,
@@ -152,6 +156,7 @@ function parseArgs(argv: string[]): Config {
         // The whole sheet: what a first batch meets above the service's limit is a fixed cost, so the share of
         // requests answered 429 is measured over a run of a real length (about 4 minutes of the bench).
         limitedRows: 1000,
+        seenKeyRows: 500,
         tailRangeRows: 500,
         naiveTailCells: 48,
         scaleRows: 20_000,
@@ -382,6 +387,8 @@ interface Scenario {
   /** The share of requests whose connection the sandbox drops (its `reset` fault). */
   resetRate?: number;
   scriptProperties?: Record<string, string>;
+  /** The owner's KEY_PACE_PROPERTY from an earlier run (what the key's service took): the key seen before. */
+  keyPace?: string;
 }
 
 /** One execution of a bulk run: how long it took, the rows it added, and the bench process's memory after it. */
@@ -410,6 +417,7 @@ async function benchAddonBulk(
   });
   try {
     env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
+    if (scenario.keyPace) env.userProperties(OWNER).set({ [KEY_PACE_PROPERTY]: scenario.keyPace });
     const ss = env.createSpreadsheet({
       owner: OWNER,
       rows: Math.max(1000, urls.length + 1),
@@ -512,6 +520,7 @@ async function benchAddonBulk(
       maxChargesPerUrl: ledger.maxChargesPerUrl,
       statuses: ledger.statuses,
       counts,
+      keyPace: env.userProperties(OWNER).get(KEY_PACE_PROPERTY) ?? undefined,
     };
   } finally {
     await env.close();
@@ -715,10 +724,12 @@ async function benchTail(
   urls: string[],
   deadline: Deadline,
   rateLimit?: RateLimit,
+  keyPace?: string,
 ) {
   const addon = await benchAddonBulk(config, sandbox, urls, deadline, {
     latency: config.tailLatency,
     rateLimit,
+    keyPace,
   });
   return { addon, rateLimited: addon.rateLimited / Math.max(1, addon.requests + addon.rateLimited) };
 }
@@ -1297,14 +1308,30 @@ async function runTail(
   const limited = await timed('limitedAddon', () =>
     benchTail(config, sandbox, tailUrls.slice(0, config.limitedRows), deadline, config.rateLimit),
   );
+  console.log(
+    `4b. The first ${config.seenKeyRows} rows on a new spreadsheet against that sandbox, the key seen by 4…`,
+  );
+  deadline.check('the rate-limited bench, the key seen before');
+  const seenKey = await timed('seenKeyAddon', () =>
+    benchTail(
+      config,
+      sandbox,
+      tailUrls.slice(0, config.seenKeyRows),
+      deadline,
+      config.rateLimit,
+      limited.addon.keyPace,
+    ),
+  );
   const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
   const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-  return { tail, naiveTail, limited, tailText, tailRatio, limitedRatio };
+  const seenKeyRatio = seenKey.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+  return { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio };
 }
 
 /** The table of scenarios 3-4, their verdicts, and the fetchAll calls of each run as the sandbox saw them. */
 function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>): void {
-  const { tail, naiveTail, limited, tailText, tailRatio, limitedRatio } = figures;
+  const { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio } = figures;
+  const limit = config.rateLimit.maxInFlight;
   console.log(
     `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
       `baseline: first ${naiveTail.rowsMeasured} rows, extrapolated as rows/minute\n`,
@@ -1314,39 +1341,51 @@ function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>
       [
         '',
         'add-on',
-        `add-on, first ${config.limitedRows} rows, 429 above ${config.rateLimit.maxInFlight} in flight`,
+        `add-on, first ${config.limitedRows} rows, 429 above ${limit} in flight`,
+        `add-on, new spreadsheet, key seen in 4, first ${config.seenKeyRows} rows`,
         'naive baseline',
       ],
       [
         'wall time (s)',
         fmt(tail.addon.wallMs / 1000, 1),
         fmt(limited.addon.wallMs / 1000, 1),
+        fmt(seenKey.addon.wallMs / 1000, 1),
         `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
       ],
       [
         'rows per minute',
         fmt(tail.addon.rowsPerMinute, 0),
         fmt(limited.addon.rowsPerMinute, 0),
+        fmt(seenKey.addon.rowsPerMinute, 0),
         fmt(naiveTail.rowsPerMinute, 1),
       ],
-      ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, '1x'],
+      ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, `${fmt(seenKeyRatio, 1)}x`, '1x'],
       [
         'fetchAll calls / peak in flight',
         `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
         `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
+        `${seenKey.addon.fetchAllCalls} / ${seenKey.addon.peakInFlight}`,
         `${naiveTail.requests} fetch / 1`,
       ],
       [
         'requests answered 429',
         `${tail.addon.rateLimited}`,
         `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
+        `${seenKey.addon.rateLimited} of ${seenKey.addon.requests + seenKey.addon.rateLimited} (${fmt(100 * seenKey.rateLimited, 1)} %)`,
         '0',
       ],
-      ['rows ERROR', String(tail.addon.errorRows), String(limited.addon.errorRows), '0'],
+      [
+        'rows ERROR',
+        String(tail.addon.errorRows),
+        String(limited.addon.errorRows),
+        String(seenKey.addon.errorRows),
+        '0',
+      ],
       [
         'credits / distinct URL',
         fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
         fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
+        fmt(seenKey.addon.credits / seenKey.addon.distinctUrls, 2),
         `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
       ],
     ]),
@@ -1354,11 +1393,16 @@ function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>
   console.log(
     `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict('long-tail ratio', tailRatio >= 50)}; ` +
       `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
-      `${verdict('429 share', limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}`,
+      `${verdict('429 share', limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}` +
+      `\n   rate-limited ratio ${fmt(limitedRatio, 1)}x — target ≥ 20x: ${verdict('rate-limited ratio', limitedRatio >= 20)}` +
+      ` (one slice waits for the slowest of each batch of ${limit}); key seen before: ${seenKey.addon.finalState}, ` +
+      `${fmt(100 * seenKey.rateLimited, 1)} % answered 429 — target ≤ 2 %: ` +
+      `${verdict('429 share, key seen before', seenKey.rateLimited <= 0.02)}; rows ERROR ${seenKey.addon.errorRows}`,
   );
   for (const [name, run] of [
     ['3', tail],
     ['4', limited],
+    ['4b', seenKey],
   ] as const) {
     const batches = run.addon.timeline
       .map(
@@ -1383,7 +1427,7 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
   };
   const figures = await runTail(config, sandbox, naiveDir, deadline, timed);
   reportTail(config, figures);
-  const { tail, naiveTail, limited, tailRatio, limitedRatio } = figures;
+  const { tail, naiveTail, limited, seenKey, tailRatio, limitedRatio, seenKeyRatio } = figures;
   const output = {
     date: new Date().toISOString(),
     commit: gitCommit(),
@@ -1395,6 +1439,8 @@ async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string
       naive: summary(naiveTail),
       ratio: tailRatio,
       rateLimitedRatio: limitedRatio,
+      seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
+      seenKeyRatio,
     },
     phasesMs: phases,
   };
@@ -1641,13 +1687,9 @@ async function main(): Promise<void> {
       benchNaiveCells(sandbox, naiveDir, rangeUrls, config.rangeLatencyMs),
     );
 
-    const { tail, naiveTail, limited, tailText, tailRatio, limitedRatio } = await runTail(
-      config,
-      sandbox,
-      naiveDir,
-      deadline,
-      timed,
-    );
+    const tailFigures = await runTail(config, sandbox, naiveDir, deadline, timed);
+    const { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio } =
+      tailFigures;
     console.log(`5. =FINDEMAIL over ${config.tailRangeRows} new rows at ${tailText}…`);
     deadline.check('the =FINDEMAIL long-tail bench');
     const tailRangeUrls = makeUrls(config.tailRangeRows, 0, config.seed + 4, 'g');
@@ -1677,6 +1719,8 @@ async function main(): Promise<void> {
       limitedFinished:
         limited.addon.finalState === 'done' && limited.addon.rowsWithStatus === limited.addon.rows,
       limitedNoErrorRow: limited.addon.errorRows === 0,
+      seenKeyFinished:
+        seenKey.addon.finalState === 'done' && seenKey.addon.rowsWithStatus === seenKey.addon.rows,
       rangeTailEveryCellAnsweredOrToldWhy: rangeTail.rounds.every(
         (round) =>
           round.ok && round.otherErrors === 0 && round.answered + round.notReached === rangeTail.rows,
@@ -1689,6 +1733,8 @@ async function main(): Promise<void> {
     const tailTargets = {
       tailRatioAtLeast50x: tailRatio >= 50,
       limited429AtMost5Percent: limited.rateLimited <= 0.05,
+      limitedRatioAtLeast20x: limitedRatio >= 20,
+      seenKey429AtMost2Percent: seenKey.rateLimited <= 0.02,
       scaleTimeFlat: scaleTimeFlat(scale),
       scaleMemoryFlat: scaleMemoryFlat(scale),
     };
@@ -1827,7 +1873,7 @@ async function main(): Promise<void> {
       '   =NAIVE cells run as separate custom-function executions, in waves of 30 (Apps Script’s limit per user), at most 16 at once (the emulator’s maxConcurrent).',
     );
 
-    reportTail(config, { tail, naiveTail, limited, tailText, tailRatio, limitedRatio });
+    reportTail(config, tailFigures);
     const [round1, round2] = rangeTail.rounds;
     console.log(
       `\n5. =FINDEMAIL(A2:A${config.tailRangeRows + 1}) — one cell, ${config.tailRangeRows} new URLs, latency ${tailText}\n`,
@@ -1914,6 +1960,8 @@ async function main(): Promise<void> {
         naive: summary(naiveTail),
         ratio: tailRatio,
         rateLimitedRatio: limitedRatio,
+        seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
+        seenKeyRatio,
       },
       rangeTail,
       naiveCellsTail,

@@ -7,8 +7,10 @@ import type { PlacementKind, RunPlan, RunRequest, RunTarget, Settings } from '..
 import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
 import { TRIAL_PROFILES } from '../core/limits';
+import { WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import type { CellBlock, SheetPort } from '../core/sheet';
 import { isBlankCell } from '../core/url';
+import { webRequestQuotaNote, webRequestsLeft } from '../core/webRequests';
 import type { Platform } from '../platform/platform';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
@@ -143,7 +145,13 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
     plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: newProfiles };
   }
   if (plan.waitUntil !== undefined) plan.waitUntilText = platform.clock.timeText(plan.waitUntil);
-  if (note) plan.note = note;
+  const quota = webRequestQuotaNote(
+    plan.refusal ? 0 : plan.newProfiles,
+    webRequestsLeft(platform.userProperties().getProperty(WEB_REQUESTS_PROPERTY), platform.clock.now()),
+    (ms) => platform.clock.timeText(ms),
+  );
+  const notes = [note, quota].filter(Boolean);
+  if (notes.length > 0) plan.note = notes.join(' ');
   plan.target = { sheetId: sheet.id, column: block.column, row: block.row, rows: block.rows };
   return { plan, read, sheet, settings };
 }

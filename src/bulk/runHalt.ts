@@ -1,5 +1,6 @@
 /** Why a bulk run halts on a service error, and what the sidebar tells the user to do. Pure. */
 import { SETTINGS_PATH } from '../core/product';
+import { WEB_REQUEST_QUOTA_WORDS } from '../core/webRequests';
 import { type ServiceError, withAdvice } from '../lookup/contract';
 import type { HaltReason } from './jobMachine';
 
@@ -22,7 +23,7 @@ export function haltOf(error: ServiceError): { reason: HaltReason; message: stri
     case 'quota':
       return {
         reason: 'quota',
-        message: withAdvice(error, 'Resume tomorrow.'),
+        message: withAdvice(error, `${WEB_REQUEST_QUOTA_WORDS}. Resume after it resets.`),
       };
     case 'endpoint_not_found':
     case 'config':

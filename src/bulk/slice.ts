@@ -5,6 +5,7 @@
  */
 import type { Progress } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
+import { stableHash } from '../core/hash';
 import {
   BULK_CLAIM_SECONDS,
   DEFAULT_RETRY,
@@ -12,16 +13,18 @@ import {
   MAX_BATCH_SIZE,
   MAX_PASSES,
 } from '../core/limits';
-import { PACE_PREFIX, PACE_SCOPES } from '../core/propertyNames';
+import { KEY_PACE_PROPERTY, PACE_PREFIX, PACE_SCOPES, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
 import type { SheetPort } from '../core/sheet';
 import { withoutStop } from '../core/text';
 import type { NetworkHosts } from '../core/url';
+import { addWebRequests } from '../core/webRequests';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import { serviceError } from '../lookup/contract';
 import { keyCheckGate } from '../lookup/keyCheck';
-import { loadPace, PACE_START } from '../lookup/pace';
+import { keyPaceValue, loadPace, PACE_START, type Pacer, startFromKey } from '../lookup/pace';
+import type { LookupPorts } from '../lookup/ports';
 import { keepPaceIn, openLookup } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
@@ -143,7 +146,8 @@ function runSlice(
   }
   // A writing execution: what formulas paid for moves into the results sheet first.
   platform.keepPendingResults();
-  const ports = platform.lookupPorts(true, runCharges(lease.job));
+  const webRequests = { sent: 0 };
+  const ports = countingRequests(platform.lookupPorts(true, runCharges(lease.job)), webRequests);
   const pacer =
     batchSize === undefined
       ? loadPace(
@@ -155,6 +159,9 @@ function runSlice(
           keptPace(platform),
         )
       : undefined;
+  const keyHash = stableHash(ready.apiKey);
+  if (pacer)
+    pacer.state = startFromKey(pacer.state, () => keyPace(platform), keyHash, ports.clock.now(), pacer.cap);
   let slice: SliceState | undefined;
   const session = openLookup(ports, {
     apiKey: ready.apiKey,
@@ -166,13 +173,16 @@ function runSlice(
     pace: pacer && {
       pacer,
       scope: PACE_SCOPES.bulk,
-      keep: keepPaceIn(
-        ports.cache,
-        PACE_SCOPES.bulk,
-        (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
-        () => keptPace(platform),
-        () => ports.clock.now(),
-      ),
+      keep: (kept) => {
+        keepPaceIn(
+          ports.cache,
+          PACE_SCOPES.bulk,
+          (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
+          () => keptPace(platform),
+          () => ports.clock.now(),
+        )(kept);
+        keepKeyPace(platform, kept, keyHash, ports.clock.now());
+      },
     },
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
@@ -187,9 +197,63 @@ function runSlice(
   try {
     runWindows(slice);
   } finally {
-    session.close();
+    try {
+      session.close();
+    } finally {
+      keepWebRequestCount(platform, webRequests.sent);
+    }
   }
   if (lease.job.state !== 'done') lease.noteEnds(ready.sheet);
+}
+
+/** The lookup's ports, counting into `tally` the web requests their transport sends. */
+function countingRequests(ports: LookupPorts, tally: { sent: number }): LookupPorts {
+  const { transport } = ports;
+  const { checkKey } = transport;
+  return {
+    ...ports,
+    transport: {
+      sendBatch(urls, plan) {
+        const sent = transport.sendBatch(urls, plan);
+        tally.sent += sent.sent;
+        return sent;
+      },
+      checkKey: checkKey
+        ? (plan) => {
+            const sent = checkKey.call(transport, plan);
+            tally.sent += sent.sent;
+            return sent;
+          }
+        : undefined,
+    },
+  };
+}
+
+/**
+ * Adds the slice's web requests to the user's count of the quota's 24 hours (src/core/webRequests.ts). The count
+ * only informs a plan: a failure to keep it (the properties quota) ends nothing.
+ */
+function keepWebRequestCount(platform: Platform, sent: number): void {
+  if (sent === 0) return;
+  try {
+    const properties = platform.userProperties();
+    const value = addWebRequests(properties.getProperty(WEB_REQUESTS_PROPERTY), sent, platform.clock.now());
+    properties.setProperty(WEB_REQUESTS_PROPERTY, value);
+  } catch {
+    // The next slice counts its own requests all the same.
+  }
+}
+
+/** What the user's key's service took, as kept in the user's properties (src/lookup/pace.ts). */
+function keyPace(platform: Platform): string | undefined {
+  return platform.userProperties().getProperty(KEY_PACE_PROPERTY) ?? undefined;
+}
+
+/** Keeps what the key's service took for the user's runs on other spreadsheets, when it says something new. */
+function keepKeyPace(platform: Platform, pacer: Pacer, keyHash: string, nowMs: number): void {
+  if (pacer.state.sinceThrottled === undefined) return;
+  const value = keyPaceValue(pacer.state, keyPace(platform), keyHash, nowMs);
+  if (value) platform.userProperties().setProperty(KEY_PACE_PROPERTY, value);
 }
 
 /** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */

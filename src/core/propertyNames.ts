@@ -12,6 +12,17 @@ export const SETTINGS_PROPERTY = 'PEF_SETTINGS';
 /** User property: the user's runner id, which a bulk run they start records as its owner (random, opaque). */
 export const RUNNER_ID_PROPERTY = 'PEF_RUNNER_ID';
 
+/**
+ * User property: how many requests in flight the user's key's service took when it last answered 429 (JSON: the
+ * key's hash, never the key; the figure; its date), so a bulk run on another spreadsheet starts at that pace.
+ */
+export const KEY_PACE_PROPERTY = 'PEF_KEY_PACE';
+/**
+ * User property: the web requests the user's bulk runs sent in the 24 hours of Google's daily quota (JSON: the
+ * window's first request, the count; src/core/webRequests.ts).
+ */
+export const WEB_REQUESTS_PROPERTY = 'PEF_WEB_REQUESTS';
+
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
 /**

@@ -6,7 +6,8 @@
  * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
  * PACE_START, doubling while batches come back fast and clean. A fault is guarded against once it is seen:
  * a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
- * after CEILING_PATIENCE clean batches; a batch lost to a transport failure halves it too, and the recent rate of
+ * after CEILING_PATIENCE clean batches (doubled by each such try that meets a 429, which steps back to the ceiling
+ * rather than halving); a batch lost to a transport failure halves it too, and the recent rate of
  * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
  * kept loss record halves every LOSS_HALF_LIFE_MS after the last lost batch. A Retry-After holds every batch back.
  * The pace is kept for the next execution of the spreadsheet: ten minutes in the document cache, and for days in a
@@ -31,6 +32,8 @@ export interface PaceState {
   clean?: number;
   /** Clean batches since the last one a 429 or 5xx met (absent: none met one). */
   sinceThrottled?: number;
+  /** Tries above the ceiling in a row that met a 429 or 5xx: each doubles the clean batches before the next try. */
+  failedProbes?: number;
   /** The fastest clean batch: what "fast" is measured against (ms). */
   fastestMs: number;
   /** Epoch ms before which no batch starts: the service's last Retry-After (the next slice honours it too). */
@@ -55,8 +58,13 @@ export const LOSS_TARGET = 0.01;
  */
 export const FAST_FACTOR = 4;
 export const SLOW_MARGIN_MS = 1000;
-/** Clean batches at the ceiling before the size tries a twentieth above it: each try may meet a 429. */
+/**
+ * Clean batches at the ceiling before the size tries a twentieth above it: each try may meet a 429. A try that
+ * meets one doubles this for the next (up to MAX_CEILING_PATIENCE), so a service whose limit stays where it was
+ * found is tried seldom.
+ */
 export const CEILING_PATIENCE = 4;
+export const MAX_CEILING_PATIENCE = 32;
 /** Requests assumed clean before the first observation (keeps one early failure from meaning "always"). */
 const PRIOR_REQUESTS = 10;
 /** A kept loss record halves this long after the last lost batch (read by the next execution, loadPace). */
@@ -88,9 +96,23 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   if (sample.lostBatch) {
     next.size = Math.max(1, Math.min(Math.floor(Math.min(state.size, sample.size * 2) / 2), limit));
   } else if (sample.throttled) {
-    // What the service took is the ceiling; the size halves below it.
-    next.ceiling = Math.max(1, sample.size - sample.throttled);
-    next.size = Math.floor(Math.min(state.size, sample.size) / 2);
+    // What the service took is the ceiling. At a limit already found (it took as much as before, less a step) the
+    // size steps back to it; otherwise it halves below it. A batch smaller than the size (a 429's retry, a window's
+    // rest) says the service is busy now, not where its limit is: a step back per refusal, at most half.
+    const took = sample.size - sample.throttled;
+    const known = state.sinceThrottled !== undefined;
+    const found = known && took >= state.ceiling - ceilingStep(state.ceiling);
+    if (known && sample.size < state.size) {
+      next.size = Math.max(
+        Math.ceil(state.size / 2),
+        state.size - sample.throttled * ceilingStep(state.size),
+      );
+      next.ceiling = Math.min(state.ceiling, next.size);
+    } else {
+      next.ceiling = Math.max(1, took);
+      next.size = found ? took : Math.floor(Math.min(state.size, sample.size) / 2);
+      next.failedProbes = found ? (state.failedProbes ?? 0) + 1 : 0;
+    }
     next.sinceThrottled = 0;
   } else if (sample.failures === 0) {
     if (state.sinceThrottled !== undefined) next.sinceThrottled = state.sinceThrottled + 1;
@@ -99,13 +121,25 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     next.fastestMs = Math.min(sample.durationMs, fastest || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
-      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= CEILING_PATIENCE;
+      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= ceilingPatience(state);
       if (state.size < state.ceiling) next.size = Math.min(state.size * 2, state.ceiling);
-      else if (patient) next.size = state.size + Math.max(1, Math.floor(state.size / 20));
+      else if (patient) next.size = state.size + ceilingStep(state.size);
     }
+    // A clean batch above the ceiling: the service took more than it did when the ceiling was set.
+    if (sample.size > state.ceiling && state.failedProbes) next.failedProbes = 0;
   }
   next.size = Math.max(1, Math.min(next.size, limit));
   return next;
+}
+
+/** The size's step above the ceiling: a twentieth, at least one request. */
+function ceilingStep(size: number): number {
+  return Math.max(1, Math.floor(size / 20));
+}
+
+/** Clean batches at the ceiling before the next try above it: CEILING_PATIENCE, doubled by each failed try. */
+export function ceilingPatience(state: Pick<PaceState, 'failedProbes'>): number {
+  return Math.min(MAX_CEILING_PATIENCE, CEILING_PATIENCE * 2 ** (state.failedProbes ?? 0));
 }
 
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */
@@ -184,6 +218,75 @@ export class Pacer implements BatchSizer {
     const value: KeptPace = { at: nowMs, state: this.state };
     return JSON.stringify(value);
   }
+}
+
+/** What a key's service took, as kept in the user's properties (KEY_PACE_PROPERTY). */
+interface KeyPace {
+  /** The key's hash (stableHash), never the key. */
+  key: string;
+  /** Requests in flight the service took when it last answered 429 or 5xx: the ceiling. */
+  allowed: number;
+  at: number;
+}
+
+function parseKeyPace(raw: string | null | undefined): KeyPace | undefined {
+  try {
+    const kept = JSON.parse(raw || '0') as KeyPace | 0;
+    return kept && typeof kept.key === 'string' && kept.allowed > 0 && typeof kept.at === 'number'
+      ? kept
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pace has sent no lookup yet (at most the key check): what a key's service showed elsewhere may seed it. */
+function sentNoLookup(state: PaceState): boolean {
+  return state.sinceThrottled === undefined && !state.lost && !state.fastestMs;
+}
+
+/**
+ * A pace that has sent no lookup yet starts at what the key's service took elsewhere (`kept`, read only then: KeyPace of
+ * the same `keyHash`, younger than PACE_KEPT_MS): at that ceiling, as if a 429 had been met there once, so the size does not
+ * try above it before 2 CEILING_PATIENCE clean batches. Otherwise the state unchanged.
+ */
+export function startFromKey(
+  state: PaceState,
+  kept: () => string | null | undefined,
+  keyHash: string,
+  nowMs: number,
+  cap: number,
+): PaceState {
+  if (!sentNoLookup(state)) return state;
+  const known = parseKeyPace(kept());
+  if (!known || known.key !== keyHash || nowMs - known.at >= PACE_KEPT_MS) return state;
+  const allowed = Math.max(1, Math.min(cap, known.allowed));
+  return {
+    ...state,
+    size: Math.min(state.size, allowed),
+    ceiling: allowed,
+    sinceThrottled: 0,
+    failedProbes: 1,
+  };
+}
+
+/**
+ * The value to keep in the user's KEY_PACE_PROPERTY after a run: undefined unless the pace met a 429 or 5xx, and
+ * the kept one is of another key, says another figure or is older than PACE_REWRITE_MS.
+ */
+export function keyPaceValue(
+  state: PaceState,
+  kept: string | null | undefined,
+  keyHash: string,
+  nowMs: number,
+): string | undefined {
+  if (state.sinceThrottled === undefined) return undefined;
+  const old = parseKeyPace(kept);
+  const allowed = state.ceiling;
+  if (old && old.key === keyHash && old.allowed === allowed && nowMs - old.at < PACE_REWRITE_MS)
+    return undefined;
+  const value: KeyPace = { key: keyHash, allowed, at: nowMs };
+  return JSON.stringify(value);
 }
 
 /** A pace kept this long after its last batch (the document cache); then the document property's copy counts. */

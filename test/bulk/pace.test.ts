@@ -9,11 +9,22 @@
 
 import { normalizeProfileUrl } from '../../sandbox/profiles';
 import type { LedgerEntry } from '../../sandbox/service';
+import { KEY_PACE_PROPERTY } from '../../src/core/propertyNames';
 import { PACE_START } from '../../src/lookup/pace';
 import { type Stub, startStub } from '../bundle/helpers';
 import { lookupBatches as batches } from '../formula/helpers';
 import { waitFor } from '../sandbox/helpers';
-import { API_KEY_PROPERTY, ORG, OWNER, startWorld, url, type World } from '../support/harness';
+import {
+  API_KEY_PROPERTY,
+  EDITOR,
+  EDITOR_KEY,
+  ORG,
+  OWNER,
+  OWNER_KEY,
+  startWorld,
+  url,
+  type World,
+} from '../support/harness';
 import { drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
@@ -129,6 +140,60 @@ describe('adaptive batch size', () => {
       expect(early).toEqual([]);
     }
     expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+  });
+});
+
+describe('the pace learned per key', () => {
+  it("a run on a new spreadsheet starts at what the key's service took elsewhere: its first batch is not refused; another person's does not", async () => {
+    const limit = { maxInFlight: 25, retryAfterSeconds: 1 };
+    const data = rows(150, 'kay-first');
+    world = await startWorld({ data: [['Profile'], ...data], faults: { latencyMs: 100, rateLimit: limit } });
+    await start(world, `A1:A${data.length + 1}`);
+    expect((await drive(world)).state).toBe('done');
+    const kept = world.env.userProperties(OWNER).get(KEY_PACE_PROPERTY) as string;
+    expect(JSON.parse(kept)).toMatchObject({ allowed: 25 });
+    expect(kept).not.toContain(OWNER_KEY);
+
+    const second = rows(200, 'kay-second');
+    const ss = world.env.createSpreadsheet({ owner: OWNER, data: [['Profile'], ...second] });
+    const other: World = {
+      ...world,
+      ss,
+      as: (user = OWNER, extra = {}) => ({ user, spreadsheetId: ss.id, ...extra }),
+    };
+    world.sandbox.service.resetLedger();
+    const before = world.env.fetches.length;
+    await start(other, `A1:A${second.length + 1}`);
+    const done = await drive(other);
+    expect(done.state).toBe('done');
+    expect(mismatches(world.env.values(ss.id, `A2:D${second.length + 1}`))).toEqual([]);
+    const sizes = new Map<number, number>();
+    for (const fetch of world.env.fetches.slice(before))
+      if (fetch.payload?.includes('network_url')) sizes.set(fetch.call, (sizes.get(fetch.call) ?? 0) + 1);
+    expect([...sizes.values()][0]).toBe(25);
+    const ledger = world.sandbox.service.ledger();
+    const refused = ledger.filter((entry) => entry.status === 429).length;
+    expect(refused / ledger.length).toBeLessThanOrEqual(0.02);
+    expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+
+    // Another person, another key: their run on a new spreadsheet of theirs starts afresh (PACE_START).
+    const third = rows(60, 'kay-editor');
+    const own = world.env.createSpreadsheet({ owner: EDITOR, data: [['Profile'], ...third] });
+    world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+    const editor: World = {
+      ...world,
+      ss: own,
+      as: (user = EDITOR, extra = {}) => ({ user, spreadsheetId: own.id, ...extra }),
+    };
+    const from = world.env.fetches.length;
+    await start(editor, `A1:A${third.length + 1}`);
+    expect((await drive(editor)).state).toBe('done');
+    const editorSizes = new Map<number, number>();
+    for (const fetch of world.env.fetches.slice(from))
+      if (fetch.payload?.includes('network_url'))
+        editorSizes.set(fetch.call, (editorSizes.get(fetch.call) ?? 0) + 1);
+    expect([...editorSizes.values()][0]).toBe(PACE_START);
+    expect(world.env.userProperties(OWNER).get(KEY_PACE_PROPERTY)).toBe(kept);
   });
 });
 

@@ -1,8 +1,10 @@
 /** The adaptive batch size (src/lookup/pace.ts): pure rules, no clock, no emulator. */
 import { emptyCounts, type Job, progressOf } from '../../src/bulk/job';
 import {
+  ceilingPatience,
   FAST_FACTOR,
   fadeLosses,
+  keyPaceValue,
   knowsNothing,
   LOSS_HALF_LIFE_MS,
   LOSS_TARGET,
@@ -15,6 +17,7 @@ import {
   type PaceState,
   paceReason,
   SLOW_MARGIN_MS,
+  startFromKey,
 } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
 import { paceNotice } from '../../src/sidebar/progress';
@@ -166,6 +169,72 @@ describe('the batch size controller', () => {
     expect(sizes).toEqual([61, 61, 61, 61, 64, 67]);
   });
 
+  it('a 429 at the ceiling already found steps back to it, and each such try doubles the wait before the next', () => {
+    let state: PaceState = { ...newPace(64, CAP), requests: 10, clean: 1000 };
+    state = observePace(state, { size: 50, durationMs: 900, failures: 25, throttled: 25 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([25, 25]);
+    const sizes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const size = state.size;
+      const throttled = Math.max(0, size - 25);
+      state = observePace(state, { size, durationMs: 900, failures: throttled, throttled }, CAP);
+      sizes.push(size);
+    }
+    // Tries above 25 after 4 clean batches there, then 8; each 429 of a try costs one request, not half the batch.
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 26, 25, 25, 25, 25, 25, 25, 25, 25, 25, 26, 25, 25, 25, 25]);
+    expect(ceilingPatience(state)).toBe(16);
+  });
+
+  it('a clean batch above the ceiling ends the longer wait: a service whose limit rose is followed', () => {
+    let state: PaceState = { ...newPace(25, CAP), requests: 10, clean: 1000, ceiling: 25, sinceThrottled: 0 };
+    state = { ...state, failedProbes: 2 };
+    for (let i = 0; i < 17; i++) state = observePace(state, clean(state.size), CAP);
+    expect(state.size).toBe(26);
+    state = observePace(state, clean(26), CAP);
+    expect(state.failedProbes).toBe(0);
+    expect(state.size).toBe(27);
+  });
+
+  it("a 429 met by a batch smaller than the size (a 429's retry, alone) costs a step back, not a fall to one", () => {
+    let state: PaceState = { ...newPace(25, CAP), requests: 10, clean: 1000, ceiling: 25, sinceThrottled: 0 };
+    state = observePace(state, { size: 1, durationMs: 100, failures: 1, throttled: 1 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([24, 24]);
+    // Many refusals in a small batch: at most half.
+    state = observePace(state, { size: 20, durationMs: 100, failures: 20, throttled: 20 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([12, 12]);
+  });
+
+  it('a 429 well below the ceiling found (the service takes less now) still halves the size', () => {
+    let state: PaceState = { ...newPace(40, CAP), requests: 10, clean: 1000, ceiling: 40, sinceThrottled: 3 };
+    state = observePace(state, { size: 40, durationMs: 900, failures: 20, throttled: 20 }, CAP);
+    expect([state.size, state.ceiling]).toEqual([20, 20]);
+  });
+
+  it('against a service refusing above 25 in flight, 1,000 lookups: few batches small, few requests answered 429', () => {
+    const pacer = checked();
+    const sizes: number[] = [];
+    let refused = 0;
+    let retries = 0;
+    for (let left = 1000; (left > 0 || retries > 0) && sizes.length < 200; ) {
+      // The excess of a batch goes again in a batch of its own (the window's rest), as the pipeline sends it.
+      const size = retries > 0 ? retries : Math.min(left, pacer.next());
+      if (retries > 0) retries = 0;
+      else left -= size;
+      const throttled = Math.max(0, size - 25);
+      refused += throttled;
+      retries = throttled;
+      sizes.push(size);
+      pacer.observe({ size, durationMs: 5000, failures: throttled, throttled });
+    }
+    const sent = sizes.reduce((sum, size) => sum + size, 0);
+    const small = sizes.filter((size) => size < 20).length;
+    expect(small / sizes.length).toBeLessThan(1 / 7);
+    // The first batch meets the limit (25 of 50); the tries above it cost a request each.
+    expect(refused - 25).toBeLessThanOrEqual(4);
+    expect(refused / sent).toBeLessThan(0.03);
+    expect(sizes.length).toBeLessThanOrEqual(Math.ceil(1000 / 25) + 6);
+  });
+
   it('a batch lost to a connection failure halves the size; frequent losses bring it down to one', () => {
     let state = newPace(32, CAP);
     state = observePace(state, lostBatch(32), CAP);
@@ -305,6 +374,53 @@ describe('the kept pace', () => {
     expect(knowsNothing(later.state)).toBe(false);
     // After PACE_KEPT_MS it counts no more.
     expect(knowsNothing(loadPace(null, 'formula', CAP, CAP, 8 * day, kept).state)).toBe(true);
+  });
+});
+
+describe("the pace learned per key (the user's properties)", () => {
+  const day = 24 * 3600 * 1000;
+  /** A run that met a service refusing above 25 in flight, and the figure it keeps for the key `keyHash`. */
+  function limitedRun(keyHash: string, nowMs: number): string {
+    const pacer = checked();
+    pacer.observe({ size: 50, durationMs: 900, failures: 25, throttled: 25 });
+    const value = keyPaceValue(pacer.state, undefined, keyHash, nowMs) as string;
+    expect(value).toBeDefined();
+    expect(value).not.toContain('the-key');
+    return value;
+  }
+
+  it("a new spreadsheet's run starts at what the key's service took elsewhere, and does not try above it at once", () => {
+    const kept = limitedRun('hash-a', 0);
+    const fresh = checked().state;
+    const state = startFromKey(fresh, () => kept, 'hash-a', day, CAP);
+    expect([state.size, state.ceiling]).toEqual([25, 25]);
+    const sizes: number[] = [];
+    let next = state;
+    for (let i = 0; i < 8; i++) {
+      sizes.push(next.size);
+      next = observePace(next, clean(next.size), CAP);
+    }
+    expect(sizes).toEqual([25, 25, 25, 25, 25, 25, 25, 25]);
+    // Another key, a figure older than a week, or a pace that has sent lookups already: nothing changes.
+    expect(startFromKey(fresh, () => kept, 'hash-b', day, CAP)).toBe(fresh);
+    expect(startFromKey(fresh, () => kept, 'hash-a', 8 * day, CAP)).toBe(fresh);
+    const sent = observePace(fresh, clean(PACE_START), CAP);
+    expect(startFromKey(sent, () => kept, 'hash-a', day, CAP)).toBe(sent);
+    expect(startFromKey(fresh, () => '{"key":', 'hash-a', day, CAP)).toBe(fresh);
+  });
+
+  it('is read only when the pace has sent nothing, and written only when it says something new or hourly', () => {
+    const kept = limitedRun('hash-a', 0);
+    const sent = observePace(checked().state, clean(PACE_START), CAP);
+    const read = jest.fn(() => kept);
+    startFromKey(sent, read, 'hash-a', 0, CAP);
+    expect(read).not.toHaveBeenCalled();
+    // A run that met no 429 keeps nothing; the same figure within the hour is not written again.
+    expect(keyPaceValue(sent, undefined, 'hash-a', 0)).toBeUndefined();
+    const same = startFromKey(checked().state, () => kept, 'hash-a', 0, CAP);
+    expect(keyPaceValue(same, kept, 'hash-a', 60_000)).toBeUndefined();
+    expect(keyPaceValue(same, kept, 'hash-a', 2 * 3600 * 1000)).toBeDefined();
+    expect(keyPaceValue(same, kept, 'hash-b', 60_000)).toBeDefined();
   });
 });
 
