@@ -25,6 +25,21 @@ export interface SidebarState {
   configError: string;
   /** The formulas' spending cap in this spreadsheet (this user's setting; the owner's governs formulas). */
   formulas: FormulaCapState;
+  /** A column of single =FINDEMAIL cells on the active sheet past what Sheets runs at once, some not done. */
+  singleCells?: SingleCellsState;
+}
+
+/** A column of single =FINDEMAIL cells (=FINDEMAIL(A2) dragged down) and the one range formula that replaces it. */
+export interface SingleCellsState {
+  /** H2:H1001 */
+  range: string;
+  cells: number;
+  /** Cells showing #ERROR! or a "not looked up yet" text. */
+  unfinished: number;
+  /** =FINDEMAIL(A2:A1001) */
+  formula: string;
+  /** Formulas Sheets runs at once for one person. */
+  atOnce: number;
 }
 
 export interface KeyCheckResult {
