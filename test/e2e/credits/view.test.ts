@@ -3,17 +3,17 @@
  * Export into a new visible sheet over several executions (20,000 rows), with its bad inputs: a sheet of that name
  * exists, a log edited by hand, a run under way, a sheet name the sidebar did not get from the export.
  */
-import type { CreditsExport, CreditsSummary, RunPlan } from '../../src/api';
-import { stableHash } from '../../src/core/hash';
-import { EXPORT_ROWS_PER_CALL } from '../../src/core/limits';
-import { CREDITS_SHEET, JOB_PROPERTY, RUNNER_ID_PROPERTY } from '../../src/core/propertyNames';
-import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
-import type { CreditsLogSheet } from '../../src/platform/platform';
-import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
-import { summarizeCredits } from '../../src/store/creditsSummary';
-import { drive, start } from '../bulk/helpers';
-import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
-import { MemoryProperties, testClock, testPlatform } from '../support/platform';
+import type { CreditsExport, CreditsSummary, RunPlan } from '../../../src/api';
+import { stableHash } from '../../../src/core/hash';
+import { EXPORT_ROWS_PER_CALL } from '../../../src/core/limits';
+import { CREDITS_SHEET, JOB_PROPERTY, RUNNER_ID_PROPERTY } from '../../../src/core/propertyNames';
+import { exportCreditsLog, withLookupRecord } from '../../../src/credits/view';
+import type { CreditsLogSheet } from '../../../src/platform/platform';
+import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../../src/store/credits';
+import { summarizeCredits } from '../../../src/store/creditsSummary';
+import { drive, start } from '../../bulk/helpers';
+import { EDITOR, OWNER, startWorld, url, type World } from '../../support/harness';
+import { MemoryProperties, testClock, testPlatform } from '../../support/platform';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -2,9 +2,9 @@
  * Never billed twice, proven by the sandbox's ledger: a mixed 200-row range, recalculation, a reload,
  * duplicates, =FINDEMAIL after the bulk menu action, and many cells evaluating the same URL at once.
  */
-import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
-import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown, lookups } from './helpers';
+import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../../sandbox/profiles';
+import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 

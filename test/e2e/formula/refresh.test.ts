@@ -4,21 +4,21 @@
  * functions); a column of single-cell formulas past Apps Script's 30 simultaneous executions gets done through it;
  * onOpen and onEdit move the formula buffer into the results sheet.
  */
-import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
+import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
 import {
   CLAIM_PREFIX,
   FORMULA_SPEND_PROPERTY,
   FORMULA_WRITES_PROPERTY,
   PENDING_PREFIX,
-} from '../../src/core/propertyNames';
-import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
-import { capMessage, DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
-import { PENDING_MESSAGES } from '../../src/formula/messages';
-import { refreshFormulas } from '../../src/formula/refresh';
-import { chargedTwice, drive } from '../bulk/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
-import { cellError, column, emailOf, fillDown, lookups } from './helpers';
+} from '../../../src/core/propertyNames';
+import type { CellBlock, Selection, SpreadsheetPort } from '../../../src/core/sheet';
+import { capMessage, DEFAULT_FORMULA_POLICY } from '../../../src/formula/dailyLimitPolicy';
+import { PENDING_MESSAGES } from '../../../src/formula/messages';
+import { refreshFormulas } from '../../../src/formula/refresh';
+import { chargedTwice, drive } from '../../bulk/helpers';
+import { cellError, column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { startWorld, url, type World } from '../../support/harness';
+import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../../support/platform';
 
 const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
 const BULK = 'Extensions › Profile Email Finder › Find e-mails for the selected column';
