@@ -1,0 +1,180 @@
+/**
+ * The Credits export over a credits log port: the log copied in steps into a new sheet, leaving out rows edited by
+ * hand, stopping at the end it saw first, refusing a sheet it did not make; and the record of lookups a plan that
+ * spends credits carries. The Credits tab in the emulator: test/e2e/credits/view.test.ts.
+ */
+import type { RunPlan } from '../../src/api';
+import { stableHash } from '../../src/core/hash';
+import { EXPORT_ROWS_PER_CALL } from '../../src/core/limits';
+import { JOB_PROPERTY } from '../../src/core/propertyNames';
+import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
+import type { CreditsLogSheet } from '../../src/platform/platform';
+import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
+import { summarizeCredits } from '../../src/store/creditsSummary';
+import { MemoryProperties, testClock, testPlatform } from '../support/platform';
+
+const OWNER = 'owner@example.com';
+const OWNER_RUNNER = 'owner-runner-id';
+const payerId = (runner: string) => stableHash(runner).slice(0, 8);
+const url = (slug: string) => `https://www.network.com/in/${slug}`;
+
+/** The credits log in memory (row 1 its header), and the export sheets made from it; counts the reads. */
+class MemoryCreditsLog implements CreditsLogSheet {
+  readonly exports = new Map<string, unknown[][]>();
+  readonly reads: Array<[number, number]> = [];
+
+  constructor(readonly rows: string[][]) {}
+
+  append(rows: string[][]): void {
+    this.rows.push(...rows);
+  }
+  readRows(): unknown[][] | null {
+    return this.rows;
+  }
+  readOutcomes(): unknown[] | null {
+    return this.rows.map((row) => row[5]);
+  }
+  lastRow(): number {
+    return this.rows.length + 1;
+  }
+  readRowsBetween(first: number, last: number): unknown[][] {
+    this.reads.push([first, last]);
+    return this.rows.slice(first - 2, last - 1);
+  }
+  createExport(name: string): string {
+    const sheetName = this.exports.has(name) ? `${name} (2)` : name;
+    this.exports.set(sheetName, [CREDITS_HEADER]);
+    return sheetName;
+  }
+  writeExport(sheetName: string, first: number, rows: unknown[][]): boolean {
+    const sheet = this.exports.get(sheetName);
+    if (!sheet) return false;
+    // Each step writes right below the last: no gap, no overlap.
+    expect(first).toBe(sheet.length + 1);
+    sheet.push(...rows);
+    return true;
+  }
+}
+
+describe('the Credits export over a credits log port', () => {
+  function platformOver(log: MemoryCreditsLog, document = new MemoryProperties()) {
+    let kept = 0;
+    const platform = testPlatform({
+      creditsLog: log,
+      clock: testClock(),
+      documentProperties: () => document,
+      keepPendingResults: () => {
+        kept++;
+        return 0;
+      },
+    });
+    return { platform, kept: () => kept };
+  }
+
+  function loggedRows(count: number): string[][] {
+    return Array.from({ length: count }, (_, i) => [
+      '2026-11-20T10:00:00Z',
+      'run',
+      OWNER,
+      payerId(OWNER_RUNNER),
+      url(`row-${i}`),
+      i % 2 ? 'found' : 'no address',
+      "run r-1 · 'Sheet1'!A2:A20000",
+    ]);
+  }
+
+  it('copies the log in steps of EXPORT_ROWS_PER_CALL rows, leaving out rows edited by hand, not blank rows or notes', () => {
+    const rows = loggedRows(2 * EXPORT_ROWS_PER_CALL + 1);
+    rows[3] = ['not a time', 'run', OWNER, '', url('x'), 'found', ''];
+    rows[4] = ['', '', '', '', '', '', ''];
+    rows[EXPORT_ROWS_PER_CALL + 7] = [
+      '2026-11-21T08:00:00Z',
+      'watch',
+      OWNER,
+      '',
+      '',
+      'stopped: out of credits',
+      '',
+    ];
+    const log = new MemoryCreditsLog(rows);
+    log.createExport('Credits log');
+    const { platform, kept } = platformOver(log);
+
+    const steps = [exportCreditsLog(platform)];
+    while (!steps[steps.length - 1].done && steps.length < 10)
+      steps.push(exportCreditsLog(platform, steps[steps.length - 1]));
+
+    expect(steps).toHaveLength(3);
+    expect(steps[0]).toMatchObject({
+      sheetName: 'Credits log (2)',
+      next: 2 + EXPORT_ROWS_PER_CALL,
+      done: false,
+    });
+    expect(steps[0].message).toBe('Exporting into "Credits log (2)": 5,000 of 10,001 rows…');
+    expect(log.reads).toEqual([
+      [2, 1 + EXPORT_ROWS_PER_CALL],
+      [2 + EXPORT_ROWS_PER_CALL, 1 + 2 * EXPORT_ROWS_PER_CALL],
+      [2 + 2 * EXPORT_ROWS_PER_CALL, 2 + 2 * EXPORT_ROWS_PER_CALL],
+    ]);
+    expect(steps[2]).toMatchObject({ done: true, written: rows.length - 2, skipped: 1 });
+    // The watch's note is copied, and not counted as a charge: the count is the Credits tab's.
+    const tab = summarizeCredits(rows, Date.UTC(2026, 10, 22), '');
+    expect(tab.total).toBe(9_998);
+    expect(steps[2].message).toBe(
+      'Exported 9,998 charges into the sheet "Credits log (2)", with 1 note of the watch (not charges). 1 row of the log could not be read (edited by hand) and was left out.',
+    );
+    expect(log.exports.get('Credits log (2)')).toEqual([
+      CREDITS_HEADER,
+      ...rows.filter((_, i) => i !== 3 && i !== 4),
+    ]);
+    // What formulas paid for moves into the log once, before the export reads where it ends.
+    expect(kept()).toBe(1);
+  });
+
+  it("stops at the log's end it saw first, never reads past the log as it is, and says when a run's charges still come", () => {
+    const log = new MemoryCreditsLog(loggedRows(EXPORT_ROWS_PER_CALL + 10));
+    const document = new MemoryProperties();
+    const { platform } = platformOver(log, document);
+    const first = exportCreditsLog(platform);
+    expect(first).toMatchObject({ done: false, last: EXPORT_ROWS_PER_CALL + 11 });
+    // Charges logged during the export (a run under way) are not in it, and the message says so.
+    log.append(loggedRows(20));
+    document.values.set(JOB_PROPERTY, JSON.stringify({ state: 'running' }));
+    const second = exportCreditsLog(platform, first);
+    expect(second).toMatchObject({ done: true, written: EXPORT_ROWS_PER_CALL + 10 });
+    expect(second.message).toMatch(
+      /A run is under way: its charges after you pressed Export are not in this sheet/,
+    );
+    expect(log.reads[log.reads.length - 1]).toEqual([EXPORT_ROWS_PER_CALL + 2, EXPORT_ROWS_PER_CALL + 11]);
+
+    // A request that comes back claiming a longer log reads only what there is.
+    const sheetName = log.createExport('Forged length');
+    const forged = exportCreditsLog(platform, { sheetName, next: 2, last: 500_000, written: 0, skipped: 0 });
+    expect(log.reads[log.reads.length - 1]).toEqual([2, 1 + EXPORT_ROWS_PER_CALL]);
+    expect(forged.last).toBe(EXPORT_ROWS_PER_CALL + 31);
+  });
+
+  it('refuses to write into a sheet the export did not make, and exports nothing from an empty log', () => {
+    const empty = platformOver(new MemoryCreditsLog([]));
+    expect(exportCreditsLog(empty.platform)).toMatchObject({ done: true, written: 0, sheetName: '' });
+    const log = new MemoryCreditsLog(loggedRows(3));
+    expect(() =>
+      exportCreditsLog(platformOver(log).platform, {
+        sheetName: 'Sheet1',
+        next: 2,
+        last: 4,
+        written: 0,
+        skipped: 0,
+      }),
+    ).toThrow(/press Export in the Credits tab again/);
+  });
+
+  it("adds this spreadsheet's record of lookups to a plan that spends credits, and nothing to one that does not", () => {
+    const log = new MemoryCreditsLog(loggedRows(9));
+    log.append([['2026-11-21T08:00:00Z', 'run', OWNER, '', url('lost'), LOST_OUTCOME_TEXT, '']]);
+    const { platform } = platformOver(log);
+    const plan = { credits: 4 } as RunPlan;
+    expect(withLookupRecord(platform, plan).lookupRecord).toEqual({ lookups: 9, found: 4 });
+    expect(withLookupRecord(platform, { credits: 0 } as RunPlan).lookupRecord).toBeUndefined();
+  });
+});
