@@ -175,7 +175,7 @@ test('=FINDEMAIL after the bulk menu action enriched the same URLs: no request, 
   expect(Object.values(world.charges())).toEqual([1, 1, 1, 1]);
 });
 
-// 30 cells: Apps Script runs no more custom functions at once for one user (test/formula/refresh.test.ts: more).
+// 30 cells: Apps Script runs no more custom functions at once for one user (test/e2e/formula/refresh.test.ts: more).
 test('a cold-cache stampede: 30 cells with the same URL evaluated at once send it once', async () => {
   const jane = url('jane-doe');
   const bob = url('bob-marley');
