@@ -4,9 +4,9 @@
  * needs more than are left says so with the figures, and the pause at the quota says what Google allows.
  */
 
-import { WEB_REQUESTS_PROPERTY } from '../../src/core/propertyNames';
-import { OWNER, startWorld, url, type World } from '../support/harness';
-import { drive, type ProgressView, start } from './helpers';
+import { WEB_REQUESTS_PROPERTY } from '../../../src/core/propertyNames';
+import { drive, type ProgressView, start } from '../../bulk/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
