@@ -76,7 +76,7 @@ describe("Google's daily quota of web requests", () => {
     const paused = (await drive(world)) as ProgressView;
     expect(paused.state).toBe('paused');
     expect(paused.message).toContain('Google allows about 20,000 web requests a day for a consumer account');
-    expect(paused.message).toMatch(/Resume after it resets/);
+    expect(paused.message).toMatch(/Wait until it resets, then Resume in the Progress tab\./);
     expect(keptCount(world).sent).toBe(world.env.quotaUsage(OWNER).urlfetch - 1);
   });
 });
