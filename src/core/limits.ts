@@ -117,6 +117,11 @@ export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND
  * refusal slows the cells by what the quota lets through, not for a fixed time.
  */
 export const FORMULA_LOCK_PAUSE_MS = SECOND;
+/**
+ * Give-back records (written while the document lock was busy) a locked reservation folds into the day's spend at
+ * most, and deletes at most: it holds the lock for one property call each.
+ */
+export const GIVE_BACKS_FOLDED_AT_ONCE = 20;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */

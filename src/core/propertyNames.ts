@@ -59,7 +59,8 @@ export const RUN_HISTORY_PROPERTY = 'pef.runs';
 export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
 /**
  * Document properties: credits of the day's reservation an execution gave back while the document lock was busy
- * (JSON: day and credits, one property each), deducted from FORMULA_SPEND_PROPERTY at the next locked reservation.
+ * (JSON: day and credits, one property each), deducted from FORMULA_SPEND_PROPERTY at the next locked reservation,
+ * which names them in it until they are deleted (deducted once).
  */
 export const FORMULA_GIVE_BACK_PREFIX = 'pef.giveBack.';
 /**

@@ -7,6 +7,7 @@
  */
 
 import type { FormulaCapState, FormulaPolicy } from '../api';
+import { GIVE_BACKS_FOLDED_AT_ONCE } from '../core/limits';
 import {
   FORMULA_GIVE_BACK_PREFIX,
   FORMULA_POLICY_PREFIX,
@@ -42,14 +43,53 @@ export function readPolicy(platform: Platform): FormulaPolicy {
   }
 }
 
-/** The day's spending (the spreadsheet's day, its time zone, as the watch counts its own), less what was given back without the lock (`names`: those records, to fold in). */
-function readSpendAndGiveBacks(platform: Platform, now: number): { spend: FormulaSpend; names: string[] } {
-  const all = platform.documentProperties().getProperties();
+/** The day's spending as read under the lock: `folded` names the give-back records it has subtracted. */
+interface SpendRead {
+  spend: FormulaSpend;
+  folded: string[];
+}
+
+function foldedOf(raw: string | null): string[] {
+  try {
+    const folded = (JSON.parse(raw ?? '') as { folded?: unknown }).folded;
+    return Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The day's spending (the spreadsheet's day, its time zone, as the watch counts its own), less what was given back
+ * without the lock: the give-back records not yet folded in, `atMost` of them. The spend record names the records it
+ * has subtracted (`folded`) until they are deleted, so a record folded but not deleted (the execution killed, or the
+ * properties quota reached, between the deletes) is never subtracted twice. One property read and the names' read
+ * when there is no give-back record; the whole store is read only when there are records to fold.
+ */
+function readSpend(platform: Platform, now: number, atMost: number): SpendRead {
+  const props = platform.documentProperties();
   const day = platform.clock.day(now);
-  let spend = parseSpend(all[FORMULA_SPEND_PROPERTY], day);
-  const names = Object.keys(all).filter((name) => name.startsWith(FORMULA_GIVE_BACK_PREFIX));
-  for (const name of names) spend = giveBack(spend, parseSpend(all[name], day).used);
-  return { spend, names };
+  const raw = props.getProperty(FORMULA_SPEND_PROPERTY);
+  let spend = parseSpend(raw, day);
+  const records = props
+    .getKeys()
+    .filter((name) => name.startsWith(FORMULA_GIVE_BACK_PREFIX))
+    .sort();
+  if (records.length === 0) return { spend, folded: [] };
+  const already = new Set(foldedOf(raw));
+  const still = records.filter((name) => already.has(name));
+  const fresh = records.filter((name) => !already.has(name)).slice(0, Math.max(0, atMost - still.length));
+  if (fresh.length > 0) {
+    const all = props.getProperties();
+    for (const name of fresh) spend = giveBack(spend, parseSpend(all[name], day).used);
+  }
+  return { spend, folded: [...still, ...fresh] };
+}
+
+/** Writes the day's spending naming the records folded in, then deletes those records, one call each. */
+function writeSpendAndFold(platform: Platform, spend: FormulaSpend, folded: string[]): void {
+  const record = folded.length > 0 ? { ...spend, folded } : spend;
+  platform.documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(record));
+  for (const name of folded) platform.documentProperties().deleteProperty(name);
 }
 
 /**
@@ -58,17 +98,12 @@ function readSpendAndGiveBacks(platform: Platform, now: number): { spend: Formul
  */
 function giveBackUnused(platform: Platform, lock: DocumentLock, now: number, unused: number): void {
   const given = lock.tryWith(() => {
-    const { spend, names } = readSpendAndGiveBacks(platform, now);
-    writeSpend(platform, giveBack(spend, unused));
-    for (const name of names) platform.documentProperties().deleteProperty(name);
+    const { spend, folded } = readSpend(platform, now, GIVE_BACKS_FOLDED_AT_ONCE);
+    writeSpendAndFold(platform, giveBack(spend, unused), folded);
   });
   if (given) return;
   const record: FormulaSpend = { day: platform.clock.day(now), used: unused };
   platform.documentProperties().setProperty(FORMULA_GIVE_BACK_PREFIX + timeId(now), JSON.stringify(record));
-}
-
-function writeSpend(platform: Platform, spend: { day: string; used: number }): void {
-  platform.documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
 }
 
 /**
@@ -88,10 +123,9 @@ export function formulaSpendGate(
     name: 'daily limit',
     admit(_markers, free) {
       if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
-      const { spend, names } = readSpendAndGiveBacks(platform, clock.now());
+      const { spend, folded } = readSpend(platform, clock.now(), GIVE_BACKS_FOLDED_AT_ONCE);
       const outcome = reserve(spend, policy, free);
-      if (outcome.granted > 0 || names.length > 0) writeSpend(platform, outcome.next);
-      for (const name of names) platform.documentProperties().deleteProperty(name);
+      if (outcome.granted > 0 || folded.length > 0) writeSpendAndFold(platform, outcome.next, folded);
       reserved += outcome.granted;
       return { take: outcome.granted, refusal };
     },
@@ -104,7 +138,7 @@ export function formulaSpendGate(
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
 export function readFormulaCapState(platform: Platform): FormulaCapState {
-  const { spend } = readSpendAndGiveBacks(platform, platform.clock.now());
+  const { spend } = readSpend(platform, platform.clock.now(), Number.POSITIVE_INFINITY);
   return { policy: readPolicy(platform), usedToday: spend.used, day: spend.day };
 }
 
