@@ -122,6 +122,11 @@ export const FORMULA_LOCK_PAUSE_MS = SECOND;
  * most, and deletes at most: it holds the lock for one property call each.
  */
 export const GIVE_BACKS_FOLDED_AT_ONCE = 20;
+/**
+ * A formula batch's journal in the document cache lives this long, the cache's longest: past its 1,000 items
+ * CacheService keeps those farthest from expiry (apps-script/reference/cache/cache), so claims go first.
+ */
+export const BATCH_JOURNAL_SECONDS = 21600;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */

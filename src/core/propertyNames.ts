@@ -33,6 +33,12 @@ export const PENDING_PREFIX = 'pef.p.';
 /** Document properties: a batch being sent (JSON: until when, the URL hashes), '' once its results are kept. */
 export const SENDING_PREFIX = 'pef.s.';
 /**
+ * Document cache prefix + a formula batch's sending record name: the batch's buffered results and charges (JSON),
+ * kept while its lock-free write may be undone by keepPending's rewrite of the whole store; read when the record is
+ * found unended past its time, so the batch is kept rather than settled as lost answers.
+ */
+export const BATCH_JOURNAL_PREFIX = 'pef.j.';
+/**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
  * hash -> lost sends and until when they count; src/store/documentView.ts). Durable, unlike the cache.
  */
