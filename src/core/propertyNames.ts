@@ -69,6 +69,8 @@ export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
  * which names them in it until they are deleted (deducted once).
  */
 export const FORMULA_GIVE_BACK_PREFIX = 'pef.giveBack.';
+/** Document cache: a give-back record was written without the lock; the next locked reservation folds it in. */
+export const FORMULA_GIVE_BACK_MARKER = 'pef.givenBack';
 /**
  * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
  * user properties, so only the owner sets what formulas spend of the owner's credits.

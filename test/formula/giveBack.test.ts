@@ -2,8 +2,9 @@
  * The formulas' daily limit folding in give-back records (written while the document lock was busy): a reservation
  * killed part-way through deleting them never subtracts one twice, and each reservation folds a bounded number.
  */
-import { GIVE_BACKS_FOLDED_AT_ONCE } from '../../src/core/limits';
+import { GIVE_BACK_CHECK_MS, GIVE_BACKS_FOLDED_AT_ONCE } from '../../src/core/limits';
 import {
+  FORMULA_GIVE_BACK_MARKER,
   FORMULA_GIVE_BACK_PREFIX,
   FORMULA_POLICY_PREFIX,
   FORMULA_SPEND_PROPERTY,
@@ -11,7 +12,7 @@ import {
 import type { SpreadsheetPort } from '../../src/core/sheet';
 import { formulaSpendGate, readFormulaCapState } from '../../src/formula/dailyLimit';
 import type { Admission } from '../../src/lookup/gate';
-import type { DocumentLock } from '../../src/lookup/ports';
+import type { DocumentCache, DocumentLock } from '../../src/lookup/ports';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
 
 const SPREADSHEET_ID = 'spreadsheet-1';
@@ -116,5 +117,58 @@ describe('give-back records of the formulas daily limit', () => {
     expect(taken(third.admit?.({}, 1))).toBe(0);
     expect(w.document.wholeReads).toBe(2);
     expect(used(w)).toBe(cap);
+  });
+
+  it('with a document cache: a reservation reads one property unless a give-back marked the cache, or the last look is old', () => {
+    const w = world(10);
+    const cached = new Map<string, string>();
+    /** The gate puts and removes its marker; the claims' read of the cache (markers) is the test's. */
+    const unused = () => {
+      throw new Error('not used by the gate');
+    };
+    const cache: DocumentCache = {
+      get: unused,
+      getAll: unused,
+      putAll: unused,
+      removeAll: unused,
+      put: (key, value) => {
+        cached.set(key, value);
+      },
+      remove: (key) => {
+        cached.delete(key);
+      },
+    };
+    const markers = () => Object.fromEntries(cached);
+    const gate = (lock: DocumentLock) => formulaSpendGate(w.platform, { lock, clock: w.clock, cache });
+    // The spreadsheet's first reservation: one read, one write.
+    w.document.calls = 0;
+    const first = gate(w.busy);
+    expect(taken(first.admit?.(markers(), 4))).toBe(4);
+    expect(w.document.calls).toBe(2);
+    // Given back while the lock is busy: a record, and the marker in the cache.
+    first.close?.({ charged: 1 });
+    expect(giveBackRecords(w)).toHaveLength(1);
+    expect(cached.has(FORMULA_GIVE_BACK_MARKER)).toBe(true);
+    const next = gate(w.free);
+    expect(taken(next.admit?.(markers(), 10))).toBe(9);
+    expect(giveBackRecords(w)).toEqual([]);
+    expect(cached.has(FORMULA_GIVE_BACK_MARKER)).toBe(false);
+    next.close?.({ charged: 9 });
+    // A record whose marker the cache dropped: counted when the names are read again, GIVE_BACK_CHECK_MS later.
+    const lost = gate(w.busy);
+    w.document.values.set(
+      FORMULA_SPEND_PROPERTY,
+      JSON.stringify({ ...JSON.parse(w.document.values.get(FORMULA_SPEND_PROPERTY) ?? '{}'), used: 8 }),
+    );
+    expect(taken(lost.admit?.(markers(), 2))).toBe(2);
+    lost.close?.({ charged: 0 });
+    cached.clear();
+    w.document.calls = 0;
+    expect(taken(gate(w.free).admit?.(markers(), 5))).toBe(0);
+    expect(w.document.calls).toBe(1);
+    w.clock.at += GIVE_BACK_CHECK_MS;
+    expect(taken(gate(w.free).admit?.(markers(), 5))).toBe(2);
+    expect(giveBackRecords(w)).toEqual([]);
+    expect(used(w)).toBe(10);
   });
 });
