@@ -165,6 +165,11 @@ export const DEFAULT_MAX_CONCURRENCY = 100;
  * may hold more than this many URLs: cells of one URL (the common case) must not send one each.
  */
 export const FORMULA_KEY_CHECK_ABOVE = 4;
+/**
+ * The sidebar looks for a column of single =FINDEMAIL cells only on sheets of at most this many cells (rows ×
+ * columns of the data): the look reads the formulas of every cell, on each opening. Refresh looks on any sheet.
+ */
+export const SINGLE_CELLS_LOOK_MAX_CELLS = 100_000;
 /** The largest FETCH_MAX_CONCURRENCY, ENRICH_BATCH_SIZE or FETCH_CONCURRENCY taken (our bound). */
 export const MAX_BATCH_SIZE = 1000;
 /** Rows a bulk window plans at most, whatever share of them needs a lookup (bounds a slice's reads and memory). */

@@ -6,6 +6,7 @@
  */
 
 import type { SingleCellsState } from '../api';
+import { SINGLE_CELLS_LOOK_MAX_CELLS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
@@ -14,6 +15,7 @@ import {
   rangeFormula,
   replaceWithRange,
   runA1,
+  runStillThere,
   type SingleCellColumn,
 } from './columnOffer';
 import { readFormulaCapState } from './dailyLimit';
@@ -128,9 +130,13 @@ function askAndReplace(
   sheet: SheetPort,
   found: { run: SingleCellColumn; unfinished: number },
   ifNo: string,
+  again: string,
 ): string | undefined {
   const { run } = found;
   if (!platform.ui.confirm(offerText(run, found.unfinished, ifNo))) return undefined;
+  // The dialog waits for the person while collaborators may type, sort or insert rows: the run is read again.
+  if (!runStillThere(sheet, run))
+    return `Nothing changed: ${runA1(run)} changed while the question was open (someone edited, sorted or inserted rows). Use ${again} again to be asked about the column as it is now.`;
   const count = run.last - run.first + 1;
   const formula = replaceWithRange(sheet, run);
   platform.spreadsheet().flush();
@@ -154,13 +160,19 @@ function offerRangeFormula(
         sheet,
         { run, unfinished: unfinishedCells },
         'Refresh enters the unfinished cells again as they are.',
+        REFRESH_PATH,
       )
     : undefined;
 }
 
 /** The longest column of single cells on the active sheet, past what Sheets runs at once, and its unfinished cells. */
-function singleCellsOf(sheet: SheetPort): { run: SingleCellColumn; unfinished: number } | undefined {
-  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), SIMULTANEOUS_EXECUTIONS);
+function singleCellsOf(
+  sheet: SheetPort,
+  maxCells = Number.POSITIVE_INFINITY,
+): { run: SingleCellColumn; unfinished: number } | undefined {
+  const block = dataBlock(sheet);
+  if (block.rows * block.columns > maxCells) return undefined;
+  const run = longestSingleCellColumn(sheet.formulas(block), SIMULTANEOUS_EXECUTIONS);
   if (!run) return undefined;
   const values = sheet.values({
     row: run.first,
@@ -176,7 +188,7 @@ function singleCellsOf(sheet: SheetPort): { run: SingleCellColumn; unfinished: n
  * some of them not done; undefined otherwise. (A cell cannot tell: it sees its own input only.)
  */
 export function singleCellColumnState(platform: Platform): SingleCellsState | undefined {
-  const found = singleCellsOf(platform.spreadsheet().activeSheet());
+  const found = singleCellsOf(platform.spreadsheet().activeSheet(), SINGLE_CELLS_LOOK_MAX_CELLS);
   if (!found || found.unfinished === 0) return undefined;
   const { run } = found;
   return {
@@ -195,7 +207,13 @@ export function replaceSingleCells(platform: Platform): string {
   if (!found)
     return `No column of more than ${SIMULTANEOUS_EXECUTIONS} single =FINDEMAIL cells on this sheet: open the sheet that holds them, then use this button again.`;
   return (
-    askAndReplace(platform, sheet, found, 'nothing changes.') ??
+    askAndReplace(
+      platform,
+      sheet,
+      found,
+      'nothing changes.',
+      'Replace with one range formula in the Settings tab',
+    ) ??
     `Nothing changed. ${REFRESH_PATH} enters the unfinished cells again, about ${SIMULTANEOUS_EXECUTIONS} at a time.`
   );
 }

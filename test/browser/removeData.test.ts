@@ -86,7 +86,7 @@ test('asks first, exports the credits log on request, then removes the hidden sh
   await page.getByRole('button', { name: 'Remove the data' }).click();
   await waitForText(
     page.locator('#remove-data-message'),
-    /^Removed from this spreadsheet: the hidden sheets _pef_results and _pef_credits, \d+ stored values of the add-on\. Your cells, exported sheets, API key and settings are kept\./,
+    /^Removed from this spreadsheet: the hidden sheets _pef_results and _pef_credits, \d+ stored values of the add-on\. Your cells, exported sheets, API key and settings are kept, and so is what =FINDEMAIL spent today/,
   );
   await expect(confirm.isHidden()).resolves.toBe(true);
   expect(sheetNames(world)).toEqual(['Sheet1', 'Credits log']);

@@ -4,13 +4,13 @@
  * #ERROR!, and Refresh =FINDEMAIL cells gets them done. Each profile is paid once, the credits log equals the
  * service's ledger, and no cell blames the connection for what the lock refused.
  */
-import type { SidebarState } from '../../src/api';
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { parseChargeRow } from '../../src/store/credits';
-import { chargedTwice } from '../bulk/helpers';
-import { waitFor } from '../sandbox/helpers';
-import { OWNER, startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown } from './helpers';
+import type { SidebarState } from '../../../src/api';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { parseChargeRow } from '../../../src/store/credits';
+import { chargedTwice } from '../../bulk/helpers';
+import { column, emailOf, fillDown } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 const ROWS = 200;
 /** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */

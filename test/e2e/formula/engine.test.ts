@@ -5,13 +5,13 @@
  * at once. The 30 s limit and the 26 s budget are scaled down (emulator limit, FINDEMAIL_BUDGET_MS) where a test
  * waits for them, keeping their ratio; what is asserted is counted (batches, lock calls, credits), not timed.
  */
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { LOCK_BUSY } from '../../src/formula/messages';
-import { parseChargeRow } from '../../src/store/credits';
-import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { column, emailOf, lookupBatches, lookups } from './helpers';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { LOCK_BUSY } from '../../../src/formula/messages';
+import { parseChargeRow } from '../../../src/store/credits';
+import { column, emailOf, lookupBatches, lookups } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

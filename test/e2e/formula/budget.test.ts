@@ -3,10 +3,10 @@
  * what was paid for survives even an execution that is ended), and cells waiting for each other never pay twice.
  * FINDEMAIL_BUDGET_MS (a script property) lowers the 26 s budget where a test needs it to run out.
  */
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { column, emailOf, lookups } from './helpers';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { column, emailOf, lookups } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 

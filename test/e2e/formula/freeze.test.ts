@@ -3,10 +3,10 @@
  * whole spilled results included; the user's other formulas and formulas showing an error stay; an address
  * starting with "=" stays text; a formula still computing (Loading...) or showing an error is never made text.
  */
-import { FORMULA_EMAIL } from '../../sandbox/profiles';
-import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { emailOf, lookups } from './helpers';
+import { FORMULA_EMAIL } from '../../../sandbox/profiles';
+import { emailOf, lookups } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 

@@ -2,9 +2,9 @@
  * Never billed twice, proven by the sandbox's ledger: a mixed 200-row range, recalculation, a reload,
  * duplicates, =FINDEMAIL after the bulk menu action, and many cells evaluating the same URL at once.
  */
-import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
-import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown, lookups } from './helpers';
+import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../../sandbox/profiles';
+import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 
@@ -175,7 +175,7 @@ test('=FINDEMAIL after the bulk menu action enriched the same URLs: no request, 
   expect(Object.values(world.charges())).toEqual([1, 1, 1, 1]);
 });
 
-// 30 cells: Apps Script runs no more custom functions at once for one user (test/formula/refresh.test.ts: more).
+// 30 cells: Apps Script runs no more custom functions at once for one user (test/e2e/formula/refresh.test.ts: more).
 test('a cold-cache stampede: 30 cells with the same URL evaluated at once send it once', async () => {
   const jane = url('jane-doe');
   const bob = url('bob-marley');
