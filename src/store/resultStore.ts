@@ -16,7 +16,7 @@
  * depends on which read ran last. Every write of document properties here happens holding the document lock but a
  * formula's batch (keepInBuffer: properties of its own); the rewrite of the whole store (keepPending, moving the
  * buffer into the sheet) reads the properties again right before it writes, so it keeps what formulas wrote
- * meanwhile. Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
+ * meanwhile; a formula's write landing between that read and the write is kept from its journal (writeJournal). Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
  * function names, not members.)
  */
 
@@ -232,7 +232,8 @@ function putMany(
  * A formula's batch into the buffer. Its results and charges are properties of their own (a result by its hash, a
  * batch's charges by a new name), and ending its sending record writes that record alone: no other execution writes
  * them, so they need no document lock, and a paid answer is kept even when LockService is busy or refuses (its
- * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes.
+ * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes,
+ * and the batch is journaled in the document cache first for a write landing after that read (writeJournal).
  * Only the lost marks (one property every execution changes) need the lock: one try; when it is busy the batch's
  * sending record stays, and the next execution settles it as lost answers (the same charges and marks).
  */
