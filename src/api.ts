@@ -268,7 +268,7 @@ export interface RunSummary extends KindCounts {
   /** The paused and stopped stretches, in ms by the reason of the halt. */
   waited: Partial<Record<RunReason, number>>;
   /**
-   * 'watch': the watch's runs of one day (UTC) in one entry, their figures summed (its range the watched column);
+   * 'watch': the watch's runs of one day (the spreadsheet's) in one entry, their figures summed (its range the watched column);
    * absent: a person's run.
    */
   origin?: 'watch';
@@ -288,7 +288,7 @@ export interface RunHistory {
 export interface FormulaPolicy {
   /** New lookups by formulas allowed at all (results already known are always shown). */
   enabled: boolean;
-  /** Credits formulas may spend per day (UTC) in this spreadsheet. */
+  /** Credits formulas may spend per day (the spreadsheet's day) in this spreadsheet. */
   dailyCap: number;
 }
 
@@ -332,8 +332,10 @@ export interface CreditsRun {
 export interface CreditsSummary {
   /** The spreadsheet has a credits log (false: nothing was spent since the add-on started logging). */
   hasLog: boolean;
-  /** Credits charged for answers received: since midnight (UTC), in the last 7 and 30 days, in all. */
+  /** Credits charged for answers received: on `day`, in the last 7 and 30 days, in all. */
   today: number;
+  /** The day `today` counts (yyyy-MM-dd), the spreadsheet's (its time zone), as the daily limits count. */
+  day?: string;
   last7: number;
   last30: number;
   total: number;

@@ -13,6 +13,8 @@ import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
 import { summarizeCredits } from '../../src/store/creditsSummary';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
 
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
 const OWNER = 'owner@example.com';
 const OWNER_RUNNER = 'owner-runner-id';
 const payerId = (runner: string) => stableHash(runner).slice(0, 8);
@@ -118,7 +120,7 @@ describe('the Credits export over a credits log port', () => {
     ]);
     expect(steps[2]).toMatchObject({ done: true, written: rows.length - 2, skipped: 1 });
     // The watch's note is copied, and not counted as a charge: the count is the Credits tab's.
-    const tab = summarizeCredits(rows, Date.UTC(2026, 10, 22), '');
+    const tab = summarizeCredits(rows, Date.UTC(2026, 10, 22), '', utcDay);
     expect(tab.total).toBe(9_998);
     expect(steps[2].message).toBe(
       'Exported 9,998 charges into the sheet "Credits log (2)", with 1 note of the watch (not charges). 1 row of the log could not be read (edited by hand) and was left out.',
