@@ -112,9 +112,10 @@ export const DEFAULT_CONCURRENCY = 20;
 export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND) + 1;
 /**
  * A formula whose claim found the document lock busy or refused (LockService's rate quota, reported: "too many
- * LockService operations") tries again after a pause of this much, times a random factor from 1 to 2 (cells
- * refused together do not come back together), while its budget allows: the quota's window passes meanwhile, so a
- * refusal slows the cells by what the quota lets through, not for a fixed time.
+ * LockService operations") tries again after a pause of this much, doubled at each refusal of the same cell (at
+ * most 16 times), times a random factor from 1 to 2 (cells refused together do not come back together), while its
+ * budget allows: the quota's window passes meanwhile, so a refusal slows the cells by what the quota lets through,
+ * not for a fixed time, and the retries do not keep the quota spent.
  */
 export const FORMULA_LOCK_PAUSE_MS = SECOND;
 /**
