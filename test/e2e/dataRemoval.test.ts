@@ -34,6 +34,17 @@ const addonProperties = (w: World) =>
     .filter((key) => key.startsWith('pef.'));
 const triggersOf = (w: World) => w.env.triggers.filter((t) => t.spreadsheetId === w.ss.id);
 
+/** A new world whose run over PROFILES is done: its document properties, the time, and the stored job. */
+async function finishedRun() {
+  world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
+  await start(world, 'A1:A4');
+  expect((await drive(world)).state).toBe('done');
+  const props = world.env.documentProperties(world.ss.id);
+  const now = Date.now();
+  const job = JSON.parse(props.get('pef.job') as string);
+  return { world, props, now, job };
+}
+
 async function startWatch(w: World, user: string): Promise<WatchStart> {
   w.env.select(w.ss.id, 'A1');
   return (await w.env.run('startWatch', [{ limit: 5 }], w.as(user))) as WatchStart;
@@ -127,12 +138,7 @@ describe("removing this spreadsheet's add-on data", () => {
   });
 
   it('is refused while a slice is at work or a formula is sending, and keeps everything', async () => {
-    world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
-    await start(world, 'A1:A4');
-    expect((await drive(world)).state).toBe('done');
-    const props = world.env.documentProperties(world.ss.id);
-    const now = Date.now();
-    const job = JSON.parse(props.get('pef.job') as string);
+    const { world, props, now, job } = await finishedRun();
     props.set({
       'pef.job': JSON.stringify({ ...job, state: 'running', updatedAt: now, leaseUntil: now + 600_000 }),
     });
@@ -199,12 +205,7 @@ describe("removing this spreadsheet's add-on data", () => {
   });
 
   it("is refused while a cancelled run's slice still holds the run, whatever its state; allowed once it ends", async () => {
-    world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
-    await start(world, 'A1:A4');
-    expect((await drive(world)).state).toBe('done');
-    const props = world.env.documentProperties(world.ss.id);
-    const now = Date.now();
-    const job = JSON.parse(props.get('pef.job') as string);
+    const { world, props, now, job } = await finishedRun();
     // Cancelled long ago as far as the sidebar knows, but a slice waits out a Retry-After with the lease held.
     props.set({
       'pef.job': JSON.stringify({
