@@ -22,12 +22,13 @@ const BROWSER_TEST_DIRS = ['<rootDir>/test/browser/', '<rootDir>/test/playground
 /**
  * Issue 11 item 4: the tests that rely on claims (and the halt marker's money side) run a second time with a
  * best-effort document cache (entries vanish early, the emulator's `cacheEviction`, set by test/support/harness.ts
- * from PEF_CACHE_EVICTION); the summary line reports their duplicate payments (goal 0). test/formula/account.test.ts
- * is not among them: with the probe marker gone, more (uncharged) 402 probes go out than it allows.
+ * from PEF_CACHE_EVICTION); the summary line reports their duplicate payments (goal 0).
+ * test/e2e/formula/account.test.ts is not among them: with the probe marker gone, more (uncharged) 402 probes go out
+ * than it allows.
  */
 const BEST_EFFORT_CACHE_TESTS = [
-  '<rootDir>/test/formula/billing.test.ts',
-  '<rootDir>/test/formula/with-bulk.test.ts',
+  '<rootDir>/test/e2e/formula/billing.test.ts',
+  '<rootDir>/test/e2e/formula/with-bulk.test.ts',
   '<rootDir>/test/e2e/bulk/races.test.ts',
   '<rootDir>/test/e2e/store/claims.test.ts',
 ];

@@ -11,7 +11,9 @@
  *   d. a range of 1,000 new profiles at the default daily limit (500): the evaluation after the limit is reached,
  *      its seconds and what its cells say;
  *   e. a range of 1,000 new profiles at 1 s on a new spreadsheet, no sidebar ever opened: cells answered by the
- *      first evaluation.
+ *      first evaluation;
+ *   f. a range of 3,000 new profiles at 1 s, no sidebar opened: its evaluations (the first, then one per Refresh
+ *      =FINDEMAIL cells) until every cell shows its address.
  *
  * The daily limit is raised to 1,000,000 in a, b and e (the owner's Settings), as a person paying for 1,000 would.
  * Every loop is bounded (MAX_ACTIONS); seconds are the bench's wall time.
@@ -37,12 +39,14 @@ export const DRAGGED_TARGETS = {
   paidTwice: 0,
   lockCalls: 2,
   limitSeconds: 2,
+  bigRangeEvaluations: 2,
 };
 
 export interface DraggedOptions {
   rows: number;
   throttledRows: number;
   rangeRows: number;
+  bigRangeRows: number;
   latencyMs: number;
 }
 
@@ -50,6 +54,7 @@ export const DRAGGED_DEFAULTS: DraggedOptions = {
   rows: 1000,
   throttledRows: 200,
   rangeRows: 1000,
+  bigRangeRows: 3000,
   latencyMs: 1000,
 };
 
@@ -297,15 +302,52 @@ async function rangeWithoutSidebar(rows: number, latencyMs: number): Promise<Ran
   }
 }
 
+export interface BigRangeFigures {
+  rows: number;
+  evaluations: number;
+  answered: number;
+  firstAnswered: number;
+  seconds: number;
+  paidTwice: number;
+}
+
+/** A range of new profiles, no sidebar opened: its first evaluation, then Refresh until every cell shows. */
+export async function bigRangeWithRefresh(rows: number, latencyMs: number): Promise<BigRangeFigures> {
+  const sheet = await newSheet(profiles(rows, 'db'), { dailyCap: 1_000_000, latencyMs });
+  const answeredNow = () => shown(sheet, `B2:B${sheet.last}`).filter((v) => v.includes('@')).length;
+  try {
+    sheet.env.enter(sheet.ssId, 'B2', [[`=FINDEMAIL(A2:A${sheet.last})`]]);
+    const started = performance.now();
+    await sheet.env.recalculate(sheet.ssId);
+    const firstAnswered = answeredNow();
+    let evaluations = 1;
+    while (answeredNow() < rows && evaluations < MAX_ACTIONS) {
+      await refresh(sheet);
+      evaluations++;
+    }
+    return {
+      rows,
+      evaluations,
+      answered: answeredNow(),
+      firstAnswered,
+      seconds: (performance.now() - started) / 1000,
+      paidTwice: charges(sheet.sandbox).paidTwice,
+    };
+  } finally {
+    await sheet.close();
+  }
+}
+
 export interface DraggedFigures {
   dragged: DraggedColumnFigures;
   throttled: DraggedColumnFigures;
   locks: { first: LockCalls; later: LockCalls };
   atLimit: AtLimitFigures;
   range: RangeFigures;
+  bigRange: BigRangeFigures;
 }
 
-/** Runs the five rows: the timed one (a) alone first, the others after it, together. */
+/** Runs the six rows: the timed one (a) alone first, b to e after it, together, then f alone. */
 export async function runDraggedColumn(options: DraggedOptions = DRAGGED_DEFAULTS): Promise<DraggedFigures> {
   const dragged = await draggedColumn(options.rows, 'dg', options.latencyMs);
   const [throttled, locks, atLimit, range] = await Promise.all([
@@ -314,7 +356,8 @@ export async function runDraggedColumn(options: DraggedOptions = DRAGGED_DEFAULT
     atDailyLimit(options.rangeRows, options.latencyMs),
     rangeWithoutSidebar(options.rangeRows, options.latencyMs),
   ]);
-  return { dragged, throttled, locks, atLimit, range };
+  const bigRange = await bigRangeWithRefresh(options.bigRangeRows, options.latencyMs);
+  return { dragged, throttled, locks, atLimit, range, bigRange };
 }
 
 const fmt = (n: number) => n.toFixed(1);
@@ -324,7 +367,7 @@ export function reportDraggedColumn(
   figures: DraggedFigures,
   print: (line: string) => void = console.log,
 ): number {
-  const { dragged: a, throttled: b, locks, atLimit: d, range: e } = figures;
+  const { dragged: a, throttled: b, locks, atLimit: d, range: e, bigRange: f } = figures;
   const t = DRAGGED_TARGETS;
   const rows: Array<[string, string, string, boolean]> = [
     [
@@ -356,6 +399,12 @@ export function reportDraggedColumn(
       `${e.answered} answered + ${e.waitToBeSaved} "wait to be saved" in ${fmt(e.seconds)} s`,
       `${e.rows} in the first evaluation`,
       e.answered === e.rows,
+    ],
+    [
+      `f. a range of ${f.rows} new at 1 s, no sidebar opened: evaluations until all show (Refresh alone)`,
+      `${f.evaluations} evaluations, ${fmt(f.seconds)} s; 1st evaluation ${f.firstAnswered} answered; ${f.answered}/${f.rows} at the end; ${f.paidTwice} paid twice`,
+      `≤ ${t.bigRangeEvaluations} evaluations, none paid twice`,
+      f.evaluations <= t.bigRangeEvaluations && f.answered === f.rows && f.paidTwice === 0,
     ],
   ];
   print('\n10. A dragged column (=FINDEMAIL as people fill it), each row on a new spreadsheet\n');

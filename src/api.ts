@@ -25,6 +25,21 @@ export interface SidebarState {
   configError: string;
   /** The formulas' spending cap in this spreadsheet (this user's setting; the owner's governs formulas). */
   formulas: FormulaCapState;
+  /** A column of single =FINDEMAIL cells on the active sheet past what Sheets runs at once, some not done. */
+  singleCells?: SingleCellsState;
+}
+
+/** A column of single =FINDEMAIL cells (=FINDEMAIL(A2) dragged down) and the one range formula that replaces it. */
+export interface SingleCellsState {
+  /** H2:H1001 */
+  range: string;
+  cells: number;
+  /** Cells showing #ERROR! or a "not looked up yet" text. */
+  unfinished: number;
+  /** =FINDEMAIL(A2:A1001) */
+  formula: string;
+  /** Formulas Sheets runs at once for one person. */
+  atOnce: number;
 }
 
 export interface KeyCheckResult {
@@ -255,7 +270,7 @@ export interface RunSummary extends KindCounts {
   /** The paused and stopped stretches, in ms by the reason of the halt. */
   waited: Partial<Record<RunReason, number>>;
   /**
-   * 'watch': the watch's runs of one day (UTC) in one entry, their figures summed (its range the watched column);
+   * 'watch': the watch's runs of one day (the spreadsheet's) in one entry, their figures summed (its range the watched column);
    * absent: a person's run.
    */
   origin?: 'watch';
@@ -275,7 +290,7 @@ export interface RunHistory {
 export interface FormulaPolicy {
   /** New lookups by formulas allowed at all (results already known are always shown). */
   enabled: boolean;
-  /** Credits formulas may spend per day (UTC) in this spreadsheet. */
+  /** Credits formulas may spend per day (the spreadsheet's day) in this spreadsheet. */
   dailyCap: number;
 }
 
@@ -319,8 +334,10 @@ export interface CreditsRun {
 export interface CreditsSummary {
   /** The spreadsheet has a credits log (false: nothing was spent since the add-on started logging). */
   hasLog: boolean;
-  /** Credits charged for answers received: since midnight (UTC), in the last 7 and 30 days, in all. */
+  /** Credits charged for answers received: on `day`, in the last 7 and 30 days, in all. */
   today: number;
+  /** The day `today` counts (yyyy-MM-dd), the spreadsheet's (its time zone), as the daily limits count. */
+  day?: string;
   last7: number;
   last30: number;
   total: number;

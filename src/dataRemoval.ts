@@ -1,7 +1,9 @@
 /**
  * Settings › Remove this spreadsheet's add-on data: the hidden sheets, the document properties of the add-on (the
  * `pef.` names, nothing else), the document cache entries it can name, and the current user's watch triggers. The
- * person's cells, exported sheets, API key and settings stay. Refused while a run or a formula is sending.
+ * person's cells, exported sheets, API key and settings stay, and so do the records that guard the owner's credits:
+ * what =FINDEMAIL spent today (else any editor could give formulas another day's limit) and the answers lost lately
+ * (else a profile whose answers were lost, maybe charged, is sent again). Refused while a run or a formula is sending.
  */
 import type { DataRemovalPlan, DataRemovalResult } from './api';
 import { isActive } from './bulk/jobMachine';
@@ -12,9 +14,12 @@ import {
   ACCOUNT_CHECK_KEY,
   ACCOUNT_OK_KEY,
   CREDITS_SHEET,
+  FORMULA_GIVE_BACK_PREFIX,
+  FORMULA_SPEND_PROPERTY,
   FORMULA_WRITES_REFUSED_KEY,
   HALT_KEY,
   JOB_PROPERTY,
+  LOST_PROPERTY,
   PACE_PREFIX,
   PACE_SCOPES,
   RESULTS_SHEET,
@@ -28,6 +33,9 @@ import { parseSending } from './store/sendingRecords';
 /** The add-on's names in document properties and the document cache. */
 const ADDON_PREFIX = 'pef.';
 const ADDON_SHEETS = [RESULTS_SHEET, CREDITS_SHEET] as const;
+/** The add-on's names the removal keeps: today's spending of formulas and the lost answers (they guard credits). */
+const guardsCredits = (key: string) =>
+  key === FORMULA_SPEND_PROPERTY || key.startsWith(FORMULA_GIVE_BACK_PREFIX) || key === LOST_PROPERTY;
 /**
  * The cache entries with a fixed name. Claims (`pef.claim.<hash>`) cannot be listed (CacheService has no key
  * listing): they end by themselves within six minutes, and none is held while nothing is sending.
@@ -48,7 +56,7 @@ interface StoredWatch {
   urlColumn: number;
 }
 
-/** What the spreadsheet holds of the add-on, from one read of its document properties. */
+/** What the spreadsheet holds of the add-on, from one read of its document properties (`addonKeys`: those to remove). */
 interface Holdings {
   properties: Record<string, string>;
   addonKeys: string[];
@@ -58,7 +66,9 @@ interface Holdings {
 
 function holdings(platform: Platform): Holdings {
   const properties = platform.documentProperties().getProperties();
-  const addonKeys = Object.keys(properties).filter((key) => key.startsWith(ADDON_PREFIX));
+  const addonKeys = Object.keys(properties).filter(
+    (key) => key.startsWith(ADDON_PREFIX) && !guardsCredits(key),
+  );
   let watch: StoredWatch | null = null;
   try {
     watch = properties[WATCH_PROPERTY] ? (JSON.parse(properties[WATCH_PROPERTY]) as StoredWatch) : null;
@@ -72,8 +82,8 @@ function holdings(platform: Platform): Holdings {
 function refusalOf(platform: Platform, properties: Record<string, string>): string {
   const now = platform.clock.now();
   const job = properties[JOB_PROPERTY] ? loadJob(platform) : null;
+  const atWork = job !== null && job.leaseUntil > now;
   if (job && isActive(job.state)) {
-    const atWork = job.leaseUntil > now;
     const driven = job.state === 'running' && now - job.updatedAt < WAITING_AFTER_MS;
     if (atWork || driven) {
       const starter = job.ownerName || 'another editor';
@@ -83,6 +93,12 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
           : `or ask ${starter} to pause it in their Progress tab`;
       return `A run is under way in this spreadsheet (started by ${starter}). Wait until it ends, ${pause}, then press Remove again.`;
     }
+  }
+  if (job && atWork) {
+    // A slice of a paused or cancelled run still holds the run (its last batch, or a wait for the service's
+    // Retry-After): it writes the results and the credits log when it ends.
+    const minutes = Math.max(1, Math.ceil((job.leaseUntil - now) / 60_000));
+    return `The last run (${job.state}) is still finishing the lookups it had sent: their answers and charges are being written. Press Remove again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}, once the Progress tab no longer says the final count follows.`;
   }
   const sending = Object.entries(properties).some(([name, value]) => {
     if (!name.startsWith(SENDING_PREFIX) || !value) return false;
@@ -132,7 +148,7 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
   const others = held.addonKeys.filter((key) => key !== WATCH_PROPERTY).length;
   if (others > 0)
     items.push(
-      `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history, results formulas paid for that wait to be saved and the formulas' count of today.`,
+      `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history and results formulas paid for that wait to be saved. What =FINDEMAIL spent today stays, so the daily limit of formulas still counts it.`,
     );
   return {
     items,
@@ -142,7 +158,7 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
 }
 
 const KEPT =
-  'Your cells, exported sheets, API key and settings are kept. A profile looked up again costs a credit again.';
+  "Your cells, exported sheets, API key and settings are kept, and so is what =FINDEMAIL spent today (the Settings tab's daily limit still counts it). A profile looked up again costs a credit again.";
 
 /**
  * Removes the add-on's data from this spreadsheet, holding the document lock (no run or formula stores meanwhile).
@@ -155,9 +171,8 @@ export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
     if (refusal) return { refusal, held };
     const removedSheets = platform.addonSheets.remove(ADDON_SHEETS);
     if (held.addonKeys.length > 0) {
-      const kept = Object.fromEntries(
-        Object.entries(held.properties).filter(([key]) => !key.startsWith(ADDON_PREFIX)),
-      );
+      const removed = new Set(held.addonKeys);
+      const kept = Object.fromEntries(Object.entries(held.properties).filter(([key]) => !removed.has(key)));
       // One call for every name (a spreadsheet may hold 2,000 results formulas paid for): the others are kept.
       platform.documentProperties().setProperties(kept, true);
     }

@@ -32,7 +32,7 @@ import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
-import { refreshFormulas as refresh } from './formula/refresh';
+import { refreshFormulas as refresh, replaceSingleCells as replaceSingles } from './formula/refresh';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
 import * as watch from './watch/entryPoints';
@@ -184,6 +184,13 @@ export function getEnrichmentProgress(): Progress {
 /** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
 export function refreshFormulas(): string {
   const message = refresh(appsScript);
+  showToast(message);
+  return message;
+}
+
+/** The sidebar's offer: a column of single =FINDEMAIL cells becomes one range formula (asked first). */
+export function replaceSingleCells(): string {
+  const message = replaceSingles(appsScript);
   showToast(message);
   return message;
 }

@@ -6,6 +6,7 @@
 import type { SidebarState } from './api';
 import { getEnrichmentProgress } from './bulk/controls';
 import { readFormulaCapState } from './formula/dailyLimit';
+import { singleCellColumnState } from './formula/refresh';
 import type { Platform } from './platform/platform';
 import { accountState } from './settings/account';
 
@@ -16,5 +17,6 @@ export function sidebarState(platform: Platform): SidebarState {
     ...accountState(platform),
     progress: getEnrichmentProgress(platform),
     formulas: readFormulaCapState(platform),
+    singleCells: singleCellColumnState(platform),
   };
 }

@@ -86,8 +86,10 @@ export class Environment extends SharedState implements ServiceHost {
   private lockCalls: number[] = [];
   /** Locks released while their execution had sheet writes not flushed (services/pending.ts). */
   lockReleasesWithPendingWrites = 0;
-  /** Lock calls refused by the rate quota (option lockRateLimit). */
+  /** Lock calls refused by the rate quota (option lockRateLimit, or refuseLockCalls). */
   lockCallsRefused = 0;
+  /** Set by refuseLockCalls: every Lock call throws the rate quota's error until it is lifted. */
+  private lockQuotaSpent = false;
 
   constructor(options: EnvironmentOptions = {}) {
     super(options.timeZone ?? 'Etc/UTC', evictor(options.cacheEviction));
@@ -472,7 +474,45 @@ export class Environment extends SharedState implements ServiceHost {
     return this.serials[kind]++;
   }
 
+  /**
+   * LockService's rate quota spent by the script's other executions (the test's control, however slow the
+   * machine): from now every Lock call (but hasLock) throws the quota's error, with `lockRateLimit`'s message if
+   * given, until the returned lift is called.
+   */
+  refuseLockCalls(): () => void {
+    this.lockQuotaSpent = true;
+    return () => {
+      this.lockQuotaSpent = false;
+    };
+  }
+
+  /**
+   * Time passes during the executions under way: the clock moves `ms` forward (as advanceClock) and their time
+   * limits come `ms` nearer, as if they had run that long (the test's control, however slow the machine).
+   */
+  passTime(ms: number): void {
+    this.advanceClock(ms);
+    this.pool.spend(ms);
+  }
+
+  /**
+   * Ends the executions under way now as the platform's time limit does (the test's control of the moment, however
+   * slow the machine): custom functions only with `kind` 'custom'. Returns how many were ended.
+   */
+  endByTimeLimit(kind?: 'custom' | 'execution'): number {
+    return this.pool.timeOut((exec) => kind === undefined || exec.kind === kind);
+  }
+
+  /** Executions of `user` running now (custom functions included), from their call until they end. */
+  runningExecutions(user: string): number {
+    return this.running.get(user) ?? 0;
+  }
+
   chargeLockCall(): void {
+    if (this.lockQuotaSpent) {
+      this.lockCallsRefused++;
+      fail(this.lockRateLimit?.message ?? TOO_MANY_LOCK_OPERATIONS);
+    }
     const limit = this.lockRateLimit;
     if (!limit) return;
     const now = this.now();

@@ -32,6 +32,10 @@ interface WorkerSlot {
   started?: () => void;
   /** Ends the execution under way because the environment closes. */
   abort?: () => void;
+  /** Ends the execution under way as its time limit does. */
+  timeOut?: () => void;
+  /** Brings the execution's time limit `ms` nearer (time passed on the environment's clock). */
+  spend?: (ms: number) => void;
 }
 
 export class WorkerPool {
@@ -59,9 +63,17 @@ export class WorkerPool {
       // The limit runs from when the worker starts the execution: starting a worker thread is the emulator's
       // cost, not the script's (a fresh thread can take longer than a scaled-down limit on a busy machine).
       let timer = setTimeout(() => resolve('timeout'), limitMs + WORKER_START_GRACE_MS);
+      let endsAt: number | undefined;
       slot.started = () => {
         clearTimeout(timer);
+        endsAt = Date.now() + limitMs;
         timer = setTimeout(() => resolve('timeout'), limitMs);
+      };
+      slot.spend = (ms) => {
+        if (endsAt === undefined) return;
+        endsAt -= ms;
+        clearTimeout(timer);
+        timer = setTimeout(() => resolve('timeout'), Math.max(0, endsAt - Date.now()));
       };
       const onCrash = () => {
         clearTimeout(timer);
@@ -70,6 +82,10 @@ export class WorkerPool {
       slot.abort = () => {
         clearTimeout(timer);
         resolve('closed');
+      };
+      slot.timeOut = () => {
+        clearTimeout(timer);
+        resolve('timeout');
       };
       if (this.closed) slot.abort();
       slot.finish = (done) => {
@@ -86,6 +102,23 @@ export class WorkerPool {
     if (typeof outcome === 'string') this.discard(slot);
     else this.release(slot);
     return { outcome, startedAt };
+  }
+
+  /** Brings the time limit of every execution under way `ms` nearer. */
+  spend(ms: number): void {
+    for (const slot of this.busy) if (slot.exec && !slot.exec.done) slot.spend?.(ms);
+  }
+
+  /** Ends the executions under way that `which` picks as their time limit does; returns how many. */
+  timeOut(which: (exec: Exec) => boolean): number {
+    let ended = 0;
+    for (const slot of this.busy) {
+      if (slot.exec && !slot.exec.done && slot.timeOut && which(slot.exec)) {
+        slot.timeOut();
+        ended++;
+      }
+    }
+    return ended;
   }
 
   /** Ends the executions under way ('closed'), rejects those waiting for a thread, stops every thread. */

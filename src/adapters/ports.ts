@@ -34,6 +34,7 @@ export function servicePorts(writable = false, charges?: ChargeContext): LookupP
 export function storeServices(clock: Clock = systemClock): StoreServices {
   return {
     properties: documentProperties(),
+    cache: documentCache,
     clock,
     resultsSheet: resultsSheetOn(hiddenSheet(RESULTS_LAYOUT)),
     appendCharges: creditsLog.append,

@@ -1,4 +1,5 @@
 /** PropertiesService: the spreadsheet's document properties and this user's user properties. */
+import { ADDON_NAME } from '../core/product';
 
 /**
  * The document properties, shared by every user of the spreadsheet, or null: "When document properties are not
@@ -11,7 +12,10 @@ export function documentPropertiesOrNull(): GoogleAppsScript.Properties.Properti
 /** The document properties; throws when the execution has no document. */
 export function documentProperties(): GoogleAppsScript.Properties.Properties {
   const properties = documentPropertiesOrNull();
-  if (!properties) throw new Error('This execution has no spreadsheet: open the spreadsheet and try again.');
+  if (!properties)
+    throw new Error(
+      `This works only inside a spreadsheet: open the spreadsheet, then use Extensions › ${ADDON_NAME} there again.`,
+    );
   return properties;
 }
 

@@ -23,7 +23,10 @@ export function haltOf(error: ServiceError): { reason: HaltReason; message: stri
     case 'quota':
       return {
         reason: 'quota',
-        message: withAdvice(error, `${WEB_REQUEST_QUOTA_WORDS}. Resume after it resets.`),
+        message: withAdvice(
+          error,
+          `${WEB_REQUEST_QUOTA_WORDS}. Wait until it resets, then Resume in the Progress tab.`,
+        ),
       };
     case 'endpoint_not_found':
     case 'config':

@@ -2,6 +2,22 @@
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
+/**
+ * The first millisecond of the day of `now` as `dayOf` tells days (the spreadsheet's time zone): days only move
+ * forward with time, so a binary search over the 48 hours before `now` finds it in about 28 calls of `dayOf`.
+ */
+export function startOfDay(now: number, dayOf: (ms: number) => string): number {
+  const today = dayOf(now);
+  let before = now - 48 * 3600 * 1000; // a time of an earlier day, whatever the zone (offsets stay within 14 h)
+  let within = now;
+  while (within - before > 1) {
+    const middle = before + Math.floor((within - before) / 2);
+    if (dayOf(middle) === today) within = middle;
+    else before = middle;
+  }
+  return within;
+}
+
 /** "27 Nov" for the day "2026-11-27" (a day the add-on counts: the spreadsheet's); the text itself otherwise. */
 export function dayText(day: string): string {
   const [, month, date] = /^\d{4}-(\d{2})-(\d{2})$/.exec(day) ?? [];

@@ -112,11 +112,28 @@ export const DEFAULT_CONCURRENCY = 20;
 export const FORMULA_CLAIM_SECONDS = Math.ceil(CUSTOM_FUNCTION_LIMIT_MS / SECOND) + 1;
 /**
  * A formula whose claim found the document lock busy or refused (LockService's rate quota, reported: "too many
- * LockService operations") tries again after a pause of this much, times a random factor from 1 to 2 (cells
- * refused together do not come back together), while its budget allows: the quota's window passes meanwhile, so a
- * refusal slows the cells by what the quota lets through, not for a fixed time.
+ * LockService operations") tries again after a pause of this much, doubled at each refusal of the same cell (at
+ * most 16 times), times a random factor from 1 to 2 (cells refused together do not come back together), while its
+ * budget allows: the quota's window passes meanwhile, so a refusal slows the cells by what the quota lets through,
+ * not for a fixed time, and the retries do not keep the quota spent.
  */
 export const FORMULA_LOCK_PAUSE_MS = SECOND;
+/**
+ * Give-back records (written while the document lock was busy) a locked reservation folds into the day's spend at
+ * most, and deletes at most: it holds the lock for one property call each.
+ */
+export const GIVE_BACKS_FOLDED_AT_ONCE = 20;
+/**
+ * A formula batch's journal in the document cache lives this long, the cache's longest: past its 1,000 items
+ * CacheService keeps those farthest from expiry (apps-script/reference/cache/cache), so claims go first.
+ */
+export const BATCH_JOURNAL_SECONDS = 21600;
+/**
+ * A reservation reads the document properties' names for give-back records at least this often even when the
+ * cache's marker (best-effort) says none is waiting; the marker lives the cache's longest.
+ */
+export const GIVE_BACK_CHECK_MS = 10 * MINUTE;
+export const GIVE_BACK_MARKER_SECONDS = 21600;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */
@@ -149,6 +166,11 @@ export const DEFAULT_MAX_CONCURRENCY = 100;
  * may hold more than this many URLs: cells of one URL (the common case) must not send one each.
  */
 export const FORMULA_KEY_CHECK_ABOVE = 4;
+/**
+ * The sidebar looks for a column of single =FINDEMAIL cells only on sheets of at most this many cells (rows ×
+ * columns of the data): the look reads the formulas of every cell, on each opening. Refresh looks on any sheet.
+ */
+export const SINGLE_CELLS_LOOK_MAX_CELLS = 100_000;
 /** The largest FETCH_MAX_CONCURRENCY, ENRICH_BATCH_SIZE or FETCH_CONCURRENCY taken (our bound). */
 export const MAX_BATCH_SIZE = 1000;
 /** Rows a bulk window plans at most, whatever share of them needs a lookup (bounds a slice's reads and memory). */

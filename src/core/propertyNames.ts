@@ -33,6 +33,12 @@ export const PENDING_PREFIX = 'pef.p.';
 /** Document properties: a batch being sent (JSON: until when, the URL hashes), '' once its results are kept. */
 export const SENDING_PREFIX = 'pef.s.';
 /**
+ * Document cache prefix + a formula batch's sending record name: the batch's buffered results and charges (JSON),
+ * kept while its lock-free write may be undone by keepPending's rewrite of the whole store; read when the record is
+ * found unended past its time, so the batch is kept rather than settled as lost answers.
+ */
+export const BATCH_JOURNAL_PREFIX = 'pef.j.';
+/**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
  * hash -> lost sends and until when they count; src/store/documentView.ts). Durable, unlike the cache.
  */
@@ -59,9 +65,12 @@ export const RUN_HISTORY_PROPERTY = 'pef.runs';
 export const FORMULA_SPEND_PROPERTY = 'pef.formulaSpend';
 /**
  * Document properties: credits of the day's reservation an execution gave back while the document lock was busy
- * (JSON: day and credits, one property each), deducted from FORMULA_SPEND_PROPERTY at the next locked reservation.
+ * (JSON: day and credits, one property each), deducted from FORMULA_SPEND_PROPERTY at the next locked reservation,
+ * which names them in it until they are deleted (deducted once).
  */
 export const FORMULA_GIVE_BACK_PREFIX = 'pef.giveBack.';
+/** Document cache: a give-back record was written without the lock; the next locked reservation folds it in. */
+export const FORMULA_GIVE_BACK_MARKER = 'pef.givenBack';
 /**
  * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
  * user properties, so only the owner sets what formulas spend of the owner's credits.

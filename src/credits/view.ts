@@ -23,7 +23,12 @@ function viewerPayerId(platform: Platform): string {
 /** The log summed up for the viewer; what formulas spent moves into it first. */
 export function creditsSummary(platform: Platform): CreditsSummary {
   platform.keepPendingResults();
-  return summarizeCredits(platform.creditsLog.readRows(), platform.clock.now(), viewerPayerId(platform));
+  return summarizeCredits(
+    platform.creditsLog.readRows(),
+    platform.clock.now(),
+    viewerPayerId(platform),
+    (ms) => platform.clock.day(ms),
+  );
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -45,7 +45,8 @@ export function runA1(run: SingleCellColumn): string {
  */
 export function longestSingleCellColumn(formulas: string[][], atLeast: number): SingleCellColumn | undefined {
   let best: SingleCellColumn | undefined;
-  const columns = Math.max(0, ...formulas.map((line) => line.length));
+  let columns = 0;
+  for (const line of formulas) if (line.length > columns) columns = line.length;
   for (let c = 0; c < columns; c++) {
     let run: SingleCellColumn | undefined;
     for (let r = 0; r <= formulas.length; r++) {
@@ -62,6 +63,24 @@ export function longestSingleCellColumn(formulas: string[][], atLeast: number): 
     }
   }
   return best;
+}
+
+/** The cell of `row` holds the run's single-cell formula: same input column, same offset. */
+function holdsRunCell(run: SingleCellColumn, row: number, formula: string): boolean {
+  const call = SINGLE_CELL.exec(formula.trim());
+  return call !== null && call[1].toUpperCase() === run.input && Number(call[2]) - row === run.offset;
+}
+
+/**
+ * The run's cells read again: true when each still holds its single-cell formula (no one typed over one, sorted
+ * or inserted rows since the run was found).
+ */
+export function runStillThere(sheet: SheetPort, run: SingleCellColumn): boolean {
+  const rows = run.last - run.first + 1;
+  const formulas = sheet.formulas({ row: run.first, column: run.column, rows, columns: 1 });
+  if (formulas.length !== rows) return false;
+  for (let r = 0; r < rows; r++) if (!holdsRunCell(run, run.first + r, formulas[r]?.[0] ?? '')) return false;
+  return true;
 }
 
 /**

@@ -7,7 +7,9 @@
  */
 
 import type { FormulaCapState, FormulaPolicy } from '../api';
+import { GIVE_BACK_CHECK_MS, GIVE_BACK_MARKER_SECONDS, GIVE_BACKS_FOLDED_AT_ONCE } from '../core/limits';
 import {
+  FORMULA_GIVE_BACK_MARKER,
   FORMULA_GIVE_BACK_PREFIX,
   FORMULA_POLICY_PREFIX,
   FORMULA_SPEND_PROPERTY,
@@ -15,7 +17,7 @@ import {
 import { timeId } from '../core/timeId';
 import { serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
-import type { Clock, DocumentLock } from '../lookup/ports';
+import type { Clock, DocumentCache, DocumentLock } from '../lookup/ports';
 import type { Platform } from '../platform/platform';
 import {
   capMessage,
@@ -42,69 +44,149 @@ export function readPolicy(platform: Platform): FormulaPolicy {
   }
 }
 
-/** The day's spending (the spreadsheet's day, its time zone, as the watch counts its own), less what was given back without the lock (`names`: those records, to fold in). */
-function readSpendAndGiveBacks(platform: Platform, now: number): { spend: FormulaSpend; names: string[] } {
-  const all = platform.documentProperties().getProperties();
+/**
+ * The day's spending as read: `folded` names the give-back records it has subtracted, `checked` when the document
+ * properties' names were last read for give-back records (only kept when there is a document cache to mark them).
+ */
+interface SpendRead {
+  spend: FormulaSpend;
+  folded: string[];
+  checked?: number;
+  /** The names were read now. */
+  looked: boolean;
+}
+
+/** Whether to read the properties' names for give-back records: `stored` is the spend record as read. */
+type LookForRecords = (stored: { folded: string[]; checked?: number }) => boolean;
+
+function spendExtras(raw: string | null): { folded: string[]; checked?: number } {
+  try {
+    const { folded, checked } = JSON.parse(raw ?? '') as { folded?: unknown; checked?: unknown };
+    return {
+      folded: Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [],
+      checked: typeof checked === 'number' ? checked : undefined,
+    };
+  } catch {
+    return { folded: [] };
+  }
+}
+
+/**
+ * The day's spending (the spreadsheet's day, its time zone, as the watch counts its own), less what was given back
+ * without the lock: the give-back records not yet folded in, `atMost` of them. The spend record names the records it
+ * has subtracted (`folded`) until they are deleted, so a record folded but not deleted (the execution killed, or the
+ * properties quota reached, between the deletes) is never subtracted twice. One property read when `look` says no
+ * record is waiting; then the names' read; the whole store only when there are records to fold.
+ */
+function readSpend(platform: Platform, now: number, atMost: number, look: LookForRecords): SpendRead {
+  const props = platform.documentProperties();
   const day = platform.clock.day(now);
-  let spend = parseSpend(all[FORMULA_SPEND_PROPERTY], day);
-  const names = Object.keys(all).filter((name) => name.startsWith(FORMULA_GIVE_BACK_PREFIX));
-  for (const name of names) spend = giveBack(spend, parseSpend(all[name], day).used);
-  return { spend, names };
+  const raw = props.getProperty(FORMULA_SPEND_PROPERTY);
+  let spend = parseSpend(raw, day);
+  const stored = spendExtras(raw);
+  if (!look(stored)) return { spend, folded: [], checked: stored.checked, looked: false };
+  const records = props
+    .getKeys()
+    .filter((name) => name.startsWith(FORMULA_GIVE_BACK_PREFIX))
+    .sort();
+  if (records.length === 0) return { spend, folded: [], checked: now, looked: true };
+  const already = new Set(stored.folded);
+  const still = records.filter((name) => already.has(name));
+  const fresh = records.filter((name) => !already.has(name)).slice(0, Math.max(0, atMost - still.length));
+  if (fresh.length > 0) {
+    const all = props.getProperties();
+    for (const name of fresh) spend = giveBack(spend, parseSpend(all[name], day).used);
+  }
+  return { spend, folded: [...still, ...fresh], checked: now, looked: true };
+}
+
+/** Writes the day's spending naming the records folded in, then deletes those records, one call each. */
+function writeSpendAndFold(platform: Platform, spend: FormulaSpend, read: SpendRead, marked: boolean): void {
+  const record: FormulaSpend & { folded?: string[]; checked?: number } = { ...spend };
+  if (read.folded.length > 0) record.folded = read.folded;
+  if (marked && read.checked !== undefined) record.checked = read.checked;
+  platform.documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(record));
+  for (const name of read.folded) platform.documentProperties().deleteProperty(name);
+}
+
+/**
+ * When to read the properties' names for give-back records. Without a document cache: always. With one, a
+ * lock-free give-back also puts a marker there (FORMULA_GIVE_BACK_MARKER); the cache is best-effort, so the names
+ * are read anyway once GIVE_BACK_CHECK_MS has passed since the last read (a new spend record counts as read now).
+ */
+function lookForRecords(
+  cache: DocumentCache | null | undefined,
+  marked: boolean,
+  now: number,
+): LookForRecords {
+  return ({ folded, checked }) =>
+    !cache || marked || folded.length > 0 || (checked !== undefined && now - checked >= GIVE_BACK_CHECK_MS);
 }
 
 /**
  * Gives back what was reserved but not charged: under the lock, one try; when it is busy (or LockService refuses),
- * as a record of its own that needs no lock, deducted at the next locked reservation. Never left reserved.
+ * as a record of its own that needs no lock, deducted at a later locked reservation (marked in the cache for it).
+ * Never left reserved.
  */
-function giveBackUnused(platform: Platform, lock: DocumentLock, now: number, unused: number): void {
-  const given = lock.tryWith(() => {
-    const { spend, names } = readSpendAndGiveBacks(platform, now);
-    writeSpend(platform, giveBack(spend, unused));
-    for (const name of names) platform.documentProperties().deleteProperty(name);
+function giveBackUnused(platform: Platform, ports: SpendPorts, now: number, unused: number): void {
+  const given = ports.lock.tryWith(() => {
+    const read = readSpend(platform, now, GIVE_BACKS_FOLDED_AT_ONCE, lookForRecords(ports.cache, false, now));
+    writeSpendAndFold(platform, giveBack(read.spend, unused), read, Boolean(ports.cache));
   });
   if (given) return;
   const record: FormulaSpend = { day: platform.clock.day(now), used: unused };
   platform.documentProperties().setProperty(FORMULA_GIVE_BACK_PREFIX + timeId(now), JSON.stringify(record));
+  try {
+    ports.cache?.put(FORMULA_GIVE_BACK_MARKER, '1', GIVE_BACK_MARKER_SECONDS);
+  } catch {
+    // The names are read again within GIVE_BACK_CHECK_MS all the same.
+  }
 }
 
-function writeSpend(platform: Platform, spend: { day: string; used: number }): void {
-  platform.documentProperties().setProperty(FORMULA_SPEND_PROPERTY, JSON.stringify(spend));
+/** What the gate reaches besides the platform: the document lock, the clock, the document cache (if any). */
+interface SpendPorts {
+  lock: DocumentLock;
+  clock: Clock;
+  cache?: DocumentCache | null;
 }
 
 /**
  * The owner's daily limit as a gate of the lookup session (src/lookup/gate.ts): under the document lock, with the
  * claims, what is claimed is reserved first (one property read and write), so cells evaluating at once never pass
  * the limit together; the keys beyond it say so, for free. At the session's end what was reserved but not charged
- * (errors, lookups not sent in time) is given back.
+ * (errors, lookups not sent in time) is given back. The give-back marker is read with the claims (one cache call).
  */
-export function formulaSpendGate(
-  platform: Platform,
-  { lock, clock }: { lock: DocumentLock; clock: Clock },
-): Gate {
+export function formulaSpendGate(platform: Platform, ports: SpendPorts): Gate {
+  const { clock, cache } = ports;
   const policy = readPolicy(platform);
   const refusal = serviceError('config', capMessage(policy));
   let reserved = 0;
   return {
     name: 'daily limit',
-    admit(_markers, free) {
+    markers: [FORMULA_GIVE_BACK_MARKER],
+    admit(markers, free) {
       if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
-      const { spend, names } = readSpendAndGiveBacks(platform, clock.now());
-      const outcome = reserve(spend, policy, free);
-      if (outcome.granted > 0 || names.length > 0) writeSpend(platform, outcome.next);
-      for (const name of names) platform.documentProperties().deleteProperty(name);
+      const now = clock.now();
+      const marked = Boolean(cache && markers[FORMULA_GIVE_BACK_MARKER]);
+      // Removed before the names are read: a give-back written after that read marks the cache again.
+      if (marked) cache?.remove(FORMULA_GIVE_BACK_MARKER);
+      const read = readSpend(platform, now, GIVE_BACKS_FOLDED_AT_ONCE, lookForRecords(cache, marked, now));
+      const outcome = reserve(read.spend, policy, free);
+      if (outcome.granted > 0 || read.folded.length > 0 || (cache && read.looked))
+        writeSpendAndFold(platform, outcome.next, { ...read, checked: read.checked ?? now }, Boolean(cache));
       reserved += outcome.granted;
       return { take: outcome.granted, refusal };
     },
     close({ charged }) {
       const unused = reserved - charged;
-      if (unused > 0) giveBackUnused(platform, lock, clock.now(), unused);
+      if (unused > 0) giveBackUnused(platform, ports, clock.now(), unused);
     },
   };
 }
 
 /** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
 export function readFormulaCapState(platform: Platform): FormulaCapState {
-  const { spend } = readSpendAndGiveBacks(platform, platform.clock.now());
+  const { spend } = readSpend(platform, platform.clock.now(), Number.POSITIVE_INFINITY, () => true);
   return { policy: readPolicy(platform), usedToday: spend.used, day: spend.day };
 }
 

@@ -62,12 +62,14 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
 }
 
 /**
- * After the document lock was busy or refused: a pause of FORMULA_LOCK_PAUSE_MS times a random factor from 1 to 2,
- * when the budget has room for it and a lookup after it. False when it has not.
+ * After the document lock was busy or refused for the `refusals`-th time: a pause of FORMULA_LOCK_PAUSE_MS, doubled
+ * at each refusal, times a random factor from 1 to 2, when the budget has room for it and a lookup after it. False
+ * when it has not. Doubling keeps a column's retries from adding to the LockService rate quota that refused them
+ * (its refusal has no documented duration).
  */
-function pauseForLock(run: FormulaRun): boolean {
+function pauseForLock(run: FormulaRun, refusals: number): boolean {
   const { clock } = run.ports;
-  const pause = Math.round(FORMULA_LOCK_PAUSE_MS * (1 + Math.random()));
+  const pause = Math.round(FORMULA_LOCK_PAUSE_MS * 2 ** Math.min(refusals - 1, 4) * (1 + Math.random()));
   if (run.budget.remainingMs(clock.now()) <= 2 * pause) return false;
   clock.sleep(pause);
   return true;
@@ -79,6 +81,7 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
   const heldByOthers = new Set<string>();
   const heldByBulk = new Set<string>();
   let lockBusy = false;
+  let lockRefusals = 0;
   let missing = keys;
   while (missing.length > 0 && run.budget.mayStart(clock.now())) {
     const report = session.lookUp(new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])));
@@ -89,7 +92,8 @@ function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]):
     missing = missing.filter((key) => !run.outcomes.has(key));
     // A busy or refused lock: the lookup goes again after a pause, as the quota's window passes.
     if (lockBusy) {
-      if (!pauseForLock(run)) break;
+      lockRefusals++;
+      if (!pauseForLock(run, lockRefusals)) break;
       continue;
     }
     const blocked = report.blocked;

@@ -5,10 +5,19 @@
  * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
  */
 
+import type { SingleCellsState } from '../api';
+import { SINGLE_CELLS_LOOK_MAX_CELLS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
-import { longestSingleCellColumn, rangeFormula, replaceWithRange, runA1 } from './columnOffer';
+import {
+  longestSingleCellColumn,
+  rangeFormula,
+  replaceWithRange,
+  runA1,
+  runStillThere,
+  type SingleCellColumn,
+} from './columnOffer';
 import { readFormulaCapState } from './dailyLimit';
 import { capMessage } from './dailyLimitPolicy';
 import { resultArea, USES_FINDEMAIL } from './freeze';
@@ -105,6 +114,35 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
   spreadsheet.flush();
 }
 
+/** The question before a column of single cells becomes one range formula. */
+function offerText(run: SingleCellColumn, unfinishedCells: number, ifNo: string): string {
+  const count = run.last - run.first + 1;
+  const presses = Math.ceil(unfinishedCells / SIMULTANEOUS_EXECUTIONS);
+  return `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
+}
+
+/**
+ * Asks first (`ifNo`: what happens on No); replaces the run with one range formula when the person takes it. The
+ * answer, else undefined.
+ */
+function askAndReplace(
+  platform: Platform,
+  sheet: SheetPort,
+  found: { run: SingleCellColumn; unfinished: number },
+  ifNo: string,
+  again: string,
+): string | undefined {
+  const { run } = found;
+  if (!platform.ui.confirm(offerText(run, found.unfinished, ifNo))) return undefined;
+  // The dialog waits for the person while collaborators may type, sort or insert rows: the run is read again.
+  if (!runStillThere(sheet, run))
+    return `Nothing changed: ${runA1(run)} changed while the question was open (someone edited, sorted or inserted rows). Use ${again} again to be asked about the column as it is now.`;
+  const count = run.last - run.first + 1;
+  const formula = replaceWithRange(sheet, run);
+  platform.spreadsheet().flush();
+  return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
+}
+
 /**
  * Past what Sheets runs at once, a column of single cells: offered as one range formula (asked first). The answer
  * when the person took it, else undefined (Refresh goes on as usual).
@@ -116,17 +154,68 @@ function offerRangeFormula(
 ): string | undefined {
   if (unfinishedCells <= SIMULTANEOUS_EXECUTIONS) return undefined;
   const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), SIMULTANEOUS_EXECUTIONS);
+  return run
+    ? askAndReplace(
+        platform,
+        sheet,
+        { run, unfinished: unfinishedCells },
+        'Refresh enters the unfinished cells again as they are.',
+        REFRESH_PATH,
+      )
+    : undefined;
+}
+
+/** The longest column of single cells on the active sheet, past what Sheets runs at once, and its unfinished cells. */
+function singleCellsOf(
+  sheet: SheetPort,
+  maxCells = Number.POSITIVE_INFINITY,
+): { run: SingleCellColumn; unfinished: number } | undefined {
+  const block = dataBlock(sheet);
+  if (block.rows * block.columns > maxCells) return undefined;
+  const run = longestSingleCellColumn(sheet.formulas(block), SIMULTANEOUS_EXECUTIONS);
   if (!run) return undefined;
-  const count = run.last - run.first + 1;
-  const formula = rangeFormula(run);
-  const presses = Math.ceil(unfinishedCells / SIMULTANEOUS_EXECUTIONS);
-  const asked = platform.ui.confirm(
-    `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${formula} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: Refresh enters the unfinished cells again as they are.`,
+  const values = sheet.values({
+    row: run.first,
+    column: run.column,
+    rows: run.last - run.first + 1,
+    columns: 1,
+  });
+  return { run, unfinished: values.filter((line) => unfinished(line[0])).length };
+}
+
+/**
+ * The sidebar's word on a column of single =FINDEMAIL cells of the active sheet longer than Sheets runs at once,
+ * some of them not done; undefined otherwise. (A cell cannot tell: it sees its own input only.)
+ */
+export function singleCellColumnState(platform: Platform): SingleCellsState | undefined {
+  const found = singleCellsOf(platform.spreadsheet().activeSheet(), SINGLE_CELLS_LOOK_MAX_CELLS);
+  if (!found || found.unfinished === 0) return undefined;
+  const { run } = found;
+  return {
+    range: runA1(run),
+    cells: run.last - run.first + 1,
+    unfinished: found.unfinished,
+    formula: rangeFormula(run),
+    atOnce: SIMULTANEOUS_EXECUTIONS,
+  };
+}
+
+/** The sidebar's "Replace with one range formula": asked first, on the active sheet's longest such column. */
+export function replaceSingleCells(platform: Platform): string {
+  const sheet = platform.spreadsheet().activeSheet();
+  const found = singleCellsOf(sheet);
+  if (!found)
+    return `No column of more than ${SIMULTANEOUS_EXECUTIONS} single =FINDEMAIL cells on this sheet: open the sheet that holds them, then use this button again.`;
+  return (
+    askAndReplace(
+      platform,
+      sheet,
+      found,
+      'nothing changes.',
+      'Replace with one range formula in the Settings tab',
+    ) ??
+    `Nothing changed. ${REFRESH_PATH} enters the unfinished cells again, about ${SIMULTANEOUS_EXECUTIONS} at a time.`
   );
-  if (!asked) return undefined;
-  replaceWithRange(sheet, run);
-  platform.spreadsheet().flush();
-  return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
 }
 
 export function refreshFormulas(platform: Platform): string {

@@ -1,4 +1,5 @@
 /** The Credits tab: what the credits log says (by period, by source, the last runs), and Export. */
+import { dayText } from '../core/day';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import type { CreditsExport, CreditsSummary, RunPlan } from './types';
@@ -38,6 +39,7 @@ function sourceLine(source: CreditsSummary['sources'][number]): string {
 export function renderCredits(summary: CreditsSummary): void {
   $('credits-none').hidden = summary.hasLog && summary.total + summary.lostTotal > 0;
   $('credits-body').hidden = !$('credits-none').hidden;
+  setText('credits-today-label', summary.day ? `Today (${dayText(summary.day)})` : 'Today');
   setText('credits-today', count(summary.today));
   setText('credits-7', count(summary.last7));
   setText('credits-30', count(summary.last30));

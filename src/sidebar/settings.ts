@@ -4,7 +4,7 @@ import { $, button, clearError, input, setMessage, setText, showError, wholeNumb
 import { setProgress } from './progressView';
 import { ui } from './state';
 import type { Settings, SidebarState } from './types';
-import { formulaUseText } from './words';
+import { formulaUseText, singleCellsText } from './words';
 
 export function renderAccount(): void {
   if (!ui.account) return;
@@ -27,6 +27,9 @@ export function renderAccount(): void {
   configError.textContent = ui.account.configError;
   configError.hidden = !ui.account.configError;
   setText('formulas-used', formulaUseText(ui.account.formulas));
+  const singleCells = ui.account.singleCells;
+  $('single-cells').hidden = !singleCells;
+  setText('single-cells-text', singleCells ? singleCellsText(singleCells) : '');
 }
 
 /** The form fields follow the server's settings (after loading or saving, not while the user types). */
@@ -75,6 +78,7 @@ export function setupSettings(): void {
   setupRemoveKey();
   setupSettingsForm();
   setupFormulasForm();
+  setupSingleCells();
 }
 
 /** Save and Check of the API key. */
@@ -176,6 +180,18 @@ function setupFormulasForm(): void {
       if (ui.account) ui.account = { ...ui.account, formulas };
       fillForms();
       setMessage('formulas-message', 'Formula limit saved for this spreadsheet.', 'ok');
+    });
+  });
+}
+
+/** The offer of one range formula in place of a column of single cells (the server asks first). */
+function setupSingleCells(): void {
+  button('replace-single-cells').addEventListener('click', () => {
+    setMessage('single-cells-message', '');
+    void withButtons(['replace-single-cells'], async () => {
+      const message = await call('replaceSingleCells');
+      setMessage('single-cells-message', message, 'ok');
+      acceptState(await call('getSidebarState'));
     });
   });
 }

@@ -13,7 +13,14 @@ import {
   timeTakenText,
 } from '../core/runWords';
 import { countText, hitRateText } from '../core/text';
-import type { CreditsSummary, FormulaCapState, PlanSummary, RunPlan, RunSummary } from './types';
+import type {
+  CreditsSummary,
+  FormulaCapState,
+  PlanSummary,
+  RunPlan,
+  RunSummary,
+  SingleCellsState,
+} from './types';
 
 export { countText, durationText, hitRateText, timeTakenText };
 
@@ -142,4 +149,9 @@ export function formulaUseText(state: FormulaCapState): string {
   if (!state.policy.enabled)
     return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
   return `${today}: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
+}
+
+/** A column of single =FINDEMAIL cells past what Sheets runs at once: how many, and what one range formula does. */
+export function singleCellsText(state: SingleCellsState): string {
+  return `${state.range} holds ${state.cells} single =FINDEMAIL cells, ${state.unfinished} of them not done: Sheets runs at most ${state.atOnce} formulas at once for one person, so each Refresh =FINDEMAIL cells finishes about ${state.atOnce}. One range formula, ${state.formula}, looks them all up together (you are asked first; results already paid for cost nothing, the inputs are not changed).`;
 }

@@ -2,6 +2,7 @@
 
 import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
 import { unquotedRange } from '../core/a1';
+import { startOfDay } from '../core/day';
 import { CREDITS_RUNS_SHOWN } from '../core/limits';
 import { isBlankRow, isNoteRow, parseChargeRow } from './credits';
 
@@ -33,16 +34,17 @@ export function runOfWhere(where: string): { runId: string; range: string } | un
 
 /**
  * Sums the log's rows (null: there is no log) at `now`; `viewerPayerId`: the viewer's payer id in the log (their
- * runs are marked theirs).
+ * runs are marked theirs); `dayOf`: the day of a time, the spreadsheet's (what "today" counts, as the daily limits do).
  */
 export function summarizeCredits(
   rows: readonly unknown[][] | null,
   now: number,
   viewerPayerId: string,
+  dayOf: (ms: number) => string,
 ): CreditsSummary {
-  const summary = emptyCreditsSummary(rows !== null);
+  const summary = { ...emptyCreditsSummary(rows !== null), day: dayOf(now) };
   if (!rows) return summary;
-  const midnight = Math.floor(now / DAY_MS) * DAY_MS;
+  const midnight = startOfDay(now, dayOf);
   const sources = new Map<string, CreditsSource>();
   const runs = new Map<string, CreditsRun>();
   for (const row of rows) {

@@ -3,7 +3,7 @@
  * pass plain objects. Types only.
  */
 import type { SheetPort } from '../core/sheet';
-import type { Clock } from '../lookup/ports';
+import type { Clock, DocumentCache } from '../lookup/ports';
 
 /** A properties store (document properties): the part of PropertiesService's Properties the store uses. */
 export interface PropertyStore {
@@ -86,6 +86,8 @@ export interface ResultsSheet {
 /** The store's services in one execution. */
 export interface StoreServices {
   properties: PropertyStore;
+  /** The document cache (a formula batch's journal), or null when the execution has none. */
+  cache?: () => DocumentCache | null;
   clock: Clock;
   resultsSheet: ResultsSheet;
   /** Appends rows to the credits log (its hidden sheet). Call holding the document lock. */

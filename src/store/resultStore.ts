@@ -16,11 +16,19 @@
  * depends on which read ran last. Every write of document properties here happens holding the document lock but a
  * formula's batch (keepInBuffer: properties of its own); the rewrite of the whole store (keepPending, moving the
  * buffer into the sheet) reads the properties again right before it writes, so it keeps what formulas wrote
- * meanwhile. Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
+ * meanwhile; a formula's write landing between that read and the write is kept from its journal (writeJournal). Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
  * function names, not members.)
  */
 
-import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { BATCH_JOURNAL_SECONDS } from '../core/limits';
+import {
+  BATCH_JOURNAL_PREFIX,
+  CHARGE_PREFIX,
+  LOST_PROPERTY,
+  PENDING_PREFIX,
+  SENDING_PREFIX,
+  TABLE_VERSION_PROPERTY,
+} from '../core/propertyNames';
 import type { LookupResult } from '../lookup/contract';
 import type { CachedResult, ResultStore, SendCheck, StoreRead } from '../lookup/ports';
 import { decodeResult, encodeResult } from './codec';
@@ -30,7 +38,7 @@ import { bufferedValues, pendingOf, roomLeft, sortForKeeping } from './formulaBu
 import { lostMarksOf, withLostSends } from './lostMarks';
 import type { StoreServices } from './ports';
 import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
-import { sendingRecords, settleExpired } from './sendingRecords';
+import { parseSending, sendingRecords, settleExpired } from './sendingRecords';
 import { hashOf } from './table';
 
 export interface SheetResultStore extends ResultStore {
@@ -132,7 +140,13 @@ function beginSend(
   { urlKeys, untilMs, storedSince, sendableAfterLosses }: SendAsk,
 ): SendCheck {
   const { io } = state;
-  const current = readView(state);
+  const read = readView(state);
+  const restored = journaledBatches(io, read.all, io.clock.now());
+  const current: DocumentView = {
+    ...read,
+    all: { ...read.all, ...restored },
+    expired: read.expired.filter((one) => restored[one.name] === undefined),
+  };
   const expired = settleExpired(current.expired, current.all[LOST_PROPERTY], {
     writable: state.writable,
     appendCharges: io.appendCharges,
@@ -173,7 +187,7 @@ function beginSend(
   const records =
     check.send.length > 0 ? sendingRecords(check.send, untilMs, charges, () => io.clock.now()) : {};
   if (check.send.length > 0) check.sending = Object.keys(records);
-  const values = { ...settled, ...records };
+  const values = { ...restored, ...settled, ...records };
   if (Object.keys(values).length > 0) io.properties.setProperties(values);
   return check;
 }
@@ -218,7 +232,8 @@ function putMany(
  * A formula's batch into the buffer. Its results and charges are properties of their own (a result by its hash, a
  * batch's charges by a new name), and ending its sending record writes that record alone: no other execution writes
  * them, so they need no document lock, and a paid answer is kept even when LockService is busy or refuses (its
- * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes.
+ * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes,
+ * and the batch is journaled in the document cache first for a write landing after that read (writeJournal).
  * Only the lost marks (one property every execution changes) need the lock: one try; when it is busy the batch's
  * sending record stays, and the next execution settles it as lost answers (the same charges and marks).
  */
@@ -234,6 +249,7 @@ function keepInBuffer(
     ...bufferedValues(batch.added, batch.entries, batch.lost, batch.now, () => io.clock.now()),
   };
   if (batch.lost.length === 0) {
+    writeJournal(io, Object.keys(ended), values);
     props.setProperties(values);
     return;
   }
@@ -246,7 +262,8 @@ function keepInBuffer(
 function keepPending(state: StoreState): number {
   const { io } = state;
   const now = io.clock.now();
-  const all = io.properties.getProperties();
+  const first = io.properties.getProperties();
+  const all = { ...first, ...journaledBatches(io, first, now) };
   const { added, charges, kept, lostKeys, dropped } = sortForKeeping(all, now);
   if (dropped === 0) return 0;
   if (lostKeys.length > 0) kept[LOST_PROPERTY] = withLostSends(all[LOST_PROPERTY], lostKeys, now);
@@ -255,8 +272,10 @@ function keepPending(state: StoreState): number {
   io.resultsSheet.appendResults(added);
   io.appendCharges(charges);
   kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(io.clock.now()) : before;
-  // Formulas write their results without the lock (keepInBuffer): what they wrote since the first read stays.
-  Object.assign(kept, writtenSince(all, io.properties.getProperties()));
+  // Formulas write their results without the lock (keepInBuffer): what they wrote since the first read stays. One
+  // landing between the second read and this write is deleted and its sending record left unended: its journal
+  // (journaledBatches) keeps it when the record is found past its time.
+  Object.assign(kept, writtenSince(first, io.properties.getProperties()));
   io.properties.setProperties(kept, true);
   followOwnWrite(state.copy, before, kept[TABLE_VERSION_PROPERTY], added);
   return added.size;
@@ -267,4 +286,77 @@ function writtenSince(first: Record<string, string>, latest: Record<string, stri
   const written: Record<string, string> = {};
   for (const [key, value] of Object.entries(latest)) if (first[key] !== value) written[key] = value;
   return written;
+}
+
+/**
+ * Before a formula's lock-free write of its batch (`values`: its results and charges, and its sending records
+ * ended): the same results and charges in the document cache under each of its sending records' names. keepPending's
+ * rewrite of the whole store (setProperties deleting every other property: Apps Script has no other batch delete)
+ * may land right after this write and undo it, leaving the records unended; whoever finds one past its time then
+ * keeps the batch from here instead of settling it as lost answers. Best-effort, as the cache is: without it the
+ * batch is settled as lost answers (each a "maybe charged" row and a lost mark).
+ */
+function writeJournal(io: StoreServices, records: string[], values: Record<string, string>): void {
+  const cache = io.cache?.();
+  if (!cache || records.length === 0) return;
+  const batch: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) if (isJournaled(name)) batch[name] = value;
+  const text = JSON.stringify(batch);
+  try {
+    cache.putAll(
+      Object.fromEntries(records.map((name) => [BATCH_JOURNAL_PREFIX + name, text])),
+      BATCH_JOURNAL_SECONDS,
+    );
+  } catch {
+    // Too large for one cache value, or the cache refused: the record is settled as lost answers.
+  }
+}
+
+function isJournaled(name: string): boolean {
+  return name.startsWith(PENDING_PREFIX) || name.startsWith(CHARGE_PREFIX);
+}
+
+/**
+ * The formula batches whose sending records `all` (one read of the document properties) holds unended past their
+ * time and whose journal the cache still has: their results and charges, and the records ended, as properties to
+ * write. The journal's names are the ones the batch wrote, so a batch found twice is counted once.
+ */
+function journaledBatches(
+  io: StoreServices,
+  all: Record<string, string>,
+  now: number,
+): Record<string, string> {
+  const names = Object.keys(all).filter((name) => {
+    const record = name.startsWith(SENDING_PREFIX) ? parseSending(all[name]) : undefined;
+    return record?.b === 1 && record.u <= now;
+  });
+  const cache = names.length > 0 ? io.cache?.() : null;
+  if (!cache) return {};
+  let found: Record<string, string>;
+  try {
+    found = cache.getAll(names.map((name) => BATCH_JOURNAL_PREFIX + name));
+  } catch {
+    return {};
+  }
+  const restored: Record<string, string> = {};
+  for (const name of names) {
+    const batch = parseJournal(found[BATCH_JOURNAL_PREFIX + name]);
+    if (!batch) continue;
+    Object.assign(restored, batch);
+    restored[name] = '';
+  }
+  return restored;
+}
+
+function parseJournal(raw: string | undefined): Record<string, string> | undefined {
+  if (!raw) return undefined;
+  try {
+    const batch = JSON.parse(raw) as Record<string, unknown>;
+    const values: Record<string, string> = {};
+    for (const [name, value] of Object.entries(batch))
+      if (isJournaled(name) && typeof value === 'string') values[name] = value;
+    return values;
+  } catch {
+    return undefined;
+  }
 }

@@ -39,7 +39,7 @@ interface StartRequest {
 interface CheckedStart {
   watch: Omit<Watch, 'triggerIds'>;
   column: string;
-  /** Rows of the column with no result yet: the first trigger run looks them up. */
+  /** Rows of the column with a profile URL and no result yet: the first trigger run looks them up. */
   waiting: number;
 }
 
@@ -139,7 +139,8 @@ function checkStart(platform: Platform, request: StartRequest): CheckedStart | R
     jobCredits: 0,
     message: 'Started. New rows are looked up when they arrive.',
   };
-  return { watch, column, waiting: plan ? plan.lookupRows + plan.notProfiles : 0 };
+  // Cells that are not profile URLs are marked free at the first run: nothing of theirs waits for a lookup.
+  return { watch, column, waiting: plan ? plan.lookupRows : 0 };
 }
 
 /**

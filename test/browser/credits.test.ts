@@ -9,17 +9,13 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
 import { CREDITS_HEADER } from '../../src/store/credits';
-import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, startWorld, url, type World } from '../support/harness';
+import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 
 const WAIT_MS = 10_000;
 jest.setTimeout(60_000 + 12 * WAIT_MS);
 
-let world: World | undefined;
-const pages = sidebarPages(WAIT_MS, async () => {
-  await world?.close();
-  world = undefined;
-});
+const pages = sidebarPages(WAIT_MS);
 const { waitForText } = pages;
 
 /** A 300 px sidebar page of `user`, refusing any address but its bridge's; page errors collected. */
@@ -54,7 +50,7 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
     if (i < 3) row[10] = url(`cr-formula-${i}`);
     data.push(row);
   }
-  world = await startWorld({ data });
+  const world = await pages.startWorld({ data });
   world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
   world.env.enter(world.ss.id, 'L2', [['=FINDEMAIL(K2:K4)']]);
   await world.env.recalculate(world.ss.id);
@@ -136,7 +132,7 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
 test('Try 10 rows first: a trial, its share found, then Run the rest priced again; no profile paid twice', async () => {
   const profiles = Array.from({ length: 25 }, (_, i) => url(i % 4 === 1 ? `bt-noemail-${i}` : `bt-p-${i}`));
   // The add-on's default settings: the menu opens the plan, with its offer of a trial.
-  world = await startWorld({
+  const world = await pages.startWorld({
     data: [['Profile'], ...profiles.map((profile) => [profile])],
     startsAtOnce: false,
   });

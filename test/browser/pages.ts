@@ -4,7 +4,7 @@
  */
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser';
-import type { World } from '../support/harness';
+import { startWorld, type World, type WorldOptions } from '../support/harness';
 import { type Bridge, type ServerOverride, type SidebarView, startBridge } from './bridge';
 
 export interface SidebarPages {
@@ -21,11 +21,14 @@ export interface SidebarPages {
   ): Promise<{ page: Page; bridge: Bridge }>;
   /** Waits (a bound, not a figure) until the locator's text is `expected` or matches it. */
   waitForText(locator: Locator, expected: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** The test's world (../support/harness.ts), closed after each test once its pages and bridges are. */
+  startWorld(options?: WorldOptions): Promise<World>;
 }
 
-/** Registers the file's hooks; `closeWorld` runs after the pages are closed. */
-export function sidebarPages(waitMs: number, closeWorld: () => Promise<void>): SidebarPages {
+/** Registers the file's hooks. */
+export function sidebarPages(waitMs: number): SidebarPages {
   let browser: Browser;
+  let world: World | undefined;
   const bridges: Bridge[] = [];
   const contexts: BrowserContext[] = [];
 
@@ -40,10 +43,15 @@ export function sidebarPages(waitMs: number, closeWorld: () => Promise<void>): S
   afterEach(async () => {
     await Promise.allSettled(contexts.splice(0).map((context) => context.close()));
     await Promise.allSettled(bridges.splice(0).map((bridge) => bridge.close()));
-    await closeWorld();
+    await world?.close();
+    world = undefined;
   });
 
   return {
+    async startWorld(options) {
+      world = await startWorld(options);
+      return world;
+    },
     async open(w, user, errors, view = 'settings', overrides = {}) {
       const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id, overrides });
       bridges.push(bridge);

@@ -4,25 +4,20 @@
  */
 import { type Job, progressOf } from '../../src/bulk/job';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
-import { OWNER, startWorld, url, type World } from '../support/harness';
+import { OWNER, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 
 const WAIT_MS = 10_000;
 jest.setTimeout(60_000 + 12 * WAIT_MS);
 
-let world: World | undefined;
-const pages = sidebarPages(WAIT_MS, async () => {
-  await world?.close();
-  world = undefined;
-});
+const pages = sidebarPages(WAIT_MS);
 const { waitForText } = pages;
 
 const profiles = (count: number) => Array.from({ length: count }, (_, i) => url(`pl-ann-${i}`));
 
 test('the plan for A2:A110, a click on A3, then Start runs A2:A110 at the price shown; a URL added since brings the new price first', async () => {
   const urls = profiles(109);
-  world = await startWorld({ data: [['Profile'], ...urls.map((u) => [u])], startsAtOnce: false });
-  const w = world;
+  const w = await pages.startWorld({ data: [['Profile'], ...urls.map((u) => [u])], startsAtOnce: false });
   const errors: string[] = [];
   w.env.select(w.ss.id, 'A1:A200');
   await w.env.run('enrichSelection', [], w.as());
@@ -70,13 +65,12 @@ function storedFigures(w: World): { id: string; state: string; processed: number
 
 test('one count of a run: the sidebar and the status line read the same rows of the same total at every look, never credits beside 0 rows; the plan’s lines add up', async () => {
   const urls = profiles(30);
-  world = await startWorld({
+  const w = await pages.startWorld({
     data: [['Profile'], ...urls.map((u) => [u]), [urls[3]], [urls[4]], [urls[20]], [''], ['not a url']],
     scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
     faults: { latencyMs: 150 },
     startsAtOnce: false,
   });
-  const w = world;
   // The first ten rows already have their results (a run of their own).
   w.env.select(w.ss.id, 'A1:A11');
   const first = (await w.env.run('getRunPlan', [{}], w.as())) as { target: object; credits: number };
@@ -143,12 +137,11 @@ test('one count of a run: the sidebar and the status line read the same rows of 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('Pause from the first second: pressed while Start is on its way, the run pauses once it exists; nothing more is spent', async () => {
-  world = await startWorld({
+  const w = await pages.startWorld({
     data: [['Profile'], ...profiles(40).map((u) => [u])],
     scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
     startsAtOnce: false,
   });
-  const w = world;
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => {
     release = resolve;
@@ -186,12 +179,11 @@ test('Pause from the first second: pressed while Start is on its way, the run pa
 });
 
 test('Pause with a batch on its way: the sidebar says how many lookups were already sent and may be charged, then the final count', async () => {
-  world = await startWorld({
+  const w = await pages.startWorld({
     data: [['Profile'], ...profiles(40).map((u) => [u])],
     scriptProperties: { ENRICH_BATCH_SIZE: '5', ENRICH_STEP_BUDGET_MS: '100' },
     startsAtOnce: false,
   });
-  const w = world;
   const errors: string[] = [];
   w.env.select(w.ss.id, 'A1:A41');
   await w.env.run('enrichSelection', [], w.as());

@@ -8,17 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { drive, start } from '../bulk/helpers';
-import { OWNER, startWorld, url, type World } from '../support/harness';
+import { OWNER, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 
 const WAIT_MS = 20_000;
 jest.setTimeout(60_000 + 6 * WAIT_MS);
 
-let world: World | undefined;
-const pages = sidebarPages(WAIT_MS, async () => {
-  await world?.close();
-  world = undefined;
-});
+const pages = sidebarPages(WAIT_MS);
 const { waitForText } = pages;
 
 const sheetNames = (w: World) => w.ss.sheets.map((sheet) => sheet.name);
@@ -29,7 +25,9 @@ const addonProperties = (w: World) =>
     .filter((key) => key.startsWith('pef.'));
 
 test('asks first, exports the credits log on request, then removes the hidden sheets and properties only', async () => {
-  world = await startWorld({ data: [['Profile URL'], [url('rd-jane-doe')], [url('rd-john-smith')]] });
+  const world = await pages.startWorld({
+    data: [['Profile URL'], [url('rd-jane-doe')], [url('rd-john-smith')]],
+  });
   await start(world, 'A1:A3');
   expect((await drive(world)).state).toBe('done');
   const cells = world.env.values(world.ss.id, 'A1:E3');
@@ -86,7 +84,7 @@ test('asks first, exports the credits log on request, then removes the hidden sh
   await page.getByRole('button', { name: 'Remove the data' }).click();
   await waitForText(
     page.locator('#remove-data-message'),
-    /^Removed from this spreadsheet: the hidden sheets _pef_results and _pef_credits, \d+ stored values of the add-on\. Your cells, exported sheets, API key and settings are kept\./,
+    /^Removed from this spreadsheet: the hidden sheets _pef_results and _pef_credits, \d+ stored values of the add-on\. Your cells, exported sheets, API key and settings are kept, and so is what =FINDEMAIL spent today/,
   );
   await expect(confirm.isHidden()).resolves.toBe(true);
   expect(sheetNames(world)).toEqual(['Sheet1', 'Credits log']);

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
+import { EDITOR, OWNER, url, type World } from '../support/harness';
 import type { Bridge } from './bridge';
 import { sidebarPages } from './pages';
 
@@ -15,11 +15,7 @@ import { sidebarPages } from './pages';
 const WAIT_MS = 20_000;
 jest.setTimeout(60_000 + 8 * WAIT_MS);
 
-let world: World | undefined;
-const pages = sidebarPages(WAIT_MS, async () => {
-  await world?.close();
-  world = undefined;
-});
+const pages = sidebarPages(WAIT_MS);
 const { waitForText } = pages;
 
 /** A 300 px sidebar page of `user` on its Watch tab, refusing any address but its bridge's. */
@@ -30,7 +26,7 @@ async function watchTabOf(w: World, user: string, errors: string[]): Promise<{ p
 }
 
 test('the owner starts a watch; an editor’s paste is looked up on the owner’s key; both see who pays; the editor stops it', async () => {
-  world = await startWorld({ data: [['Profile URL'], [url('bw-first-lead')]] });
+  const world = await pages.startWorld({ data: [['Profile URL'], [url('bw-first-lead')]] });
   const errors: string[] = [];
   const owner = await watchTabOf(world, OWNER, errors);
   const editor = await watchTabOf(world, EDITOR, errors);
@@ -102,8 +98,7 @@ test('the owner starts a watch; an editor’s paste is looked up on the owner’
 });
 
 test('the Watch tab, left open, shows a form response’s row at its next look, without Refresh', async () => {
-  world = await startWorld({ data: [['Timestamp', 'Name', 'Profile URL']] });
-  const w = world;
+  const w = await pages.startWorld({ data: [['Timestamp', 'Name', 'Profile URL']] });
   w.env.select(w.ss.id, 'C1');
   await w.env.run('startWatch', [{ limit: 100 }], w.as(OWNER));
   const errors: string[] = [];

@@ -12,6 +12,7 @@ import { Environment } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
 import type { LookupOutcome, ServiceError } from '../../src/lookup/contract';
+import { waitFor } from '../sandbox/helpers';
 
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'adapter-key-1234567890';
@@ -81,7 +82,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function lookup(
   urls: string[],
-  options: { faults?: FaultConfig; credits?: number; budgetMs?: number; key?: string } = {},
+  options: {
+    faults?: FaultConfig;
+    credits?: number;
+    budgetMs?: number;
+    key?: string;
+    /** Runs while the lookup does (the test's moves of the environment's clock). */
+    during?: (env: Environment, sandbox: SandboxServer) => Promise<void>;
+  } = {},
 ): Promise<Report & { byUrl: Map<string, LookupOutcome> }> {
   sandbox = await startSandbox({
     port: 0,
@@ -89,14 +97,16 @@ async function lookup(
     faults: options.faults,
   });
   env = new Environment({ distDir: dir });
-  const report = (await env.run('runLookup', [
+  const running = env.run('runLookup', [
     urls,
     `${sandbox.baseUrl}network_finder`,
     options.key ?? KEY,
     20,
     options.budgetMs ?? 20_000,
     FAST_RETRY,
-  ])) as Report;
+  ]);
+  await options.during?.(env, sandbox);
+  const report = (await running) as Report;
   return { ...report, byUrl: new Map(report.outcomes) };
 }
 
@@ -162,11 +172,15 @@ describe('after a fetchAll that threw as a whole', () => {
   });
 
   it('the re-send stops at the deadline: URLs not re-sent get no outcome (the caller retries them later)', async () => {
-    // Every request takes 300 ms: the batch ends well before the 2400 ms deadline (on a busy machine too), leaving
-    // room for at least one re-send, and the batch and ten re-sends (3.3 s) can never fit.
+    // Every request takes 1 s and the deadline is a minute away: once the first re-send is answered, the test moves
+    // the environment's clock past the deadline, so the re-sends stop there, however slow the machine.
     const report = await lookup(urls, {
-      budgetMs: 2400,
-      faults: { latencyMs: 300, failFirst: { 'ann-able': { kind: 'reset', times: 99 } } },
+      budgetMs: 60_000,
+      faults: { latencyMs: 1000, failFirst: { 'ann-able': { kind: 'reset', times: 99 } } },
+      during: async (environment, server) => {
+        await waitFor(() => server.service.ledger().length >= 11, 30_000);
+        environment.advanceClock(120_000);
+      },
     });
     const resent = report.requestsSent - 10;
     expect(resent).toBeGreaterThanOrEqual(1);

@@ -2,7 +2,8 @@
  * Settings › Remove this spreadsheet's add-on data, in the emulator with the sandbox: after it, no hidden sheet, no
  * `pef.` document property and no trigger of the add-on's for the spreadsheet; the person's cells and an exported
  * credits log stay. Two users: an editor who is not the watch's creator is told whose triggers remain, and they go
- * when they next run. Refused while a run is at work or a formula is sending.
+ * when they next run. Refused while a run is at work, a slice of a stopped run still holds it, or a formula is
+ * sending. What =FINDEMAIL spent today stays, so an editor's removal gives formulas no second daily limit.
  */
 import type {
   CreditsExport,
@@ -32,6 +33,17 @@ const addonProperties = (w: World) =>
     .keys()
     .filter((key) => key.startsWith('pef.'));
 const triggersOf = (w: World) => w.env.triggers.filter((t) => t.spreadsheetId === w.ss.id);
+
+/** A new world whose run over PROFILES is done: its document properties, the time, and the stored job. */
+async function finishedRun() {
+  world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
+  await start(world, 'A1:A4');
+  expect((await drive(world)).state).toBe('done');
+  const props = world.env.documentProperties(world.ss.id);
+  const now = Date.now();
+  const job = JSON.parse(props.get('pef.job') as string);
+  return { world, props, now, job };
+}
 
 async function startWatch(w: World, user: string): Promise<WatchStart> {
   w.env.select(w.ss.id, 'A1');
@@ -126,12 +138,7 @@ describe("removing this spreadsheet's add-on data", () => {
   });
 
   it('is refused while a slice is at work or a formula is sending, and keeps everything', async () => {
-    world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
-    await start(world, 'A1:A4');
-    expect((await drive(world)).state).toBe('done');
-    const props = world.env.documentProperties(world.ss.id);
-    const now = Date.now();
-    const job = JSON.parse(props.get('pef.job') as string);
+    const { world, props, now, job } = await finishedRun();
     props.set({
       'pef.job': JSON.stringify({ ...job, state: 'running', updatedAt: now, leaseUntil: now + 600_000 }),
     });
@@ -157,6 +164,71 @@ describe("removing this spreadsheet's add-on data", () => {
     const removed = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
     expect(removed.removed).toBe(true);
     expect(addonProperties(world)).toEqual([]);
+    expect(sheetNames(world)).toEqual(['Sheet1']);
+  });
+
+  it("keeps what =FINDEMAIL spent today: an editor's removal does not give formulas another day's limit", async () => {
+    const people = Array.from({ length: 5 }, (_, i) => url(`rd-cap-${i}`));
+    world = await startWorld({ data: [['Profile URL'], ...people.map((p) => [p])] });
+    const w = world;
+    await w.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 3 }], w.as(OWNER));
+    w.env.enter(w.ss.id, 'B2:B4', [['=FINDEMAIL(A2)'], ['=FINDEMAIL(A3)'], ['=FINDEMAIL(A4)']]);
+    await w.env.recalculate(w.ss.id);
+    expect(w.sandbox.service.totalCharged()).toBe(3);
+    const props = w.env.documentProperties(w.ss.id);
+    // A give-back written while the lock was busy, and an answer lost lately: both guard the owner's credits.
+    const guards = {
+      'pef.giveBack.test': JSON.stringify({
+        day: JSON.parse(props.get('pef.formulaSpend') as string).day,
+        used: 0,
+      }),
+      'pef.lost': props.get('pef.lost') ?? 'x'.repeat(20),
+    };
+    props.set(guards);
+    const spent = props.get('pef.formulaSpend');
+
+    const plan = (await w.env.run('getDataRemovalPlan', [], w.as(EDITOR))) as DataRemovalPlan;
+    expect(plan.items.join('\n')).toContain('What =FINDEMAIL spent today stays');
+    const result = (await w.env.run('removeSpreadsheetData', [], w.as(EDITOR))) as DataRemovalResult;
+    expect(result.removed).toBe(true);
+    expect(result.message).toContain('and so is what =FINDEMAIL spent today');
+    expect(addonProperties(w).sort()).toEqual(['pef.formulaSpend', 'pef.giveBack.test', 'pef.lost']);
+    expect(props.get('pef.formulaSpend')).toBe(spent);
+    expect(props.get('pef.lost')).toBe(guards['pef.lost']);
+
+    // The limit still counts today's three: two more profiles cost nothing and say so.
+    w.env.enter(w.ss.id, 'B5:B6', [['=FINDEMAIL(A5)'], ['=FINDEMAIL(A6)']]);
+    await w.env.recalculate(w.ss.id);
+    expect(w.sandbox.service.totalCharged()).toBe(3);
+    for (const value of w.env.values(w.ss.id, 'B5:B6').flat())
+      expect(String(value)).toMatch(/^ERROR: The daily limit for =FINDEMAIL/);
+  });
+
+  it("is refused while a cancelled run's slice still holds the run, whatever its state; allowed once it ends", async () => {
+    const { world, props, now, job } = await finishedRun();
+    // Cancelled long ago as far as the sidebar knows, but a slice waits out a Retry-After with the lease held.
+    props.set({
+      'pef.job': JSON.stringify({
+        ...job,
+        state: 'cancelled',
+        updatedAt: now - 3_600_000,
+        leaseUntil: now + 170_000,
+      }),
+    });
+    const before = addonProperties(world).sort();
+    const refused = (await world.env.run('removeSpreadsheetData', [], world.as(EDITOR))) as DataRemovalResult;
+    expect(refused.removed).toBe(false);
+    expect(refused.message).toMatch(
+      /^The last run \(cancelled\) is still finishing the lookups it had sent: their answers and charges are being written\. Press Remove again in [23] minutes, once the Progress tab no longer says the final count follows\.$/,
+    );
+    const plan = (await world.env.run('getDataRemovalPlan', [], world.as())) as DataRemovalPlan;
+    expect(plan.refusal).toBe(refused.message);
+    expect(addonProperties(world).sort()).toEqual(before);
+    expect(sheetNames(world)).toContain(RESULTS_SHEET);
+
+    world.env.advanceClock(180_000);
+    const removed = (await world.env.run('removeSpreadsheetData', [], world.as(EDITOR))) as DataRemovalResult;
+    expect(removed.removed).toBe(true);
     expect(sheetNames(world)).toEqual(['Sheet1']);
   });
 

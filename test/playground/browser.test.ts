@@ -5,9 +5,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { SAMPLE_SHEET_NAME } from '../../playground/sample';
-import type { Playground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
 import { CREDITS_HEADER } from '../../src/store/credits';
 import {
@@ -15,20 +13,18 @@ import {
   bounded,
   cell,
   chargeableProfiles,
-  closeAll,
   expectedRow,
   frameText,
-  launchBrowser,
   menuEntries,
   openPage,
   pasteColumn,
   people,
   profile,
   runFromMenu,
-  type Session,
   tempStateDir,
   testPlayground,
   typeInCell,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -75,33 +71,15 @@ function fiftyEntries(): string[] {
 }
 
 describe('the playground in a browser', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('a pasted column of 50 URLs is enriched from the menu while the sidebar shows the progress; =FINDEMAIL and a reload charge nothing twice', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 500 });
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page, refused } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, refused } = opened.session;
 
     // The menu is the one the bundle's onOpen built, and the sample sheet is there.
     const built = env.ui.menus.filter((m) => m.addon).at(-1)?.items as Array<{ caption?: string }>;
@@ -265,12 +243,12 @@ describe('the playground in a browser', () => {
   });
 
   test('at 10 credits the run pauses; +100 credits and Resume finish it, each profile charged once', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 500 });
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page, sidebar, refused } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, sidebar, refused } = opened.session;
 
     await page.locator('#set-credits').fill('10');
     await page.locator('#set-credits-form button[type="submit"]').click();
@@ -365,12 +343,12 @@ describe('the playground in a browser', () => {
   });
 
   test('the grid shows the selection the add-on sees: Select the first failed row moves it, and the next run uses what is shown', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 100 });
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 100 });
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page, sidebar, refused } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, sidebar, refused } = opened.session;
     const entries = people(8);
     entries.splice(2, 0, 'not a url');
     await pasteColumn(page, 2, 1, entries);
@@ -428,11 +406,11 @@ describe('the playground in a browser', () => {
     expect(refused).toEqual([]);
   });
   test("after an export of the credits log, its sheet has a tab that opens it; the add-on's hidden sheets have none", async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
-    const pg = playground;
-    session = await openPage(browser, pg);
-    const { page, sidebar } = session;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 0 });
+    const pg = opened.playground;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, sidebar } = opened.session;
     const tabs = () => page.locator('#sheet-tab-list .sheet-tab').allTextContents();
     await expect(tabs()).resolves.toEqual([SAMPLE_SHEET_NAME]);
     // The sample column is selected at first: its run, from the plan's Start.
@@ -476,6 +454,6 @@ describe('the playground in a browser', () => {
       ACTION_MS,
       'the sample',
     );
-    expect(session.refused).toEqual([]);
+    expect(opened.session.refused).toEqual([]);
   });
 });

@@ -2,19 +2,16 @@
  * One count of a run in the playground, in Chromium: the sidebar's progress and the page's status line read the same
  * total from the first look to the end, each moves only forward, and credits never stand beside 0 rows processed.
  */
-import type { Browser, Page } from 'playwright-core';
-import type { Playground } from '../../playground/server';
+import type { Page } from 'playwright-core';
 import {
   ACTION_MS,
-  closeAll,
-  launchBrowser,
   openPage,
   pasteColumn,
   people,
   runFromMenu,
-  type Session,
   tempStateDir,
   testPlayground,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -42,33 +39,15 @@ async function figures(page: Page): Promise<{ sidebar: string[]; status: string 
 }
 
 describe('one count of a run in the playground', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('the sidebar and the status line show the same total from Start to Done, never credits beside 0 rows', async () => {
-    stateDir = tempStateDir();
+    opened.stateDir = tempStateDir();
     // 300 ms a request: a slice of 0.5 s does a batch or two, so the run goes on over several looks.
-    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 300 });
-    const { env, spreadsheetId } = playground.workbook;
-    session = await openPage(browser, playground);
-    const { page } = session;
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 300 });
+    const { env, spreadsheetId } = opened.playground.workbook;
+    opened.session = await openPage(opened.browser, opened.playground);
+    const { page } = opened.session;
     // Ten rows looked up first: the next run finds them done.
     const entries = people(40);
     await pasteColumn(page, 2, 1, entries.slice(0, 10));
@@ -85,7 +64,7 @@ describe('one count of a run in the playground', () => {
       60_000,
       'the first run to end',
     );
-    const charged = playground.service.view().charged;
+    const charged = opened.playground.service.view().charged;
     expect(charged).toBe(10);
 
     await pasteColumn(page, 2, 1, entries);
@@ -126,6 +105,6 @@ describe('one count of a run in the playground', () => {
       true,
     );
     expect(seen.some((line) => /Finding e-mails: \d+ of 40/.test(line))).toBe(true);
-    expect(playground.service.view().charged).toBe(40);
+    expect(opened.playground.service.view().charged).toBe(40);
   });
 });

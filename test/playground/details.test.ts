@@ -1,25 +1,16 @@
-/**
- * The playground's details a newcomer notices, in Chromium: the sidebar shows the key the panel restored; the
- * panel's counts agree in number ("1 request"); the ledger shows a profile URL whole; an edit the read-only
- * exported log refuses does not stay on screen.
- */
-import type { Browser } from 'playwright-core';
 import { SAMPLE_URLS } from '../../playground/sample';
-import type { Playground } from '../../playground/server';
 import { CREDITS_HEADER } from '../../src/store/credits';
 import {
   ACTION_MS,
   cell,
   chooseMenu,
-  closeAll,
   expectedRow,
   frameText,
-  launchBrowser,
   openPage,
-  type Session,
   tempStateDir,
   testPlayground,
   typeInCell,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -27,31 +18,13 @@ import {
 jest.setTimeout(60_000 + 16 * ACTION_MS);
 
 describe('the playground’s details', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('the restored key in Settings, "1 request", the ledger’s whole URL, a refused edit of the exported log undone', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
-    session = await openPage(browser, playground);
-    const { page, sidebar } = session;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 0 });
+    opened.session = await openPage(opened.browser, opened.playground);
+    const { page, sidebar } = opened.session;
     await expect(page.locator('#requests').textContent()).resolves.toBe('0 requests');
 
     // Settings shows the demo key masked; another key saved there shows as another masked key.
@@ -125,6 +98,6 @@ describe('the playground’s details', () => {
       ACTION_MS,
       'the stored value shown again',
     );
-    expect(session.refused).toEqual([]);
+    expect(opened.session.refused).toEqual([]);
   });
 });

@@ -183,6 +183,39 @@ export async function closeAll(open: { session?: Session; playground?: Playgroun
   if (failed) throw failed.reason;
 }
 
+/** What a describe's tests open in a browser: the tests set playground, session and stateDir; the hooks end them. */
+export interface OpenedInBrowser {
+  browser: Browser;
+  playground?: Playground;
+  session?: Session;
+  stateDir: string;
+}
+
+/**
+ * Registers the hooks of a describe whose tests drive the playground in Chromium: one browser for all its tests,
+ * and after each test, closeAll over what it opened.
+ */
+export function useBrowser(): OpenedInBrowser {
+  const opened = { stateDir: '' } as OpenedInBrowser;
+
+  beforeAll(async () => {
+    opened.browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await opened.browser?.close();
+  });
+
+  afterEach(async () => {
+    const open = { session: opened.session, playground: opened.playground, stateDir: opened.stateDir };
+    opened.session = undefined;
+    opened.playground = undefined;
+    await closeAll(open);
+  });
+
+  return opened;
+}
+
 /** Waits until `read` returns a value that `done` accepts; every value seen is kept. Bounded by `timeoutMs`. */
 export async function waitFor<T>(
   read: () => Promise<T> | T,

@@ -8,19 +8,16 @@
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { Playground } from '../../playground/server';
+import type { Page } from 'playwright-core';
 import {
   ACTION_MS,
   cell,
   chooseMenu,
-  closeAll,
   frameText,
-  launchBrowser,
   openPage,
-  type Session,
   tempStateDir,
   testPlayground,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -50,34 +47,18 @@ async function listingFrame(page: Page): Promise<void> {
 }
 
 describe('the listing screenshots', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('plan, progress, Credits tab, Watch tab and the filled sheet, each 1280 x 800', async () => {
     const dir = process.env.UPDATE_SCREENSHOTS
       ? join(__dirname, '..', '..', 'docs', 'listing')
       : mkdtempSync(join(tmpdir(), 'listing-'));
     mkdirSync(dir, { recursive: true });
-    stateDir = tempStateDir();
+    opened.stateDir = tempStateDir();
     // Slow enough answers that the run is seen at work.
-    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 400 });
-    session = await openPage(browser, playground);
-    const { page, sidebar } = session;
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 400 });
+    opened.session = await openPage(opened.browser, opened.playground);
+    const { page, sidebar } = opened.session;
     await listingFrame(page);
     const written: string[] = [];
     const shoot = async (name: string) => {
@@ -91,7 +72,7 @@ describe('the listing screenshots', () => {
     await cell(page, 1, 1).click();
     await cell(page, 22, 1).click({ modifiers: ['Shift'] });
     await waitFor(
-      () => playground?.workbook.selection(),
+      () => opened.playground?.workbook.selection(),
       (sel) => JSON.stringify(sel) === JSON.stringify({ r1: 1, c1: 1, r2: 22, c2: 1 }),
       ACTION_MS,
       'the selection A1:A22 on the server',

@@ -3,7 +3,7 @@
  * tab's total (equal to what the sandbox charged), the exported credits log's tab and rows, and the watch, which
  * still answers a form response afterwards.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { SAMPLE_SHEET_NAME } from '../../playground/sample';
 import type { Playground } from '../../playground/server';
 import { WATCH_ITEM } from '../../src/core/product';
@@ -12,15 +12,14 @@ import {
   ACTION_MS,
   cell,
   chooseMenu,
-  closeAll,
   frameText,
-  launchBrowser,
   menuEntries,
   openPage,
   runFromMenu,
   type Session,
   tempStateDir,
   testPlayground,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -74,31 +73,13 @@ async function watchStatus(session: Session, playground: Playground): Promise<st
 }
 
 describe('the playground across a restart', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('the Credits tab total, the exported log and its tab, and the watch are as before; the watch still works', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir, { credits: 500, latencyMs: 0 });
-    session = await openPage(browser, playground);
-    const { page } = session;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 0 });
+    opened.session = await openPage(opened.browser, opened.playground);
+    const { page } = opened.session;
 
     // The sample column is selected at first: its run, from the plan's Start.
     await runFromMenu(page, RUN_LABEL);
@@ -111,8 +92,8 @@ describe('the playground across a restart', () => {
 
     // A watch on the same column (still selected), at most 25 credits a day.
     await chooseMenu(page, WATCH_ITEM);
-    await session.sidebar.locator('#watch-limit').fill('25');
-    await session.sidebar.getByRole('button', { name: 'Start watching' }).click();
+    await opened.session.sidebar.locator('#watch-limit').fill('25');
+    await opened.session.sidebar.getByRole('button', { name: 'Start watching' }).click();
     const watching = await waitFor(
       () => frameText(page, '#watch-status'),
       (text) => text.startsWith('Watching '),
@@ -121,10 +102,10 @@ describe('the playground across a restart', () => {
     );
     expect(watching).toMatch(/up to 25 credits a day/);
 
-    const charged = playground.service.view().charged;
+    const charged = opened.playground.service.view().charged;
     expect(charged).toBeGreaterThan(0);
-    const total = await creditsTotal(session, String(charged));
-    await session.sidebar.locator('#credits-export').click();
+    const total = await creditsTotal(opened.session, String(charged));
+    await opened.session.sidebar.locator('#credits-export').click();
     await waitFor(
       () => frameText(page, '#credits-export-status'),
       (text) => text.startsWith('Exported '),
@@ -141,8 +122,8 @@ describe('the playground across a restart', () => {
     await page.reload();
     // The menu comes with the answer to the page's opening, which has started the open trigger by then.
     await menuEntries(page);
-    const status = await watchStatus(session, playground);
-    const triggers = playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
+    const status = await watchStatus(opened.session, opened.playground);
+    const triggers = opened.playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
       id,
       eventType,
       handler,
@@ -150,28 +131,28 @@ describe('the playground across a restart', () => {
     }));
     expect(triggers.length).toBeGreaterThan(0);
     // The watch's check found nothing new to look up: what the Credits tab showed is still what was charged.
-    expect(playground.service.view().charged).toBe(charged);
+    expect(opened.playground.service.view().charged).toBe(charged);
 
     // The restart: the page and the playground closed (Ctrl-C saves the state), then started on the same state.
-    await session.context.close();
-    session = undefined;
-    await playground.close();
-    playground = await testPlayground(stateDir, { latencyMs: 0 });
-    session = await openPage(browser, playground);
-    const again = session.page;
+    await opened.session.context.close();
+    opened.session = undefined;
+    await opened.playground.close();
+    opened.playground = await testPlayground(opened.stateDir, { latencyMs: 0 });
+    opened.session = await openPage(opened.browser, opened.playground);
+    const again = opened.session.page;
 
     await expect(tabs(again)).resolves.toEqual([SAMPLE_SHEET_NAME, 'Credits log']);
-    expect(withoutTime(await watchStatus(session, playground))).toBe(withoutTime(status));
+    expect(withoutTime(await watchStatus(opened.session, opened.playground))).toBe(withoutTime(status));
     expect(
-      playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
+      opened.playground.workbook.env.triggers.map(({ id, eventType, handler, user }) => ({
         id,
         eventType,
         handler,
         user,
       })),
     ).toEqual(triggers);
-    await creditsTotal(session, total);
-    expect(playground.service.view().charged).toBe(charged);
+    await creditsTotal(opened.session, total);
+    expect(opened.playground.service.view().charged).toBe(charged);
 
     // The exported log, as it was: its header, one row per charge.
     await again.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
@@ -189,12 +170,12 @@ describe('the playground across a restart', () => {
     await again.locator('#menu-insert').click();
     await again.locator('#submit-form').click();
     await waitFor(
-      () => playground?.service.view().charged ?? 0,
+      () => opened.playground?.service.view().charged ?? 0,
       (now) => now === charged + 1,
       20_000,
       'the watch to look the new row up',
     );
-    await creditsTotal(session, String(charged + 1));
-    expect(session.refused).toEqual([]);
+    await creditsTotal(opened.session, String(charged + 1));
+    expect(opened.session.refused).toEqual([]);
   });
 });

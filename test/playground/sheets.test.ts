@@ -1,10 +1,3 @@
-/**
- * The playground behaves like Sheets where the add-on's promises are tried, in Chromium: edits land while an
- * execution runs; a paste past the last row adds rows; Data › Sort range, Insert and Delete rows; `=1+1`; the
- * sandbox panel's key box, rate limit and long-tailed latency, its free key checks, and its folding at 1,024 px.
- */
-import type { Browser } from 'playwright-core';
-import type { Playground } from '../../playground/server';
 import { DEMO_KEY } from '../../playground/service';
 import { API_KEY_PROPERTY, DEMO_USER } from '../../playground/workbook';
 import { START_AT_ONCE } from '../support/harness';
@@ -13,10 +6,8 @@ import {
   cell,
   cellShows,
   chooseMenu,
-  closeAll,
   expectedRow,
   frameText,
-  launchBrowser,
   openPage,
   pasteColumn,
   people,
@@ -24,6 +15,7 @@ import {
   tempStateDir,
   testPlayground,
   typeInCell,
+  useBrowser,
   waitFor,
 } from './helpers';
 
@@ -38,34 +30,16 @@ async function clickMenu(session: Session, menu: string, entry: string): Promise
 }
 
 describe('the playground behaves like Sheets', () => {
-  let browser: Browser;
-  let playground: Playground | undefined;
-  let session: Session | undefined;
-  let stateDir = '';
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  afterEach(async () => {
-    const open = { session, playground, stateDir };
-    session = undefined;
-    playground = undefined;
-    await closeAll(open);
-  });
+  const opened = useBrowser();
 
   test('a cell typed and a range sorted while the menu’s execution runs land at once; the run writes beside them', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
     const sandbox = pg.service.sandbox.service;
-    session = await openPage(browser, pg);
-    const { page } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page } = opened.session;
 
     const urls = people(10, 300);
     await pasteColumn(page, 2, 1, urls);
@@ -118,7 +92,7 @@ describe('the playground behaves like Sheets', () => {
 
       await cell(page, 2, 8).click();
       await cell(page, 4, 8).click({ modifiers: ['Shift'] });
-      await clickMenu(session, '#menu-data', '#sort-asc');
+      await clickMenu(opened.session, '#menu-data', '#sort-asc');
       const sorted = await waitFor(
         () => ({ values: env.values(spreadsheetId, 'H2:H4').flat().join(','), running: menuRunning() }),
         (seen) => seen.values === 'apple,fig,pear',
@@ -150,12 +124,12 @@ describe('the playground behaves like Sheets', () => {
   });
 
   test('a paste past the last row adds rows (and columns) instead of dropping lines', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page } = opened.session;
     const sheet = env.spreadsheet(spreadsheetId).activeSheet();
     expect(sheet.maxRows).toBe(1000);
 
@@ -181,12 +155,12 @@ describe('the playground behaves like Sheets', () => {
   });
 
   test('Data › Sort range, Insert › rows and Edit › Delete rows change the sheet; references follow', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page } = opened.session;
     const names = ['carol', 'alice', 'bob', 'dave'];
     await pasteColumn(
       page,
@@ -212,7 +186,7 @@ describe('the playground behaves like Sheets', () => {
     await cell(page, 30, 4).click();
     await cell(page, 33, 5).click({ modifiers: ['Shift'] });
     expect(await page.locator('#sort-asc').textContent()).toBe('Sort range by column D (A to Z)');
-    await clickMenu(session, '#menu-data', '#sort-asc');
+    await clickMenu(opened.session, '#menu-data', '#sort-asc');
     await waitFor(
       () => JSON.stringify(env.values(spreadsheetId, 'D30:E33')),
       (v) =>
@@ -228,7 +202,7 @@ describe('the playground behaves like Sheets', () => {
     );
     await cell(page, 30, 5).click();
     await cell(page, 33, 4).click({ modifiers: ['Shift'] });
-    await clickMenu(session, '#menu-data', '#sort-desc');
+    await clickMenu(opened.session, '#menu-data', '#sort-desc');
     await waitFor(
       () => env.values(spreadsheetId, 'E30:E33').flat().join(','),
       (v) => v === '4,3,2,1',
@@ -241,7 +215,7 @@ describe('the playground behaves like Sheets', () => {
     await cell(page, 31, 1).click();
     await cell(page, 32, 1).click({ modifiers: ['Shift'] });
     expect(await page.locator('#insert-above').textContent()).toBe('Insert 2 rows above');
-    await clickMenu(session, '#menu-insert', '#insert-above');
+    await clickMenu(opened.session, '#menu-insert', '#insert-above');
     await waitFor(
       () => env.values(spreadsheetId, 'D33')[0][0],
       (v) => v === 'carol',
@@ -255,7 +229,7 @@ describe('the playground behaves like Sheets', () => {
 
     // One row inserted below row 30, then rows 31 to 33 deleted: carol is next to bob again.
     await cell(page, 30, 1).click();
-    await clickMenu(session, '#menu-insert', '#insert-below');
+    await clickMenu(opened.session, '#menu-insert', '#insert-below');
     await waitFor(
       () => env.values(spreadsheetId, 'D34')[0][0],
       (v) => v === 'carol',
@@ -265,7 +239,7 @@ describe('the playground behaves like Sheets', () => {
     await cell(page, 31, 1).click();
     await cell(page, 33, 1).click({ modifiers: ['Shift'] });
     expect(await page.locator('#delete-rows').textContent()).toBe('Delete rows 31 - 33');
-    await clickMenu(session, '#menu-edit', '#delete-rows');
+    await clickMenu(opened.session, '#menu-edit', '#delete-rows');
     await waitFor(
       () => env.values(spreadsheetId, 'D31')[0][0],
       (v) => v === 'carol',
@@ -278,12 +252,12 @@ describe('the playground behaves like Sheets', () => {
   });
 
   test('=1+1 is a formula: its value is in the cell, references recalculate, errors show as in Sheets', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page } = opened.session;
 
     await typeInCell(page, 2, 6, '=1+1');
     await cellShows(page, 2, 6, '2', 'F2 to show 2');
@@ -310,12 +284,12 @@ describe('the playground behaves like Sheets', () => {
   });
 
   test('the sandbox panel: the demo key shown and restored; key checks are free rows; rate limit and long tail set', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    const pg = playground;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    const pg = opened.playground;
     const { env, spreadsheetId } = pg.workbook;
-    session = await openPage(browser, pg);
-    const { page } = session;
+    opened.session = await openPage(opened.browser, pg);
+    const { page } = opened.session;
     const sandbox = pg.service.sandbox.service;
 
     expect(await page.locator('#org-key').textContent()).toBe(pg.service.view().maskedKey);
@@ -431,10 +405,10 @@ describe('the playground behaves like Sheets', () => {
   });
 
   test('at 1,024 px the sandbox panel starts folded and the grid keeps its width; it unfolds and folds again', async () => {
-    stateDir = tempStateDir();
-    playground = await testPlayground(stateDir);
-    session = await openPage(browser, playground);
-    const { page } = session;
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir);
+    opened.session = await openPage(opened.browser, opened.playground);
+    const { page } = opened.session;
     const width = (selector: string) =>
       page.locator(selector).evaluate((element) => element.getBoundingClientRect().width);
     // At 1,440 px the panel is open.

@@ -104,6 +104,16 @@ describe("a watch's start", () => {
     expect(expectNothingHeldOrAllSaved(doc, triggers)).toBe('saved');
   });
 
+  it('counts as waiting only the rows it will look up: a cell that is not a profile URL is not waiting', () => {
+    const rows = [
+      ['Name', 'Profile URL'],
+      ['Ada', 'https://www.linkedin.com/in/ada'],
+      ['Bob', 'not a url'],
+    ];
+    const start = startWatch(creatorStarting(new WatchedDocument(null), rows, {}), { limit: 10 });
+    expect(start.message).toContain('Watching. 1 row of the column has no result yet: it is looked up');
+  });
+
   it('leaves no trigger without its watch when any step of the start throws', () => {
     const whole = failingAt(starting(new WatchedDocument(null), new CreatorTriggers()), 0);
     startWatch(whole.platform, { limit: 10 });

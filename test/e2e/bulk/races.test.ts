@@ -7,7 +7,15 @@
 import type { ExecutionResult } from '../../../emulator';
 import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
-import { API_KEY_PROPERTY, OWNER, OWNER_KEY, startWorld, url, type World } from '../../support/harness';
+import {
+  API_KEY_PROPERTY,
+  LOCK_QUOTA,
+  OWNER,
+  OWNER_KEY,
+  startWorld,
+  url,
+  type World,
+} from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -41,7 +49,7 @@ function ended(promise: Promise<unknown>): () => boolean {
 
 describe('bulk enrichment races', () => {
   it('Pause then Resume while the first slice waits on the service charges no URL twice', async () => {
-    world = await startWorld({ data: [['Profile'], ...urls(10, 'pia-ross')] });
+    world = await startWorld({ env: LOCK_QUOTA, data: [['Profile'], ...urls(10, 'pia-ross')] });
     const service = world.sandbox.service;
     await warmWorkers(world, 3);
     world.env.select(world.ss.id, 'A1:A11');
@@ -73,6 +81,7 @@ describe('bulk enrichment races', () => {
 
   it('a slice past its time budget still holds the lease while its last batch waits on the service', async () => {
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], ...urls(3, 'quin-tate')],
       scriptProperties: { ENRICH_STEP_BUDGET_MS: '1' },
     });
@@ -106,7 +115,7 @@ describe('bulk enrichment races', () => {
 
   it('runs when a header and a first row hold 10,000 characters (the job state stays small)', async () => {
     const long = 'x'.repeat(10_000);
-    world = await startWorld({ data: [[`Profiles ${long}`], [long], [url('ray-uhl')]] });
+    world = await startWorld({ env: LOCK_QUOTA, data: [[`Profiles ${long}`], [long], [url('ray-uhl')]] });
     world.env.select(world.ss.id, 'A1:A3');
     const started = await world.env.execute('enrichSelection', [], world.as());
     expect(started.error?.message).toBeUndefined();
@@ -119,7 +128,7 @@ describe('bulk enrichment races', () => {
   });
 
   it('leaves a formula in an output cell of a row without URL between two processed rows', async () => {
-    world = await startWorld({ data: [TITLES, [url('sue-vale')], [''], [url('tom-west')]] });
+    world = await startWorld({ env: LOCK_QUOTA, data: [TITLES, [url('sue-vale')], [''], [url('tom-west')]] });
     world.env.enter(world.ss.id, 'E3', [['=1+1']]);
     await start(world, 'A1:A4');
     const done = await drive(world);
@@ -129,7 +138,7 @@ describe('bulk enrichment races', () => {
   });
 
   it('spends no credit on a row whose Note cell holds the user text, and says the row has no result', async () => {
-    world = await startWorld({ data: [TITLES, [url('uma-wolf')], [url('val-xu')]] });
+    world = await startWorld({ env: LOCK_QUOTA, data: [TITLES, [url('uma-wolf')], [url('val-xu')]] });
     world.env.enter(world.ss.id, 'E2', [['call her first']]);
     await start(world, 'A1:A3');
     const done = await drive(world);
@@ -143,6 +152,7 @@ describe('bulk enrichment races', () => {
 
   it('does not take over a user column of YES/NO next to the URLs', async () => {
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], [url('wes-york'), '', 'YES'], [url('xia-zorn'), '', '']],
     });
     await start(world, 'A1:A3', { placement: 'insert' });
@@ -157,7 +167,7 @@ describe('bulk enrichment races', () => {
     world = await startWorld({
       data: [['Profile'], ...urls(20, 'ada-bay')],
       scriptProperties: { ENRICH_STEP_BUDGET_MS: '1', ENRICH_BATCH_SIZE: '2' },
-      env: { deployment: 'test' },
+      env: { ...LOCK_QUOTA, deployment: 'test' },
     });
     const other = world.env.createSpreadsheet({ owner: OWNER, data: [['Profile'], ...urls(20, 'bea-cox')] });
     world.env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });

@@ -6,7 +6,7 @@
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
 import { MAX_CLAIMS_AT_ONCE } from '../../../src/core/limits';
 import { column, emailOf } from '../../formula/helpers';
-import { OWNER, startWorld, url, type World } from '../../support/harness';
+import { LOCK_QUOTA, OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -48,7 +48,7 @@ async function twoFormulasAtOnce(w: World): Promise<{ duplicates: number; charge
 }
 
 test(`two formulas over ${COUNT} new URLs at once pay exactly once per URL`, async () => {
-  world = await startWorld({ credits: 5000, faults: { latencyMs: [0, 5] } });
+  world = await startWorld({ env: LOCK_QUOTA, credits: 5000, faults: { latencyMs: [0, 5] } });
   const outcome = await twoFormulasAtOnce(world);
   expect(outcome.rounds).toBeLessThan(8);
   expect(outcome.charged).toBe(COUNT);
@@ -62,7 +62,7 @@ test('with a best-effort cache (claims and markers vanish early) the same two fo
   world = await startWorld({
     credits: 5000,
     faults: { latencyMs: [0, 5] },
-    env: { cacheEviction: { probability: 0.3, seed: 11 } },
+    env: { ...LOCK_QUOTA, cacheEviction: { probability: 0.3, seed: 11 } },
   });
   const outcome = await twoFormulasAtOnce(world);
   expect(world.env.cacheEvictions).toBeGreaterThan(0);

@@ -1,9 +1,9 @@
 /** =FINDEMAIL cells and the bulk run on the same URLs: one credit per profile whatever the order. */
 
-import { chargedTwice, drive, mismatches } from '../bulk/helpers';
-import { waitFor } from '../sandbox/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown, lookups } from './helpers';
+import { chargedTwice, drive, mismatches } from '../../bulk/helpers';
+import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { LOCK_QUOTA, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -21,7 +21,11 @@ async function warmWorkers(w: World, count: number): Promise<void> {
 
 describe('=FINDEMAIL with a bulk run', () => {
   it('formulas filled down and a bulk run started at once pay each URL once', async () => {
-    world = await startWorld({ data: [['Profile'], ...urls(20, 'cal-dunn')], faults: { latencyMs: 1000 } });
+    world = await startWorld({
+      env: LOCK_QUOTA,
+      data: [['Profile'], ...urls(20, 'cal-dunn')],
+      faults: { latencyMs: 1000 },
+    });
     fillDown(world, 'H', 'A', 2, 21);
     await warmWorkers(world, 4);
     world.env.select(world.ss.id, 'A1:A21');
@@ -41,18 +45,35 @@ describe('=FINDEMAIL with a bulk run', () => {
 
   it('a bulk slice does not pay again for rows whose formulas got their results after the slice began', async () => {
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], ...urls(20, 'dee-eng')],
-      faults: { latencyMs: 1500 },
+      faults: { latencyMs: 200 },
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     const service = world.sandbox.service;
     fillDown(world, 'H', 'A', 12, 21);
     await warmWorkers(world, 4);
     world.env.select(world.ss.id, 'A1:A21');
-    const bulk = world.env.execute('enrichSelection', [], world.as());
-    // The slice has read the result store and works on its first batch: the formulas answer meanwhile.
-    await waitFor(() => service.inFlight > 0, 10_000);
-    await world.env.recalculate(world.ss.id);
+    // The slice's first batch (rows 2-6) is held by the test: the slice has read the result store and waits on it
+    // while the formulas of rows 12-21 answer, however slow the machine.
+    let release = service.hold();
+    let bulk: ReturnType<typeof world.env.execute> | undefined;
+    try {
+      bulk = world.env.execute('enrichSelection', [], world.as());
+      await waitFor(() => service.held === 5, 20_000);
+      // Closed again before the held batch wakes: it stays held; the formulas' 10 lookups pass.
+      release();
+      release = service.hold(10);
+      await world.env.recalculate(world.ss.id);
+      expect(service.held).toBe(5);
+    } finally {
+      release();
+    }
+    expect(column(world, 'H12:H21')).toEqual(
+      urls(20, 'dee-eng')
+        .slice(10)
+        .map(([link]) => emailOf(link)),
+    );
     expect((await bulk).ok).toBe(true);
     const done = await drive(world);
     expect(done.state).toBe('done');
@@ -66,6 +87,7 @@ describe('=FINDEMAIL with a bulk run', () => {
     // 4.4 s budget (the 30 s limit's share, scaled down) the second cell has; it must not send it then.
     const broken = url('eve-fry-broken');
     world = await startWorld({
+      env: LOCK_QUOTA,
       data: [['Profile'], [broken]],
       faults: { latencyMs: 3000 },
       scriptProperties: { FINDEMAIL_BUDGET_MS: '4400' },

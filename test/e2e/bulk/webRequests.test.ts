@@ -4,9 +4,9 @@
  * needs more than are left says so with the figures, and the pause at the quota says what Google allows.
  */
 
-import { WEB_REQUESTS_PROPERTY } from '../../src/core/propertyNames';
-import { OWNER, startWorld, url, type World } from '../support/harness';
-import { drive, type ProgressView, start } from './helpers';
+import { WEB_REQUESTS_PROPERTY } from '../../../src/core/propertyNames';
+import { drive, type ProgressView, start } from '../../bulk/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -76,7 +76,7 @@ describe("Google's daily quota of web requests", () => {
     const paused = (await drive(world)) as ProgressView;
     expect(paused.state).toBe('paused');
     expect(paused.message).toContain('Google allows about 20,000 web requests a day for a consumer account');
-    expect(paused.message).toMatch(/Resume after it resets/);
+    expect(paused.message).toMatch(/Wait until it resets, then Resume in the Progress tab\./);
     expect(keptCount(world).sent).toBe(world.env.quotaUsage(OWNER).urlfetch - 1);
   });
 });

@@ -4,11 +4,13 @@
  * #ERROR!, and Refresh =FINDEMAIL cells gets them done. Each profile is paid once, the credits log equals the
  * service's ledger, and no cell blames the connection for what the lock refused.
  */
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { parseChargeRow } from '../../src/store/credits';
-import { chargedTwice } from '../bulk/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown } from './helpers';
+import type { SidebarState } from '../../../src/api';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { parseChargeRow } from '../../../src/store/credits';
+import { chargedTwice } from '../../bulk/helpers';
+import { column, emailOf, fillDown } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 const ROWS = 200;
 /** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */
@@ -37,13 +39,15 @@ function texts(w: World): string[] {
 }
 
 /**
- * Fills column H with single cells over the 200 profiles, evaluates them (the drag), then presses Refresh until
- * every cell shows its address (MAX_REFRESHES at most), `between` each press. Checks no cell blames the connection
- * after each press.
+ * Fills column H with single cells over the 200 profiles, evaluates them (the drag; `drag` false: done already),
+ * then presses Refresh until every cell shows its address (MAX_REFRESHES at most), `between` each press. Checks no
+ * cell blames the connection after each press.
  */
-async function dragAndRefresh(w: World, between: () => void): Promise<number> {
-  fillDown(w, 'H', 'A', 2, ROWS + 1);
-  await w.env.recalculate(w.ss.id);
+async function dragAndRefresh(w: World, between: () => void, drag = true): Promise<number> {
+  if (drag) {
+    fillDown(w, 'H', 'A', 2, ROWS + 1);
+    await w.env.recalculate(w.ss.id);
+  }
   const expected = profiles().map(emailOf);
   let passes = 0;
   while (passes < MAX_REFRESHES && column(w, `H2:H${ROWS + 1}`).some((v, i) => v !== expected[i])) {
@@ -73,17 +77,38 @@ async function expectPaidOnceAndLogged(w: World): Promise<void> {
 }
 
 describe('a dragged column under the lock rate quota', () => {
-  it('20 lock calls a second: each profile paid once, all answered through Refresh, the credits log equal to the ledger, no cell blaming the connection', async () => {
+  it('20 lock calls a second, LockService refusing as the first answers arrive: each profile paid once, all answered through Refresh, the credits log equal to the ledger, no cell blaming the connection', async () => {
     world = await startWorld({
       data: [['Profile'], ...profiles().map((link) => [link])],
       env: { lockRateLimit: { calls: 20, windowMs: 1_000 } },
-      // Every answer a second away: the cells' store writes come together, as a dragged column's do.
-      faults: { latencyMs: 1_000 },
+      faults: { latencyMs: 200 },
       // A cell gives up after 6 s of its budget (the 30 s limit's, scaled down): the column goes in more passes.
       scriptProperties: { FINDEMAIL_BUDGET_MS: '6000' },
     });
-    await dragAndRefresh(world, () => undefined);
-    await expectPaidOnceAndLogged(world);
+    const w = world;
+    const service = w.sandbox.service;
+    // The drag: the test holds the lookups until every cell that runs has sent its own (or ended: the quota
+    // refused its claim), then the script's lock quota is spent elsewhere and the answers come back while every
+    // Lock call is refused, however long a cell would try again.
+    fillDown(w, 'H', 'A', 2, ROWS + 1);
+    const release = service.hold();
+    let lift: () => void = () => undefined;
+    try {
+      const dragged = w.env.recalculate(w.ss.id);
+      await waitFor(() => service.held > 0 && service.held === w.env.runningExecutions(OWNER), 120_000);
+      const sent = service.held;
+      lift = w.env.refuseLockCalls();
+      release();
+      await dragged;
+      lift();
+      expect(sent).toBeGreaterThan(0);
+      expect(w.sandbox.service.totalCharged()).toBe(sent);
+    } finally {
+      release();
+      lift();
+    }
+    await dragAndRefresh(w, () => undefined, false);
+    await expectPaidOnceAndLogged(w);
   }, 600_000);
 
   it('a quota the claims spend in a burst: every answer paid while LockService refuses is kept, none bought again', async () => {
@@ -122,4 +147,41 @@ describe('a dragged column under the lock rate quota', () => {
     expect(chargedTwice(w)).toEqual([]);
     expect(Object.keys(w.charges())).toHaveLength(ROWS);
   }, 300_000);
+});
+
+describe("the sidebar's word on a column of single cells", () => {
+  it('Settings counts the unfinished single cells and offers one range formula (asked first); taken, all are answered', async () => {
+    const rows = 40;
+    const links = Array.from({ length: rows }, (_, i) => url(`eda-side-${i}`));
+    world = await startWorld({ data: [['Profile'], ...links.map((link) => [link])] });
+    const w = world;
+    fillDown(w, 'H', 'A', 2, rows + 1);
+    await w.env.recalculate(w.ss.id);
+    const refused = column(w, `H2:H${rows + 1}`).filter((value) => value === '#ERROR!').length;
+    expect(refused).toBe(rows - 30);
+    const state = (await w.env.run('getSidebarState', [], w.as())) as SidebarState;
+    expect(state.singleCells).toEqual({
+      range: `H2:H${rows + 1}`,
+      cells: rows,
+      unfinished: refused,
+      formula: `=FINDEMAIL(A2:A${rows + 1})`,
+      atOnce: 30,
+    });
+    // No: nothing changes.
+    w.env.ui.answers.push({ button: 'NO' });
+    await w.env.run('replaceSingleCells', [], w.as());
+    expect(w.env.ui.alerts.at(-1)?.prompt).toMatch(
+      new RegExp(`^H2:H${rows + 1} holds ${rows} single =FINDEMAIL cells, ${refused} of them not done`),
+    );
+    expect(w.env.formulas(w.ss.id, 'H3')).toEqual([['=FINDEMAIL(A3)']]);
+    w.env.ui.answers.push({ button: 'YES' });
+    await w.env.run('replaceSingleCells', [], w.as());
+    await w.env.formulasSettled();
+    expect(w.env.formulas(w.ss.id, 'H2')).toEqual([[`=FINDEMAIL(A2:A${rows + 1})`]]);
+    expect(column(w, `H2:H${rows + 1}`)).toEqual(links.map(emailOf));
+    expect(column(w, `A2:A${rows + 1}`)).toEqual(links);
+    expect(chargedTwice(w)).toEqual([]);
+    const after = (await w.env.run('getSidebarState', [], w.as())) as SidebarState;
+    expect(after.singleCells).toBeUndefined();
+  }, 120_000);
 });

@@ -5,12 +5,13 @@
  * at once. The 30 s limit and the 26 s budget are scaled down (emulator limit, FINDEMAIL_BUDGET_MS) where a test
  * waits for them, keeping their ratio; what is asserted is counted (batches, lock calls, credits), not timed.
  */
-import { normalizeProfileUrl } from '../../sandbox/profiles';
-import { CREDITS_SHEET } from '../../src/core/propertyNames';
-import { LOCK_BUSY } from '../../src/formula/messages';
-import { parseChargeRow } from '../../src/store/credits';
-import { startWorld, url, type World } from '../support/harness';
-import { column, emailOf, lookupBatches, lookups } from './helpers';
+import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { LOCK_BUSY } from '../../../src/formula/messages';
+import { parseChargeRow } from '../../../src/store/credits';
+import { column, emailOf, lookupBatches, lookups } from '../../formula/helpers';
+import { waitFor } from '../../sandbox/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {
@@ -56,47 +57,75 @@ describe('a new spreadsheet at the platform limit', () => {
   }, 60_000);
 
   it('one slow answer sent in the first batch returns inside the limit, every other cell answered', async () => {
-    // Scaled: a 10 s limit and an 8.7 s budget (30 s and 26 s); one lookup takes 7 s of them (26 s of 30).
+    // One answer is held by the test while 20 s of the 30 s limit pass (env.passTime: the clock and the limit
+    // alike), as a lookup taking 20 s of the 26 s budget would: the cell still returns inside the limit, every other
+    // cell answered from the same first batch, however slow the machine.
     const urls = profiles('sam-slow', 30);
-    world = await openRange(urls, {
-      faults: { latencyMs: 200, failFirst: { 'sam-slow-7': { kind: 'slow', times: 1, delayMs: 6800 } } },
-      scriptProperties: { FINDEMAIL_BUDGET_MS: '8700' },
-    });
-    world.env.limits.customFunctionMs = 10_000;
-    const report = await world.env.recalculate(world.ss.id);
+    world = await openRange(urls, { faults: { latencyMs: 200 } });
+    const service = world.sandbox.service;
+    const release = service.hold(29);
+    let report: Awaited<ReturnType<typeof world.env.recalculate>>;
+    try {
+      const evaluation = world.env.recalculate(world.ss.id);
+      await waitFor(() => service.held > 0, 20_000);
+      world.env.passTime(20_000);
+      release();
+      report = await evaluation;
+    } finally {
+      release();
+    }
     expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
     expect(column(world, 'B2:B31')).toEqual(urls.map(emailOf));
     expect(lookupBatches(world)).toEqual([30]);
   }, 60_000);
 
   it("40 new profiles with a verifier's long tail (a few answers near two thirds of the budget): all in two evaluations at most", async () => {
+    // The first evaluation's last 5 answers are held by the test while 15.5 s of the 30 s limit pass (env.passTime),
+    // as five lookups taking 60 % of the 26 s budget would, however slow the machine.
     const urls = profiles('tia-tail', 40);
-    const tail = Object.fromEntries(
-      [3, 11, 19, 27, 35].map((i) => [`tia-tail-${i}`, { kind: 'slow' as const, times: 1, delayMs: 5200 }]),
-    );
-    world = await openRange(urls, {
-      faults: { latencyMs: [300, 900], failFirst: tail },
-      scriptProperties: { FINDEMAIL_BUDGET_MS: '8700' },
-    });
-    world.env.limits.customFunctionMs = 10_000;
+    world = await openRange(urls, { faults: { latencyMs: [300, 900] } });
+    const w = world;
+    const service = w.sandbox.service;
     let evaluations = 0;
-    const unfinished = () => column(world as World, 'B2:B41').some((value) => NOT_DONE.test(String(value)));
+    const unfinished = () => column(w, 'B2:B41').some((value) => NOT_DONE.test(String(value)));
     for (; evaluations === 0 || (evaluations < 2 && unfinished()); evaluations++) {
-      const report = await world.env.recalculate(world.ss.id);
+      let report: Awaited<ReturnType<typeof w.env.recalculate>>;
+      if (evaluations === 0) {
+        const release = service.hold(35);
+        try {
+          const evaluation = w.env.recalculate(w.ss.id);
+          await waitFor(() => service.held === 5, 20_000);
+          w.env.passTime(15_500);
+          release();
+          report = await evaluation;
+        } finally {
+          release();
+        }
+      } else report = await w.env.recalculate(w.ss.id);
       expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
     }
     expect(unfinished()).toBe(false);
-    expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+    expect(Object.values(w.charges()).every((n) => n === 1)).toBe(true);
   }, 60_000);
 });
 
 describe('an execution the platform ends mid-send', () => {
   it('leaves the credits log equal to the service ledger once the next evaluation has run; no profile paid a third time', async () => {
     const urls = profiles('kip-killed', 10);
-    world = await openRange(urls, { faults: { latencyMs: 2500 } });
-    // A warm worker, then a limit far below the answers' time: the batch is out when the emulator ends the call.
-    world.env.limits.customFunctionMs = 1500;
-    const killed = await world.env.recalculate(world.ss.id);
+    world = await openRange(urls, { faults: { latencyMs: 20 } });
+    const service = world.sandbox.service;
+    // The batch is held by the test; once it is out, the platform ends the call (its time limit), however slow the
+    // machine.
+    const release = service.hold();
+    let killed: Awaited<ReturnType<typeof world.env.recalculate>>;
+    try {
+      const evaluation = world.env.recalculate(world.ss.id);
+      await waitFor(() => service.held === 10, 20_000);
+      expect(world.env.endByTimeLimit('custom')).toBe(1);
+      killed = await evaluation;
+    } finally {
+      release();
+    }
     expect(killed.results[0].timedOut).toBe(true);
     // The service answers (and charges) what was sent, though no execution reads the answers.
     const deadline = Date.now() + 20_000;
@@ -106,8 +135,6 @@ describe('an execution the platform ends mid-send', () => {
 
     // Past the batch's record (it outlives a formula's 30 s), the next evaluation finds it and logs its answers
     // as lost (maybe charged), then sends each profile again, alone, once.
-    world.sandbox.service.configure({ latencyMs: 20 });
-    world.env.limits.customFunctionMs = 30_000;
     world.env.advanceClock(40_000);
     const next = await world.env.recalculate(world.ss.id);
     expect(next.results[0]).toMatchObject({ ok: true, timedOut: false });

@@ -2,9 +2,9 @@
  * Never billed twice, proven by the sandbox's ledger: a mixed 200-row range, recalculation, a reload,
  * duplicates, =FINDEMAIL after the bulk menu action, and many cells evaluating the same URL at once.
  */
-import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
-import { sentFor, startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown, lookups } from './helpers';
+import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../../sandbox/profiles';
+import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 
@@ -81,6 +81,7 @@ function mixedRows(): Array<{ kind: Kind; value: unknown; expected: string | Reg
 test('a mixed 200-row range: every cell right, each profile charged once, recalculation and reload free', async () => {
   const rows = mixedRows();
   world = await startWorld({
+    env: LOCK_QUOTA,
     faults: { latencyMs: [0, 60] },
     data: [['URL'], ...rows.map((r) => [r.value])],
   });
@@ -137,7 +138,7 @@ test('the same URL in several cells and spellings is charged once', async () => 
     'HTTPS://WWW.NETWORK.COM/in/jane-doe?x=1',
     jane,
   ];
-  world = await startWorld({ data: [['URL'], ...spellings.map((s) => [s])] });
+  world = await startWorld({ env: LOCK_QUOTA, data: [['URL'], ...spellings.map((s) => [s])] });
   fillDown(world, 'B', 'A', 2, 5);
   world.env.enter(world.ss.id, 'C2', [['=FINDEMAIL(A2:A5)']]);
   await world.env.recalculate(world.ss.id);
@@ -149,7 +150,7 @@ test('the same URL in several cells and spellings is charged once', async () => 
 
 test('=FINDEMAIL after the bulk menu action enriched the same URLs: no request, no credit', async () => {
   const urls = [url('ada-lovelace'), url('alan-turing'), url('noemail-grace-hopper'), url('anonymous-z')];
-  world = await startWorld({ data: [['Profile URL'], ...urls.map((u) => [u])] });
+  world = await startWorld({ env: LOCK_QUOTA, data: [['Profile URL'], ...urls.map((u) => [u])] });
   world.env.select(world.ss.id, 'A1:A5');
   let progress = (await world.env.run('enrichSelection', [], world.as())) as { state: string };
   for (let i = 0; i < 20 && progress.state !== 'done'; i++) {
@@ -174,14 +175,14 @@ test('=FINDEMAIL after the bulk menu action enriched the same URLs: no request, 
   expect(Object.values(world.charges())).toEqual([1, 1, 1, 1]);
 });
 
-// 30 cells: Apps Script runs no more custom functions at once for one user (test/formula/refresh.test.ts: more).
+// 30 cells: Apps Script runs no more custom functions at once for one user (test/e2e/formula/refresh.test.ts: more).
 test('a cold-cache stampede: 30 cells with the same URL evaluated at once send it once', async () => {
   const jane = url('jane-doe');
   const bob = url('bob-marley');
   // Every row holds jane; odd rows also ask for bob in a two-cell range that overlaps its neighbours.
   const data: unknown[][] = [['URL', 'Other']];
   for (let i = 0; i < 30; i++) data.push([i % 3 === 0 ? 'http://network.com/in/jane-doe/' : jane, bob]);
-  world = await startWorld({ faults: { latencyMs: 100 }, data });
+  world = await startWorld({ env: LOCK_QUOTA, faults: { latencyMs: 100 }, data });
   const formulas: string[][] = [];
   for (let row = 2; row <= 31; row++)
     formulas.push([row % 2 ? `=FINDEMAIL(A${row}:B${row})` : `=FINDEMAIL(A${row})`]);

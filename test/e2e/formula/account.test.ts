@@ -2,6 +2,8 @@
  * Account-level failures of =FINDEMAIL (no key, 401, 402, no service address): an Error telling what to do,
  * never the key; the back-off after a 401/402; and whose key formulas spend (the owner's).
  */
+
+import { cellError, column, emailOf, fillDown, lookups, recalculateInWaves } from '../../formula/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -13,8 +15,7 @@ import {
   startWorld,
   url,
   type World,
-} from '../support/harness';
-import { cellError, column, emailOf, fillDown, lookups, recalculateInWaves } from './helpers';
+} from '../../support/harness';
 
 let world: World | undefined;
 

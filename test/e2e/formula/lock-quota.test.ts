@@ -4,11 +4,11 @@
  * text, nothing paid is lost or paid twice, no claim is left for a bulk run to wait on; a cached evaluation takes
  * no lock at all.
  */
-import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../emulator';
-import { LOCK_BUSY } from '../../src/formula/messages';
-import { chargedTwice, drive, mismatches } from '../bulk/helpers';
-import { START_AT_ONCE, startWorld, url, type World } from '../support/harness';
-import { column, emailOf, fillDown } from './helpers';
+import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
+import { LOCK_BUSY } from '../../../src/formula/messages';
+import { chargedTwice, drive, mismatches } from '../../bulk/helpers';
+import { column, emailOf, fillDown } from '../../formula/helpers';
+import { START_AT_ONCE, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -3,9 +3,9 @@
  * until it starts), the placement choices, the refusal of a column without profile URLs, several ranges, Retry
  * failed rows, and what a run did (summary, history, the first failed row).
  */
-import { OWNER, startWorld, url, type World } from '../support/harness';
 
-import { drive, expectedCells, mismatches, type ProgressView, start } from './helpers';
+import { drive, expectedCells, mismatches, type ProgressView, start } from '../../bulk/helpers';
+import { OWNER, startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 afterEach(async () => {

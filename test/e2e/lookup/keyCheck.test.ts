@@ -5,11 +5,11 @@
  * check meets is the cells' message, with nothing paid. At 10 % of connections reset no profile is charged more
  * than twice.
  */
-import { buildLookupResponse, predictLookup } from '../../sandbox/profiles';
-import type { LedgerEntry } from '../../sandbox/service';
-import { type Stub, startStub } from '../bundle/helpers';
-import { startWorld, url, type World } from '../support/harness';
-import { lookupBatches as batches, cellError, column, fillDown, lookups } from './helpers';
+import { buildLookupResponse, predictLookup } from '../../../sandbox/profiles';
+import type { LedgerEntry } from '../../../sandbox/service';
+import { type Stub, startStub } from '../../bundle/helpers';
+import { lookupBatches as batches, cellError, column, fillDown, lookups } from '../../formula/helpers';
+import { startWorld, url, type World } from '../../support/harness';
 
 let world: World | undefined;
 let stub: Stub | undefined;

@@ -1,0 +1,179 @@
+/**
+ * Formulas that cannot write document properties send nothing and point to the bulk run; the
+ * menu item "Refresh =FINDEMAIL cells" enters unfinished formulas again (Sheets has no recalculate for custom
+ * functions); a column of single-cell formulas past Apps Script's 30 simultaneous executions gets done through it;
+ * onOpen and onEdit move the formula buffer into the results sheet. The menu item over a sheet port:
+ * test/formula/refresh.test.ts.
+ */
+import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
+import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../../src/core/propertyNames';
+import { chargedTwice, drive } from '../../bulk/helpers';
+import { cellError, column, emailOf, fillDown, lookups } from '../../formula/helpers';
+import { startWorld, url, type World } from '../../support/harness';
+
+const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
+const BULK = 'Extensions › Profile Email Finder › Find e-mails for the selected column';
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+function urls(count: number, prefix: string): string[][] {
+  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
+}
+
+/** Runs the menu item as the owner with `a1` selected, then lets Sheets evaluate the formulas it entered. */
+async function refresh(w: World, a1: string): Promise<string> {
+  w.env.select(w.ss.id, a1);
+  const message = (await w.env.run('refreshFormulas', [], w.as())) as string;
+  await w.env.formulasSettled();
+  return message;
+}
+
+function claimsLeft(w: World): string[] {
+  return [...w.env.documentCache(w.ss.id).dump(w.env.now()).keys()].filter((key) =>
+    key.startsWith(CLAIM_PREFIX),
+  );
+}
+
+describe('formulas where custom functions may not write document properties', () => {
+  it('send nothing and say so, leave no claim; the bulk run completes; Refresh shows its results', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(10, 'wren-ash')],
+      env: { customFunctionDocumentWrites: 'refused' },
+    });
+    world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A11)']]);
+    world.env.enter(world.ss.id, 'I2', [['=FINDEMAIL(A3)']]);
+    const checks = await world.env.recalculate(world.ss.id);
+    // Each cell tried one write at most (both may check at once), and failed safe.
+    const tried = checks.results.map((r) => r.counts['Properties.setProperty'] ?? 0);
+    expect(tried.every((n) => n <= 1) && tried.some((n) => n === 1)).toBe(true);
+    expect(checks.results.every((r) => r.ok)).toBe(true);
+    expect(lookups(world)).toHaveLength(0);
+    expect(world.sandbox.service.ledger()).toHaveLength(0);
+    for (const value of [...column(world, 'H2:H11'), ...column(world, 'I2:I2')]) {
+      expect(value).toMatch(
+        /^ERROR: Not looked up \(no credit spent\): Apps Script does not let formulas save/,
+      );
+      expect(value).toContain(BULK);
+      expect(value).toContain(REFRESH);
+    }
+    expect(claimsLeft(world)).toEqual([]);
+    expect(world.env.documentProperties(world.ss.id).all()[FORMULA_WRITES_PROPERTY]).toBeUndefined();
+
+    // Evaluated again: the refusal is remembered in the document cache, no property is written again.
+    const before = world.env.executions.length;
+    await world.env.recalculate(world.ss.id, { cells: [{ a1: 'I2' }] });
+    const again = world.env.executions.slice(before);
+    expect(again.map((r) => r.counts['Properties.setProperty'] ?? 0)).toEqual([0]);
+    expect(again.map((r) => r.ok)).toEqual([true]);
+
+    world.env.select(world.ss.id, 'A1:A11');
+    expect((await world.env.run('enrichSelection', [], world.as())) as { state: string }).toBeDefined();
+    expect((await drive(world)).state).toBe('done');
+    expect(Object.keys(world.charges())).toHaveLength(10);
+
+    // The formulas show the bulk run's results once entered again, for free.
+    world.env.select(world.ss.id, 'A1');
+    const message = await refresh(world, 'A1');
+    expect(message).toMatch(/^Entered 2 unfinished =FINDEMAIL formulas of this sheet again/);
+    expect(column(world, 'H2:H11')).toEqual(urls(10, 'wren-ash').map(([link]) => emailOf(link)));
+    expect(column(world, 'I2:I2')).toEqual([emailOf(url('wren-ash-1'))]);
+    expect(world.env.formulas(world.ss.id, 'H2:I2')).toEqual([['=FINDEMAIL(A2:A11)', '=FINDEMAIL(A3)']]);
+    expect(chargedTwice(world)).toEqual([]);
+    expect(lookups(world)).toHaveLength(10);
+  });
+});
+
+describe('Refresh =FINDEMAIL cells', () => {
+  it('60 single-cell formulas at once: those past 30 show the platform error; Refresh gets all done, each profile paid once', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(60, 'kit-moss')] });
+    fillDown(world, 'H', 'A', 2, 61);
+    await world.env.recalculate(world.ss.id);
+    const refused = column(world, 'H2:H61').filter((value) => value === '#ERROR!');
+    expect(refused.length).toBeGreaterThan(0);
+    const notes = new Set(
+      Array.from({ length: 60 }, (_, i) => cellError(world as World, `H${i + 2}`)).filter(Boolean),
+    );
+    expect(notes).toEqual(new Set([TOO_MANY_SIMULTANEOUS_MESSAGE]));
+
+    const want = urls(60, 'kit-moss').map(([link]) => emailOf(link));
+    // The first refresh enters only the refused cells again.
+    const first = await refresh(world, 'H2:H61');
+    expect(first).toMatch(
+      new RegExp(`^Entered ${refused.length} unfinished =FINDEMAIL formulas? of the selection again`),
+    );
+    for (let round = 0; round < 2 && column(world, 'H2:H61').some((v, i) => v !== want[i]); round++)
+      await refresh(world, 'H2:H61');
+    expect(column(world, 'H2:H61')).toEqual(want);
+    expect(chargedTwice(world)).toEqual([]);
+    expect(Object.keys(world.charges())).toHaveLength(60);
+    expect(world.env.formulas(world.ss.id, 'H2:H3')).toEqual([['=FINDEMAIL(A2)'], ['=FINDEMAIL(A3)']]);
+  });
+
+  it('enters only unfinished formulas again; none unfinished: says so and changes nothing', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(3, 'ivy-lane')] });
+    fillDown(world, 'H', 'A', 2, 4);
+    await world.env.recalculate(world.ss.id);
+    const runs = world.env.executions.length;
+    const message = await refresh(world, 'H2:H4');
+    expect(message).toBe('No unfinished =FINDEMAIL cells in the selection or on this sheet.');
+    expect(world.env.executions.length).toBe(runs + 1);
+    expect(lookups(world)).toHaveLength(3);
+  });
+});
+
+describe('the formula buffer', () => {
+  it('is moved into the results sheet by onEdit (AuthMode.LIMITED), not in AuthMode.NONE', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(3, 'oak-reed')] });
+    world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A4)']]);
+    await world.env.recalculate(world.ss.id);
+    const buffered = () =>
+      Object.keys(world?.env.documentProperties(world.ss.id).all() ?? {}).filter((k) =>
+        k.startsWith(PENDING_PREFIX),
+      );
+    expect(buffered()).toHaveLength(3);
+
+    await world.env.edit(world.ss.id, 'K1', [['a note']], { authMode: 'NONE' });
+    expect(buffered()).toHaveLength(3);
+    const edit = await world.env.edit(world.ss.id, 'K1', [['another note']]);
+    expect(edit.ok).toBe(true);
+    expect(buffered()).toHaveLength(0);
+    // Kept in the sheet: evaluated again, the formula reads them there, for free.
+    world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A4)']]);
+    await world.env.recalculate(world.ss.id);
+    expect(column(world, 'H2:H4')).toEqual(urls(3, 'oak-reed').map(([link]) => emailOf(link)));
+    expect(lookups(world)).toHaveLength(3);
+
+    // An edit with nothing buffered: one read of the property names, no write.
+    const quiet = await world.env.edit(world.ss.id, 'K1', [['a third note']]);
+    expect(propertyCalls(quiet.counts)).toBe(1);
+    expect(quiet.counts['Properties.getKeys']).toBe(1);
+    expect(quiet.counts['Lock.tryLock'] ?? 0).toBe(0);
+  });
+
+  it('is moved by onOpen when it runs with authority (LIMITED), and onOpen in AuthMode.NONE still builds the menu', async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(2, 'elm-ford')] });
+    world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A3)']]);
+    await world.env.recalculate(world.ss.id);
+    const buffered = () =>
+      Object.keys(world?.env.documentProperties(world.ss.id).all() ?? {}).filter((k) =>
+        k.startsWith(PENDING_PREFIX),
+      );
+    expect(buffered()).toHaveLength(2);
+    const none = await world.env.execute('onOpen', [], world.as(undefined, { authMode: 'NONE', event: {} }));
+    expect(none.ok).toBe(true);
+    expect(buffered()).toHaveLength(2);
+    const limited = await world.env.execute(
+      'onOpen',
+      [],
+      world.as(undefined, { authMode: 'LIMITED', event: {} }),
+    );
+    expect(limited.ok).toBe(true);
+    expect(buffered()).toHaveLength(0);
+    const items = (world.env.ui.menus.at(-1)?.items ?? []) as Array<{ caption?: string; fn?: string }>;
+    expect(items.map((item) => item.caption)).toContain('Refresh =FINDEMAIL cells');
+  });
+});
