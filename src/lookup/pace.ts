@@ -185,7 +185,8 @@ export class Pacer implements BatchSizer {
   }
 
   reason(): PaceReason | undefined {
-    return paceReason(this.state, this.cap);
+    // Held small only below what the slices at once may send (a lone slice's fetchAll stops at batchCap).
+    return paceReason(this.state, Math.min(this.cap, this.batchCap * this.shares));
   }
 
   notBefore(): number {
