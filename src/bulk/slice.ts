@@ -308,7 +308,7 @@ function runWindows(slice: SliceState): void {
   }
   // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
   // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
-  if (lease.working && slice.job.cursor > lease.windowEnd) {
+  if (lease.working && slice.job.cursor > lease.windowEnd && slice.job.cursor > slice.job.lastRow) {
     if (!lease.onPass && !lease.next(windowLeaseRows(slice))) return;
     if (lease.onPass && startNextPass(slice)) {
       lease.next(windowLeaseRows(slice));

@@ -115,7 +115,8 @@ export function processWindow(slice: SliceState): boolean {
     lease.save();
     return false;
   }
-  if (slice.hasTime) lease.save();
+  // A window done is merged with the next one's lease, in one lock.
+  if (slice.hasTime && slice.job.cursor <= lease.windowEnd) lease.save();
   return true;
 }
 
