@@ -115,8 +115,7 @@ export function processWindow(slice: SliceState): boolean {
     lease.save();
     return false;
   }
-  // A window done is merged with the next one's lease, in one lock.
-  if (slice.hasTime && slice.job.cursor <= lease.windowEnd) lease.save();
+  // A window's batches are merged once, when it is done, with the next one's lease in the same lock.
   return true;
 }
 

@@ -154,8 +154,11 @@ export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
-/** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
-export const FIRST_SLICE_MAX_MS = 15 * SECOND;
+/**
+ * The first slice, in Start's execution, works one window (its first batch, however long the answers take) and
+ * answers: the sidebar, open then, drives the rest, with slices beside it from its first progress look.
+ */
+export const FIRST_SLICE_MAX_MS = 1 * SECOND;
 /**
  * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/lookup/pace.ts); the script
  * property FETCH_MAX_CONCURRENCY sets another cap. Apps Script documents no limit for fetchAll.
@@ -193,6 +196,11 @@ export const EXECUTIONS_LEFT_FREE = 10;
 export const DEFAULT_SLICES = 3;
 /** The most slices of one run at once BULK_SLICES may ask for: the rest of a person's executions stay free. */
 export const MAX_SLICES = USER_SIMULTANEOUS_EXECUTIONS - EXECUTIONS_LEFT_FREE;
+/**
+ * Requests in flight a slice sends at least for the sidebar to drive one more (our choice): the run's pace split
+ * finer costs a lock per window and an execution each, for little less waiting on the slowest answer.
+ */
+export const SLICE_MIN_SHARE = 5;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
 /** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */
