@@ -18,17 +18,13 @@
  * The daily limit is raised to 1,000,000 in a, b and e (the owner's Settings), as a person paying for 1,000 would.
  * Every loop is bounded (MAX_ACTIONS); seconds are the bench's wall time.
  */
-import { writeFileSync } from 'node:fs';
 import { Environment, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../emulator';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
-import { type Config, gitCommit, round } from './harness';
+import { type Config, gitCommit, KEY_PROPERTY, OWNER, SANDBOX_NETWORK_HOSTS, writeFigures } from './harness';
 
-const OWNER = 'owner@example.com';
-const KEY_PROPERTY = 'PEF_API_KEY';
 const POLICY_PREFIX = 'PEF_FORMULAS.';
 const ORG = 'bench-dragged';
 const KEY = 'bench-dragged-key-5b8e1d0c3f';
-const SANDBOX_NETWORK_HOSTS = 'network.com';
 /** Person actions at most in one row (each a Refresh or an offer taken), whatever the code does. */
 const MAX_ACTIONS = 40;
 const LIMIT_TEXT = 'daily limit for =FINDEMAIL';
@@ -428,10 +424,6 @@ export async function mainDragged(config: Config) {
     node: process.version,
     dragged: figures,
   };
-  writeFileSync(
-    config.out,
-    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
-  );
-  console.log(`Figures written to ${config.out}`);
+  writeFigures(config.out, output);
   if (config.check && missed > 0) process.exitCode = 1;
 }

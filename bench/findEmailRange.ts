@@ -1,5 +1,4 @@
 /** Scenario 2 of `npm run bench`: =FINDEMAIL over a range of 100 rows at 1 s, against one naive formula per cell. */
-import { Environment } from '../emulator';
 import type { SandboxServer } from '../sandbox/server';
 import {
   ADDON,
@@ -8,37 +7,25 @@ import {
   type Deadline,
   distinctCount,
   fmt,
-  KEY_PROPERTY,
-  OWNER,
-  SANDBOX_NETWORK_HOSTS,
   type Timed,
   table,
   verdict,
 } from './harness';
-import { benchNaiveCells, evaluationOf, recalcRound } from './runs';
+import { benchNaiveCells, evaluationOf, newSpreadsheet, recalcRound } from './runs';
 
 const TARGET_RANGE_S = 10;
 
 async function benchFindEmail(config: Config, sandbox: SandboxServer, urls: string[]) {
-  const env = new Environment({
-    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
-  });
+  const { env, ssId, last } = newSpreadsheet(sandbox, urls);
   try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
-    const last = urls.length + 1;
-    env.enter(ss.id, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
+    env.enter(ssId, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
     sandbox.service.configure({ latencyMs: config.rangeLatencyMs });
-    const first = await recalcRound(env, ss.id, sandbox, ADDON.org);
-    const cells = env.displayValues(ss.id, `B2:B${last}`).map((row) => row[0]);
+    const first = await recalcRound(env, ssId, sandbox, ADDON.org);
+    const cells = env.displayValues(ssId, `B2:B${last}`).map((row) => row[0]);
     const resultCells = cells.filter((value) => value !== '' && !value.startsWith('#')).length;
     // Scenario 9a: the same evaluation as the emulator measured it.
-    const evaluation = evaluationOf(env, first.executions[0], ss.id, `B2:B${last}`);
-    const second = await recalcRound(env, ss.id, sandbox, ADDON.org);
+    const evaluation = evaluationOf(env, first.executions[0], ssId, `B2:B${last}`);
+    const second = await recalcRound(env, ssId, sandbox, ADDON.org);
     const { executions: _first, ...firstFigures } = first;
     const { executions: _second, ...secondFigures } = second;
     return {

@@ -2,38 +2,17 @@
  * Scenario 5 of `npm run bench`: =FINDEMAIL over 500 new rows at the long tail's latency, evaluated twice, against
  * one naive formula per cell.
  */
-import { Environment } from '../emulator';
 import { normalizeProfileUrl } from '../sandbox/profiles';
 import type { SandboxServer } from '../sandbox/server';
-import {
-  ADDON,
-  type Config,
-  type Deadline,
-  fmt,
-  KEY_PROPERTY,
-  makeUrls,
-  OWNER,
-  SANDBOX_NETWORK_HOSTS,
-  type Timed,
-  table,
-} from './harness';
-import { benchNaiveCells } from './runs';
+import { type Config, type Deadline, fmt, makeUrls, type Timed, table } from './harness';
+import { benchNaiveCells, newSpreadsheet } from './runs';
 
 const NOT_REACHED = 'ERROR: Not looked up in time';
 
 async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: string[]) {
-  const env = new Environment({
-    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
-  });
+  const { env, ssId, last } = newSpreadsheet(sandbox, urls);
   try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
-    const last = urls.length + 1;
-    env.enter(ss.id, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
+    env.enter(ssId, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
     sandbox.service.configure({ latencyMs: config.tailLatency });
     sandbox.service.resetLedger();
     const rounds = [];
@@ -41,7 +20,7 @@ async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: 
     for (let round = 0; round < 2; round++) {
       const before = sandbox.service.ledger().length;
       const started = performance.now();
-      const report = await env.recalculate(ss.id);
+      const report = await env.recalculate(ssId);
       const wallMs = performance.now() - started;
       const entries = sandbox.service.ledger().slice(before);
       let paidAgain = 0;
@@ -51,7 +30,7 @@ async function benchFindEmailTail(config: Config, sandbox: SandboxServer, urls: 
         if (paid.has(key)) paidAgain++;
         paid.set(key, (paid.get(key) ?? 0) + 1);
       }
-      const cells = env.displayValues(ss.id, `B2:B${last}`).map((row) => row[0]);
+      const cells = env.displayValues(ssId, `B2:B${last}`).map((row) => row[0]);
       rounds.push({
         wallMs,
         ok: report.results.every((r) => r.ok && !r.timedOut),

@@ -2,8 +2,6 @@
  * Scenario 9 of `npm run bench`: =FINDEMAIL at the platform's limit (bench/README.md, "9."), each figure on a new
  * spreadsheet against a sandbox of its own; `--only=formula` runs it alone.
  */
-import { writeFileSync } from 'node:fs';
-import { Environment } from '../emulator';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting } from '../sandbox/service';
 import {
@@ -14,17 +12,15 @@ import {
   fmt,
   foundProfiles,
   gitCommit,
-  KEY_PROPERTY,
   ledgerOf,
   makeUrls,
-  OWNER,
   reportTargets,
-  round,
-  SANDBOX_NETWORK_HOSTS,
   type Timed,
+  timedInto,
   verdict,
+  writeFigures,
 } from './harness';
-import { benchAddonBulk, type Evaluation, evaluateFormula } from './runs';
+import { benchAddonBulk, type Evaluation, evaluateFormula, newSpreadsheet } from './runs';
 
 /** The targets for the formula path, and for a bulk run over dropped connections. */
 const FORMULA_TARGETS = {
@@ -43,23 +39,6 @@ const FORMULA_TARGETS = {
 const MAX_EVALUATIONS = 3;
 /** The one slow lookup of scenario 9d, in ms: its latency plus the sandbox's `slow` fault. */
 const SLOW_ANSWER_MS = 26_000;
-
-/**
- * A new spreadsheet in an environment of its own (no document property, no cache, no pace kept), `urls` in column
- * A, the owner's key in the owner's user properties.
- */
-function newSpreadsheet(sandbox: SandboxServer, urls: string[]) {
-  const env = new Environment({
-    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
-  });
-  env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
-  const ss = env.createSpreadsheet({
-    owner: OWNER,
-    rows: Math.max(1000, urls.length + 1),
-    data: [['Profile URL'], ...urls.map((url) => [url])],
-  });
-  return { env, ssId: ss.id, last: urls.length + 1 };
-}
 
 /** Resolves once the sandbox has no request in flight (at most SLOW_ANSWER_MS + 5 s). */
 async function settled(sandbox: SandboxServer): Promise<void> {
@@ -304,14 +283,7 @@ export function reportFormula(figures: FormulaFigures): void {
 /** `--only=formula`: scenario 9 alone, its figures written to the output file. */
 export async function mainFormula(config: Config, deadline: Deadline) {
   const phases: Record<string, number> = {};
-  const timed: Timed = async (name, work) => {
-    const begun = performance.now();
-    try {
-      return await work();
-    } finally {
-      phases[name] = performance.now() - begun;
-    }
-  };
+  const timed = timedInto(phases);
   const formula = await runFormulaScenarios(config, deadline, timed);
   reportFormula(formula);
   const output = {
@@ -322,10 +294,6 @@ export async function mainFormula(config: Config, deadline: Deadline) {
     formula,
     phasesMs: phases,
   };
-  writeFileSync(
-    config.out,
-    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
-  );
-  console.log(`Figures written to ${config.out}`);
+  writeFigures(config.out, output);
   reportTargets(config);
 }

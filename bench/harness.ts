@@ -4,6 +4,7 @@
  * bench scripts of their own (scenarios 7 and 8).
  */
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionResult } from '../emulator';
 import { seededRandom } from '../emulator/host/random';
@@ -356,6 +357,18 @@ export function gitCommit(): string | undefined {
 
 export type Timed = <T>(name: string, work: () => Promise<T>) => Promise<T>;
 
+/** A Timed that records each phase's milliseconds in `phases`. */
+export function timedInto(phases: Record<string, number>): Timed {
+  return async (name, work) => {
+    const begun = performance.now();
+    try {
+      return await work();
+    } finally {
+      phases[name] = performance.now() - begun;
+    }
+  };
+}
+
 // ------------------------------------------------------------------ 7-8. bench scripts of their own
 
 export function runColdload(seconds: number): { output: string; ok: boolean } {
@@ -416,6 +429,12 @@ export function verdict(name: string, ok: boolean, applies = targetsApply): stri
   if (!applies) return 'n/a (the targets are set for the full run)';
   verdicts.push({ name, met: ok });
   return ok ? 'met' : 'missed';
+}
+
+/** Writes a run's figures to `out` as JSON, numbers to 2 decimals, and says where. */
+export function writeFigures(out: string, figures: unknown): void {
+  writeFileSync(out, `${JSON.stringify(figures, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`);
+  console.log(`Figures written to ${out}`);
 }
 
 /** The closing line on the targets; with --check, a missed target makes the exit code non-zero. */

@@ -3,7 +3,6 @@
  * against the rate-limited sandbox (4), and on a new spreadsheet with the key seen by 4 (4b), against the naive
  * baseline; `--only=tail` runs them alone.
  */
-import { writeFileSync } from 'node:fs';
 import type { SandboxServer } from '../sandbox/server';
 import type { RateLimit } from '../sandbox/service';
 import {
@@ -13,11 +12,12 @@ import {
   gitCommit,
   makeUrls,
   reportTargets,
-  round,
   summary,
   type Timed,
   table,
+  timedInto,
   verdict,
+  writeFigures,
 } from './harness';
 import { benchAddonBulk, benchNaiveBulk } from './runs';
 
@@ -85,7 +85,9 @@ export async function runTail(
 }
 
 /** The table of scenarios 3-4, their verdicts, and the fetchAll calls of each run as the sandbox saw them. */
-export function reportTail(config: Config, figures: Awaited<ReturnType<typeof runTail>>): void {
+type TailFigures = Awaited<ReturnType<typeof runTail>>;
+
+export function reportTail(config: Config, figures: TailFigures): void {
   const { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio } = figures;
   const limit = config.rateLimit.maxInFlight;
   console.log(
@@ -170,41 +172,36 @@ export function reportTail(config: Config, figures: Awaited<ReturnType<typeof ru
   }
 }
 
+/** The figures of scenarios 3-4 as the output file keeps them (without per-method counts and per-slice samples). */
+export function tailSummary(figures: TailFigures) {
+  const { tail, naiveTail, limited, seenKey, tailRatio, limitedRatio, seenKeyRatio } = figures;
+  return {
+    addon: summary(tail.addon),
+    rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
+    naive: summary(naiveTail),
+    ratio: tailRatio,
+    rateLimitedRatio: limitedRatio,
+    seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
+    seenKeyRatio,
+  };
+}
+
 /** `--only=tail`: scenarios 3-4 alone, their figures written to the output file. */
 export async function mainTail(config: Config, sandbox: SandboxServer, naiveDir: string, deadline: Deadline) {
   const phases: Record<string, number> = {};
-  const timed: Timed = async (name, work) => {
-    const begun = performance.now();
-    try {
-      return await work();
-    } finally {
-      phases[name] = performance.now() - begun;
-    }
-  };
+  const timed = timedInto(phases);
   const figures = await runTail(config, sandbox, naiveDir, deadline, timed);
   reportTail(config, figures);
-  const { tail, naiveTail, limited, seenKey, tailRatio, limitedRatio, seenKeyRatio } = figures;
+  const { tail, limited } = figures;
   const output = {
     date: new Date().toISOString(),
     commit: gitCommit(),
     node: process.version,
     config: { ...config, out: undefined },
-    longTail: {
-      addon: summary(tail.addon),
-      rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
-      naive: summary(naiveTail),
-      ratio: tailRatio,
-      rateLimitedRatio: limitedRatio,
-      seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
-      seenKeyRatio,
-    },
+    longTail: tailSummary(figures),
     phasesMs: phases,
   };
-  writeFileSync(
-    config.out,
-    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
-  );
-  console.log(`Figures written to ${config.out}`);
+  writeFigures(config.out, output);
   reportTargets(config);
   const finished = (run: typeof tail) =>
     run.addon.finalState === 'done' && run.addon.rowsWithStatus === run.addon.rows;

@@ -23,7 +23,7 @@
  * 5 findEmailTail.ts, 6 scale.ts, 9 formulaLimit.ts, 10 draggedColumn.ts), what they share in harness.ts and runs.ts.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIST_DIR } from '../emulator';
@@ -45,13 +45,12 @@ import {
   parseArgs,
   ROOT,
   reportTargets,
-  round,
   runBenchScript,
   runColdload,
   setTargetsApply,
-  summary,
+  writeFigures,
 } from './harness';
-import { mainTail, reportTail, runTail } from './longTail';
+import { mainTail, reportTail, runTail, tailSummary } from './longTail';
 import { recordPrinted, writeLastRun } from './readme';
 import { benchScale, mainScale, reportScale, scaleMemoryFlat, scaleTimeFlat } from './scale';
 
@@ -129,8 +128,7 @@ async function main(): Promise<void> {
     const { findEmail, naiveCells } = range;
 
     const tailFigures = await runTail(config, sandbox, naiveDir, deadline, timed);
-    const { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio } =
-      tailFigures;
+    const { tail, limited, seenKey, tailText, tailRatio, limitedRatio } = tailFigures;
     const rangeTailFigures = await runRangeTail(config, sandbox, naiveDir, deadline, timed, tailText);
     const { rangeTail, naiveCellsTail } = rangeTailFigures;
 
@@ -208,15 +206,7 @@ async function main(): Promise<void> {
       },
       findEmail,
       naiveCells,
-      longTail: {
-        addon: summary(tail.addon),
-        rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
-        naive: summary(naiveTail),
-        ratio: tailRatio,
-        rateLimitedRatio: limitedRatio,
-        seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
-        seenKeyRatio,
-      },
+      longTail: tailSummary(tailFigures),
       rangeTail,
       naiveCellsTail,
       scale,
@@ -229,11 +219,7 @@ async function main(): Promise<void> {
       phasesMs: phases,
       totalMs,
     };
-    writeFileSync(
-      config.out,
-      `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
-    );
-    console.log(`Figures written to ${config.out}`);
+    writeFigures(config.out, output);
     reportTargets(config);
     if (standardRun) {
       writeLastRun(join(ROOT, 'bench', 'README.md'), printed, {

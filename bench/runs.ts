@@ -34,6 +34,30 @@ import {
 const MAX_ADDON_CALLS = 400;
 const MAX_NAIVE_EXECUTIONS = 200;
 
+// ------------------------------------------------------------------ spreadsheets
+
+/** The owner's `key` in the owner's user properties, and a spreadsheet of theirs with `urls` in column A. */
+export function sheetOfUrls(env: Environment, key: string, urls: string[]) {
+  env.userProperties(OWNER).set({ [KEY_PROPERTY]: key });
+  return env.createSpreadsheet({
+    owner: OWNER,
+    rows: Math.max(1000, urls.length + 1),
+    data: [['Profile URL'], ...urls.map((url) => [url])],
+  });
+}
+
+/**
+ * A new spreadsheet in an environment of its own (no document property, no cache, no pace kept), `urls` in column
+ * A, the owner's key in the owner's user properties.
+ */
+export function newSpreadsheet(sandbox: SandboxServer, urls: string[]) {
+  const env = new Environment({
+    scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
+  });
+  const ss = sheetOfUrls(env, ADDON.key, urls);
+  return { env, ssId: ss.id, last: urls.length + 1 };
+}
+
 // ------------------------------------------------------------------ bulk runs: the add-on and the naive loop
 
 /** One bulk scenario: the sandbox's latency and rate limit, and the script properties of the add-on's run. */
@@ -72,13 +96,8 @@ export async function benchAddonBulk(
     },
   });
   try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: ADDON.key });
+    const ss = sheetOfUrls(env, ADDON.key, urls);
     if (scenario.keyPace) env.userProperties(OWNER).set({ [KEY_PACE_PROPERTY]: scenario.keyPace });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
     const last = urls.length + 1;
     env.select(ss.id, `A2:A${last}`);
     sandbox.service.configure({
@@ -239,12 +258,7 @@ export async function benchNaiveBulk(
 ) {
   const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
   try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
+    const ss = sheetOfUrls(env, NAIVE.key, urls);
     const first = sample.fromRow ?? 2;
     const last = Math.min(urls.length + 1, first + sample.rows - 1);
     sandbox.service.configure({ latencyMs: sample.latency });
@@ -351,12 +365,7 @@ export async function benchNaiveCells(
 ) {
   const env = new Environment({ distDir: naiveDir, scriptProperties: { API_BASE_URL: sandbox.baseUrl } });
   try {
-    env.userProperties(OWNER).set({ [KEY_PROPERTY]: NAIVE.key });
-    const ss = env.createSpreadsheet({
-      owner: OWNER,
-      rows: Math.max(1000, urls.length + 1),
-      data: [['Profile URL'], ...urls.map((url) => [url])],
-    });
+    const ss = sheetOfUrls(env, NAIVE.key, urls);
     const last = urls.length + 1;
     env.enter(
       ss.id,

@@ -1,5 +1,4 @@
 /** Scenario 6 of `npm run bench`: a bulk run over 20,000 rows slice by slice; `--only=scale` runs it alone. */
-import { writeFileSync } from 'node:fs';
 import type { SandboxServer } from '../sandbox/server';
 import {
   type Config,
@@ -8,9 +7,9 @@ import {
   gitCommit,
   makeUrls,
   reportTargets,
-  round,
   table,
   verdict,
+  writeFigures,
 } from './harness';
 import { benchAddonBulk, benchNaiveBulk, type SliceSample } from './runs';
 
@@ -157,11 +156,7 @@ export async function mainScale(
     scale,
     totalMs: performance.now() - started,
   };
-  writeFileSync(
-    config.out,
-    `${JSON.stringify(output, (_, v) => (typeof v === 'number' ? round(v, 2) : v), 2)}\n`,
-  );
-  console.log(`Figures written to ${config.out}`);
+  writeFigures(config.out, output);
   reportTargets(config);
   if (scale.addon.finalState !== 'done' || scale.addon.rowsWithStatus !== scale.rows) process.exitCode = 1;
 }
