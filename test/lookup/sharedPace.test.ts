@@ -2,7 +2,7 @@
 import { loadPace, observeShared, PACE_START, type PaceState } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
 import { flightsKey, IDLE_MS, readSlices, SENDING_MS, SharedPace } from '../../src/lookup/sharedPace';
-import { testClock } from '../support/platform';
+import { memoryCache, testClock } from '../support/platform';
 
 const BATCH_CAP = 100;
 const RUN_CAP = 300;
@@ -14,24 +14,10 @@ const refused = (size: number, throttled: number): BatchSample => ({
   throttled,
 });
 
-function memoryCache(): DocumentCache & { values: Map<string, string> } {
+/** The shared memory cache, its entries at hand. */
+function sharedCache(): DocumentCache & { values: Map<string, string> } {
   const values = new Map<string, string>();
-  return {
-    values,
-    get: (key) => values.get(key) ?? null,
-    getAll: (keys) =>
-      Object.fromEntries(
-        keys.filter((key) => values.has(key)).map((key) => [key, values.get(key) as string]),
-      ),
-    put: (key, value) => void values.set(key, value),
-    putAll: (entries) => {
-      for (const [key, value] of Object.entries(entries)) values.set(key, value);
-    },
-    remove: (key) => void values.delete(key),
-    removeAll: (keys) => {
-      for (const key of keys) values.delete(key);
-    },
-  };
+  return { ...memoryCache(values), values };
 }
 
 /** A slice joining the run: its pace loaded as a slice's is (src/lookup/paceStep.ts), then shared. */
@@ -52,7 +38,7 @@ function send(shared: SharedPace): number {
 
 describe("slices at once share the run's pace: more slices split it, they never add requests", () => {
   it('a slice joining while the first has the whole pace in flight waits for room, then each sends its share', () => {
-    const cache = memoryCache();
+    const cache = sharedCache();
     const clock = testClock();
     const a = slice(cache, clock, 'a');
     expect(send(a)).toBe(PACE_START);
@@ -75,7 +61,7 @@ describe("slices at once share the run's pace: more slices split it, they never 
   });
 
   it('the run grows once a round (not once per slice), to the cap across slices, each fetchAll at most its cap', () => {
-    const cache = memoryCache();
+    const cache = sharedCache();
     const clock = testClock();
     const slices = ['a', 'b', 'c'].map((token) => slice(cache, clock, token));
     const rounds: number[] = [];
@@ -94,7 +80,7 @@ describe("slices at once share the run's pace: more slices split it, they never 
   });
 
   it('a 429 shrinks every slice together; at a limit already found, a refusal costs a step back, not a fall', () => {
-    const cache = memoryCache();
+    const cache = sharedCache();
     const clock = testClock();
     const slices = ['a', 'b', 'c'].map((token) => slice(cache, clock, token));
     // 50 across three (16 each, 48 in flight) against a service taking 25: the rest answered 429.
@@ -135,7 +121,7 @@ describe("slices at once share the run's pace: more slices split it, they never 
   });
 
   it('a slice that ends leaves; one killed mid-batch counts until its entry expires; the pace outlives them', () => {
-    const cache = memoryCache();
+    const cache = sharedCache();
     const clock = testClock();
     const a = slice(cache, clock, 'a');
     const b = slice(cache, clock, 'b');
