@@ -30,16 +30,19 @@ function leaseEnd(job: Job, now: number): number {
 
 /**
  * Rows a new window takes: `rows`, or near the end of a pass the rows left (never leased, and still in the other
- * slices' windows) split evenly across the run's `slices`, so that its last windows end together rather than one
- * slice sending the last batches alone.
+ * slices' windows) split evenly across the slices working now (at most the run's `slices`), so that its last
+ * windows end together rather than one slice sending the last batches alone.
  */
 function newWindowRows(job: Job, rows: number, token: string, now: number, slices: number): number {
-  if (slices <= 1) return rows;
-  const held = liveWindows(job, now)
-    .filter((window) => window.token !== token && window.from <= job.lastRow)
-    .reduce((sum, window) => sum + Math.max(0, window.to - window.from + 1), 0);
+  const others = liveWindows(job, now).filter(
+    (window) => window.token !== token && window.from <= job.lastRow,
+  );
+  // The slices working now, at most the run's figure: a lone slice (a slower service) keeps whole windows.
+  const working = Math.min(slices, others.length + 1);
+  if (working <= 1) return rows;
+  const held = others.reduce((sum, window) => sum + Math.max(0, window.to - window.from + 1), 0);
   const left = job.lastRow - job.cursor + 1 + held;
-  return Math.min(rows, Math.ceil(left / slices));
+  return Math.min(rows, Math.ceil(left / working));
 }
 
 /**

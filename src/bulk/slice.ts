@@ -56,9 +56,10 @@ export function processSlice(
   jobId: string,
   runnerId: string | null,
   maxBudgetMs = Number.POSITIVE_INFINITY,
+  maxWindows = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs));
+    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows));
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
@@ -108,6 +109,7 @@ function processLeasedSlice(
   jobId: string,
   runnerId: string | null,
   maxBudgetMs: number,
+  maxWindows: number,
 ): Progress {
   const started = platform.clock.now();
   const config = platform.config();
@@ -119,7 +121,7 @@ function processLeasedSlice(
   if (!lease) return progressOf(job, { runnerId, now: started });
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   try {
-    runSlice(platform, lease, started + budgetMs, batchSize);
+    runSlice(platform, lease, started + budgetMs, batchSize, maxWindows);
   } catch (error) {
     // The lock busy or refused: this slice ends here, what it paid is stored; the next slice goes on.
     if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
@@ -188,6 +190,7 @@ function runSlice(
   lease: JobLease,
   deadline: number,
   batchSize: number | undefined,
+  maxWindows: number,
 ): void {
   const ready = checkBeforeWork(platform, lease);
   // The sheet's rows moved while other slices work in the old frame: the next slice follows them.
@@ -248,7 +251,7 @@ function runSlice(
     session,
   });
   try {
-    runWindows(slice);
+    runWindows(slice, maxWindows, () => webRequests.sent);
   } finally {
     try {
       session.close();
@@ -311,10 +314,16 @@ function keptPace(platform: Platform): string | undefined {
   return platform.documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
 }
 
-/** At least one window per slice, so a slice always makes progress. */
-function runWindows(slice: SliceState): void {
+/**
+ * At least one window per slice, so a slice always makes progress; at most `maxWindows` that sent requests
+ * (`sent`: the slice's web requests so far), the rest of the run's windows (a later pass's rows) cost no request.
+ */
+function runWindows(slice: SliceState, maxWindows: number, sent: () => number): void {
   const { lease } = slice;
-  for (let window = 0; window === 0 ? lease.working : slice.hasTime; window++) {
+  let worked = 0;
+  // Past `maxWindows`, only the end of the run: the pass over the range after the last row.
+  const enough = () => worked >= maxWindows && slice.job.pass === 1 && slice.job.cursor <= slice.job.lastRow;
+  for (let window = 0; window === 0 ? lease.working : slice.hasTime && !enough(); window++) {
     if (slice.job.cursor > lease.windowEnd) {
       const onPass = lease.onPass;
       if (onPass && !startNextPass(slice)) break;
@@ -325,7 +334,10 @@ function runWindows(slice: SliceState): void {
     }
     // The run's other slices' requests in flight leave room for this slice's share, or its time ends first.
     if (slice.setup.shared && !slice.setup.shared.awaitRoom(slice.setup.deadline)) break;
-    if (!processWindow(slice)) break;
+    const before = sent();
+    const going = processWindow(slice);
+    if (sent() > before) worked++;
+    if (!going) break;
   }
   // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
   // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
@@ -347,7 +359,7 @@ function windowSlices(slice: SliceState): number {
 /** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
 function windowLeaseRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /**

@@ -17,7 +17,7 @@ import type { SliceState } from './sliceState';
  */
 function windowRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */

@@ -154,11 +154,13 @@ export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
+/** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
+export const FIRST_SLICE_MAX_MS = 15 * SECOND;
 /**
- * The first slice, in Start's execution, works one window (its first batch, however long the answers take) and
- * answers: the sidebar, open then, drives the rest, with slices beside it from its first progress look.
+ * Windows the first slice works (its first batch and that batch's retries) before Start answers: the sidebar's
+ * drive then adds slices beside the next one from its first progress look.
  */
-export const FIRST_SLICE_MAX_MS = 1 * SECOND;
+export const FIRST_SLICE_WINDOWS = 1;
 /**
  * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/lookup/pace.ts); the script
  * property FETCH_MAX_CONCURRENCY sets another cap. Apps Script documents no limit for fetchAll.

@@ -18,7 +18,7 @@ export const SENDING_MS = 90_000;
 /** A slice between batches (planning, writing, waiting for room) counts this long after it last said so. */
 export const IDLE_MS = 30_000;
 /** How often a slice waiting for room (the other slices' requests in flight) looks again. */
-export const ROOM_LOOK_MS = 500;
+export const ROOM_LOOK_MS = 250;
 
 /** The cache key of the slices' entries beside the pace kept for `scope`. */
 export function flightsKey(scope: string): string {

@@ -45,6 +45,13 @@ function platformWithJob(firstRow: number, lastRow: number): Platform {
   return platform;
 }
 
+/** A job of 300 rows and one slice leasing 200 of them, no other slice working; `slices`: the run's figure. */
+function leasedAlone(slices: number): Platform {
+  const platform = platformWithJob(2, 301);
+  takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200, slices);
+  return platform;
+}
+
 /** The rows of each live window of the stored job, in order. */
 function windowSizes(platform: Platform): number[] {
   return (loadJob(platform)?.windows ?? []).map((window) => window.to - window.from + 1);
@@ -58,15 +65,20 @@ describe('window leases: two batches each, the last rows of a pass split across 
     expect(windowSizes(platform)).toEqual([200, 200, 200]);
   });
 
-  it('near the end the rows left (unleased, and in the other windows) are split evenly: the last windows end together', () => {
+  it('near the end the rows left (unleased, and in the other windows) are split across the slices working: they end together', () => {
     const platform = platformWithJob(2, 301);
-    const leases = [0, 1, 2].map(
-      (slice) => takeLease(platform, 'run-1', platform.clock.now() + slice, OWNER, 200, 3).lease,
-    );
-    expect(windowSizes(platform)).toEqual([100, 100, 100]);
-    expect(leases.every(Boolean)).toBe(true);
-    // A fourth finds every row leased.
-    expect(takeLease(platform, 'run-1', platform.clock.now() + 3, OWNER, 200, 3).lease).toBeNull();
+    // Two slices whose windows are done (they lease their next one next), one leasing now: 300 rows for three.
+    const job = loadJob(platform) as Job;
+    const until = platform.clock.now() + 60_000;
+    job.windows = [
+      { from: 2, to: 1, token: 'b', until },
+      { from: 2, to: 1, token: 'c', until },
+    ];
+    saveJob(platform, job);
+    const a = takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200, 3).lease;
+    expect(a?.windowEnd).toBe(101);
+    // Alone, the same slice would have taken the 200 rows it asked for; the run's figure of one slice keeps them whole.
+    expect(windowSizes(leasedAlone(3))).toEqual([200]);
   });
 
   it('one slice at a time (a fixed window, or one slice) takes the rows asked for', () => {
