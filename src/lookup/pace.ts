@@ -411,11 +411,26 @@ export function loadPace(
   nowMs = 0,
   keptProperty?: string,
 ): Pacer {
-  let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   const fromProperty = parseKept(keptProperty);
   const cached = parseState(cache?.get(PACE_PREFIX + scope));
   const kept =
     cached ?? (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
+  return new Pacer(recallPace(kept, start, cap, nowMs, kept === cached), cap);
+}
+
+/**
+ * A kept pace as an execution starts from it `nowMs` (a new one starting at `start` when none is kept): its losses
+ * faded (`fadeLosses`), the ceiling the cap while no 429 or 5xx was met, the size within the cap. `recent`: kept
+ * in the document cache (minutes ago), not the document property (maybe days ago).
+ */
+export function recallPace(
+  kept: PaceState | undefined,
+  start: number,
+  cap: number,
+  nowMs: number,
+  recent: boolean,
+): PaceState {
+  let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   if (kept) {
     state = fadeLosses({ ...state, ...kept }, nowMs);
     // No 429 or 5xx met: the ceiling is the cap of this execution (a run's across its slices, a key check's one fetchAll).
@@ -424,7 +439,7 @@ export function loadPace(
     // seen during the faults says nothing of the connection now); likewise for a pace kept for days.
     const forgotten = kept.lost > 0 && state.lost === 0;
     if (forgotten) state.size = Math.max(state.size, start);
-    if (forgotten || kept !== cached) state.fastestMs = 0;
+    if (forgotten || !recent) state.fastestMs = 0;
   }
-  return new Pacer({ ...state, size: Math.max(1, Math.min(cap, state.size)) }, cap);
+  return { ...state, size: Math.max(1, Math.min(cap, state.size)) };
 }

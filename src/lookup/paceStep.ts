@@ -42,7 +42,7 @@ export function openPace(ports: LookupPorts, spec: PaceSpec): PaceStep {
   let shared: SharedPace | undefined;
   if (spec.shared) {
     pacer.batchCap = spec.shared.batchCap;
-    shared = new SharedPace(pacer, cache, spec.scope, spec.shared.token, clock);
+    shared = new SharedPace(pacer, spec.start, cache, spec.scope, spec.shared.token, clock);
     shared.sync();
   }
   const { key } = spec;

@@ -7,7 +7,7 @@
  * apps-script/reference/cache/cache): a lost entry reads as no other slice, the slice's own pace then counts.
  */
 import { PACE_PREFIX } from '../core/propertyNames';
-import { PACE_SECONDS, type Pacer, type PaceState } from './pace';
+import { PACE_SECONDS, type Pacer, type PaceState, recallPace } from './pace';
 import type { BatchSample, BatchSizer, Clock, DocumentCache } from './ports';
 
 /** A slice's entry: requests it has in flight now, and until when the entry counts (a slice killed leaves it). */
@@ -68,6 +68,8 @@ export class SharedPace implements BatchSizer {
 
   constructor(
     readonly pacer: Pacer,
+    /** Requests in a batch when nothing is known (the pace's `start`): where forgotten losses leave the size. */
+    private readonly start: number,
     private readonly cache: DocumentCache | null,
     private readonly scope: string,
     private readonly token: string,
@@ -143,9 +145,10 @@ export class SharedPace implements BatchSizer {
     const kept = parseState(read[PACE_PREFIX + this.scope]);
     if (kept) {
       const notBefore = Math.max(kept.notBefore ?? 0, this.pacer.state.notBefore ?? 0);
-      this.pacer.state = { ...kept, ...(notBefore ? { notBefore } : {}) };
-      // No 429 or 5xx met: the ceiling is the run's cap (Start's key check kept one fetchAll's).
-      if (kept.sinceThrottled === undefined) this.pacer.state.ceiling = this.pacer.cap;
+      // As loadPace reads it: losses faded, the ceiling the run's cap while no 429 was met (Start's key check
+      // kept one fetchAll's).
+      const state = recallPace(kept, this.start, this.pacer.cap, now, true);
+      this.pacer.state = { ...state, ...(notBefore ? { notBefore } : {}) };
     }
     const others = Object.entries(this.flights).filter(([token]) => token !== this.token);
     this.pacer.shares = others.length + 1;

@@ -24,7 +24,7 @@ function sharedCache(): DocumentCache & { values: Map<string, string> } {
 function slice(cache: DocumentCache, clock: ReturnType<typeof testClock>, token: string): SharedPace {
   const pacer = loadPace(cache, 'bulk', PACE_START, RUN_CAP, clock.now());
   pacer.batchCap = BATCH_CAP;
-  const shared = new SharedPace(pacer, cache, 'bulk', token, clock);
+  const shared = new SharedPace(pacer, PACE_START, cache, 'bulk', token, clock);
   shared.sync();
   return shared;
 }
