@@ -1,7 +1,7 @@
 /**
  * Several slices of one bulk run at once, each on its own window of rows: two slices leasing at once, a slice
- * killed mid-window (its window leased again after its lease ends), Pause during three slices, and another user's
- * executions beside them. Each profile paid once (at most once more after a lost answer), the credits log equal to
+ * killed mid-window (its window leased again after its lease ends), Pause during three slices, another user's
+ * executions beside them, and a person sorting or inserting rows while slices hold windows. Each profile paid once (at most once more after a lost answer), the credits log equal to
  * the sandbox's ledger.
  */
 
@@ -11,7 +11,7 @@ import type { Job } from '../../../src/bulk/job';
 import { LEASE_MS } from '../../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
-import { drive, mismatches, type ProgressView } from '../../bulk/helpers';
+import { drive, mismatches, type ProgressView, sheetOf } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -80,6 +80,11 @@ function tally<T>(items: T[], keyOf: (item: T) => string): Map<string, number> {
 function expectLogEqualsLedger(w: World): void {
   const charged = lookups(w).filter((entry) => entry.charged === 1 || entry.status === 'reset');
   expect(tally(logOf(w), (c) => sentFor(c.profile))).toEqual(tally(charged, (e) => e.networkUrl ?? ''));
+}
+
+/** Rows holding a result that is not their own URL's (rows without a result yet are left out). */
+function writtenWrong(values: unknown[][]): string[] {
+  return mismatches(values.filter((row) => row[2] !== ''));
 }
 
 function chargesByProfile(w: World): Map<string, number> {
@@ -245,5 +250,89 @@ describe('several slices of one run at once', () => {
     expect([...charges.values()].every((count) => count === 1)).toBe(true);
     expectLogEqualsLedger(world);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D41'))).toEqual([]);
+  });
+
+  it('a sort and rows inserted while three slices hold windows: no row written beside another URL, none left empty, each profile paid once', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'ed-sorted')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const leased = liveWindows(world);
+    expect(leased).toHaveLength(3);
+    // The slices' 30 URLs were read from rows 2..31; an editor sorts the sheet (Data › Sort range, Z → A) and
+    // inserts two rows with new URLs in the middle of the range while their answers are on the way.
+    const sent = new Set(world.env.values(world.ss.id, 'A2:A31').map((row) => String(row[0])));
+    const sheet = sheetOf(world);
+    sheet.sort(1, false, 2);
+    sheet.insertRows(30, 2, world.ss.sheets);
+    const added = [url('ed-sorted-new-a'), url('ed-sorted-new-b')];
+    expect(
+      (await world.env.edit(world.ss.id, 'A30:A31', [[added[0]], [added[1]]], { user: EDITOR })).ok,
+    ).toBe(true);
+    // The sort brought URLs not yet sent up to rows 2..31: none of the slices' answers belongs there.
+    const movedUp = world.env.values(world.ss.id, 'A2:A31').map((row) => String(row[0]));
+    expect(movedUp.filter((link) => sent.has(link)).length).toBeLessThan(30);
+    // The editor's sidebar, open meanwhile, asks for a slice: it spends nothing of theirs.
+    const editors = (await world.env.run('continueEnrichment', [], world.as(EDITOR))) as ProgressView;
+    expect(editors.readOnly).toBe(true);
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    // Each slice wrote only rows still holding the URL it had read there.
+    expect(writtenWrong(world.env.values(world.ss.id, 'A2:D63'))).toEqual([]);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const values = world.env.values(world.ss.id, 'A2:D63');
+    expect(mismatches(values)).toEqual([]);
+    expect(values.filter((row) => String(row[0]).includes('/in/') && row[2] === '')).toEqual([]);
+    expect(done.total).toBe(62);
+    expect(done.processed).toBe(62);
+    expect(done.creditsUsed).toBe(62);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(62);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expect(lookups(world).filter((entry) => entry.organization === EDITOR_ORG)).toEqual([]);
+    expectLogEqualsLedger(world);
+  });
+
+  it('rows inserted above the header while two slices hold windows: every answer lands beside its own URL after the move', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(40, 'fa-shifted')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 4);
+    const { first } = await startHeld(world, 40);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const second = world.env.execute('continueEnrichment', [], world.as());
+    await waitFor(() => world?.sandbox.service.held === 2 * BATCH, 10_000);
+    expect(liveWindows(world)).toHaveLength(2);
+    // Three rows inserted above the header: every URL moves down three rows under the slices' windows.
+    sheetOf(world).insertRows(1, 3, world.ss.sheets);
+    release();
+    expect((await Promise.all([first, second])).every((result) => result.ok)).toBe(true);
+    const afterSlices = world.env.values(world.ss.id, 'A1:D44');
+    expect(afterSlices.slice(0, 3).every((row) => row.every((cell) => cell === ''))).toBe(true);
+    expect(writtenWrong(afterSlices)).toEqual([]);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const values = world.env.values(world.ss.id, 'A1:D44');
+    expect(values[3][0]).toBe('Profile');
+    expect(values.slice(0, 3).every((row) => row.every((cell) => cell === ''))).toBe(true);
+    expect(mismatches(values)).toEqual([]);
+    expect(values.slice(4).every((row) => row[2] !== '')).toBe(true);
+    expect(done.processed).toBe(40);
+    expect(done.creditsUsed).toBe(40);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(40);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
   });
 });
