@@ -1,14 +1,15 @@
 /**
  * Several slices of one bulk run at once, each on its own window of rows: two slices leasing at once, a slice
  * killed mid-window (its window leased again after its lease ends), Pause during three slices, another user's
- * executions beside them, and a person sorting or inserting rows while slices hold windows. Each profile paid once (at most once more after a lost answer), the credits log equal to
+ * executions beside them, a person sorting or inserting rows while slices hold windows, and the sidebar closed. Each profile paid once (at most once more after a lost answer), the credits log equal to
  * the sandbox's ledger.
  */
 
 import type { ExecutionResult } from '../../../emulator';
 import type { LedgerEntry } from '../../../sandbox/service';
 import type { Job } from '../../../src/bulk/job';
-import { LEASE_MS } from '../../../src/core/limits';
+import { SIDEBAR_CLOSED_MESSAGE, STARTER_AWAY_MESSAGE } from '../../../src/bulk/job';
+import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, WAITING_AFTER_MS } from '../../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
 import { drive, mismatches, type ProgressView, sheetOf } from '../../bulk/helpers';
@@ -334,5 +335,96 @@ describe('several slices of one run at once', () => {
     expect(charges.size).toBe(40);
     expect([...charges.values()].every((count) => count === 1)).toBe(true);
     expectLogEqualsLedger(world);
+  });
+
+  it('the sidebar closed during three slices (its close reaching the server): each writes its batch and takes no other window; opened again, the run goes on', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'gu-closed')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    // The sidebar's page goes away: its pagehide calls sidebarClosed. Another editor's closing sidebar changes nothing.
+    const editors = (await world.env.run('sidebarClosed', [], world.as(EDITOR))) as ProgressView;
+    expect(editors).toMatchObject({ state: 'running', readOnly: true });
+    const closed = (await world.env.run('sidebarClosed', [], world.as())) as ProgressView;
+    expect(closed).toMatchObject({
+      state: 'paused',
+      reason: 'sidebar_closed',
+      message: SIDEBAR_CLOSED_MESSAGE,
+    });
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    // The three batches answered are written and counted; nothing more was sent, no window is held.
+    const after = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(after).toMatchObject({ state: 'paused', reason: 'sidebar_closed', processed: 3 * BATCH });
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect(liveWindows(world)).toEqual([]);
+    const seen = (await world.env.run('getEnrichmentProgress', [], world.as(EDITOR))) as ProgressView;
+    expect(seen).toMatchObject({ state: 'paused', readOnly: true, message: STARTER_AWAY_MESSAGE });
+    // A slice asked for by a sidebar still closing does nothing.
+    expect(((await world.env.run('continueEnrichment', [], world.as())) as ProgressView).state).toBe(
+      'paused',
+    );
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    // The sidebar open again resumes it (src/sidebar/drive.ts follow) and drives it to the end.
+    const resumed = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    expect(resumed.state).not.toBe('paused');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(done.creditsUsed).toBe(60);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(60);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D61'))).toEqual([]);
+  });
+
+  it('the sidebar closed during three slices without a word to the server: once their time is up the run reads as paused, spends nothing, and goes on when the sidebar opens', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(80, 'hy-gone')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 80);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    // The sidebar is closed and its pagehide call is lost: nobody calls again. The slices' time is up while their
+    // lookups are on the way (the emulator's clock): each writes its window and ends.
+    world.env.advanceClock(DEFAULT_STEP_BUDGET_MS);
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    expect(liveWindows(world)).toEqual([]);
+    const spent = lookups(world).length;
+    expect(spent).toBe(3 * BATCH);
+    const atOnce = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(atOnce.state).toBe('running');
+    expect(atOnce.waiting).toBeUndefined();
+    world.env.advanceClock(WAITING_AFTER_MS);
+    const later = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(later).toMatchObject({ state: 'running', waiting: true, processed: 3 * BATCH });
+    expect(later.message).toBe(SIDEBAR_CLOSED_MESSAGE);
+    const theirs = (await world.env.run('getEnrichmentProgress', [], world.as(EDITOR))) as ProgressView;
+    expect(theirs).toMatchObject({ waiting: true, readOnly: true, message: STARTER_AWAY_MESSAGE });
+    expect(lookups(world)).toHaveLength(spent);
+    // The sidebar open again drives it to the end.
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(done.creditsUsed).toBe(80);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(80);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D81'))).toEqual([]);
   });
 });
