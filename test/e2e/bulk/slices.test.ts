@@ -119,6 +119,9 @@ describe('several slices of one run at once', () => {
     await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
     const second = world.env.execute('continueEnrichment', [], world.as());
     const third = world.env.execute('continueEnrichment', [], world.as());
+    // Three slices hold a window each, and no row is in two of them.
+    await waitFor(() => world !== undefined && liveWindows(world).length === 3, 10_000);
+    expect(overlapping(liveWindows(world))).toBe(false);
     // Each slice sends its own window's lookups: three windows of rows, none of them twice.
     await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
     const windows = liveWindows(world);
