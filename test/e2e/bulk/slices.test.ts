@@ -430,4 +430,38 @@ describe('several slices of one run at once', () => {
     expectLogEqualsLedger(world);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D81'))).toEqual([]);
   });
+
+  it('Cancel during three slices: each writes its batch and stops; the run reports their sum and the credits log equals the ledger', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'iv-cancelled')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    expect(cancelled.state).toBe('cancelled');
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    const after = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(after).toMatchObject({ state: 'cancelled', processed: 3 * BATCH, creditsUsed: 3 * BATCH });
+    expect(after.message).toMatch(new RegExp(`^Cancelled: .*${3 * BATCH} credits`));
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect(liveWindows(world)).toEqual([]);
+    const written = world.env.values(world.ss.id, 'A2:D61').filter((row) => row[2] !== '');
+    expect(written).toHaveLength(3 * BATCH);
+    expect(mismatches(written)).toEqual([]);
+    // A slice the sidebar asked for before the Cancel landed changes nothing.
+    expect(((await world.env.run('continueEnrichment', [], world.as())) as ProgressView).state).toBe(
+      'cancelled',
+    );
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect([...chargesByProfile(world).values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+  });
 });
