@@ -196,7 +196,7 @@ export function follow(): void {
 /**
  * Closing the sidebar pauses the run it drives: the slices under way write the batch they sent and take no other.
  * Best effort: Apps Script gives no close event, and a google.script.run call made while the page goes away may
- * never arrive; then the run reads as paused once its slices end (src/bulk/job.ts progressOf), and waits alike.
+ * never arrive: the run then reads as paused once its slices have ended (src/bulk/job.ts progressOf).
  */
 export function pauseOnClose(): void {
   window.addEventListener('pagehide', () => {
