@@ -169,7 +169,9 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
     // No slice works on it and none has for a while: its sidebar was closed (the close itself may not have reached
     // the server). Nothing moves until the starter's sidebar is open again.
     progress.waiting = true;
-    progress.message = progress.readOnly ? STARTER_AWAY_MESSAGE : SIDEBAR_CLOSED_MESSAGE;
+    // A watch's run goes on at its triggers' next event, not with a sidebar.
+    if (job.origin !== 'watch')
+      progress.message = progress.readOnly ? STARTER_AWAY_MESSAGE : SIDEBAR_CLOSED_MESSAGE;
   }
   if (job.state === 'paused' && job.reason === 'sidebar_closed' && progress.readOnly)
     progress.message = STARTER_AWAY_MESSAGE;
