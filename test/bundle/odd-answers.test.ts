@@ -6,7 +6,7 @@
  */
 import { HUGE_NAME_LENGTH, ODD_SLUGS, predictLookup } from '../../sandbox/profiles';
 import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/contract';
-import { drive, mismatches, start } from '../bulk/helpers';
+import { drive, mismatches, start } from '../e2e/bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmailRow } from './helpers';
 

@@ -12,7 +12,6 @@ import { SIDEBAR_CLOSED_MESSAGE, STARTER_AWAY_MESSAGE } from '../../../src/bulk/
 import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, WAITING_AFTER_MS } from '../../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
-import { drive, mismatches, type ProgressView, sheetOf } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -25,6 +24,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { drive, mismatches, type ProgressView, sheetOf } from './helpers';
 
 let world: World | undefined;
 let releaseHold: (() => void) | undefined;
