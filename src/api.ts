@@ -66,7 +66,8 @@ export type RunReason =
   | 'error'
   | 'no_spreadsheet'
   | 'sheet_missing'
-  | 'sheet_changed';
+  | 'sheet_changed'
+  | 'sidebar_closed';
 
 export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' | 'error';
 

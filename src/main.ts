@@ -171,6 +171,11 @@ export function pauseEnrichment(): Progress {
   return enrichment.pauseEnrichment(appsScript);
 }
 
+/** The sidebar is being closed (best effort: the call may not arrive): the person's running run pauses. */
+export function sidebarClosed(): Progress {
+  return enrichment.sidebarClosed(appsScript);
+}
+
 /** Cancels the run; results so far are kept. */
 export function cancelEnrichment(): Progress {
   return enrichment.cancelEnrichment(appsScript);
