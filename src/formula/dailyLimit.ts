@@ -15,9 +15,9 @@ import {
   FORMULA_SPEND_PROPERTY,
 } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
-import { serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentCache, DocumentLock } from '../lookup/ports';
+import { serviceError } from '../lookup/result';
 import type { Platform } from '../platform/platform';
 import {
   capMessage,

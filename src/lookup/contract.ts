@@ -14,9 +14,6 @@ import {
   serviceError,
 } from './result';
 
-// The result's words, for the modules that still import them from here.
-export * from './result';
-
 // Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
 // record, and whether a 200 has the contract's success shape.
 

@@ -8,8 +8,8 @@ import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS 
 import { withoutStop } from '../core/text';
 import { haltsRun, mayRetry } from './answers';
 import type { ClaimScope } from './claims';
-import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
 import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget, SendCheck } from './ports';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './result';
 import { type RetryPolicy, retryDelayMs } from './retry';
 
 /**

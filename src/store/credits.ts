@@ -13,7 +13,7 @@
  */
 import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CREDITS_SHEET } from '../core/propertyNames';
-import type { LookupResult } from '../lookup/contract';
+import type { LookupResult } from '../lookup/result';
 import type { SheetLayout } from './ports';
 
 export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];

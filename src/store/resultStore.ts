@@ -29,8 +29,8 @@ import {
   SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../core/propertyNames';
-import type { LookupResult } from '../lookup/contract';
 import type { CachedResult, ResultStore, SendCheck, StoreRead } from '../lookup/ports';
+import type { LookupResult } from '../lookup/result';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
 import { type DocumentView, newVersion, readDocumentView } from './documentView';

@@ -2,11 +2,10 @@ import { checkKeyShape, maskKey, redactKey } from '../../src/lookup/apiKey';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
-  CUT_MARKER,
-  FIELD_LIMITS,
   interpretFetchException,
   interpretLookupResponse,
 } from '../../src/lookup/contract';
+import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/result';
 
 const found = {
   status: 'success',

@@ -9,10 +9,10 @@ import { ACCOUNT_CHECK_KEY, CLAIM_PREFIX } from '../../src/core/propertyNames';
 import { accountCheckGate } from '../../src/formula/gates';
 import { fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { FORMULA_CLAIM } from '../../src/lookup/claims';
-import type { LookupResult } from '../../src/lookup/contract';
 import type { Gate } from '../../src/lookup/gate';
 import type { KeyCheckGate } from '../../src/lookup/keyCheck';
 import type { LookupPorts, SendCheck } from '../../src/lookup/ports';
+import type { LookupResult } from '../../src/lookup/result';
 import { openLookup } from '../../src/lookup/session';
 import { found } from '../support/results';
 

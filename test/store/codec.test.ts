@@ -1,4 +1,4 @@
-import { boundResult, CUT_MARKER, cut, FIELD_LIMITS, type LookupResult } from '../../src/lookup/contract';
+import { boundResult, CUT_MARKER, cut, FIELD_LIMITS, type LookupResult } from '../../src/lookup/result';
 import { decodeResult, encodeResult, MAX_ENCODED_BYTES } from '../../src/store/codec';
 
 /** A property value's limit in Apps Script (https://developers.google.com/apps-script/guides/services/quotas). */
