@@ -119,7 +119,7 @@ function formulaGates(
 }
 
 /** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */
-export function formulaPolicy(platform: Platform, run: FormulaRun): LookupPolicy {
+export function formulaLookupPolicy(platform: Platform, run: FormulaRun): LookupPolicy {
   const { ports, pacer } = run;
   return {
     apiKey: run.apiKey,

@@ -14,7 +14,7 @@ import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
 import type { Platform } from '../platform/platform';
-import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
+import { type FormulaRun, formulaLookupPolicy, fromStore, startFormulaRun } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
 import { formulasMayWrite } from './writeCheck';
 
@@ -124,7 +124,7 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
     return outcomes;
   }
   const run = startFormulaRun(platform, ports, config.endpoint.endpoint, inputs, outcomes, started, stored);
-  const session = openLookup(ports, formulaPolicy(platform, run));
+  const session = openLookup(ports, formulaLookupPolicy(platform, run));
   try {
     lookUpMissing(run, session, missing);
   } finally {
