@@ -41,9 +41,9 @@ function unfinished(value: unknown): boolean {
  * leaves them (the text says who may raise it); undefined when formulas may spend.
  */
 function limitStillReached(platform: Platform): string | undefined {
-  const { policy, usedToday } = readFormulaCapState(platform);
-  const reached = !policy.enabled || usedToday >= policy.dailyCap;
-  return reached ? capMessage(policy) : undefined;
+  const { setting, usedToday } = readFormulaCapState(platform);
+  const reached = !setting.enabled || usedToday >= setting.dailyCap;
+  return reached ? capMessage(setting) : undefined;
 }
 
 /** Unfinished =FINDEMAIL formulas of a block, and those left because the daily limit would refuse them again. */

@@ -40,8 +40,8 @@ function fillForms(): void {
   input('start-at-once').checked = ui.account.settings.startAtOnce;
   input('start-under').value = String(ui.account.settings.startAtOnceUnder);
   input('start-under').disabled = !ui.account.settings.startAtOnce;
-  input('formulas-enabled').checked = ui.account.formulas.policy.enabled;
-  input('formulas-cap').value = String(ui.account.formulas.policy.dailyCap);
+  input('formulas-enabled').checked = ui.account.formulas.setting.enabled;
+  input('formulas-cap').value = String(ui.account.formulas.setting.dailyCap);
 }
 
 export function acceptState(state: SidebarState, forms = false): void {
