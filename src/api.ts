@@ -285,7 +285,7 @@ export interface RunHistory {
   history: RunSummary[];
 }
 
-// =FINDEMAIL's daily limit (src/formula/dailyLimitPolicy.ts).
+// =FINDEMAIL's daily limit (src/formula/dailyLimitRules.ts).
 
 export interface FormulaCapSetting {
   /** New lookups by formulas allowed at all (results already known are always shown). */

@@ -1,5 +1,5 @@
 /**
- * The spending cap of =FINDEMAIL (src/formula/dailyLimitPolicy.ts). The cap's setting is in the owner's user properties under the
+ * The spending cap of =FINDEMAIL (src/formula/dailyLimitRules.ts). The cap's setting is in the owner's user properties under the
  * spreadsheet's id: a custom function reads the owner's user properties, and only the owner can write them, so no
  * editor can raise what formulas spend of the owner's credits. The day's count is a document property changed
  * only under the document lock, so cells evaluating at once count correctly; PropertiesService and LockService
@@ -27,7 +27,7 @@ import {
   parseCapSetting,
   parseSpend,
   reserve,
-} from './dailyLimitPolicy';
+} from './dailyLimitRules';
 
 function capSettingProperty(platform: Platform): string {
   return FORMULA_CAP_SETTING_PREFIX + platform.spreadsheet().id();

@@ -19,7 +19,7 @@ import {
   type SingleCellColumn,
 } from './columnOffer';
 import { readFormulaCapState } from './dailyLimit';
-import { capMessage } from './dailyLimitPolicy';
+import { capMessage } from './dailyLimitRules';
 import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
 

@@ -11,7 +11,7 @@ import {
   parseCapSetting,
   parseSpend,
   reserve,
-} from '../../src/formula/dailyLimitPolicy';
+} from '../../src/formula/dailyLimitRules';
 
 /** The day of a time in UTC, and in a spreadsheet 10 hours ahead of it. */
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);

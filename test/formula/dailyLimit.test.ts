@@ -5,7 +5,7 @@
 import { FORMULA_CAP_SETTING_PREFIX, FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { SpreadsheetPort } from '../../src/core/sheet';
 import { formulaSpendGate, readFormulaCapState, saveFormulaCapSetting } from '../../src/formula/dailyLimit';
-import { DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitPolicy';
+import { DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
 import type { Admission } from '../../src/lookup/gate';
 import type { DocumentLock } from '../../src/lookup/ports';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';

@@ -6,7 +6,7 @@
  */
 import { FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
-import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitPolicy';
+import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
 import { PENDING_MESSAGES } from '../../src/formula/messages';
 import { refreshFormulas } from '../../src/formula/refresh';
 import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
