@@ -3,11 +3,11 @@
  * the result's words (./result.ts): its JSON body and what it means.
  */
 
+import { FIELD_LIMITS } from '../core/limits';
 import { withoutAddresses, withoutStop } from '../core/text';
 import {
   boundResult,
   cut,
-  FIELD_LIMITS,
   type LookupOutcome,
   type ProfileInfo,
   type ServiceError,

@@ -1,4 +1,5 @@
 /** The Settings tab: the API key (only ever received masked), the settings and the formulas' limit. */
+import { DEFAULT_SETTINGS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { $, button, clearError, input, setMessage, setText, showError, wholeNumber } from './dom';
 import { setProgress } from './progressView';
@@ -155,7 +156,8 @@ function setupSettingsForm(): void {
       writeHeader: input('write-header').checked,
       extraFields: input('extra-fields').checked,
       startAtOnce,
-      startAtOnceUnder: startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? 10,
+      startAtOnceUnder:
+        startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? DEFAULT_SETTINGS.startAtOnceUnder,
     };
     void withButtons(['save-settings'], async () => {
       acceptState(await call('saveSettings', settings), true);

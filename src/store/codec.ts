@@ -1,7 +1,8 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
 
+import { FIELD_LIMITS } from '../core/limits';
 import type { CachedResult } from '../lookup/ports';
-import { boundResult, FIELD_LIMITS, type LookupResult } from '../lookup/result';
+import { boundResult, type LookupResult } from '../lookup/result';
 
 // Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
 // from one the run stored itself. Version 1 (seconds) is still read.

@@ -1,3 +1,4 @@
+import { FIELD_LIMITS } from '../../src/core/limits';
 import { checkKeyShape, maskKey, redactKey } from '../../src/lookup/apiKey';
 import {
   buildKeyCheckRequest,
@@ -5,7 +6,7 @@ import {
   interpretFetchException,
   interpretLookupResponse,
 } from '../../src/lookup/contract';
-import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/result';
+import { CUT_MARKER } from '../../src/lookup/result';
 
 const found = {
   status: 'success',
