@@ -14,6 +14,7 @@ import {
   FORMULA_GIVE_BACK_PREFIX,
   FORMULA_SPEND_PROPERTY,
 } from '../core/propertyNames';
+import { isRecord, parseStored } from '../core/storedJson';
 import { timeId } from '../core/timeId';
 import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentCache, DocumentLock } from '../lookup/ports';
@@ -60,15 +61,12 @@ interface SpendRead {
 type LookForRecords = (stored: { folded: string[]; checked?: number }) => boolean;
 
 function spendExtras(raw: string | null): { folded: string[]; checked?: number } {
-  try {
-    const { folded, checked } = JSON.parse(raw ?? '') as { folded?: unknown; checked?: unknown };
-    return {
-      folded: Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [],
-      checked: typeof checked === 'number' ? checked : undefined,
-    };
-  } catch {
-    return { folded: [] };
-  }
+  const stored = parseStored(raw);
+  const { folded, checked } = isRecord(stored) ? stored : {};
+  return {
+    folded: Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [],
+    checked: typeof checked === 'number' ? checked : undefined,
+  };
 }
 
 /**

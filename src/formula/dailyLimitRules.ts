@@ -7,6 +7,7 @@
 import type { FormulaCapSetting } from '../api';
 import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
+import { storedRecord } from '../core/storedJson';
 
 export const DEFAULT_FORMULA_CAP_SETTING: FormulaCapSetting = {
   enabled: true,
@@ -35,14 +36,9 @@ export function parseCapSetting(source: unknown): FormulaCapSetting {
 }
 
 export function parseSpend(raw: string | null | undefined, day: string): FormulaSpend {
-  try {
-    const spend = JSON.parse(raw ?? '') as Partial<FormulaSpend>;
-    if (spend.day === day && typeof spend.used === 'number' && spend.used >= 0)
-      return { day, used: spend.used };
-  } catch {
-    // Nothing stored yet, or unreadable: a new day.
-  }
-  return { day, used: 0 };
+  // Nothing stored yet, unreadable or another day's: a new day.
+  const spend = storedRecord<FormulaSpend>(raw, { day: 'string', used: 'number' });
+  return spend?.day === day && spend.used >= 0 ? { day, used: spend.used } : { day, used: 0 };
 }
 
 /** Reserves up to `wanted` credits for today: how many may be sent, and the spending to store. */

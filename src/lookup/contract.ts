@@ -4,6 +4,7 @@
  */
 
 import { FIELD_LIMITS } from '../core/limits';
+import { isRecord } from '../core/storedJson';
 import { withoutAddresses, withoutStop } from '../core/text';
 import {
   boundResult,
@@ -41,10 +42,6 @@ export function readProfile(value: unknown): ProfileInfo {
   if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
   if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
   return profile;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Absent, null or of this type. */

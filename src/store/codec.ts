@@ -1,6 +1,7 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
 
 import { FIELD_LIMITS } from '../core/limits';
+import { parseStored } from '../core/storedJson';
 import type { CachedResult } from '../lookup/ports';
 import { boundResult, type LookupResult } from '../lookup/result';
 
@@ -38,21 +39,17 @@ export function encodeResult(unbounded: LookupResult, savedAtMs: number): string
 }
 
 export function decodeResult(text: string | null | undefined): CachedResult | undefined {
-  if (!text) return undefined;
-  let row: unknown;
-  try {
-    row = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const row = parseStored(text);
   if (!Array.isArray(row) || (row[0] !== VERSION && row[0] !== SECONDS_VERSION)) return undefined;
-  const [version, kind, name, updatedAt, stored] = row as [number, string, string, string, number];
-  const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
-  const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
+  const [version, kind, , , stored]: unknown[] = row;
+  if (typeof stored !== 'number') return undefined;
   const str = (index: number) => {
     const cell: unknown = row[index];
     return typeof cell === 'string' ? cell : '';
   };
+  const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
+  const [name, updatedAt] = [str(2), str(3)];
+  const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
   switch (kind) {
     case 'f':
       return {
