@@ -7,7 +7,7 @@
 import type { FormulaCapSetting } from '../api';
 import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
-import { storedRecord } from '../core/storedJson';
+import { isRecord, storedRecord } from '../core/storedJson';
 
 export const DEFAULT_FORMULA_CAP_SETTING: FormulaCapSetting = {
   enabled: true,
@@ -22,7 +22,7 @@ export interface FormulaSpend {
 
 /** A stored or submitted setting, checked: defaults for what is missing, a clear error for what is wrong. */
 export function parseCapSetting(source: unknown): FormulaCapSetting {
-  const record = (source && typeof source === 'object' ? source : {}) as Record<string, unknown>;
+  const record = isRecord(source) ? source : {};
   const setting = { ...DEFAULT_FORMULA_CAP_SETTING };
   if (typeof record.enabled === 'boolean') setting.enabled = record.enabled;
   if (record.dailyCap !== undefined) {
