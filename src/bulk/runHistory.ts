@@ -42,7 +42,8 @@ const SUMMARY_FIELDS: FieldSpecs<RunSummary> = {
   startedAt: 'number',
   endedAt: 'number',
   durationMs: 'number',
-  waited: 'object',
+  // timeTakenText reads a missing one as no wait, so a summary without it is still listed.
+  waited: 'object?',
   origin: 'string?',
   runs: 'number?',
 };
