@@ -91,7 +91,7 @@ export const MAX_LOST_SENDS = 2;
  * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
  * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
  */
-export const LOST_MARK_MS = 6 * 3600 * 1000;
+export const LOST_MARK_MS = CACHE_LONGEST_SECONDS * SECOND;
 /** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
 export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
 /**
