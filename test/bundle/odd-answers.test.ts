@@ -7,7 +7,7 @@
 import { HUGE_NAME_LENGTH, ODD_SLUGS, predictLookup } from '../../sandbox/profiles';
 import { FIELD_LIMITS } from '../../src/core/limits';
 import { CUT_MARKER } from '../../src/lookup/result';
-import { drive, mismatches, start } from '../bulk/helpers';
+import { drive, mismatches, start } from '../e2e/bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmailRow } from './helpers';
 

@@ -11,7 +11,6 @@ import type { Job } from '../../../src/bulk/job';
 import { LEASE_MS } from '../../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
-import { drive, mismatches, type ProgressView } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -24,6 +23,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { drive, mismatches, type ProgressView } from './helpers';
 
 let world: World | undefined;
 let releaseHold: (() => void) | undefined;

@@ -4,9 +4,9 @@
  * key after a top-up lifts the formulas' pause at once.
  */
 
-import { drive, start } from '../../bulk/helpers';
-import { cellError, column, emailOf, fillDown, lookups } from '../../formula/helpers';
 import { EDITOR, ORG, OWNER, startWorld, url, type World } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
+import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {
