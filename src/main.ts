@@ -152,8 +152,8 @@ export function getFormulaCap(): FormulaCapState {
 }
 
 /** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
-export function saveFormulaCap(policy: unknown): FormulaCapState {
-  return formulaCap.saveFormulaPolicy(appsScript, policy);
+export function saveFormulaCap(setting: unknown): FormulaCapState {
+  return formulaCap.saveFormulaCapSetting(appsScript, setting);
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */

@@ -465,6 +465,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
     await startRun(s, 'A2:A41');
     await waitForText(page.locator('#run-state'), 'Running');
     await waitForText(page.locator('#run-sheet'), 'Sheet1!A2:A41');
+    // No new run while this one is under way: the button is gone, not greyed.
+    await expect(page.locator('#new-run').isHidden()).resolves.toBe(true);
 
     // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
     await waitForPercent(page, 25);
@@ -478,6 +480,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await expect(page.locator('#pause').isHidden()).resolves.toBe(true);
   await expect(page.locator('#resume').isVisible()).resolves.toBe(true);
   await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isHidden()).resolves.toBe(true);
   // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
@@ -511,6 +514,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
   // Done: the controls that cannot apply any more are gone, not greyed.
   await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isEnabled()).resolves.toBe(true);
   // Each slice was its own execution: several continueEnrichment calls drove the run.
   expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThanOrEqual(3);
   expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
