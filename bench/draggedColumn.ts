@@ -20,13 +20,11 @@
  */
 import { Environment, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../emulator';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
+import { type Config, gitCommit, KEY_PROPERTY, OWNER, SANDBOX_NETWORK_HOSTS, writeFigures } from './harness';
 
-const OWNER = 'owner@example.com';
-const KEY_PROPERTY = 'PEF_API_KEY';
 const POLICY_PREFIX = 'PEF_FORMULAS.';
 const ORG = 'bench-dragged';
 const KEY = 'bench-dragged-key-5b8e1d0c3f';
-const SANDBOX_NETWORK_HOSTS = 'network.com';
 /** Person actions at most in one row (each a Refresh or an offer taken), whatever the code does. */
 const MAX_ACTIONS = 40;
 const LIMIT_TEXT = 'daily limit for =FINDEMAIL';
@@ -414,4 +412,18 @@ export function reportDraggedColumn(
     print(`   ${what}:\n      ${measured} — target ${target}: ${ok ? 'pass' : 'FAIL'}`);
   }
   return missed;
+}
+
+/** `--only=dragged`: scenario 10 alone (bench/draggedColumn.ts), its figures written to the output file. */
+export async function mainDragged(config: Config) {
+  const figures = await runDraggedColumn();
+  const missed = reportDraggedColumn(figures);
+  const output = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    dragged: figures,
+  };
+  writeFigures(config.out, output);
+  if (config.check && missed > 0) process.exitCode = 1;
 }

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { fillDown } from '../formula/helpers';
+import { fillDown } from '../e2e/formula/helpers';
 import { launchChromium } from '../support/browser';
 import { startWorld, url, type World } from '../support/harness';
 

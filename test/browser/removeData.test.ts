@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { drive, start } from '../bulk/helpers';
+import { drive, start } from '../e2e/bulk/helpers';
 import { OWNER, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment } from '../../emulator';
-import type { ProgressView } from '../bulk/helpers';
+import type { ProgressView } from '../e2e/bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { AWAIT_SCRIPT_MS, cleanUp, runScript, tempDir } from './scripts';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { DIST_DIR, Environment, type ExecutionResult } from '../../emulator';
-import { drive } from '../bulk/helpers';
-import { emailOf } from '../formula/helpers';
+import { drive } from '../e2e/bulk/helpers';
+import { emailOf } from '../e2e/formula/helpers';
 import { OWNER, startWorld, url, type World } from '../support/harness';
 import { ROOT } from './scripts';
 

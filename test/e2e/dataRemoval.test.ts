@@ -13,8 +13,8 @@ import type {
   WatchStart,
 } from '../../src/api';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { drive, start } from '../bulk/helpers';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
+import { drive, start } from './bulk/helpers';
 
 jest.setTimeout(120_000);
 

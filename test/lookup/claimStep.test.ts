@@ -4,24 +4,14 @@ import { MAX_CLAIMS_AT_ONCE } from '../../src/core/limits';
 import { claimUnknown } from '../../src/lookup/claimStep';
 import { claimKey, claimScope, putClaims } from '../../src/lookup/claims';
 import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
+import { memoryCache } from '../support/platform';
 
 function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
   const entries = new Map<string, string>();
   const putSizes: number[] = [];
-  const cache: DocumentCache = {
-    get: (key) => entries.get(key) ?? null,
-    getAll: (keys) =>
-      Object.fromEntries(keys.filter((k) => entries.has(k)).map((k) => [k, entries.get(k) as string])),
-    putAll: (values) => {
-      putSizes.push(Object.keys(values).length);
-      for (const [k, v] of Object.entries(values)) entries.set(k, v);
-    },
-    put: (key, value) => entries.set(key, value),
-    remove: (key) => entries.delete(key),
-    removeAll: (keys) => {
-      for (const k of keys) entries.delete(k);
-    },
-  };
+  const cache = memoryCache(entries, (call, keys) => {
+    if (call === 'putAll') putSizes.push(keys.length);
+  });
   return { cache, putSizes, entries };
 }
 

@@ -9,11 +9,12 @@ import { ACCOUNT_CHECK_KEY, CLAIM_PREFIX } from '../../src/core/propertyNames';
 import { accountCheckGate } from '../../src/formula/gates';
 import { fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { FORMULA_CLAIM } from '../../src/lookup/claims';
-import type { LookupResult } from '../../src/lookup/contract';
 import type { Gate } from '../../src/lookup/gate';
 import type { KeyCheckGate } from '../../src/lookup/keyCheck';
 import type { LookupPorts, SendCheck } from '../../src/lookup/ports';
+import type { LookupResult } from '../../src/lookup/result';
 import { openLookup } from '../../src/lookup/session';
+import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
 
 /** Port calls that give a claim or a marker back: a throw there is the release failing, not a step of the lookup. */
@@ -60,32 +61,7 @@ function world(throwAt = 0) {
         return check(keys);
       },
     },
-    cache: {
-      get: (key) => {
-        step('cache.get');
-        return cache.get(key) ?? null;
-      },
-      getAll: (keys) => {
-        step('cache.getAll');
-        return Object.fromEntries(keys.filter((k) => cache.has(k)).map((k) => [k, cache.get(k) as string]));
-      },
-      putAll: (values) => {
-        step('cache.putAll');
-        for (const [k, v] of Object.entries(values)) cache.set(k, v);
-      },
-      put: (key, value) => {
-        step('cache.put');
-        cache.set(key, value);
-      },
-      remove: (key) => {
-        step('cache.remove');
-        cache.delete(key);
-      },
-      removeAll: (keys) => {
-        step('cache.removeAll');
-        for (const k of keys) cache.delete(k);
-      },
-    },
+    cache: memoryCache(cache, (call) => step(`cache.${call}`)),
     lock: {
       tryWith: (work) => {
         step('lock.tryLock');

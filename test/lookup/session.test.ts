@@ -9,12 +9,13 @@ import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/prop
 import { accountCheckGate, haltGate } from '../../src/formula/gates';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
-import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
 import type { Gate } from '../../src/lookup/gate';
 import { keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
 import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
+import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
 import { type LookupReport, openLookup } from '../../src/lookup/session';
+import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
 
 const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
@@ -75,20 +76,9 @@ function world(
         return check;
       },
     },
-    cache: {
-      get: (key) => cache.get(key) ?? null,
-      getAll: (keys) =>
-        Object.fromEntries(keys.filter((k) => cache.has(k)).map((k) => [k, cache.get(k) as string])),
-      putAll: (values) => {
-        for (const [k, v] of Object.entries(values)) cache.set(k, v);
-      },
-      put: (key, value) => cache.set(key, value),
-      remove: (key) => cache.delete(key),
-      removeAll: (keys) => {
-        log.push(`release ${keys.length}`);
-        for (const k of keys) cache.delete(k);
-      },
-    },
+    cache: memoryCache(cache, (call, keys) => {
+      if (call === 'removeAll') log.push(`release ${keys.length}`);
+    }),
     lock: {
       tryWith: (work) => (lockBusy || lockRefused ? undefined : { value: work() }),
       refused: () => lockRefused,

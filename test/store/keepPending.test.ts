@@ -5,90 +5,16 @@
  */
 
 import { LOST_PROPERTY, PENDING_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
-import type { DocumentCache } from '../../src/lookup/ports';
 import { LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
-import type { StoreServices } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
+import { memoryStorePorts } from './memoryPorts';
 
 const FORMULA_HOLD_MS = 31_000;
 
-/** The store's ports as plain objects; `beforeRewrite` runs inside a setProperties that deletes all others. */
-function world({ withCache = true } = {}) {
-  const props = new Map<string, string>();
-  const cached = new Map<string, string>();
-  const sheet = new Map<string, string>();
-  const log: string[][] = [];
-  const beforeRewrite: Array<() => void> = [];
-  let now = Date.UTC(2026, 10, 27, 9);
-  const cache: DocumentCache = {
-    get: (key) => cached.get(key) ?? null,
-    getAll: (keys) =>
-      Object.fromEntries(
-        keys.filter((key) => cached.has(key)).map((key) => [key, cached.get(key) as string]),
-      ),
-    putAll: (values) => {
-      for (const [key, value] of Object.entries(values)) cached.set(key, value);
-    },
-    put: (key, value) => {
-      cached.set(key, value);
-    },
-    remove: (key) => {
-      cached.delete(key);
-    },
-    removeAll: (keys) => {
-      for (const key of keys) cached.delete(key);
-    },
-  };
-  const io: StoreServices = {
-    properties: {
-      getProperty: (key) => props.get(key) ?? null,
-      getProperties: () => Object.fromEntries(props),
-      getKeys: () => [...props.keys()],
-      setProperties: (values, deleteAllOthers) => {
-        // Another execution's write landing after the rewrite's last read, before the rewrite itself.
-        if (deleteAllOthers) for (const write of beforeRewrite.splice(0)) write();
-        if (deleteAllOthers) props.clear();
-        for (const [key, value] of Object.entries(values)) props.set(key, value);
-      },
-    },
-    cache: () => (withCache ? cache : null),
-    clock: {
-      now: () => now,
-      sleep: (ms) => {
-        now += ms;
-      },
-    },
-    resultsSheet: {
-      readHashes: (hashes) =>
-        new Map(hashes.filter((hash) => sheet.has(hash)).map((hash) => [hash, sheet.get(hash) as string])),
-      readAll: () => new Map(sheet),
-      appendResults: (added) => {
-        for (const [hash, encoded] of added) sheet.set(hash, encoded);
-      },
-    },
-    appendCharges: (rows) => {
-      log.push(...rows);
-    },
-    withStoreLock: (work) => work(),
-    tryStoreLock: (work) => {
-      work();
-      return true;
-    },
-  };
-  return {
-    io,
-    props,
-    sheet,
-    log,
-    beforeRewrite,
-    later: (ms: number) => {
-      now += ms;
-    },
-    now: () => now,
-  };
-}
+/** The store's ports as plain objects, with a document cache unless said otherwise. */
+const world = ({ withCache = true } = {}) => memoryStorePorts({ withCache });
 
 type World = ReturnType<typeof world>;
 

@@ -13,13 +13,13 @@ import {
   SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../../src/core/propertyNames';
-import type { LookupResult } from '../../src/lookup/contract';
+import type { LookupResult } from '../../src/lookup/result';
 import { type ChargeContext, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
 import { lostSendsOf } from '../../src/store/lostMarks';
-import type { StoreServices } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
+import { memoryStorePorts } from './memoryPorts';
 
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
 
@@ -30,81 +30,8 @@ const RUN: ChargeContext = {
   where: 'run r1, Sheet1!A2:A9',
 };
 
-/** The store's ports as plain objects over one spreadsheet's state; `calls` counts the property calls. */
-function world(properties: Record<string, string> = {}) {
-  const props = new Map(Object.entries(properties));
-  const sheet = new Map<string, string>();
-  const log: string[][] = [];
-  const calls = { reads: 0, writes: 0, locks: 0 };
-  /** The document lock stays busy (or LockService refuses it): the store's tries get nothing. */
-  const lock = { busy: false };
-  /** Runs as the results sheet is written (another execution's write between keepPending's reads). */
-  const meanwhile: Array<() => void> = [];
-  let now = Date.UTC(2026, 10, 27, 9);
-  const io: StoreServices = {
-    properties: {
-      getProperty: (key) => {
-        calls.reads++;
-        return props.get(key) ?? null;
-      },
-      getProperties: () => {
-        calls.reads++;
-        return Object.fromEntries(props);
-      },
-      getKeys: () => {
-        calls.reads++;
-        return [...props.keys()];
-      },
-      setProperties: (values, deleteAllOthers) => {
-        calls.writes++;
-        if (deleteAllOthers) props.clear();
-        for (const [key, value] of Object.entries(values)) props.set(key, value);
-      },
-    },
-    clock: {
-      now: () => now,
-      sleep: (ms) => {
-        now += ms;
-      },
-    },
-    resultsSheet: {
-      readHashes: (hashes) =>
-        new Map(hashes.filter((hash) => sheet.has(hash)).map((hash) => [hash, sheet.get(hash) as string])),
-      readAll: () => new Map(sheet),
-      appendResults: (added) => {
-        for (const [hash, encoded] of added) sheet.set(hash, encoded);
-        for (const write of meanwhile.splice(0)) write();
-      },
-    },
-    appendCharges: (rows) => {
-      log.push(...rows);
-    },
-    withStoreLock: (work) => {
-      calls.locks++;
-      if (lock.busy) throw new Error('busy');
-      work();
-    },
-    tryStoreLock: (work) => {
-      calls.locks++;
-      if (lock.busy) return false;
-      work();
-      return true;
-    },
-  };
-  return {
-    io,
-    lock,
-    meanwhile,
-    props,
-    sheet,
-    log,
-    calls,
-    later: (ms: number) => {
-      now += ms;
-    },
-    now: () => now,
-  };
-}
+/** The store's ports as plain objects over one spreadsheet's state, `properties` its document properties. */
+const world = (properties: Record<string, string> = {}) => memoryStorePorts({ properties });
 
 /** Properties with the given name prefix, by name. */
 function named(props: Map<string, string>, prefix: string): Array<[string, string]> {

@@ -5,6 +5,7 @@
  */
 
 import type { CellBlock, SheetPort } from '../../src/core/sheet';
+import type { DocumentCache } from '../../src/lookup/ports';
 import type { Platform, PlatformClock, Properties } from '../../src/platform/platform';
 
 /** Properties in memory; `calls` counts every call, as the quota does. */
@@ -40,6 +41,45 @@ export class MemoryProperties implements Properties {
     for (const [key, value] of Object.entries(values)) this.values.set(key, value);
     return this;
   }
+}
+
+/**
+ * A document cache over `entries` (no expiry, no size limit). `before` sees each call, its name and the keys it names,
+ * before it runs: a test records the calls there, or throws to make one fail. A plain object, so a test may spread
+ * it and replace a member.
+ */
+export function memoryCache(
+  entries = new Map<string, string>(),
+  before: (call: keyof DocumentCache, keys: string[]) => void = () => {},
+): DocumentCache {
+  return {
+    get: (key) => {
+      before('get', [key]);
+      return entries.get(key) ?? null;
+    },
+    getAll: (keys) => {
+      before('getAll', keys);
+      return Object.fromEntries(
+        keys.filter((key) => entries.has(key)).map((key) => [key, entries.get(key) as string]),
+      );
+    },
+    putAll: (values) => {
+      before('putAll', Object.keys(values));
+      for (const [key, value] of Object.entries(values)) entries.set(key, value);
+    },
+    put: (key, value) => {
+      before('put', [key]);
+      entries.set(key, value);
+    },
+    remove: (key) => {
+      before('remove', [key]);
+      entries.delete(key);
+    },
+    removeAll: (keys) => {
+      before('removeAll', keys);
+      for (const key of keys) entries.delete(key);
+    },
+  };
 }
 
 /** A clock the test moves; sleeping moves it. */

@@ -1,7 +1,7 @@
 /** Bulk enrichment through dist/Code.js in the emulator against the sandbox: outputs, inputs, headers, calls. */
 import { FORMULA_EMAIL } from '../../../sandbox/profiles';
-import { chargedTwice, drive, mismatches, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { DIST_DIR, type ExecutionResult } from '../../../emulator';
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
 import { WAITING_AFTER_MS } from '../../../src/core/limits';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -20,6 +19,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -4,8 +4,8 @@
  * whether it was there at the start or entered while the run goes on. Nothing is spent on such a row.
  */
 
-import { drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

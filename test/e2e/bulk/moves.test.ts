@@ -1,7 +1,7 @@
 /** Bulk enrichment when the user edits the sheet between slices, and when output columns hold data. */
 import { FORMULA_EMAIL } from '../../../sandbox/profiles';
-import { chargedTwice, drive, mismatches, type ProgressView, sheetOf, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches, type ProgressView, sheetOf, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

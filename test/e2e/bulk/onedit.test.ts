@@ -3,8 +3,8 @@
  * the add-on's result beside it, and only that, so the next run looks the new URL up.
  */
 
-import { drive, expectedCells, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, expectedCells, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

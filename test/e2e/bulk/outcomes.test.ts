@@ -8,9 +8,9 @@
 import type { RunHistory, RunPlan, RunSummary } from '../../../src/api';
 import { LOST_MARK_MS } from '../../../src/core/limits';
 import { priceText } from '../../../src/sidebar/words';
-import { drive, expectedCells, start } from '../../bulk/helpers';
 import { type Figures, figuresOf, sentenceFigures } from '../../support/figures';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, expectedCells, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -4,7 +4,6 @@
  * having no key) nor pause, resume or cancel it. Two users, and their executions at once.
  */
 import type { ExecutionResult } from '../../../emulator';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -16,6 +15,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

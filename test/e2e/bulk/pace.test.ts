@@ -11,9 +11,7 @@ import { normalizeProfileUrl } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { KEY_PACE_PROPERTY } from '../../../src/core/propertyNames';
 import { PACE_START } from '../../../src/lookup/pace';
-import { drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { type Stub, startStub } from '../../bundle/helpers';
-import { lookupBatches as batches } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -27,6 +25,8 @@ import {
   type World,
 } from '../../support/harness';
 import { seeds, sweepAtOnce } from '../../support/sweep';
+import { lookupBatches as batches } from '../formula/helpers';
+import { drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 let stub: Stub | undefined;

@@ -4,8 +4,8 @@
  * failed rows, and what a run did (summary, history, the first failed row).
  */
 
-import { drive, expectedCells, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { OWNER, startWorld, url, type World } from '../../support/harness';
+import { drive, expectedCells, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

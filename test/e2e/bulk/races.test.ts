@@ -5,7 +5,6 @@
  */
 
 import type { ExecutionResult } from '../../../emulator';
-import { chargedTwice, drive, mismatches, type ProgressView, start } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -16,6 +15,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { chargedTwice, drive, mismatches, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -3,8 +3,8 @@
  * that run pays again, once per distinct URL, and the next one is free again.
  */
 
-import { drive, mismatches, start } from '../../bulk/helpers';
 import { OWNER, startWorld, url, type World } from '../../support/harness';
+import { drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

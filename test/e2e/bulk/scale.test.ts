@@ -2,8 +2,8 @@
 
 import { spreadsheetCalls } from '../../../emulator';
 import { LOG_COMPACT_AT } from '../../../src/core/limits';
-import { chargedTwice, drive, mismatches, start } from '../../bulk/helpers';
 import { OWNER, START_AT_ONCE, startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -1,8 +1,8 @@
 /** The result store under pressure: results kept before sheet I/O. */
 
-import { drive, type ProgressView, start } from '../../bulk/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@
  */
 
 import { WEB_REQUESTS_PROPERTY } from '../../../src/core/propertyNames';
-import { drive, type ProgressView, start } from '../../bulk/helpers';
 import { OWNER, startWorld, url, type World } from '../../support/harness';
+import { drive, type ProgressView, start } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

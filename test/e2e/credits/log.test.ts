@@ -8,7 +8,6 @@ import { predictLookup } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
-import { drive, start } from '../../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -21,6 +20,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -6,8 +6,8 @@
 import { predictLookup } from '../../../sandbox/profiles';
 import type { RunPlan } from '../../../src/api';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
-import { drive, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

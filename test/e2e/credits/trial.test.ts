@@ -4,8 +4,8 @@
  */
 import { predictLookup } from '../../../sandbox/profiles';
 import type { RunHistory, RunPlan } from '../../../src/api';
-import { chargedTwice, drive, mismatches, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

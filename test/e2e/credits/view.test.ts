@@ -8,8 +8,8 @@ import type { CreditsExport, CreditsSummary } from '../../../src/api';
 import { stableHash } from '../../../src/core/hash';
 import { CREDITS_SHEET, RUNNER_ID_PROPERTY } from '../../../src/core/propertyNames';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../../src/store/credits';
-import { drive, start } from '../../bulk/helpers';
 import { EDITOR, OWNER, startWorld, url, type World } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -3,7 +3,6 @@
  * never the key; the back-off after a 401/402; and whose key formulas spend (the owner's).
  */
 
-import { cellError, column, emailOf, fillDown, lookups, recalculateInWaves } from '../../formula/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -16,6 +15,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { cellError, column, emailOf, fillDown, lookups, recalculateInWaves } from './helpers';
 
 let world: World | undefined;
 

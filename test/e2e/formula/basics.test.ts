@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { customFunctionNames, DIST_DIR } from '../../../emulator';
 import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../../sandbox/profiles';
-import { cellError, emailOf, lookups } from '../../formula/helpers';
 import { sentFor, startWorld, url, type World } from '../../support/harness';
+import { cellError, emailOf, lookups } from './helpers';
 
 let world: World | undefined;
 

@@ -3,8 +3,8 @@
  * duplicates, =FINDEMAIL after the bulk menu action, and many cells evaluating the same URL at once.
  */
 import { normalizeProfileUrl, UNPROCESSABLE_MESSAGE } from '../../../sandbox/profiles';
-import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
 import { LOCK_QUOTA, sentFor, startWorld, url, type World } from '../../support/harness';
+import { column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
 

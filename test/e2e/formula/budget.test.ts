@@ -4,9 +4,9 @@
  * FINDEMAIL_BUDGET_MS (a script property) lowers the 26 s budget where a test needs it to run out.
  */
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
-import { column, emailOf, lookups } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { column, emailOf, lookups } from './helpers';
 
 let world: World | undefined;
 

@@ -7,10 +7,10 @@
 import type { SidebarState } from '../../../src/api';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
 import { parseChargeRow } from '../../../src/store/credits';
-import { chargedTwice } from '../../bulk/helpers';
-import { column, emailOf, fillDown } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { OWNER, startWorld, url, type World } from '../../support/harness';
+import { chargedTwice } from '../bulk/helpers';
+import { column, emailOf, fillDown } from './helpers';
 
 const ROWS = 100;
 /** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */

@@ -9,9 +9,9 @@ import { normalizeProfileUrl } from '../../../sandbox/profiles';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
 import { LOCK_BUSY } from '../../../src/formula/messages';
 import { parseChargeRow } from '../../../src/store/credits';
-import { column, emailOf, lookupBatches, lookups } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { column, emailOf, lookupBatches, lookups } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -4,9 +4,9 @@
  * starting with "=" stays text; a formula still computing (Loading...) or showing an error is never made text.
  */
 import { FORMULA_EMAIL } from '../../../sandbox/profiles';
-import { emailOf, lookups } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { emailOf, lookups } from './helpers';
 
 let world: World | undefined;
 

@@ -6,9 +6,9 @@
  */
 import { TOO_MANY_LOCK_OPERATIONS, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
 import { LOCK_BUSY } from '../../../src/formula/messages';
-import { chargedTwice, drive, mismatches } from '../../bulk/helpers';
-import { column, emailOf, fillDown } from '../../formula/helpers';
 import { START_AT_ONCE, startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches } from '../bulk/helpers';
+import { column, emailOf, fillDown } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

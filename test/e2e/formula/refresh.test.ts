@@ -7,9 +7,9 @@
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
 import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../../src/core/propertyNames';
-import { chargedTwice, drive } from '../../bulk/helpers';
-import { cellError, column, emailOf, fillDown, lookups } from '../../formula/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive } from '../bulk/helpers';
+import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
 const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
 const BULK = 'Extensions › Profile Email Finder › Find e-mails for the selected column';

@@ -1,9 +1,9 @@
 /** =FINDEMAIL cells and the bulk run on the same URLs: one credit per profile whatever the order. */
 
-import { chargedTwice, drive, mismatches } from '../../bulk/helpers';
-import { column, emailOf, fillDown, lookups } from '../../formula/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import { LOCK_QUOTA, startWorld, url, type World } from '../../support/harness';
+import { chargedTwice, drive, mismatches } from '../bulk/helpers';
+import { column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

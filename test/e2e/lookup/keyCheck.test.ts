@@ -8,9 +8,9 @@
 import { buildLookupResponse, predictLookup } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { type Stub, startStub } from '../../bundle/helpers';
-import { lookupBatches as batches, cellError, column, fillDown, lookups } from '../../formula/helpers';
 import { startWorld, url, type World } from '../../support/harness';
 import { seeds, sweepAtOnce } from '../../support/sweep';
+import { lookupBatches as batches, cellError, column, fillDown, lookups } from '../formula/helpers';
 
 let world: World | undefined;
 let stub: Stub | undefined;

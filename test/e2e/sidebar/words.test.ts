@@ -6,8 +6,8 @@
 import type { CreditsSummary, RunHistory, RunPlan } from '../../../src/api';
 import { missesText } from '../../../src/sidebar/credits';
 import { creditsRunLine, historyLine, recordText, summaryCreditsText } from '../../../src/sidebar/words';
-import { drive, start } from '../../bulk/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@
  */
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
 import { MAX_CLAIMS_AT_ONCE } from '../../../src/core/limits';
-import { column, emailOf } from '../../formula/helpers';
 import { LOCK_QUOTA, OWNER, startWorld, url, type World } from '../../support/harness';
+import { column, emailOf } from '../formula/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -9,9 +9,6 @@
 import { cacheCalls, type ExecutionResult, propertyCalls } from '../../../emulator';
 import { SCRIPT_CONFIG_CACHE_SECONDS } from '../../../src/core/limits';
 import { API_KEY_PROPERTY, SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../../../src/core/propertyNames';
-import { start } from '../../bulk/helpers';
-import { column, emailOf } from '../../formula/helpers';
-import { found, seedResultsSheet } from '../../store/helpers';
 import {
   EDITOR,
   EDITOR_KEY,
@@ -23,6 +20,9 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { start } from '../bulk/helpers';
+import { column, emailOf } from '../formula/helpers';
+import { found, seedResultsSheet } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

@@ -6,7 +6,6 @@
 import { ProtectionWarningError } from '../../../emulator';
 import { CREDITS_SHEET, RESULTS_SHEET } from '../../../src/core/propertyNames';
 import { TABLE_TITLE } from '../../../src/store/table';
-import { drive, start } from '../../bulk/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -16,6 +15,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { drive, start } from '../bulk/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

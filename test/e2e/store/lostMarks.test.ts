@@ -12,10 +12,10 @@ import { propertyCalls } from '../../../emulator';
 import { LOST_MARK_MS, MAX_LOST_MARKS } from '../../../src/core/limits';
 import { LOST_PROPERTY } from '../../../src/core/propertyNames';
 import { lostSendsOf, withLostSends } from '../../../src/store/lostMarks';
-import { drive, type ProgressView, start } from '../../bulk/helpers';
 import { findEmail } from '../../bundle/helpers';
-import { storedHash } from '../../store/helpers';
 import { startWorld, url, type World, type WorldOptions } from '../../support/harness';
+import { drive, type ProgressView, start } from '../bulk/helpers';
+import { storedHash } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

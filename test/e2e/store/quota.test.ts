@@ -4,9 +4,9 @@
  * nothing is paid twice when the day's quota resets.
  */
 
-import { type ProgressView, start } from '../../bulk/helpers';
-import { cellError } from '../../formula/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { type ProgressView, start } from '../bulk/helpers';
+import { cellError } from '../formula/helpers';
 
 let world: World | undefined;
 afterEach(async () => {

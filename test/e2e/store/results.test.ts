@@ -7,9 +7,9 @@
 import { propertyCalls, spreadsheetCalls } from '../../../emulator';
 import { PENDING_PREFIX, RESULTS_SHEET } from '../../../src/core/propertyNames';
 import { encodeResult } from '../../../src/store/codec';
-import { column, emailOf, fillDown } from '../../formula/helpers';
-import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from '../../store/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { column, emailOf, fillDown } from '../formula/helpers';
+import { found, keyOf, propertyNames, seedResultsSheet, sheetResults, storedHash } from './helpers';
 
 let world: World | undefined;
 afterEach(async () => {

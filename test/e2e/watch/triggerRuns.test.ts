@@ -6,8 +6,6 @@
  */
 import type { Environment, ExecutionResult } from '../../../emulator';
 import type { CreditsSummary, WatchStart, WatchView } from '../../../src/api';
-import { expectedCells, start } from '../../bulk/helpers';
-import { lookups } from '../../formula/helpers';
 import {
   API_KEY_PROPERTY,
   EDITOR,
@@ -19,6 +17,8 @@ import {
   url,
   type World,
 } from '../../support/harness';
+import { expectedCells, start } from '../bulk/helpers';
+import { lookups } from '../formula/helpers';
 
 jest.setTimeout(120_000);
 

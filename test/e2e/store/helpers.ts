@@ -1,9 +1,9 @@
 /** Helpers for the result-store tests: the results sheet as the add-on lays it out, read and seeded host-side. */
 
-import { RESULTS_SHEET } from '../../src/core/propertyNames';
-import { parseNetworkHosts, parseProfileInput } from '../../src/core/url';
-import type { LookupResult } from '../../src/lookup/contract';
-import { encodeResult } from '../../src/store/codec';
+import { RESULTS_SHEET } from '../../../src/core/propertyNames';
+import { parseNetworkHosts, parseProfileInput } from '../../../src/core/url';
+import type { LookupResult } from '../../../src/lookup/result';
+import { encodeResult } from '../../../src/store/codec';
 import {
   BUCKETS,
   bucketOf,
@@ -12,8 +12,8 @@ import {
   LOG_FIRST_ROW,
   parseRows,
   TABLE_ROWS,
-} from '../../src/store/table';
-import { SANDBOX_NETWORK_HOSTS, type World } from '../support/harness';
+} from '../../../src/store/table';
+import { SANDBOX_NETWORK_HOSTS, type World } from '../../support/harness';
 
 const HOSTS = parseNetworkHosts(SANDBOX_NETWORK_HOSTS);
 
@@ -24,7 +24,7 @@ export function keyOf(profileUrl: string): string {
   return input.key;
 }
 
-export { found } from '../support/results';
+export { found } from '../../support/results';
 
 /** Writes results straight into the results sheet (as a long history of runs would have left it). */
 export function seedResultsSheet(world: World, results: Array<[string, LookupResult]>): void {

@@ -1,9 +1,9 @@
 /** Shared steps of the enrichment tests: drive a job to its end, read its rows, check results against the sandbox. */
-import { predictLookup } from '../../sandbox/profiles';
-import type { Progress as ProgressView } from '../../src/api';
-import type { World } from '../support/harness';
+import { predictLookup } from '../../../sandbox/profiles';
+import type { Progress as ProgressView } from '../../../src/api';
+import type { World } from '../../support/harness';
 
-export type { Progress as ProgressView } from '../../src/api';
+export type { Progress as ProgressView } from '../../../src/api';
 
 /** Calls continueEnrichment until the job leaves `running` (bounded). */
 export async function drive(world: World, maxSlices = 400): Promise<ProgressView> {

@@ -1,7 +1,7 @@
 /** Helpers for the =FINDEMAIL tests: formulas typed into cells, the sandbox's lookups, expected results. */
-import { predictLookup } from '../../sandbox/profiles';
-import type { LedgerEntry } from '../../sandbox/service';
-import type { World } from '../support/harness';
+import { predictLookup } from '../../../sandbox/profiles';
+import type { LedgerEntry } from '../../../sandbox/service';
+import type { World } from '../../support/harness';
 
 /** The sandbox's lookup requests (requests that carried a profile URL), in arrival order. */
 export function lookups(world: World): LedgerEntry[] {
