@@ -66,7 +66,8 @@ export type RunReason =
   | 'error'
   | 'no_spreadsheet'
   | 'sheet_missing'
-  | 'sheet_changed';
+  | 'sheet_changed'
+  | 'sidebar_closed';
 
 export type ResultKind = 'found' | 'noAddress' | 'unprocessable' | 'notProfile' | 'error';
 
@@ -285,18 +286,18 @@ export interface RunHistory {
   history: RunSummary[];
 }
 
-// =FINDEMAIL's daily limit (src/formula/dailyLimitPolicy.ts).
+// =FINDEMAIL's daily limit (src/formula/dailyLimitRules.ts).
 
-export interface FormulaPolicy {
+export interface FormulaCapSetting {
   /** New lookups by formulas allowed at all (results already known are always shown). */
   enabled: boolean;
   /** Credits formulas may spend per day (the spreadsheet's day) in this spreadsheet. */
   dailyCap: number;
 }
 
-/** What the sidebar shows: the policy and what formulas spent today in this spreadsheet. */
+/** What the sidebar shows: the cap setting and what formulas spent today in this spreadsheet. */
 export interface FormulaCapState {
-  policy: FormulaPolicy;
+  setting: FormulaCapSetting;
   /** Credits formulas reserved today in this spreadsheet. */
   usedToday: number;
   /** The day `usedToday` counts (yyyy-MM-dd, the spreadsheet's time zone, as the watch's daily limit). */

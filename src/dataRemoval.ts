@@ -29,6 +29,8 @@ import {
 import type { Platform } from './platform/platform';
 import { CREDITS_FIRST_ROW } from './store/credits';
 import { parseSending } from './store/sendingRecords';
+import { parseWatch } from './watch/store';
+import type { Watch } from './watch/watch';
 
 /** The add-on's names in document properties and the document cache. */
 const ADDON_PREFIX = 'pef.';
@@ -48,20 +50,12 @@ const CACHE_KEYS = [
   ...Object.values(PACE_SCOPES).map((scope) => PACE_PREFIX + scope),
 ];
 
-interface StoredWatch {
-  creatorId: string;
-  creatorName: string;
-  state: string;
-  sheetName: string;
-  urlColumn: number;
-}
-
 /** What the spreadsheet holds of the add-on, from one read of its document properties (`addonKeys`: those to remove). */
 interface Holdings {
   properties: Record<string, string>;
   addonKeys: string[];
   sheets: string[];
-  watch: StoredWatch | null;
+  watch: Watch | null;
 }
 
 function holdings(platform: Platform): Holdings {
@@ -69,12 +63,7 @@ function holdings(platform: Platform): Holdings {
   const addonKeys = Object.keys(properties).filter(
     (key) => key.startsWith(ADDON_PREFIX) && !guardsCredits(key),
   );
-  let watch: StoredWatch | null = null;
-  try {
-    watch = properties[WATCH_PROPERTY] ? (JSON.parse(properties[WATCH_PROPERTY]) as StoredWatch) : null;
-  } catch {
-    watch = null;
-  }
+  const watch = parseWatch(properties[WATCH_PROPERTY]);
   return { properties, addonKeys, sheets: platform.addonSheets.present(ADDON_SHEETS), watch };
 }
 
@@ -111,14 +100,14 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
   return '';
 }
 
-function watchOwnedBy(platform: Platform, watch: StoredWatch | null): 'mine' | 'theirs' | 'none' {
+function watchOwnedBy(platform: Platform, watch: Watch | null): 'mine' | 'theirs' | 'none' {
   if (!watch) return 'none';
   return watch.creatorId === platform.runner.id() ? 'mine' : 'theirs';
 }
 
-const payerOf = (watch: StoredWatch) => watch.creatorName || 'the editor who started it';
+const payerOf = (watch: Watch) => watch.creatorName || 'the editor who started it';
 
-function columnOf(watch: StoredWatch): string {
+function columnOf(watch: Watch): string {
   const letters = columnLetters(watch.urlColumn);
   return `${watch.sheetName}!${letters}:${letters}`;
 }

@@ -152,8 +152,8 @@ export function getFormulaCap(): FormulaCapState {
 }
 
 /** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
-export function saveFormulaCap(policy: unknown): FormulaCapState {
-  return formulaCap.saveFormulaPolicy(appsScript, policy);
+export function saveFormulaCap(setting: unknown): FormulaCapState {
+  return formulaCap.saveFormulaCapSetting(appsScript, setting);
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */
@@ -169,6 +169,11 @@ export function resumeEnrichment(): Progress {
 /** Pauses the run; results so far are kept. */
 export function pauseEnrichment(): Progress {
   return enrichment.pauseEnrichment(appsScript);
+}
+
+/** The sidebar is being closed (best effort: the call may not arrive): the person's running run pauses. */
+export function sidebarClosed(): Progress {
+  return enrichment.sidebarClosed(appsScript);
 }
 
 /** Cancels the run; results so far are kept. */

@@ -27,6 +27,8 @@ interface WorkerSlot {
   worker: Worker;
   port: MessagePort;
   flag: Int32Array;
+  /** The pool's listeners on the thread and its RPC port (a spare thread has none). */
+  listeners?: { fromWorker: (message: WorkerMessage) => void; fromPort: (request: RpcRequest) => void };
   exec?: Exec;
   finish?: (message: DoneMessage) => void;
   started?: () => void;
@@ -37,6 +39,16 @@ interface WorkerSlot {
   /** Brings the execution's time limit `ms` nearer (time passed on the environment's clock). */
   spend?: (ms: number) => void;
 }
+
+/**
+ * Idle threads of the environments this process closed, for the next environment: starting a thread (Node's
+ * bootstrap, then compiling the runtime and the script) costs more CPU than most executions. A thread keeps nothing
+ * of an execution (each runs in a fresh vm context; the thread caches only compiled code), and a thread that ended
+ * otherwise than by finishing its execution (time limit, crash, close) is never kept. Unreferenced while spare, so
+ * they never keep the process alive.
+ */
+const spareThreads: WorkerSlot[] = [];
+const MAX_SPARE_THREADS = 32;
 
 export class WorkerPool {
   private readonly idle: WorkerSlot[] = [];
@@ -126,7 +138,19 @@ export class WorkerPool {
     this.closed = true;
     for (const waiter of this.queue.splice(0)) waiter();
     for (const slot of this.busy) slot.abort?.();
-    for (const slot of [...this.idle, ...this.busy]) {
+    for (const slot of this.idle) {
+      this.detach(slot);
+      if (spareThreads.length < MAX_SPARE_THREADS) {
+        slot.worker.unref();
+        slot.port.unref();
+        spareThreads.push(slot);
+        continue;
+      }
+      slot.port.close();
+      await slot.worker.terminate();
+    }
+    for (const slot of this.busy) {
+      this.detach(slot);
       slot.port.close();
       await slot.worker.terminate();
     }
@@ -134,18 +158,27 @@ export class WorkerPool {
     this.busy.clear();
   }
 
+  /** A spare thread of a closed environment, or a new one; listened to by this pool. */
   private newSlot(): WorkerSlot {
-    const sources = workerSources();
-    const channel = new MessageChannel();
-    const flagBuffer = new SharedArrayBuffer(4);
-    const workerData: WorkerData = {
-      rpcPort: channel.port2,
-      flagBuffer,
-      runtimeSource: sources.runtime,
-    };
-    const worker = new Worker(sources.thread, { eval: true, workerData, transferList: [channel.port2] });
-    const slot: WorkerSlot = { worker, port: channel.port1, flag: new Int32Array(flagBuffer) };
-    worker.on('message', (message: WorkerMessage) => {
+    const spare = spareThreads.pop();
+    if (spare) {
+      spare.worker.ref();
+      spare.port.ref();
+    }
+    const slot = spare ?? startThread();
+    this.attach(slot);
+    return slot;
+  }
+
+  private detach(slot: WorkerSlot): void {
+    if (!slot.listeners) return;
+    slot.worker.off('message', slot.listeners.fromWorker);
+    slot.port.off('message', slot.listeners.fromPort);
+    slot.listeners = undefined;
+  }
+
+  private attach(slot: WorkerSlot): void {
+    const fromWorker = (message: WorkerMessage) => {
       if (message.type === 'log') {
         this.hooks.log({ execId: message.execId, level: message.level, message: message.message });
       } else if (message.type === 'started' && slot.exec?.id === message.execId) {
@@ -153,9 +186,8 @@ export class WorkerPool {
       } else if (message.type === 'done' && slot.exec?.id === message.execId) {
         slot.finish?.(message);
       }
-    });
-    worker.on('error', () => undefined);
-    channel.port1.on('message', (request: RpcRequest) => {
+    };
+    const fromPort = (request: RpcRequest) => {
       const exec = slot.exec;
       if (!exec || exec.id !== request.execId || exec.done) return;
       this.hooks.call(exec, request).then(
@@ -168,8 +200,10 @@ export class WorkerPool {
             message: error instanceof Error ? error.message : String(error),
           }),
       );
-    });
-    return slot;
+    };
+    slot.worker.on('message', fromWorker);
+    slot.port.on('message', fromPort);
+    slot.listeners = { fromWorker, fromPort };
   }
 
   private reply(slot: WorkerSlot, exec: Exec, message: Record<string, unknown>): void {
@@ -215,6 +249,7 @@ export class WorkerPool {
 
   private discard(slot: WorkerSlot): void {
     this.clear(slot);
+    this.detach(slot);
     this.busy.delete(slot);
     slot.port.close();
     void slot.worker.terminate();
@@ -225,4 +260,19 @@ export class WorkerPool {
       waiter(fresh);
     }
   }
+}
+
+/** A new worker thread with its RPC port, not yet listened to. */
+function startThread(): WorkerSlot {
+  const sources = workerSources();
+  const channel = new MessageChannel();
+  const flagBuffer = new SharedArrayBuffer(4);
+  const workerData: WorkerData = {
+    rpcPort: channel.port2,
+    flagBuffer,
+    runtimeSource: sources.runtime,
+  };
+  const worker = new Worker(sources.thread, { eval: true, workerData, transferList: [channel.port2] });
+  worker.on('error', () => undefined);
+  return { worker, port: channel.port1, flag: new Int32Array(flagBuffer) };
 }

@@ -1,6 +1,7 @@
 /** CacheService: the document cache (claims and markers, src/lookup/claims.ts), shared by every user of the spreadsheet. */
 
 import { HALT_KEY } from '../core/propertyNames';
+import { parseStored } from '../core/storedJson';
 import type { DocumentCache } from '../lookup/ports';
 import { systemClock } from './clock';
 
@@ -18,8 +19,11 @@ export function documentCache(): DocumentCache | null {
     get(key) {
       const value = cache.get(key);
       if (value !== null || key !== HALT_KEY) return value;
-      const [until, halt] = JSON.parse(props().getProperty(HALT_KEY) || '[0]') as [number, string?];
-      return until > systemClock.now() && halt ? halt : null;
+      const kept = parseStored(props().getProperty(HALT_KEY));
+      const [until, halt]: unknown[] = Array.isArray(kept) ? kept : [];
+      return typeof until === 'number' && until > systemClock.now() && typeof halt === 'string' && halt
+        ? halt
+        : null;
     },
     getAll: (keys) => cache.getAll(keys),
     putAll: (values, seconds) => cache.putAll(values, seconds),

@@ -7,10 +7,9 @@ import {
   buildLookupRequest,
   type HttpRequest,
   interpretFetchException,
-  type KeyCheck,
-  type ServiceError,
 } from '../lookup/contract';
 import type { SendPlan, SentBatch, SentKeyCheck, Transport } from '../lookup/ports';
+import type { KeyCheck, ServiceError } from '../lookup/result';
 import { systemClock } from './clock';
 import { readScriptConfig } from './scriptConfig';
 

@@ -8,6 +8,7 @@
 import { configuredEndpoint, type ScriptConfig } from '../core/config';
 import { DEFAULT_MAX_CONCURRENCY, MAX_BATCH_SIZE, SCRIPT_CONFIG_CACHE_SECONDS } from '../core/limits';
 import { SCRIPT_CONFIG_CACHE_KEY, SCRIPT_PROPERTY } from '../core/propertyNames';
+import { isRecord, parseStored } from '../core/storedJson';
 import { parseNetworkHosts } from '../core/url';
 
 type Raw = Record<string, string | undefined>;
@@ -58,7 +59,11 @@ export function readScriptConfig(): ScriptConfig {
 export function readCachedScriptConfig(): ScriptConfig {
   if (scriptConfig) return scriptConfig;
   const cached = CacheService.getScriptCache().get(SCRIPT_CONFIG_CACHE_KEY);
-  if (cached === null) return readScriptConfig();
-  scriptConfig = parseConfig(JSON.parse(cached) as Raw);
+  const copy = parseStored(cached);
+  if (!isRecord(copy)) return readScriptConfig();
+  const own: Raw = {};
+  for (const name of Object.values(SCRIPT_PROPERTY))
+    if (typeof copy[name] === 'string') own[name] = copy[name];
+  scriptConfig = parseConfig(own);
   return scriptConfig;
 }

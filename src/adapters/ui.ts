@@ -4,6 +4,7 @@
  * cannot open by id; installable triggers do not run in an Editor add-on's test deployment). A watch's installable
  * triggers are src/adapters/triggers.ts.
  */
+import { TRIAL_PROFILES, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
 import { ADDON_NAME } from '../core/product';
 
 export { ADDON_NAME };
@@ -56,13 +57,13 @@ export function showHelp(): void {
   const html = HtmlService.createHtmlOutput(
     `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
 <p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. The
-sidebar opens on the plan, with its price and Start: nothing changes before you press Start. With more than 10 new
-profiles, the plan offers Try 10 rows first. In Settings you may start runs under a number of credits at once,
+sidebar opens on the plan, with its price and Start: nothing changes before you press Start. With more than ${TRIAL_PROFILES} new
+profiles, the plan offers Try ${TRIAL_PROFILES} rows first. In Settings you may start runs under a number of credits at once,
 without the plan (off by default). Results go into the columns to the right (Email, Email status, Catch-all, Note)
 when they are empty; when they hold your data, the plan offers a choice: insert columns, use the first empty columns
 further right, or cancel. <b>Retry failed rows</b> opens its plan the same way.</p>
 <p><b>=FINDEMAIL(A2:A200)</b> or <b>=FINDEMAIL(A2:A200, "email,status,catch_all")</b> in a cell: one range formula
-rather than a column of =FINDEMAIL(A2) cells (Sheets runs at most 30 formulas at once for one person). Formulas use the
+rather than a column of =FINDEMAIL(A2) cells (Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person). Formulas use the
 API key and credits of <b>the spreadsheet's owner</b>; in a shared drive, of the person who created the file; after a
 transfer of ownership, of the new owner. Results are remembered in this spreadsheet: evaluating again costs no credit.</p>
 <p><b>Refresh =FINDEMAIL cells</b> enters again the formulas that are not done (not looked up yet, or #ERROR!) in the

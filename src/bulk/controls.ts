@@ -6,7 +6,7 @@ import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
 import { urlsBeingSent } from '../store/sendingRecords';
-import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
+import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSED_MESSAGE } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
 import { runCharges } from './runCharges';
@@ -64,6 +64,27 @@ export function pauseEnrichment(platform: Platform): Progress {
   const viewer = currentViewer(platform);
   const job = applyToStored(platform, { type: 'pause' }, viewer.runnerId);
   return withInFlight(platform, job, progressOf(job, viewer));
+}
+
+/**
+ * The starter's sidebar is being closed (its page's pagehide; the call may never arrive): their running run pauses
+ * as Pause does, each slice under way writing the batch it sent, and goes on when their sidebar is open again. A
+ * watch's run (driven by its triggers) and someone else's run are left as they are.
+ */
+export function sidebarClosed(platform: Platform): Progress {
+  const viewer = currentViewer(platform);
+  const job = updateJob(platform, (stored) => {
+    if (stored?.state !== 'running' || stored.origin === 'watch' || !mayDrive(stored, viewer.runnerId))
+      return stored;
+    const now = platform.clock.now();
+    const halted = transition(
+      stored,
+      { type: 'halt', reason: 'sidebar_closed', message: SIDEBAR_CLOSED_MESSAGE },
+      now,
+    );
+    return { ...halted, updatedAt: now };
+  });
+  return progressOf(job, viewer);
 }
 
 export function cancelEnrichment(platform: Platform): Progress {

@@ -5,5 +5,6 @@ export {
   getEnrichmentProgress,
   pauseEnrichment,
   resumeEnrichment,
+  sidebarClosed,
 } from './controls';
 export { enrichSelection, retryFailedRows, startRun } from './start';

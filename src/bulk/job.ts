@@ -5,6 +5,7 @@
 
 import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
 import { WAITING_AFTER_MS } from '../core/limits';
+import { SETTINGS_PATH } from '../core/product';
 import { emptyRunCounts } from '../core/runWords';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
@@ -134,6 +135,13 @@ export function countsShown(job: Pick<Job, 'counts' | 'origin'>): Counts {
   };
 }
 
+/** A run whose starter's sidebar was closed, as its starter reads it: nothing moves until it is open again. */
+export const SIDEBAR_CLOSED_MESSAGE = `Paused: the sidebar was closed. It goes on when you open the sidebar again (${SETTINGS_PATH}); every result so far is written.`;
+
+/** The same run as another editor reads it. */
+export const STARTER_AWAY_MESSAGE =
+  "Paused: its starter's sidebar is closed. It goes on when they open their sidebar again.";
+
 export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   if (!job) return idleProgress();
   const counts = countsShown(job);
@@ -158,7 +166,14 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
     job.leaseUntil <= viewer.now &&
     viewer.now - job.updatedAt >= WAITING_AFTER_MS
   ) {
+    // No slice works on it and none has for a while: its sidebar was closed (the close itself may not have reached
+    // the server). Nothing moves until the starter's sidebar is open again.
     progress.waiting = true;
+    // A watch's run goes on at its triggers' next event, not with a sidebar.
+    if (job.origin !== 'watch')
+      progress.message = progress.readOnly ? STARTER_AWAY_MESSAGE : SIDEBAR_CLOSED_MESSAGE;
   }
+  if (job.state === 'paused' && job.reason === 'sidebar_closed' && progress.readOnly)
+    progress.message = STARTER_AWAY_MESSAGE;
   return progress;
 }

@@ -25,6 +25,7 @@ export const HALT_STATE = {
   no_spreadsheet: 'stopped',
   sheet_missing: 'stopped',
   sheet_changed: 'cancelled',
+  sidebar_closed: 'paused',
 } as const satisfies Record<Exclude<RunReason, 'user'>, JobState>;
 
 export type HaltReason = keyof typeof HALT_STATE;

@@ -1,6 +1,7 @@
 /** The spreadsheet's bulk-run state in document properties (one small JSON value, far below the 9 KB limit). */
 
 import { JOB_PROPERTY } from '../core/propertyNames';
+import { type FieldSpecs, storedRecord } from '../core/storedJson';
 import type { Platform } from '../platform/platform';
 import type { Job } from './job';
 
@@ -9,14 +10,52 @@ export function hasDocument(platform: Platform): boolean {
   return platform.documentPropertiesOrNull() !== null;
 }
 
+const JOB_FIELDS: FieldSpecs<Job> = {
+  id: 'string',
+  sheetId: 'number',
+  sheetName: 'string',
+  urlColumn: 'number',
+  firstRow: 'number',
+  lastRow: 'number',
+  headerRow: 'number|null',
+  outputColumn: 'number',
+  extraFields: 'boolean',
+  recheck: 'boolean',
+  cursor: 'number',
+  pass: 'number',
+  maxRows: 'number',
+  maxColumns: 'number',
+  topValue: 'string',
+  bottomValue: 'string',
+  headerTexts: 'array|null',
+  hasDuplicates: 'boolean',
+  rowsWrittenAhead: 'array?',
+  state: 'string',
+  reason: 'string?',
+  message: 'string',
+  counts: 'object',
+  startedAt: 'number',
+  haltedSince: 'number?',
+  waited: 'object?',
+  updatedAt: 'number',
+  ownerId: 'string',
+  ownerName: 'string?',
+  leaseUntil: 'number',
+  leaseToken: 'string?',
+  windows: 'array?',
+  redo: 'array?',
+  plan: 'object?',
+  origin: 'string?',
+  paceReason: 'string?',
+};
+
+/** The job kept as `raw` (JOB_PROPERTY's value), or null when there is none or it is not a job's record. */
+export function parseJob(raw: string | null | undefined): Job | null {
+  return storedRecord<Job>(raw, JOB_FIELDS);
+}
+
 export function loadJob(platform: Platform): Job | null {
-  const raw = platform.documentProperties().getProperty(JOB_PROPERTY);
-  if (!raw) return null;
-  try {
-    return JSON.parse(raw) as Job;
-  } catch {
-    return null;
-  }
+  return parseJob(platform.documentProperties().getProperty(JOB_PROPERTY));
 }
 
 /** Writes the job. Call it holding the document lock. */

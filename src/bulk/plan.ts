@@ -9,6 +9,7 @@ import { outputHeaders } from '../core/cells';
 import { TRIAL_PROFILES } from '../core/limits';
 import { WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import type { CellBlock, SheetPort } from '../core/sheet';
+import { isRecord } from '../core/storedJson';
 import { isBlankCell } from '../core/url';
 import { webRequestQuotaNote, webRequestsLeft } from '../core/webRequests';
 import type { Platform } from '../platform/platform';
@@ -158,7 +159,7 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
 
 /** The request as received from the sidebar (plain values), checked. */
 export function parseRunRequest(raw: unknown): RunRequest {
-  const record = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const record = isRecord(raw) ? raw : {};
   const request: RunRequest = {
     source: record.source === 'lastRun' ? 'lastRun' : 'selection',
     mode: record.mode === 'retry' ? 'retry' : 'all',

@@ -1,7 +1,7 @@
 /** Why a bulk run halts on a service error, and what the sidebar tells the user to do. Pure. */
 import { SETTINGS_PATH } from '../core/product';
 import { WEB_REQUEST_QUOTA_WORDS } from '../core/webRequests';
-import { type ServiceError, withAdvice } from '../lookup/contract';
+import { type ServiceError, withAdvice } from '../lookup/result';
 import type { HaltReason } from './jobMachine';
 
 export function haltOf(error: ServiceError): { reason: HaltReason; message: string } {

@@ -9,6 +9,7 @@ import { CELL, outputHeaders } from '../core/cells';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { FAILED_KINDS } from '../core/runWords';
 import type { SheetPort } from '../core/sheet';
+import { checkedRecord, type FieldSpecs, parseStored } from '../core/storedJson';
 import type { Platform } from '../platform/platform';
 import { readJobCells } from './columns';
 import type { Job } from './job';
@@ -23,14 +24,35 @@ function sheetOf(platform: Platform, job: Job): SheetPort | undefined {
   return platform.spreadsheet().sheetById(job.sheetId);
 }
 
+const SUMMARY_FIELDS: FieldSpecs<RunSummary> = {
+  id: 'string',
+  state: 'string',
+  retry: 'boolean',
+  sheetName: 'string',
+  range: 'string',
+  found: 'number',
+  noAddress: 'number',
+  unprocessable: 'number',
+  notProfile: 'number',
+  error: 'number',
+  alreadyDone: 'number',
+  creditsSpent: 'number',
+  creditsMaybeLost: 'number',
+  lookupsFound: 'number?',
+  startedAt: 'number',
+  endedAt: 'number',
+  durationMs: 'number',
+  // timeTakenText reads a missing one as no wait, so a summary without it is still listed.
+  waited: 'object?',
+  origin: 'string?',
+  runs: 'number?',
+};
+
+/** The kept summaries (RUN_HISTORY_PROPERTY), newest first; an entry that is not a run's summary is left out. */
 function readHistory(platform: Platform): RunSummary[] {
-  try {
-    const raw = platform.documentProperties().getProperty(RUN_HISTORY_PROPERTY);
-    const history = JSON.parse(raw ?? '[]') as RunSummary[];
-    return Array.isArray(history) ? history : [];
-  } catch {
-    return [];
-  }
+  const history = parseStored(platform.documentProperties().getProperty(RUN_HISTORY_PROPERTY));
+  if (!Array.isArray(history)) return [];
+  return history.flatMap((entry) => checkedRecord<RunSummary>(entry, SUMMARY_FIELDS) ?? []);
 }
 
 /** The rows of the job's range (URL, Email, Email status), or none when its sheet is gone. */

@@ -2,7 +2,7 @@
 import { KEY_SOURCE, SETTINGS_PATH } from '../core/product';
 import { quoteService } from '../core/text';
 import { redactKey } from '../lookup/apiKey';
-import type { KeyCheck } from '../lookup/contract';
+import type { KeyCheck } from '../lookup/result';
 
 /** What Start's key check found: why the run must not start, or how long the service took to accept the key. */
 export interface RunKeyCheck {

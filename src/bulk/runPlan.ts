@@ -7,7 +7,7 @@ import type { PlacementKind, PlanCounts, RunMode, RunPlan } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders, STATUS } from '../core/cells';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
-import type { LookupResult } from '../lookup/contract';
+import type { LookupResult } from '../lookup/result';
 import { type ColumnRead, cellsAt, choosePlacement, placementOptions } from './placement';
 import { cellText, isFinalResult, isOwnStatus } from './rowCells';
 import { RunScope } from './runScope';

@@ -5,7 +5,7 @@
  */
 import type { PlacementKind, RunMode } from '../api';
 import { CELL, STATUS } from '../core/cells';
-import type { LookupResult } from '../lookup/contract';
+import type { LookupResult } from '../lookup/result';
 import { isBlank, isFailedStatus, isOwnStatus, statusOfRow } from './rowCells';
 
 export interface RunScopeSettings {

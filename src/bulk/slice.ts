@@ -25,11 +25,11 @@ import type { NetworkHosts } from '../core/url';
 import { addWebRequests } from '../core/webRequests';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
-import { serviceError } from '../lookup/contract';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { loadPace, PACE_START } from '../lookup/pace';
 import { openPace } from '../lookup/paceStep';
 import type { LookupPorts } from '../lookup/ports';
+import { serviceError } from '../lookup/result';
 import { openLookup } from '../lookup/session';
 import { readSlices, type SharedPace } from '../lookup/sharedPace';
 import { DocumentBusyError } from '../platform/errors';
@@ -364,12 +364,15 @@ function windowLeaseRows(slice: SliceState): number {
 
 /**
  * After the last row: one read of the whole range finds rows still without a result (they moved during the run,
- * or were inserted). Returns false when the job is finished.
+ * or were inserted). Returns false when the job is finished, or when the sheet's frame moved under this slice.
  */
 function startNextPass(slice: SliceState): boolean {
   const { job, lease } = slice;
   const rows = job.lastRow - job.firstRow + 1;
   const { sheet, width } = slice.setup;
+  // Rows or columns inserted or deleted while this slice worked: the range read here is no longer the job's. The
+  // next slice follows the sheet (checkBeforeWork) and reads the range where it is now.
+  if (sheet.maxRows() !== job.maxRows || sheet.maxColumns() !== job.maxColumns) return false;
   const values = readJobCells(sheet, job, job.firstRow, rows, Math.min(width, CELL.status + 1));
   const pendingIndex = firstWithoutStatus(values);
   // Retry failed rows has one pass: rows without a status are not its to fill.

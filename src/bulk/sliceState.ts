@@ -6,9 +6,9 @@
 
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
-import type { LookupResult } from '../lookup/contract';
 import type { Pacer } from '../lookup/pace';
 import type { CachedResult, LookupPorts } from '../lookup/ports';
+import type { LookupResult } from '../lookup/result';
 import type { LookupSession } from '../lookup/session';
 import type { SharedPace } from '../lookup/sharedPace';
 import { readJobCells } from './columns';

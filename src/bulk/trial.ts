@@ -5,7 +5,7 @@
  */
 
 import type { RunPlan } from '../api';
-import type { LookupResult } from '../lookup/contract';
+import type { LookupResult } from '../lookup/result';
 import type { ColumnRead } from './placement';
 
 /** The range's first rows `count` long (the job's rows then end at the last of them). */

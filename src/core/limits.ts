@@ -24,6 +24,8 @@ export const DAILY_WEB_REQUESTS = 20_000;
 export const WORKSPACE_DAILY_WEB_REQUESTS = 100_000;
 /** The quotas reset 24 hours after the quota day's first request (apps-script/guides/services/quotas). */
 export const QUOTA_DAY_MS = 24 * 3600 * 1000;
+/** CacheService keeps an item at most 6 hours (apps-script/reference/cache/cache). */
+export const CACHE_LONGEST_SECONDS = 6 * 3600;
 /** Document lock: the one wait of every caller (our choice; LockService allows any). Bounded by a caller's deadline. */
 export const LOCK_WAIT_MS = 5 * SECOND;
 
@@ -52,6 +54,24 @@ export const LOG_ROWS = 1000;
 export const CELL_CHARS = 45_000;
 /** Above this many buckets, one read of every bucket row costs less than a read per bucket (our measure). */
 export const READ_ALL_BUCKETS_ABOVE = 16;
+/**
+ * Bounds on every field of a result the add-on keeps, in UTF-16 code units; a longer value is cut and ends with
+ * src/lookup/result.ts's CUT_MARKER. A property value holds at most 9 KB (Apps Script throws "Argument too large:
+ * value" above it, apps-script/guides/services/quotas), and one write carries a whole batch: one oversized answer
+ * (a 10 KB name) would lose every result of its batch.
+ */
+export const FIELD_LIMITS = {
+  /** A person's name: far above any real one. */
+  name: 200,
+  /** RFC 5321 caps an address at 64 + 1 + 255 characters; a longer one is refused, not cut (offContract). */
+  email: 320,
+  /** `email_status`, `account_type`: single words in the contract (VALID, professional). */
+  status: 40,
+  /** `updated_at`: an ISO 8601 timestamp is 25 characters. */
+  updatedAt: 40,
+  /** The 422 `message`: one sentence in the contract. */
+  message: 500,
+} as const;
 
 // ------------------------------------------------------------------------------------------------ Requests
 /** Bounded exponential backoff for retryable failures (500, 429, transport, time-out). */
@@ -71,7 +91,7 @@ export const MAX_LOST_SENDS = 2;
  * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
  * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
  */
-export const LOST_MARK_MS = 6 * 3600 * 1000;
+export const LOST_MARK_MS = CACHE_LONGEST_SECONDS * SECOND;
 /** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
 export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
 /**
@@ -127,13 +147,18 @@ export const GIVE_BACKS_FOLDED_AT_ONCE = 20;
  * A formula batch's journal in the document cache lives this long, the cache's longest: past its 1,000 items
  * CacheService keeps those farthest from expiry (apps-script/reference/cache/cache), so claims go first.
  */
-export const BATCH_JOURNAL_SECONDS = 21600;
+export const BATCH_JOURNAL_SECONDS = CACHE_LONGEST_SECONDS;
 /**
  * A reservation reads the document properties' names for give-back records at least this often even when the
  * cache's marker (best-effort) says none is waiting; the marker lives the cache's longest.
  */
 export const GIVE_BACK_CHECK_MS = 10 * MINUTE;
-export const GIVE_BACK_MARKER_SECONDS = 21600;
+export const GIVE_BACK_MARKER_SECONDS = CACHE_LONGEST_SECONDS;
+/**
+ * A spreadsheet where a formula was refused a document property write says so in the document cache this long (the
+ * cache's longest), then a formula checks again (src/formula/writeCheck.ts).
+ */
+export const FORMULA_WRITES_REFUSED_SECONDS = CACHE_LONGEST_SECONDS;
 /** After a 401 or 402 all formulas of the document stop calling the service this long. */
 export const HALT_SECONDS = 120;
 /** A charged answer within this long proves the owner's account works: no account check first. */
@@ -235,10 +260,15 @@ export const CREDITS_LOG_GROW_ROWS = 2000;
 export const CREDITS_RUNS_SHOWN = 8;
 /** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */
 export const EXPORT_ROWS_PER_CALL = 5000;
+/** Executions the Credits tab's Export calls for one export at most (EXPORT_ROWS_PER_CALL rows each: a million rows). */
+export const MAX_EXPORT_STEPS = 200;
 
 // ------------------------------------------------------------------------------------------------ Profile URLs
 /** Text longer than this is not a profile URL (our bound; no credit is spent on it). */
 export const MAX_URL_LENGTH = 2048;
+/** An API key's length, our plausible bounds (the service names none): a shorter or longer paste is refused. */
+export const API_KEY_MIN_CHARS = 8;
+export const API_KEY_MAX_CHARS = 256;
 /** The network caps a public profile id ("custom URL") at 100 characters. */
 export const MAX_PROFILE_ID_LENGTH = 100;
 

@@ -75,7 +75,7 @@ export const FORMULA_GIVE_BACK_MARKER = 'pef.givenBack';
  * User property prefix + spreadsheet id: the owner's cap for formulas in that spreadsheet (JSON). In the owner's
  * user properties, so only the owner sets what formulas spend of the owner's credits.
  */
-export const FORMULA_POLICY_PREFIX = 'PEF_FORMULAS.';
+export const FORMULA_CAP_SETTING_PREFIX = 'PEF_FORMULAS.';
 
 /**
  * Document property: written (a token) by the first formula that checked that custom functions may write document

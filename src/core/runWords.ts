@@ -104,6 +104,7 @@ const WAITED_FOR: Record<RunReason, string> = {
   no_spreadsheet: 'for the spreadsheet',
   sheet_missing: 'for the sheet',
   sheet_changed: 'for the sheet',
+  sidebar_closed: 'for the sidebar',
 };
 
 /** "12 s", or the working time with the waits apart: "3 s of work, waited 26 s for a key". */

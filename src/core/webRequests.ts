@@ -8,6 +8,7 @@
  * its own bulk runs' requests (not other scripts', nor formulas'), so it speaks of the consumer figure, "about".
  */
 import { DAILY_WEB_REQUESTS, QUOTA_DAY_MS, WORKSPACE_DAILY_WEB_REQUESTS } from './limits';
+import { storedRecord } from './storedJson';
 
 /** The count as kept in the user's properties (WEB_REQUESTS_PROPERTY). */
 export interface WebRequestCount {
@@ -18,13 +19,8 @@ export interface WebRequestCount {
 
 /** The count of the quota day under way at `nowMs`, or undefined (none kept, unreadable, or its 24 hours over). */
 export function currentCount(raw: string | null | undefined, nowMs: number): WebRequestCount | undefined {
-  try {
-    const kept = JSON.parse(raw || '0') as WebRequestCount | 0;
-    const valid = kept && typeof kept.since === 'number' && typeof kept.sent === 'number';
-    return valid && nowMs - kept.since < QUOTA_DAY_MS ? kept : undefined;
-  } catch {
-    return undefined;
-  }
+  const kept = storedRecord<WebRequestCount>(raw, { since: 'number', sent: 'number' });
+  return kept && nowMs - kept.since < QUOTA_DAY_MS ? kept : undefined;
 }
 
 /** The value to keep after `sent` more requests ending at `nowMs`: a new quota day when the last one is over. */

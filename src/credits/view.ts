@@ -8,6 +8,7 @@ import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
 import { EXPORT_ROWS_PER_CALL } from '../core/limits';
+import { isRecord } from '../core/storedJson';
 import type { Platform } from '../platform/platform';
 import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
@@ -38,7 +39,7 @@ const count = (n: number) => n.toLocaleString('en-US');
  * anything else is dropped, so a forged request can only start a new export.
  */
 export function parseExportRequest(input: unknown): CreditsExportRequest {
-  const record = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  const record = isRecord(input) ? input : {};
   const request: CreditsExportRequest = {};
   if (typeof record.sheetName === 'string' && record.sheetName !== '') request.sheetName = record.sheetName;
   for (const field of ['next', 'last', 'written', 'skipped', 'lost', 'notes'] as const) {

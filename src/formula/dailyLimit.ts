@@ -1,46 +1,47 @@
 /**
- * The spending cap of =FINDEMAIL (src/formula/dailyLimitPolicy.ts). The policy is in the owner's user properties under the
+ * The spending cap of =FINDEMAIL (src/formula/dailyLimitRules.ts). The cap's setting is in the owner's user properties under the
  * spreadsheet's id: a custom function reads the owner's user properties, and only the owner can write them, so no
  * editor can raise what formulas spend of the owner's credits. The day's count is a document property changed
  * only under the document lock, so cells evaluating at once count correctly; PropertiesService and LockService
  * are both allowed in custom functions (apps-script/guides/sheets/functions).
  */
 
-import type { FormulaCapState, FormulaPolicy } from '../api';
+import type { FormulaCapSetting, FormulaCapState } from '../api';
 import { GIVE_BACK_CHECK_MS, GIVE_BACK_MARKER_SECONDS, GIVE_BACKS_FOLDED_AT_ONCE } from '../core/limits';
 import {
+  FORMULA_CAP_SETTING_PREFIX,
   FORMULA_GIVE_BACK_MARKER,
   FORMULA_GIVE_BACK_PREFIX,
-  FORMULA_POLICY_PREFIX,
   FORMULA_SPEND_PROPERTY,
 } from '../core/propertyNames';
+import { isRecord, parseStored } from '../core/storedJson';
 import { timeId } from '../core/timeId';
-import { serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { Clock, DocumentCache, DocumentLock } from '../lookup/ports';
+import { serviceError } from '../lookup/result';
 import type { Platform } from '../platform/platform';
 import {
   capMessage,
-  DEFAULT_FORMULA_POLICY,
+  DEFAULT_FORMULA_CAP_SETTING,
   type FormulaSpend,
   giveBack,
-  parsePolicy,
+  parseCapSetting,
   parseSpend,
   reserve,
-} from './dailyLimitPolicy';
+} from './dailyLimitRules';
 
-function policyProperty(platform: Platform): string {
-  return FORMULA_POLICY_PREFIX + platform.spreadsheet().id();
+function capSettingProperty(platform: Platform): string {
+  return FORMULA_CAP_SETTING_PREFIX + platform.spreadsheet().id();
 }
 
-/** The policy saved in this user's properties for this spreadsheet (in a custom function: the owner's). */
-export function readPolicy(platform: Platform): FormulaPolicy {
-  const raw = platform.userProperties().getProperty(policyProperty(platform));
-  if (!raw) return { ...DEFAULT_FORMULA_POLICY };
+/** The cap setting saved in this user's properties for this spreadsheet (in a custom function: the owner's). */
+export function readCapSetting(platform: Platform): FormulaCapSetting {
+  const raw = platform.userProperties().getProperty(capSettingProperty(platform));
+  if (!raw) return { ...DEFAULT_FORMULA_CAP_SETTING };
   try {
-    return parsePolicy(JSON.parse(raw));
+    return parseCapSetting(JSON.parse(raw));
   } catch {
-    return { ...DEFAULT_FORMULA_POLICY };
+    return { ...DEFAULT_FORMULA_CAP_SETTING };
   }
 }
 
@@ -60,15 +61,12 @@ interface SpendRead {
 type LookForRecords = (stored: { folded: string[]; checked?: number }) => boolean;
 
 function spendExtras(raw: string | null): { folded: string[]; checked?: number } {
-  try {
-    const { folded, checked } = JSON.parse(raw ?? '') as { folded?: unknown; checked?: unknown };
-    return {
-      folded: Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [],
-      checked: typeof checked === 'number' ? checked : undefined,
-    };
-  } catch {
-    return { folded: [] };
-  }
+  const stored = parseStored(raw);
+  const { folded, checked } = isRecord(stored) ? stored : {};
+  return {
+    folded: Array.isArray(folded) ? folded.filter((name) => typeof name === 'string') : [],
+    checked: typeof checked === 'number' ? checked : undefined,
+  };
 }
 
 /**
@@ -158,20 +156,20 @@ interface SpendPorts {
  */
 export function formulaSpendGate(platform: Platform, ports: SpendPorts): Gate {
   const { clock, cache } = ports;
-  const policy = readPolicy(platform);
-  const refusal = serviceError('config', capMessage(policy));
+  const setting = readCapSetting(platform);
+  const refusal = serviceError('config', capMessage(setting));
   let reserved = 0;
   return {
     name: 'daily limit',
     markers: [FORMULA_GIVE_BACK_MARKER],
     admit(markers, free) {
-      if (!policy.enabled || policy.dailyCap === 0) return { take: 0, refusal };
+      if (!setting.enabled || setting.dailyCap === 0) return { take: 0, refusal };
       const now = clock.now();
       const marked = Boolean(cache && markers[FORMULA_GIVE_BACK_MARKER]);
       // Removed before the names are read: a give-back written after that read marks the cache again.
       if (marked) cache?.remove(FORMULA_GIVE_BACK_MARKER);
       const read = readSpend(platform, now, GIVE_BACKS_FOLDED_AT_ONCE, lookForRecords(cache, marked, now));
-      const outcome = reserve(read.spend, policy, free);
+      const outcome = reserve(read.spend, setting, free);
       if (outcome.granted > 0 || read.folded.length > 0 || (cache && read.looked))
         writeSpendAndFold(platform, outcome.next, { ...read, checked: read.checked ?? now }, Boolean(cache));
       reserved += outcome.granted;
@@ -184,15 +182,15 @@ export function formulaSpendGate(platform: Platform, ports: SpendPorts): Gate {
   };
 }
 
-/** The sidebar's view: this user's policy for the spreadsheet and what formulas spent today. */
+/** The sidebar's view: this user's cap setting for the spreadsheet and what formulas spent today. */
 export function readFormulaCapState(platform: Platform): FormulaCapState {
   const { spend } = readSpend(platform, platform.clock.now(), Number.POSITIVE_INFINITY, () => true);
-  return { policy: readPolicy(platform), usedToday: spend.used, day: spend.day };
+  return { setting: readCapSetting(platform), usedToday: spend.used, day: spend.day };
 }
 
-/** Saves this user's policy for the spreadsheet (it governs formulas when this user owns the spreadsheet). */
-export function saveFormulaPolicy(platform: Platform, input: unknown): FormulaCapState {
-  const policy = parsePolicy(input);
-  platform.userProperties().setProperty(policyProperty(platform), JSON.stringify(policy));
+/** Saves this user's cap setting for the spreadsheet (it governs formulas when this user owns the spreadsheet). */
+export function saveFormulaCapSetting(platform: Platform, input: unknown): FormulaCapState {
+  const setting = parseCapSetting(input);
+  platform.userProperties().setProperty(capSettingProperty(platform), JSON.stringify(setting));
   return readFormulaCapState(platform);
 }

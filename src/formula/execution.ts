@@ -17,11 +17,11 @@ import type { ProfileInput } from '../core/url';
 import { FormulaBudget, fixedBatchSize } from '../lookup/budget';
 import type { RowOutcome } from '../lookup/cellValues';
 import { FORMULA_CLAIM } from '../lookup/claims';
-import type { ServiceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import { keyCheckGate } from '../lookup/keyCheck';
 import { openPace, type PaceStep } from '../lookup/paceStep';
 import type { LookupPorts, SendBudget, StoreRead } from '../lookup/ports';
+import type { ServiceError } from '../lookup/result';
 import type { LookupPolicy } from '../lookup/session';
 import type { Platform } from '../platform/platform';
 import { formulaSpendGate } from './dailyLimit';
@@ -29,7 +29,7 @@ import { accountCheckGate, haltFormulas, haltGate } from './gates';
 import { ownerKeyMessage } from './messages';
 
 /** State of one =FINDEMAIL execution. */
-export interface FormulaRun {
+export interface FormulaExecution {
   ports: LookupPorts;
   apiKey: string;
   endpoint: string;
@@ -43,15 +43,15 @@ export interface FormulaRun {
   outcomes: Map<string, RowOutcome>;
 }
 
-/** Stored results of these keys go into the run's outcomes; returns the store's read. */
-export function fromStore(run: FormulaRun, keys: string[]): StoreRead {
-  const read = run.ports.store.readStored(keys);
-  for (const [key, result] of read.results) run.outcomes.set(key, result);
+/** Stored results of these keys go into the execution's outcomes; returns the store's read. */
+export function fromStore(execution: FormulaExecution, keys: string[]): StoreRead {
+  const read = execution.ports.store.readStored(keys);
+  for (const [key, result] of read.results) execution.outcomes.set(key, result);
   return read;
 }
 
 /** The execution's state, once a lookup is needed: the owner's key, the budget, the request per key. */
-export function startFormulaRun(
+export function startFormulaExecution(
   platform: Platform,
   ports: LookupPorts,
   endpoint: string,
@@ -59,7 +59,7 @@ export function startFormulaRun(
   outcomes: Map<string, RowOutcome>,
   started: number,
   stored: StoreRead,
-): FormulaRun {
+): FormulaExecution {
   const config = platform.cachedConfig();
   const apiKey = platform.settings.apiKey();
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
@@ -108,35 +108,42 @@ function keepPaceProperty(platform: Platform, value: string): void {
 function formulaGates(
   platform: Platform,
   ports: LookupPorts,
-  run: { apiKey: string; endpoint: string; pace?: PaceStep; budget: SendBudget },
+  execution: { apiKey: string; endpoint: string; pace?: PaceStep; budget: SendBudget },
   claimSeconds: number,
 ): Gate[] {
   const { cache } = ports;
-  const onHalt = (halt: ServiceError) => haltFormulas(cache, run.apiKey, halt);
-  const keyCheck = keyCheckGate(ports, run.pace?.pacer, run, run.budget, FORMULA_KEY_CHECK_ABOVE, onHalt);
+  const onHalt = (halt: ServiceError) => haltFormulas(cache, execution.apiKey, halt);
+  const keyCheck = keyCheckGate(
+    ports,
+    execution.pace?.pacer,
+    execution,
+    execution.budget,
+    FORMULA_KEY_CHECK_ABOVE,
+    onHalt,
+  );
   return [
-    haltGate(cache, run.apiKey),
+    haltGate(cache, execution.apiKey),
     keyCheck,
-    accountCheckGate(cache, run.apiKey, claimSeconds, keyCheck),
+    accountCheckGate(cache, execution.apiKey, claimSeconds, keyCheck),
     formulaSpendGate(platform, ports),
   ];
 }
 
 /** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */
-export function formulaPolicy(platform: Platform, run: FormulaRun): LookupPolicy {
-  const { ports, pace } = run;
+export function formulaLookupPolicy(platform: Platform, execution: FormulaExecution): LookupPolicy {
+  const { ports, pace } = execution;
   return {
-    apiKey: run.apiKey,
-    endpoint: run.endpoint,
+    apiKey: execution.apiKey,
+    endpoint: execution.endpoint,
     claim: { value: FORMULA_CLAIM, seconds: FORMULA_CLAIM_SECONDS },
-    budget: run.budget,
+    budget: execution.budget,
     retry: DEFAULT_RETRY,
-    sizer: pace?.sizer ?? fixedBatchSize(run.fixedSize ?? DEFAULT_CONCURRENCY),
+    sizer: pace?.sizer ?? fixedBatchSize(execution.fixedSize ?? DEFAULT_CONCURRENCY),
     pace: pace?.policy,
     inStore: (unclaimed) => {
-      const read = fromStore(run, unclaimed);
+      const read = fromStore(execution, unclaimed);
       return { stored: read.results, room: read.room };
     },
-    gates: formulaGates(platform, ports, run, FORMULA_CLAIM_SECONDS),
+    gates: formulaGates(platform, ports, execution, FORMULA_CLAIM_SECONDS),
   };
 }

@@ -14,7 +14,7 @@ import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues
 import { BULK_CLAIM, claimKey, parseHalt, readClaims } from '../lookup/claims';
 import { type LookupReport, type LookupSession, openLookup } from '../lookup/session';
 import type { Platform } from '../platform/platform';
-import { type FormulaRun, formulaPolicy, fromStore, startFormulaRun } from './execution';
+import { type FormulaExecution, formulaLookupPolicy, fromStore, startFormulaExecution } from './execution';
 import { accountError, BULK_RUN, LOCK_BUSY, NO_WRITES, NOT_IN_TIME, OTHER_CELL, UNSAVED } from './messages';
 import { formulasMayWrite } from './writeCheck';
 
@@ -24,23 +24,23 @@ type Cell = unknown;
  * Waits (bounded by the budget) until a key another cell holds is released or the account check ends.
  * Returns the keys still without a result.
  */
-function awaitOthers(run: FormulaRun, others: string[], blocked: string[]): string[] {
-  const { cache, clock } = run.ports;
+function awaitOthers(execution: FormulaExecution, others: string[], blocked: string[]): string[] {
+  const { cache, clock } = execution.ports;
   let poll = POLL_FIRST_MS;
-  while (run.budget.remainingMs(clock.now()) > poll) {
+  while (execution.budget.remainingMs(clock.now()) > poll) {
     clock.sleep(poll);
     poll = Math.min(POLL_MAX_MS, poll * 2);
     if (!cache) break;
     const markers = readClaims(cache, others, ACCOUNT_CHECK_MARKERS);
-    const halt = parseHalt(markers[HALT_KEY], run.apiKey);
+    const halt = parseHalt(markers[HALT_KEY], execution.apiKey);
     if (halt) throw new Error(halt.message);
     const freed = others.filter((key) => !markers[claimKey(key)]);
-    const unblocked = blocked.length > 0 && accountCheckOver(markers, run.apiKey);
+    const unblocked = blocked.length > 0 && accountCheckOver(markers, execution.apiKey);
     if (freed.length === 0 && !unblocked) continue;
-    fromStore(run, freed);
+    fromStore(execution, freed);
     break;
   }
-  return [...others, ...blocked].filter((key) => !run.outcomes.has(key));
+  return [...others, ...blocked].filter((key) => !execution.outcomes.has(key));
 }
 
 /** What a lookup brought: its outcomes kept, and what the cells wait for (other cells', the bulk run's). */
@@ -49,10 +49,10 @@ interface Waiting {
   byBulk: string[];
 }
 
-function take(run: FormulaRun, report: LookupReport): Waiting {
-  for (const [key, outcome] of report.outcomes) run.outcomes.set(key, outcome);
-  for (const [key, result] of report.alreadyKept) run.outcomes.set(key, result);
-  for (const key of report.unsaved) run.outcomes.set(key, UNSAVED);
+function take(execution: FormulaExecution, report: LookupReport): Waiting {
+  for (const [key, outcome] of report.outcomes) execution.outcomes.set(key, outcome);
+  for (const [key, result] of report.alreadyKept) execution.outcomes.set(key, result);
+  for (const key of report.unsaved) execution.outcomes.set(key, UNSAVED);
   if (report.stop) throw new Error(report.stop.message);
   if (report.halt) throw accountError(report.halt);
   const byBulk: string[] = [];
@@ -67,43 +67,48 @@ function take(run: FormulaRun, report: LookupReport): Waiting {
  * when it has not. Doubling keeps a column's retries from adding to the LockService rate quota that refused them
  * (its refusal has no documented duration).
  */
-function pauseForLock(run: FormulaRun, refusals: number): boolean {
-  const { clock } = run.ports;
+function pauseForLock(execution: FormulaExecution, refusals: number): boolean {
+  const { clock } = execution.ports;
   const pause = Math.round(FORMULA_LOCK_PAUSE_MS * 2 ** Math.min(refusals - 1, 4) * (1 + Math.random()));
-  if (run.budget.remainingMs(clock.now()) <= 2 * pause) return false;
+  if (execution.budget.remainingMs(clock.now()) <= 2 * pause) return false;
   clock.sleep(pause);
   return true;
 }
 
 /** Looks the missing keys up, waiting for other cells' claims (and a busy or refused lock) while the budget allows. */
-function lookUpMissing(run: FormulaRun, session: LookupSession, keys: string[]): void {
-  const { clock } = run.ports;
+function lookUpMissing(execution: FormulaExecution, session: LookupSession, keys: string[]): void {
+  const { clock } = execution.ports;
   const heldByOthers = new Set<string>();
   const heldByBulk = new Set<string>();
   let lockBusy = false;
   let lockRefusals = 0;
   let missing = keys;
-  while (missing.length > 0 && run.budget.mayStart(clock.now())) {
-    const report = session.lookUp(new Map(missing.map((key) => [key, run.spellingSent.get(key) ?? key])));
-    const waiting = take(run, report);
+  while (missing.length > 0 && execution.budget.mayStart(clock.now())) {
+    const report = session.lookUp(
+      new Map(missing.map((key) => [key, execution.spellingSent.get(key) ?? key])),
+    );
+    const waiting = take(execution, report);
     for (const key of waiting.byBulk) heldByBulk.add(key);
     for (const key of waiting.others) heldByOthers.add(key);
     lockBusy = report.lockBusy;
-    missing = missing.filter((key) => !run.outcomes.has(key));
+    missing = missing.filter((key) => !execution.outcomes.has(key));
     // A busy or refused lock: the lookup goes again after a pause, as the quota's window passes.
     if (lockBusy) {
       lockRefusals++;
-      if (!pauseForLock(run, lockRefusals)) break;
+      if (!pauseForLock(execution, lockRefusals)) break;
       continue;
     }
     const blocked = report.blocked;
     if (waiting.others.length === 0 && blocked.length === 0) break;
-    missing = awaitOthers(run, waiting.others, blocked);
+    missing = awaitOthers(execution, waiting.others, blocked);
   }
   for (const key of keys) {
-    if (run.outcomes.has(key)) continue;
+    if (execution.outcomes.has(key)) continue;
     const notLookedUp = lockBusy ? LOCK_BUSY : NOT_IN_TIME;
-    run.outcomes.set(key, heldByBulk.has(key) ? BULK_RUN : heldByOthers.has(key) ? OTHER_CELL : notLookedUp);
+    execution.outcomes.set(
+      key,
+      heldByBulk.has(key) ? BULK_RUN : heldByOthers.has(key) ? OTHER_CELL : notLookedUp,
+    );
   }
 }
 
@@ -123,10 +128,18 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
     for (const key of missing) outcomes.set(key, NO_WRITES);
     return outcomes;
   }
-  const run = startFormulaRun(platform, ports, config.endpoint.endpoint, inputs, outcomes, started, stored);
-  const session = openLookup(ports, formulaPolicy(platform, run));
+  const execution = startFormulaExecution(
+    platform,
+    ports,
+    config.endpoint.endpoint,
+    inputs,
+    outcomes,
+    started,
+    stored,
+  );
+  const session = openLookup(ports, formulaLookupPolicy(platform, execution));
   try {
-    lookUpMissing(run, session, missing);
+    lookUpMissing(execution, session, missing);
   } finally {
     session.close();
   }

@@ -13,10 +13,10 @@ import {
   endAccountCheck,
 } from '../lookup/accountCheck';
 import { parseHalt, readHalt, writeHalt } from '../lookup/claims';
-import { type ServiceError, serviceError } from '../lookup/contract';
 import type { Gate } from '../lookup/gate';
 import type { KeyCheckGate } from '../lookup/keyCheck';
 import type { DocumentCache } from '../lookup/ports';
+import { type ServiceError, serviceError } from '../lookup/result';
 import { accountError } from './messages';
 
 /** A halt another execution wrote, as the cells' error (its message says what to do). */

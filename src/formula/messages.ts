@@ -1,7 +1,7 @@
 /** What =FINDEMAIL cells say when they have no result yet, and the errors that stop formulas (401, 402, no key). */
 import { HALT_SECONDS } from '../core/limits';
 import { BULK_RUN_PATH, FORMULA_PAYER, REFRESH_PATH, SETTINGS_PATH } from '../core/product';
-import { type ServiceError, serviceError, withAdvice } from '../lookup/contract';
+import { type ServiceError, serviceError, withAdvice } from '../lookup/result';
 
 /** The "not looked up yet" texts: Extensions › … › Refresh =FINDEMAIL cells enters their formulas again. */
 export const PENDING_MESSAGES = {

@@ -6,7 +6,7 @@
  */
 
 import type { SingleCellsState } from '../api';
-import { SINGLE_CELLS_LOOK_MAX_CELLS } from '../core/limits';
+import { SINGLE_CELLS_LOOK_MAX_CELLS, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
@@ -19,12 +19,9 @@ import {
   type SingleCellColumn,
 } from './columnOffer';
 import { readFormulaCapState } from './dailyLimit';
-import { capMessage } from './dailyLimitPolicy';
+import { capMessage } from './dailyLimitRules';
 import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
-
-/** Apps Script runs at most 30 executions at once for one user (apps-script/guides/services/quotas). */
-const SIMULTANEOUS_EXECUTIONS = 30;
 
 interface Unfinished {
   row: number;
@@ -41,9 +38,9 @@ function unfinished(value: unknown): boolean {
  * leaves them (the text says who may raise it); undefined when formulas may spend.
  */
 function limitStillReached(platform: Platform): string | undefined {
-  const { policy, usedToday } = readFormulaCapState(platform);
-  const reached = !policy.enabled || usedToday >= policy.dailyCap;
-  return reached ? capMessage(policy) : undefined;
+  const { setting, usedToday } = readFormulaCapState(platform);
+  const reached = !setting.enabled || usedToday >= setting.dailyCap;
+  return reached ? capMessage(setting) : undefined;
 }
 
 /** Unfinished =FINDEMAIL formulas of a block, and those left because the daily limit would refuse them again. */
@@ -117,8 +114,8 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
 /** The question before a column of single cells becomes one range formula. */
 function offerText(run: SingleCellColumn, unfinishedCells: number, ifNo: string): string {
   const count = run.last - run.first + 1;
-  const presses = Math.ceil(unfinishedCells / SIMULTANEOUS_EXECUTIONS);
-  return `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
+  const presses = Math.ceil(unfinishedCells / USER_SIMULTANEOUS_EXECUTIONS);
+  return `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
 }
 
 /**
@@ -152,8 +149,8 @@ function offerRangeFormula(
   sheet: SheetPort,
   unfinishedCells: number,
 ): string | undefined {
-  if (unfinishedCells <= SIMULTANEOUS_EXECUTIONS) return undefined;
-  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), SIMULTANEOUS_EXECUTIONS);
+  if (unfinishedCells <= USER_SIMULTANEOUS_EXECUTIONS) return undefined;
+  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), USER_SIMULTANEOUS_EXECUTIONS);
   return run
     ? askAndReplace(
         platform,
@@ -172,7 +169,7 @@ function singleCellsOf(
 ): { run: SingleCellColumn; unfinished: number } | undefined {
   const block = dataBlock(sheet);
   if (block.rows * block.columns > maxCells) return undefined;
-  const run = longestSingleCellColumn(sheet.formulas(block), SIMULTANEOUS_EXECUTIONS);
+  const run = longestSingleCellColumn(sheet.formulas(block), USER_SIMULTANEOUS_EXECUTIONS);
   if (!run) return undefined;
   const values = sheet.values({
     row: run.first,
@@ -196,7 +193,7 @@ export function singleCellColumnState(platform: Platform): SingleCellsState | un
     cells: run.last - run.first + 1,
     unfinished: found.unfinished,
     formula: rangeFormula(run),
-    atOnce: SIMULTANEOUS_EXECUTIONS,
+    atOnce: USER_SIMULTANEOUS_EXECUTIONS,
   };
 }
 
@@ -205,7 +202,7 @@ export function replaceSingleCells(platform: Platform): string {
   const sheet = platform.spreadsheet().activeSheet();
   const found = singleCellsOf(sheet);
   if (!found)
-    return `No column of more than ${SIMULTANEOUS_EXECUTIONS} single =FINDEMAIL cells on this sheet: open the sheet that holds them, then use this button again.`;
+    return `No column of more than ${USER_SIMULTANEOUS_EXECUTIONS} single =FINDEMAIL cells on this sheet: open the sheet that holds them, then use this button again.`;
   return (
     askAndReplace(
       platform,
@@ -214,7 +211,7 @@ export function replaceSingleCells(platform: Platform): string {
       'nothing changes.',
       'Replace with one range formula in the Settings tab',
     ) ??
-    `Nothing changed. ${REFRESH_PATH} enters the unfinished cells again, about ${SIMULTANEOUS_EXECUTIONS} at a time.`
+    `Nothing changed. ${REFRESH_PATH} enters the unfinished cells again, about ${USER_SIMULTANEOUS_EXECUTIONS} at a time.`
   );
 }
 
@@ -247,9 +244,9 @@ export function refreshFormulas(platform: Platform): string {
   ];
   if (limitNote) parts.push(limitNote);
   // Each formula is its own execution: past 30 some are refused again before they run.
-  if (count > SIMULTANEOUS_EXECUTIONS)
+  if (count > USER_SIMULTANEOUS_EXECUTIONS)
     parts.push(
-      'Sheets runs at most 30 formulas at once for one person: one range formula such as =FINDEMAIL(A2:A200) instead of a column of single-cell formulas gets them done together. Cells still unfinished can be refreshed again.',
+      `Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person: one range formula such as =FINDEMAIL(A2:A200) instead of a column of single-cell formulas gets them done together. Cells still unfinished can be refreshed again.`,
     );
   return parts.join(' ');
 }

@@ -7,12 +7,10 @@
  * there, so it is kept in the document cache; meanwhile formulas send nothing (no claim taken, no credit spent)
  * and point to the bulk run, whose results they show.
  */
+import { FORMULA_WRITES_REFUSED_SECONDS } from '../core/limits';
 import { FORMULA_WRITES_PROPERTY, FORMULA_WRITES_REFUSED_KEY } from '../core/propertyNames';
 import type { LookupPorts, StoreRead } from '../lookup/ports';
 import type { Platform } from '../platform/platform';
-
-/** How long a refusal is remembered before a formula tries again (the cache's longest expiry, 6 hours). */
-const REFUSAL_SECONDS = 6 * 3600;
 
 /** `stored`: the execution's first read of the store, which read the document properties (a key was missing). */
 export function formulasMayWrite(
@@ -23,6 +21,6 @@ export function formulasMayWrite(
   if (stored.property(FORMULA_WRITES_PROPERTY)) return true;
   if (cache?.get(FORMULA_WRITES_REFUSED_KEY)) return false;
   if (platform.documentPropertyWritable(FORMULA_WRITES_PROPERTY, String(clock.now()))) return true;
-  cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', REFUSAL_SECONDS);
+  cache?.put(FORMULA_WRITES_REFUSED_KEY, '1', FORMULA_WRITES_REFUSED_SECONDS);
   return false;
 }

@@ -4,13 +4,8 @@
  */
 
 import { redactKey } from './apiKey';
-import {
-  type AnswerHeaders,
-  interpretFetchException,
-  interpretLookupResponse,
-  type LookupOutcome,
-  type ServiceError,
-} from './contract';
+import { type AnswerHeaders, interpretFetchException, interpretLookupResponse } from './contract';
+import type { LookupOutcome, ServiceError } from './result';
 
 /**
  * What came back for one request: an HTTP answer (with the headers that matter, read only for a redirect or a

@@ -1,4 +1,5 @@
 /** The API key as people may see it: masked, redacted from texts, its shape checked before it is stored. Pure. */
+import { API_KEY_MAX_CHARS, API_KEY_MIN_CHARS } from '../core/limits';
 
 /** Replaces every occurrence of the key in a text meant for people or logs. */
 export function redactKey(text: string, apiKey: string | null | undefined): string {
@@ -16,8 +17,11 @@ export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: f
   if (typeof raw !== 'string') return { ok: false, message: 'Paste your API key.' };
   const key = raw.trim();
   if (key === '') return { ok: false, message: 'Paste your API key.' };
-  if (key.length < 8 || key.length > 256) {
-    return { ok: false, message: 'That does not look like an API key (expected 8 to 256 characters).' };
+  if (key.length < API_KEY_MIN_CHARS || key.length > API_KEY_MAX_CHARS) {
+    return {
+      ok: false,
+      message: `That does not look like an API key (expected ${API_KEY_MIN_CHARS} to ${API_KEY_MAX_CHARS} characters).`,
+    };
   }
   if (!/^[\x21-\x7e]+$/.test(key)) {
     return {

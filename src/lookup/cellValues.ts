@@ -2,7 +2,7 @@
 import { type FieldName, STATUS } from '../core/cells';
 import { RETRY_PATH } from '../core/product';
 import { quoteService, withoutStop } from '../core/text';
-import { type LookupResult, type ServiceError, withAdvice } from './contract';
+import { type LookupResult, type ServiceError, withAdvice } from './result';
 
 /** Outcome of one row, as the add-on understands it (service results plus local rejections). */
 export type RowOutcome = LookupResult | { kind: 'invalid'; reason: string } | ServiceError;

@@ -8,9 +8,9 @@
 
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
 import { type ClaimScope, claimKey, readClaims } from './claims';
-import type { ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { DocumentCache, LookupPorts, SendCheck } from './ports';
+import type { ServiceError } from './result';
 
 export interface ClaimAsk {
   /** Normalised URLs without a known result. */

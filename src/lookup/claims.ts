@@ -8,6 +8,7 @@
 import { stableHash } from '../core/hash';
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
 import { CLAIM_PREFIX, HALT_KEY } from '../core/propertyNames';
+import { storedRecord } from '../core/storedJson';
 import type { DocumentCache } from './ports';
 
 /** The value of a claim the bulk run holds; a formula does not wait for those (a bulk batch may take a minute). */
@@ -82,13 +83,8 @@ export interface Halt {
 
 /** The halt stored under HALT_KEY, if it was written for this key. */
 export function parseHalt(raw: string | null | undefined, apiKey: string): Halt | undefined {
-  if (!raw) return undefined;
-  try {
-    const halt = JSON.parse(raw) as Halt;
-    return halt.keyHash === stableHash(apiKey) ? halt : undefined;
-  } catch {
-    return undefined;
-  }
+  const halt = storedRecord<Halt>(raw, { message: 'string', keyHash: 'string' });
+  return halt?.keyHash === stableHash(apiKey) ? halt : undefined;
 }
 
 /** After a 401 or 402, formulas stop calling the service for a short window (shared by all cells). */

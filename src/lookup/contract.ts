@@ -3,19 +3,17 @@
  * the result's words (./result.ts): its JSON body and what it means.
  */
 
+import { FIELD_LIMITS } from '../core/limits';
+import { isRecord } from '../core/storedJson';
 import { withoutAddresses, withoutStop } from '../core/text';
 import {
   boundResult,
   cut,
-  FIELD_LIMITS,
   type LookupOutcome,
   type ProfileInfo,
   type ServiceError,
   serviceError,
 } from './result';
-
-// The result's words, for the modules that still import them from here.
-export * from './result';
 
 // Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
 // record, and whether a 200 has the contract's success shape.
@@ -44,10 +42,6 @@ export function readProfile(value: unknown): ProfileInfo {
   if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
   if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
   return profile;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Absent, null or of this type. */

@@ -2,8 +2,9 @@
  * A gate of the lookup session (./session.ts): what may stop, narrow or follow the sending, with its beginning and
  * its end in the session's one place. The session asks each gate in its policy's order. Types only.
  */
-import type { ServiceError } from './contract';
+
 import type { BatchReport } from './pipeline';
+import type { ServiceError } from './result';
 
 /** Under the lock, what a gate admits of `free` keys about to be claimed. */
 export type Admission =

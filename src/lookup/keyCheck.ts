@@ -5,10 +5,10 @@
  * holds the first batch back; a connection lost on the way counts as a loss. A gate of the lookup session.
  */
 import { mayRetry } from './answers';
-import type { ServiceError } from './contract';
 import type { Gate } from './gate';
 import { knowsNothing, loadPace, type Pacer } from './pace';
 import type { DocumentCache, LookupPorts, SendBudget, SendPlan } from './ports';
+import type { ServiceError } from './result';
 
 /** The key check as a gate: before the first claim of more than `above` keys while the pace knows nothing. */
 export interface KeyCheckGate extends Gate {

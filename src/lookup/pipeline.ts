@@ -8,8 +8,8 @@ import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS 
 import { withoutStop } from '../core/text';
 import { haltsRun, mayRetry } from './answers';
 import type { ClaimScope } from './claims';
-import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './contract';
 import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget, SendCheck } from './ports';
+import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './result';
 import { type RetryPolicy, retryDelayMs } from './retry';
 
 /**
@@ -136,7 +136,7 @@ export interface Queue {
   /** Sends of a key whose answer was lost (this execution's, and earlier ones' as the store remembers them). */
   lost: Map<string, number>;
   /** No batch before this (epoch ms): the longest Retry-After answered so far. */
-  gate: number;
+  retryAfterUntil: number;
 }
 
 /**
@@ -164,13 +164,13 @@ export interface Sending {
   readonly claims: ClaimScope;
 }
 
-/** The claimed keys queued; no batch before the sizer's Retry-After gate. */
+/** The claimed keys queued; no batch before the Retry-After the sizer still holds. */
 export function startSending(request: SendRequest, claims: ClaimScope): Sending {
-  const gate = request.batchSize.notBefore?.() ?? 0;
+  const retryAfterUntil = request.batchSize.notBefore?.() ?? 0;
   const keys = [...request.claimed.keys()];
   return {
     claims,
-    queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), gate },
+    queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), retryAfterUntil },
     report: {
       outcomes: new Map(),
       requestsSent: 0,
@@ -206,7 +206,7 @@ export function sendBatches(
         report.lockBusy = true;
         break;
       }
-    } else waitForGate(ports.clock, queue);
+    } else waitForRetryAfter(ports.clock, queue);
     if (confirmed.send.length > 0) {
       const batch = sendOneBatch(ports, sending, request, confirmed);
       request.afterBatch?.(batch);
@@ -216,8 +216,8 @@ export function sendBatches(
 }
 
 /** A batch the claim step confirmed still waits for a Retry-After kept from earlier. */
-function waitForGate(clock: Clock, queue: Queue): void {
-  const wait = queue.gate - clock.now();
+function waitForRetryAfter(clock: Clock, queue: Queue): void {
+  const wait = queue.retryAfterUntil - clock.now();
   if (wait > 0) clock.sleep(wait);
 }
 
@@ -244,15 +244,16 @@ export function endSending({ queue, report, claims }: Sending): SendReport {
 function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
   for (;;) {
     const now = clock.now();
-    const { gate } = queue;
-    const ready = now >= gate ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
+    const { retryAfterUntil } = queue;
+    const ready =
+      now >= retryAfterUntil ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
     if (ready.length > 0) {
       if (!request.budget.mayStart(now, 0, first)) return undefined;
       const atRisk = ready.find((key) => queue.lost.get(key));
       return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
     }
     const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
-    const wait = Math.max(gate, soonest) - now;
+    const wait = Math.max(retryAfterUntil, soonest) - now;
     if (!request.budget.mayStart(now, wait, first)) return undefined;
     clock.sleep(wait);
   }
@@ -337,8 +338,8 @@ function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome |
   if (mayRetry(outcome) && (outcome as ServiceError).status) tally.throttled++;
   const after = outcome?.kind === 'error' ? (outcome.retryAfterMs ?? 0) : 0;
   if (after > 0) {
-    queue.gate = Math.max(queue.gate, ended + after);
-    request.batchSize.hold?.(queue.gate);
+    queue.retryAfterUntil = Math.max(queue.retryAfterUntil, ended + after);
+    request.batchSize.hold?.(queue.retryAfterUntil);
   }
   const tries =
     (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;

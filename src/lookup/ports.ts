@@ -3,7 +3,7 @@
  * them over the real services; tests may pass plain objects. Pure: types only.
  */
 
-import type { LookupOutcome, LookupResult, ServiceError } from './contract';
+import type { LookupOutcome, LookupResult, ServiceError } from './result';
 
 /** Time, and waiting (Utilities.sleep in Apps Script). */
 export interface Clock {

@@ -4,6 +4,7 @@
  * these.
  */
 
+import { FIELD_LIMITS } from '../core/limits';
 import { quoteService } from '../core/text';
 
 export interface ProfileInfo {
@@ -68,23 +69,7 @@ const QUOTE_START = ' The service said: "';
 
 export type LookupOutcome = LookupResult | ServiceError;
 
-// Bounds on every field of a result the add-on keeps. A property value holds at most 9 KB (Apps Script throws
-// "Argument too large: value" above it, https://developers.google.com/apps-script/guides/services/quotas), and one
-// write carries a whole batch: one oversized answer (a 10 KB name) would lose every result of its batch.
-
-/** UTF-16 code units per field; a longer value is cut and ends with CUT_MARKER. */
-export const FIELD_LIMITS = {
-  /** A person's name: far above any real one. */
-  name: 200,
-  /** RFC 5321 caps an address at 64 + 1 + 255 characters; a longer one is refused, not cut (offContract). */
-  email: 320,
-  /** `email_status`, `account_type`: single words in the contract (VALID, professional). */
-  status: 40,
-  /** `updated_at`: an ISO 8601 timestamp is 25 characters. */
-  updatedAt: 40,
-  /** The 422 `message`: one sentence in the contract. */
-  message: 500,
-} as const;
+// Every field of a result the add-on keeps is bounded (src/core/limits.ts FIELD_LIMITS): a longer value is cut.
 
 export const CUT_MARKER = '…';
 

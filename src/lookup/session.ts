@@ -13,7 +13,6 @@
  */
 import { type Claimed, claimUnknown, type InStore } from './claimStep';
 import { type ClaimScope, claimScope } from './claims';
-import type { LookupOutcome, LookupResult, ServiceError } from './contract';
 import type { Gate } from './gate';
 import type { Pacer } from './pace';
 import {
@@ -27,6 +26,7 @@ import {
   startSending,
 } from './pipeline';
 import type { BatchSizer, LookupPorts, SendBudget } from './ports';
+import type { LookupOutcome, LookupResult, ServiceError } from './result';
 import type { RetryPolicy } from './retry';
 
 export interface LookupPolicy {

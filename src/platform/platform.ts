@@ -6,8 +6,8 @@
 import type { Settings } from '../api';
 import type { ScriptConfig } from '../core/config';
 import type { EditedCells, SpreadsheetPort } from '../core/sheet';
-import type { KeyCheck } from '../lookup/contract';
 import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
+import type { KeyCheck } from '../lookup/result';
 import type { ChargeContext } from '../store/credits';
 import type { CreditsLog } from '../store/ports';
 

@@ -1,5 +1,6 @@
 /** The Credits tab: what the credits log says (by period, by source, the last runs), and Export. */
 import { dayText } from '../core/day';
+import { MAX_EXPORT_STEPS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { $, button, setText, showError } from './dom';
 import type { CreditsExport, CreditsSummary, RunPlan } from './types';
@@ -7,8 +8,6 @@ import { creditsRunLine, recordText } from './words';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
-/** Steps of one export at most (5,000 rows each: a million rows). */
-const MAX_EXPORT_STEPS = 200;
 
 let exporting = false;
 

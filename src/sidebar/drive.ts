@@ -5,7 +5,7 @@
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { clearError, showError, sleep } from './dom';
-import { isUnderWay } from './progress';
+import { isUnderWay, pausedByClosedSidebar } from './progress';
 import { refreshProgress, renderProgress, setProgress } from './progressView';
 import { ui } from './state';
 import type { Progress } from './types';
@@ -107,6 +107,8 @@ export async function drive(): Promise<void> {
     if (mine === generation) {
       ui.driving = false;
       renderProgress();
+      // Paused by another sidebar of this person as it closed (its call arrived late): this one is open.
+      if (pausedByClosedSidebar(ui.progress)) follow();
     }
   }
 }
@@ -169,14 +171,45 @@ async function watch(): Promise<void> {
   follow();
 }
 
+/** Resumes asked for by this page for a run its closed sidebar paused (bounded: a refused Resume is not a loop). */
+let resumesAfterClose = 0;
+
+/** This page is going away (pagehide): it drives nothing more. */
+let closing = false;
+
 /**
- * The sidebar open (any view) drives its user's running run: closing it leaves the run waiting, opening it again
+ * The sidebar open (any view) drives its user's running run: closing it pauses the run, opening it again
  * resumes it. Someone else's run is only watched.
  */
 export function follow(): void {
+  if (closing) return;
   if (ui.progress.readOnly) {
     if (isUnderWay(ui.progress)) void watch();
   } else if (ui.progress.state === 'running') void drive();
+  else if (pausedByClosedSidebar(ui.progress) && !ui.runActionBusy && resumesAfterClose < 3) {
+    resumesAfterClose++;
+    void runAction('resumeEnrichment');
+  }
+}
+
+/**
+ * Closing the sidebar pauses the run it drives: the slices under way write the batch they sent and take no other.
+ * Best effort: Apps Script gives no close event, and a google.script.run call made while the page goes away may
+ * never arrive: the run then reads as paused once its slices have ended (src/bulk/job.ts progressOf).
+ */
+export function pauseOnClose(): void {
+  window.addEventListener('pagehide', () => {
+    closing = true;
+    if (!ui.driving || ui.progress.readOnly || ui.progress.state !== 'running') return;
+    generation++;
+    call('sidebarClosed').catch(() => undefined);
+  });
+  // Shown again from the browser's page cache: it drives again.
+  window.addEventListener('pageshow', (event) => {
+    if (!event.persisted) return;
+    closing = false;
+    follow();
+  });
 }
 
 /**

@@ -32,6 +32,10 @@ export function describeState(progress: Progress): StateWords {
         : { label: 'Running', tone: 'running' };
     case 'paused':
     case 'stopped': {
+      if (progress.reason === 'sidebar_closed')
+        return progress.readOnly
+          ? { label: "Paused: its starter's sidebar is closed", tone: 'paused' }
+          : { label: 'Paused: the sidebar was closed — open it to go on', tone: 'paused' };
       const label =
         (progress.reason && HALTED[progress.reason]) || (progress.state === 'paused' ? 'Paused' : 'Stopped');
       return { label, tone: progress.state };
@@ -65,6 +69,10 @@ export function creditsShown(progress: Pick<Progress, 'creditsUsed' | 'creditsMa
     ? `${progress.creditsUsed} (up to ${lost} more may have been charged for answers lost to connection failures)`
     : String(progress.creditsUsed);
 }
+
+/** Paused because its starter's sidebar was closed: their sidebar, open again, resumes it. */
+export const pausedByClosedSidebar = (p: Progress): boolean =>
+  !p.readOnly && p.state === 'paused' && p.reason === 'sidebar_closed';
 
 /** Under way: running, paused or stopped (someone else's run too). */
 export const isUnderWay = (p: Progress): boolean =>

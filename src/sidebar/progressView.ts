@@ -96,7 +96,8 @@ export function renderProgress(): void {
   }
   $('run-controls').hidden = !(shown.pause || shown.resume || shown.cancel);
   if (!shown.cancel) $('cancel-confirm').hidden = true;
-  button('new-run').disabled = isUnderWay(ui.progress);
+  // A new run cannot start while one is under way (paused or stopped too: Cancel ends it first).
+  $('new-run-buttons').hidden = isUnderWay(ui.progress);
   renderRunNotice();
   renderSummary();
 }

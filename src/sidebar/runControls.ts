@@ -1,12 +1,13 @@
 /** The Progress tab's buttons: Pause, Resume, Cancel (asked first), the key hint and Select failed rows. */
 import { call } from './client';
 import { $, button, clearError, input, setMessage } from './dom';
-import { drive, runAction } from './drive';
+import { drive, pauseOnClose, runAction } from './drive';
 import { withButtons } from './settings';
 import { ui } from './state';
 import { showView } from './tabs';
 
 export function setupProgress(): void {
+  pauseOnClose();
   button('pause').addEventListener('click', () => void runAction('pauseEnrichment'));
   // Cancel asks first; the run goes on meanwhile.
   button('cancel').addEventListener('click', () => {

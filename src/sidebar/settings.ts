@@ -1,4 +1,5 @@
 /** The Settings tab: the API key (only ever received masked), the settings and the formulas' limit. */
+import { DEFAULT_SETTINGS } from '../core/limits';
 import { call, failureMessage } from './client';
 import { $, button, clearError, input, setMessage, setText, showError, wholeNumber } from './dom';
 import { setProgress } from './progressView';
@@ -40,8 +41,8 @@ function fillForms(): void {
   input('start-at-once').checked = ui.account.settings.startAtOnce;
   input('start-under').value = String(ui.account.settings.startAtOnceUnder);
   input('start-under').disabled = !ui.account.settings.startAtOnce;
-  input('formulas-enabled').checked = ui.account.formulas.policy.enabled;
-  input('formulas-cap').value = String(ui.account.formulas.policy.dailyCap);
+  input('formulas-enabled').checked = ui.account.formulas.setting.enabled;
+  input('formulas-cap').value = String(ui.account.formulas.setting.dailyCap);
 }
 
 export function acceptState(state: SidebarState, forms = false): void {
@@ -155,7 +156,8 @@ function setupSettingsForm(): void {
       writeHeader: input('write-header').checked,
       extraFields: input('extra-fields').checked,
       startAtOnce,
-      startAtOnceUnder: startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? 10,
+      startAtOnceUnder:
+        startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? DEFAULT_SETTINGS.startAtOnceUnder,
     };
     void withButtons(['save-settings'], async () => {
       acceptState(await call('saveSettings', settings), true);

@@ -146,9 +146,9 @@ export function recordText(lookups: number, found: number): string {
 /** "Used today (27 Nov): 12 of 500 credits." */
 export function formulaUseText(state: FormulaCapState): string {
   const today = `Used today (${dayText(state.day)})`;
-  if (!state.policy.enabled)
+  if (!state.setting.enabled)
     return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
-  return `${today}: ${state.usedToday} of ${countText(state.policy.dailyCap, 'credit')}.`;
+  return `${today}: ${state.usedToday} of ${countText(state.setting.dailyCap, 'credit')}.`;
 }
 
 /** A column of single =FINDEMAIL cells past what Sheets runs at once: how many, and what one range formula does. */

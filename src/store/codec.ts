@@ -1,6 +1,9 @@
 /** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
-import { boundResult, FIELD_LIMITS, type LookupResult } from '../lookup/contract';
+
+import { FIELD_LIMITS } from '../core/limits';
+import { parseStored } from '../core/storedJson';
 import type { CachedResult } from '../lookup/ports';
+import { boundResult, type LookupResult } from '../lookup/result';
 
 // Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
 // from one the run stored itself. Version 1 (seconds) is still read.
@@ -36,21 +39,17 @@ export function encodeResult(unbounded: LookupResult, savedAtMs: number): string
 }
 
 export function decodeResult(text: string | null | undefined): CachedResult | undefined {
-  if (!text) return undefined;
-  let row: unknown;
-  try {
-    row = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  const row = parseStored(text);
   if (!Array.isArray(row) || (row[0] !== VERSION && row[0] !== SECONDS_VERSION)) return undefined;
-  const [version, kind, name, updatedAt, stored] = row as [number, string, string, string, number];
-  const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
-  const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
+  const [version, kind, , , stored]: unknown[] = row;
+  if (typeof stored !== 'number') return undefined;
   const str = (index: number) => {
     const cell: unknown = row[index];
     return typeof cell === 'string' ? cell : '';
   };
+  const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
+  const [name, updatedAt] = [str(2), str(3)];
+  const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
   switch (kind) {
     case 'f':
       return {

@@ -13,7 +13,8 @@
  */
 import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CREDITS_SHEET } from '../core/propertyNames';
-import type { LookupResult } from '../lookup/contract';
+import { parseStored } from '../core/storedJson';
+import type { LookupResult } from '../lookup/result';
 import type { SheetLayout } from './ports';
 
 export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];
@@ -156,22 +157,20 @@ export function lostRowsOf(record: { k: string[]; b?: 1; c?: string[] }, now: nu
 
 /** The log rows of a buffered record (formulas'); none when it is malformed. */
 export function rowsOfBuffered(raw: string): string[][] {
-  try {
-    const [when, items] = JSON.parse(raw) as [number, string[]];
-    if (typeof when !== 'number' || !Array.isArray(items)) return [];
-    const byLetter = new Map(Object.entries(OUTCOME_LETTER).map(([outcome, letter]) => [letter, outcome]));
-    const rows: string[][] = [];
-    for (const item of items) {
-      const outcome = typeof item === 'string' ? byLetter.get(item[0]) : undefined;
-      if (!outcome) continue;
-      const [row] = chargeRows(FORMULAS_CONTEXT, [], [item.slice(1)], when);
-      row[5] = OUTCOME_TEXT[outcome as ChargeOutcome];
-      rows.push(row);
-    }
-    return rows;
-  } catch {
-    return [];
+  const record = parseStored(raw);
+  if (!Array.isArray(record)) return [];
+  const [when, items]: unknown[] = record;
+  if (typeof when !== 'number' || !Array.isArray(items)) return [];
+  const byLetter = new Map(Object.entries(OUTCOME_LETTER).map(([outcome, letter]) => [letter, outcome]));
+  const rows: string[][] = [];
+  for (const item of items) {
+    const outcome = typeof item === 'string' ? byLetter.get(item[0]) : undefined;
+    if (!outcome) continue;
+    const [row] = chargeRows(FORMULAS_CONTEXT, [], [item.slice(1)], when);
+    row[5] = OUTCOME_TEXT[outcome as ChargeOutcome];
+    rows.push(row);
   }
+  return rows;
 }
 
 /** One row of the log as read back. */

@@ -6,7 +6,7 @@
  */
 import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
 import { CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../core/propertyNames';
-import type { LookupResult } from '../lookup/contract';
+import type { LookupResult } from '../lookup/result';
 import { decodeResult } from './codec';
 import { bufferedCharges, lostRowsOf, rowsOfBuffered } from './credits';
 import type { PropertyStore } from './ports';

@@ -29,8 +29,9 @@ import {
   SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../core/propertyNames';
-import type { LookupResult } from '../lookup/contract';
+import { isRecord, parseStored } from '../core/storedJson';
 import type { CachedResult, ResultStore, SendCheck, StoreRead } from '../lookup/ports';
+import type { LookupResult } from '../lookup/result';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
 import { type DocumentView, newVersion, readDocumentView } from './documentView';
@@ -349,14 +350,10 @@ function journaledBatches(
 }
 
 function parseJournal(raw: string | undefined): Record<string, string> | undefined {
-  if (!raw) return undefined;
-  try {
-    const batch = JSON.parse(raw) as Record<string, unknown>;
-    const values: Record<string, string> = {};
-    for (const [name, value] of Object.entries(batch))
-      if (isJournaled(name) && typeof value === 'string') values[name] = value;
-    return values;
-  } catch {
-    return undefined;
-  }
+  const batch = parseStored(raw);
+  if (!isRecord(batch)) return undefined;
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(batch))
+    if (isJournaled(name) && typeof value === 'string') values[name] = value;
+  return values;
 }

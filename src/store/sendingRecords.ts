@@ -5,6 +5,7 @@
  */
 import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CHARGE_PREFIX, LOST_PROPERTY, SENDING_PREFIX } from '../core/propertyNames';
+import { storedRecord } from '../core/storedJson';
 import { timeId } from '../core/timeId';
 import { bufferedCharges, type ChargeContext, contextTuple, lostRowsOf } from './credits';
 import { withLostSends } from './lostMarks';
@@ -28,13 +29,11 @@ export interface ExpiredSending {
   record: SendingRecord;
 }
 
+/** A sending record's value read back; undefined when it is ended ('') or not a record. */
 export function parseSending(raw: string): SendingRecord | undefined {
-  try {
-    const record = JSON.parse(raw) as SendingRecord;
-    return typeof record.u === 'number' && Array.isArray(record.k) ? record : undefined;
-  } catch {
-    return undefined;
-  }
+  return (
+    storedRecord<SendingRecord>(raw, { u: 'number', k: 'array', b: 'number?', c: 'array?' }) ?? undefined
+  );
 }
 
 /** A new name for a record of this store (a sending record, a buffered charge): its time, then a random part. */

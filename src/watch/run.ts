@@ -65,6 +65,7 @@ const STOPS_WATCH: Record<Exclude<RunReason, 'user'>, boolean> = {
   no_spreadsheet: false,
   quota: false,
   error: false,
+  sidebar_closed: false,
 };
 
 export function runWatch(platform: Platform): WatchRunEnd {

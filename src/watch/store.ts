@@ -1,16 +1,40 @@
 /** The spreadsheet's watch in document properties (one small JSON value), read and changed under the document lock. */
 import { WATCH_PROPERTY } from '../core/propertyNames';
+import { type FieldSpecs, storedRecord } from '../core/storedJson';
 import type { Platform } from '../platform/platform';
 import type { Watch } from './watch';
 
+const WATCH_FIELDS: FieldSpecs<Watch> = {
+  sheetId: 'number',
+  sheetName: 'string',
+  urlColumn: 'number',
+  topRow: 'number',
+  headerText: 'string',
+  placement: 'string?',
+  outputColumn: 'number?',
+  limit: 'number',
+  creatorId: 'string',
+  creatorName: 'string',
+  startedAt: 'number',
+  state: 'string',
+  day: 'string',
+  usedToday: 'number',
+  jobId: 'string?',
+  jobCredits: 'number',
+  lastCheckedAt: 'number?',
+  lastRows: 'string?',
+  limitNotedDay: 'string?',
+  message: 'string',
+  triggerIds: 'array',
+};
+
+/** The watch kept as `raw` (WATCH_PROPERTY's value), or null when there is none or it is not a watch's record. */
+export function parseWatch(raw: string | null | undefined): Watch | null {
+  return storedRecord<Watch>(raw, WATCH_FIELDS);
+}
+
 export function loadWatch(platform: Platform): Watch | null {
-  const raw = platform.documentProperties().getProperty(WATCH_PROPERTY);
-  if (!raw) return null;
-  try {
-    return JSON.parse(raw) as Watch;
-  } catch {
-    return null;
-  }
+  return parseWatch(platform.documentProperties().getProperty(WATCH_PROPERTY));
 }
 
 /** Stores the watch. Call it holding the document lock. */

@@ -465,6 +465,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
     await startRun(s, 'A2:A41');
     await waitForText(page.locator('#run-state'), 'Running');
     await waitForText(page.locator('#run-sheet'), 'Sheet1!A2:A41');
+    // No new run while this one is under way: the button is gone, not greyed.
+    await expect(page.locator('#new-run').isHidden()).resolves.toBe(true);
 
     // The sidebar, not a trigger, moves the run on: the bar passes a quarter through its continueEnrichment calls.
     await waitForPercent(page, 25);
@@ -478,6 +480,7 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await expect(page.locator('#pause').isHidden()).resolves.toBe(true);
   await expect(page.locator('#resume').isVisible()).resolves.toBe(true);
   await expect(page.locator('#cancel').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isHidden()).resolves.toBe(true);
   // Paused mid-run: no continueEnrichment request follows the pause, and rows after the pause point stay empty.
   await settleAndWatch(s);
   expect(requestsAfter(s, 'pauseEnrichment')).toEqual([]);
@@ -511,6 +514,8 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
   await expect(page.locator('#run-bar').getAttribute('aria-valuenow')).resolves.toBe('100');
   // Done: the controls that cannot apply any more are gone, not greyed.
   await expect(page.locator('#run-controls').isHidden()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isVisible()).resolves.toBe(true);
+  await expect(page.locator('#new-run').isEnabled()).resolves.toBe(true);
   // Each slice was its own execution: several continueEnrichment calls drove the run.
   expect(bridge.calls.filter((c) => c.fn === 'continueEnrichment').length).toBeGreaterThanOrEqual(3);
   expect(bridge.calls.filter((c) => !c.ok)).toEqual([]);
@@ -1216,4 +1221,50 @@ test('google.script.run as in Apps Script: a Date argument fails without a reque
   expect(failures[2]).toBe('Script function not found: getSidebarState_');
   // Only the private function's call reached the server (and was refused there).
   expect(s.runRequests.slice(before)).toEqual(['getSidebarState_']);
+});
+
+test('closing the sidebar pauses the run it drives (its pagehide call), and the sidebar open again resumes it to the end', async () => {
+  const inputs = runRows(30);
+  const s = await open({ ...RUN_OPTIONS, data: [['Profile URL'], ...inputs.map((input) => [input])] });
+  const { page, world } = s;
+  // The service answers the start's batch, then holds every lookup until the sidebar has gone.
+  const release = world.sandbox.service.hold(5);
+  try {
+    await startRun(s, 'A2:A31');
+    await waitForText(page.locator('#run-state'), 'Running');
+    for (let round = 0; round < 400 && world.sandbox.service.held === 0; round++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(world.sandbox.service.held).toBeGreaterThan(0);
+    // The person closes the sidebar: its page goes away (pagehide).
+    await page.evaluate(() =>
+      window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false })),
+    );
+    for (let round = 0; round < 400 && storedJob(world).state !== 'paused'; round++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(s.runRequests).toContain('sidebarClosed');
+    expect(storedJob(world).state).toBe('paused');
+  } finally {
+    release();
+  }
+  // The slice under way writes the batch it sent and takes no other: nothing more reaches the service.
+  const leased = () =>
+    (JSON.parse(world.env.documentProperties(world.ss.id).get('pef.job') ?? '{}').windows ?? []).filter(
+      (window: { until: number }) => window.until > world.env.now(),
+    ).length;
+  for (let round = 0; round < 400 && (world.sandbox.service.inFlight > 0 || leased() > 0); round++)
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  const sent = world.sandbox.service.ledger().length;
+  const requests = s.runRequests.length;
+  await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+  expect(world.sandbox.service.ledger()).toHaveLength(sent);
+  expect(s.runRequests.slice(requests)).not.toContain('continueEnrichment');
+  expect(storedJob(world).state).toBe('paused');
+  // The sidebar open again: it resumes the run and drives it to Done.
+  await page.goto(s.bridge.url('progress'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  await waitForText(page.locator('#run-state'), 'Done', 2 * WAIT_MS);
+  expect(world.env.values(world.ss.id, 'B2:D31')).toEqual(inputs.map(expectedCells));
+  const charges = Object.values(world.charges());
+  expect(charges.every((n) => n === 1)).toBe(true);
+  expect(s.pageErrors).toEqual([]);
 });

@@ -1,5 +1,11 @@
 import type { Progress } from '../../src/api';
-import { emptyCounts, type Job, progressOf } from '../../src/bulk/job';
+import {
+  emptyCounts,
+  type Job,
+  progressOf,
+  SIDEBAR_CLOSED_MESSAGE,
+  STARTER_AWAY_MESSAGE,
+} from '../../src/bulk/job';
 import { WAITING_AFTER_MS } from '../../src/core/limits';
 import {
   canCancel,
@@ -9,6 +15,7 @@ import {
   describeState,
   driverNotice,
   ownerNotice,
+  pausedByClosedSidebar,
 } from '../../src/sidebar/progress';
 
 const progress = (state: Progress['state'], reason?: Progress['reason'], message = ''): Progress => ({
@@ -84,6 +91,31 @@ describe('a run seen by someone who did not start it, and a run waiting for its 
       label: 'Paused: the sidebar was closed — open it to go on',
       tone: 'paused',
     });
+    // The message says it too, wherever the progress is shown: not "Working".
+    expect(own.message).toBe(SIDEBAR_CLOSED_MESSAGE);
+    expect(later.message).toBe(STARTER_AWAY_MESSAGE);
+    expect(view('starter-id').message).toBe('Working: 3 of 9 rows.');
+  });
+
+  it("paused as its sidebar closed: its starter's sidebar, open again, resumes it; anyone else reads who may", () => {
+    const closed = {
+      ...job,
+      state: 'paused' as const,
+      reason: 'sidebar_closed',
+      message: SIDEBAR_CLOSED_MESSAGE,
+    };
+    const own = progressOf(closed as unknown as Job, { runnerId: 'starter-id', now: 2_000 });
+    expect(describeState(own)).toEqual({
+      label: 'Paused: the sidebar was closed — open it to go on',
+      tone: 'paused',
+    });
+    expect(own.message).toBe(SIDEBAR_CLOSED_MESSAGE);
+    expect(pausedByClosedSidebar(own) && canResume(own)).toBe(true);
+    const theirs = progressOf(closed as unknown as Job, { runnerId: 'someone-else', now: 2_000 });
+    expect(describeState(theirs).label).toBe("Paused: its starter's sidebar is closed");
+    expect(theirs.message).toBe(STARTER_AWAY_MESSAGE);
+    expect(pausedByClosedSidebar(theirs)).toBe(false);
+    expect(pausedByClosedSidebar(progress('paused', 'user'))).toBe(false);
   });
 });
 

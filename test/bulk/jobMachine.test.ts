@@ -1,49 +1,11 @@
 import type { JobState } from '../../src/api';
-import { emptyCounts, type Job } from '../../src/bulk/job';
+import { emptyCounts } from '../../src/bulk/job';
 import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
 import { summaryOf } from '../../src/bulk/runSummary';
 import { timeTakenText } from '../../src/core/runWords';
+import { testJob as job } from '../support/job';
 
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
-
-function job(state: JobState, extra: Partial<Job> = {}): Job {
-  return {
-    id: 'j1',
-    sheetId: 1,
-    sheetName: 'Sheet1',
-    urlColumn: 1,
-    firstRow: 2,
-    lastRow: 9,
-    headerRow: 1,
-    outputColumn: 2,
-    extraFields: false,
-    recheck: false,
-    cursor: 2,
-    pass: 1,
-    maxRows: 100,
-    maxColumns: 26,
-    topValue: 't',
-    bottomValue: 'b',
-    headerTexts: null,
-    hasDuplicates: false,
-    state,
-    message: `was ${state}`,
-    counts: {
-      ...emptyCounts(),
-      total: 8,
-      processed: 3,
-      found: 2,
-      noAddress: 1,
-      creditsUsed: 3,
-      lookupsFound: 2,
-    },
-    startedAt: 1,
-    updatedAt: 1,
-    leaseUntil: 0,
-    ownerId: 'starter',
-    ...extra,
-  };
-}
 
 const finished = {
   ...emptyCounts(),

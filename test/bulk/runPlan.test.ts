@@ -4,7 +4,7 @@ import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { columnLetters } from '../../src/core/a1';
 import { parseNetworkHosts } from '../../src/core/url';
-import type { LookupResult } from '../../src/lookup/contract';
+import type { LookupResult } from '../../src/lookup/result';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;

@@ -6,12 +6,12 @@ import { durationText } from '../../src/core/runWords';
 import { countText, withoutStop } from '../../src/core/text';
 import {
   capMessage,
-  DEFAULT_FORMULA_POLICY,
+  DEFAULT_FORMULA_CAP_SETTING,
   giveBack,
-  parsePolicy,
+  parseCapSetting,
   parseSpend,
   reserve,
-} from '../../src/formula/dailyLimitPolicy';
+} from '../../src/formula/dailyLimitRules';
 
 /** The day of a time in UTC, and in a spreadsheet 10 hours ahead of it. */
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -151,10 +151,10 @@ describe('formula cap', () => {
   });
 
   it('checks the policy the sidebar sends', () => {
-    expect(parsePolicy({})).toEqual(DEFAULT_FORMULA_POLICY);
-    expect(parsePolicy({ enabled: false, dailyCap: 0 })).toEqual({ enabled: false, dailyCap: 0 });
-    expect(() => parsePolicy({ dailyCap: -1 })).toThrow(/whole number/);
-    expect(() => parsePolicy({ dailyCap: 2.5 })).toThrow(/whole number/);
+    expect(parseCapSetting({})).toEqual(DEFAULT_FORMULA_CAP_SETTING);
+    expect(parseCapSetting({ enabled: false, dailyCap: 0 })).toEqual({ enabled: false, dailyCap: 0 });
+    expect(() => parseCapSetting({ dailyCap: -1 })).toThrow(/whole number/);
+    expect(() => parseCapSetting({ dailyCap: 2.5 })).toThrow(/whole number/);
   });
 
   it('tells why a cell spent nothing', () => {

@@ -11,7 +11,7 @@ import { buildSync } from 'esbuild';
 import { Environment } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
-import type { LookupOutcome, ServiceError } from '../../src/lookup/contract';
+import type { LookupOutcome, ServiceError } from '../../src/lookup/result';
 import { waitFor } from '../sandbox/helpers';
 
 const ROOT = join(__dirname, '..', '..');

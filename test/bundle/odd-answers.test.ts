@@ -5,7 +5,8 @@
  * an off-contract 200 is ERROR with the reason, never stored, and looked up again on the next run.
  */
 import { HUGE_NAME_LENGTH, ODD_SLUGS, predictLookup } from '../../sandbox/profiles';
-import { CUT_MARKER, FIELD_LIMITS } from '../../src/lookup/contract';
+import { FIELD_LIMITS } from '../../src/core/limits';
+import { CUT_MARKER } from '../../src/lookup/result';
 import { drive, mismatches, start } from '../e2e/bulk/helpers';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmailRow } from './helpers';

@@ -4,7 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_WATCH_LIMIT, MAX_START_AT_ONCE_UNDER, MAX_WATCH_LIMIT } from '../../src/core/limits';
+import {
+  DEFAULT_WATCH_LIMIT,
+  MAX_START_AT_ONCE_UNDER,
+  MAX_WATCH_LIMIT,
+  TRIAL_PROFILES,
+} from '../../src/core/limits';
 
 const HTML = readFileSync(join(__dirname, '../../src/sidebar/Sidebar.html'), 'utf8');
 
@@ -24,4 +29,9 @@ test("the Watch tab's daily limit offers DEFAULT_WATCH_LIMIT and takes up to MAX
 
 test("the Settings tab's 'start at once under' takes up to MAX_START_AT_ONCE_UNDER", () => {
   expect(Number(field('start-under').max)).toBe(MAX_START_AT_ONCE_UNDER);
+});
+
+test("the plan's trial button names TRIAL_PROFILES, the profiles the trial looks up", () => {
+  const label = /<button[^>]*\bid="plan-trial"[^>]*>([^<]*)<\/button>/.exec(HTML)?.[1];
+  expect(label).toBe(`Try ${TRIAL_PROFILES} rows first`);
 });

@@ -11,6 +11,7 @@ import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
 import type { CreditsLogSheet } from '../../src/platform/platform';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
 import { summarizeCredits } from '../../src/store/creditsSummary';
+import { testJob } from '../support/job';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -141,7 +142,7 @@ describe('the Credits export over a credits log port', () => {
     expect(first).toMatchObject({ done: false, last: EXPORT_ROWS_PER_CALL + 11 });
     // Charges logged during the export (a run under way) are not in it, and the message says so.
     log.append(loggedRows(20));
-    document.values.set(JOB_PROPERTY, JSON.stringify({ state: 'running' }));
+    document.values.set(JOB_PROPERTY, JSON.stringify(testJob('running')));
     const second = exportCreditsLog(platform, first);
     expect(second).toMatchObject({ done: true, written: EXPORT_ROWS_PER_CALL + 10 });
     expect(second.message).toMatch(

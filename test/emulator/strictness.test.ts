@@ -106,6 +106,15 @@ function SLOWCF() {
 }
 
 /**
+ * Sleeps \`ms\`, then answers 'rested'.
+ * @customfunction
+ */
+function NAPCF(ms) {
+  Utilities.sleep(ms);
+  return 'rested';
+}
+
+/**
  * Always fails.
  * @customfunction
  */
@@ -571,19 +580,26 @@ describe('custom functions and the executions around them', () => {
   });
 
   it('counts executions, not threads: with 6 worker threads (a small machine), still 30 run at once and the rest are refused', async () => {
-    const env = environment({ maxConcurrent: 6 });
+    // The 30 s limit scaled down to LIMIT_MS: the 30 admitted take five turns of the 6 threads, NAP_MS each, so the
+    // last six wait at least 4 * NAP_MS for a thread, longer than the limit, while each runs a third of it.
+    const NAP_MS = 1_500;
+    const LIMIT_MS = 4_500;
+    const env = environment({ maxConcurrent: 6, limits: { customFunctionMs: LIMIT_MS } });
     const ss = env.createSpreadsheet({ owner: OWNER });
     env.enter(
       ss.id,
       'A1:A40',
-      Array.from({ length: 40 }, () => ['=SLOWCF()']),
+      Array.from({ length: 40 }, () => [`=NAPCF(${NAP_MS})`]),
     );
+    const started = Date.now();
     const report = await env.recalculate(ss.id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5 * NAP_MS);
     expect(report.results.filter((r) => !r.ok).map((r) => r.error?.message)).toEqual(
       new Array(10).fill(TOO_MANY_SIMULTANEOUS_MESSAGE),
     );
-    // Waiting for a thread does not count against the 30 s limit: none of the 30 was killed.
+    // Waiting for a thread does not count against the time limit: none of the 30 was killed.
     expect(report.results.filter((r) => r.ok && !r.timedOut)).toHaveLength(30);
+    expect(env.values(ss.id, 'A1:A40').filter(([v]) => v === 'rested')).toHaveLength(30);
   }, 60_000);
 
   it("customFunctionDocumentWrites: refused makes a custom function's document-property write throw; other executions still write", async () => {

@@ -1,17 +1,17 @@
 /**
- * The formulas' daily limit over a platform of plain objects: the owner's policy in user properties under the
+ * The formulas' daily limit over a platform of plain objects: the owner's cap setting in user properties under the
  * spreadsheet's id, the day's spend in a document property, the day turning over with the test's clock.
  */
-import { FORMULA_POLICY_PREFIX, FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
+import { FORMULA_CAP_SETTING_PREFIX, FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { SpreadsheetPort } from '../../src/core/sheet';
-import { formulaSpendGate, readFormulaCapState, saveFormulaPolicy } from '../../src/formula/dailyLimit';
-import { DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
+import { formulaSpendGate, readFormulaCapState, saveFormulaCapSetting } from '../../src/formula/dailyLimit';
+import { DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
 import type { Admission } from '../../src/lookup/gate';
 import type { DocumentLock } from '../../src/lookup/ports';
 import { MemoryProperties, testClock, testPlatform } from '../support/platform';
 
 const SPREADSHEET_ID = 'spreadsheet-1';
-const POLICY = FORMULA_POLICY_PREFIX + SPREADSHEET_ID;
+const POLICY = FORMULA_CAP_SETTING_PREFIX + SPREADSHEET_ID;
 const HOUR = 3600 * 1000;
 
 function world(start = Date.UTC(2026, 10, 27, 22)) {
@@ -45,42 +45,42 @@ function taken(admission: Admission | undefined): number {
 }
 
 describe('the formulas daily limit', () => {
-  it("reads the owner's policy for this spreadsheet and what formulas spent today", () => {
+  it("reads the owner's setting for this spreadsheet and what formulas spent today", () => {
     const w = world();
     w.user.values.set(POLICY, JSON.stringify({ enabled: true, dailyCap: 40 }));
-    w.user.values.set(`${FORMULA_POLICY_PREFIX}another-spreadsheet`, JSON.stringify({ dailyCap: 7 }));
+    w.user.values.set(`${FORMULA_CAP_SETTING_PREFIX}another-spreadsheet`, JSON.stringify({ dailyCap: 7 }));
     w.document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: 12 }));
     expect(readFormulaCapState(w.platform)).toEqual({
-      policy: { enabled: true, dailyCap: 40 },
+      setting: { enabled: true, dailyCap: 40 },
       usedToday: 12,
       day: '2026-11-27',
     });
   });
 
-  it("starts from nothing when the day turns over (the spreadsheet's midnight), and from the default policy when none or an unreadable one is saved", () => {
+  it("starts from nothing when the day turns over (the spreadsheet's midnight), and from the default setting when none or an unreadable one is saved", () => {
     const w = world();
     w.document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: 12 }));
     expect(readFormulaCapState(w.platform).usedToday).toBe(12);
     w.clock.at += 2 * HOUR; // 00:00 on the 28th (the test clock's spreadsheet is in UTC)
     expect(readFormulaCapState(w.platform)).toEqual({
-      policy: DEFAULT_FORMULA_POLICY,
+      setting: DEFAULT_FORMULA_CAP_SETTING,
       usedToday: 0,
       day: '2026-11-28',
     });
     w.user.values.set(POLICY, '{not json');
-    expect(readFormulaCapState(w.platform).policy).toEqual(DEFAULT_FORMULA_POLICY);
+    expect(readFormulaCapState(w.platform).setting).toEqual(DEFAULT_FORMULA_CAP_SETTING);
   });
 
-  it("saves the policy under this spreadsheet's id in the user's properties, and refuses a bad one without writing", () => {
+  it("saves the setting under this spreadsheet's id in the user's properties, and refuses a bad one without writing", () => {
     const w = world();
-    expect(saveFormulaPolicy(w.platform, { enabled: false, dailyCap: 5 })).toEqual({
-      policy: { enabled: false, dailyCap: 5 },
+    expect(saveFormulaCapSetting(w.platform, { enabled: false, dailyCap: 5 })).toEqual({
+      setting: { enabled: false, dailyCap: 5 },
       usedToday: 0,
       day: '2026-11-27',
     });
     expect(JSON.parse(w.user.values.get(POLICY) ?? '')).toEqual({ enabled: false, dailyCap: 5 });
-    expect(() => saveFormulaPolicy(w.platform, { dailyCap: -1 })).toThrow(/whole number/);
-    expect(() => saveFormulaPolicy(w.platform, { dailyCap: 2.5 })).toThrow(/whole number/);
+    expect(() => saveFormulaCapSetting(w.platform, { dailyCap: -1 })).toThrow(/whole number/);
+    expect(() => saveFormulaCapSetting(w.platform, { dailyCap: 2.5 })).toThrow(/whole number/);
     expect(JSON.parse(w.user.values.get(POLICY) ?? '')).toEqual({ enabled: false, dailyCap: 5 });
     expect(w.document.values.size).toBe(0);
   });
@@ -156,12 +156,12 @@ describe('the formulas daily limit', () => {
   });
 
   it('as a gate: formulas turned off, or a cap of 0, send nothing and read no spend', () => {
-    for (const policy of [
+    for (const setting of [
       { enabled: false, dailyCap: 50 },
       { enabled: true, dailyCap: 0 },
     ]) {
       const w = world();
-      w.user.values.set(POLICY, JSON.stringify(policy));
+      w.user.values.set(POLICY, JSON.stringify(setting));
       const gate = formulaSpendGate(w.platform, w);
       const admission = gate.admit?.({}, 3);
       expect(taken(admission)).toBe(0);

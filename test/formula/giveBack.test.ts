@@ -4,9 +4,9 @@
  */
 import { GIVE_BACK_CHECK_MS, GIVE_BACKS_FOLDED_AT_ONCE } from '../../src/core/limits';
 import {
+  FORMULA_CAP_SETTING_PREFIX,
   FORMULA_GIVE_BACK_MARKER,
   FORMULA_GIVE_BACK_PREFIX,
-  FORMULA_POLICY_PREFIX,
   FORMULA_SPEND_PROPERTY,
 } from '../../src/core/propertyNames';
 import type { SpreadsheetPort } from '../../src/core/sheet';
@@ -44,7 +44,10 @@ function world(cap: number) {
     documentProperties: () => document,
     spreadsheet: () => spreadsheet,
   });
-  user.values.set(FORMULA_POLICY_PREFIX + SPREADSHEET_ID, JSON.stringify({ enabled: true, dailyCap: cap }));
+  user.values.set(
+    FORMULA_CAP_SETTING_PREFIX + SPREADSHEET_ID,
+    JSON.stringify({ enabled: true, dailyCap: cap }),
+  );
   const free: DocumentLock = { tryWith: (work) => ({ value: work() }) };
   const busy: DocumentLock = { tryWith: () => undefined };
   return { document, clock, platform, free, busy };

@@ -2,11 +2,8 @@
 
 import { haltOf } from '../../src/bulk/runHalt';
 import { enrichmentRow } from '../../src/lookup/cellValues';
-import {
-  interpretFetchException,
-  interpretLookupResponse,
-  type ServiceError,
-} from '../../src/lookup/contract';
+import { interpretFetchException, interpretLookupResponse } from '../../src/lookup/contract';
+import type { ServiceError } from '../../src/lookup/result';
 import { slipsIn } from '../support/slips';
 
 const error = (outcome: ReturnType<typeof interpretLookupResponse>): ServiceError => {

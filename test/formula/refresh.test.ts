@@ -6,7 +6,7 @@
  */
 import { FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
-import { capMessage, DEFAULT_FORMULA_POLICY } from '../../src/formula/dailyLimitPolicy';
+import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
 import { PENDING_MESSAGES } from '../../src/formula/messages';
 import { refreshFormulas } from '../../src/formula/refresh';
 import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
@@ -184,7 +184,7 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
   });
 
   it('leaves the cells the daily limit refused while it is still reached, and says how many; enters them once it is not', () => {
-    const limitText = `ERROR: ${capMessage(DEFAULT_FORMULA_POLICY)}`;
+    const limitText = `ERROR: ${capMessage(DEFAULT_FORMULA_CAP_SETTING)}`;
     const rows = Array.from({ length: 4 }, (_, i) => [url(`q${i}`), `=FINDEMAIL(A${i + 1})`]);
     const sheetAt = () => {
       const sheet = new SheetWithResults(rows);
@@ -195,7 +195,7 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
     };
     const reached = sheetAt();
     const block = { row: 1, column: 2, rows: 4, columns: 1 };
-    const message = refreshFormulas(onSheet(reached, block, DEFAULT_FORMULA_POLICY.dailyCap));
+    const message = refreshFormulas(onSheet(reached, block, DEFAULT_FORMULA_CAP_SETTING.dailyCap));
     expect(message).toMatch(/^Entered 1 unfinished =FINDEMAIL formula of the selection again/);
     expect(message).toContain('3 cells of the selection wait for the daily limit of =FINDEMAIL');
     expect(message).toContain('Settings tab');

@@ -1,6 +1,7 @@
 import { parseFields } from '../../src/core/cells';
 import { enrichmentRow, fieldValues, summaryValue } from '../../src/lookup/cellValues';
-import { interpretLookupResponse, type LookupResult } from '../../src/lookup/contract';
+import { interpretLookupResponse } from '../../src/lookup/contract';
+import type { LookupResult } from '../../src/lookup/result';
 import { decodeResult, encodeResult } from '../../src/store/codec';
 
 const found: LookupResult = {

@@ -1,12 +1,12 @@
+import { FIELD_LIMITS } from '../../src/core/limits';
 import { checkKeyShape, maskKey, redactKey } from '../../src/lookup/apiKey';
 import {
   buildKeyCheckRequest,
   buildLookupRequest,
-  CUT_MARKER,
-  FIELD_LIMITS,
   interpretFetchException,
   interpretLookupResponse,
 } from '../../src/lookup/contract';
+import { CUT_MARKER } from '../../src/lookup/result';
 
 const found = {
   status: 'success',

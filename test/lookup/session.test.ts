@@ -9,11 +9,11 @@ import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/prop
 import { accountCheckGate, haltGate } from '../../src/formula/gates';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
-import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/contract';
 import type { Gate } from '../../src/lookup/gate';
 import { keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
 import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
+import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
 import { type LookupReport, openLookup } from '../../src/lookup/session';
 import { memoryCache } from '../support/platform';
 import { found } from '../support/results';

@@ -1,4 +1,5 @@
-import { boundResult, CUT_MARKER, cut, FIELD_LIMITS, type LookupResult } from '../../src/lookup/contract';
+import { FIELD_LIMITS } from '../../src/core/limits';
+import { boundResult, CUT_MARKER, cut, type LookupResult } from '../../src/lookup/result';
 import { decodeResult, encodeResult, MAX_ENCODED_BYTES } from '../../src/store/codec';
 
 /** A property value's limit in Apps Script (https://developers.google.com/apps-script/guides/services/quotas). */

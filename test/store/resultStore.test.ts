@@ -13,7 +13,7 @@ import {
   SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../../src/core/propertyNames';
-import type { LookupResult } from '../../src/lookup/contract';
+import type { LookupResult } from '../../src/lookup/result';
 import { type ChargeContext, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
 import { lostSendsOf } from '../../src/store/lostMarks';
 import { sheetResultStore } from '../../src/store/resultStore';

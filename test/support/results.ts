@@ -1,5 +1,5 @@
 /** Results as the service's answers make them, for tests. */
-import type { LookupResult } from '../../src/lookup/contract';
+import type { LookupResult } from '../../src/lookup/result';
 
 /** A found address: VALID, not catch-all, a professional account. */
 export function found(email: string): LookupResult {

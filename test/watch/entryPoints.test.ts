@@ -3,7 +3,7 @@
  * (its day the spreadsheet's), and a stop by any editor.
  */
 
-import type { KeyCheck } from '../../src/lookup/contract';
+import type { KeyCheck } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
 import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch/entryPoints';
 import {

@@ -8,7 +8,9 @@ import type { SpreadsheetPort } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import type { LookupPorts } from '../../src/lookup/ports';
 import type { Platform, PlatformClock } from '../../src/platform/platform';
+import { parseWatch } from '../../src/watch/store';
 import type { Watch } from '../../src/watch/watch';
+import { testJob } from '../support/job';
 import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 
 export const CREATOR = 'runner-creator';
@@ -59,12 +61,12 @@ export class WatchedDocument {
 
   stored(): Watch | null {
     const raw = this.properties.values.get(WATCH_PROPERTY);
-    return raw ? (JSON.parse(raw) as Watch) : null;
+    return parseWatch(raw);
   }
 
   /** Another run of the spreadsheet (a bulk run) under way, started by `ownerId`. */
   runUnderWay(ownerId: string): void {
-    this.properties.values.set(JOB_PROPERTY, JSON.stringify({ id: 'job-1', state: 'running', ownerId }));
+    this.properties.values.set(JOB_PROPERTY, JSON.stringify(testJob('running', { id: 'job-1', ownerId })));
   }
 
   /** An execution of `runnerId` (null: a user who never used the add-on) on this spreadsheet. */

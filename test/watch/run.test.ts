@@ -2,9 +2,10 @@
  * A watch's trigger runs and its stop (src/watch/run.ts) over the test platform, no emulator: the day's count in the
  * spreadsheet's time zone, and who may stop the watch (anyone; only the creator's executions delete the triggers).
  */
-import { emptyCounts } from '../../src/bulk/job';
+import type { Job } from '../../src/bulk/job';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import { runWatch, stopWatch } from '../../src/watch/run';
+import { testJob } from '../support/job';
 import {
   CREATOR,
   CREATOR_EMAIL,
@@ -102,16 +103,15 @@ describe('a trigger run of someone other than the creator', () => {
 
 describe("a trigger run that finds the watch's own run", () => {
   /** The watch's run (a job of origin 'watch', its creator's) stored as `fields` say. */
-  function withWatchRun(fields: Record<string, unknown>): WatchedDocument {
+  function withWatchRun(fields: Partial<Job>): WatchedDocument {
     const doc = new WatchedDocument(watchRecord({ jobId: 'job-w', jobCredits: 0 }));
-    const job = {
+    const job = testJob('running', {
       id: 'job-w',
       origin: 'watch',
       ownerId: CREATOR,
       leaseUntil: 0,
-      counts: emptyCounts(),
       ...fields,
-    };
+    });
     doc.properties.values.set(JOB_PROPERTY, JSON.stringify(job));
     return doc;
   }

@@ -26,10 +26,14 @@ function recordingLock() {
 }
 
 describe('the watch record', () => {
-  it('is null when none is stored, and when what is stored is not a watch', () => {
+  it('is null when none is stored, and when what is stored is not a watch (not JSON, a field missing or of another type)', () => {
     const { properties, platform } = document();
     expect(loadWatch(platform)).toBeNull();
     properties.values.set(WATCH_PROPERTY, '{not json');
+    expect(loadWatch(platform)).toBeNull();
+    properties.values.set(WATCH_PROPERTY, JSON.stringify({ ...watchRecord(), triggerIds: undefined }));
+    expect(loadWatch(platform)).toBeNull();
+    properties.values.set(WATCH_PROPERTY, JSON.stringify({ ...watchRecord(), limit: '100' }));
     expect(loadWatch(platform)).toBeNull();
   });
 

@@ -1,14 +1,15 @@
 /**
  * Several slices of one bulk run at once, each on its own window of rows: two slices leasing at once, a slice
- * killed mid-window (its window leased again after its lease ends), Pause during three slices, and another user's
- * executions beside them. Each profile paid once (at most once more after a lost answer), the credits log equal to
+ * killed mid-window (its window leased again after its lease ends), Pause during three slices, another user's
+ * executions beside them, a person sorting or inserting rows while slices hold windows, and the sidebar closed. Each profile paid once (at most once more after a lost answer), the credits log equal to
  * the sandbox's ledger.
  */
 
 import type { ExecutionResult } from '../../../emulator';
 import type { LedgerEntry } from '../../../sandbox/service';
 import type { Job } from '../../../src/bulk/job';
-import { LEASE_MS } from '../../../src/core/limits';
+import { SIDEBAR_CLOSED_MESSAGE, STARTER_AWAY_MESSAGE } from '../../../src/bulk/job';
+import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, WAITING_AFTER_MS } from '../../../src/core/limits';
 import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
 import { waitFor } from '../../sandbox/helpers';
@@ -23,7 +24,7 @@ import {
   url,
   type World,
 } from '../../support/harness';
-import { drive, mismatches, type ProgressView } from './helpers';
+import { drive, mismatches, type ProgressView, sheetOf } from './helpers';
 
 let world: World | undefined;
 let releaseHold: (() => void) | undefined;
@@ -82,6 +83,11 @@ function expectLogEqualsLedger(w: World): void {
   expect(tally(logOf(w), (c) => sentFor(c.profile))).toEqual(tally(charged, (e) => e.networkUrl ?? ''));
 }
 
+/** Rows holding a result that is not their own URL's (rows without a result yet are left out). */
+function writtenWrong(values: unknown[][]): string[] {
+  return mismatches(values.filter((row) => row[2] !== ''));
+}
+
 function chargesByProfile(w: World): Map<string, number> {
   return tally(
     lookups(w).filter((entry) => entry.charged === 1),
@@ -113,6 +119,9 @@ describe('several slices of one run at once', () => {
     await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
     const second = world.env.execute('continueEnrichment', [], world.as());
     const third = world.env.execute('continueEnrichment', [], world.as());
+    // Three slices hold a window each, and no row is in two of them.
+    await waitFor(() => world !== undefined && liveWindows(world).length === 3, 10_000);
+    expect(overlapping(liveWindows(world))).toBe(false);
     // Each slice sends its own window's lookups: three windows of rows, none of them twice.
     await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
     const windows = liveWindows(world);
@@ -245,5 +254,214 @@ describe('several slices of one run at once', () => {
     expect([...charges.values()].every((count) => count === 1)).toBe(true);
     expectLogEqualsLedger(world);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D41'))).toEqual([]);
+  });
+
+  it('a sort and rows inserted while three slices hold windows: no row written beside another URL, none left empty, each profile paid once', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'ed-sorted')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const leased = liveWindows(world);
+    expect(leased).toHaveLength(3);
+    // The slices' 30 URLs were read from rows 2..31; an editor sorts the sheet (Data › Sort range, Z → A) and
+    // inserts two rows with new URLs in the middle of the range while their answers are on the way.
+    const sent = new Set(world.env.values(world.ss.id, 'A2:A31').map((row) => String(row[0])));
+    const sheet = sheetOf(world);
+    sheet.sort(1, false, 2);
+    sheet.insertRows(30, 2, world.ss.sheets);
+    const added = [url('ed-sorted-new-a'), url('ed-sorted-new-b')];
+    expect(
+      (await world.env.edit(world.ss.id, 'A30:A31', [[added[0]], [added[1]]], { user: EDITOR })).ok,
+    ).toBe(true);
+    // The sort brought URLs not yet sent up to rows 2..31: none of the slices' answers belongs there.
+    const movedUp = world.env.values(world.ss.id, 'A2:A31').map((row) => String(row[0]));
+    expect(movedUp.filter((link) => sent.has(link)).length).toBeLessThan(30);
+    // The editor's sidebar, open meanwhile, asks for a slice: it spends nothing of theirs.
+    const editors = (await world.env.run('continueEnrichment', [], world.as(EDITOR))) as ProgressView;
+    expect(editors.readOnly).toBe(true);
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    // Each slice wrote only rows still holding the URL it had read there.
+    expect(writtenWrong(world.env.values(world.ss.id, 'A2:D63'))).toEqual([]);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const values = world.env.values(world.ss.id, 'A2:D63');
+    expect(mismatches(values)).toEqual([]);
+    expect(values.filter((row) => String(row[0]).includes('/in/') && row[2] === '')).toEqual([]);
+    expect(done.total).toBe(62);
+    expect(done.processed).toBe(62);
+    expect(done.creditsUsed).toBe(62);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(62);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expect(lookups(world).filter((entry) => entry.organization === EDITOR_ORG)).toEqual([]);
+    expectLogEqualsLedger(world);
+  });
+
+  it('rows inserted above the header while two slices hold windows: every answer lands beside its own URL after the move', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(40, 'fa-shifted')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 4);
+    const { first } = await startHeld(world, 40);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const second = world.env.execute('continueEnrichment', [], world.as());
+    await waitFor(() => world?.sandbox.service.held === 2 * BATCH, 10_000);
+    expect(liveWindows(world)).toHaveLength(2);
+    // Three rows inserted above the header: every URL moves down three rows under the slices' windows.
+    sheetOf(world).insertRows(1, 3, world.ss.sheets);
+    release();
+    expect((await Promise.all([first, second])).every((result) => result.ok)).toBe(true);
+    const afterSlices = world.env.values(world.ss.id, 'A1:D44');
+    expect(afterSlices.slice(0, 3).every((row) => row.every((cell) => cell === ''))).toBe(true);
+    expect(writtenWrong(afterSlices)).toEqual([]);
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    const values = world.env.values(world.ss.id, 'A1:D44');
+    expect(values[3][0]).toBe('Profile');
+    expect(values.slice(0, 3).every((row) => row.every((cell) => cell === ''))).toBe(true);
+    expect(mismatches(values)).toEqual([]);
+    expect(values.slice(4).every((row) => row[2] !== '')).toBe(true);
+    expect(done.processed).toBe(40);
+    expect(done.creditsUsed).toBe(40);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(40);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+  });
+
+  it('the sidebar closed during three slices (its close reaching the server): each writes its batch and takes no other window; opened again, the run goes on', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'gu-closed')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    // The sidebar's page goes away: its pagehide calls sidebarClosed. Another editor's closing sidebar changes nothing.
+    const editors = (await world.env.run('sidebarClosed', [], world.as(EDITOR))) as ProgressView;
+    expect(editors).toMatchObject({ state: 'running', readOnly: true });
+    const closed = (await world.env.run('sidebarClosed', [], world.as())) as ProgressView;
+    expect(closed).toMatchObject({
+      state: 'paused',
+      reason: 'sidebar_closed',
+      message: SIDEBAR_CLOSED_MESSAGE,
+    });
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    // The three batches answered are written and counted; nothing more was sent, no window is held.
+    const after = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(after).toMatchObject({ state: 'paused', reason: 'sidebar_closed', processed: 3 * BATCH });
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect(liveWindows(world)).toEqual([]);
+    const seen = (await world.env.run('getEnrichmentProgress', [], world.as(EDITOR))) as ProgressView;
+    expect(seen).toMatchObject({ state: 'paused', readOnly: true, message: STARTER_AWAY_MESSAGE });
+    // A slice asked for by a sidebar still closing does nothing.
+    expect(((await world.env.run('continueEnrichment', [], world.as())) as ProgressView).state).toBe(
+      'paused',
+    );
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    // The sidebar open again resumes it (src/sidebar/drive.ts follow) and drives it to the end.
+    const resumed = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    expect(resumed.state).not.toBe('paused');
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(done.creditsUsed).toBe(60);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(60);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D61'))).toEqual([]);
+  });
+
+  it('the sidebar closed during three slices without a word to the server: once their time is up the run reads as paused, spends nothing, and goes on when the sidebar opens', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(80, 'hy-gone')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 80);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    // The sidebar is closed and its pagehide call is lost: nobody calls again. The slices' time is up while their
+    // lookups are on the way (the emulator's clock): each writes its window and ends.
+    world.env.advanceClock(DEFAULT_STEP_BUDGET_MS);
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    expect(liveWindows(world)).toEqual([]);
+    const spent = lookups(world).length;
+    expect(spent).toBe(3 * BATCH);
+    const atOnce = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(atOnce.state).toBe('running');
+    expect(atOnce.waiting).toBeUndefined();
+    world.env.advanceClock(WAITING_AFTER_MS);
+    const later = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(later).toMatchObject({ state: 'running', waiting: true, processed: 3 * BATCH });
+    expect(later.message).toBe(SIDEBAR_CLOSED_MESSAGE);
+    const theirs = (await world.env.run('getEnrichmentProgress', [], world.as(EDITOR))) as ProgressView;
+    expect(theirs).toMatchObject({ waiting: true, readOnly: true, message: STARTER_AWAY_MESSAGE });
+    expect(lookups(world)).toHaveLength(spent);
+    // The sidebar open again drives it to the end.
+    const done = await drive(world);
+    expect(done.state).toBe('done');
+    expect(done.creditsUsed).toBe(80);
+    const charges = chargesByProfile(world);
+    expect(charges.size).toBe(80);
+    expect([...charges.values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D81'))).toEqual([]);
+  });
+
+  it('Cancel during three slices: each writes its batch and stops; the run reports their sum and the credits log equals the ledger', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(60, 'iv-cancelled')],
+      scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
+    });
+    await warmWorkers(world, 5);
+    const { first } = await startHeld(world, 60);
+    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
+    const others = [
+      world.env.execute('continueEnrichment', [], world.as()),
+      world.env.execute('continueEnrichment', [], world.as()),
+    ];
+    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
+    expect(cancelled.state).toBe('cancelled');
+    release();
+    expect((await Promise.all([first, ...others])).every((result) => result.ok)).toBe(true);
+    const after = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+    expect(after).toMatchObject({ state: 'cancelled', processed: 3 * BATCH, creditsUsed: 3 * BATCH });
+    expect(after.message).toMatch(new RegExp(`^Cancelled: .*${3 * BATCH} credits`));
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect(liveWindows(world)).toEqual([]);
+    const written = world.env.values(world.ss.id, 'A2:D61').filter((row) => row[2] !== '');
+    expect(written).toHaveLength(3 * BATCH);
+    expect(mismatches(written)).toEqual([]);
+    // A slice the sidebar asked for before the Cancel landed changes nothing.
+    expect(((await world.env.run('continueEnrichment', [], world.as())) as ProgressView).state).toBe(
+      'cancelled',
+    );
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect([...chargesByProfile(world).values()].every((count) => count === 1)).toBe(true);
+    expectLogEqualsLedger(world);
   });
 });

@@ -71,19 +71,19 @@ it("an editor's own setting changes nothing: formulas spend the owner's credits 
     [{ enabled: false, dailyCap: 0 }],
     world.as(EDITOR),
   )) as {
-    policy: { enabled: boolean };
+    setting: { enabled: boolean };
   };
-  expect(state.policy.enabled).toBe(false);
+  expect(state.setting.enabled).toBe(false);
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2)']]);
   await world.env.recalculate(world.ss.id, { user: EDITOR });
   expect(column(world, 'B2')).toEqual([emailOf(url('ed-dan'))]);
   // And the owner's sidebar still shows the owner's own (default) limit.
   const owner = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as {
-    policy: unknown;
+    setting: unknown;
     usedToday: number;
   };
   expect(owner).toEqual({
-    policy: { enabled: true, dailyCap: 500 },
+    setting: { enabled: true, dailyCap: 500 },
     usedToday: 1,
     day: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
   });

@@ -1,5 +1,5 @@
 /**
- * A column of single =FINDEMAIL cells as people fill it (typed once, dragged down 200 rows), with LockService's
+ * A column of single =FINDEMAIL cells as people fill it (typed once, dragged down 100 rows), with LockService's
  * rate quota on (20 calls a second, as lock-quota.test.ts): Apps Script runs 30 at once, the rest show its
  * #ERROR!, and Refresh =FINDEMAIL cells gets them done. Each profile is paid once, the credits log equals the
  * service's ledger, and no cell blames the connection for what the lock refused.
@@ -12,7 +12,7 @@ import { OWNER, startWorld, url, type World } from '../../support/harness';
 import { chargedTwice } from '../bulk/helpers';
 import { column, emailOf, fillDown } from './helpers';
 
-const ROWS = 200;
+const ROWS = 100;
 /** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */
 const MAX_REFRESHES = 30;
 const CONNECTION_BLAMED = /Connections to the service failed|Answer lost/;
@@ -39,7 +39,7 @@ function texts(w: World): string[] {
 }
 
 /**
- * Fills column H with single cells over the 200 profiles, evaluates them (the drag; `drag` false: done already),
+ * Fills column H with single cells over the ROWS profiles, evaluates them (the drag; `drag` false: done already),
  * then presses Refresh until every cell shows its address (MAX_REFRESHES at most), `between` each press. Checks no
  * cell blames the connection after each press.
  */

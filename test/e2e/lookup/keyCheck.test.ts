@@ -9,6 +9,7 @@ import { buildLookupResponse, predictLookup } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { type Stub, startStub } from '../../bundle/helpers';
 import { startWorld, url, type World } from '../../support/harness';
+import { seeds, sweepAtOnce } from '../../support/sweep';
 import { lookupBatches as batches, cellError, column, fillDown, lookups } from '../formula/helpers';
 
 let world: World | undefined;
@@ -102,35 +103,30 @@ describe('the key check of a =FINDEMAIL range', () => {
   it('40 profiles at 10 % of connections reset, over 8 seeds: none charged more than twice', async () => {
     // Seeds 1-8, fixed before the figures were known. One evaluation each (what the user sees first).
     const urls = profiles('ria-reset', 40);
-    const figures: Array<{
-      seed: number;
-      keyCheckLost: boolean;
-      batches: number[];
-      profiles: number;
-      credits: number;
-    }> = [];
-    for (let seed = 1; seed <= 8; seed++) {
-      world = await openRange(urls, { seed, faults: { latencyMs: 60, resetRate: 0.1 } });
-      const report = await world.env.recalculate(world.ss.id);
-      expect(report.results.every((result) => result.ok)).toBe(true);
-      const charges = world.charges();
-      expect(Math.max(...Object.values(charges))).toBeLessThanOrEqual(2);
-      // Every cell has its answer or says why not (lost twice, or not reached in time).
-      const shown = column(world, 'B2:B41');
-      for (const [i, value] of shown.entries()) {
-        if (!answered(value, urls[i]))
-          expect(String(value)).toMatch(/^ERROR: (.*Answer lost twice|Not looked up in time)/);
+    const figures = await sweepAtOnce(seeds(8), async (seed) => {
+      const w = await openRange(urls, { seed, faults: { latencyMs: 60, resetRate: 0.1 } });
+      try {
+        const report = await w.env.recalculate(w.ss.id);
+        expect(report.results.every((result) => result.ok)).toBe(true);
+        const charges = w.charges();
+        expect(Math.max(...Object.values(charges))).toBeLessThanOrEqual(2);
+        // Every cell has its answer or says why not (lost twice, or not reached in time).
+        const shown = column(w, 'B2:B41');
+        for (const [i, value] of shown.entries()) {
+          if (!answered(value, urls[i]))
+            expect(String(value)).toMatch(/^ERROR: (.*Answer lost twice|Not looked up in time)/);
+        }
+        return {
+          seed,
+          keyCheckLost: keyChecks(w).some((entry) => entry.status === 'reset'),
+          batches: batches(w),
+          profiles: Object.keys(charges).length,
+          credits: w.sandbox.service.totalCharged(),
+        };
+      } finally {
+        await w.close();
       }
-      figures.push({
-        seed,
-        keyCheckLost: keyChecks(world).some((entry) => entry.status === 'reset'),
-        batches: batches(world),
-        profiles: Object.keys(charges).length,
-        credits: world.sandbox.service.totalCharged(),
-      });
-      await world.close();
-      world = undefined;
-    }
+    });
     const credits = figures.reduce((sum, figure) => sum + figure.credits, 0);
     const charged = figures.reduce((sum, figure) => sum + figure.profiles, 0);
     console.info(

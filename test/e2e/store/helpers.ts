@@ -2,7 +2,7 @@
 
 import { RESULTS_SHEET } from '../../../src/core/propertyNames';
 import { parseNetworkHosts, parseProfileInput } from '../../../src/core/url';
-import type { LookupResult } from '../../../src/lookup/contract';
+import type { LookupResult } from '../../../src/lookup/result';
 import { encodeResult } from '../../../src/store/codec';
 import {
   BUCKETS,

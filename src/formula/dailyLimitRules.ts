@@ -4,11 +4,15 @@
  * the document lock (src/formula/dailyLimit.ts): formulas evaluating at once each reserve what they send first,
  * so together they never pass the cap. Pure.
  */
-import type { FormulaPolicy } from '../api';
+import type { FormulaCapSetting } from '../api';
 import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
+import { isRecord, storedRecord } from '../core/storedJson';
 
-export const DEFAULT_FORMULA_POLICY: FormulaPolicy = { enabled: true, dailyCap: DEFAULT_FORMULA_DAILY_CAP };
+export const DEFAULT_FORMULA_CAP_SETTING: FormulaCapSetting = {
+  enabled: true,
+  dailyCap: DEFAULT_FORMULA_DAILY_CAP,
+};
 
 /** The day's spending: the day (yyyy-MM-dd, the spreadsheet's time zone) and the credits reserved so far. */
 export interface FormulaSpend {
@@ -16,39 +20,34 @@ export interface FormulaSpend {
   used: number;
 }
 
-/** A stored or submitted policy, checked: defaults for what is missing, a clear error for what is wrong. */
-export function parsePolicy(source: unknown): FormulaPolicy {
-  const record = (source && typeof source === 'object' ? source : {}) as Record<string, unknown>;
-  const policy = { ...DEFAULT_FORMULA_POLICY };
-  if (typeof record.enabled === 'boolean') policy.enabled = record.enabled;
+/** A stored or submitted setting, checked: defaults for what is missing, a clear error for what is wrong. */
+export function parseCapSetting(source: unknown): FormulaCapSetting {
+  const record = isRecord(source) ? source : {};
+  const setting = { ...DEFAULT_FORMULA_CAP_SETTING };
+  if (typeof record.enabled === 'boolean') setting.enabled = record.enabled;
   if (record.dailyCap !== undefined) {
     const cap = Number(record.dailyCap);
     if (!Number.isInteger(cap) || cap < 0 || cap > MAX_FORMULA_DAILY_CAP) {
       throw new Error(`The daily limit must be a whole number from 0 to ${MAX_FORMULA_DAILY_CAP}.`);
     }
-    policy.dailyCap = cap;
+    setting.dailyCap = cap;
   }
-  return policy;
+  return setting;
 }
 
 export function parseSpend(raw: string | null | undefined, day: string): FormulaSpend {
-  try {
-    const spend = JSON.parse(raw ?? '') as Partial<FormulaSpend>;
-    if (spend.day === day && typeof spend.used === 'number' && spend.used >= 0)
-      return { day, used: spend.used };
-  } catch {
-    // Nothing stored yet, or unreadable: a new day.
-  }
-  return { day, used: 0 };
+  // Nothing stored yet, unreadable or another day's: a new day.
+  const spend = storedRecord<FormulaSpend>(raw, { day: 'string', used: 'number' });
+  return spend?.day === day && spend.used >= 0 ? { day, used: spend.used } : { day, used: 0 };
 }
 
 /** Reserves up to `wanted` credits for today: how many may be sent, and the spending to store. */
 export function reserve(
   spend: FormulaSpend,
-  policy: FormulaPolicy,
+  setting: FormulaCapSetting,
   wanted: number,
 ): { granted: number; next: FormulaSpend } {
-  const room = policy.enabled ? Math.max(0, policy.dailyCap - spend.used) : 0;
+  const room = setting.enabled ? Math.max(0, setting.dailyCap - spend.used) : 0;
   const granted = Math.min(room, Math.max(0, wanted));
   return { granted, next: { day: spend.day, used: spend.used + granted } };
 }
@@ -59,9 +58,9 @@ export function giveBack(spend: FormulaSpend, count: number): FormulaSpend {
 }
 
 /** What a cell says when it may not spend: no credit was spent for it. */
-export function capMessage(policy: FormulaPolicy): string {
-  if (!policy.enabled) {
+export function capMessage(setting: FormulaCapSetting): string {
+  if (!setting.enabled) {
     return `New lookups by =FINDEMAIL are turned off in this spreadsheet by its owner (no credit spent). Results already found still show; the owner can turn formulas on in the add-on's Settings tab, then use ${REFRESH_PATH}.`;
   }
-  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${policy.dailyCap} ${policy.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight in the spreadsheet's time zone (File > Settings); the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
+  return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${setting.dailyCap} ${setting.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight in the spreadsheet's time zone (File > Settings); the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
 }
