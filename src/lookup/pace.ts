@@ -170,8 +170,15 @@ export function observeShared(
       size: Math.min(state.size, took),
     };
   }
-  const next = observePace(state, { ...sample, size }, cap);
+  // The other slices' refusals are not in this batch: what the service took is at most the ceiling already found.
+  const known = state.sinceThrottled !== undefined;
+  const capped = throttled > 0 && known ? Math.min(size, state.ceiling + throttled) : size;
+  const next = observePace(state, { ...sample, size: capped }, cap);
   if (!throttled && state.failedProbes) next.failedProbes = state.failedProbes;
+  // Patience is counted in rounds of the run (every slice's batch), as a lone slice counts its batches.
+  const slices = Math.max(1, Math.round(sized.run / Math.max(1, sized.share)));
+  if (!throttled && state.sinceThrottled !== undefined && next.sinceThrottled !== undefined)
+    next.sinceThrottled = state.sinceThrottled + 1 / slices;
   return next;
 }
 
