@@ -1,5 +1,5 @@
 /** A bulk run's pace shared by its slices at once (src/lookup/sharedPace.ts) over a cache in memory. */
-import { loadPace, observeShared, PACE_START, type PaceState } from '../../src/lookup/pace';
+import { loadPace, observePace, observeShared, PACE_START, type PaceState } from '../../src/lookup/pace';
 import type { BatchSample, DocumentCache } from '../../src/lookup/ports';
 import { flightsKey, IDLE_MS, readSlices, SENDING_MS, SharedPace } from '../../src/lookup/sharedPace';
 import { memoryCache, testClock } from '../support/platform';
@@ -118,6 +118,32 @@ describe("slices at once share the run's pace: more slices split it, they never 
     });
     // A clean batch of one slice above the ceiling does not end the longer wait: the others' may have met 429s.
     expect(observeShared(stepped, clean(9), sized, RUN_CAP).failedProbes).toBe(2);
+  });
+
+  it('at a limit already found, the clean batches before a try above it count in rounds of the run, as a lone slice counts its batches', () => {
+    const atLimit: PaceState = {
+      size: 25,
+      ceiling: 25,
+      requests: 500,
+      lost: 0,
+      fastestMs: 4000,
+      sinceThrottled: 0,
+      failedProbes: 0,
+    };
+    const cleanUntilTry = (next: (state: PaceState) => PaceState): number => {
+      let state = atLimit;
+      for (let batch = 1; batch <= 100; batch++) {
+        state = next(state);
+        if (state.size > atLimit.ceiling) return batch;
+      }
+      return Number.POSITIVE_INFINITY;
+    };
+    const alone = cleanUntilTry((state) => observePace(state, clean(25, 4000), RUN_CAP));
+    const threeSlices = cleanUntilTry((state) =>
+      observeShared(state, clean(8, 4000), { run: 25, share: 8 }, RUN_CAP),
+    );
+    expect(alone).toBe(5);
+    expect(threeSlices).toBe(3 * (alone - 1) + 1);
   });
 
   it('a slice that ends leaves; one killed mid-batch counts until its entry expires; the pace outlives them', () => {
