@@ -3,7 +3,19 @@
  * reads and writes each further batch costs (two runs with a fixed batch).
  */
 import type { SandboxServer } from '../sandbox/server';
-import { type Config, type Deadline, fmt, type Timed, table, verdict } from './harness';
+import {
+  type Config,
+  type Deadline,
+  fmt,
+  gitCommit,
+  reportTargets,
+  summary,
+  type Timed,
+  table,
+  timedInto,
+  verdict,
+  writeFigures,
+} from './harness';
 import { benchAddonBulk, benchNaiveBulk } from './runs';
 
 const TARGET_RATIO = 15;
@@ -116,6 +128,8 @@ export function reportBulk(config: Config, figures: BulkFigures): void {
         fmt(addon.spreadsheetCallsPer1000Rows, 0),
         fmt(naive.spreadsheetCallsPer1000Rows, 0),
       ],
+      ['LockService calls / 1,000 rows', fmt(addon.lockCallsPer1000Rows, 0), '0'],
+      ['slices at once (peak)', String(addon.peakSlices), '1'],
       [
         'requests / distinct URL (measured)',
         fmt(addon.requests / addon.distinctUrls, 2),
@@ -166,4 +180,41 @@ export function reportBulk(config: Config, figures: BulkFigures): void {
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,
   );
+}
+
+/**
+ * `--only=bulk`: scenario 1 alone (the add-on's run and the naive baseline; `--rows=1000` for the issue's 1,000 rows
+ * at 500 ms), without the two runs with a fixed batch; its figures written to the output file.
+ */
+export async function mainBulk(
+  config: Config,
+  sandbox: SandboxServer,
+  naiveDir: string,
+  bulkUrls: string[],
+  deadline: Deadline,
+) {
+  const phases: Record<string, number> = {};
+  const timed = timedInto(phases);
+  const addon = await timed('addonBulk', () => benchAddonBulk(config, sandbox, bulkUrls, deadline));
+  const naive = await timed('naiveBulk', () => benchNaiveBulk(config, sandbox, naiveDir, bulkUrls, deadline));
+  const figures = { addon, naive, marginal: undefined };
+  reportBulk(config, figures);
+  const ratio = addon.rowsPerMinute / naive.rowsPerMinute;
+  const batches = addon.timeline
+    .map(
+      (group) =>
+        `${group.kind === 'key check' ? 'key check ' : ''}${group.size}${group.status429 ? ` (${group.status429}×429)` : ''} @${group.startS}s/${group.slowestS}s`,
+    )
+    .join(', ');
+  console.log(`   fetchAll calls (size @start/slowest answer): ${batches}`);
+  writeFigures(config.out, {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    config: { ...config, out: undefined },
+    bulk: { addon: summary(addon), naive: summary(naive), ratio },
+    phasesMs: phases,
+  });
+  reportTargets(config);
+  if (!bulkChecks(figures).addonFinished) process.exitCode = 1;
 }

@@ -25,8 +25,8 @@ export interface Config {
   mode: 'full' | 'quick';
   /** `--check`: a missed target makes the exit code non-zero. */
   check?: boolean;
-  /** `tail`: scenarios 3-4 only; `scale`: scenario 6 only; `formula`: scenario 9 only. */
-  only?: 'tail' | 'scale' | 'formula' | 'dragged';
+  /** `bulk`: scenario 1 only; `tail`: scenarios 3-4 only; `scale`: scenario 6 only; `formula`: scenario 9 only. */
+  only?: 'bulk' | 'tail' | 'scale' | 'formula' | 'dragged';
   rows: number;
   duplicateRate: number;
   naiveRows: number;
@@ -36,6 +36,8 @@ export interface Config {
   rangeRows: number;
   rangeLatencyMs: number;
   batchSize?: number;
+  /** `--slices=N`: the add-on's BULK_SLICES script property (slices of one run at once; default 3). */
+  slices?: number;
   /** 3-5: seconds of latency with a long tail; the rate limit of 4; the =FINDEMAIL range of 5. */
   tailRows: number;
   tailLatency: LongTailLatency;
@@ -141,9 +143,9 @@ export function parseArgs(argv: string[]): Config {
       continue;
     }
     if (name === 'only') {
-      if (text !== 'tail' && text !== 'scale' && text !== 'formula' && text !== 'dragged')
+      if (text !== 'bulk' && text !== 'tail' && text !== 'scale' && text !== 'formula' && text !== 'dragged')
         throw new Error(
-          '--only takes `tail` (scenarios 3-4), `scale` (scenario 6), `formula` (scenario 9) or `dragged` (10)',
+          '--only takes `bulk` (scenario 1), `tail` (scenarios 3-4), `scale` (scenario 6), `formula` (scenario 9) or `dragged` (10)',
         );
       config.only = text;
       if (!argv.some((other) => other.startsWith('--out=')))
@@ -158,6 +160,7 @@ export function parseArgs(argv: string[]): Config {
     else if (name === 'range-rows') config.rangeRows = Math.min(value, 500);
     else if (name === 'range-latency') config.rangeLatencyMs = value;
     else if (name === 'batch') config.batchSize = value;
+    else if (name === 'slices') config.slices = value;
     else throw new Error(`Unknown option --${name}`);
   }
   config.naiveRows = Math.min(config.naiveRows, config.rows);

@@ -133,6 +133,20 @@ export function reportTail(config: Config, figures: TailFigures): void {
         '0',
       ],
       [
+        'LockService calls / 1,000 rows',
+        fmt(tail.addon.lockCallsPer1000Rows, 0),
+        fmt(limited.addon.lockCallsPer1000Rows, 0),
+        fmt(seenKey.addon.lockCallsPer1000Rows, 0),
+        '0',
+      ],
+      [
+        'slices at once (peak)',
+        String(tail.addon.peakSlices),
+        String(limited.addon.peakSlices),
+        String(seenKey.addon.peakSlices),
+        '1',
+      ],
+      [
         'rows ERROR',
         String(tail.addon.errorRows),
         String(limited.addon.errorRows),

@@ -9,12 +9,14 @@
  *                                  8. npm run bench:credits (the Credits tab over 1,000 and 100,000 charges, Export);
  *                                  9. =FINDEMAIL at the platform's limit (bench/README.md, "9.")
  *   npx tsx bench/run.ts --quick   smoke run (fewer rows, lower latency; scenario 9 keeps its latencies)
+ *   npx tsx bench/run.ts --only=bulk   scenario 1 only (with its naive baseline; --rows=1000 for 1,000 rows)
  *   npx tsx bench/run.ts --only=tail   scenarios 3-4 only (with their naive baseline), about 4 minutes
  *   npx tsx bench/run.ts --only=scale  scenario 6 only (20,000 rows slice by slice)
  *   npx tsx bench/run.ts --only=formula   scenario 9 only (=FINDEMAIL at the platform's limit), about 3 minutes
  *   npx tsx bench/run.ts --only=dragged   scenario 10 only (a dragged column: bench/draggedColumn.ts)
  *   npx tsx bench/run.ts --check   exits non-zero when a target is missed (without it, only a failed check does)
  *   options: --rows=N --naive-rows=N --latency=MS --range-rows=N --range-latency=MS --batch=N --out=FILE
+ *            --slices=N (the add-on's BULK_SLICES: slices of one bulk run at once, 3 by default)
  *
  * Prints a table, "met" or "missed" once per target (targets are set for the full run: a quick run reads "n/a"),
  * and writes the figures to bench/last-run.json (--quick: bench/last-run-quick.json).
@@ -28,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIST_DIR } from '../emulator';
 import { startSandbox } from '../sandbox/server';
-import { bulkChecks, bulkComparable, bulkTargets, reportBulk, runBulk } from './bulkEnrichment';
+import { bulkChecks, bulkComparable, bulkTargets, mainBulk, reportBulk, runBulk } from './bulkEnrichment';
 import { mainDragged } from './draggedColumn';
 import { rangeChecks, rangeTargets, reportRange, runRange } from './findEmailRange';
 import { rangeTailChecks, reportRangeTail, runRangeTail } from './findEmailTail';
@@ -89,6 +91,13 @@ async function main(): Promise<void> {
     console.log(
       `Profile Email Finder bench (${config.mode}) — emulator + sandbox on ${sandbox.origin}, node ${process.version}`,
     );
+    if (config.only === 'bulk') {
+      console.log(
+        `1. Bulk enrichment: ${config.rows} rows (${distinctCount(bulkUrls)} distinct URLs), ${config.latencyMs} ms latency…`,
+      );
+      await mainBulk(config, sandbox, naiveDir, bulkUrls, deadline);
+      return;
+    }
     if (config.only === 'tail') {
       await mainTail(config, sandbox, naiveDir, deadline);
       return;

@@ -92,6 +92,7 @@ export async function benchAddonBulk(
       API_BASE_URL: sandbox.baseUrl,
       NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS,
       ...(config.batchSize ? { ENRICH_BATCH_SIZE: String(config.batchSize) } : {}),
+      ...(config.slices ? { BULK_SLICES: String(config.slices) } : {}),
       ...scenario.scriptProperties,
     },
   });
@@ -131,8 +132,15 @@ export async function benchAddonBulk(
     let calls = 1;
     let peakSlices = 1;
     // As the sidebar does (src/sidebar/drive.ts): continue until the job is no longer running, up to the server's
-    // `slices` calls at once, one more after each slice that moved the run, one fewer after one that did not.
+    // `slices` calls at once, one more at each progress look (and each answer that moved the run) while the figure
+    // allows it, one fewer after a slice that did not move the run or whose answer's figure fell.
     const lanes = { open: 1, all: [] as Promise<void>[] };
+    const grow = (allowed: number) => {
+      if (lanes.open >= allowed) return;
+      lanes.open++;
+      peakSlices = Math.max(peakSlices, lanes.open);
+      lanes.all.push(lane(false));
+    };
     const lane = async (first: boolean): Promise<void> => {
       let answered = progress.processed;
       try {
@@ -152,34 +160,23 @@ export async function benchAddonBulk(
           const before = progress;
           if (next.state !== 'running' || next.processed >= progress.processed) progress = next;
           sample(performance.now() - sliceStart, before, progress);
-          if (!first && (!moved || next.paceReason === 'rate_limited')) return;
-          if (moved && next.paceReason !== 'rate_limited' && lanes.open < (next.slices ?? 1)) {
-            lanes.open++;
-            peakSlices = Math.max(peakSlices, lanes.open);
-            lanes.all.push(lane(false));
-          }
+          if (!first && (!moved || (next.slices ?? 1) < lanes.open)) return;
+          if (moved) grow(next.slices ?? 1);
           if (!moved && next.state === 'running') await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       } finally {
         if (!first) lanes.open--;
       }
     };
-    // As the sidebar's looks at the progress while a slice works: the run moving, one more slice at once.
+    // As the sidebar's looks at the progress while a slice works: one more slice at once while the figure allows.
     let looking = true;
     const looks = (async () => {
-      let seen = progress.processed;
       for (let look = 0; looking && look < 100_000; look++) {
         await new Promise((resolve) => setTimeout(resolve, PROGRESS_LOOK_MS));
         if (!looking) return;
         const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ss.id });
         const now = view.value as Progress | undefined;
-        if (!view.ok || !now || now.state !== 'running') continue;
-        if (now.processed > seen && now.paceReason !== 'rate_limited' && lanes.open < (now.slices ?? 1)) {
-          lanes.open++;
-          peakSlices = Math.max(peakSlices, lanes.open);
-          lanes.all.push(lane(false));
-        }
-        seen = Math.max(seen, now.processed);
+        if (view.ok && now?.state === 'running') grow(now.slices ?? 1);
       }
     })();
     await lane(true);
@@ -229,6 +226,8 @@ export async function benchAddonBulk(
       spreadsheetCalls: allCalls,
       dataCalls: dataCalls(counts),
       spreadsheetCallsPer1000Rows: (allCalls / urls.length) * 1000,
+      lockCallsPer1000Rows: (lockCalls(counts) / urls.length) * 1000,
+      cacheCallsPer1000Rows: (cacheCalls(counts) / urls.length) * 1000,
       spreadsheetCallsPerBatch: allCalls / rowWindows,
       dataCallsPerBatch: dataCalls(counts) / rowWindows,
       requests: ledger.requests,
@@ -386,6 +385,13 @@ export async function benchNaiveCells(
 export function lockCalls(counts: Record<string, number>): number {
   return Object.entries(counts)
     .filter(([name]) => name.startsWith('Lock.'))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/** Calls on CacheService (the slices' shared pace among them): not a quota of their own, counted to be seen. */
+export function cacheCalls(counts: Record<string, number>): number {
+  return Object.entries(counts)
+    .filter(([name]) => name.startsWith('Cache.'))
     .reduce((sum, [, n]) => sum + n, 0);
 }
 

@@ -29,11 +29,28 @@ function leaseEnd(job: Job, now: number): number {
 }
 
 /**
- * Leases a window to `token` in the stored job (changed in place, under the lock): a window a slice left (its lease
- * ended), else the next `rows` rows never leased in this pass, else, when no slice holds a window, the pass over
- * the whole range. Null: every row of the pass is leased to live slices.
+ * Rows a new window takes: `rows`, or near the end of a pass the rows left (never leased, and still in the other
+ * slices' windows) split evenly across the slices working now (at most the run's `slices`), so that its last
+ * windows end together rather than one slice sending the last batches alone.
  */
-function leaseWindow(job: Job, rows: number, token: string, now: number): WindowLease | null {
+function newWindowRows(job: Job, rows: number, token: string, now: number, slices: number): number {
+  const others = liveWindows(job, now).filter(
+    (window) => window.token !== token && window.from <= job.lastRow,
+  );
+  // The slices working now, at most the run's figure: a lone slice (a slower service) keeps whole windows.
+  const working = Math.min(slices, others.length + 1);
+  if (working <= 1) return rows;
+  const held = others.reduce((sum, window) => sum + Math.max(0, window.to - window.from + 1), 0);
+  const left = job.lastRow - job.cursor + 1 + held;
+  return Math.min(rows, Math.ceil(left / working));
+}
+
+/**
+ * Leases a window to `token` in the stored job (changed in place, under the lock): a window a slice left (its lease
+ * ended), else the next rows never leased in this pass (`rows`, fewer at the end: newWindowRows), else, when no
+ * slice holds a window, the pass over the whole range. Null: every row of the pass is leased to live slices.
+ */
+function leaseWindow(job: Job, rows: number, token: string, now: number, slices = 1): WindowLease | null {
   const windows = job.windows ?? [];
   const until = now + LEASE_MS;
   const left = windows.filter((window) => window.until <= now).sort((a, b) => a.from - b.from)[0];
@@ -45,7 +62,7 @@ function leaseWindow(job: Job, rows: number, token: string, now: number): Window
   } else if (job.cursor <= job.lastRow) {
     window = {
       from: job.cursor,
-      to: Math.min(job.lastRow, job.cursor + Math.max(1, rows) - 1),
+      to: Math.min(job.lastRow, job.cursor + Math.max(1, newWindowRows(job, rows, token, now, slices)) - 1),
       token,
       until,
     };
@@ -70,24 +87,22 @@ export function takeLease(
   started: number,
   runnerId: string | null,
   rows: number,
+  slices = 1,
 ): { job: Job | null; lease: JobLease | null } {
-  let taken: { job: Job; window: WindowLease; sharing: number } | null = null;
+  let taken: { job: Job; window: WindowLease } | null = null;
   const token = timeId(started);
   try {
     const job = updateJob(platform, (stored) => {
       if (!stored || stored.id !== jobId || stored.state !== 'running' || !mayDrive(stored, runnerId))
         return stored;
       const next: Job = structuredCopy(stored);
-      const window = leaseWindow(next, rows, token, started);
+      const window = leaseWindow(next, rows, token, started, slices);
       if (!window) return stored;
-      taken = { job: next, window: { ...window }, sharing: liveWindows(next, started).length };
+      taken = { job: next, window: { ...window } };
       return next;
     });
-    const leased = taken as { job: Job; window: WindowLease; sharing: number } | null;
-    return {
-      job,
-      lease: leased ? new JobLease(platform, leased.job, leased.window, leased.sharing) : null,
-    };
+    const leased = taken as { job: Job; window: WindowLease } | null;
+    return { job, lease: leased ? new JobLease(platform, leased.job, leased.window) : null };
   } catch (error) {
     // The lock is busy (or LockService refused it): no lease, the next slice tries again.
     if (error instanceof DocumentBusyError) return { job: loadJob(platform), lease: null };
@@ -115,15 +130,16 @@ export class JobLease {
   private aheadRemoved: string[] = [];
   private endsNoted = false;
   private lost = false;
-  /** Windows held by live slices when this one took its window (itself included): its share of the pace. */
-  readonly sharing: number;
-
-  constructor(platform: Platform, job: Job, window: WindowLease, sharing: number) {
+  constructor(platform: Platform, job: Job, window: WindowLease) {
     this.platform = platform;
     this.window = window;
     this.current = { ...job, cursor: window.from };
     this.base = { ...job.counts };
-    this.sharing = Math.max(1, sharing);
+  }
+
+  /** This slice's token: its windows', and its place among the run's slices sharing the pace. */
+  get token(): string {
+    return this.window.token;
   }
 
   /** The job as this slice has it (read only: it changes through the operations below). */
@@ -282,16 +298,16 @@ export class JobLease {
   }
 
   /**
-   * The window done: merges, then leases the next window of `rows` rows in the same lock. False: no window is free
-   * (or the run stopped), the slice ends.
+   * The window done: merges, then leases the next window of `rows` rows (split across `slices` at the end) in the
+   * same lock. False: no window is free (or the run stopped), the slice ends.
    */
-  next(rows: number): boolean {
+  next(rows: number, slices = 1): boolean {
     let leased: WindowLease | null = null;
     updateJob(this.platform, (stored) => {
       const merged = this.merge(stored, false);
       if (!merged || merged === stored || !this.working) return merged;
       this.freeWindow(merged, this.platform.clock.now());
-      leased = leaseWindow(merged, rows, this.window.token, this.platform.clock.now());
+      leased = leaseWindow(merged, rows, this.window.token, this.platform.clock.now(), slices);
       return merged;
     });
     const window = leased as WindowLease | null;

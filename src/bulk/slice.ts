@@ -15,6 +15,7 @@ import {
   MAX_PASSES,
   MAX_SLICES,
   MAX_WINDOW_ROWS,
+  SLICE_MIN_SHARE,
 } from '../core/limits';
 import { KEY_PACE_PROPERTY, PACE_PREFIX, PACE_SCOPES, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
@@ -25,10 +26,12 @@ import { addWebRequests } from '../core/webRequests';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import { keyCheckGate } from '../lookup/keyCheck';
-import { keyPaceValue, loadPace, PACE_START, type Pacer, startFromKey } from '../lookup/pace';
+import { loadPace, PACE_START } from '../lookup/pace';
+import { openPace } from '../lookup/paceStep';
 import type { LookupPorts } from '../lookup/ports';
 import { serviceError } from '../lookup/result';
-import { keepPaceIn, openLookup } from '../lookup/session';
+import { openLookup } from '../lookup/session';
+import { readSlices, type SharedPace } from '../lookup/sharedPace';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { readJobCells } from './columns';
@@ -53,20 +56,41 @@ export function processSlice(
   jobId: string,
   runnerId: string | null,
   maxBudgetMs = Number.POSITIVE_INFINITY,
+  maxWindows = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs));
+    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows));
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
   }
 }
 
-/** The slices of a running run its starter's sidebar may drive at once: BULK_SLICES, or DEFAULT_SLICES. */
+/**
+ * The slices of a running run its starter's sidebar may drive at once: one until the first slice is under way (it
+ * joined the run's shared pace), then BULK_SLICES (or DEFAULT_SLICES), fewer when the run's pace leaves less than
+ * SLICE_MIN_SHARE requests in flight to each (the service limits it).
+ */
 export function withSlices(platform: Platform, progress: Progress): Progress {
   if (progress.state !== 'running' || progress.readOnly) return progress;
-  const slices = Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
-  return { ...progress, slices };
+  return { ...progress, slices: slicesNow(platform) };
+}
+
+function slicesNow(platform: Platform): number {
+  const now = platform.clock.now();
+  const { slices, state } = readSlices(platform.documentCache(), PACE_SCOPES.bulk, now);
+  if (slices === 0) return 1;
+  return slicesFor(mostSlices(platform), state ? Math.min(state.size, runCap(platform)) : PACE_START);
+}
+
+/** BULK_SLICES, or DEFAULT_SLICES, at most MAX_SLICES. */
+function mostSlices(platform: Platform): number {
+  return Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
+}
+
+/** The slices a run's pace of `runSize` requests in flight is split into, at most `most`. */
+function slicesFor(most: number, runSize: number): number {
+  return Math.max(1, Math.min(most, Math.floor(runSize / SLICE_MIN_SHARE)));
 }
 
 /** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
@@ -85,16 +109,19 @@ function processLeasedSlice(
   jobId: string,
   runnerId: string | null,
   maxBudgetMs: number,
+  maxWindows: number,
 ): Progress {
   const started = platform.clock.now();
   const config = platform.config();
   // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/lookup/pace.ts).
   const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
-  const { job, lease } = takeLease(platform, jobId, started, runnerId, batchSize ?? leaseRows(platform));
+  const { job, lease } = batchSize
+    ? takeLease(platform, jobId, started, runnerId, batchSize)
+    : takeLease(platform, jobId, started, runnerId, leaseRows(platform), slicesNow(platform));
   if (!lease) return progressOf(job, { runnerId, now: started });
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   try {
-    runSlice(platform, lease, started + budgetMs, batchSize);
+    runSlice(platform, lease, started + budgetMs, batchSize, maxWindows);
   } catch (error) {
     // The lock busy or refused: this slice ends here, what it paid is stored; the next slice goes on.
     if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
@@ -105,8 +132,7 @@ function processLeasedSlice(
 
 /** The run's requests in flight across its slices, at most: FETCH_MAX_CONCURRENCY for each slice at once. */
 function runCap(platform: Platform): number {
-  const config = platform.config();
-  return config.maxConcurrency * Math.min(MAX_SLICES, config.slices ?? DEFAULT_SLICES);
+  return platform.config().maxConcurrency * mostSlices(platform);
 }
 
 /** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
@@ -164,6 +190,7 @@ function runSlice(
   lease: JobLease,
   deadline: number,
   batchSize: number | undefined,
+  maxWindows: number,
 ): void {
   const ready = checkBeforeWork(platform, lease);
   // The sheet's rows moved while other slices work in the old frame: the next slice follows them.
@@ -175,24 +202,26 @@ function runSlice(
   // A writing execution: what formulas paid for moves into the results sheet first.
   platform.keepPendingResults();
   const webRequests = { sent: 0 };
-  const ports = countingRequests(platform.lookupPorts(true, runCharges(lease.job)), webRequests);
-  const pacer =
-    batchSize === undefined
-      ? loadPace(
-          ports.cache,
-          PACE_SCOPES.bulk,
-          PACE_START,
-          runCap(platform),
-          ports.clock.now(),
-          keptPace(platform),
-        )
-      : undefined;
+  const lookupPorts = platform.lookupPorts(true, runCharges(lease.job));
   const keyHash = stableHash(ready.apiKey);
-  if (pacer) {
-    pacer.state = startFromKey(pacer.state, () => keyPace(platform), keyHash, ports.clock.now(), pacer.cap);
-    pacer.shares = lease.sharing;
-    pacer.batchCap = platform.config().maxConcurrency;
-  }
+  const pace =
+    batchSize === undefined
+      ? openPace(lookupPorts, {
+          scope: PACE_SCOPES.bulk,
+          start: PACE_START,
+          cap: runCap(platform),
+          kept: () => keptPace(platform),
+          keep: (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
+          key: {
+            hash: keyHash,
+            read: () => keyPace(platform),
+            write: (value) => platform.userProperties().setProperty(KEY_PACE_PROPERTY, value),
+          },
+          shared: { token: lease.token, batchCap: platform.config().maxConcurrency },
+        })
+      : undefined;
+  const pacer = pace?.pacer;
+  const ports = countingRequests(lookupPorts, webRequests, pace?.shared);
   let slice: SliceState | undefined;
   const session = openLookup(ports, {
     apiKey: ready.apiKey,
@@ -200,21 +229,8 @@ function runSlice(
     claim: { value: BULK_CLAIM, seconds: BULK_CLAIM_SECONDS },
     budget: sliceBudget(deadline),
     retry: DEFAULT_RETRY,
-    sizer: pacer ?? fixedBatchSize(batchSize ?? PACE_START),
-    pace: pacer && {
-      pacer,
-      scope: PACE_SCOPES.bulk,
-      keep: (kept) => {
-        keepPaceIn(
-          ports.cache,
-          PACE_SCOPES.bulk,
-          (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
-          () => keptPace(platform),
-          () => ports.clock.now(),
-        )(kept);
-        keepKeyPace(platform, kept, keyHash, ports.clock.now());
-      },
-    },
+    sizer: pace?.sizer ?? fixedBatchSize(batchSize ?? PACE_START),
+    pace: pace?.policy,
     // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
     storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
     // Formulas may have paid for some of these URLs since the slice began: the store is read again.
@@ -224,9 +240,18 @@ function runSlice(
     },
     gates: [keyCheckGate(ports, pacer, ready, sliceBudget(deadline), 0)],
   });
-  slice = new SliceState(lease, { ...ready, deadline, batchSize, pacer, ports, session });
+  slice = new SliceState(lease, {
+    ...ready,
+    deadline,
+    batchSize,
+    pacer,
+    shared: pace?.shared,
+    slices: mostSlices(platform),
+    ports,
+    session,
+  });
   try {
-    runWindows(slice);
+    runWindows(slice, maxWindows, () => webRequests.sent);
   } finally {
     try {
       session.close();
@@ -237,14 +262,18 @@ function runSlice(
   if (lease.job.state !== 'done') lease.noteEnds(ready.sheet);
 }
 
-/** The lookup's ports, counting into `tally` the web requests their transport sends. */
-function countingRequests(ports: LookupPorts, tally: { sent: number }): LookupPorts {
+/**
+ * The lookup's ports, counting into `tally` the web requests their transport sends, and telling the run's other
+ * slices (`shared`) what this one has in flight.
+ */
+function countingRequests(ports: LookupPorts, tally: { sent: number }, shared?: SharedPace): LookupPorts {
   const { transport } = ports;
   const { checkKey } = transport;
   return {
     ...ports,
     transport: {
       sendBatch(urls, plan) {
+        shared?.sending(urls.length);
         const sent = transport.sendBatch(urls, plan);
         tally.sent += sent.sent;
         return sent;
@@ -280,47 +309,57 @@ function keyPace(platform: Platform): string | undefined {
   return platform.userProperties().getProperty(KEY_PACE_PROPERTY) ?? undefined;
 }
 
-/** Keeps what the key's service took for the user's runs on other spreadsheets, when it says something new. */
-function keepKeyPace(platform: Platform, pacer: Pacer, keyHash: string, nowMs: number): void {
-  if (pacer.state.sinceThrottled === undefined) return;
-  const value = keyPaceValue(pacer.state, keyPace(platform), keyHash, nowMs);
-  if (value) platform.userProperties().setProperty(KEY_PACE_PROPERTY, value);
-}
-
 /** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
 function keptPace(platform: Platform): string | undefined {
   return platform.documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
 }
 
-/** At least one window per slice, so a slice always makes progress. */
-function runWindows(slice: SliceState): void {
+/**
+ * At least one window per slice, so a slice always makes progress; at most `maxWindows` that sent requests
+ * (`sent`: the slice's web requests so far), the rest of the run's windows (a later pass's rows) cost no request.
+ */
+function runWindows(slice: SliceState, maxWindows: number, sent: () => number): void {
   const { lease } = slice;
-  for (let window = 0; window === 0 ? lease.working : slice.hasTime; window++) {
+  let worked = 0;
+  // Past `maxWindows`, only the end of the run: the pass over the range after the last row.
+  const enough = () => worked >= maxWindows && slice.job.pass === 1 && slice.job.cursor <= slice.job.lastRow;
+  for (let window = 0; window === 0 ? lease.working : slice.hasTime && !enough(); window++) {
     if (slice.job.cursor > lease.windowEnd) {
       const onPass = lease.onPass;
       if (onPass && !startNextPass(slice)) break;
       // The window done (or a new pass begun): the next one, leased in the same lock as this one's rows merged.
-      if (!lease.next(windowLeaseRows(slice))) break;
+      if (!lease.next(windowLeaseRows(slice), windowSlices(slice))) break;
       if (onPass) slice.dropAhead();
       continue;
     }
-    if (!processWindow(slice)) break;
+    // The run's other slices' requests in flight leave room for this slice's share, or its time ends first.
+    if (slice.setup.shared && !slice.setup.shared.awaitRoom(slice.setup.deadline)) break;
+    const before = sent();
+    const going = processWindow(slice);
+    if (sent() > before) worked++;
+    if (!going) break;
   }
   // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
   // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
   if (lease.working && slice.job.cursor > lease.windowEnd && slice.job.cursor > slice.job.lastRow) {
-    if (!lease.onPass && !lease.next(windowLeaseRows(slice))) return;
+    if (!lease.onPass && !lease.next(windowLeaseRows(slice), windowSlices(slice))) return;
     if (lease.onPass && startNextPass(slice)) {
-      lease.next(windowLeaseRows(slice));
+      lease.next(windowLeaseRows(slice), windowSlices(slice));
       slice.dropAhead();
     }
   }
 }
 
+/** The slices the run's last windows are split across (one for a fixed window). */
+function windowSlices(slice: SliceState): number {
+  const { pacer } = slice.setup;
+  return pacer ? slicesFor(slice.setup.slices, pacer.runSize()) : 1;
+}
+
 /** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
 function windowLeaseRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Pacer } from '../lookup/pace';
 import type { CachedResult, LookupPorts } from '../lookup/ports';
 import type { LookupResult } from '../lookup/result';
 import type { LookupSession } from '../lookup/session';
+import type { SharedPace } from '../lookup/sharedPace';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import type { JobLease } from './lease';
@@ -24,6 +25,10 @@ export interface SliceSetup {
   batchSize: number | undefined;
   /** The adaptive batch size, kept in the document cache between slices (src/lookup/pace.ts). */
   pacer?: Pacer;
+  /** The run's pace shared with its other slices at once (src/lookup/sharedPace.ts), with `pacer`. */
+  shared?: SharedPace;
+  /** The run's slices at once, at most (BULK_SLICES): its last windows are split across them. */
+  slices: number;
   sheet: SheetPort;
   /** The URL column and the output columns. */
   width: number;

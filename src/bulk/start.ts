@@ -5,7 +5,7 @@
 
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
-import { FIRST_SLICE_MAX_MS } from '../core/limits';
+import { FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS } from '../core/limits';
 import { PACE_SCOPES } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
 import { countKeyCheckSent } from '../lookup/keyCheck';
@@ -106,7 +106,7 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
   return {
     plan: outcome.plan,
     started: true,
-    progress: processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS),
+    progress: processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS),
   };
 }
 

@@ -17,7 +17,7 @@ import type { SliceState } from './sliceState';
  */
 function windowRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.next()) : (batchSize ?? PACE_START);
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /** The rows, from the first, whose lookups fill one batch of `limit` requests (a batch with fewer waits as long). */
@@ -115,8 +115,7 @@ export function processWindow(slice: SliceState): boolean {
     lease.save();
     return false;
   }
-  // A window done is merged with the next one's lease, in one lock.
-  if (slice.hasTime && slice.job.cursor <= lease.windowEnd) lease.save();
+  // A window's batches are merged once, when it is done, with the next one's lease in the same lock.
   return true;
 }
 

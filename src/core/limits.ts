@@ -182,6 +182,11 @@ export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
 /** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
 export const FIRST_SLICE_MAX_MS = 15 * SECOND;
 /**
+ * Windows the first slice works (its first batch and that batch's retries) before Start answers: the sidebar's
+ * drive then adds slices beside the next one from its first progress look.
+ */
+export const FIRST_SLICE_WINDOWS = 1;
+/**
  * Requests per fetchAll at most, for the adaptive size of the bulk run and formulas (src/lookup/pace.ts); the script
  * property FETCH_MAX_CONCURRENCY sets another cap. Apps Script documents no limit for fetchAll.
  */
@@ -218,6 +223,11 @@ export const EXECUTIONS_LEFT_FREE = 10;
 export const DEFAULT_SLICES = 3;
 /** The most slices of one run at once BULK_SLICES may ask for: the rest of a person's executions stay free. */
 export const MAX_SLICES = USER_SIMULTANEOUS_EXECUTIONS - EXECUTIONS_LEFT_FREE;
+/**
+ * Requests in flight a slice sends at least for the sidebar to drive one more (our choice): the run's pace split
+ * finer costs a lock per window and an execution each, for little less waiting on the slowest answer.
+ */
+export const SLICE_MIN_SHARE = 5;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
 /** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */

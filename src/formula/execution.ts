@@ -19,10 +19,10 @@ import type { RowOutcome } from '../lookup/cellValues';
 import { FORMULA_CLAIM } from '../lookup/claims';
 import type { Gate } from '../lookup/gate';
 import { keyCheckGate } from '../lookup/keyCheck';
-import { loadPace, type Pacer } from '../lookup/pace';
+import { openPace, type PaceStep } from '../lookup/paceStep';
 import type { LookupPorts, SendBudget, StoreRead } from '../lookup/ports';
 import type { ServiceError } from '../lookup/result';
-import { keepPaceIn, type LookupPolicy } from '../lookup/session';
+import type { LookupPolicy } from '../lookup/session';
 import type { Platform } from '../platform/platform';
 import { formulaSpendGate } from './dailyLimit';
 import { accountCheckGate, haltFormulas, haltGate } from './gates';
@@ -33,16 +33,14 @@ export interface FormulaExecution {
   ports: LookupPorts;
   apiKey: string;
   endpoint: string;
-  /** The document's kept pace (src/lookup/pace.ts); undefined when FETCH_CONCURRENCY fixes the batch size. */
-  pacer?: Pacer;
+  /** The document's kept pace (src/lookup/paceStep.ts); undefined when FETCH_CONCURRENCY fixes the batch size. */
+  pace?: PaceStep;
   /** FETCH_CONCURRENCY's fixed size, when set. */
   fixedSize?: number;
   budget: FormulaBudget;
   /** Normalised URL -> the URL as the user wrote it (what the service gets). */
   spellingSent: Map<string, string>;
   outcomes: Map<string, RowOutcome>;
-  /** The formulas' pace as kept in its document property, as the execution's first read of the store found it. */
-  keptPace?: string;
 }
 
 /** Stored results of these keys go into the execution's outcomes; returns the store's read. */
@@ -74,20 +72,26 @@ export function startFormulaExecution(
   const fixedSize = config.concurrency ? Math.min(MAX_BATCH_SIZE, config.concurrency) : undefined;
   // Nothing known, a range sends up to the cap in its first batch: a formula has room for few batches.
   const cap = config.maxConcurrency;
+  // The formulas' pace as kept in its document property, as the execution's first read of the store found it.
   const keptPace = stored.property(PACE_PREFIX + PACE_SCOPES.formula);
-  const pacer = fixedSize
+  const pace = fixedSize
     ? undefined
-    : loadPace(ports.cache, PACE_SCOPES.formula, cap, cap, ports.clock.now(), keptPace);
+    : openPace(ports, {
+        scope: PACE_SCOPES.formula,
+        start: cap,
+        cap,
+        kept: () => keptPace,
+        keep: (value) => keepPaceProperty(platform, value),
+      });
   return {
     ports,
     apiKey,
     endpoint,
-    pacer,
+    pace,
     fixedSize,
     budget: new FormulaBudget(started + budgetMs, untimedEnd),
     spellingSent,
     outcomes,
-    keptPace,
   };
 }
 
@@ -104,14 +108,14 @@ function keepPaceProperty(platform: Platform, value: string): void {
 function formulaGates(
   platform: Platform,
   ports: LookupPorts,
-  execution: { apiKey: string; endpoint: string; pacer?: Pacer; budget: SendBudget },
+  execution: { apiKey: string; endpoint: string; pace?: PaceStep; budget: SendBudget },
   claimSeconds: number,
 ): Gate[] {
   const { cache } = ports;
   const onHalt = (halt: ServiceError) => haltFormulas(cache, execution.apiKey, halt);
   const keyCheck = keyCheckGate(
     ports,
-    execution.pacer,
+    execution.pace?.pacer,
     execution,
     execution.budget,
     FORMULA_KEY_CHECK_ABOVE,
@@ -127,25 +131,15 @@ function formulaGates(
 
 /** How a =FINDEMAIL execution looks up: formula claims, its budget and pace, its gates. */
 export function formulaLookupPolicy(platform: Platform, execution: FormulaExecution): LookupPolicy {
-  const { ports, pacer } = execution;
+  const { ports, pace } = execution;
   return {
     apiKey: execution.apiKey,
     endpoint: execution.endpoint,
     claim: { value: FORMULA_CLAIM, seconds: FORMULA_CLAIM_SECONDS },
     budget: execution.budget,
     retry: DEFAULT_RETRY,
-    sizer: pacer ?? fixedBatchSize(execution.fixedSize ?? DEFAULT_CONCURRENCY),
-    pace: pacer && {
-      pacer,
-      scope: PACE_SCOPES.formula,
-      keep: keepPaceIn(
-        ports.cache,
-        PACE_SCOPES.formula,
-        (value) => keepPaceProperty(platform, value),
-        () => execution.keptPace,
-        () => ports.clock.now(),
-      ),
-    },
+    sizer: pace?.sizer ?? fixedBatchSize(execution.fixedSize ?? DEFAULT_CONCURRENCY),
+    pace: pace?.policy,
     inStore: (unclaimed) => {
       const read = fromStore(execution, unclaimed);
       return { stored: read.results, room: read.room };

@@ -142,6 +142,49 @@ export function ceilingPatience(state: Pick<PaceState, 'failedProbes'>): number 
   return Math.min(MAX_CEILING_PATIENCE, CEILING_PATIENCE * 2 ** (state.failedProbes ?? 0));
 }
 
+/**
+ * A slice's batch as the run's observation: a batch of the slice's whole share, or one sent while the slices had
+ * RUN_FULL of the run's size in flight with it, speaks of the run's size when it was sized (a window's rows and
+ * duplicates seldom fill a share exactly), a smaller one of its own size times the slices at once. Requests
+ * answered 429 count as they are: what the service took is the run's size less them, so one refusal at a limit
+ * already found is a step back. A refusal met after another slice already stepped back for it changes nothing
+ * more; a clean batch of one slice above the ceiling does not say the service takes more (the others' may not be).
+ */
+export function observeShared(
+  state: PaceState,
+  sample: BatchSample,
+  sized: { run: number; share: number; others?: number },
+  cap: number,
+): PaceState {
+  const inFlight = (sized.others ?? 0) + sample.size;
+  const whole = sized.run > 0 && (sample.size >= sized.share || inFlight >= RUN_FULL * sized.run);
+  const size = whole
+    ? Math.max(sized.run, sample.size)
+    : sample.size * Math.max(1, Math.round(sized.run / Math.max(1, sized.share)));
+  const throttled = sample.throttled ?? 0;
+  if (throttled > 0 && state.sinceThrottled === 0 && state.size < size) {
+    const took = Math.max(1, size - throttled);
+    return {
+      ...state,
+      ceiling: Math.min(state.ceiling, Math.max(took, state.size)),
+      size: Math.min(state.size, took),
+    };
+  }
+  // The other slices' refusals are not in this batch: what the service took is at most the ceiling already found.
+  const known = state.sinceThrottled !== undefined;
+  const capped = throttled > 0 && known ? Math.min(size, state.ceiling + throttled) : size;
+  const next = observePace(state, { ...sample, size: capped }, cap);
+  if (!throttled && state.failedProbes) next.failedProbes = state.failedProbes;
+  // Patience is counted in rounds of the run (every slice's batch), as a lone slice counts its batches.
+  const slices = Math.max(1, Math.round(sized.run / Math.max(1, sized.share)));
+  if (!throttled && state.sinceThrottled !== undefined && next.sinceThrottled !== undefined)
+    next.sinceThrottled = state.sinceThrottled + 1 / slices;
+  return next;
+}
+
+/** The share of a run's size its slices had in flight for a batch to speak of that size (our choice). */
+export const RUN_FULL = 0.75;
+
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */
 export function knowsNothing(state: PaceState): boolean {
   return state.requests === 0;
@@ -168,20 +211,42 @@ export function paceReason(state: PaceState, cap: number): PaceReason | undefine
 /** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
 export class Pacer implements BatchSizer {
   /**
-   * Slices of one bulk run at once sharing this pace: `state.size` is the requests in flight across them, each
-   * sends its share, and a batch says what the service took of all of them.
+   * Slices of one bulk run at once sharing this pace (./sharedPace.ts): `state.size` is the requests in flight
+   * across them, each sends its share, and a batch says what the service took of all of them.
    */
   shares = 1;
   /** The most requests one slice's fetchAll sends (FETCH_MAX_CONCURRENCY); `cap` bounds the run's in flight. */
   batchCap = Number.POSITIVE_INFINITY;
+  /** Requests the run's other slices have in flight now: this slice sends at most the rest of the run's size. */
+  othersSending = 0;
+  /** The run's size, this slice's share and the others' requests in flight when the last batch was sized. */
+  private sized = { run: 0, share: 0, others: 0 };
 
   constructor(
     public state: PaceState,
     readonly cap: number,
   ) {}
 
+  /** The run's requests in flight at most, across its slices. */
+  runSize(): number {
+    return Math.max(1, Math.min(this.state.size, this.cap));
+  }
+
+  /** This slice's share of the run's size (rounded down, so that the shares add up to it at most). */
+  share(): number {
+    return Math.max(1, Math.min(this.batchCap, Math.floor(this.runSize() / this.shares)));
+  }
+
+  /** Requests this slice may send now: the run's size less what the other slices have in flight. */
+  room(): number {
+    return this.runSize() - this.othersSending;
+  }
+
   next(): number {
-    return Math.max(1, Math.min(this.batchCap, Math.ceil(Math.min(this.state.size, this.cap) / this.shares)));
+    const share = this.share();
+    const size = Math.max(1, Math.min(share, this.room()));
+    this.sized = { run: this.runSize(), share, others: this.othersSending };
+    return size;
   }
 
   reason(): PaceReason | undefined {
@@ -198,15 +263,11 @@ export class Pacer implements BatchSizer {
   }
 
   observe(sample: BatchSample): void {
-    const shared =
-      this.shares === 1
-        ? sample
-        : {
-            ...sample,
-            size: sample.size * this.shares,
-            throttled: (sample.throttled ?? 0) * this.shares || undefined,
-          };
-    this.state = observePace(this.state, shared, this.cap);
+    // A batch that was the run's whole size (a formula's, a lone slice's) is observed as it is.
+    this.state =
+      this.sized.share >= this.sized.run
+        ? observePace(this.state, sample, this.cap)
+        : observeShared(this.state, sample, this.sized, this.cap);
   }
 
   observeKeyCheck(sample: BatchSample): void {
@@ -357,18 +418,35 @@ export function loadPace(
   nowMs = 0,
   keptProperty?: string,
 ): Pacer {
-  let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   const fromProperty = parseKept(keptProperty);
   const cached = parseState(cache?.get(PACE_PREFIX + scope));
   const kept =
     cached ?? (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
+  return new Pacer(recallPace(kept, start, cap, nowMs, kept === cached), cap);
+}
+
+/**
+ * A kept pace as an execution starts from it `nowMs` (a new one starting at `start` when none is kept): its losses
+ * faded (`fadeLosses`), the ceiling the cap while no 429 or 5xx was met, the size within the cap. `recent`: kept
+ * in the document cache (minutes ago), not the document property (maybe days ago).
+ */
+export function recallPace(
+  kept: PaceState | undefined,
+  start: number,
+  cap: number,
+  nowMs: number,
+  recent: boolean,
+): PaceState {
+  let state: PaceState = { size: start, ceiling: cap, requests: 0, lost: 0, fastestMs: 0 };
   if (kept) {
     state = fadeLosses({ ...state, ...kept }, nowMs);
+    // No 429 or 5xx met: the ceiling is the cap of this execution (a run's across its slices, a key check's one fetchAll).
+    if (kept.sinceThrottled === undefined) state.ceiling = cap;
     // Losses forgotten: the size starts again from `start` at least, and "fast" is measured anew (the latency
     // seen during the faults says nothing of the connection now); likewise for a pace kept for days.
     const forgotten = kept.lost > 0 && state.lost === 0;
     if (forgotten) state.size = Math.max(state.size, start);
-    if (forgotten || kept !== cached) state.fastestMs = 0;
+    if (forgotten || !recent) state.fastestMs = 0;
   }
-  return new Pacer({ ...state, size: Math.max(1, Math.min(cap, state.size)) }, cap);
+  return { ...state, size: Math.max(1, Math.min(cap, state.size)) };
 }

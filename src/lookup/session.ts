@@ -25,7 +25,7 @@ import {
   settleCheck,
   startSending,
 } from './pipeline';
-import type { BatchSizer, DocumentCache, LookupPorts, SendBudget } from './ports';
+import type { BatchSizer, LookupPorts, SendBudget } from './ports';
 import type { LookupOutcome, LookupResult, ServiceError } from './result';
 import type { RetryPolicy } from './retry';
 
@@ -226,19 +226,4 @@ function firstOf<T>(gates: readonly Gate[], ask: (gate: Gate) => T | undefined):
     if (answer !== undefined) return answer;
   }
   return undefined;
-}
-
-/** The pace's `keep` of a policy: the document cache now, and `keepFor` (a document property) when it says so. */
-export function keepPaceIn(
-  cache: DocumentCache | null,
-  scope: string,
-  keepFor: (value: string) => void,
-  kept: () => string | undefined,
-  now: () => number,
-): (pacer: Pacer) => void {
-  return (pacer) => {
-    pacer.save(cache, scope);
-    const value = pacer.keptValue(kept(), now());
-    if (value) keepFor(value);
-  };
 }

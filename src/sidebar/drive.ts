@@ -27,9 +27,10 @@ export function tooManyExecutions(message: string): boolean {
 /**
  * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
  * Apps Script execution working on its own window of rows for a time budget) and shows the run's one progress, until
- * the state is no longer running. Up to `slices` calls at once (the server's figure): one at first, one more after
- * each slice that moved the run, one fewer after a refusal for too many executions, a slice that found nothing to
- * lease (the lock refused, every window taken) or a run held back by the service's 429s.
+ * the state is no longer running. Up to `slices` calls at once (the server's figure: one until the first slice is
+ * under way, then fewer when the service limits the run's pace): one at first, one more at each progress look while
+ * the figure allows it, one fewer after a refusal for too many executions, a slice that found nothing to lease (the
+ * lock refused, every window taken) or an answer whose figure fell.
  */
 export async function drive(): Promise<void> {
   if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
@@ -56,11 +57,9 @@ export async function drive(): Promise<void> {
         let next: Progress;
         try {
           const work = call('continueEnrichment');
-          // The run moving while this slice works: one more slice at once (up to the server's figure).
-          const healthy = (seen: Progress) => {
-            if (seen.paceReason !== 'rate_limited') grow(seen.slices ?? 1);
-          };
-          next = first ? await lookWhile(work, () => mine === generation, healthy) : await work;
+          // The run under way while this slice works: one more slice at once (up to the server's figure).
+          const looked = (seen: Progress) => grow(seen.slices ?? 1);
+          next = first ? await lookWhile(work, () => mine === generation, looked) : await work;
         } catch (error) {
           if (mine !== generation) return refreshAfterActions();
           const message = failureMessage(error);
@@ -85,12 +84,12 @@ export async function drive(): Promise<void> {
         answered = next.processed;
         // Answers of slices at once arrive in any order: a running run's count only goes up.
         if (next.state !== 'running' || next.processed >= ui.progress.processed) setProgress(next);
-        if (!first && (!moved || next.paceReason === 'rate_limited')) {
-          // Nothing to lease (every window taken, the lock refused) or the service limits: one slice fewer.
+        if (!first && (!moved || (next.slices ?? 1) < lanes.open)) {
+          // Nothing to lease (every window taken, the lock refused) or the service limits the pace: one slice fewer.
           lanes.wanted = Math.max(1, lanes.open - 1);
           return;
         }
-        if (moved && next.paceReason !== 'rate_limited') grow(next.slices ?? 1);
+        if (moved) grow(next.slices ?? 1);
         // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
         idleRounds = moved ? 0 : idleRounds + 1;
         if (idleRounds > 0 && next.state === 'running')
@@ -117,12 +116,13 @@ export async function drive(): Promise<void> {
 /**
  * While `work` (a call that works on this user's run for up to a slice's budget) is on its way, asks now and then
  * for the progress its slice saves after each window, and shows it when the run went further: rows count as
- * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed.
+ * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed;
+ * `looked`: each look at this user's running run.
  */
 export async function lookWhile<T>(
   work: Promise<T>,
   current: () => boolean = () => true,
-  moved: (seen: Progress) => void = () => {},
+  looked: (seen: Progress) => void = () => {},
 ): Promise<T> {
   let pending = true;
   const settled = work.finally(() => {
@@ -141,10 +141,9 @@ export async function lookWhile<T>(
       if (!pending || !current()) return;
       const shown = ui.progress;
       const sameRun = !shown.runId || seen.runId === shown.runId;
-      if (seen.state === 'running' && !seen.readOnly && sameRun && seen.processed > shown.processed) {
-        setProgress({ ...seen, waiting: false });
-        moved(seen);
-      }
+      if (seen.state !== 'running' || seen.readOnly || !sameRun) continue;
+      if (seen.processed > shown.processed) setProgress({ ...seen, waiting: false });
+      looked(seen);
     }
   })();
   return settled;

@@ -343,7 +343,10 @@ describe('answers that stop or cost a run', () => {
     world.env.select(world.ss.id, `A1:A${data.length + 1}`);
     // The first window (10 rows) is answered and written; the service holds the second until the Cancel has landed.
     const release = service.hold(10);
-    const running = world.env.execute('enrichSelection', [], world.as());
+    // Start answers after its first window: the slice after it sends the second.
+    const running = world.env
+      .execute('enrichSelection', [], world.as())
+      .then(() => world?.env.execute('continueEnrichment', [], world.as()));
     let cancelled: ProgressView;
     try {
       await waitFor(() => service.totalCharged() === 10 && service.held > 0, 20_000);
