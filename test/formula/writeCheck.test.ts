@@ -33,7 +33,14 @@ function world({ writable, cache = true }: { writable: boolean; cache?: boolean 
       return writable;
     },
   });
-  const ports = { cache: documentCache, clock } as LookupPorts;
+  // Only the cache and the clock: any other port the check reached would throw.
+  const given: Partial<LookupPorts> = { cache: documentCache, clock };
+  const ports = new Proxy(given as LookupPorts, {
+    get(target, name) {
+      if (name in target) return target[name as keyof LookupPorts];
+      throw new Error(`The write check reached the port ${String(name)}.`);
+    },
+  });
   return { platform, ports, entries, puts, writes, clock };
 }
 
