@@ -145,7 +145,8 @@ test("the policy's store read fills the execution's outcomes", () => {
   const policy = formulaLookupPolicy(w.platform, execution);
   const answer = policy.inStore?.(['p/ana', 'p/zed']);
   expect(answer?.room).toBe(7);
-  expect([...(answer?.stored.keys() ?? [])]).toEqual(['p/ana']);
+  expect(answer?.stored.has('p/ana')).toBe(true);
+  expect(answer?.stored.has('p/zed')).toBe(false);
   expect(outcomes.has('p/ana')).toBe(true);
   expect(outcomes.has('p/zed')).toBe(false);
 });

@@ -7,7 +7,7 @@ import { stableHash } from '../../src/core/hash';
 import { HALT_SECONDS } from '../../src/core/limits';
 import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/propertyNames';
 import { accountCheckGate, haltFormulas, haltGate } from '../../src/formula/gates';
-import type { Admission } from '../../src/lookup/gate';
+import type { Admission, Gate } from '../../src/lookup/gate';
 import type { KeyCheckGate } from '../../src/lookup/keyCheck';
 import type { BatchReport } from '../../src/lookup/pipeline';
 import type { DocumentCache } from '../../src/lookup/ports';
@@ -116,6 +116,13 @@ describe('haltGate', () => {
   });
 });
 
+/** Admits `free` keys with no marker set, and begins what the gate begins once the claims are put. */
+function admitAndClaim(gate: Gate, free: number): void {
+  const admitted = gate.admit?.({}, free);
+  if (!admitted || !('take' in admitted)) throw new Error('the gate did not admit keys');
+  admitted.claimed?.();
+}
+
 describe('accountCheckGate', () => {
   const keyCheck = (passed: boolean) => ({ name: 'key check', passed: () => passed }) as KeyCheckGate;
   const SECONDS = 31;
@@ -155,7 +162,7 @@ describe('accountCheckGate', () => {
   test('a charged answer ends the check and proves the account for this key; the next cell claims', () => {
     const { cache, entries } = cacheWithSeconds();
     const gate = accountCheckGate(cache, KEY, SECONDS, keyCheck(false));
-    (gate.admit?.({}, 1) as Extract<Admission, { take: number }>).claimed?.();
+    admitAndClaim(gate, 1);
     gate.afterBatch?.(batch(1));
     expect(entries.has(ACCOUNT_CHECK_KEY)).toBe(false);
     expect(entries.get(ACCOUNT_OK_KEY)).toBe(stableHash(KEY));
@@ -166,7 +173,7 @@ describe('accountCheckGate', () => {
   test('an uncharged answer ends the check without proving anything: the next cell checks again', () => {
     const { cache, entries } = cacheWithSeconds();
     const gate = accountCheckGate(cache, KEY, SECONDS, keyCheck(false));
-    (gate.admit?.({}, 1) as Extract<Admission, { take: number }>).claimed?.();
+    admitAndClaim(gate, 1);
     gate.afterBatch?.(batch(0, 'payment_required'));
     expect(entries.has(ACCOUNT_CHECK_KEY)).toBe(false);
     expect(entries.has(ACCOUNT_OK_KEY)).toBe(false);
@@ -178,7 +185,7 @@ describe('accountCheckGate', () => {
   test('a session closing with the check open (nothing sent, an error) drops the marker', () => {
     const { cache, entries } = cacheWithSeconds();
     const gate = accountCheckGate(cache, KEY, SECONDS, keyCheck(false));
-    (gate.admit?.({}, 2) as Extract<Admission, { take: number }>).claimed?.();
+    admitAndClaim(gate, 2);
     gate.close?.({ charged: 0 });
     expect(entries.has(ACCOUNT_CHECK_KEY)).toBe(false);
   });
