@@ -24,7 +24,7 @@ import {
 
 const NOW = Date.UTC(2026, 10, 28, 4);
 const RUN: ChargeContext = {
-  source: 'bulk',
+  source: 'run',
   payer: 'ana@example.com',
   payerId: 'p-ana',
   where: 'job-1 Leads!B2:B9',
@@ -56,7 +56,7 @@ describe('sendingRecords', () => {
     expect(parseSending(value)).toEqual({
       u: NOW + 60_000,
       k: ['p/ana', 'p/bo'],
-      c: ['bulk', 'ana@example.com', 'p-ana', 'job-1 Leads!B2:B9'],
+      c: ['run', 'ana@example.com', 'p-ana', 'job-1 Leads!B2:B9'],
     });
   });
 
@@ -102,7 +102,7 @@ describe('settleExpired', () => {
   const runRecord = expired(`${SENDING_PREFIX}run`, {
     u: NOW - 1,
     k: ['p/ana', 'p/bo'],
-    c: ['bulk', 'ana@example.com', 'p-ana', 'job-1'],
+    c: ['run', 'ana@example.com', 'p-ana', 'job-1'],
   });
   const formulaRecord = expired(`${SENDING_PREFIX}formula`, { u: NOW - 1, k: ['p/cy'], b: 1 });
 
@@ -112,8 +112,8 @@ describe('settleExpired', () => {
     expect(settled).toEqual([runRecord, formulaRecord]);
     const rows = t.appended.flat();
     expect(rows.map((r) => [r[1], r[2], r[4], r[6]])).toEqual([
-      ['bulk', 'ana@example.com', 'p/ana', 'job-1'],
-      ['bulk', 'ana@example.com', 'p/bo', 'job-1'],
+      ['run', 'ana@example.com', 'p/ana', 'job-1'],
+      ['run', 'ana@example.com', 'p/bo', 'job-1'],
       ['formulas', FORMULAS_PAYER, 'p/cy', FORMULAS_CONTEXT.where],
     ]);
     expect(t.appended).toHaveLength(1);
@@ -158,12 +158,12 @@ describe('settleExpired', () => {
 
 describe('urlsBeingSent', () => {
   test("counts the URLs of this run's records still being sent, not ended, expired or others'", () => {
-    const mine = { u: NOW + 5000, k: ['p/a', 'p/b'], c: ['bulk', 'ana', 'p-ana', 'job-1'] };
+    const mine = { u: NOW + 5000, k: ['p/a', 'p/b'], c: ['run', 'ana', 'p-ana', 'job-1'] };
     const all = {
       [`${SENDING_PREFIX}1`]: JSON.stringify(mine),
       [`${SENDING_PREFIX}2`]: JSON.stringify({ ...mine, k: ['p/c'] }),
       [`${SENDING_PREFIX}3`]: JSON.stringify({ ...mine, u: NOW }),
-      [`${SENDING_PREFIX}4`]: JSON.stringify({ ...mine, c: ['bulk', 'bo', 'p-bo', 'job-2'] }),
+      [`${SENDING_PREFIX}4`]: JSON.stringify({ ...mine, c: ['run', 'bo', 'p-bo', 'job-2'] }),
       [`${SENDING_PREFIX}5`]: JSON.stringify({ u: NOW + 5000, k: ['p/d'], b: 1 }),
       [`${SENDING_PREFIX}6`]: '',
       'pef.other': JSON.stringify(mine),
