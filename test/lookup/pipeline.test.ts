@@ -323,3 +323,92 @@ describe('settleCheck', () => {
     expect(w.batches[0]).toEqual([`https://www.${A}`]);
   });
 });
+
+describe('two executions at once over one store', () => {
+  /**
+   * A store that records batches being sent (as beginSend does, durably) and results; both executions' claims
+   * vanished (a best-effort cache), so only the store keeps a URL from being paid twice.
+   */
+  function sharedStore() {
+    const results = new Map<string, LookupResult>();
+    const beingSent = new Set<string>();
+    const store = {
+      getMany: () => new Map(),
+      readStored: () => {
+        throw new Error('not reached');
+      },
+      snapshot: () => () => undefined,
+      putMany: (entries: Array<[string, LookupResult]>, sending?: readonly string[]) => {
+        for (const [key, result] of entries) results.set(key, result);
+        for (const key of sending ?? []) beingSent.delete(key);
+      },
+      beginSend: (batch: string[]): SendCheck => {
+        const stored = new Map(
+          batch.filter((key) => results.has(key)).map((key) => [key, results.get(key) as LookupResult]),
+        );
+        const elsewhere = batch.filter((key) => !stored.has(key) && beingSent.has(key));
+        const send = batch.filter((key) => !stored.has(key) && !beingSent.has(key));
+        for (const key of send) beingSent.add(key);
+        return { send, stored, elsewhere, full: [], lost: new Map(), held: [], sending: send };
+      },
+    };
+    return { store, results };
+  }
+
+  function execution(store: ReturnType<typeof sharedStore>['store'], keys: string[], during?: () => void) {
+    const clock = testClock();
+    const paid: string[] = [];
+    const ports = {
+      cache: null,
+      clock,
+      lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+      store,
+      transport: {
+        sendBatch: (urls: string[]): SentBatch => {
+          paid.push(...urls);
+          during?.();
+          clock.sleep(400);
+          return {
+            outcomes: urls.map((url) => found(`${url.slice(-3)}@acme.test`)),
+            sent: urls.length,
+            lost: false,
+          };
+        },
+      },
+    } as unknown as LookupPorts;
+    const request: SendRequest = {
+      claimed: new Map(keys.map((key) => [key, key])),
+      apiKey: 'key-of-ann-123',
+      endpoint: 'https://api.test/api/v1/network_finder',
+      retry: DEFAULT_RETRY,
+      batchSize: fixedBatchSize(10),
+      budget: sliceBudget(clock.now() + 60_000),
+    };
+    const run = () => {
+      const sending = startSending(request, claimScope(null));
+      sendBatches(ports, request, sending);
+      return endSending(sending);
+    };
+    return { paid, run };
+  }
+
+  it('a URL the other execution is sending, or has stored, is not paid again', () => {
+    const { store, results } = sharedStore();
+    let second: SendReport | undefined;
+    const other = execution(store, [A, B, C]);
+    const first = execution(store, [A, B], () => {
+      second ??= other.run();
+    });
+    const firstReport = first.run();
+    const third = execution(store, [A, B, C]);
+    const thirdReport = third.run();
+
+    const paid = [...first.paid, ...other.paid, ...third.paid];
+    expect(paid.sort()).toEqual([A, B, C].sort());
+    expect(second?.elsewhere.sort()).toEqual([A, B].sort());
+    expect(firstReport.outcomes.size).toBe(2);
+    expect([...thirdReport.alreadyKept.keys()].sort()).toEqual([A, B, C].sort());
+    expect(third.paid).toEqual([]);
+    expect(results.size).toBe(3);
+  });
+});
