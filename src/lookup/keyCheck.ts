@@ -30,12 +30,12 @@ export function keyCheckGate(
     passed: () => passed,
     beforeClaim(wanted) {
       if (!pacer || wanted <= above || !knowsNothing(pacer.state)) return undefined;
-      const halt = checkKeyFirst(ports, pacer, plan, budget);
-      if (halt) {
-        onHalt?.(halt);
-        return { halt };
+      const check = sendKeyCheck(ports, pacer, plan, budget);
+      if (check.halt) {
+        onHalt?.(check.halt);
+        return { halt: check.halt };
       }
-      passed = !knowsNothing(pacer.state);
+      passed = check.answered;
       return undefined;
     },
   };
@@ -48,16 +48,26 @@ export function checkKeyFirst(
   plan: SendPlan,
   budget: SendBudget,
 ): ServiceError | undefined {
+  return sendKeyCheck(ports, pacer, plan, budget).halt;
+}
+
+/** The key check as sent: the error that halts the run, and whether the service answered it without an error. */
+function sendKeyCheck(
+  ports: LookupPorts,
+  pacer: Pacer,
+  plan: SendPlan,
+  budget: SendBudget,
+): { halt?: ServiceError; answered: boolean } {
   const { transport, clock } = ports;
-  if (!transport.checkKey || !knowsNothing(pacer.state)) return undefined;
+  if (!transport.checkKey || !knowsNothing(pacer.state)) return { answered: false };
   const started = clock.now();
   // Inside the budget only, and never before a Retry-After kept from earlier; otherwise the first paid batch goes
   // out unchecked, at the ramp's start.
-  if (!budget.mayStart(started, 0, false) || pacer.notBefore() > started) return undefined;
+  if (!budget.mayStart(started, 0, false) || pacer.notBefore() > started) return { answered: false };
   const sent = transport.checkKey(plan);
   const ended = clock.now();
   const error: ServiceError | undefined = sent.error;
-  if (error && error.effect !== 'continue') return error;
+  if (error && error.effect !== 'continue') return { halt: error, answered: false };
   if (error?.retryAfterMs) pacer.hold(ended + error.retryAfterMs);
   const failed = error && mayRetry(error) ? 1 : 0;
   pacer.observeKeyCheck({
@@ -69,7 +79,7 @@ export function checkKeyFirst(
     throttled: failed && error?.status ? 1 : 0,
     endedAt: ended,
   });
-  return undefined;
+  return { answered: !error && !sent.lost };
 }
 
 /**
