@@ -1,8 +1,9 @@
 import { saveJob } from '../../src/bulk/jobStore';
 import { clearStaleResults } from '../../src/bulk/staleResults';
+import type { ScriptConfig } from '../../src/core/config';
 import type { EditedCells } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
-import type { Platform, ScriptConfig } from '../../src/platform/platform';
+import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
 import { MemoryProperties, MemorySheet, testPlatform } from '../support/platform';
 
