@@ -3,13 +3,15 @@ import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import type { PlannedRun } from '../../src/bulk/plan';
 import { readColumn } from '../../src/bulk/plan';
 import { planRun } from '../../src/bulk/runPlan';
-import { createUnderLock } from '../../src/bulk/start';
+import { createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
 import type { ScriptConfig } from '../../src/core/config';
 import { RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
+import type { Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
+import type { KeyCheck } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
-import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
 const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
@@ -135,5 +137,121 @@ describe('createUnderLock', () => {
     createUnderLock(platform, planned(leads(), 'insert'), 'starter');
     expect(properties.getProperty(RUN_HISTORY_PROPERTY)).toContain('"before"');
     expect(loadJob(platform)?.id).not.toBe('before');
+  });
+});
+
+/**
+ * A platform where `sheet`'s rows 2.. of column A are selected, the starter's key is `key` and the service answers a
+ * key check with `answer`; `asked` counts the key checks, `shown` what the person saw.
+ */
+function starting(sheet: MemorySheet, key: string | null, answer: KeyCheck = { valid: true }) {
+  const properties = new MemoryProperties();
+  const clock = testClock();
+  const asked: string[] = [];
+  const shown: string[] = [];
+  const selection: Selection = {
+    sheet,
+    block: { row: 2, column: 1, rows: sheet.rows.length - 1, columns: 1 },
+    a1: () => `A2:A${sheet.rows.length}`,
+    rangeCount: () => 1,
+  };
+  const platform: Platform = testPlatform({
+    documentProperties: () => properties,
+    userProperties: () => new MemoryProperties(),
+    clock: clock as Platform['clock'],
+    lock: freeLock,
+    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    runner: { id: () => 'starter', ensureId: () => 'starter', email: () => 'ann@acme.test' },
+    settings: {
+      apiKey: () => key,
+      read: () => SETTINGS,
+      saveApiKey: () => {},
+      deleteApiKey: () => {},
+      save: () => {},
+    },
+    spreadsheet: () => ({ selection: () => selection }) as unknown as SpreadsheetPort,
+    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as never,
+    heldAfterLosses: () => new Map(),
+    askServiceAboutKey: (asking: string) => {
+      asked.push(asking);
+      return answer;
+    },
+    ui: {
+      showAlert: (text: string) => shown.push(`alert: ${text}`),
+      showSidebar: (view: string) => shown.push(`sidebar: ${view}`),
+    } as never,
+  });
+  return { platform, properties, asked, shown };
+}
+
+describe('startRun', () => {
+  const request = {
+    source: 'selection' as const,
+    mode: 'all' as const,
+    includeUnprocessable: false,
+    recheck: false,
+  };
+
+  it('refuses without a key before anything in the sheet changes, asking the service nothing', () => {
+    const sheet = leads();
+    const { platform, asked } = starting(sheet, null);
+    const start = startRun(platform, { ...request, placement: 'insert', confirmedCredits: 2 });
+    expect(start.started).toBe(false);
+    expect(start.keyRefusal).toMatch(/No API key is saved/);
+    expect(asked).toEqual([]);
+    expect(sheet.writes).toBe(0);
+    expect(loadJob(platform)).toBeNull();
+  });
+
+  it('refuses a key the service rejects, leaving the sheet as it was and no job', () => {
+    const sheet = leads();
+    const { platform, asked } = starting(sheet, 'sk_test_key_9876', { valid: false, message: 'revoked' });
+    const start = startRun(platform, { ...request, placement: 'insert', confirmedCredits: 2 });
+    expect(start.keyRefusal).toMatch(/rejected your API key/);
+    expect(start.keyRefusal).not.toContain('sk_test_key_9876');
+    expect(asked).toHaveLength(1);
+    expect(sheet.writes).toBe(0);
+    expect(loadJob(platform)).toBeNull();
+  });
+
+  it('comes back with the plan, spending nothing, when its price differs from the one the person confirmed', () => {
+    const sheet = leads();
+    const { platform, asked } = starting(sheet, 'sk_test_key_9876');
+    const start = startRun(platform, { ...request, placement: 'insert', confirmedCredits: 1 });
+    expect(start.started).toBe(false);
+    expect(start.plan?.credits).toBe(2);
+    expect(asked).toEqual([]);
+    expect(sheet.writes).toBe(0);
+  });
+
+  it('waits for a choice of columns when the user has data beside the URLs', () => {
+    const sheet = leads();
+    const { platform } = starting(sheet, 'sk_test_key_9876');
+    const start = startRun(platform, { ...request, confirmedCredits: 2 });
+    expect(start.started).toBe(false);
+    expect(start.plan?.needsChoice).toBe(true);
+    expect(sheet.writes).toBe(0);
+  });
+
+  it('shows the run under way rather than start a second one, and tells someone else whose it is', () => {
+    const sheet = leads();
+    const { platform } = starting(sheet, 'sk_test_key_9876');
+    saveJob(platform, testJob('running', { ownerId: 'someone else', ownerName: 'bob@acme.test' }));
+    const start = startRun(platform, { ...request, placement: 'insert', confirmedCredits: 2 });
+    expect(start.started).toBe(false);
+    expect(start.progress.message).toMatch(/already under way/);
+    expect(start.progress.message).toContain('bob@acme.test');
+    expect(sheet.writes).toBe(0);
+  });
+});
+
+describe('enrichSelection (the menu)', () => {
+  it('opens the plan in the sidebar and changes nothing in the sheet', () => {
+    const sheet = leads();
+    const { platform, shown, asked } = starting(sheet, 'sk_test_key_9876');
+    enrichSelection(platform);
+    expect(shown).toEqual(['sidebar: plan']);
+    expect(asked).toEqual([]);
+    expect(sheet.writes).toBe(0);
   });
 });
