@@ -16,6 +16,7 @@
 
 import type { PaceReason } from '../api';
 import { PACE_PREFIX } from '../core/propertyNames';
+import { checkedRecord, type FieldSpecs, storedRecord } from '../core/storedJson';
 import type { BatchSample, BatchSizer, DocumentCache } from './ports';
 
 export interface PaceState {
@@ -307,15 +308,11 @@ interface KeyPace {
   at: number;
 }
 
+const KEY_PACE_FIELDS: FieldSpecs<KeyPace> = { key: 'string', allowed: 'number', at: 'number' };
+
 function parseKeyPace(raw: string | null | undefined): KeyPace | undefined {
-  try {
-    const kept = JSON.parse(raw || '0') as KeyPace | 0;
-    return kept && typeof kept.key === 'string' && kept.allowed > 0 && typeof kept.at === 'number'
-      ? kept
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const kept = storedRecord<KeyPace>(raw, KEY_PACE_FIELDS);
+  return kept && kept.allowed > 0 ? kept : undefined;
 }
 
 /** The pace has sent no lookup yet (at most the key check): what a key's service showed elsewhere may seed it. */
@@ -381,12 +378,9 @@ interface KeptPace {
 }
 
 function parseKept(raw: string | undefined): KeptPace | undefined {
-  try {
-    const kept = JSON.parse(raw || '0') as KeptPace | 0;
-    return kept && typeof kept.at === 'number' && kept.state?.size > 0 ? kept : undefined;
-  } catch {
-    return undefined;
-  }
+  const kept = storedRecord<KeptPace>(raw, { at: 'number', state: 'object' });
+  const state = kept && checkedRecord<PaceState>(kept.state, PACE_STATE_FIELDS);
+  return kept && state && state.size > 0 ? { at: kept.at, state } : undefined;
 }
 
 /** The loss record `nowMs`: halved every LOSS_HALF_LIFE_MS since the last lost batch, forgotten below a tenth. */
@@ -396,13 +390,23 @@ export function fadeLosses(state: PaceState, nowMs: number): PaceState {
   return lost < LOSSES_FORGOTTEN ? { ...state, lost: 0, lostAt: undefined } : { ...state, lost };
 }
 
-function parseState(raw: string | null | undefined): PaceState | undefined {
-  try {
-    const kept = JSON.parse(raw || '0') as PaceState | 0;
-    return kept && kept.size > 0 ? kept : undefined;
-  } catch {
-    return undefined;
-  }
+const PACE_STATE_FIELDS: FieldSpecs<PaceState> = {
+  size: 'number',
+  ceiling: 'number',
+  requests: 'number',
+  lost: 'number',
+  lostAt: 'number?',
+  clean: 'number?',
+  sinceThrottled: 'number?',
+  failedProbes: 'number?',
+  fastestMs: 'number',
+  notBefore: 'number?',
+};
+
+/** A pace state kept as JSON (the document cache), its fields checked; undefined when there is none. */
+export function parsePaceState(raw: string | null | undefined): PaceState | undefined {
+  const kept = storedRecord<PaceState>(raw, PACE_STATE_FIELDS);
+  return kept && kept.size > 0 ? kept : undefined;
 }
 
 /**
@@ -419,7 +423,7 @@ export function loadPace(
   keptProperty?: string,
 ): Pacer {
   const fromProperty = parseKept(keptProperty);
-  const cached = parseState(cache?.get(PACE_PREFIX + scope));
+  const cached = parsePaceState(cache?.get(PACE_PREFIX + scope));
   const kept =
     cached ?? (fromProperty && nowMs - fromProperty.at < PACE_KEPT_MS ? fromProperty.state : undefined);
   return new Pacer(recallPace(kept, start, cap, nowMs, kept === cached), cap);

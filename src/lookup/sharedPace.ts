@@ -7,7 +7,8 @@
  * apps-script/reference/cache/cache): a lost entry reads as no other slice, the slice's own pace then counts.
  */
 import { PACE_PREFIX } from '../core/propertyNames';
-import { PACE_SECONDS, type Pacer, type PaceState, recallPace } from './pace';
+import { isRecord, parseStored } from '../core/storedJson';
+import { PACE_SECONDS, type Pacer, type PaceState, parsePaceState, recallPace } from './pace';
 import type { BatchSample, BatchSizer, Clock, DocumentCache } from './ports';
 
 /** A slice's entry: requests it has in flight now, and until when the entry counts (a slice killed leaves it). */
@@ -26,24 +27,18 @@ export function flightsKey(scope: string): string {
 }
 
 function parseFlights(raw: string | null | undefined, now: number): Record<string, Flight> {
-  try {
-    const all = JSON.parse(raw || '{}') as Record<string, Flight>;
-    const live: Record<string, Flight> = {};
-    for (const [token, flight] of Object.entries(all ?? {}))
-      if (Array.isArray(flight) && flight[1] > now) live[token] = flight;
-    return live;
-  } catch {
-    return {};
-  }
+  const all = parseStored(raw);
+  const live: Record<string, Flight> = {};
+  if (!isRecord(all)) return live;
+  for (const [token, flight] of Object.entries(all))
+    if (isFlight(flight) && flight[1] > now) live[token] = flight;
+  return live;
 }
 
-function parseState(raw: string | null | undefined): PaceState | undefined {
-  try {
-    const kept = JSON.parse(raw || '0') as PaceState | 0;
-    return kept && kept.size > 0 ? kept : undefined;
-  } catch {
-    return undefined;
-  }
+function isFlight(value: unknown): value is Flight {
+  return (
+    Array.isArray(value) && value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number'
+  );
 }
 
 /** The slices of the run now: live entries in the cache, and the run's kept pace (undefined: none kept). */
@@ -58,7 +53,7 @@ export function readSlices(
   return {
     slices: flights.length,
     sending: flights.reduce((sum, [sending]) => sum + sending, 0),
-    state: parseState(read[PACE_PREFIX + scope]),
+    state: parsePaceState(read[PACE_PREFIX + scope]),
   };
 }
 
@@ -142,7 +137,7 @@ export class SharedPace implements BatchSizer {
     const now = this.clock.now();
     const read = this.cache.getAll([PACE_PREFIX + this.scope, flightsKey(this.scope)]);
     this.flights = parseFlights(read[flightsKey(this.scope)], now);
-    const kept = parseState(read[PACE_PREFIX + this.scope]);
+    const kept = parsePaceState(read[PACE_PREFIX + this.scope]);
     if (kept) {
       const notBefore = Math.max(kept.notBefore ?? 0, this.pacer.state.notBefore ?? 0);
       // As loadPace reads it: losses faded, the ceiling the run's cap while no 429 was met (Start's key check

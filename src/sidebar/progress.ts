@@ -103,7 +103,7 @@ export function paceNotice(p: Progress): string {
 /** For the starter: what closing the sidebar does to a running run. */
 export function driverNotice(p: Progress): string {
   return !p.readOnly && p.state === 'running'
-    ? 'Keep this sidebar open: it drives the run. Closed, the run waits; opening the sidebar again resumes it.'
+    ? 'Keep this sidebar open: it drives the run. Closing it pauses the run; opening the sidebar again resumes it.'
     : '';
 }
 

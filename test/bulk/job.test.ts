@@ -66,7 +66,7 @@ describe('a run seen by someone who did not start it, and a run waiting for its 
     const mine = view('starter-id');
     expect(mine.readOnly).toBeUndefined();
     expect(canPause(mine) && canCancel(mine)).toBe(true);
-    expect(driverNotice(mine)).toMatch(/Closed, the run waits; opening the sidebar again resumes it/);
+    expect(driverNotice(mine)).toMatch(/Closing it pauses the run; opening the sidebar again resumes it/);
     const theirs = view('someone-else');
     expect(theirs).toMatchObject({ readOnly: true, startedBy: 'owner@example.com' });
     expect(canPause(theirs) || canResume(theirs) || canCancel(theirs)).toBe(false);

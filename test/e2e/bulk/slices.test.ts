@@ -108,6 +108,30 @@ function release(): void {
   releaseHold = undefined;
 }
 
+/** Starts a run of `rows` rows and two more slices beside it, each holding its first batch at the sandbox. */
+async function startThreeHeld(
+  w: World,
+  rows: number,
+): Promise<{ first: Promise<ExecutionResult>; others: Array<Promise<ExecutionResult>> }> {
+  const { first } = await startHeld(w, rows);
+  await waitFor(() => w.sandbox.service.held === BATCH, 10_000);
+  const others = [
+    w.env.execute('continueEnrichment', [], w.as()),
+    w.env.execute('continueEnrichment', [], w.as()),
+  ];
+  await waitFor(() => w.sandbox.service.held === 3 * BATCH, 10_000);
+  return { first, others };
+}
+
+/** Every one of `rows` profiles charged exactly once, the credits log equal to the ledger, each result beside its URL. */
+function expectEachPaidOnce(w: World, rows: number): void {
+  const charges = chargesByProfile(w);
+  expect(charges.size).toBe(rows);
+  expect([...charges.values()].every((count) => count === 1)).toBe(true);
+  expectLogEqualsLedger(w);
+  expect(mismatches(w.env.values(w.ss.id, `A2:D${rows + 1}`))).toEqual([]);
+}
+
 describe('several slices of one run at once', () => {
   it('two slices leasing at once beside the first get disjoint windows; each profile is paid once', async () => {
     world = await startWorld({
@@ -135,11 +159,7 @@ describe('several slices of one run at once', () => {
     expect(done.state).toBe('done');
     expect(done.processed).toBe(50);
     expect(done.creditsUsed).toBe(50);
-    const charges = chargesByProfile(world);
-    expect(charges.size).toBe(50);
-    expect([...charges.values()].every((count) => count === 1)).toBe(true);
-    expectLogEqualsLedger(world);
-    expect(mismatches(world.env.values(world.ss.id, 'A2:D51'))).toEqual([]);
+    expectEachPaidOnce(world, 50);
   });
 
   it('a slice killed mid-window leaves its window to be leased again after its lease ends; its profiles paid at most once more', async () => {
@@ -188,13 +208,7 @@ describe('several slices of one run at once', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
     });
     await warmWorkers(world, 5);
-    const { first } = await startHeld(world, 60);
-    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
-    const others = [
-      world.env.execute('continueEnrichment', [], world.as()),
-      world.env.execute('continueEnrichment', [], world.as()),
-    ];
-    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const { first, others } = await startThreeHeld(world, 60);
     const paused = (await world.env.run('pauseEnrichment', [], world.as())) as ProgressView;
     expect(paused.state).toBe('paused');
     release();
@@ -249,11 +263,7 @@ describe('several slices of one run at once', () => {
     const ledger = lookups(world);
     expect(ledger.filter((entry) => entry.organization === EDITOR_ORG)).toEqual([]);
     expect(ledger.every((entry) => entry.organization === ORG)).toBe(true);
-    const charges = chargesByProfile(world);
-    expect(charges.size).toBe(40);
-    expect([...charges.values()].every((count) => count === 1)).toBe(true);
-    expectLogEqualsLedger(world);
-    expect(mismatches(world.env.values(world.ss.id, 'A2:D41'))).toEqual([]);
+    expectEachPaidOnce(world, 40);
   });
 
   it('a sort and rows inserted while three slices hold windows: no row written beside another URL, none left empty, each profile paid once', async () => {
@@ -263,13 +273,7 @@ describe('several slices of one run at once', () => {
     });
     world.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
     await warmWorkers(world, 5);
-    const { first } = await startHeld(world, 60);
-    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
-    const others = [
-      world.env.execute('continueEnrichment', [], world.as()),
-      world.env.execute('continueEnrichment', [], world.as()),
-    ];
-    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const { first, others } = await startThreeHeld(world, 60);
     const leased = liveWindows(world);
     expect(leased).toHaveLength(3);
     // The slices' 30 URLs were read from rows 2..31; an editor sorts the sheet (Data › Sort range, Z → A) and
@@ -346,13 +350,7 @@ describe('several slices of one run at once', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
     });
     await warmWorkers(world, 5);
-    const { first } = await startHeld(world, 60);
-    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
-    const others = [
-      world.env.execute('continueEnrichment', [], world.as()),
-      world.env.execute('continueEnrichment', [], world.as()),
-    ];
-    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const { first, others } = await startThreeHeld(world, 60);
     // The sidebar's page goes away: its pagehide calls sidebarClosed. Another editor's closing sidebar changes nothing.
     const editors = (await world.env.run('sidebarClosed', [], world.as(EDITOR))) as ProgressView;
     expect(editors).toMatchObject({ state: 'running', readOnly: true });
@@ -382,11 +380,7 @@ describe('several slices of one run at once', () => {
     const done = await drive(world);
     expect(done.state).toBe('done');
     expect(done.creditsUsed).toBe(60);
-    const charges = chargesByProfile(world);
-    expect(charges.size).toBe(60);
-    expect([...charges.values()].every((count) => count === 1)).toBe(true);
-    expectLogEqualsLedger(world);
-    expect(mismatches(world.env.values(world.ss.id, 'A2:D61'))).toEqual([]);
+    expectEachPaidOnce(world, 60);
   });
 
   it('the sidebar closed during three slices without a word to the server: once their time is up the run reads as paused, spends nothing, and goes on when the sidebar opens', async () => {
@@ -395,13 +389,7 @@ describe('several slices of one run at once', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
     });
     await warmWorkers(world, 5);
-    const { first } = await startHeld(world, 80);
-    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
-    const others = [
-      world.env.execute('continueEnrichment', [], world.as()),
-      world.env.execute('continueEnrichment', [], world.as()),
-    ];
-    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const { first, others } = await startThreeHeld(world, 80);
     // The sidebar is closed and its pagehide call is lost: nobody calls again. The slices' time is up while their
     // lookups are on the way (the emulator's clock): each writes its window and ends.
     world.env.advanceClock(DEFAULT_STEP_BUDGET_MS);
@@ -424,11 +412,7 @@ describe('several slices of one run at once', () => {
     const done = await drive(world);
     expect(done.state).toBe('done');
     expect(done.creditsUsed).toBe(80);
-    const charges = chargesByProfile(world);
-    expect(charges.size).toBe(80);
-    expect([...charges.values()].every((count) => count === 1)).toBe(true);
-    expectLogEqualsLedger(world);
-    expect(mismatches(world.env.values(world.ss.id, 'A2:D81'))).toEqual([]);
+    expectEachPaidOnce(world, 80);
   });
 
   it('Cancel during three slices: each writes its batch and stops; the run reports their sum and the credits log equals the ledger', async () => {
@@ -437,13 +421,7 @@ describe('several slices of one run at once', () => {
       scriptProperties: { ENRICH_BATCH_SIZE: String(BATCH) },
     });
     await warmWorkers(world, 5);
-    const { first } = await startHeld(world, 60);
-    await waitFor(() => world?.sandbox.service.held === BATCH, 10_000);
-    const others = [
-      world.env.execute('continueEnrichment', [], world.as()),
-      world.env.execute('continueEnrichment', [], world.as()),
-    ];
-    await waitFor(() => world?.sandbox.service.held === 3 * BATCH, 10_000);
+    const { first, others } = await startThreeHeld(world, 60);
     const cancelled = (await world.env.run('cancelEnrichment', [], world.as())) as ProgressView;
     expect(cancelled.state).toBe('cancelled');
     release();

@@ -1,0 +1,414 @@
+/**
+ * The sending step (src/lookup/pipeline.ts) over plain objects: a transport that answers by script on the fake clock,
+ * a store that records its writes, claims in a cache in memory. Each charged answer stored once and before its
+ * claim is released, retries after their backoff or Retry-After, a halt that ends the sending, an answer lost twice
+ * never sent a third time, keys another execution paid for never sent.
+ */
+
+import { DEFAULT_RETRY, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
+import { fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
+import { claimKey, claimScope } from '../../src/lookup/claims';
+import {
+  endSending,
+  type SendReport,
+  type SendRequest,
+  sendBatches,
+  settleCheck,
+  startSending,
+} from '../../src/lookup/pipeline';
+import type { BatchSizer, LookupPorts, SendBudget, SendCheck, SentBatch } from '../../src/lookup/ports';
+import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
+import { memoryCache, testClock } from '../support/platform';
+import { found } from '../support/results';
+
+const server = serviceError('server_error', 'The service failed (HTTP 500).', {
+  status: 500,
+  retryable: true,
+});
+const payment = serviceError('payment_required', 'Out of credits (HTTP 402).', {
+  status: 402,
+  effect: 'pause',
+});
+const badUrl = serviceError('bad_request', 'The service did not accept this profile URL (HTTP 400).', {
+  status: 400,
+});
+const reset = serviceError('transport', 'The service could not be reached (reset).', { retryable: true });
+function tooMany(retryAfterMs?: number) {
+  return {
+    ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status: 429, retryable: true }),
+    retryAfterMs,
+  };
+}
+
+/** What the service answers a URL on its n-th request (1 first); 'lost' loses the whole batch. */
+type Script = (url: string, n: number) => LookupOutcome | 'lost';
+
+/**
+ * A world of plain objects: `events` records store writes and claim releases in order; `requests` counts the
+ * requests per URL (each a credit when answered with a result).
+ */
+function world(keys: string[], script: Script, options: { batchMs?: number; budget?: SendBudget } = {}) {
+  const clock = testClock();
+  const events: string[] = [];
+  const cacheEntries = new Map<string, string>();
+  const cache = memoryCache(cacheEntries, (call, names) => {
+    if (call === 'removeAll') events.push(`release ${names.length}`);
+  });
+  const requests = new Map<string, number>();
+  const batches: string[][] = [];
+  const stored: Array<[string, LookupResult]> = [];
+  const lostWrites: string[][] = [];
+  const sleeps: number[] = [];
+  const baseSleep = clock.sleep;
+  clock.sleep = (ms: number) => {
+    sleeps.push(ms);
+    baseSleep(ms);
+  };
+  const ports = {
+    cache,
+    clock,
+    lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+    store: {
+      getMany: () => new Map(),
+      readStored: () => {
+        throw new Error('not reached');
+      },
+      snapshot: () => () => undefined,
+      putMany: (entries: Array<[string, LookupResult]>, _sending?: readonly string[], lost?: string[]) => {
+        events.push(`store ${entries.length}`);
+        stored.push(...entries);
+        if (lost) lostWrites.push(lost);
+      },
+    },
+    transport: {
+      sendBatch: (urls: string[]): SentBatch => {
+        batches.push(urls);
+        const answers = urls.map((url) => {
+          const n = (requests.get(url) ?? 0) + 1;
+          requests.set(url, n);
+          return script(url, n);
+        });
+        clock.sleep(options.batchMs ?? 400);
+        if (answers.includes('lost'))
+          return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+        return { outcomes: answers as LookupOutcome[], sent: urls.length, lost: false };
+      },
+    },
+  } as unknown as LookupPorts;
+  const holds: number[] = [];
+  const sizer: BatchSizer = { ...fixedBatchSize(10), hold: (until) => holds.push(until) };
+  const request: SendRequest = {
+    claimed: new Map(keys.map((key) => [key, `https://www.${key}`])),
+    apiKey: 'key-of-ann-123',
+    endpoint: 'https://api.test/api/v1/network_finder',
+    retry: DEFAULT_RETRY,
+    batchSize: sizer,
+    budget: options.budget ?? sliceBudget(clock.now() + 120_000),
+  };
+  const claims = claimScope(cache);
+  claims.put(keys, '1', 30);
+  const run = (): SendReport => {
+    const sending = startSending(request, claims);
+    sendBatches(ports, request, sending);
+    return endSending(sending);
+  };
+  const claimsHeld = () => keys.filter((key) => cacheEntries.has(claimKey(key)));
+  return {
+    ports,
+    clock,
+    events,
+    requests,
+    batches,
+    stored,
+    lostWrites,
+    sleeps,
+    holds,
+    request,
+    claims,
+    run,
+    claimsHeld,
+  };
+}
+
+const A = 'network.com/in/ann';
+const B = 'network.com/in/bob';
+const C = 'network.com/in/cat';
+
+describe('sendBatches', () => {
+  it('sends each key once, stores every result, then releases the claims', () => {
+    const w = world([A, B, C], (url) => found(`${url.slice(-3)}@acme.test`));
+    const report = w.run();
+    expect(w.batches).toHaveLength(1);
+    expect(report.requestsSent).toBe(3);
+    expect(w.stored.map(([key]) => key)).toEqual([A, B, C]);
+    expect(w.events[0]).toBe('store 3');
+    expect(w.events.slice(1)).toContain('release 3');
+    expect(w.claimsHeld()).toEqual([]);
+    expect(report.outcomes.get(B)).toEqual(found('bob@acme.test'));
+  });
+
+  it('sends the URL as the user wrote it, keyed by its normalised form', () => {
+    const w = world([A], () => found('ann@acme.test'));
+    w.run();
+    expect(w.batches).toEqual([[`https://www.${A}`]]);
+  });
+
+  it('retries a 500 after the backoff, and stores its result once', () => {
+    const w = world([A], (_, n) => (n === 1 ? server : found('ann@acme.test')));
+    const report = w.run();
+    expect(w.requests.get(`https://www.${A}`)).toBe(2);
+    expect(w.sleeps).toContain(DEFAULT_RETRY.baseDelayMs);
+    expect(w.stored).toEqual([[A, found('ann@acme.test')]]);
+    expect(report.outcomes.get(A)).toEqual(found('ann@acme.test'));
+  });
+
+  it('gives up on a 500 after maxAttempts tries, the row an ERROR, nothing stored', () => {
+    const w = world([A], () => server);
+    const report = w.run();
+    expect(w.requests.get(`https://www.${A}`)).toBe(DEFAULT_RETRY.maxAttempts);
+    expect(report.outcomes.get(A)).toMatchObject({ error: 'server_error' });
+    expect(w.stored).toEqual([]);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+
+  it("honours a 429's Retry-After: no request before it has passed, and the sizer holds it for the next execution", () => {
+    const sentAt: number[] = [];
+    let clock: { now(): number } = { now: () => 0 };
+    const w = world([A], (_, n) => {
+      sentAt.push(clock.now());
+      return n === 1 ? tooMany(7_000) : found('ann@acme.test');
+    });
+    clock = w.clock;
+    w.run();
+    expect(sentAt).toHaveLength(2);
+    expect(sentAt[1] - sentAt[0]).toBeGreaterThanOrEqual(400 + 7_000);
+    expect(w.holds).toEqual([sentAt[0] + 400 + 7_000]);
+  });
+
+  it('retries a 429 up to RATE_LIMITED_ATTEMPTS tries (a refusal is never charged)', () => {
+    const w = world([A], () => tooMany(1_000));
+    w.run();
+    expect(w.requests.get(`https://www.${A}`)).toBe(RATE_LIMITED_ATTEMPTS);
+  });
+
+  it('a Retry-After past the budget ends the sending: the key is left for a later run, not an ERROR', () => {
+    const clock = testClock();
+    const w = world([A, B], () => tooMany(60_000), { budget: sliceBudget(clock.now() + 20_000) });
+    const report = w.run();
+    expect(report.requestsSent).toBe(2);
+    expect(report.outcomes.size).toBe(0);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+
+  it('a 402 halts the sending: no request after it, the claims of the keys left released', () => {
+    const w = world([A, B, C], (url) => (url.endsWith('ann') ? payment : found('x@acme.test')));
+    w.request.batchSize = fixedBatchSize(1);
+    const report = w.run();
+    expect(report.halt).toEqual(payment);
+    expect(w.batches).toEqual([[`https://www.${A}`]]);
+    expect(report.outcomes.has(B)).toBe(false);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+
+  it('a 400 is settled at once: not retried, nothing stored (no credit)', () => {
+    const w = world([A], () => badUrl);
+    const report = w.run();
+    expect(w.requests.get(`https://www.${A}`)).toBe(1);
+    expect(report.outcomes.get(A)).toEqual(badUrl);
+    expect(w.stored).toEqual([]);
+  });
+
+  it('a lost batch: its keys go again alone, at most MAX_LOST_SENDS times each, then an ERROR with a time', () => {
+    const w = world([A, B], () => 'lost');
+    const report = w.run();
+    for (const key of [A, B]) expect(w.requests.get(`https://www.${key}`)).toBe(MAX_LOST_SENDS);
+    expect(w.batches[0]).toHaveLength(2);
+    for (const batch of w.batches.slice(1)) expect(batch).toHaveLength(1);
+    expect(report.lostAnswers).toBe(2 + (MAX_LOST_SENDS - 1) * 2);
+    expect(w.lostWrites[0]).toEqual([A, B]);
+    const error = report.outcomes.get(A);
+    expect(error).toMatchObject({ error: 'transport', notBefore: expect.any(Number) });
+    expect(error?.kind === 'error' && error.message).toMatch(/not sent again before \d\d:\d\d/);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+
+  it('a key lost once and answered on its second try is stored once', () => {
+    const w = world([A], (_, n) => (n === 1 ? 'lost' : found('ann@acme.test')));
+    const report = w.run();
+    expect(w.stored).toEqual([[A, found('ann@acme.test')]]);
+    expect(report.outcomes.get(A)).toEqual(found('ann@acme.test'));
+  });
+
+  it('a busy lock before a batch ends the sending with nothing sent, and the claims released', () => {
+    const w = world([A], () => found('ann@acme.test'));
+    w.ports.store.beginSend = () => ({
+      send: [A],
+      stored: new Map(),
+      elsewhere: [],
+      full: [],
+      lost: new Map(),
+      held: [],
+    });
+    w.ports.lock.tryWith = () => undefined;
+    const report = w.run();
+    expect(report.lockBusy).toBe(true);
+    expect(report.requestsSent).toBe(0);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+
+  it("a gate's word before a later batch stops the sending there", () => {
+    const w = world([A, B], () => found('x@acme.test'));
+    w.request.batchSize = fixedBatchSize(1);
+    const out = serviceError('config', 'Stopped.');
+    let asked = 0;
+    w.request.beforeBatch = () => (++asked > 1 ? out : undefined);
+    const report = w.run();
+    expect(report.stopped).toEqual(out);
+    expect(report.requestsSent).toBe(1);
+    expect(report.outcomes.has(B)).toBe(false);
+    expect(w.claimsHeld()).toEqual([]);
+  });
+});
+
+describe('settleCheck', () => {
+  function check(partial: Partial<SendCheck>): SendCheck {
+    return { send: [], stored: new Map(), elsewhere: [], full: [], lost: new Map(), held: [], ...partial };
+  }
+
+  it('a key another execution stored meanwhile settles with its result: not sent, no credit, its claim released', () => {
+    const w = world([A, B, C], () => found('x@acme.test'));
+    const sending = startSending(w.request, w.claims);
+    const theirs = found('bob@acme.test');
+    const confirmed = settleCheck(
+      w.ports,
+      sending,
+      check({ send: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
+    );
+    expect(confirmed.send).toEqual([A]);
+    expect(sending.report.alreadyKept.get(B)).toEqual(theirs);
+    expect(sending.report.elsewhere).toEqual([C]);
+    expect(sending.queue.keys).toEqual([A]);
+    expect(w.claimsHeld().sort()).toEqual([A, C].sort());
+  });
+
+  it('a key the store cannot keep now is reported unsaved and left unsent', () => {
+    const w = world([A, B], () => found('x@acme.test'));
+    const sending = startSending(w.request, w.claims);
+    settleCheck(w.ports, sending, check({ send: [A], full: [B] }));
+    expect(sending.report.unsaved).toEqual([B]);
+    expect(sending.queue.keys).toEqual([A]);
+    expect(w.claimsHeld()).toEqual([A]);
+  });
+
+  it('a key lost twice before (in any execution) settles as an ERROR until its mark ends, unsent', () => {
+    const w = world([A, B], () => found('x@acme.test'));
+    const sending = startSending(w.request, w.claims);
+    const until = w.clock.now() + 3 * 3600_000;
+    settleCheck(
+      w.ports,
+      sending,
+      check({ send: [B], lost: new Map([[A, MAX_LOST_SENDS]]), lostUntil: new Map([[A, until]]), held: [A] }),
+    );
+    expect(sending.report.outcomes.get(A)).toMatchObject({ error: 'transport', notBefore: until });
+    expect(sending.queue.keys).toEqual([B]);
+    expect(w.claimsHeld()).toEqual([B]);
+  });
+
+  it('a key lost once before stays queued and goes alone', () => {
+    const w = world([A, B, C], () => found('x@acme.test'));
+    const sending = startSending(w.request, w.claims);
+    settleCheck(w.ports, sending, check({ send: [], lost: new Map([[A, 1]]), held: [A] }));
+    expect(sending.queue.keys).toEqual([A, B, C]);
+    sendBatches(w.ports, w.request, sending);
+    expect(w.batches[0]).toEqual([`https://www.${A}`]);
+  });
+});
+
+describe('two executions at once over one store', () => {
+  /**
+   * A store that records batches being sent (as beginSend does, durably) and results; both executions' claims
+   * vanished (a best-effort cache), so only the store keeps a URL from being paid twice.
+   */
+  function sharedStore() {
+    const results = new Map<string, LookupResult>();
+    const beingSent = new Set<string>();
+    const store = {
+      getMany: () => new Map(),
+      readStored: () => {
+        throw new Error('not reached');
+      },
+      snapshot: () => () => undefined,
+      putMany: (entries: Array<[string, LookupResult]>, sending?: readonly string[]) => {
+        for (const [key, result] of entries) results.set(key, result);
+        for (const key of sending ?? []) beingSent.delete(key);
+      },
+      beginSend: (batch: string[]): SendCheck => {
+        const stored = new Map(
+          batch.filter((key) => results.has(key)).map((key) => [key, results.get(key) as LookupResult]),
+        );
+        const elsewhere = batch.filter((key) => !stored.has(key) && beingSent.has(key));
+        const send = batch.filter((key) => !stored.has(key) && !beingSent.has(key));
+        for (const key of send) beingSent.add(key);
+        return { send, stored, elsewhere, full: [], lost: new Map(), held: [], sending: send };
+      },
+    };
+    return { store, results };
+  }
+
+  function execution(store: ReturnType<typeof sharedStore>['store'], keys: string[], during?: () => void) {
+    const clock = testClock();
+    const paid: string[] = [];
+    const ports = {
+      cache: null,
+      clock,
+      lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
+      store,
+      transport: {
+        sendBatch: (urls: string[]): SentBatch => {
+          paid.push(...urls);
+          during?.();
+          clock.sleep(400);
+          return {
+            outcomes: urls.map((url) => found(`${url.slice(-3)}@acme.test`)),
+            sent: urls.length,
+            lost: false,
+          };
+        },
+      },
+    } as unknown as LookupPorts;
+    const request: SendRequest = {
+      claimed: new Map(keys.map((key) => [key, key])),
+      apiKey: 'key-of-ann-123',
+      endpoint: 'https://api.test/api/v1/network_finder',
+      retry: DEFAULT_RETRY,
+      batchSize: fixedBatchSize(10),
+      budget: sliceBudget(clock.now() + 60_000),
+    };
+    const run = () => {
+      const sending = startSending(request, claimScope(null));
+      sendBatches(ports, request, sending);
+      return endSending(sending);
+    };
+    return { paid, run };
+  }
+
+  it('a URL the other execution is sending, or has stored, is not paid again', () => {
+    const { store, results } = sharedStore();
+    let second: SendReport | undefined;
+    const other = execution(store, [A, B, C]);
+    const first = execution(store, [A, B], () => {
+      second ??= other.run();
+    });
+    const firstReport = first.run();
+    const third = execution(store, [A, B, C]);
+    const thirdReport = third.run();
+
+    const paid = [...first.paid, ...other.paid, ...third.paid];
+    expect(paid.sort()).toEqual([A, B, C].sort());
+    expect(second?.elsewhere.sort()).toEqual([A, B].sort());
+    expect(firstReport.outcomes.size).toBe(2);
+    expect([...thirdReport.alreadyKept.keys()].sort()).toEqual([A, B, C].sort());
+    expect(third.paid).toEqual([]);
+    expect(results.size).toBe(3);
+  });
+});
