@@ -1,0 +1,93 @@
+import type { Settings } from '../../src/api';
+import { cancelRun, createWatchRun, watchPlanner } from '../../src/bulk/forWatch';
+import { loadJob, saveJob } from '../../src/bulk/jobStore';
+import { readColumn } from '../../src/bulk/plan';
+import type { ScriptConfig } from '../../src/core/config';
+import { parseNetworkHosts } from '../../src/core/url';
+import type { LookupPorts } from '../../src/lookup/ports';
+import type { Platform } from '../../src/platform/platform';
+import { testJob } from '../support/job';
+import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+
+const HOSTS = parseNetworkHosts('network.com');
+const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
+const url = (n: number) => `https://network.com/in/p${n}`;
+
+function world() {
+  const properties = new MemoryProperties();
+  const platform: Platform = testPlatform({
+    documentProperties: () => properties,
+    clock: testClock() as Platform['clock'],
+    lock: freeLock,
+    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    runner: { id: () => null, ensureId: () => 'trigger', email: () => '' },
+    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
+    heldAfterLosses: () => new Map(),
+  });
+  return { platform, properties };
+}
+
+/** The watch's plan of column A (header in row 1). */
+function watched(platform: Platform, sheet: MemorySheet) {
+  const read = readColumn(
+    { sheet, block: { row: 2, column: 1, rows: sheet.rows.length - 1, columns: 1 } },
+    false,
+  );
+  return { plan: watchPlanner(platform, SETTINGS, undefined)(read), read, sheet, settings: SETTINGS };
+}
+
+const sheetOf = () =>
+  new MemorySheet([
+    ['Profile', 'Email', 'Email status', 'Catch-all', 'Note'],
+    [url(2)],
+    [url(3), 'a@acme.test', 'VALID', true, ''],
+  ]);
+
+describe('watchPlanner', () => {
+  it('plans as a run does over rows without a result, never waiting for a confirmation (no one is there)', () => {
+    const { platform } = world();
+    const { plan } = watched(platform, sheetOf());
+    expect(plan).toMatchObject({ mode: 'all', credits: 1, alreadyDone: 1, needsConfirm: false });
+  });
+});
+
+describe('createWatchRun', () => {
+  it("creates the watch's run, owned by the watch's creator", () => {
+    const { platform } = world();
+    const job = createWatchRun(platform, watched(platform, sheetOf()), 'creator', 'ann@acme.test');
+    expect(job).toMatchObject({
+      origin: 'watch',
+      ownerId: 'creator',
+      ownerName: 'ann@acme.test',
+      state: 'running',
+    });
+    expect(loadJob(platform)?.id).toBe(job?.id);
+  });
+
+  it('creates nothing while another run is under way, and touches no cell', () => {
+    const { platform } = world();
+    saveJob(platform, testJob('running', { id: 'person' }));
+    const sheet = sheetOf();
+    expect(createWatchRun(platform, watched(platform, sheet), 'creator', 'ann@acme.test')).toBeNull();
+    expect(sheet.writes).toBe(0);
+    expect(loadJob(platform)?.id).toBe('person');
+  });
+});
+
+describe('cancelRun', () => {
+  it('cancels the run it names while active, and no other', () => {
+    const { platform } = world();
+    saveJob(platform, testJob('running', { id: 'person' }));
+    cancelRun(platform, 'watch-run');
+    expect(loadJob(platform)?.state).toBe('running');
+    cancelRun(platform, 'person');
+    expect(loadJob(platform)?.state).toBe('cancelled');
+  });
+
+  it('leaves an ended run as it ended', () => {
+    const { platform } = world();
+    saveJob(platform, testJob('done', { id: 'w' }));
+    cancelRun(platform, 'w');
+    expect(loadJob(platform)?.state).toBe('done');
+  });
+});

@@ -1,0 +1,111 @@
+import { parseRunRequest, readColumn } from '../../src/bulk/plan';
+import { TRIAL_PROFILES } from '../../src/core/limits';
+import { MemorySheet } from '../support/platform';
+
+const url = (n: number) => `https://network.com/in/p${n}`;
+const column = (sheet: MemorySheet, row: number, rows: number, col = 1) => ({
+  sheet,
+  block: { row, column: col, rows, columns: 1 },
+});
+
+describe('readColumn', () => {
+  it('finds the header above the selected URLs and reads every column right of them', () => {
+    const sheet = new MemorySheet([
+      ['Profile', 'Company'],
+      [url(2), 'Acme', '', '', '', '', '', 'far'],
+      [url(3), 'Beta'],
+    ]);
+    const read = readColumn(column(sheet, 2, 2), false);
+    expect(read).toMatchObject({
+      headerRow: 1,
+      firstRow: 2,
+      lastRow: 3,
+      urlColumn: 1,
+      header: expect.arrayContaining(['Profile']),
+    });
+    expect(read.rows[0]).toHaveLength(8);
+    expect(read.rows[0][7]).toBe('far');
+  });
+
+  it('takes a selected header as the header, and the URLs under it as the rows', () => {
+    const sheet = new MemorySheet([['Profile'], [url(2)], [url(3)]]);
+    expect(readColumn(column(sheet, 1, 3), false)).toMatchObject({ headerRow: 1, firstRow: 2, lastRow: 3 });
+  });
+
+  it('ends a whole-column selection at the last row with data, and its rows at the first and last URL', () => {
+    const sheet = new MemorySheet([['Profile'], [''], [url(3)], [''], [url(5)], [''], ['', 'x']]);
+    const read = readColumn(column(sheet, 1, 1_000_000), false);
+    expect(read).toMatchObject({ firstRow: 3, lastRow: 5 });
+    expect(read.rows.map((row) => row[0])).toEqual([url(3), '', url(5)]);
+  });
+
+  it('reads at least the output columns, never past the sheet', () => {
+    const wide = readColumn(column(new MemorySheet([[url(1)]], { columns: 26 }), 1, 1), true);
+    expect(wide.rows[0]).toHaveLength(7);
+    const narrow = readColumn(column(new MemorySheet([[url(1)]], { columns: 3 }), 1, 1), true);
+    expect(narrow.rows[0]).toHaveLength(3);
+    expect(narrow.maxColumns).toBe(3);
+  });
+
+  it("reads a formula beside the URLs as the user's, even one showing nothing", () => {
+    const sheet = new MemorySheet([[url(1), '=IF(TRUE,"","")']]);
+    expect(readColumn(column(sheet, 1, 1), false).rows[0][1]).toBe('=IF(TRUE,"","")');
+  });
+
+  it('refuses empty cells and a header without URLs under it, saying what to select', () => {
+    const sheet = new MemorySheet([['Profile'], [''], ['', 'x']]);
+    expect(() => readColumn(column(sheet, 1, 3), false)).toThrow(/no profile URLs under the header/);
+    expect(() => readColumn(column(new MemorySheet([[''], ['']]), 1, 2), false)).toThrow(
+      /selected cells are empty/,
+    );
+  });
+});
+
+describe('parseRunRequest', () => {
+  it('reads a request from plain values, defaulting to a run over the selection', () => {
+    expect(parseRunRequest(undefined)).toEqual({
+      source: 'selection',
+      mode: 'all',
+      includeUnprocessable: false,
+      recheck: false,
+    });
+    expect(
+      parseRunRequest({
+        source: 'lastRun',
+        mode: 'retry',
+        includeUnprocessable: true,
+        recheck: true,
+        placement: 'right',
+        trial: true,
+        target: { sheetId: 0, column: 2, row: 1, rows: 10 },
+        confirmedCredits: 12,
+      }),
+    ).toEqual({
+      source: 'lastRun',
+      mode: 'retry',
+      includeUnprocessable: true,
+      recheck: true,
+      placement: 'right',
+      trial: TRIAL_PROFILES,
+      target: { sheetId: 0, column: 2, row: 1, rows: 10 },
+      confirmedCredits: 12,
+    });
+  });
+
+  it('drops what it cannot trust: an unknown placement, a trial of another size, a broken target, negative credits', () => {
+    const request = parseRunRequest({
+      placement: 'everywhere',
+      trial: TRIAL_PROFILES + 1,
+      target: { sheetId: 1, column: 0, row: 1, rows: 1 },
+      confirmedCredits: -1,
+      includeUnprocessable: 'yes',
+    });
+    expect(request).toEqual({
+      source: 'selection',
+      mode: 'all',
+      includeUnprocessable: false,
+      recheck: false,
+    });
+    expect(parseRunRequest({ target: { sheetId: 1, column: 1.5, row: 1, rows: 1 } }).target).toBeUndefined();
+  });
+});

@@ -1,0 +1,164 @@
+import type { RunRequest, Settings } from '../../src/api';
+import type { ColumnRead } from '../../src/bulk/placement';
+import { columnPlanner } from '../../src/bulk/planner';
+import type { ScriptConfig } from '../../src/core/config';
+import { MAX_LOST_SENDS } from '../../src/core/limits';
+import { parseNetworkHosts } from '../../src/core/url';
+import type { LookupPorts } from '../../src/lookup/ports';
+import type { LookupResult } from '../../src/lookup/result';
+import type { Platform } from '../../src/platform/platform';
+import { testPlatform } from '../support/platform';
+
+const HOSTS = parseNetworkHosts('network.com');
+const url = (slug: string) => `https://www.network.com/in/${slug}`;
+const key = (slug: string) => `https://network.com/in/${slug}`;
+const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
+const ALL: Pick<RunRequest, 'mode' | 'includeUnprocessable' | 'recheck' | 'placement'> = {
+  mode: 'all',
+  includeUnprocessable: false,
+  recheck: false,
+  placement: 'insert',
+};
+const found: LookupResult = {
+  kind: 'found',
+  email: 'k@acme.test',
+  emailStatus: 'VALID',
+  catchAll: false,
+  accountType: 'professional',
+  profile: {},
+};
+const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private', profile: {} };
+
+function read(rows: unknown[][]): ColumnRead {
+  return {
+    sheetName: 'Leads',
+    urlColumn: 1,
+    maxColumns: 26,
+    headerRow: 1,
+    firstRow: 2,
+    lastRow: 1 + rows.length,
+    header: ['Profile'],
+    rows,
+  };
+}
+
+/** A platform whose result store holds `stored`; `asked` records the store's reads, `held` the losses asked. */
+function world(stored: Map<string, LookupResult>, lost = new Map<string, number>()) {
+  const asked: string[][] = [];
+  const heldAsked: Array<{ keys: string[]; atLeast: number }> = [];
+  const writable: boolean[] = [];
+  const platform: Platform = testPlatform({
+    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    lookupPorts: (canWrite: boolean) => {
+      writable.push(canWrite);
+      return {
+        store: {
+          getMany: (keys: string[]) => {
+            asked.push(keys);
+            return new Map(keys.flatMap((k) => (stored.has(k) ? [[k, stored.get(k) as LookupResult]] : [])));
+          },
+        },
+      } as unknown as LookupPorts;
+    },
+    heldAfterLosses: (keys, atLeast) => {
+      heldAsked.push({ keys, atLeast });
+      return new Map(keys.flatMap((k) => (lost.has(k) ? [[k, lost.get(k) as number]] : [])));
+    },
+  });
+  return { platform, asked, heldAsked, writable };
+}
+
+describe('columnPlanner', () => {
+  it('prices each new profile once, a stored one free, and reads the store once per profile across plans', () => {
+    const { platform, asked, writable } = world(new Map([[key('k'), found]]));
+    const plan = columnPlanner(platform, SETTINGS, ALL, null);
+    const rows = [[url('a')], [url('A/')], [url('k')], [url('b')]];
+    const first = plan(read(rows));
+    expect(first).toMatchObject({
+      credits: 2,
+      newProfiles: 2,
+      knownProfiles: 1,
+      duplicateRows: 1,
+      needsConfirm: true,
+    });
+    plan(read(rows.slice(0, 2)));
+    plan(read([...rows, [url('c')]]));
+    expect(asked).toEqual([[key('a'), key('k'), key('b')], [key('c')]]);
+    expect(writable).toEqual([false]);
+  });
+
+  it('pays again for stored results in a re-check, without reading the store', () => {
+    const { platform, asked } = world(new Map([[key('k'), found]]));
+    const plan = columnPlanner(
+      platform,
+      SETTINGS,
+      { ...ALL, recheck: true },
+      null,
+    )(read([[url('k')], [url('a')]]));
+    expect(plan).toMatchObject({ recheck: true, credits: 2, knownProfiles: 0 });
+    expect(asked).toEqual([]);
+  });
+
+  it('retries ERROR rows only, and UNPROCESSABLE ones too when asked, paying again for those', () => {
+    const stored = new Map([[key('u'), unprocessable]]);
+    const rows = [
+      [url('e'), '', 'ERROR', '', ''],
+      [url('u'), '', 'UNPROCESSABLE', '', ''],
+      [url('n'), '', 'NOT_FOUND', '', ''],
+    ];
+    const retry = { ...ALL, mode: 'retry' as const };
+    const errors = columnPlanner(world(stored).platform, SETTINGS, retry, null)(read(rows));
+    expect(errors).toMatchObject({
+      mode: 'retry',
+      redo: ['ERROR'],
+      lookupRows: 1,
+      alreadyDone: 2,
+      credits: 1,
+    });
+    const both = columnPlanner(
+      world(stored).platform,
+      SETTINGS,
+      { ...retry, includeUnprocessable: true },
+      null,
+    )(read(rows));
+    expect(both).toMatchObject({
+      redo: ['ERROR', 'UNPROCESSABLE'],
+      lookupRows: 2,
+      alreadyDone: 1,
+      credits: 2,
+    });
+    // A retry works where the results are: never in inserted columns.
+    expect(both.placement.kind).not.toBe('insert');
+  });
+
+  it('holds back a profile whose answer was lost, asking with the limit of lost sends', () => {
+    const until = Date.UTC(2026, 10, 27, 10);
+    const { platform, heldAsked } = world(new Map(), new Map([[key('e'), until]]));
+    const plan = columnPlanner(
+      platform,
+      SETTINGS,
+      ALL,
+      null,
+    )(
+      read([
+        [url('e'), '', 'ERROR', '', ''],
+        [url('a'), '', '', '', ''],
+      ]),
+    );
+    expect(plan).toMatchObject({ waitingRows: 1, waitUntil: until, credits: 1 });
+    expect(heldAsked).toEqual([{ keys: [key('e'), key('a')], atLeast: MAX_LOST_SENDS }]);
+  });
+
+  it('starts at once only under the threshold', () => {
+    const rows = [[url('a')], [url('b')]];
+    expect(columnPlanner(world(new Map()).platform, SETTINGS, ALL, 3)(read(rows)).needsConfirm).toBe(false);
+    expect(columnPlanner(world(new Map()).platform, SETTINGS, ALL, 2)(read(rows)).needsConfirm).toBe(true);
+  });
+
+  it("takes the request's placement unless another is chosen, and the settings' extra fields", () => {
+    const rows = [[url('a'), 'Acme']];
+    const plan = columnPlanner(world(new Map()).platform, { ...SETTINGS, extraFields: true }, ALL, null);
+    expect(plan(read(rows))).toMatchObject({ placement: { kind: 'insert', columns: 'B:G' } });
+    expect(plan(read(rows), 'right').placement).toMatchObject({ kind: 'right', columns: 'C:H' });
+  });
+});
