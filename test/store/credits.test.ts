@@ -1,0 +1,207 @@
+/**
+ * The credits log's rows: one per credit spent or maybe spent, who paid and where; the formulas' buffered records
+ * read back to the same rows; a row edited by hand is not counted as a charge.
+ */
+import { PROPERTY_RECORD_CHARS } from '../../src/core/limits';
+import type { LookupResult } from '../../src/lookup/result';
+import {
+  bufferedCharges,
+  type ChargeContext,
+  CREDITS_COLUMNS,
+  CREDITS_HEADER,
+  chargeRows,
+  contextTuple,
+  FORMULAS_CONTEXT,
+  isBlankRow,
+  isNoteRow,
+  isoTime,
+  LOST_OUTCOME_TEXT,
+  lostRowsOf,
+  OUTCOME_COLUMN,
+  outcomeOf,
+  parseChargeRow,
+  rowsOfBuffered,
+} from '../../src/store/credits';
+
+const NOW = Date.UTC(2026, 10, 28, 4, 5, 6, 789);
+const RUN: ChargeContext = {
+  source: 'run',
+  payer: 'ana@example.com',
+  payerId: 'p-ana',
+  where: 'job-1 Leads!B2:B9',
+};
+const found: LookupResult = {
+  kind: 'found',
+  email: 'a@example.com',
+  emailStatus: 'valid',
+  catchAll: false,
+  accountType: 'professional',
+  profile: {},
+};
+const noAddress: LookupResult = { kind: 'not_found', profile: {} };
+const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private profile', profile: {} };
+
+test('the header names every column, the outcome in its column', () => {
+  expect(CREDITS_HEADER).toHaveLength(CREDITS_COLUMNS);
+  expect(CREDITS_HEADER[OUTCOME_COLUMN - 1]).toBe('Outcome');
+});
+
+test('isoTime: UTC to the second', () => {
+  expect(isoTime(NOW)).toBe('2026-11-28T04:05:06Z');
+});
+
+test('every kept result is one charge; found, no address and unprocessable each say so', () => {
+  expect([found, noAddress, unprocessable].map(outcomeOf)).toEqual(['found', 'no address', 'unprocessable']);
+});
+
+test('chargeRows: a row per charged result, then a maybe-charged row per lost answer, each with the payer and place', () => {
+  const rows = chargeRows(
+    RUN,
+    [
+      ['p/ana', found],
+      ['p/bo', noAddress],
+    ],
+    ['p/cy', 'p/cy'],
+    NOW,
+  );
+  expect(rows).toEqual([
+    ['2026-11-28T04:05:06Z', 'run', 'ana@example.com', 'p-ana', 'p/ana', 'found', 'job-1 Leads!B2:B9'],
+    ['2026-11-28T04:05:06Z', 'run', 'ana@example.com', 'p-ana', 'p/bo', 'no address', 'job-1 Leads!B2:B9'],
+    [
+      '2026-11-28T04:05:06Z',
+      'run',
+      'ana@example.com',
+      'p-ana',
+      'p/cy',
+      LOST_OUTCOME_TEXT,
+      'job-1 Leads!B2:B9',
+    ],
+    [
+      '2026-11-28T04:05:06Z',
+      'run',
+      'ana@example.com',
+      'p-ana',
+      'p/cy',
+      LOST_OUTCOME_TEXT,
+      'job-1 Leads!B2:B9',
+    ],
+  ]);
+  for (const row of rows) expect(row).toHaveLength(CREDITS_COLUMNS);
+});
+
+describe('lostRowsOf', () => {
+  test("a run's record: lost answers paid by the run named in it", () => {
+    const rows = lostRowsOf({ k: ['p/a'], c: contextTuple(RUN) }, NOW);
+    expect(rows).toEqual([chargeRows(RUN, [], ['p/a'], NOW)[0]]);
+  });
+
+  test("a formulas' record, or one without a payer, is the formulas'", () => {
+    expect(lostRowsOf({ k: ['p/a'], b: 1 }, NOW)[0][1]).toBe('formulas');
+    expect(lostRowsOf({ k: ['p/a'] }, NOW)[0][2]).toBe(FORMULAS_CONTEXT.payer);
+  });
+});
+
+describe('buffered charges', () => {
+  test('read back to the rows the log would have had, with the time of the batch', () => {
+    const records = bufferedCharges(
+      [
+        ['p/ana', found],
+        ['p/bo', unprocessable],
+      ],
+      ['p/cy'],
+      NOW,
+    );
+    expect(records).toHaveLength(1);
+    expect(rowsOfBuffered(records[0])).toEqual(
+      chargeRows(
+        FORMULAS_CONTEXT,
+        [
+          ['p/ana', found],
+          ['p/bo', unprocessable],
+        ],
+        ['p/cy'],
+        NOW,
+      ),
+    );
+  });
+
+  test('many charges are split into records that each fit one property, none lost', () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `p/${i}-${'x'.repeat(100)}`);
+    const records = bufferedCharges([], keys, NOW);
+    expect(records.length).toBeGreaterThan(1);
+    for (const record of records) expect(record.length).toBeLessThanOrEqual(PROPERTY_RECORD_CHARS);
+    expect(records.flatMap(rowsOfBuffered).map((row) => row[4])).toEqual(keys);
+  });
+
+  test('nothing to buffer: no record', () => {
+    expect(bufferedCharges([], [], NOW)).toEqual([]);
+  });
+
+  test('a malformed record gives no rows; an item of an unknown letter is skipped', () => {
+    expect(rowsOfBuffered('not json')).toEqual([]);
+    expect(rowsOfBuffered(JSON.stringify({ at: NOW }))).toEqual([]);
+    expect(rowsOfBuffered(JSON.stringify(['yesterday', ['fp/a']]))).toEqual([]);
+    expect(
+      rowsOfBuffered(JSON.stringify([NOW, ['fp/a', 'zp/b', 7, 'lp/c']])).map((r) => [r[4], r[5]]),
+    ).toEqual([
+      ['p/a', 'found'],
+      ['p/c', LOST_OUTCOME_TEXT],
+    ]);
+  });
+});
+
+describe('parseChargeRow', () => {
+  test('reads a written row back, its time as text or a date', () => {
+    const [row] = chargeRows(RUN, [['p/ana', found]], [], NOW);
+    const charge = {
+      at: Date.UTC(2026, 10, 28, 4, 5, 6),
+      source: 'run',
+      payer: 'ana@example.com',
+      payerId: 'p-ana',
+      profile: 'p/ana',
+      outcome: 'found',
+      where: 'job-1 Leads!B2:B9',
+    };
+    expect(parseChargeRow(row)).toEqual(charge);
+    expect(parseChargeRow([new Date(charge.at), ...row.slice(1)])).toEqual(charge);
+  });
+
+  test('a lost answer reads back as lost', () => {
+    const [row] = chargeRows(FORMULAS_CONTEXT, [], ['p/x'], NOW);
+    expect(parseChargeRow(row)?.outcome).toBe('lost');
+  });
+
+  test('rows edited by hand are not charges: a number for a time, an unknown source or outcome, no profile', () => {
+    const [row] = chargeRows(RUN, [['p/ana', found]], [], NOW);
+    const edited = (column: number, value: unknown) => row.map((cell, i) => (i === column ? value : cell));
+    expect(parseChargeRow(edited(0, 46000))).toBeUndefined();
+    expect(parseChargeRow(edited(0, 'last Tuesday'))).toBeUndefined();
+    expect(parseChargeRow(edited(1, 'bulk'))).toBeUndefined();
+    expect(parseChargeRow(edited(4, ''))).toBeUndefined();
+    expect(parseChargeRow(edited(5, 'FOUND'))).toBeUndefined();
+    expect(parseChargeRow([])).toBeUndefined();
+  });
+});
+
+test("a watch's note (no profile) is neither a charge nor blank", () => {
+  const note = [
+    isoTime(NOW),
+    'watch',
+    'ana@example.com',
+    'p-ana',
+    '',
+    'stopped: the sheet was deleted',
+    'Leads',
+  ];
+  expect(isNoteRow(note)).toBe(true);
+  expect(parseChargeRow(note)).toBeUndefined();
+  expect(isBlankRow(note)).toBe(false);
+  expect(isNoteRow(chargeRows({ ...RUN, source: 'watch' }, [['p/a', found]], [], NOW)[0])).toBe(false);
+});
+
+test('a cleared row is blank; a row with anything in it is not', () => {
+  expect(isBlankRow(['', null, undefined, '', '', '', ''])).toBe(true);
+  expect(isBlankRow([])).toBe(true);
+  expect(isBlankRow(['', '', '', '', 'p/a', '', ''])).toBe(false);
+  expect(isBlankRow([0])).toBe(false);
+});
