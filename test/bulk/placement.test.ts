@@ -1,29 +1,12 @@
-import {
-  type ColumnRead,
-  canReuseOutputColumns,
-  cellsAt,
-  choosePlacement,
-  placementOptions,
-} from '../../src/bulk/placement';
+import { canReuseOutputColumns, cellsAt, choosePlacement, placementOptions } from '../../src/bulk/placement';
 import { outputHeaders } from '../../src/core/cells';
+import { columnRead } from '../support/columnRead';
 
 const TITLES = outputHeaders(false);
 const EXTRA_TITLES = outputHeaders(true);
 const URL = 'https://network.com/in/a';
 
-/** A read of column A with a header row: `header` and `rows` start at the URL cell. */
-function read(rows: unknown[][], header: unknown[] | null = ['Profile'], maxColumns = 26): ColumnRead {
-  return {
-    sheetName: 'Leads',
-    urlColumn: 1,
-    maxColumns,
-    headerRow: header ? 1 : null,
-    firstRow: header ? 2 : 1,
-    lastRow: (header ? 1 : 0) + rows.length,
-    header,
-    rows,
-  };
-}
+const read = columnRead;
 
 describe('cellsAt', () => {
   it('reads blank beyond a short row, and for a missing row', () => {

@@ -1,5 +1,4 @@
 import type { RunRequest, Settings } from '../../src/api';
-import type { ColumnRead } from '../../src/bulk/placement';
 import { columnPlanner } from '../../src/bulk/planner';
 import type { ScriptConfig } from '../../src/core/config';
 import { MAX_LOST_SENDS } from '../../src/core/limits';
@@ -7,6 +6,7 @@ import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupPorts } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
+import { columnRead } from '../support/columnRead';
 import { testPlatform } from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
@@ -29,18 +29,7 @@ const found: LookupResult = {
 };
 const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private', profile: {} };
 
-function read(rows: unknown[][]): ColumnRead {
-  return {
-    sheetName: 'Leads',
-    urlColumn: 1,
-    maxColumns: 26,
-    headerRow: 1,
-    firstRow: 2,
-    lastRow: 1 + rows.length,
-    header: ['Profile'],
-    rows,
-  };
-}
+const read = (rows: unknown[][]) => columnRead(rows);
 
 /** A platform whose result store holds `stored`; `asked` records the store's reads, `held` the losses asked. */
 function world(stored: Map<string, LookupResult>, lost = new Map<string, number>()) {

@@ -5,6 +5,7 @@ import { RunScope } from '../../src/bulk/runScope';
 import { columnLetters } from '../../src/core/a1';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/result';
+import { columnRead } from '../support/columnRead';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;
@@ -20,18 +21,7 @@ const found: LookupResult = {
 };
 const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private profile', profile: {} };
 
-function read(rows: unknown[][], header: unknown[] | null = ['Profile'], maxColumns = 26): ColumnRead {
-  return {
-    sheetName: 'Leads',
-    urlColumn: 1,
-    maxColumns,
-    headerRow: header ? 1 : null,
-    firstRow: header ? 2 : 1,
-    lastRow: (header ? 1 : 0) + rows.length,
-    header,
-    rows,
-  };
-}
+const read = columnRead;
 
 const OPTIONS: PlanOptions = {
   mode: 'all',

@@ -1,10 +1,10 @@
 import { countSelection } from '../../src/bulk/counting';
-import type { ColumnRead } from '../../src/bulk/placement';
 import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/result';
+import { columnRead } from '../support/columnRead';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;
@@ -20,18 +20,7 @@ const ROWS = [
   ['', '', '', '', ''],
 ];
 
-function read(rows: unknown[][]): ColumnRead {
-  return {
-    sheetName: 'Leads',
-    urlColumn: 1,
-    maxColumns: 26,
-    headerRow: null,
-    firstRow: 1,
-    lastRow: rows.length,
-    header: null,
-    rows,
-  };
-}
+const read = (rows: unknown[][]) => columnRead(rows, null);
 
 const ALL: PlanOptions = {
   mode: 'all',
