@@ -217,7 +217,7 @@ export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
  * many scripts running simultaneously".
  */
 export const USER_SIMULTANEOUS_EXECUTIONS = 30;
-/** Executions a bulk run leaves free: the sidebar's progress looks, formulas recalculating, another sidebar. */
+/** Executions a bulk run leaves free: the sidebar's progress looks, formulas being evaluated, another sidebar. */
 export const EXECUTIONS_LEFT_FREE = 10;
 /** Slices of one bulk run at once, at most, by default (script property BULK_SLICES for more). */
 export const DEFAULT_SLICES = 3;
