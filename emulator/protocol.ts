@@ -96,6 +96,8 @@ export interface DoneMessage {
   /** Calls the runtime answered itself (no RPC), by name, not yet reported. */
   counts: Record<string, number>;
   outputs: OutputData[];
+  /** When the script function was called, its files loaded (wall clock, as FetchRecord times). */
+  calledAt?: number;
 }
 
 export type WorkerMessage = StartedMessage | LogMessage | DoneMessage;

@@ -293,6 +293,7 @@ export class Environment extends SharedState implements ServiceHost {
       addCounts(this.counts, done.counts);
       for (const output of done.outputs) this.htmlOutputs.push({ execId: exec.id, ...output });
       result.ok = done.ok;
+      if (done.calledAt !== undefined) result.calledAt = done.calledAt;
       if (done.ok) result.value = done.value;
       else result.error = done.error;
     }
