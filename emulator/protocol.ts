@@ -100,7 +100,14 @@ export interface DoneMessage {
   calledAt?: number;
 }
 
-export type WorkerMessage = StartedMessage | LogMessage | DoneMessage;
+/** Utilities.sleep called: posted as the thread starts sleeping. */
+export interface SleepMessage {
+  type: 'sleep';
+  execId: number;
+  ms: number;
+}
+
+export type WorkerMessage = StartedMessage | LogMessage | SleepMessage | DoneMessage;
 
 // ---------------------------------------------------------------------- the RPC port
 

@@ -57,6 +57,8 @@ export class Environment extends SharedState implements ServiceHost {
   readonly triggers: TriggerRecord[] = [];
   readonly logs: LogLine[] = [];
   readonly fetches: FetchRecord[] = [];
+  /** Every Utilities.sleep call, recorded as the execution starts sleeping. */
+  readonly sleeps: Array<{ execId: number; ms: number }> = [];
   readonly executions: ExecutionResult[] = [];
   /** HTML outputs created by executions (shown or not). */
   readonly htmlOutputs: Array<{ execId: number; title: string; content: string }> = [];
@@ -128,6 +130,7 @@ export class Environment extends SharedState implements ServiceHost {
         return answer(this, exec, request.op, request.args);
       },
       log: (line) => this.logs.push(line),
+      sleep: (execId, ms) => this.sleeps.push({ execId, ms }),
       now: () => this.now(),
     });
   }

@@ -67,6 +67,10 @@ function rpc(op: string, args: unknown): RpcReply {
 
 const bridge: HostBridge = {
   ...nodeHelpers,
+  sleep(ms) {
+    port.postMessage({ type: 'sleep', execId: currentExec, ms });
+    nodeHelpers.sleep(ms);
+  },
   rpc,
   now: envNow,
   count(name) {
