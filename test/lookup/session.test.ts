@@ -1,16 +1,19 @@
 /**
  * The lookup session (src/lookup/session.ts, its claim step and sending) with plain objects as its ports: claims,
  * the gates, the store, the one retry scheduler, halts and the order "store, then release", without the emulator.
+ * Release by construction: a lookup whose ports throw at any step (each cache write, each lock call, each store read
+ * and write, the fetch) leaves nothing held afterwards: no claim, no account-check marker, no reservation of the
+ * daily limit beyond what was charged.
  */
 
 import { stableHash } from '../../src/core/hash';
 import { DEFAULT_RETRY } from '../../src/core/limits';
-import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, HALT_KEY } from '../../src/core/propertyNames';
+import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, CLAIM_PREFIX, HALT_KEY } from '../../src/core/propertyNames';
 import { accountCheckGate, haltGate } from '../../src/formula/gates';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
 import type { Gate } from '../../src/lookup/gate';
-import { keyCheckGate } from '../../src/lookup/keyCheck';
+import { type KeyCheckGate, keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
 import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
@@ -513,6 +516,165 @@ describe('the one scheduler', () => {
       // A small budget: an execution may end with a key lost once and not yet sent alone.
       for (let run = 0; run < 3; run++) send(w, ['a', 'b', 'c', 'd'], sliceBudget(w.now() + 250), 4);
       expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(2);
+    }
+  });
+});
+
+/** Port calls that give a claim or a marker back: a throw there is the release failing, not a step of the lookup. */
+const RELEASES = new Set(['cache.removeAll', 'cache.remove']);
+
+class Injected extends Error {}
+
+/**
+ * A world of plain objects whose `throwAt`-th port call (counting every call but the releases) throws; `calls`
+ * lists the calls made, by port and method.
+ */
+function throwingWorld(throwAt = 0) {
+  const cache = new Map<string, string>();
+  const stored = new Map<string, LookupResult>();
+  const calls: string[] = [];
+  let now = 1_000;
+  const step = (name: string) => {
+    if (RELEASES.has(name)) return;
+    calls.push(name);
+    if (calls.length === throwAt) throw new Injected(`thrown at ${name}`);
+  };
+  const check = (keys: string[]): SendCheck => ({
+    send: keys.filter((key) => !stored.has(key)),
+    stored: new Map(
+      keys.filter((key) => stored.has(key)).map((key) => [key, stored.get(key) as LookupResult]),
+    ),
+    elsewhere: [],
+    full: [],
+    lost: new Map(),
+    held: [],
+    sending: ['pef.s.1'],
+  });
+  const ports: LookupPorts = {
+    store: {
+      getMany: () => new Map(),
+      readStored: () => ({ results: new Map(), room: Number.POSITIVE_INFINITY, property: () => undefined }),
+      snapshot: () => () => undefined,
+      putMany: (entries) => {
+        step('store.putMany');
+        for (const [key, result] of entries) stored.set(key, result);
+      },
+      beginSend: (keys) => {
+        step('store.beginSend');
+        return check(keys);
+      },
+    },
+    cache: memoryCache(cache, (call) => step(`cache.${call}`)),
+    lock: {
+      tryWith: (work) => {
+        step('lock.tryLock');
+        const value = work();
+        step('lock.releaseLock');
+        return { value };
+      },
+    },
+    clock: {
+      now: () => now,
+      sleep: (ms) => {
+        now += ms;
+      },
+    },
+    transport: {
+      sendBatch: (urls) => {
+        step('transport.fetchAll');
+        now += 100;
+        return { outcomes: urls.map((url) => found(url)), sent: urls.length, lost: false };
+      },
+    },
+  };
+  return { ports, cache, stored, calls };
+}
+
+/** The daily limit's shape: what is claimed is reserved under the lock; what was not charged is given back. */
+function reservationGate() {
+  const spend = { reserved: 0 };
+  const gate: Gate = {
+    name: 'reservation',
+    admit(_markers, free) {
+      spend.reserved += free;
+      return { take: free };
+    },
+    close({ charged }) {
+      const unused = spend.reserved - charged;
+      spend.reserved -= unused;
+    },
+  };
+  return { gate, spend };
+}
+
+/** No key check passed: the account check sends its first key alone and holds its marker meanwhile. */
+const noKeyCheckPassed = { passed: () => false } as unknown as KeyCheckGate;
+
+/** One formula-like lookup of five new profiles, in batches of two; its error, if any. */
+function lookUpFive(w: ReturnType<typeof throwingWorld>) {
+  const { gate, spend } = reservationGate();
+  const session = openLookup(w.ports, {
+    apiKey: 'k',
+    endpoint: 'https://service.test/network_finder',
+    claim: { value: FORMULA_CLAIM, seconds: 31 },
+    budget: sliceBudget(w.ports.clock.now() + 60_000),
+    retry: DEFAULT_RETRY,
+    sizer: fixedBatchSize(2),
+    inStore: () => ({ stored: new Set<string>() }),
+    gates: [accountCheckGate(w.ports.cache, 'k', 31, noKeyCheckPassed), gate],
+  });
+  let error: unknown;
+  try {
+    session.lookUp(new Map(['a', 'b', 'c', 'd', 'e'].map((key) => [key, key])));
+  } catch (thrown) {
+    error = thrown;
+  } finally {
+    try {
+      session.close();
+    } catch (thrown) {
+      error ??= thrown;
+    }
+  }
+  return { error, spend };
+}
+
+const heldAfter = (w: ReturnType<typeof throwingWorld>) =>
+  [...w.cache.keys()].filter((key) => key.startsWith(CLAIM_PREFIX) || key === ACCOUNT_CHECK_KEY);
+
+describe('release by construction: a lookup whose ports throw at any step', () => {
+  it('a lookup that meets no error sends every key and leaves nothing held (the steps the next test breaks)', () => {
+    const w = throwingWorld();
+    const { error, spend } = lookUpFive(w);
+    expect(error).toBeUndefined();
+    expect(w.stored.size).toBe(5);
+    expect(heldAfter(w)).toEqual([]);
+    expect(spend.reserved).toBe(5);
+    // Each kind of step is there to be broken: the claims' read and put, both lock calls, the store's check and
+    // write, the fetch.
+    for (const name of [
+      'cache.getAll',
+      'cache.putAll',
+      'lock.tryLock',
+      'lock.releaseLock',
+      'store.beginSend',
+      'store.putMany',
+      'transport.fetchAll',
+    ])
+      expect(w.calls).toContain(name);
+  });
+
+  it('whichever port call throws, nothing is held afterwards: no claim, no marker, no credit reserved unspent', () => {
+    const steps = throwingWorld();
+    lookUpFive(steps);
+    expect(steps.calls.length).toBeGreaterThan(8);
+    for (let at = 1; at <= steps.calls.length; at++) {
+      const w = throwingWorld(at);
+      const { error, spend } = lookUpFive(w);
+      const where = `thrown at call ${at} (${steps.calls[at - 1]})`;
+      expect([where, error]).toEqual([where, expect.any(Injected)]);
+      expect([where, heldAfter(w)]).toEqual([where, []]);
+      // What was charged is stored; nothing more stays reserved.
+      expect([where, spend.reserved]).toEqual([where, w.stored.size]);
     }
   });
 });
