@@ -96,9 +96,18 @@ export interface DoneMessage {
   /** Calls the runtime answered itself (no RPC), by name, not yet reported. */
   counts: Record<string, number>;
   outputs: OutputData[];
+  /** When the script function was called, its files loaded (wall clock, as FetchRecord times). */
+  calledAt?: number;
 }
 
-export type WorkerMessage = StartedMessage | LogMessage | DoneMessage;
+/** Utilities.sleep called: posted as the thread starts sleeping. */
+export interface SleepMessage {
+  type: 'sleep';
+  execId: number;
+  ms: number;
+}
+
+export type WorkerMessage = StartedMessage | LogMessage | SleepMessage | DoneMessage;
 
 // ---------------------------------------------------------------------- the RPC port
 

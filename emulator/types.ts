@@ -104,6 +104,8 @@ export interface ExecutionResult {
   error?: { name: string; message: string; stack?: string };
   timedOut: boolean;
   durationMs: number;
+  /** When the script function was called, its files loaded (wall clock, as FetchRecord times); absent if ended first. */
+  calledAt?: number;
   /** Service calls made by this execution, by method name. */
   counts: Record<string, number>;
 }

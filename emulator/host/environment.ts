@@ -57,6 +57,8 @@ export class Environment extends SharedState implements ServiceHost {
   readonly triggers: TriggerRecord[] = [];
   readonly logs: LogLine[] = [];
   readonly fetches: FetchRecord[] = [];
+  /** Every Utilities.sleep call, recorded as the execution starts sleeping. */
+  readonly sleeps: Array<{ execId: number; ms: number }> = [];
   readonly executions: ExecutionResult[] = [];
   /** HTML outputs created by executions (shown or not). */
   readonly htmlOutputs: Array<{ execId: number; title: string; content: string }> = [];
@@ -128,6 +130,7 @@ export class Environment extends SharedState implements ServiceHost {
         return answer(this, exec, request.op, request.args);
       },
       log: (line) => this.logs.push(line),
+      sleep: (execId, ms) => this.sleeps.push({ execId, ms }),
       now: () => this.now(),
     });
   }
@@ -293,6 +296,7 @@ export class Environment extends SharedState implements ServiceHost {
       addCounts(this.counts, done.counts);
       for (const output of done.outputs) this.htmlOutputs.push({ execId: exec.id, ...output });
       result.ok = done.ok;
+      if (done.calledAt !== undefined) result.calledAt = done.calledAt;
       if (done.ok) result.value = done.value;
       else result.error = done.error;
     }

@@ -19,6 +19,8 @@ export interface PoolHooks {
   /** Answers one service call of an execution (throws the service's error). */
   call(exec: Exec, request: RpcRequest): Promise<unknown>;
   log(line: LogLine): void;
+  /** An execution calls Utilities.sleep (as its thread starts sleeping). */
+  sleep(execId: number, ms: number): void;
   /** The environment's clock, sent with every answer. */
   now(): number;
 }
@@ -181,6 +183,8 @@ export class WorkerPool {
     const fromWorker = (message: WorkerMessage) => {
       if (message.type === 'log') {
         this.hooks.log({ execId: message.execId, level: message.level, message: message.message });
+      } else if (message.type === 'sleep') {
+        this.hooks.sleep(message.execId, message.ms);
       } else if (message.type === 'started' && slot.exec?.id === message.execId) {
         slot.started?.();
       } else if (message.type === 'done' && slot.exec?.id === message.execId) {

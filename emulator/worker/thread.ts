@@ -67,6 +67,10 @@ function rpc(op: string, args: unknown): RpcReply {
 
 const bridge: HostBridge = {
   ...nodeHelpers,
+  sleep(ms) {
+    port.postMessage({ type: 'sleep', execId: currentExec, ms });
+    nodeHelpers.sleep(ms);
+  },
   rpc,
   now: envNow,
   count(name) {
@@ -108,6 +112,7 @@ function run(message: RunMessage): void {
   port.postMessage({ type: 'started', execId });
   syncClock(now);
   let runtime: RuntimeHandle | undefined;
+  let calledAt: number | undefined;
   try {
     const context = vm.createContext({}, { name: `Apps Script execution ${execId}` });
     const install = (runtimeScript.runInContext(context) as { installRuntime: InstallRuntime })
@@ -121,10 +126,16 @@ function run(message: RunMessage): void {
       event === undefined
         ? (runtime.importValue(args) as unknown[])
         : [runtime.makeEvent(event, exec.authMode)];
+    calledAt = Date.now();
     const value = runtime.exportValue(target.apply(undefined, callArgs));
-    done(execId, { ok: true, value, outputs: runtime.createdOutputs() });
+    done(execId, { ok: true, value, outputs: runtime.createdOutputs(), calledAt });
   } catch (error) {
-    done(execId, { ok: false, error: errorOf(error), outputs: runtime ? runtime.createdOutputs() : [] });
+    done(execId, {
+      ok: false,
+      error: errorOf(error),
+      outputs: runtime ? runtime.createdOutputs() : [],
+      calledAt,
+    });
   } finally {
     currentExec = null;
   }

@@ -1,5 +1,6 @@
 /** =FINDEMAIL cells and the bulk run on the same URLs: one credit per profile whatever the order. */
 
+import { FORMULA_UNTIMED_START_SHARE, FORMULA_WORK_BUDGET_MS, POLL_FIRST_MS } from '../../../src/core/limits';
 import { waitFor } from '../../sandbox/helpers';
 import { LOCK_QUOTA, startWorld, url, type World } from '../../support/harness';
 import { chargedTwice, drive, mismatches } from '../bulk/helpers';
@@ -83,25 +84,51 @@ describe('=FINDEMAIL with a bulk run', () => {
   });
 
   it('a cell that waited on another cell starts no untimed batch late in its budget', async () => {
-    // Always a 500 after 3 s: the first cell gives up and frees the URL after ~3 s, more than 12/22 of the
-    // 4.4 s budget (the 30 s limit's share, scaled down) the second cell has; it must not send it then.
+    // Always a 500: the first cell gives up and frees the URL. The test holds its request at the service until the
+    // second cell is waiting on its claim, then lets time pass beyond the untimed share (12/22) of the second cell's
+    // budget; the URL is freed only then, and the second cell must not send it.
     const broken = url('eve-fry-broken');
     world = await startWorld({
       env: LOCK_QUOTA,
       data: [['Profile'], [broken]],
-      faults: { latencyMs: 3000 },
-      scriptProperties: { FINDEMAIL_BUDGET_MS: '4400' },
     });
+    const service = world.sandbox.service;
+    // Warm workers, and an account already proven (no account check for a cell to wait on).
+    await world.env.run(
+      'FINDEMAIL',
+      [url('eve-fry-warm')],
+      world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }),
+    );
     await warmWorkers(world, 2);
+    const paidBefore = lookups(world).length;
+    const fetchesBefore = world.env.fetches.length;
+    const sleepsBefore = world.env.sleeps.length;
     world.env.enter(world.ss.id, 'B2:C2', [['=FINDEMAIL(A2)', '=FINDEMAIL(A2)']]);
-    const report = await world.env.recalculate(world.ss.id);
+    let release = service.hold();
+    let report: Awaited<ReturnType<typeof world.env.recalculate>>;
+    try {
+      const evaluation = world.env.recalculate(world.ss.id);
+      const env = world.env;
+      const sender = () =>
+        env.fetches.slice(fetchesBefore).find((f) => f.payload?.includes('network_url'))?.execId;
+      // Waiting on a claim is the only sleep of its first poll's length (a busy lock's pause is longer).
+      const waiting = () =>
+        env.sleeps.slice(sleepsBefore).some((s) => s.ms === POLL_FIRST_MS && s.execId !== sender());
+      await waitFor(() => service.held === 1 && sender() !== undefined && waiting(), 20_000);
+      world.env.passTime(Math.ceil(FORMULA_WORK_BUDGET_MS * FORMULA_UNTIMED_START_SHARE) + 1000);
+      release();
+      release = () => {};
+      report = await evaluation;
+    } finally {
+      release();
+    }
     expect(report.results.every((result) => result.ok)).toBe(true);
-    expect(lookups(world)).toHaveLength(1);
+    expect(lookups(world).slice(paidBefore)).toHaveLength(1);
     const shown = [...column(world, 'B2'), ...column(world, 'C2')].map(String);
     // The cell that did not send says another cell has the profile. In the best-effort cache run (jest project
     // "best-effort-cache") the sender's claim may vanish before the waiting cell reads it: that cell then cannot know,
     // and says it was not looked up in time (whether the seeded draws hit that read depends on every cache read before
-    // it; before the script cache held the configuration, seed 8 drew it too).
+    // it).
     const waited = world.env.cacheEvictions > 0 ? /Another cell|Not looked up in time/ : /Another cell/;
     expect(shown.filter((text) => waited.test(text))).toHaveLength(1);
   });
