@@ -5,11 +5,30 @@ import type { World } from '../../support/harness';
 
 export type { Progress as ProgressView } from '../../../src/api';
 
-/** Calls continueEnrichment until the job leaves `running` (bounded). */
-export async function drive(world: World, maxSlices = 400): Promise<ProgressView> {
+/** The most the clock moves on in one drive: far under a window's lease (LEASE_MS), which it must not outlast. */
+const IDLE_PAUSES_MS = 60_000;
+
+/**
+ * Calls continueEnrichment until the job leaves `running` (bounded). `idlePauseMs`: after a slice that moved
+ * nothing, the emulator's clock moves on this much, as the sidebar pauses (src/sidebar/drive.ts) — under
+ * LockService's rate quota (LOCK_QUOTA) back-to-back calls would keep a per-second quota spent however fast the
+ * machine is.
+ */
+export async function drive(world: World, maxSlices = 400, idlePauseMs = 0): Promise<ProgressView> {
   let progress = (await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView;
+  let paused = 0;
   for (let slice = 0; slice < maxSlices && progress.state === 'running'; slice++) {
+    const before = progress.processed;
     progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+    if (
+      idlePauseMs &&
+      progress.state === 'running' &&
+      progress.processed === before &&
+      paused < IDLE_PAUSES_MS
+    ) {
+      world.env.advanceClock(idlePauseMs);
+      paused += idlePauseMs;
+    }
   }
   return progress;
 }

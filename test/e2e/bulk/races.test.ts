@@ -47,6 +47,9 @@ function ended(promise: Promise<unknown>): () => boolean {
   return () => settled;
 }
 
+/** A slice refused by the lock quota: the drive pauses (the emulator's clock) one quota window, as the sidebar does. */
+const QUOTA_WINDOW_MS = LOCK_QUOTA.lockRateLimit?.windowMs ?? 1000;
+
 describe('bulk enrichment races', () => {
   it('Pause then Resume while the first slice waits on the service charges no URL twice', async () => {
     world = await startWorld({ env: LOCK_QUOTA, data: [['Profile'], ...urls(10, 'pia-ross')] });
@@ -71,7 +74,7 @@ describe('bulk enrichment races', () => {
     }
     const [a, b] = await Promise.all([first, resumed]);
     expect(a.ok && b.ok).toBe(true);
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     expect(chargedTwice(world)).toEqual([]);
     expect(Object.keys(world.charges())).toHaveLength(10);
@@ -107,7 +110,7 @@ describe('bulk enrichment races', () => {
     const second = await continued;
     expect((second.value as ProgressView).state).toBe('running');
     expect((await first).ok).toBe(true);
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     expect(chargedTwice(world)).toEqual([]);
     expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
@@ -120,7 +123,7 @@ describe('bulk enrichment races', () => {
     const started = await world.env.execute('enrichSelection', [], world.as());
     expect(started.error?.message).toBeUndefined();
     expect(started.ok).toBe(true);
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     const rows = world.env.values(world.ss.id, 'A2:E3');
     expect(rows[0][2]).toBe('INVALID_URL');
@@ -131,7 +134,7 @@ describe('bulk enrichment races', () => {
     world = await startWorld({ env: LOCK_QUOTA, data: [TITLES, [url('sue-vale')], [''], [url('tom-west')]] });
     world.env.enter(world.ss.id, 'E3', [['=1+1']]);
     await start(world, 'A1:A4');
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     expect(world.env.formulas(world.ss.id, 'E3')[0][0]).toBe('=1+1');
     expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
@@ -141,7 +144,7 @@ describe('bulk enrichment races', () => {
     world = await startWorld({ env: LOCK_QUOTA, data: [TITLES, [url('uma-wolf')], [url('val-xu')]] });
     world.env.enter(world.ss.id, 'E2', [['call her first']]);
     await start(world, 'A1:A3');
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     expect(Object.keys(world.charges()).filter((key) => key.includes('uma-wolf'))).toEqual([]);
     expect(Object.keys(world.charges())).toHaveLength(1);
@@ -156,7 +159,7 @@ describe('bulk enrichment races', () => {
       data: [['Profile'], [url('wes-york'), '', 'YES'], [url('xia-zorn'), '', '']],
     });
     await start(world, 'A1:A3', { placement: 'insert' });
-    const done = await drive(world);
+    const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     // Four result columns were inserted: the user's column moved from C to G, untouched.
     expect(world.env.values(world.ss.id, 'G2:G3')).toEqual([['YES'], ['']]);
@@ -180,7 +183,7 @@ describe('bulk enrichment races', () => {
     expect(((await world.env.run('getEnrichmentProgress', [], world.as())) as ProgressView).state).toBe(
       'running',
     );
-    expect((await drive(world)).state).toBe('done');
+    expect((await drive(world, 400, QUOTA_WINDOW_MS)).state).toBe('done');
     expect(mismatches(world.env.values(world.ss.id, 'A2:D21'))).toEqual([]);
     expect(world.env.triggers).toHaveLength(0);
   });
