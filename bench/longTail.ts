@@ -51,6 +51,11 @@ export async function runTail(
   console.log(`3. Bulk enrichment: ${config.tailRows} rows at ${tailText}…`);
   deadline.check('the long-tail bench');
   const tail = await timed('tailAddon', () => benchTail(config, sandbox, tailUrls, deadline));
+  console.log(`3b. The same ${config.tailRows} rows on a new spreadsheet, the key seen by 3…`);
+  deadline.check('the long-tail bench, the key seen before');
+  const tailSeen = await timed('tailSeenKeyAddon', () =>
+    benchTail(config, sandbox, tailUrls, deadline, undefined, tail.addon.keyPace),
+  );
   const naiveTail = await timed('tailNaive', () =>
     benchNaiveBulk(config, sandbox, naiveDir, tailUrls, deadline, {
       latency: config.tailLatency,
@@ -79,16 +84,29 @@ export async function runTail(
     ),
   );
   const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
+  const tailSeenRatio = tailSeen.addon.rowsPerMinute / naiveTail.rowsPerMinute;
   const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
   const seenKeyRatio = seenKey.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-  return { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio };
+  return {
+    tail,
+    tailSeen,
+    naiveTail,
+    limited,
+    seenKey,
+    tailText,
+    tailRatio,
+    tailSeenRatio,
+    limitedRatio,
+    seenKeyRatio,
+  };
 }
 
 /** The table of scenarios 3-4, their verdicts, and the fetchAll calls of each run as the sandbox saw them. */
 type TailFigures = Awaited<ReturnType<typeof runTail>>;
 
 export function reportTail(config: Config, figures: TailFigures): void {
-  const { tail, naiveTail, limited, seenKey, tailText, tailRatio, limitedRatio, seenKeyRatio } = figures;
+  const { tail, tailSeen, naiveTail, limited, seenKey, tailText, tailRatio, tailSeenRatio } = figures;
+  const { limitedRatio, seenKeyRatio } = figures;
   const limit = config.rateLimit.maxInFlight;
   console.log(
     `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
@@ -99,6 +117,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         '',
         'add-on',
+        'add-on, new spreadsheet, key seen in 3',
         `add-on, first ${config.limitedRows} rows, 429 above ${limit} in flight`,
         `add-on, new spreadsheet, key seen in 4, first ${config.seenKeyRows} rows`,
         'naive baseline',
@@ -106,6 +125,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'wall time (s)',
         fmt(tail.addon.wallMs / 1000, 1),
+        fmt(tailSeen.addon.wallMs / 1000, 1),
         fmt(limited.addon.wallMs / 1000, 1),
         fmt(seenKey.addon.wallMs / 1000, 1),
         `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
@@ -113,14 +133,23 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'rows per minute',
         fmt(tail.addon.rowsPerMinute, 0),
+        fmt(tailSeen.addon.rowsPerMinute, 0),
         fmt(limited.addon.rowsPerMinute, 0),
         fmt(seenKey.addon.rowsPerMinute, 0),
         fmt(naiveTail.rowsPerMinute, 1),
       ],
-      ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, `${fmt(seenKeyRatio, 1)}x`, '1x'],
+      [
+        'ratio',
+        `${fmt(tailRatio, 1)}x`,
+        `${fmt(tailSeenRatio, 1)}x`,
+        `${fmt(limitedRatio, 1)}x`,
+        `${fmt(seenKeyRatio, 1)}x`,
+        '1x',
+      ],
       [
         'fetchAll calls / peak in flight',
         `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
+        `${tailSeen.addon.fetchAllCalls} / ${tailSeen.addon.peakInFlight}`,
         `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
         `${seenKey.addon.fetchAllCalls} / ${seenKey.addon.peakInFlight}`,
         `${naiveTail.requests} fetch / 1`,
@@ -128,6 +157,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'requests answered 429',
         `${tail.addon.rateLimited}`,
+        `${tailSeen.addon.rateLimited}`,
         `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
         `${seenKey.addon.rateLimited} of ${seenKey.addon.requests + seenKey.addon.rateLimited} (${fmt(100 * seenKey.rateLimited, 1)} %)`,
         '0',
@@ -135,6 +165,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'LockService calls / 1,000 rows',
         fmt(tail.addon.lockCallsPer1000Rows, 0),
+        fmt(tailSeen.addon.lockCallsPer1000Rows, 0),
         fmt(limited.addon.lockCallsPer1000Rows, 0),
         fmt(seenKey.addon.lockCallsPer1000Rows, 0),
         '0',
@@ -142,6 +173,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'slices at once (peak)',
         String(tail.addon.peakSlices),
+        String(tailSeen.addon.peakSlices),
         String(limited.addon.peakSlices),
         String(seenKey.addon.peakSlices),
         '1',
@@ -149,6 +181,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'rows ERROR',
         String(tail.addon.errorRows),
+        String(tailSeen.addon.errorRows),
         String(limited.addon.errorRows),
         String(seenKey.addon.errorRows),
         '0',
@@ -156,6 +189,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         'credits / distinct URL',
         fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
+        fmt(tailSeen.addon.credits / tailSeen.addon.distinctUrls, 2),
         fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
         fmt(seenKey.addon.credits / seenKey.addon.distinctUrls, 2),
         `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
@@ -164,6 +198,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
   );
   console.log(
     `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict('long-tail ratio', tailRatio >= 50)}; ` +
+      `key seen before ${fmt(tailSeenRatio, 1)}x — target ≥ 150x: ${verdict('long-tail ratio, key seen before', tailSeenRatio >= 150)}; ` +
       `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
       `${verdict('429 share', limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}` +
       `\n   rate-limited ratio ${fmt(limitedRatio, 1)}x — target ≥ 20x: ${verdict('rate-limited ratio', limitedRatio >= 20)}` +
@@ -173,6 +208,7 @@ export function reportTail(config: Config, figures: TailFigures): void {
   );
   for (const [name, run] of [
     ['3', tail],
+    ['3b', tailSeen],
     ['4', limited],
     ['4b', seenKey],
   ] as const) {
@@ -188,9 +224,12 @@ export function reportTail(config: Config, figures: TailFigures): void {
 
 /** The figures of scenarios 3-4 as the output file keeps them (without per-method counts and per-slice samples). */
 export function tailSummary(figures: TailFigures) {
-  const { tail, naiveTail, limited, seenKey, tailRatio, limitedRatio, seenKeyRatio } = figures;
+  const { tail, tailSeen, naiveTail, limited, seenKey, tailRatio, tailSeenRatio, limitedRatio } = figures;
+  const { seenKeyRatio } = figures;
   return {
     addon: summary(tail.addon),
+    seenKeyAddon: summary(tailSeen.addon),
+    seenKeyAddonRatio: tailSeenRatio,
     rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
     naive: summary(naiveTail),
     ratio: tailRatio,

@@ -14,7 +14,7 @@ import { normalizeProfileUrl } from '../sandbox/profiles';
 import type { SandboxServer } from '../sandbox/server';
 import type { LatencySetting, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/api';
-import { DEFAULT_MAX_CONCURRENCY, PROGRESS_LOOK_MS } from '../src/core/limits';
+import { DEFAULT_MAX_CONCURRENCY, EARLY_LOOK_MS, EARLY_LOOKS, PROGRESS_LOOK_MS } from '../src/core/limits';
 import { KEY_PACE_PROPERTY } from '../src/core/propertyNames';
 import {
   ADDON,
@@ -172,13 +172,16 @@ export async function benchAddonBulk(
     let looking = true;
     const looks = (async () => {
       for (let look = 0; looking && look < 100_000; look++) {
-        await new Promise((resolve) => setTimeout(resolve, PROGRESS_LOOK_MS));
+        const wait = look < EARLY_LOOKS ? EARLY_LOOK_MS : PROGRESS_LOOK_MS;
+        await new Promise((resolve) => setTimeout(resolve, wait));
         if (!looking) return;
         const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ss.id });
         const now = view.value as Progress | undefined;
         if (view.ok && now?.state === 'running') grow(now.slices ?? 1);
       }
     })();
+    // As the sidebar does from Start's answer: as many slices at once as the server's figure says.
+    for (let more = 1; more < (progress.slices ?? 1); more++) grow(progress.slices ?? 1);
     await lane(true);
     looking = false;
     await looks;

@@ -96,7 +96,7 @@ export function cancelEnrichment(platform: Platform): Progress {
 export function getEnrichmentProgress(platform: Platform): Progress {
   const job = loadJob(platform);
   return job
-    ? withSlices(platform, withInFlight(platform, job, progressOf(job, currentViewer(platform))))
+    ? withSlices(platform, withInFlight(platform, job, progressOf(job, currentViewer(platform))), job)
     : idleProgress();
 }
 

@@ -23,15 +23,29 @@ function liveWindows(job: Job, now: number): WindowLease[] {
   return (job.windows ?? []).filter((window) => window.until > now);
 }
 
+/**
+ * A slice starting now would find a window: rows never leased in this pass, a window a slice left, or (no window
+ * held) the pass over the range. False: every row of the pass is in a live slice's window.
+ */
+export function windowToLease(job: Job, now: number): boolean {
+  const windows = job.windows ?? [];
+  return job.cursor <= job.lastRow || windows.length === 0 || windows.some((window) => window.until <= now);
+}
+
+/** Slices holding a window now. */
+export function slicesWorking(job: Job, now: number): number {
+  return liveWindows(job, now).length;
+}
+
 /** The latest end of a live window lease (0: no slice works on the run). */
 function leaseEnd(job: Job, now: number): number {
   return Math.max(0, ...liveWindows(job, now).map((window) => window.until));
 }
 
 /**
- * Rows a new window takes: `rows`, or near the end of a pass the rows left (never leased, and still in the other
- * slices' windows) split evenly across the slices working now (at most the run's `slices`), so that its last
- * windows end together rather than one slice sending the last batches alone.
+ * Rows a new window takes: `rows` (two batches), or near the end of a pass, when the rows never leased no longer
+ * hold such a window for each of the slices working now (at most the run's `slices`), one batch's: the slices' last
+ * batches then go out together, rather than one slice sending a window's second batch alone after the others ended.
  */
 function newWindowRows(job: Job, rows: number, token: string, now: number, slices: number): number {
   const others = liveWindows(job, now).filter(
@@ -39,10 +53,9 @@ function newWindowRows(job: Job, rows: number, token: string, now: number, slice
   );
   // The slices working now, at most the run's figure: a lone slice (a slower service) keeps whole windows.
   const working = Math.min(slices, others.length + 1);
-  if (working <= 1) return rows;
-  const held = others.reduce((sum, window) => sum + Math.max(0, window.to - window.from + 1), 0);
-  const left = job.lastRow - job.cursor + 1 + held;
-  return Math.min(rows, Math.ceil(left / working));
+  const left = job.lastRow - job.cursor + 1;
+  if (working <= 1 || left >= rows * working) return rows;
+  return Math.ceil(rows / 2);
 }
 
 /**
@@ -86,7 +99,7 @@ export function takeLease(
   jobId: string,
   started: number,
   runnerId: string | null,
-  rows: number,
+  rows: number | ((job: Job) => number),
   slices = 1,
 ): { job: Job | null; lease: JobLease | null } {
   let taken: { job: Job; window: WindowLease } | null = null;
@@ -96,7 +109,7 @@ export function takeLease(
       if (!stored || stored.id !== jobId || stored.state !== 'running' || !mayDrive(stored, runnerId))
         return stored;
       const next: Job = structuredCopy(stored);
-      const window = leaseWindow(next, rows, token, started, slices);
+      const window = leaseWindow(next, typeof rows === 'number' ? rows : rows(next), token, started, slices);
       if (!window) return stored;
       taken = { job: next, window: { ...window } };
       return next;

@@ -26,7 +26,7 @@ import { addWebRequests } from '../core/webRequests';
 import { fixedBatchSize, sliceBudget } from '../lookup/budget';
 import { BULK_CLAIM } from '../lookup/claims';
 import { keyCheckGate } from '../lookup/keyCheck';
-import { loadPace, PACE_START } from '../lookup/pace';
+import { loadPace, PACE_START, type Pacer } from '../lookup/pace';
 import { openPace } from '../lookup/paceStep';
 import type { LookupPorts } from '../lookup/ports';
 import { serviceError } from '../lookup/result';
@@ -36,9 +36,9 @@ import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
-import { idleProgress, progressOf } from './job';
+import { idleProgress, type Job, progressOf } from './job';
 import type { HaltReason } from './jobMachine';
-import { type JobLease, takeLease } from './lease';
+import { type JobLease, slicesWorking, takeLease, windowToLease } from './lease';
 import { COLUMNS_MOVED } from './relocate';
 import { firstWithoutStatus } from './rowPlan';
 import { runCharges } from './runCharges';
@@ -59,7 +59,8 @@ export function processSlice(
   maxWindows = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    return withSlices(platform, processLeasedSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows));
+    const { progress, job } = processLeasedSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows);
+    return withSlices(platform, progress, job);
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
@@ -71,16 +72,22 @@ export function processSlice(
  * joined the run's shared pace), then BULK_SLICES (or DEFAULT_SLICES), fewer when the run's pace leaves less than
  * SLICE_MIN_SHARE requests in flight to each (the service limits it).
  */
-export function withSlices(platform: Platform, progress: Progress): Progress {
+export function withSlices(platform: Platform, progress: Progress, job?: Job | null): Progress {
   if (progress.state !== 'running' || progress.readOnly) return progress;
+  const now = platform.clock.now();
+  // Every row of the pass in a live slice's window: one more slice would find nothing to lease.
+  if (job && !windowToLease(job, now)) return { ...progress, slices: Math.max(1, slicesWorking(job, now)) };
   return { ...progress, slices: slicesNow(platform) };
 }
 
 function slicesNow(platform: Platform): number {
   const now = platform.clock.now();
   const { slices, state } = readSlices(platform.documentCache(), PACE_SCOPES.bulk, now);
-  if (slices === 0) return 1;
-  return slicesFor(mostSlices(platform), state ? Math.min(state.size, runCap(platform)) : PACE_START);
+  const runSize = state ? Math.min(state.size, runCap(platform)) : PACE_START;
+  // None at work yet: as many as send the run's pace in whole fetchAlls (one at PACE_START, more at a pace known).
+  if (slices === 0)
+    return Math.max(1, Math.min(mostSlices(platform), Math.ceil(runSize / platform.config().maxConcurrency)));
+  return slicesFor(mostSlices(platform), runSize);
 }
 
 /** BULK_SLICES, or DEFAULT_SLICES, at most MAX_SLICES. */
@@ -110,7 +117,7 @@ function processLeasedSlice(
   runnerId: string | null,
   maxBudgetMs: number,
   maxWindows: number,
-): Progress {
+): { progress: Progress; job: Job | null } {
   const started = platform.clock.now();
   const config = platform.config();
   // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/lookup/pace.ts).
@@ -118,7 +125,7 @@ function processLeasedSlice(
   const { job, lease } = batchSize
     ? takeLease(platform, jobId, started, runnerId, batchSize)
     : takeLease(platform, jobId, started, runnerId, leaseRows(platform), slicesNow(platform));
-  if (!lease) return progressOf(job, { runnerId, now: started });
+  if (!lease) return { progress: progressOf(job, { runnerId, now: started }), job };
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
   try {
     runSlice(platform, lease, started + budgetMs, batchSize, maxWindows);
@@ -127,20 +134,43 @@ function processLeasedSlice(
     if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
   }
   const stored = lease.release();
-  return progressOf(stored, { runnerId, now: platform.clock.now() });
+  return { progress: progressOf(stored, { runnerId, now: platform.clock.now() }), job: stored };
 }
 
 /** The run's requests in flight across its slices, at most: FETCH_MAX_CONCURRENCY for each slice at once. */
-function runCap(platform: Platform): number {
+export function runCap(platform: Platform): number {
   return platform.config().maxConcurrency * mostSlices(platform);
 }
 
 /** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
-function leaseRows(platform: Platform): number {
-  const cap = platform.config().maxConcurrency;
+function leaseRows(platform: Platform): (job: Job) => number {
+  const pace = runPace(platform);
+  pace.batchCap = platform.config().maxConcurrency;
+  const lookups = 2 * pace.next();
+  return (job) => rowsForLookups(job, lookups);
+}
+
+/**
+ * The rows that hold about `lookups` lookups: the plan's rows per new profile (duplicates, profiles known and
+ * blanks cost none), so a window's second batch is as full as its first, not what its rows had left.
+ */
+function rowsForLookups(job: Job, lookups: number): number {
+  const plan = job.plan;
+  const rowsPerLookup = plan && plan.credits > 0 ? Math.max(1, plan.rows / plan.credits) : 1;
+  return Math.min(MAX_WINDOW_ROWS, Math.ceil(lookups * rowsPerLookup));
+}
+
+/** The run's pace as kept (the document cache, else the document property), across its slices. */
+export function runPace(platform: Platform): Pacer {
   const now = platform.clock.now();
-  const pace = loadPace(platform.documentCache(), PACE_SCOPES.bulk, PACE_START, cap, now, keptPace(platform));
-  return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
+  return loadPace(
+    platform.documentCache(),
+    PACE_SCOPES.bulk,
+    PACE_START,
+    runCap(platform),
+    now,
+    keptPace(platform),
+  );
 }
 
 function haltOn(lease: JobLease, error: unknown): void {
@@ -214,7 +244,7 @@ function runSlice(
           keep: (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
           key: {
             hash: keyHash,
-            read: () => keyPace(platform),
+            read: () => keyPaceFigure(platform),
             write: (value) => platform.userProperties().setProperty(KEY_PACE_PROPERTY, value),
           },
           shared: { token: lease.token, batchCap: platform.config().maxConcurrency },
@@ -305,7 +335,7 @@ function keepWebRequestCount(platform: Platform, sent: number): void {
 }
 
 /** What the user's key's service took, as kept in the user's properties (src/lookup/pace.ts). */
-function keyPace(platform: Platform): string | undefined {
+export function keyPaceFigure(platform: Platform): string | undefined {
   return platform.userProperties().getProperty(KEY_PACE_PROPERTY) ?? undefined;
 }
 
@@ -359,7 +389,7 @@ function windowSlices(slice: SliceState): number {
 /** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
 function windowLeaseRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
+  return pacer ? rowsForLookups(slice.job, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /**

@@ -5,6 +5,7 @@
 
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
+import { stableHash } from '../core/hash';
 import { FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS } from '../core/limits';
 import { PACE_SCOPES } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
@@ -20,7 +21,7 @@ import { cellHash } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
-import { processSlice } from './slice';
+import { keyPaceFigure, processSlice, runCap, runPace, withSlices } from './slice';
 
 export function enrichSelection(platform: Platform): Progress {
   return startFromMenu(platform, { source: 'selection', mode: 'all' });
@@ -83,8 +84,11 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
       return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     }
     // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
-    if (keyCheck.acceptedInMs !== undefined) {
-      const pace = { start: PACE_START, cap: platform.config().maxConcurrency };
+    // Started from what the key's service took elsewhere: the sidebar opens as many slices as that pace needs.
+    const apiKey = platform.settings.apiKey();
+    if (keyCheck.acceptedInMs !== undefined && apiKey) {
+      const key = { hash: stableHash(apiKey), read: () => keyPaceFigure(platform) };
+      const pace = { start: PACE_START, cap: runCap(platform), key };
       countKeyCheckSent(platform.documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, clock.now());
     }
     const { ready } = outcome;
@@ -101,13 +105,22 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
       progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
     };
   }
-  // A short first slice: the sidebar, open now, drives the rest (no trigger: none is needed).
   const { created } = outcome;
-  return {
-    plan: outcome.plan,
-    started: true,
-    progress: processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS),
-  };
+  // A run of one batch's lookups is done in a short first slice. A longer one is driven by the sidebar, open now,
+  // from Start's answer: as many slices at once as its pace needs, the first batch among them (no trigger: none is
+  // needed).
+  const progress = oneBatch(platform, outcome.plan)
+    ? processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS)
+    : withSlices(platform, progressOf(created, { runnerId: created.ownerId, now: clock.now() }));
+  return { plan: outcome.plan, started: true, progress };
+}
+
+/** The plan's lookups go in one fetchAll at the run's pace now (its first batch). */
+function oneBatch(platform: Platform, plan: RunPlan): boolean {
+  const { batchSize, maxConcurrency } = platform.config();
+  if (batchSize) return plan.credits <= batchSize;
+  const pace = runPace(platform);
+  return plan.credits <= Math.min(maxConcurrency, pace.runSize());
 }
 
 /** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */

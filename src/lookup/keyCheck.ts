@@ -6,7 +6,7 @@
  */
 import { mayRetry } from './answers';
 import type { Gate } from './gate';
-import { knowsNothing, loadPace, type Pacer } from './pace';
+import { knowsNothing, loadPace, type Pacer, startFromKey } from './pace';
 import type { DocumentCache, LookupPorts, SendBudget, SendPlan } from './ports';
 import type { ServiceError } from './result';
 
@@ -84,17 +84,21 @@ function sendKeyCheck(
 
 /**
  * A key check the run already sent (the bulk run's Start, a moment before its first slice) counts as the run's
- * own, so the run sends one request that is not a lookup, not two: kept in the pace of `scope`.
+ * own, so the run sends one request that is not a lookup, not two: kept in the pace of `scope`, started from what the
+ * key's service took elsewhere (`key`: its hash and the user's kept figure, src/lookup/pace.ts startFromKey), so the
+ * run's first slices know its pace.
  */
 export function countKeyCheckSent(
   cache: DocumentCache | null,
   scope: string,
-  pace: { start: number; cap: number },
+  pace: { start: number; cap: number; key?: { hash: string; read(): string | undefined } },
   answeredInMs: number,
   nowMs: number,
 ): void {
   const pacer = loadPace(cache, scope, pace.start, pace.cap, nowMs);
   if (!knowsNothing(pacer.state)) return;
+  const { key } = pace;
+  if (key) pacer.state = startFromKey(pacer.state, () => key.read(), key.hash, nowMs, pace.cap);
   pacer.observeKeyCheck({ size: 1, durationMs: answeredInMs, failures: 0, endedAt: nowMs });
   pacer.save(cache, scope);
 }

@@ -39,6 +39,8 @@ export interface PaceState {
   fastestMs: number;
   /** Epoch ms before which no batch starts: the service's last Retry-After (the next slice honours it too). */
   notBefore?: number;
+  /** The most requests in flight at once the service answered without a 429 or 5xx (a run's across its slices). */
+  tookClean?: number;
 }
 
 /** Why the pace holds batches below the cap, for the progress to say (undefined: it does not). */
@@ -116,6 +118,7 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     }
     next.sinceThrottled = 0;
   } else if (sample.failures === 0) {
+    next.tookClean = Math.max(state.tookClean ?? 0, sample.size);
     if (state.sinceThrottled !== undefined) next.sinceThrottled = state.sinceThrottled + 1;
     const fastest = state.fastestMs;
     const fast = !fastest || sample.durationMs <= Math.max(FAST_FACTOR * fastest, fastest + SLOW_MARGIN_MS);
@@ -303,12 +306,22 @@ export class Pacer implements BatchSizer {
 interface KeyPace {
   /** The key's hash (stableHash), never the key. */
   key: string;
-  /** Requests in flight the service took when it last answered 429 or 5xx: the ceiling. */
+  /**
+   * Requests in flight the service took: when it last answered 429 or 5xx, what it took then (the ceiling); with
+   * `clean`, the most it answered at once without one.
+   */
   allowed: number;
   at: number;
+  /** No 429 or 5xx met: `allowed` is where the service was seen to go, not its limit. */
+  clean?: boolean;
 }
 
-const KEY_PACE_FIELDS: FieldSpecs<KeyPace> = { key: 'string', allowed: 'number', at: 'number' };
+const KEY_PACE_FIELDS: FieldSpecs<KeyPace> = {
+  key: 'string',
+  allowed: 'number',
+  at: 'number',
+  clean: 'boolean?',
+};
 
 function parseKeyPace(raw: string | null | undefined): KeyPace | undefined {
   const kept = storedRecord<KeyPace>(raw, KEY_PACE_FIELDS);
@@ -322,8 +335,9 @@ function sentNoLookup(state: PaceState): boolean {
 
 /**
  * A pace that has sent no lookup yet starts at what the key's service took elsewhere (`kept`, read only then: KeyPace of
- * the same `keyHash`, younger than PACE_KEPT_MS): at that ceiling, as if a 429 had been met there once, so the size does not
- * try above it before 2 CEILING_PATIENCE clean batches. Otherwise the state unchanged.
+ * the same `keyHash`, younger than PACE_KEPT_MS). At a ceiling, as if a 429 had been met there once, so the size does
+ * not try above it before 2 CEILING_PATIENCE clean batches; at a clean figure, from there (not from `start` again),
+ * growing as before. Otherwise the state unchanged.
  */
 export function startFromKey(
   state: PaceState,
@@ -336,6 +350,7 @@ export function startFromKey(
   const known = parseKeyPace(kept());
   if (!known || known.key !== keyHash || nowMs - known.at >= PACE_KEPT_MS) return state;
   const allowed = Math.max(1, Math.min(cap, known.allowed));
+  if (known.clean) return allowed > state.size ? { ...state, size: allowed } : state;
   return {
     ...state,
     size: Math.min(state.size, allowed),
@@ -346,8 +361,11 @@ export function startFromKey(
 }
 
 /**
- * The value to keep in the user's KEY_PACE_PROPERTY after a run: undefined unless the pace met a 429 or 5xx, and
- * the kept one is of another key, says another figure or is older than PACE_REWRITE_MS.
+ * The value to keep in the user's KEY_PACE_PROPERTY after a run, or undefined when the kept one says as much. A pace
+ * that met a 429 or 5xx keeps its ceiling, unless the kept one is of the same key, says the same figure and is younger
+ * than PACE_REWRITE_MS; a clean pace keeps the most the service answered at once (`tookClean`), when no ceiling is
+ * kept for the key (a clean run of a spreadsheet's own pace says nothing of the key's limit) and it is more than the
+ * kept figure, or that is older than PACE_REWRITE_MS.
  */
 export function keyPaceValue(
   state: PaceState,
@@ -355,12 +373,19 @@ export function keyPaceValue(
   keyHash: string,
   nowMs: number,
 ): string | undefined {
-  if (state.sinceThrottled === undefined) return undefined;
   const old = parseKeyPace(kept);
-  const allowed = state.ceiling;
-  if (old && old.key === keyHash && old.allowed === allowed && nowMs - old.at < PACE_REWRITE_MS)
+  const ours = old && old.key === keyHash && nowMs - old.at < PACE_REWRITE_MS ? old : undefined;
+  if (state.sinceThrottled !== undefined) {
+    const allowed = state.ceiling;
+    if (ours && !ours.clean && ours.allowed === allowed) return undefined;
+    const value: KeyPace = { key: keyHash, allowed, at: nowMs };
+    return JSON.stringify(value);
+  }
+  const took = state.tookClean ?? 0;
+  if (took <= 0 || (old && old.key === keyHash && !old.clean && nowMs - old.at < PACE_KEPT_MS))
     return undefined;
-  const value: KeyPace = { key: keyHash, allowed, at: nowMs };
+  if (ours && ours.allowed >= took) return undefined;
+  const value: KeyPace = { key: keyHash, allowed: took, at: nowMs, clean: true };
   return JSON.stringify(value);
 }
 
@@ -401,6 +426,7 @@ const PACE_STATE_FIELDS: FieldSpecs<PaceState> = {
   failedProbes: 'number?',
   fastestMs: 'number',
   notBefore: 'number?',
+  tookClean: 'number?',
 };
 
 /** A pace state kept as JSON (the document cache), its fields checked; undefined when there is none. */

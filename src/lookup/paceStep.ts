@@ -45,7 +45,8 @@ export function openPace(ports: LookupPorts, spec: PaceSpec): PaceStep {
     shared = new SharedPace(pacer, spec.start, cache, spec.scope, spec.shared.token, clock);
     shared.sync();
   }
-  const { key } = spec;
+  // The key's figure read once an execution (a user property), at the start or else at the end.
+  const key = spec.key && once(spec.key);
   if (key) {
     // After the run's shared pace is read: Start's key check kept one that has sent no lookup yet.
     const before = pacer.state;
@@ -57,10 +58,26 @@ export function openPace(ports: LookupPorts, spec: PaceSpec): PaceStep {
     else kept.save(cache, spec.scope);
     const value = kept.keptValue(spec.kept(), clock.now());
     if (value) spec.keep(value);
-    if (key && kept.state.sinceThrottled !== undefined) {
+    if (key) {
       const figure = keyPaceValue(kept.state, key.read(), key.hash, clock.now());
       if (figure) key.write(figure);
     }
   };
   return { pacer, sizer: shared ?? pacer, shared, policy: { pacer, scope: spec.scope, keep } };
+}
+
+/** The key's figure read at most once (what this execution writes is what it read next). */
+function once(key: NonNullable<PaceSpec['key']>): NonNullable<PaceSpec['key']> {
+  let read: { value: string | undefined } | undefined;
+  return {
+    hash: key.hash,
+    read: () => {
+      read ??= { value: key.read() };
+      return read.value;
+    },
+    write: (value) => {
+      key.write(value);
+      read = { value };
+    },
+  };
 }

@@ -2,7 +2,14 @@
  * The sidebar drives its user's running run (calling continueEnrichment() again and again while it is open) and
  * watches someone else's; Pause, Resume and Cancel stop the loop first.
  */
-import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
+import {
+  DRIVE_ATTEMPTS,
+  EARLY_LOOK_MS,
+  EARLY_LOOKS,
+  MAX_IDLE_WAIT_MS,
+  PROGRESS_LOOK_MS,
+  WATCH_INTERVAL_MS,
+} from '../core/limits';
 import { call, failureMessage } from './client';
 import { clearError, showError, sleep } from './dom';
 import { isUnderWay, pausedByClosedSidebar } from './progress';
@@ -27,9 +34,9 @@ export function tooManyExecutions(message: string): boolean {
 /**
  * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
  * Apps Script execution working on its own window of rows for a time budget) and shows the run's one progress, until
- * the state is no longer running. Up to `slices` calls at once (the server's figure: one until the first slice is
- * under way, then fewer when the service limits the run's pace): one at first, one more at each progress look while
- * the figure allows it, one fewer after a refusal for too many executions, a slice that found nothing to lease (the
+ * the state is no longer running. Up to `slices` calls at once (the server's figure: before any slice is under way,
+ * one per whole fetchAll of the run's pace; then fewer when the service limits the run's pace): the figure's at
+ * first, one more at each progress look while the figure allows it, one fewer after a refusal for too many executions, a slice that found nothing to lease (the
  * lock refused, every window taken) or an answer whose figure fell.
  */
 export async function drive(): Promise<void> {
@@ -100,6 +107,8 @@ export async function drive(): Promise<void> {
     }
   }
   try {
+    // As many slices at once as the server's figure says from the start (a pace known: one per whole fetchAll).
+    for (let more = 1; more < (ui.progress.slices ?? 1); more++) grow(ui.progress.slices ?? 1);
     await lane(true);
     // The slices still under way finish their batch and write it; the last answer shown is the run's.
     for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
@@ -130,7 +139,8 @@ export async function lookWhile<T>(
   });
   void (async () => {
     for (let look = 0; look < 10_000; look++) {
-      await Promise.race([sleep(PROGRESS_LOOK_MS), settled.catch(() => undefined)]);
+      const wait = look < EARLY_LOOKS ? EARLY_LOOK_MS : PROGRESS_LOOK_MS;
+      await Promise.race([sleep(wait), settled.catch(() => undefined)]);
       if (!pending || !current()) return;
       let seen: Progress;
       try {

@@ -1,7 +1,7 @@
 /** Window leases (src/bulk/lease.ts) over document properties in memory: how many rows each window takes. */
 import { emptyCounts, type Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
-import { takeLease } from '../../src/bulk/lease';
+import { slicesWorking, takeLease, windowToLease } from '../../src/bulk/lease';
 import type { Platform } from '../../src/platform/platform';
 import { freeLock, MemoryProperties, testClock, testPlatform } from '../support/platform';
 
@@ -57,7 +57,7 @@ function windowSizes(platform: Platform): number[] {
   return (loadJob(platform)?.windows ?? []).map((window) => window.to - window.from + 1);
 }
 
-describe('window leases: two batches each, the last rows of a pass split across the slices', () => {
+describe('window leases: two batches each, one near the end of a pass', () => {
   it('far from the end each window takes the rows asked for', () => {
     const platform = platformWithJob(2, 1001);
     for (let slice = 0; slice < 3; slice++)
@@ -65,9 +65,9 @@ describe('window leases: two batches each, the last rows of a pass split across 
     expect(windowSizes(platform)).toEqual([200, 200, 200]);
   });
 
-  it('near the end the rows left (unleased, and in the other windows) are split across the slices working: they end together', () => {
-    const platform = platformWithJob(2, 301);
-    // Two slices whose windows are done (they lease their next one next), one leasing now: 300 rows for three.
+  it("near the end, when the rows never leased hold no whole window for each slice working, a window is one batch's rows", () => {
+    const platform = platformWithJob(2, 501);
+    // Two other slices at work, one leasing now: 500 rows left, less than three windows of 200.
     const job = loadJob(platform) as Job;
     const until = platform.clock.now() + 60_000;
     job.windows = [
@@ -77,6 +77,9 @@ describe('window leases: two batches each, the last rows of a pass split across 
     saveJob(platform, job);
     const a = takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200, 3).lease;
     expect(a?.windowEnd).toBe(101);
+    // The last rows: what is left, at most one batch's.
+    const b = takeLease(platform, 'run-1', platform.clock.now() + 1, OWNER, 200, 3).lease;
+    expect(b?.windowEnd).toBe(201);
     // Alone, the same slice would have taken the 200 rows it asked for; the run's figure of one slice keeps them whole.
     expect(windowSizes(leasedAlone(3))).toEqual([200]);
   });
@@ -85,5 +88,26 @@ describe('window leases: two batches each, the last rows of a pass split across 
     const platform = platformWithJob(2, 301);
     takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200);
     expect(windowSizes(platform)).toEqual([200]);
+  });
+});
+
+describe('a window to lease, for the figure of slices the sidebar may add', () => {
+  it('is there while rows were never leased or a window was left, and not once live slices hold every row', () => {
+    const platform = platformWithJob(2, 301);
+    const now = platform.clock.now();
+    // No window yet: the first slice leases one.
+    expect(windowToLease(loadJob(platform) as Job, now)).toBe(true);
+    // A lease of rows by the job's plan: 2 lookups a row would hold 100 lookups in 50 rows.
+    takeLease(platform, 'run-1', now, OWNER, (job) => (job.lastRow - job.firstRow + 1) / 2);
+    takeLease(platform, 'run-1', now + 1, OWNER, 200);
+    expect(windowSizes(platform)).toEqual([150, 150]);
+    const job = loadJob(platform) as Job;
+    // Every row is in the two live windows: a third slice would find nothing.
+    expect(windowToLease(job, now + 2)).toBe(false);
+    expect(slicesWorking(job, now + 2)).toBe(2);
+    // A slice's lease ends (the slice was killed): its window may be leased again.
+    const ended = (job.windows ?? [])[0].until;
+    expect(windowToLease(job, ended)).toBe(true);
+    expect(slicesWorking(job, ended)).toBe(1);
   });
 });

@@ -209,7 +209,11 @@ describe('the bulk run over the platform ports, without the emulator', () => {
         stepBudgetMs: 10_000,
       },
     );
-    const first = start(platform);
+    const started = start(platform);
+    // More lookups than one batch: Start answers at once, the sidebar drives the slices.
+    expect(started.progress.state).toBe('running');
+    expect(sent).toHaveLength(0);
+    const first = { progress: continueEnrichment(platform) };
     expect(first.progress.state).toBe('running');
     const afterFirst = loadJob(platform);
     // The rows left: the first row never leased, or the first left in a window the slice gave back.

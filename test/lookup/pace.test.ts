@@ -16,6 +16,7 @@ import {
   Pacer,
   type PaceState,
   paceReason,
+  recallPace,
   SLOW_MARGIN_MS,
   startFromKey,
 } from '../../src/lookup/pace';
@@ -415,12 +416,54 @@ describe("the pace learned per key (the user's properties)", () => {
     const read = jest.fn(() => kept);
     startFromKey(sent, read, 'hash-a', 0, CAP);
     expect(read).not.toHaveBeenCalled();
-    // A run that met no 429 keeps nothing; the same figure within the hour is not written again.
-    expect(keyPaceValue(sent, undefined, 'hash-a', 0)).toBeUndefined();
+    // A run that met no 429 keeps what it took clean, but never over the key's ceiling kept; the same figure within
+    // the hour is not written again.
+    expect(JSON.parse(keyPaceValue(sent, undefined, 'hash-a', 0) as string)).toMatchObject({
+      allowed: PACE_START,
+      clean: true,
+    });
+    expect(keyPaceValue(sent, kept, 'hash-a', 60_000)).toBeUndefined();
     const same = startFromKey(checked().state, () => kept, 'hash-a', 0, CAP);
     expect(keyPaceValue(same, kept, 'hash-a', 60_000)).toBeUndefined();
     expect(keyPaceValue(same, kept, 'hash-a', 2 * 3600 * 1000)).toBeDefined();
     expect(keyPaceValue(same, kept, 'hash-b', 60_000)).toBeDefined();
+  });
+});
+
+describe("the pace learned per key, from a service that never refused (the user's properties)", () => {
+  const hour = 3600 * 1000;
+  /** A bulk run's pace with nothing known, three slices' cap. */
+  const fresh = () => recallPace(undefined, PACE_START, 300, 0, false);
+  /** The figure a run keeps after `sizes` answered clean at once, starting from `kept`. */
+  function cleanRun(sizes: number[], kept: string | undefined, nowMs: number): string | undefined {
+    let state = fresh();
+    for (const size of sizes) state = observePace(state, clean(size), 300);
+    return keyPaceValue(state, kept, 'hash-a', nowMs);
+  }
+
+  it("a new spreadsheet's run starts where the key's service was seen to go, and grows from there", () => {
+    const kept = cleanRun([50, 100, 200], undefined, 0) as string;
+    expect(JSON.parse(kept)).toMatchObject({ allowed: 200, clean: true });
+    const state = startFromKey(fresh(), () => kept, 'hash-a', hour, 300);
+    // Not a ceiling: the size starts at 200 and doubles on (to the cap) after a fast clean batch.
+    expect([state.size, state.ceiling, state.sinceThrottled]).toEqual([200, 300, undefined]);
+    expect(observePace(state, clean(200), 300).size).toBe(300);
+    // A figure below the start changes nothing.
+    const small = JSON.stringify({ key: 'hash-a', allowed: 10, at: 0, clean: true });
+    const none = fresh();
+    expect(startFromKey(none, () => small, 'hash-a', hour, 300)).toBe(none);
+  });
+
+  it('a clean run does not replace a ceiling kept for the key, nor a larger clean figure within the hour', () => {
+    const limited = JSON.stringify({ key: 'hash-a', allowed: 25, at: 0 });
+    expect(cleanRun([50, 100], limited, hour)).toBeUndefined();
+    const larger = cleanRun([50, 100, 200], undefined, 0);
+    expect(cleanRun([50], larger, 60_000)).toBeUndefined();
+    expect(JSON.parse(cleanRun([50], larger, 2 * hour) as string)).toMatchObject({ allowed: 50 });
+    // Another key's figure is replaced.
+    expect(JSON.parse(cleanRun([50], larger?.replace('hash-a', 'hash-b'), 60_000) as string)).toMatchObject({
+      key: 'hash-a',
+    });
   });
 });
 

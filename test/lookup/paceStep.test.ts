@@ -121,14 +121,15 @@ describe('openPace', () => {
     expect(step.sizer.next()).toBeLessThanOrEqual(took);
   });
 
-  it("another key's figure is not used, and a run the service never limited writes no figure", () => {
+  it("another key's figure is not used, and a run the service never limited keeps what it took, marked clean", () => {
     const w = world();
     w.stores.keyFigure = JSON.stringify({ key: stableHash('key-of-bob-456'), allowed: 3, at: w.clock.now() });
     const step = openPace(w.ports, w.spec({ key: w.key }));
     expect(step.pacer.state.ceiling).toBe(CAP);
     step.pacer.observe(clean(START, w.clock.now()));
     step.policy.keep(step.pacer);
-    expect(w.writes.keyFigure).toBe(0);
+    expect(w.writes.keyFigure).toBe(1);
+    expect(JSON.parse(String(w.stores.keyFigure))).toMatchObject({ allowed: START, clean: true });
   });
 
   it("a slice of a bulk run shares the run's pace: its sizer is the share, its fetchAll bounded by batchCap", () => {

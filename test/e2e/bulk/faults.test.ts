@@ -233,8 +233,10 @@ describe('bulk enrichment faults', () => {
     await warmWorkers(world, 2);
     world.env.select(world.ss.id, 'A1:A31');
     // The first run's first batch is held by the test: the Cancel and the second start land while it is under way.
+    // Its 30 lookups are more than one batch: the menu creates the run and the first slice (the sidebar's) sends.
+    expect(((await world.env.run('enrichSelection', [], world.as())) as ProgressView).state).toBe('running');
     const release = service.hold();
-    const first = world.env.execute('enrichSelection', [], world.as());
+    const first = world.env.execute('continueEnrichment', [], world.as());
     let second: Promise<ExecutionResult> = first;
     let batchesSeen = 0;
     try {
@@ -278,7 +280,11 @@ describe('bulk enrichment faults', () => {
     const manifest = JSON.parse(readFileSync(join(DIST_DIR, 'appsscript.json'), 'utf8'));
     expect(manifest.oauthScopes).toContain('https://www.googleapis.com/auth/script.scriptapp');
     expect(manifest.oauthScopes).not.toContain('https://www.googleapis.com/auth/spreadsheets');
-    const first = await start(world, 'A1:A31');
+    const started = await start(world, 'A1:A31');
+    expect(started.state).toBe('running');
+    // More lookups than one batch: Start answers at once; the sidebar's first slice sends.
+    expect(started.processed).toBe(0);
+    const first = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
     expect(first.state).toBe('running');
     expect(first.processed).toBeGreaterThan(0);
     expect(world.env.triggers).toHaveLength(0);

@@ -99,8 +99,14 @@ function chargesByProfile(w: World): Map<string, number> {
 async function startHeld(w: World, rows: number): Promise<{ first: Promise<ExecutionResult> }> {
   w.env.select(w.ss.id, `A1:A${rows + 1}`);
   const plan = (await w.env.run('getRunPlan', [{}], w.as())) as { credits: number };
+  const started = (await w.env.run('startRun', [{ confirmedCredits: plan.credits }], w.as())) as {
+    progress: { state: string; processed: number };
+  };
+  // More lookups than one batch: Start answers at once, sending nothing; the sidebar's first slice sends.
+  expect(started.progress).toMatchObject({ state: 'running', processed: 0 });
+  expect(w.sandbox.service.ledger()).toHaveLength(1);
   releaseHold = w.sandbox.service.hold();
-  return { first: w.env.execute('startRun', [{ confirmedCredits: plan.credits }], w.as()) };
+  return { first: w.env.execute('continueEnrichment', [], w.as()) };
 }
 
 function release(): void {
