@@ -99,7 +99,7 @@ export function takeLease(
   jobId: string,
   started: number,
   runnerId: string | null,
-  rows: number | ((job: Job) => number),
+  rows: number,
   slices = 1,
 ): { job: Job | null; lease: JobLease | null } {
   let taken: { job: Job; window: WindowLease } | null = null;
@@ -109,7 +109,7 @@ export function takeLease(
       if (!stored || stored.id !== jobId || stored.state !== 'running' || !mayDrive(stored, runnerId))
         return stored;
       const next: Job = structuredCopy(stored);
-      const window = leaseWindow(next, typeof rows === 'number' ? rows : rows(next), token, started, slices);
+      const window = leaseWindow(next, rows, token, started, slices);
       if (!window) return stored;
       taken = { job: next, window: { ...window } };
       return next;

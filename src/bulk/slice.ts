@@ -143,21 +143,10 @@ export function runCap(platform: Platform): number {
 }
 
 /** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
-function leaseRows(platform: Platform): (job: Job) => number {
+function leaseRows(platform: Platform): number {
   const pace = runPace(platform);
   pace.batchCap = platform.config().maxConcurrency;
-  const lookups = 2 * pace.next();
-  return (job) => rowsForLookups(job, lookups);
-}
-
-/**
- * The rows that hold about `lookups` lookups: the plan's rows per new profile (duplicates, profiles known and
- * blanks cost none), so a window's second batch is as full as its first, not what its rows had left.
- */
-function rowsForLookups(job: Job, lookups: number): number {
-  const plan = job.plan;
-  const rowsPerLookup = plan && plan.credits > 0 ? Math.max(1, plan.rows / plan.credits) : 1;
-  return Math.min(MAX_WINDOW_ROWS, Math.ceil(lookups * rowsPerLookup));
+  return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
 }
 
 /** The run's pace as kept (the document cache, else the document property), across its slices. */
@@ -389,7 +378,7 @@ function windowSlices(slice: SliceState): number {
 /** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
 function windowLeaseRows(slice: SliceState): number {
   const { pacer, batchSize } = slice.setup;
-  return pacer ? rowsForLookups(slice.job, 2 * pacer.share()) : (batchSize ?? PACE_START);
+  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
 }
 
 /**

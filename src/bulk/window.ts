@@ -5,6 +5,7 @@
 import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import { MAX_WINDOW_ROWS } from '../core/limits';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
+import { BULK_CLAIM } from '../lookup/claims';
 import { PACE_START } from '../lookup/pace';
 import { emptyReport, type LookupReport } from '../lookup/session';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
@@ -161,6 +162,9 @@ function writeWindow(
     const ahead = index > stopAt;
     const copied = !outcome && !ahead && plan.action === 'lookup' ? slice.copyOf(plan.key) : undefined;
     if (!copied && (!outcome || (outcome.kind === 'error' && outcome.effect !== 'continue'))) {
+      // Its profile is being looked up by another slice of the run (a duplicate in its window): the run's next
+      // pass writes the answer stored by then, and this slice goes on.
+      if (!outcome && plan.action === 'lookup' && report.heldBy.get(plan.key) === BULK_CLAIM) continue;
       // This row and the ones after it wait for the next slice (rows after it with a result are written now).
       if (stopAt === window.size) stopAt = index;
       continue;

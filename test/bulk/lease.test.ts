@@ -97,8 +97,7 @@ describe('a window to lease, for the figure of slices the sidebar may add', () =
     const now = platform.clock.now();
     // No window yet: the first slice leases one.
     expect(windowToLease(loadJob(platform) as Job, now)).toBe(true);
-    // A lease of rows by the job's plan: 2 lookups a row would hold 100 lookups in 50 rows.
-    takeLease(platform, 'run-1', now, OWNER, (job) => (job.lastRow - job.firstRow + 1) / 2);
+    takeLease(platform, 'run-1', now, OWNER, 150);
     takeLease(platform, 'run-1', now + 1, OWNER, 200);
     expect(windowSizes(platform)).toEqual([150, 150]);
     const job = loadJob(platform) as Job;

@@ -14,10 +14,18 @@ import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS } from '../../src/core/limits';
 import type { CellBlock } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
+import { BULK_CLAIM, claimKey, putClaims } from '../../src/lookup/claims';
+import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
-import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryCache,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 import { found } from '../support/results';
 
 const profile = (name: string) => `https://www.linkedin.com/in/${name}`;
@@ -37,7 +45,18 @@ interface World {
 function world(
   rows: unknown[][],
   selected: CellBlock,
-  { lookupMs = 0, stepBudgetMs }: { lookupMs?: number; stepBudgetMs?: number } = {},
+  {
+    lookupMs = 0,
+    stepBudgetMs,
+    cache = null,
+    beforeSend = () => {},
+  }: {
+    lookupMs?: number;
+    stepBudgetMs?: number;
+    cache?: DocumentCache | null;
+    /** Called with the store before each batch goes out (another execution's work meanwhile). */
+    beforeSend?: (stored: Map<string, LookupResult>) => void;
+  } = {},
 ): World {
   const sheet = new MemorySheet(rows);
   const clock = testClock();
@@ -67,11 +86,12 @@ function world(
         for (const [key, result] of entries) stored.set(key, result);
       },
     },
-    cache: null,
+    cache,
     lock: { tryWith: (work) => ({ value: work() }) },
     clock,
     transport: {
       sendBatch: (urls) => {
+        beforeSend(stored);
         sent.push(...urls);
         clock.sleep(lookupMs);
         const outcomes = urls.map((url) => found(`${url.split('/in/')[1].replace(/\/$/, '')}@example.test`));
@@ -93,7 +113,7 @@ function world(
     documentProperties: () => documentProperties,
     documentPropertiesOrNull: () => documentProperties,
     userProperties: () => userProperties,
-    documentCache: () => null,
+    documentCache: () => cache,
     config: () => config,
     runner: { id: () => 'runner-1', ensureId: () => 'runner-1', email: () => 'ada@example.test' },
     settings: {
@@ -227,6 +247,38 @@ describe('the bulk run over the platform ports, without the emulator', () => {
     expect(progress.state).toBe('done');
     expect(new Set(sent).size).toBe(300);
     expect(sent).toHaveLength(300);
+    expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
+  });
+
+  test('a row whose profile another slice of the run is looking up does not stop the slice: the next pass writes it, unpaid here', () => {
+    const rows = Array.from({ length: 150 }, (_, index) => [profile(`p${index}`)]);
+    // Another slice of the run holds p5's claim (its batch under way) and stores its answer meanwhile.
+    const cache = memoryCache();
+    const held = 'https://linkedin.com/in/p5';
+    putClaims(cache, [held], BULK_CLAIM, 360);
+    expect(cache.get(claimKey(held))).toBe(BULK_CLAIM);
+    // It answers while this slice's second batch is under way: after this slice wrote its first window.
+    let batches = 0;
+    const { platform, sheet, sent } = world(
+      rows,
+      { row: 1, column: 1, rows: 150, columns: 1 },
+      {
+        cache,
+        beforeSend: (stored) => {
+          if (++batches !== 2) return;
+          stored.set(held, found('p5@example.test'));
+          cache.remove(claimKey(held));
+        },
+      },
+    );
+    expect(start(platform).progress.state).toBe('running');
+    // One slice does the whole run: it went past p5's row, and the pass over the range wrote p5 from the store.
+    const progress = continueEnrichment(platform);
+    expect(progress.state).toBe('done');
+    expect(sent).not.toContain('https://www.linkedin.com/in/p5/');
+    expect(sent).toHaveLength(149);
+    expect(new Set(sent).size).toBe(149);
+    expect(sheet.rows[5][1]).toBe('p5@example.test');
     expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
   });
 });
