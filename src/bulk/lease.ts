@@ -42,15 +42,10 @@ function leaseEnd(job: Job, now: number): number {
   return Math.max(0, ...liveWindows(job, now).map((window) => window.until));
 }
 
-/** A window leased less than this long ago was leased in the same round of batches as now (our choice). */
-export const SAME_ROUND_MS = 3000;
-
 /**
  * Rows a new window takes: `rows` (two batches), or near the end of a pass, when the rows never leased no longer
  * hold such a window for each of the slices working now (at most the run's `slices`), one batch's: the slices' last
  * batches then go out together, rather than one slice sending a window's second batch alone after the others ended.
- * The pass's last rows (no more than a batch for each) are split between this slice and the others that will come
- * for a share (their window not leased in this round), so its last batches are small and end together.
  */
 function newWindowRows(job: Job, rows: number, token: string, now: number, slices: number): number {
   const others = liveWindows(job, now).filter(
@@ -60,10 +55,7 @@ function newWindowRows(job: Job, rows: number, token: string, now: number, slice
   const working = Math.min(slices, others.length + 1);
   const left = job.lastRow - job.cursor + 1;
   if (working <= 1 || left >= rows * working) return rows;
-  const batch = Math.ceil(rows / 2);
-  if (left > batch * working) return batch;
-  const earlier = others.filter((window) => window.until - LEASE_MS < now - SAME_ROUND_MS).length;
-  return Math.min(batch, Math.ceil(left / Math.min(working, 1 + earlier)));
+  return Math.ceil(rows / 2);
 }
 
 /**

@@ -2,7 +2,6 @@
 import { emptyCounts, type Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { slicesWorking, takeLease, windowToLease } from '../../src/bulk/lease';
-import { LEASE_MS } from '../../src/core/limits';
 import type { Platform } from '../../src/platform/platform';
 import { freeLock, MemoryProperties, testClock, testPlatform } from '../support/platform';
 
@@ -83,28 +82,6 @@ describe('window leases: two batches each, one near the end of a pass', () => {
     expect(b?.windowEnd).toBe(201);
     // Alone, the same slice would have taken the 200 rows it asked for; the run's figure of one slice keeps them whole.
     expect(windowSizes(leasedAlone(3))).toEqual([200]);
-  });
-
-  it("the pass's last rows are split between the slices that will come for a share: its last batches are small and end together", () => {
-    const platform = platformWithJob(2, 91);
-    // Three slices whose windows were leased a round ago end them at about the same time: 90 rows left.
-    const now = platform.clock.now();
-    const until = now + LEASE_MS - 10_000;
-    const job = loadJob(platform) as Job;
-    job.windows = ['a', 'b', 'c'].map((token) => ({ from: 2, to: 1, token, until }));
-    saveJob(platform, job);
-    const sizes: number[] = [];
-    for (const [slice, token] of ['a', 'b', 'c'].entries()) {
-      // The slice's window is done (its merge drops it), then it leases its next one.
-      const stored = loadJob(platform) as Job;
-      stored.windows = (stored.windows ?? []).filter((window) => window.token !== token);
-      saveJob(platform, stored);
-      const lease = takeLease(platform, 'run-1', now + slice, OWNER, 200, 3).lease;
-      sizes.push((lease?.windowEnd ?? 0) - (lease?.job.cursor ?? 0) + 1);
-    }
-    // 90 rows for three (the slices that leased in this round take no other share): 30 each, not 30, 20 and 14.
-    expect(windowSizes(platform)).toEqual([30, 30, 30]);
-    expect(sizes).toEqual([30, 30, 30]);
   });
 
   it('one slice at a time (a fixed window, or one slice) takes the rows asked for', () => {
