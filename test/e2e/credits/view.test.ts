@@ -174,6 +174,10 @@ describe('the Credits tab', () => {
       faults: { latencyMs: 200 },
     });
     expect((await start(world, 'A1:A31')).state).toBe('running');
+    // More lookups than one batch: Start answers at once; the sidebar's first slice (1 ms: one batch) pays.
+    expect(((await world.env.run('continueEnrichment', [], world.as())) as { state: string }).state).toBe(
+      'running',
+    );
     const during = (await world.env.run('exportCreditsLog', [{}], world.as())) as CreditsExport;
     expect(during.done).toBe(true);
     expect(during.message).toMatch(

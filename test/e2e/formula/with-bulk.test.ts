@@ -57,10 +57,14 @@ describe('=FINDEMAIL with a bulk run', () => {
     world.env.select(world.ss.id, 'A1:A21');
     // The slice's first batch (rows 2-6) is held by the test: the slice has read the result store and waits on it
     // while the formulas of rows 12-21 answer, however slow the machine.
+    // 20 lookups, more than one batch: the menu creates the run, the sidebar's first slice sends.
+    expect(((await world.env.run('enrichSelection', [], world.as())) as { state: string }).state).toBe(
+      'running',
+    );
     let release = service.hold();
     let bulk: ReturnType<typeof world.env.execute> | undefined;
     try {
-      bulk = world.env.execute('enrichSelection', [], world.as());
+      bulk = world.env.execute('continueEnrichment', [], world.as());
       await waitFor(() => service.held === 5, 20_000);
       // Closed again before the held batch wakes: it stays held; the formulas' 10 lookups pass.
       release();
