@@ -179,11 +179,11 @@ export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
-/** The first slice, started from the menu, is short: the sidebar, open then, drives the rest. */
+/** Start's own slice (a run of one batch's lookups) is short: the sidebar, open then, drives anything left. */
 export const FIRST_SLICE_MAX_MS = 15 * SECOND;
 /**
- * Windows the first slice works (its first batch and that batch's retries) before Start answers: the sidebar's
- * drive then adds slices beside the next one from its first progress look.
+ * Windows Start's own slice works (its batch and that batch's retries) before Start answers; a run of more lookups
+ * than one batch is left to the sidebar's slices from Start's answer.
  */
 export const FIRST_SLICE_WINDOWS = 1;
 /**
