@@ -89,8 +89,13 @@ export async function drive(): Promise<void> {
         failures = 0;
         const moved = next.processed !== answered || next.state !== 'running';
         answered = next.processed;
-        // Answers of slices at once arrive in any order: a running run's count only goes up.
-        if (next.state !== 'running' || next.processed >= ui.progress.processed) setProgress(next);
+        // Answers of slices at once arrive in any order: a running run's count only goes up, and a slice's answer
+        // from before another slice ended the run never takes the ended run back to running.
+        if (
+          next.state !== 'running' ||
+          (ui.progress.state === 'running' && next.processed >= ui.progress.processed)
+        )
+          setProgress(next);
         if (!first && (!moved || (next.slices ?? 1) < lanes.open)) {
           // Nothing to lease (every window taken, the lock refused) or the service limits the pace: one slice fewer.
           lanes.wanted = Math.max(1, lanes.open - 1);
@@ -151,7 +156,7 @@ export async function lookWhile<T>(
       if (!pending || !current()) return;
       const shown = ui.progress;
       const sameRun = !shown.runId || seen.runId === shown.runId;
-      if (seen.state !== 'running' || seen.readOnly || !sameRun) continue;
+      if (seen.state !== 'running' || shown.state !== 'running' || seen.readOnly || !sameRun) continue;
       if (seen.processed > shown.processed) setProgress({ ...seen, waiting: false });
       looked(seen);
     }
