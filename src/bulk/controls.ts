@@ -10,7 +10,7 @@ import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSE
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
 import { runCharges } from './runCharges';
-import { processSlice, quotaPaused, withSlices } from './slice';
+import { openingSlice, processSlice, quotaPaused, withSlices } from './slice';
 
 /**
  * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
@@ -56,8 +56,9 @@ export function resumeEnrichment(platform: Platform): Progress {
   const job = applyToStored(platform, { type: 'resume' }, viewer.runnerId);
   if (job?.state !== 'running') return progressOf(job, viewer);
   // A slice still at work carries on: Resume answers at once, and the sidebar's drive adds slices beside it.
-  if (job.leaseUntil > platform.clock.now()) return withSlices(platform, progressOf(job, viewer));
-  return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
+  if (job.leaseUntil > platform.clock.now()) return withSlices(platform, progressOf(job, viewer), job);
+  // Otherwise as Start: the rest in Resume's own short slice when one batch holds it, else the sidebar's slices.
+  return openingSlice(platform, job, viewer.runnerId, job.counts.total - job.counts.processed);
 }
 
 export function pauseEnrichment(platform: Platform): Progress {

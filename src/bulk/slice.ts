@@ -11,6 +11,8 @@ import {
   DEFAULT_RETRY,
   DEFAULT_SLICES,
   DEFAULT_STEP_BUDGET_MS,
+  FIRST_SLICE_MAX_MS,
+  FIRST_SLICE_WINDOWS,
   MAX_BATCH_SIZE,
   MAX_PASSES,
   MAX_SLICES,
@@ -65,6 +67,29 @@ export function processSlice(
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
   }
+}
+
+/**
+ * The answer to Start or Resume of the starter's running run (`job`): `lookups` (at most) that go in one fetchAll at
+ * the run's pace now are done in a short slice of the call itself; more are left to the sidebar's slices, opened from
+ * this answer as many at once as the pace needs, so the sidebar shows the run going on at once.
+ */
+export function openingSlice(
+  platform: Platform,
+  job: Job,
+  runnerId: string | null,
+  lookups: number,
+): Progress {
+  if (fitsOneBatch(platform, lookups))
+    return processSlice(platform, job.id, runnerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS);
+  return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
+}
+
+/** `lookups` go in one fetchAll at the run's pace now (its next batch). */
+function fitsOneBatch(platform: Platform, lookups: number): boolean {
+  const { batchSize, maxConcurrency } = platform.config();
+  if (batchSize) return lookups <= batchSize;
+  return lookups <= Math.min(maxConcurrency, runPace(platform).runSize());
 }
 
 /**

@@ -6,7 +6,6 @@
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { stableHash } from '../core/hash';
-import { FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS } from '../core/limits';
 import { PACE_SCOPES } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
 import { countKeyCheckSent } from '../lookup/keyCheck';
@@ -21,7 +20,7 @@ import { cellHash } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
-import { keyPaceFigure, processSlice, runCap, runPace, withSlices } from './slice';
+import { keyPaceFigure, openingSlice, runCap } from './slice';
 
 export function enrichSelection(platform: Platform): Progress {
   return startFromMenu(platform, { source: 'selection', mode: 'all' });
@@ -106,21 +105,13 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
     };
   }
   const { created } = outcome;
-  // A run of one batch's lookups is done in a short first slice. A longer one is driven by the sidebar, open now,
-  // from Start's answer: as many slices at once as its pace needs, the first batch among them (no trigger: none is
-  // needed).
-  const progress = oneBatch(platform, outcome.plan)
-    ? processSlice(platform, created.id, created.ownerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS)
-    : withSlices(platform, progressOf(created, { runnerId: created.ownerId, now: clock.now() }));
-  return { plan: outcome.plan, started: true, progress };
-}
-
-/** The plan's lookups go in one fetchAll at the run's pace now (its first batch). */
-function oneBatch(platform: Platform, plan: RunPlan): boolean {
-  const { batchSize, maxConcurrency } = platform.config();
-  if (batchSize) return plan.credits <= batchSize;
-  const pace = runPace(platform);
-  return plan.credits <= Math.min(maxConcurrency, pace.runSize());
+  // A run of one batch's lookups is done in a short first slice; a longer one is driven by the sidebar, open now,
+  // from Start's answer (no trigger: none is needed).
+  return {
+    plan: outcome.plan,
+    started: true,
+    progress: openingSlice(platform, created, created.ownerId, outcome.plan.credits),
+  };
 }
 
 /** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */

@@ -492,9 +492,22 @@ test('the progress view drives a bulk run to the end, with Pause and Resume on t
     new RegExp(`^${40 - emptyRows} of 40 rows`),
   );
 
-  // Resume with the keyboard; the sidebar drives the rest.
-  await page.locator('#resume').focus();
-  await page.keyboard.press('Enter');
+  // Resume with the keyboard; the sidebar drives the rest. More than a batch is left: Resume answers at once, sending
+  // nothing, so "Running" shows while the service holds every lookup of the sidebar's slices (Resume working a slice
+  // of its own would wait on the held service, the run reading "Paused" meanwhile).
+  const resumeHold = world.sandbox.service.hold();
+  try {
+    await page.locator('#resume').focus();
+    await page.keyboard.press('Enter');
+    await waitForText(page.locator('#run-state'), 'Running');
+    for (let round = 0; round < 400 && world.sandbox.service.held === 0; round++) await sleep(25);
+    expect(world.sandbox.service.held).toBeGreaterThan(0);
+    expect(bridge.calls.filter((c) => c.fn === 'resumeEnrichment')).toEqual([
+      expect.objectContaining({ ok: true, value: expect.objectContaining({ state: 'running' }) }),
+    ]);
+  } finally {
+    resumeHold();
+  }
   await waitForText(page.locator('#run-state'), 'Done', 30_000);
 
   // Every row has its result, each profile was charged once, and the sidebar's counts are the sheet's.
@@ -804,8 +817,8 @@ test('the full key never reaches the sidebar, whatever the sidebar calls', async
   const release = world.sandbox.service.hold(5);
   try {
     await startRun(s, 'A2:A81');
-    // A slice is at work (its batch held at the service) before the Pause: Resume then answers at once (the slice
-    // carries on) rather than working a slice of its own, which the held service would keep from answering.
+    // A slice is at work (its batch held at the service) before the Pause: the Pause stops a run under way, and
+    // Resume answers at once (the slice carries on).
     for (let round = 0; round < 800 && world.sandbox.service.held === 0; round++) await sleep(25);
     expect(world.sandbox.service.held).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Pause' }).click();

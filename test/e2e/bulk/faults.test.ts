@@ -58,9 +58,15 @@ describe('bulk enrichment faults', () => {
     expect(mid.filter((row) => row[2] !== '').length).toBeGreaterThanOrEqual(120);
     for (const row of mid)
       expect([row[0], row[2] !== '']).toEqual([row[0], !!charged[normalizeProfileUrl(String(row[0]))]]);
-    // Resume without credits: still paused, nothing charged.
-    const again = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    // Resume without credits: the run's rest is the sidebar's slices (Resume answers at once); the first pauses it
+    // again, nothing charged.
+    const charges = world.sandbox.service.totalCharged();
+    const resumedBroke = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    expect(resumedBroke.state).toBe('running');
+    const again = await drive(world);
     expect(again.state).toBe('paused');
+    expect(again.message).toMatch(/credits/i);
+    expect(world.sandbox.service.totalCharged()).toBe(charges);
     world.sandbox.service.addCredits(ORG, 500);
     const resumed = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
     expect(['running', 'done']).toContain(resumed.state);
@@ -133,11 +139,14 @@ describe('bulk enrichment faults', () => {
     // Ten more credits: the first window comes back to the nine rows written ahead (neither paid nor counted
     // again) and pays for row 1; the next window spends the other nine and pauses again.
     world.sandbox.service.addCredits(ORG, 10);
-    const again = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    // Eleven rows left: more than a batch of ten, so Resume answers at once and the sidebar's slices go on.
+    const resumed = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+    expect(resumed).toMatchObject({ state: 'running', found: 9, creditsUsed: 9 });
+    const again = await drive(world);
     expect(again).toMatchObject({ state: 'paused', found: 19, creditsUsed: 19 });
     world.sandbox.service.addCredits(ORG, 10);
-    await world.env.run('resumeEnrichment', [], world.as());
-    const done = await drive(world);
+    // One row left, within a batch: Resume's own short slice ends the run (one call, as Start's for a small run).
+    const done = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
     expect(done).toMatchObject({ state: 'done', processed: 20, found: 20, creditsUsed: 20 });
     expect(world.sandbox.service.totalCharged()).toBe(20);
     expect(chargedTwice(world)).toEqual([]);

@@ -230,8 +230,13 @@ describe('several slices of one run at once', () => {
     const written = world.env.values(world.ss.id, 'A2:D61').filter((row) => row[2] !== '');
     expect(written).toHaveLength(3 * BATCH);
     expect(mismatches(written)).toEqual([]);
+    // Thirty rows left, more than a batch: Resume answers at once, sending nothing, and says how many slices the
+    // sidebar opens (its run's pace: a batch each); they send.
     const resumed = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
-    expect(resumed.state).not.toBe('paused');
+    expect(resumed).toMatchObject({ state: 'running', processed: 3 * BATCH });
+    expect(resumed.slices).toBeGreaterThanOrEqual(1);
+    expect(lookups(world)).toHaveLength(3 * BATCH);
+    expect(liveWindows(world)).toEqual([]);
     const done = await drive(world);
     expect(done.state).toBe('done');
     expect(done.creditsUsed).toBe(60);
