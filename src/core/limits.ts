@@ -179,11 +179,14 @@ export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 // ------------------------------------------------------------------------------------------------ Bulk run
 /** A slice works at most this long, a wide margin under the 6-minute execution limit for the last batch and save. */
 export const DEFAULT_STEP_BUDGET_MS = 45 * SECOND;
-/** Start's own slice (a run of one batch's lookups) is short: the sidebar, open then, drives anything left. */
+/**
+ * Start's or Resume's own slice (a run, or its rest, of one batch's lookups) is short: the sidebar, open then, drives
+ * anything left (src/bulk/slice.ts openingSlice).
+ */
 export const FIRST_SLICE_MAX_MS = 15 * SECOND;
 /**
- * Windows Start's own slice works (its batch and that batch's retries) before Start answers; a run of more lookups
- * than one batch is left to the sidebar's slices from Start's answer.
+ * Windows Start's or Resume's own slice works (its batch and that batch's retries) before it answers; more lookups
+ * than one batch are left to the sidebar's slices from the answer.
  */
 export const FIRST_SLICE_WINDOWS = 1;
 /**
