@@ -22,9 +22,9 @@ const SPREADSHEET_ID = 'spreadsheet-1';
 const POLICY = FORMULA_CAP_SETTING_PREFIX + SPREADSHEET_ID;
 const HOUR = 3600 * 1000;
 
-function world(start = Date.UTC(2026, 10, 27, 22)) {
+/** A platform of plain objects on this spreadsheet, its document properties `document`, its clock at `start`. */
+function platformWith<D extends MemoryProperties>(start: number, document: D) {
   const user = new MemoryProperties();
-  const document = new MemoryProperties();
   const clock = testClock(start);
   const spreadsheet = { id: () => SPREADSHEET_ID } as SpreadsheetPort;
   const platform = testPlatform({
@@ -33,6 +33,11 @@ function world(start = Date.UTC(2026, 10, 27, 22)) {
     documentProperties: () => document,
     spreadsheet: () => spreadsheet,
   });
+  return { user, document, clock, platform };
+}
+
+function world(start = Date.UTC(2026, 10, 27, 22)) {
+  const { user, document, clock, platform } = platformWith(start, new MemoryProperties());
   const lockRuns: number[] = [];
   const lock: DocumentLock = {
     tryWith(work) {
@@ -198,16 +203,10 @@ class KillableProperties extends MemoryProperties {
 }
 
 function giveBackWorld(cap: number) {
-  const user = new MemoryProperties();
-  const document = new KillableProperties();
-  const clock = testClock(Date.UTC(2026, 10, 27, 12));
-  const spreadsheet = { id: () => SPREADSHEET_ID } as SpreadsheetPort;
-  const platform = testPlatform({
-    clock,
-    userProperties: () => user,
-    documentProperties: () => document,
-    spreadsheet: () => spreadsheet,
-  });
+  const { user, document, clock, platform } = platformWith(
+    Date.UTC(2026, 10, 27, 12),
+    new KillableProperties(),
+  );
   user.values.set(
     FORMULA_CAP_SETTING_PREFIX + SPREADSHEET_ID,
     JSON.stringify({ enabled: true, dailyCap: cap }),
