@@ -23,12 +23,11 @@ import {
   PACE_PREFIX,
   PACE_SCOPES,
   RESULTS_SHEET,
-  SENDING_PREFIX,
   WATCH_PROPERTY,
 } from './core/propertyNames';
 import type { Platform } from './platform/platform';
+import { readBatches } from './store/batches';
 import { CREDITS_FIRST_ROW } from './store/credits';
-import { parseSending } from './store/sendingRecords';
 import { parseWatch } from './watch/store';
 import type { Watch } from './watch/watch';
 
@@ -89,12 +88,7 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
     const minutes = Math.max(1, Math.ceil((job.leaseUntil - now) / 60_000));
     return `The last run (${job.state}) is still finishing the lookups it had sent: their answers and charges are being written. Press Remove again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}, once the Progress tab no longer says the final count follows.`;
   }
-  const sending = Object.entries(properties).some(([name, value]) => {
-    if (!name.startsWith(SENDING_PREFIX) || !value) return false;
-    const record = parseSending(value);
-    return record !== undefined && record.u > now;
-  });
-  if (sending) {
+  if (readBatches(properties, now).held.size > 0) {
     return '=FINDEMAIL formulas are looking profiles up in this spreadsheet right now. Press Remove again in a minute.';
   }
   return '';
@@ -155,9 +149,13 @@ const KEPT =
  */
 export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
   const done = platform.lock.with(() => {
+    const before = holdings(platform);
+    const refusal = refusalOf(platform, before.properties);
+    if (refusal) return { refusal, held: before };
+    // Batches whose sender ended first are settled before their records go: their lost answers keep counting
+    // (LOST_PROPERTY stays), so none of those profiles is charged a third time.
+    platform.resultStore().fold(before.properties);
     const held = holdings(platform);
-    const refusal = refusalOf(platform, held.properties);
-    if (refusal) return { refusal, held };
     const removedSheets = platform.addonSheets.remove(ADDON_SHEETS);
     if (held.addonKeys.length > 0) {
       const removed = new Set(held.addonKeys);

@@ -3,8 +3,7 @@
  * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
  * because Apps Script only sees top-level function declarations.
  */
-import { appsScript } from './adapters/platform';
-import { formulaBuffer } from './adapters/ports';
+import { appsScript, triggerFolding } from './adapters/platform';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
   CreditsExport,
@@ -28,11 +27,11 @@ import { clearStaleResults } from './bulk/staleResults';
 import { BULK_RUN_ITEM, REFRESH_ITEM, WATCH_ITEM } from './core/product';
 import * as credits from './credits/view';
 import * as dataRemoval from './dataRemoval';
-import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
 import { refreshFormulas as refresh, replaceSingleCells as replaceSingles } from './formula/refresh';
+import { foldOnTrigger } from './formula/triggerFold';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
 import * as watch from './watch/entryPoints';
@@ -71,7 +70,7 @@ export function onOpen(e?: unknown): void {
     ['Settings & API key', 'showSettings'],
     ['Help', 'showHelp'],
   ]);
-  keepFormulaBuffer(e, formulaBuffer);
+  foldOnTrigger(e, triggerFolding);
 }
 
 /**
@@ -88,7 +87,7 @@ export function onInstall(e?: unknown): void {
  */
 export function onEdit(e?: unknown): void {
   clearStaleResults(appsScript, e);
-  keepFormulaBuffer(e, formulaBuffer);
+  foldOnTrigger(e, triggerFolding);
 }
 
 /** Opens the sidebar on its settings view. */

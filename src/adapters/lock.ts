@@ -100,8 +100,8 @@ export function withDocumentLock<T>(work: () => T): T {
 
 /**
  * Runs `work` holding the document lock, trying up to STORE_LOCK_ATTEMPTS times; throws DocumentBusyError when it
- * stays busy. For what must not be left undone (a paid result, a slice's lease): even LockService's refusal (its
- * rate quota, reported) is tried again, a few times, 1, 2, 4 s apart. `sheetWrites`: the execution may write the
+ * stays busy. For what should not wait for the next execution (a slice's last rows and its window): even
+ * LockService's refusal (its rate quota, reported) is tried again, a few times, 1, 2, 4 s apart. `sheetWrites`: the execution may write the
  * spreadsheet (its writes are flushed before the release).
  */
 export function withDocumentLockRetried<T>(clock: Clock, work: () => T, sheetWrites = true): T {
@@ -114,14 +114,6 @@ export function withDocumentLockRetried<T>(clock: Clock, work: () => T, sheetWri
   throw new DocumentBusyError(
     'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
   );
-}
-
-/**
- * The result store's writes: a batch never stored keeps its sending record, which the next execution settles as
- * lost answers.
- */
-export function withStoreLock(clock: Clock, work: () => void, sheetWrites: boolean): void {
-  withDocumentLockRetried(clock, work, sheetWrites);
 }
 
 /** The document lock of an execution that may write the spreadsheet: flushed before each release. */

@@ -1,5 +1,8 @@
 /** The platform the features reach Apps Script through (src/platform/platform.ts), over the real services. */
+
+import { foldedIntoJob } from '../bulk/step';
 import type { Platform } from '../platform/platform';
+import type { Folded } from '../store/batches';
 import { addonSheets } from './addonSheets';
 import { spreadsheetDay, systemClock, timeText } from './clock';
 import { createExportSheet, creditsLog, writeExportRows } from './creditsSheet';
@@ -7,7 +10,7 @@ import { clearHalt, documentCache } from './documentCache';
 import { documentPropertyWritable } from './formulaWrites';
 import { askServiceAboutKey } from './http';
 import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
-import { heldAfterLosses, keepPendingResults, servicePorts } from './ports';
+import { batchFolding, foldBatches, heldAfterLosses, resultStore, servicePorts } from './ports';
 import { documentProperties, documentPropertiesOrNull, userProperties } from './properties';
 import { ensureRunnerId, runnerEmail, runnerId } from './runner';
 import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
@@ -21,6 +24,13 @@ import {
   watchTriggersPresent,
 } from './triggers';
 import { confirm, showAlert, showSidebar } from './ui';
+
+/** A bulk run's credits counted in its job when another execution folds its batches. */
+const countInJob = (folded: Folded, all: Record<string, string>) =>
+  foldedIntoJob(folded, all, systemClock.now());
+
+/** What the simple triggers fold (the batches formulas and runs paid for). */
+export const triggerFolding = batchFolding(countInJob);
 
 /** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
 export const appsScript: Platform = {
@@ -51,7 +61,8 @@ export const appsScript: Platform = {
   },
   editedCells,
   lookupPorts: servicePorts,
-  keepPendingResults,
+  resultStore: (charges) => resultStore(true, charges),
+  foldBatches: () => foldBatches(countInJob),
   heldAfterLosses: (urlKeys, atLeast) => heldAfterLosses(urlKeys, atLeast),
   askServiceAboutKey,
   clearHalt,

@@ -1,11 +1,17 @@
 /** The lookup pipeline's and the store's ports over the real Apps Script services. */
-import { LOST_PROPERTY } from '../core/propertyNames';
+import {
+  ANSWERS_PREFIX,
+  BATCH_PREFIX,
+  CHARGE_PREFIX,
+  LOST_PROPERTY,
+  PENDING_PREFIX,
+} from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
+import type { Folded } from '../store/batches';
 import type { ChargeContext } from '../store/credits';
-import { bufferHoldsResults } from '../store/formulaBuffer';
 import { heldByLostMarks } from '../store/lostMarks';
-import type { FormulaBuffer, StoreServices } from '../store/ports';
-import { sheetResultStore } from '../store/resultStore';
+import type { BatchFolding, StoreServices } from '../store/ports';
+import { type SheetResultStore, sheetResultStore } from '../store/resultStore';
 import { resultsSheetOn } from '../store/resultsSheet';
 import { RESULTS_LAYOUT } from '../store/table';
 import { systemClock } from './clock';
@@ -13,16 +19,20 @@ import { creditsLog } from './creditsSheet';
 import { documentCache } from './documentCache';
 import { hiddenSheet } from './hiddenSheet';
 import { fetchTransport } from './http';
-import { documentLock, readOnlyDocumentLock, tryWithDocumentLock, withStoreLock } from './lock';
+import { documentLock, readOnlyDocumentLock, tryWithDocumentLock } from './lock';
 import { documentProperties } from './properties';
 
 /**
- * `writable`: the execution may write the spreadsheet (not a custom function): results go into the results sheet.
- * `charges`: who pays for what it stores, for the credits log (default: the formulas').
+ * `writable`: the execution may write the spreadsheet (not a custom function). `charges`: who pays for what it
+ * sends, for the credits log (default: the formulas'). `store`: the result store to use (a bulk slice's own).
  */
-export function servicePorts(writable = false, charges?: ChargeContext): LookupPorts {
+export function servicePorts(
+  writable = false,
+  charges?: ChargeContext,
+  store?: SheetResultStore,
+): LookupPorts {
   return {
-    store: sheetResultStore(writable, storeServices(), charges),
+    store: store ?? resultStore(writable, charges),
     cache: documentCache(),
     lock: writable ? documentLock : readOnlyDocumentLock,
     clock: systemClock,
@@ -30,37 +40,51 @@ export function servicePorts(writable = false, charges?: ChargeContext): LookupP
   };
 }
 
-/** The store's services: document properties, the results sheet, the credits log, the document lock. */
+/** The result store over the real services. */
+export function resultStore(writable: boolean, charges?: ChargeContext): SheetResultStore {
+  return sheetResultStore(writable, storeServices(), charges);
+}
+
+/** The store's services: document properties, the results sheet, the credits log. */
 export function storeServices(clock: Clock = systemClock): StoreServices {
   return {
     properties: documentProperties(),
-    cache: documentCache,
     clock,
     resultsSheet: resultsSheetOn(hiddenSheet(RESULTS_LAYOUT)),
     appendCharges: creditsLog.append,
-    withStoreLock: (work, sheetWrites) => withStoreLock(clock, work, sheetWrites),
-    tryStoreLock: (work) => tryWithDocumentLock(work, undefined, false) !== undefined,
   };
 }
 
 /**
- * At the start of an execution that may write the spreadsheet: moves what formulas paid for into the results
- * sheet. Never fails the caller's action: when the lock stays busy or a service refuses (a quota), the results
- * stay in the buffer for the next writing execution.
+ * In an execution that may write the spreadsheet: folds every final batch into the hidden sheets, with `also`
+ * (the bulk run's counts of what was folded) in the same hold. Never fails the caller's action: when the lock stays
+ * busy or a service refuses (a quota), the batches wait for the next writing execution. Returns the results folded.
  */
-export function keepPendingResults(): number {
+export function foldBatches(
+  also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
+): number {
   try {
-    return tryWithDocumentLock(() => sheetResultStore(true, storeServices()).keepPending())?.value ?? 0;
+    return tryWithDocumentLock(() => resultStore(true).fold(undefined, also).folded.results.size)?.value ?? 0;
   } catch {
     return 0;
   }
 }
 
-/** The formulas' buffer in document properties, for the simple triggers. */
-export const formulaBuffer: FormulaBuffer = {
-  holdsResults: () => bufferHoldsResults(documentProperties()),
-  keep: keepPendingResults,
-};
+/** Names a fold would take: answers, batch records, what an earlier version kept for formulas. */
+const FOLDED_PREFIXES = [ANSWERS_PREFIX, BATCH_PREFIX, PENDING_PREFIX, CHARGE_PREFIX];
+
+/** The batches waiting to be folded, for the simple triggers. */
+export function batchFolding(
+  also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
+): BatchFolding {
+  return {
+    waiting: () =>
+      documentProperties()
+        .getKeys()
+        .some((name) => FOLDED_PREFIXES.some((prefix) => name.startsWith(prefix))),
+    fold: () => foldBatches(also),
+  };
+}
 
 /**
  * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are

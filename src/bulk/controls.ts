@@ -5,11 +5,10 @@
 import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
-import { urlsBeingSent } from '../store/sendingRecords';
+import { requestsAtService } from '../store/batches';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSED_MESSAGE } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
-import { runCharges } from './runCharges';
 import { openingSlice, processSlice, quotaPaused, withSlices } from './slice';
 
 /**
@@ -108,6 +107,6 @@ export function getEnrichmentProgress(platform: Platform): Progress {
 function withInFlight(platform: Platform, job: Job | null, progress: Progress): Progress {
   const now = platform.clock.now();
   if (!job || (job.state !== 'paused' && job.state !== 'cancelled') || job.leaseUntil <= now) return progress;
-  const sent = urlsBeingSent(platform.documentProperties().getProperties(), runCharges(job).where, now);
+  const sent = requestsAtService(platform.documentProperties().getProperties(), job.id, now);
   return { ...progress, inFlight: sent };
 }

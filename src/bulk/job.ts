@@ -7,6 +7,7 @@ import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason 
 import { WAITING_AFTER_MS } from '../core/limits';
 import { SETTINGS_PATH } from '../core/product';
 import { emptyRunCounts } from '../core/runWords';
+import type { PaceState } from '../lookup/pace';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
 export type Counts = RunCounts;
@@ -39,8 +40,6 @@ export interface Job {
   headerTexts: string[] | null;
   /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
   hasDuplicates: boolean;
-  /** A re-check's first pass: hashes of the keys of rows written ahead of the cursor, already counted. */
-  rowsWrittenAhead?: string[];
   state: JobState;
   /** Set with a paused, stopped or cancelled state. */
   reason?: RunReason;
@@ -61,13 +60,16 @@ export interface Job {
   ownerName?: string;
   /** The latest end of a window lease (`windows`): some slice works on the run until then. */
   leaseUntil: number;
-  /** Left from runs saved before window leases (one lease for the whole run); unused. */
-  leaseToken?: string;
   /**
-   * The windows of rows slices hold or left (src/bulk/lease.ts): rows from `cursor` on were never leased in this
-   * pass; a window is worked on only by the slice holding its token until `until`, and leased again after.
+   * The windows of rows slices hold, and rows given back (src/bulk/lease.ts): rows from `cursor` on were never
+   * leased in this pass; a window is worked on only by the slice holding its token until `until`.
    */
   windows?: WindowLease[];
+  /**
+   * The run's pace (src/lookup/pace.ts): `size` is its requests at the service at once, across its slices; each
+   * batch is observed in the hold that writes it, under the lock.
+   */
+  pace?: PaceState;
   /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */
@@ -80,13 +82,16 @@ export interface Job {
 
 /**
  * Rows `from`..`to` of the current pass, leased to the slice holding `token` until `until` (0: free, to be leased
- * again). A window past the last row (`from` > lastRow) is the pass over the whole range, held by one slice.
+ * again), with `n` requests at the service for them; `waits`: given back because another execution was looking up
+ * a profile of these rows.
  */
 export interface WindowLease {
   from: number;
   to: number;
   token: string;
   until: number;
+  n?: number;
+  waits?: 1;
 }
 
 export const emptyCounts = emptyRunCounts;

@@ -29,7 +29,6 @@ const JOB_FIELDS: FieldSpecs<Job> = {
   bottomValue: 'string',
   headerTexts: 'array|null',
   hasDuplicates: 'boolean',
-  rowsWrittenAhead: 'array?',
   state: 'string',
   reason: 'string?',
   message: 'string',
@@ -41,12 +40,12 @@ const JOB_FIELDS: FieldSpecs<Job> = {
   ownerId: 'string',
   ownerName: 'string?',
   leaseUntil: 'number',
-  leaseToken: 'string?',
   windows: 'array?',
   redo: 'array?',
   plan: 'object?',
   origin: 'string?',
   paceReason: 'string?',
+  pace: 'object?',
 };
 
 /** The job kept as `raw` (JOB_PROPERTY's value), or null when there is none or it is not a job's record. */

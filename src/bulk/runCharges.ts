@@ -22,5 +22,6 @@ export function runCharges(
     where: watch
       ? `watch ${job.id} · '${job.sheetName}'!${column} ${rows}`
       : `run ${job.id} · '${job.sheetName}'!${column}${job.firstRow}:${column}${job.lastRow}`,
+    run: job.id,
   };
 }

@@ -1,57 +1,50 @@
 /**
- * One slice of the bulk run: the lease on the job, the checks before any work, the windows for one time budget and,
- * after the last row, a pass over the whole range for rows still without a result; then the job saved and the
- * lease released.
+ * One slice of the bulk run: one execution's share of it, batch after batch for one time budget. Between two
+ * batches it holds the document lock once (./step.ts): the last window written, the next leased and claimed. Each
+ * batch goes out with the lock free, and its answers are kept in its records before anything else
+ * (src/store/batches.ts). When the slice's last hold is refused, the records say so, and the next hold of any slice
+ * frees its window and writes it from the store.
  */
 import type { Progress } from '../api';
-import { CELL, outputHeaders } from '../core/cells';
+import { outputHeaders } from '../core/cells';
 import { stableHash } from '../core/hash';
 import {
-  BULK_CLAIM_SECONDS,
   DEFAULT_RETRY,
-  DEFAULT_SLICES,
   DEFAULT_STEP_BUDGET_MS,
+  EXECUTION_LIMIT_MS,
   FIRST_SLICE_MAX_MS,
   FIRST_SLICE_WINDOWS,
   MAX_BATCH_SIZE,
-  MAX_PASSES,
-  MAX_SLICES,
-  MAX_WINDOW_ROWS,
-  SLICE_MIN_SHARE,
 } from '../core/limits';
-import { KEY_PACE_PROPERTY, PACE_PREFIX, PACE_SCOPES, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
+import { JOB_PROPERTY, KEY_PACE_PROPERTY, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
 import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
-import type { SheetPort } from '../core/sheet';
 import { withoutStop } from '../core/text';
-import type { NetworkHosts } from '../core/url';
+import { timeId } from '../core/timeId';
 import { addWebRequests } from '../core/webRequests';
-import { fixedBatchSize, sliceBudget } from '../lookup/budget';
-import { BULK_CLAIM } from '../lookup/claims';
-import { keyCheckGate } from '../lookup/keyCheck';
-import { loadPace, PACE_START, type Pacer } from '../lookup/pace';
-import { openPace } from '../lookup/paceStep';
-import type { LookupPorts } from '../lookup/ports';
-import { serviceError } from '../lookup/result';
-import { openLookup } from '../lookup/session';
-import { readSlices, type SharedPace } from '../lookup/sharedPace';
-import { DocumentBusyError } from '../platform/errors';
+import { redactKey } from '../lookup/apiKey';
+import { sliceBudget } from '../lookup/budget';
+import { checkKeyOfRun } from '../lookup/keyCheck';
+import { keyPaceValue, knowsNothing } from '../lookup/pace';
+import type { BatchSample, BatchSizer, LookupPorts } from '../lookup/ports';
+import { type ServiceError, serviceError } from '../lookup/result';
+import { emptyReport, sendClaimed } from '../lookup/session';
 import type { Platform } from '../platform/platform';
-import { readJobCells } from './columns';
-import { finalCounts } from './counting';
 import { idleProgress, type Job, progressOf } from './job';
 import type { HaltReason } from './jobMachine';
-import { type JobLease, slicesWorking, takeLease, windowToLease } from './lease';
-import { COLUMNS_MOVED } from './relocate';
-import { firstWithoutStatus } from './rowPlan';
+import { transition } from './jobMachine';
+import { loadJob, parseJob, updateJob } from './jobStore';
+import { slicesWorking, windowsLeft } from './lease';
 import { runCharges } from './runCharges';
 import { haltOf } from './runHalt';
-import { RunScope } from './runScope';
-import { SliceState } from './sliceState';
-import { processWindow } from './window';
+import { mostSlices, paceNow, runCap, slicesFor } from './runPace';
+import { holdOnce, type Leased, type Sent, type SliceSetup } from './step';
+
+/** Holds of the lock one slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
+const MOST_HOLDS = 1000;
 
 /**
- * Works on the job for one time budget: per window one read (the window's rows to check them, plus the next
- * window's) and one setValues per run of adjacent rows written now, never a call per cell.
+ * Works on the job for one time budget (`maxBudgetMs`, at most ENRICH_STEP_BUDGET_MS), at most `maxWindows`
+ * batches. Returns the run's progress with the slices its sidebar may drive at once.
  */
 export function processSlice(
   platform: Platform,
@@ -61,8 +54,8 @@ export function processSlice(
   maxWindows = Number.POSITIVE_INFINITY,
 ): Progress {
   try {
-    const { progress, job } = processLeasedSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows);
-    return withSlices(platform, progress, job);
+    const job = runSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows);
+    return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
   } catch (error) {
     if (isPropertiesQuotaError(error)) return quotaPaused();
     throw error;
@@ -80,49 +73,36 @@ export function openingSlice(
   runnerId: string | null,
   lookups: number,
 ): Progress {
-  if (fitsOneBatch(platform, lookups))
+  const config = platform.config();
+  const batch =
+    config.batchSize ??
+    Math.min(config.maxConcurrency, paceNow(job.pace, runCap(config), platform.clock.now()).size);
+  if (lookups <= batch)
     return processSlice(platform, job.id, runnerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS);
   return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
 }
 
-/** `lookups` go in one fetchAll at the run's pace now (its next batch). */
-function fitsOneBatch(platform: Platform, lookups: number): boolean {
-  const { batchSize, maxConcurrency } = platform.config();
-  if (batchSize) return lookups <= batchSize;
-  return lookups <= Math.min(maxConcurrency, runPace(platform).runSize());
-}
-
 /**
- * The slices of a running run its starter's sidebar may drive at once: one until the first slice is under way (it
- * joined the run's shared pace), then BULK_SLICES (or DEFAULT_SLICES), fewer when the run's pace leaves less than
- * SLICE_MIN_SHARE requests in flight to each (the service limits it).
+ * The slices of a running run its starter's sidebar drives at once: as many as the run's pace is split into
+ * (BULK_SLICES, fewer when the pace leaves under SLICE_MIN_SHARE requests to each), and no more than the windows a
+ * slice may still find (the slices at work now count).
  */
 export function withSlices(platform: Platform, progress: Progress, job?: Job | null): Progress {
-  if (progress.state !== 'running' || progress.readOnly) return progress;
+  if (progress.state !== 'running' || progress.readOnly || !job) return progress;
+  const config = platform.config();
   const now = platform.clock.now();
-  // Every row of the pass in a live slice's window: one more slice would find nothing to lease.
-  if (job && !windowToLease(job, now)) return { ...progress, slices: Math.max(1, slicesWorking(job, now)) };
-  return { ...progress, slices: slicesNow(platform) };
-}
-
-function slicesNow(platform: Platform): number {
-  const now = platform.clock.now();
-  const { slices, state } = readSlices(platform.documentCache(), PACE_SCOPES.bulk, now);
-  const runSize = state ? Math.min(state.size, runCap(platform)) : PACE_START;
+  const most = mostSlices(config);
+  const pace = paceNow(job.pace, runCap(config), now);
+  const working = slicesWorking(job, now);
   // None at work yet: as many as send the run's pace in whole fetchAlls (one at PACE_START, more at a pace known).
-  if (slices === 0)
-    return Math.max(1, Math.min(mostSlices(platform), Math.ceil(runSize / platform.config().maxConcurrency)));
-  return slicesFor(mostSlices(platform), runSize);
-}
-
-/** BULK_SLICES, or DEFAULT_SLICES, at most MAX_SLICES. */
-function mostSlices(platform: Platform): number {
-  return Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
-}
-
-/** The slices a run's pace of `runSize` requests in flight is split into, at most `most`. */
-function slicesFor(most: number, runSize: number): number {
-  return Math.max(1, Math.min(most, Math.floor(runSize / SLICE_MIN_SHARE)));
+  const figure = config.batchSize
+    ? most
+    : working === 0
+      ? Math.min(most, Math.ceil(pace.size / config.maxConcurrency))
+      : slicesFor(most, pace.size);
+  const share = config.batchSize ?? Math.max(1, Math.floor(pace.size / figure));
+  const windows = working + windowsLeft(job, now, share);
+  return { ...progress, slices: Math.max(1, Math.min(figure, windows)) };
 }
 
 /** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
@@ -136,85 +116,156 @@ export function quotaPaused(): Progress {
   };
 }
 
-function processLeasedSlice(
+/** The slice: the checks before any work, then batch after batch, each between two holds of the lock. */
+function runSlice(
   platform: Platform,
   jobId: string,
   runnerId: string | null,
   maxBudgetMs: number,
   maxWindows: number,
-): { progress: Progress; job: Job | null } {
+): Job | null {
   const started = platform.clock.now();
+  const job = loadJob(platform);
+  if (!job || job.id !== jobId || job.state !== 'running') return job;
+  const ready = checkBeforeWork(platform, job);
+  if ('halt' in ready) return haltJob(platform, jobId, ready.halt.reason, ready.halt.message);
   const config = platform.config();
-  // ENRICH_BATCH_SIZE fixes the rows per window and requests per fetchAll; otherwise they adapt (src/lookup/pace.ts).
-  const batchSize = config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize);
-  const { job, lease } = batchSize
-    ? takeLease(platform, jobId, started, runnerId, batchSize)
-    : takeLease(platform, jobId, started, runnerId, leaseRows(platform), slicesNow(platform));
-  if (!lease) return { progress: progressOf(job, { runnerId, now: started }), job };
   const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
+  const tally = { sent: 0 };
+  const setup: SliceSetup = {
+    ...ready,
+    platform,
+    jobId,
+    runnerId,
+    token: timeId(started),
+    // An execution ends within EXECUTION_LIMIT_MS of its start (which was before `started`).
+    until: started + EXECUTION_LIMIT_MS,
+    deadline: started + budgetMs,
+    ports: countingRequests(platform.lookupPorts(true, runCharges(job), ready.store), tally),
+    batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),
+    batchCap: config.maxConcurrency,
+    cap: runCap(config),
+    slices: mostSlices(config),
+  };
+  let last: Job | null = job;
   try {
-    runSlice(platform, lease, started + budgetMs, batchSize, maxWindows);
+    last = holdAndSend(setup, maxWindows) ?? last;
   } catch (error) {
-    // The lock busy or refused: this slice ends here, what it paid is stored; the next slice goes on.
-    if (!(error instanceof DocumentBusyError)) haltOn(lease, error);
+    last = haltOnError(platform, jobId, error, ready.apiKey);
+  } finally {
+    keepWebRequestCount(platform, tally.sent);
   }
-  const stored = lease.release();
-  return { progress: progressOf(stored, { runnerId, now: platform.clock.now() }), job: stored };
+  keepKeyFigure(platform, last, ready.apiKey);
+  return last;
 }
 
-/** The run's requests in flight across its slices, at most: FETCH_MAX_CONCURRENCY for each slice at once. */
-export function runCap(platform: Platform): number {
-  return platform.config().maxConcurrency * mostSlices(platform);
-}
-
-/** Rows a window lease takes: what two batches at the run's pace send (the pace kept in the document cache). */
-function leaseRows(platform: Platform): number {
-  const pace = runPace(platform);
-  pace.batchCap = platform.config().maxConcurrency;
-  return Math.min(MAX_WINDOW_ROWS, 2 * pace.next());
-}
-
-/** The run's pace as kept (the document cache, else the document property), across its slices. */
-export function runPace(platform: Platform): Pacer {
-  const now = platform.clock.now();
-  return loadPace(
-    platform.documentCache(),
-    PACE_SCOPES.bulk,
-    PACE_START,
-    runCap(platform),
-    now,
-    keptPace(platform),
-  );
-}
-
-function haltOn(lease: JobLease, error: unknown): void {
-  if (isPropertiesQuotaError(error)) {
-    lease.apply({ type: 'halt', reason: 'quota', message: quotaPaused().message });
-  } else {
-    const message = `Paused after an unexpected error: ${withoutStop(error instanceof Error ? error.message : String(error))}. Resume to retry.`;
-    lease.apply({ type: 'halt', reason: 'error', message });
+/** Hold, send, hold…: the job as the last hold left it (undefined when no hold got the lock). */
+function holdAndSend(setup: SliceSetup, maxWindows: number): Job | null | undefined {
+  const { clock } = setup.platform;
+  let sent: Sent | undefined;
+  let last: Job | null | undefined;
+  let windows = 0;
+  for (let holds = 0; holds < MOST_HOLDS; holds++) {
+    // At least one batch a slice, so a slice always makes progress however small its budget.
+    const more = windows === 0 || (windows < maxWindows && clock.now() < setup.deadline);
+    // A batch to write is worth trying the lock again for (a refused one leaves its window to the next slice).
+    const hold = holdOnce(setup, sent, more, sent !== undefined);
+    if (!hold) {
+      sent?.batch?.endWithoutWriting();
+      return last;
+    }
+    last = hold.job;
+    sent = undefined;
+    if (hold.waitMs !== undefined) {
+      if (clock.now() + hold.waitMs >= setup.deadline) return last;
+      clock.sleep(hold.waitMs);
+      continue;
+    }
+    if (!hold.next) return last;
+    windows++;
+    sent = sendLeased(setup, hold.next);
   }
+  return last;
 }
 
-type Ready = {
-  sheet: SheetPort;
-  apiKey: string;
-  endpoint: string;
-  hosts: NetworkHosts;
-  width: number;
-};
+/** The leased window's batch, sent with the lock free; its answers are kept in its records as they come. */
+function sendLeased(setup: SliceSetup, leased: Leased): Sent {
+  const { platform, ports } = setup;
+  const samples: BatchSample[] = [];
+  let notBefore = 0;
+  const size = Math.max(1, leased.claimed.first?.first.length ?? 1);
+  const sizer: BatchSizer = {
+    next: () => size,
+    observe: (sample) => samples.push(sample),
+    hold: (until) => {
+      notBefore = Math.max(notBefore, until);
+    },
+  };
+  const stop = serviceError('config', 'The run is no longer running.', { effect: 'pause' });
+  let report = emptyReport();
+  try {
+    const halt = checkKeyFirst(setup, leased);
+    if (halt) {
+      // Nothing of the batch went out: its keys leave its records, and the next hold halts the run.
+      const first = leased.claimed.first;
+      first?.batch?.drop(first.send);
+      return { ...leased, report: { ...report, halt }, samples, notBefore, batch: first?.batch };
+    }
+    report = sendClaimed(
+      ports,
+      leased.window.wanted,
+      {
+        claimed: new Map(),
+        apiKey: setup.apiKey,
+        endpoint: setup.endpoint,
+        retry: DEFAULT_RETRY,
+        batchSize: sizer,
+        budget: sliceBudget(setup.deadline),
+        holdSeconds: Math.max(1, (setup.until - platform.clock.now()) / 1000),
+        window: setup.token,
+        // Before a retry: a Pause or Cancel meanwhile sends nothing more.
+        beforeBatch: () => (stillRunning(platform, setup.jobId) ? undefined : stop),
+      },
+      leased.claims,
+      leased.claimed,
+      report,
+    );
+  } finally {
+    leased.claims.releaseAll();
+  }
+  return { ...leased, report, samples, notBefore, batch: leased.claimed.first?.batch };
+}
 
-/** The checks before any work: the key, the configuration, the sheet, moved columns. A halt when one fails. */
+/**
+ * Start's key check met no answer that counts (a 429, a lost connection, a redirect): the run's pace knows
+ * nothing, and the first batch of a slice waits for a key check of its own. The error that halts the run, if any.
+ */
+function checkKeyFirst(setup: SliceSetup, leased: Leased): ServiceError | undefined {
+  if (!leased.pace || !knowsNothing(leased.pace) || (leased.claimed.first?.send.length ?? 0) === 0) return undefined;
+  const plan = { apiKey: setup.apiKey, endpoint: setup.endpoint };
+  const checked = checkKeyOfRun(setup.ports, leased.pace, setup.cap, plan, sliceBudget(setup.deadline));
+  setup.keyChecked = checked.state;
+  return checked.halt;
+}
+
+/** The run is still this one and running (one property read, no lock: Pause and Cancel write it under the lock). */
+function stillRunning(platform: Platform, jobId: string): boolean {
+  const job = parseJob(platform.documentProperties().getProperty(JOB_PROPERTY));
+  return job?.id === jobId && job.state === 'running';
+}
+
+type Ready = Pick<SliceSetup, 'store' | 'sheet' | 'width' | 'hosts'> & { apiKey: string; endpoint: string };
+
+/** The checks before any work: the key, the configuration, the sheet. A halt when one fails. */
 function checkBeforeWork(
   platform: Platform,
-  lease: JobLease,
-): Ready | { halt: { reason: HaltReason; message: string } } | { wait: true } {
+  job: Job,
+): Ready | { halt: { reason: HaltReason; message: string } } {
   const apiKey = platform.settings.apiKey();
   if (!apiKey)
     return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
   const config = platform.config();
   if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
-  const { job } = lease;
   const ss = platform.spreadsheetOrNull();
   const sheet = ss?.sheetById(job.sheetId);
   if (!sheet) {
@@ -222,102 +273,47 @@ function checkBeforeWork(
       ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
       : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
   }
-  const width = 1 + outputHeaders(job.extraFields).length;
-  const followed = lease.followSheet(sheet, width);
-  if (followed === 'wait') return { wait: true };
-  if (!followed) return { halt: { reason: 'sheet_changed', message: COLUMNS_MOVED } };
-  return { sheet, apiKey, endpoint: config.endpoint.endpoint, hosts: config.networkHosts, width };
+  return {
+    store: platform.resultStore(runCharges(job)),
+    sheet,
+    width: 1 + outputHeaders(job.extraFields).length,
+    hosts: config.networkHosts,
+    apiKey,
+    endpoint: config.endpoint.endpoint,
+  };
 }
 
-function runSlice(
-  platform: Platform,
-  lease: JobLease,
-  deadline: number,
-  batchSize: number | undefined,
-  maxWindows: number,
-): void {
-  const ready = checkBeforeWork(platform, lease);
-  // The sheet's rows moved while other slices work in the old frame: the next slice follows them.
-  if ('wait' in ready) return;
-  if ('halt' in ready) {
-    lease.apply({ type: 'halt', ...ready.halt });
-    return;
-  }
-  // A writing execution: what formulas paid for moves into the results sheet first.
-  platform.keepPendingResults();
-  const webRequests = { sent: 0 };
-  const lookupPorts = platform.lookupPorts(true, runCharges(lease.job));
-  const keyHash = stableHash(ready.apiKey);
-  const pace =
-    batchSize === undefined
-      ? openPace(lookupPorts, {
-          scope: PACE_SCOPES.bulk,
-          start: PACE_START,
-          cap: runCap(platform),
-          kept: () => keptPace(platform),
-          keep: (value) => platform.documentProperties().setProperty(PACE_PREFIX + PACE_SCOPES.bulk, value),
-          key: {
-            hash: keyHash,
-            read: () => keyPaceFigure(platform),
-            write: (value) => platform.userProperties().setProperty(KEY_PACE_PROPERTY, value),
-          },
-          shared: { token: lease.token, batchCap: platform.config().maxConcurrency },
-        })
-      : undefined;
-  const pacer = pace?.pacer;
-  const ports = countingRequests(lookupPorts, webRequests, pace?.shared);
-  let slice: SliceState | undefined;
-  const session = openLookup(ports, {
-    apiKey: ready.apiKey,
-    endpoint: ready.endpoint,
-    claim: { value: BULK_CLAIM, seconds: BULK_CLAIM_SECONDS },
-    budget: sliceBudget(deadline),
-    retry: DEFAULT_RETRY,
-    sizer: pace?.sizer ?? fixedBatchSize(batchSize ?? PACE_START),
-    pace: pace?.policy,
-    // A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run.
-    storedSince: RunScope.ofJob(lease.job).buysAgain ? lease.job.startedAt : undefined,
-    // Formulas may have paid for some of these URLs since the slice began: the store is read again.
-    inStore: (unclaimed) => {
-      slice?.rereadStore();
-      return { stored: new Set(unclaimed.filter((key) => slice?.resultOf(key) !== undefined)) };
-    },
-    gates: [keyCheckGate(ports, pacer, ready, sliceBudget(deadline), 0)],
+function haltJob(platform: Platform, jobId: string, reason: HaltReason, message: string): Job | null {
+  return updateJob(platform, (stored) => {
+    if (!stored || stored.id !== jobId) return stored;
+    const now = platform.clock.now();
+    return { ...transition(stored, { type: 'halt', reason, message }, now), updatedAt: now };
   });
-  slice = new SliceState(lease, {
-    ...ready,
-    deadline,
-    batchSize,
-    pacer,
-    shared: pace?.shared,
-    slices: mostSlices(platform),
-    ports,
-    session,
-  });
-  try {
-    runWindows(slice, maxWindows, () => webRequests.sent);
-  } finally {
-    try {
-      session.close();
-    } finally {
-      keepWebRequestCount(platform, webRequests.sent);
-    }
-  }
-  if (lease.job.state !== 'done') lease.noteEnds(ready.sheet);
 }
 
 /**
- * The lookup's ports, counting into `tally` the web requests their transport sends, and telling the run's other
- * slices (`shared`) what this one has in flight.
+ * An unexpected error pauses the run with its text, the starter's key never in it (every editor reads the job's
+ * message); the properties quota pauses it with its own words.
  */
-function countingRequests(ports: LookupPorts, tally: { sent: number }, shared?: SharedPace): LookupPorts {
+function haltOnError(platform: Platform, jobId: string, error: unknown, apiKey: string): Job | null {
+  if (isPropertiesQuotaError(error)) throw error;
+  const text = redactKey(withoutStop(error instanceof Error ? error.message : String(error)), apiKey);
+  try {
+    return haltJob(platform, jobId, 'error', `Paused after an unexpected error: ${text}. Resume to retry.`);
+  } catch {
+    // The lock busy: the next slice meets the error again, or goes on.
+    return loadJob(platform);
+  }
+}
+
+/** The lookup's ports, counting into `tally` the web requests their transport sends. */
+function countingRequests(ports: LookupPorts, tally: { sent: number }): LookupPorts {
   const { transport } = ports;
   const { checkKey } = transport;
   return {
     ...ports,
     transport: {
       sendBatch(urls, plan) {
-        shared?.sending(urls.length);
         const sent = transport.sendBatch(urls, plan);
         tally.sent += sent.sent;
         return sent;
@@ -348,86 +344,24 @@ function keepWebRequestCount(platform: Platform, sent: number): void {
   }
 }
 
+/** What the key's service took, kept in the starter's user properties for their next run (src/lookup/pace.ts). */
+function keepKeyFigure(platform: Platform, job: Job | null, apiKey: string): void {
+  if (!job?.pace) return;
+  try {
+    const properties = platform.userProperties();
+    const value = keyPaceValue(
+      job.pace,
+      properties.getProperty(KEY_PACE_PROPERTY),
+      stableHash(apiKey),
+      platform.clock.now(),
+    );
+    if (value) properties.setProperty(KEY_PACE_PROPERTY, value);
+  } catch {
+    // The figure only speeds up the next run's start.
+  }
+}
+
 /** What the user's key's service took, as kept in the user's properties (src/lookup/pace.ts). */
 export function keyPaceFigure(platform: Platform): string | undefined {
   return platform.userProperties().getProperty(KEY_PACE_PROPERTY) ?? undefined;
-}
-
-/** The bulk run's pace as kept for days in a document property (src/lookup/pace.ts). */
-function keptPace(platform: Platform): string | undefined {
-  return platform.documentProperties().getProperty(PACE_PREFIX + PACE_SCOPES.bulk) ?? undefined;
-}
-
-/**
- * At least one window per slice, so a slice always makes progress; at most `maxWindows` that sent requests
- * (`sent`: the slice's web requests so far), the rest of the run's windows (a later pass's rows) cost no request.
- */
-function runWindows(slice: SliceState, maxWindows: number, sent: () => number): void {
-  const { lease } = slice;
-  let worked = 0;
-  // Past `maxWindows`, only the end of the run: the pass over the range after the last row.
-  const enough = () => worked >= maxWindows && slice.job.pass === 1 && slice.job.cursor <= slice.job.lastRow;
-  for (let window = 0; window === 0 ? lease.working : slice.hasTime && !enough(); window++) {
-    if (slice.job.cursor > lease.windowEnd) {
-      const onPass = lease.onPass;
-      if (onPass && !startNextPass(slice)) break;
-      // The window done (or a new pass begun): the next one, leased in the same lock as this one's rows merged.
-      if (!lease.next(windowLeaseRows(slice), windowSlices(slice))) break;
-      if (onPass) slice.dropAhead();
-      continue;
-    }
-    // The run's other slices' requests in flight leave room for this slice's share, or its time ends first.
-    if (slice.setup.shared && !slice.setup.shared.awaitRoom(slice.setup.deadline)) break;
-    const before = sent();
-    const going = processWindow(slice);
-    if (sent() > before) worked++;
-    if (!going) break;
-  }
-  // Past the last row with the slice's time spent: the pass over the range (one read) still ends the run here, so
-  // a run whose rows all have their results is Done, never left running (or waiting for its sidebar) at 100 %.
-  if (lease.working && slice.job.cursor > lease.windowEnd && slice.job.cursor > slice.job.lastRow) {
-    if (!lease.onPass && !lease.next(windowLeaseRows(slice), windowSlices(slice))) return;
-    if (lease.onPass && startNextPass(slice)) {
-      lease.next(windowLeaseRows(slice), windowSlices(slice));
-      slice.dropAhead();
-    }
-  }
-}
-
-/** The slices the run's last windows are split across (one for a fixed window). */
-function windowSlices(slice: SliceState): number {
-  const { pacer } = slice.setup;
-  return pacer ? slicesFor(slice.setup.slices, pacer.runSize()) : 1;
-}
-
-/** Rows the slice's next window lease takes: two of its batches, or the fixed window. */
-function windowLeaseRows(slice: SliceState): number {
-  const { pacer, batchSize } = slice.setup;
-  return pacer ? Math.min(MAX_WINDOW_ROWS, 2 * pacer.share()) : (batchSize ?? PACE_START);
-}
-
-/**
- * After the last row: one read of the whole range finds rows still without a result (they moved during the run,
- * or were inserted). Returns false when the job is finished, or when the sheet's frame moved under this slice.
- */
-function startNextPass(slice: SliceState): boolean {
-  const { job, lease } = slice;
-  const rows = job.lastRow - job.firstRow + 1;
-  const { sheet, width } = slice.setup;
-  // Rows or columns inserted or deleted while this slice worked: the range read here is no longer the job's. The
-  // next slice follows the sheet (checkBeforeWork) and reads the range where it is now.
-  if (sheet.maxRows() !== job.maxRows || sheet.maxColumns() !== job.maxColumns) return false;
-  const values = readJobCells(sheet, job, job.firstRow, rows, Math.min(width, CELL.status + 1));
-  const pendingIndex = firstWithoutStatus(values);
-  // Retry failed rows has one pass: rows without a status are not its to fill.
-  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
-    lease.apply({
-      type: 'finish',
-      counts: finalCounts(job.counts, values),
-      leftPending: pendingIndex >= 0 && !job.redo,
-    });
-    return false;
-  }
-  lease.startPass(job.firstRow + pendingIndex);
-  return true;
 }

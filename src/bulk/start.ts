@@ -6,10 +6,8 @@
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
 import { stableHash } from '../core/hash';
-import { PACE_SCOPES } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
-import { countKeyCheckSent } from '../lookup/keyCheck';
-import { PACE_START } from '../lookup/pace';
+import type { PaceState } from '../lookup/pace';
 import type { Platform } from '../platform/platform';
 import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
@@ -19,8 +17,9 @@ import { type PlannedRun, planFor } from './plan';
 import { cellHash } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
+import { runCap, seedPace } from './runPace';
 import { RunScope, readsOutput } from './runScope';
-import { keyPaceFigure, openingSlice, runCap } from './slice';
+import { keyPaceFigure, openingSlice } from './slice';
 
 export function enrichSelection(platform: Platform): Progress {
   return startFromMenu(platform, { source: 'selection', mode: 'all' });
@@ -82,17 +81,11 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
     if (keyRefusal) {
       return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     }
-    // Start's check is the run's key check: its first slice sends none (one request that is not a lookup a run).
-    // Started from what the key's service took elsewhere: the sidebar opens as many slices as that pace needs.
-    const apiKey = platform.settings.apiKey();
-    if (keyCheck.acceptedInMs !== undefined && apiKey) {
-      const key = { hash: stableHash(apiKey), read: () => keyPaceFigure(platform) };
-      const pace = { start: PACE_START, cap: runCap(platform), key };
-      countKeyCheckSent(platform.documentCache(), PACE_SCOPES.bulk, pace, keyCheck.acceptedInMs, clock.now());
-    }
     const { ready } = outcome;
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-    outcome = lock.with(() => createUnderLock(platform, ready, viewerId));
+    outcome = lock.with(() =>
+      createUnderLock(platform, ready, viewerId, undefined, undefined, keyCheck.acceptedInMs),
+    );
   }
   if ('existing' in outcome)
     return alreadyUnderWay(outcome.existing, { runnerId: viewerId, now: clock.now() });
@@ -138,6 +131,7 @@ export function createUnderLock(
   viewerId: string | null,
   origin?: Job['origin'],
   ownerName?: string,
+  keyCheckMs?: number,
 ): StartOutcome {
   const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
@@ -148,7 +142,7 @@ export function createUnderLock(
     id: viewerId ?? platform.runner.ensureId(),
     name: ownerName || platform.runner.email(),
   };
-  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin);
+  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin, keyCheckMs);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(platform, created);
   try {
@@ -173,6 +167,17 @@ function alreadyUnderWay(existing: Job, viewer: { runnerId: string | null; now: 
         : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
     },
   };
+}
+
+/**
+ * The run's pace to start from: what the starter's key's service took elsewhere, and Start's key check as the run's
+ * own (its slices send none: one request a run that is not a lookup), so the sidebar opens as many slices as that
+ * pace needs from the start.
+ */
+function runPaceSeed(platform: Platform, now: number, keyCheckMs?: number): PaceState {
+  const apiKey = platform.settings.apiKey();
+  const key = apiKey ? { hash: stableHash(apiKey), figure: keyPaceFigure(platform) } : undefined;
+  return seedPace(runCap(platform.config()), now, key, keyCheckMs);
 }
 
 /** Inserts output columns where the plan says; plain-text format; the titles. */
@@ -236,6 +241,7 @@ function createJob(
   planned: PlannedRun,
   owner: { id: string; name: string },
   origin?: Job['origin'],
+  keyCheckMs?: number,
 ): { job: Job; prepareSheet: () => void } {
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
@@ -281,6 +287,7 @@ function createJob(
     plan: planSummary(plan),
     ownerId: owner.id,
     ownerName: owner.name,
+    pace: runPaceSeed(platform, now, keyCheckMs),
   };
   if (redo) idle.redo = redo;
   if (origin) idle.origin = origin;

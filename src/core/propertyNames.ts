@@ -26,18 +26,14 @@ export const WEB_REQUESTS_PROPERTY = 'PEF_WEB_REQUESTS';
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
 /**
- * Document properties: results =FINDEMAIL paid for (custom functions cannot write the results sheet), under this
- * prefix and the URL's hash, until a writing execution moves them into the sheet.
+ * Document properties: a batch record (src/store/batches.ts): a sender's keys at the service and claimed, until
+ * when, who pays. Written under the lock with the claims, then by its sender alone; folded once final.
  */
+export const BATCH_PREFIX = 'pef.s.';
+/** Document properties: one fetchAll's answers (charged results, lost answers), kept until a writer folds them. */
+export const ANSWERS_PREFIX = 'pef.a.';
+/** Document properties an earlier version kept formulas' results under (URL hash): folded as answers. */
 export const PENDING_PREFIX = 'pef.p.';
-/** Document properties: a batch being sent (JSON: until when, the URL hashes), '' once its results are kept. */
-export const SENDING_PREFIX = 'pef.s.';
-/**
- * Document cache prefix + a formula batch's sending record name: the batch's buffered results and charges (JSON),
- * kept while its lock-free write may be undone by keepPending's rewrite of the whole store; read when the record is
- * found unended past its time, so the batch is kept rather than settled as lost answers.
- */
-export const BATCH_JOURNAL_PREFIX = 'pef.j.';
 /**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
  * hash -> lost sends and until when they count; src/store/documentView.ts). Durable, unlike the cache.
@@ -53,10 +49,7 @@ export const RESULTS_SHEET = '_pef_results';
  * results sheet.
  */
 export const CREDITS_SHEET = '_pef_credits';
-/**
- * Document properties: the charges =FINDEMAIL made (custom functions cannot write the credits sheet), one batch a
- * property under this prefix, until a writing execution moves them into the credits sheet with the results.
- */
+/** Document properties an earlier version kept formulas' charges under: folded into the credits log. */
 export const CHARGE_PREFIX = 'pef.c.';
 
 /** Document property: the last runs' summaries (JSON, newest first). */

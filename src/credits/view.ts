@@ -23,7 +23,7 @@ function viewerPayerId(platform: Platform): string {
 
 /** The log summed up for the viewer; what formulas spent moves into it first. */
 export function creditsSummary(platform: Platform): CreditsSummary {
-  platform.keepPendingResults();
+  platform.foldBatches();
   return summarizeCredits(
     platform.creditsLog.readRows(),
     platform.clock.now(),
@@ -53,7 +53,7 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
 export function exportCreditsLog(platform: Platform, request: CreditsExportRequest = {}): CreditsExport {
   const log = platform.creditsLog;
   if (!request.sheetName) {
-    platform.keepPendingResults();
+    platform.foldBatches();
     const last = log.lastRow();
     if (last < CREDITS_FIRST_ROW) {
       return {

@@ -138,7 +138,7 @@ export function formulaLookupPolicy(platform: Platform, execution: FormulaExecut
     claim: { value: FORMULA_CLAIM, seconds: FORMULA_CLAIM_SECONDS },
     budget: execution.budget,
     retry: DEFAULT_RETRY,
-    sizer: pace?.sizer ?? fixedBatchSize(execution.fixedSize ?? DEFAULT_CONCURRENCY),
+    sizer: pace?.pacer ?? fixedBatchSize(execution.fixedSize ?? DEFAULT_CONCURRENCY),
     pace: pace?.policy,
     inStore: (unclaimed) => {
       const read = fromStore(execution, unclaimed);

@@ -79,7 +79,7 @@ function splitByRoom(free: string[], room = free.length): Pick<Claimed, 'mine' |
   return { mine: free.slice(0, now), blocked: [], unsaved: free.slice(now) };
 }
 
-function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
+export function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Claimed {
   const extra = ask.gates.flatMap((gate) => gate.markers ?? []);
   const markers = cache ? readClaims(cache, ask.keys, extra) : {};
   const heldBy = new Map<string, string>();

@@ -1,13 +1,13 @@
 /**
- * The key check before the first paid batch of a bulk run, or of a =FINDEMAIL range, whose pace knows nothing yet:
- * one free request without `network_url`, the only request of a run that is not a lookup. A 401 (the key is
+ * The key check before the first paid batch of a =FINDEMAIL range whose pace knows nothing yet (a bulk run's is
+ * Start's, src/bulk/runKeyCheck.ts): one free request without `network_url`. A 401 (the key is
  * refused), a 404 or a redirect (the configuration) halt the run before any credit is spent; a 429's Retry-After
  * holds the first batch back; a connection lost on the way counts as a loss. A gate of the lookup session.
  */
 import { mayRetry } from './answers';
 import type { Gate } from './gate';
-import { knowsNothing, loadPace, type Pacer, startFromKey } from './pace';
-import type { DocumentCache, LookupPorts, SendBudget, SendPlan } from './ports';
+import { knowsNothing, Pacer, type PaceState } from './pace';
+import type { LookupPorts, SendBudget, SendPlan } from './ports';
 import type { ServiceError } from './result';
 
 /** The key check as a gate: before the first claim of more than `above` keys while the pace knows nothing. */
@@ -39,16 +39,6 @@ export function keyCheckGate(
       return undefined;
     },
   };
-}
-
-/** Sends the key check when the pace knows nothing; the error that halts the run, if the check met one. */
-export function checkKeyFirst(
-  ports: LookupPorts,
-  pacer: Pacer,
-  plan: SendPlan,
-  budget: SendBudget,
-): ServiceError | undefined {
-  return sendKeyCheck(ports, pacer, plan, budget).halt;
 }
 
 /** The key check as sent: the error that halts the run, and whether the service answered it without an error. */
@@ -83,22 +73,18 @@ function sendKeyCheck(
 }
 
 /**
- * A key check the run already sent (the bulk run's Start, a moment before its first slice) counts as the run's
- * own, so the run sends one request that is not a lookup, not two: kept in the pace of `scope`, started from what the
- * key's service took elsewhere (`key`: its hash and the user's kept figure, src/lookup/pace.ts startFromKey), so the
- * run's first slices know its pace.
+ * The key check of a bulk run whose pace knows nothing (Start's check met no answer that counts: a 429, a lost
+ * connection, a redirect): before its first batch, on the run's pace as a state. The error that halts the run, if
+ * it met one, and the pace with the check observed.
  */
-export function countKeyCheckSent(
-  cache: DocumentCache | null,
-  scope: string,
-  pace: { start: number; cap: number; key?: { hash: string; read(): string | undefined } },
-  answeredInMs: number,
-  nowMs: number,
-): void {
-  const pacer = loadPace(cache, scope, pace.start, pace.cap, nowMs);
-  if (!knowsNothing(pacer.state)) return;
-  const { key } = pace;
-  if (key) pacer.state = startFromKey(pacer.state, () => key.read(), key.hash, nowMs, pace.cap);
-  pacer.observeKeyCheck({ size: 1, durationMs: answeredInMs, failures: 0, endedAt: nowMs });
-  pacer.save(cache, scope);
+export function checkKeyOfRun(
+  ports: LookupPorts,
+  state: PaceState,
+  cap: number,
+  plan: SendPlan,
+  budget: SendBudget,
+): { halt?: ServiceError; state: PaceState } {
+  const pacer = new Pacer(state, cap);
+  const { halt } = sendKeyCheck(ports, pacer, plan, budget);
+  return { halt, state: pacer.state };
 }

@@ -41,6 +41,8 @@ export interface PaceState {
   notBefore?: number;
   /** The most requests in flight at once the service answered without a 429 or 5xx (a run's across its slices). */
   tookClean?: number;
+  /** When a run's pace last stepped back for a 429 or 5xx (a refusal of a batch sent before belongs to it). */
+  steppedAt?: number;
 }
 
 /** Why the pace holds batches below the cap, for the progress to say (undefined: it does not). */
@@ -147,47 +149,33 @@ export function ceilingPatience(state: Pick<PaceState, 'failedProbes'>): number 
 }
 
 /**
- * A slice's batch as the run's observation: a batch of the slice's whole share, or one sent while the slices had
- * RUN_FULL of the run's size in flight with it, speaks of the run's size when it was sized (a window's rows and
- * duplicates seldom fill a share exactly), a smaller one of its own size times the slices at once. Requests
- * answered 429 count as they are: what the service took is the run's size less them, so one refusal at a limit
- * already found is a step back. A refusal met after another slice already stepped back for it changes nothing
- * more; a clean batch of one slice above the ceiling does not say the service takes more (the others' may not be).
+ * One slice's batch as its run's observation: a run's pace is the requests of all its slices at the service at
+ * once, and this batch went out while the run had `atService` of them there (its own included). Clean, it says the
+ * service took that many at once (the size grows from it, not once more for each slice's batch of the same round);
+ * with 429s, it took `atService` less them. A refusal of a batch sent before the pace last stepped back for one
+ * (`sentAt`, `steppedAt`) belongs to the same wave: it changes nothing more. A loss is the batch's own.
  */
-export function observeShared(
+export function observeRun(
   state: PaceState,
   sample: BatchSample,
-  sized: { run: number; share: number; others?: number },
+  atService: number,
+  sentAt: number,
   cap: number,
 ): PaceState {
-  const inFlight = (sized.others ?? 0) + sample.size;
-  const whole = sized.run > 0 && (sample.size >= sized.share || inFlight >= RUN_FULL * sized.run);
-  const size = whole
-    ? Math.max(sized.run, sample.size)
-    : sample.size * Math.max(1, Math.round(sized.run / Math.max(1, sized.share)));
   const throttled = sample.throttled ?? 0;
-  if (throttled > 0 && state.sinceThrottled === 0 && state.size < size) {
-    const took = Math.max(1, size - throttled);
+  if (sample.lostBatch || (sample.failures > 0 && !throttled)) return observePace(state, sample, cap);
+  if (throttled > 0 && state.steppedAt !== undefined && sentAt < state.steppedAt) return state;
+  const size = Math.max(sample.size, atService);
+  const requests = state.requests + sample.size;
+  if (throttled > 0)
     return {
-      ...state,
-      ceiling: Math.min(state.ceiling, Math.max(took, state.size)),
-      size: Math.min(state.size, took),
+      ...observePace(state, { ...sample, size }, cap),
+      requests,
+      steppedAt: sample.endedAt ?? sentAt,
     };
-  }
-  // The other slices' refusals are not in this batch: what the service took is at most the ceiling already found.
-  const known = state.sinceThrottled !== undefined;
-  const capped = throttled > 0 && known ? Math.min(size, state.ceiling + throttled) : size;
-  const next = observePace(state, { ...sample, size: capped }, cap);
-  if (!throttled && state.failedProbes) next.failedProbes = state.failedProbes;
-  // Patience is counted in rounds of the run (every slice's batch), as a lone slice counts its batches.
-  const slices = Math.max(1, Math.round(sized.run / Math.max(1, sized.share)));
-  if (!throttled && state.sinceThrottled !== undefined && next.sinceThrottled !== undefined)
-    next.sinceThrottled = state.sinceThrottled + 1 / slices;
-  return next;
+  const grown = observePace({ ...state, size: Math.min(state.size, size) }, { ...sample, size }, cap);
+  return { ...grown, requests, size: Math.max(state.size, grown.size) };
 }
-
-/** The share of a run's size its slices had in flight for a batch to speak of that size (our choice). */
-export const RUN_FULL = 0.75;
 
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */
 export function knowsNothing(state: PaceState): boolean {
@@ -214,48 +202,17 @@ export function paceReason(state: PaceState, cap: number): PaceReason | undefine
 
 /** The controller as the pipeline's BatchSizer; `state` is what is kept between executions. */
 export class Pacer implements BatchSizer {
-  /**
-   * Slices of one bulk run at once sharing this pace (./sharedPace.ts): `state.size` is the requests in flight
-   * across them, each sends its share, and a batch says what the service took of all of them.
-   */
-  shares = 1;
-  /** The most requests one slice's fetchAll sends (FETCH_MAX_CONCURRENCY); `cap` bounds the run's in flight. */
-  batchCap = Number.POSITIVE_INFINITY;
-  /** Requests the run's other slices have in flight now: this slice sends at most the rest of the run's size. */
-  othersSending = 0;
-  /** The run's size, this slice's share and the others' requests in flight when the last batch was sized. */
-  private sized = { run: 0, share: 0, others: 0 };
-
   constructor(
     public state: PaceState,
     readonly cap: number,
   ) {}
 
-  /** The run's requests in flight at most, across its slices. */
-  runSize(): number {
+  next(): number {
     return Math.max(1, Math.min(this.state.size, this.cap));
   }
 
-  /** This slice's share of the run's size (rounded down, so that the shares add up to it at most). */
-  share(): number {
-    return Math.max(1, Math.min(this.batchCap, Math.floor(this.runSize() / this.shares)));
-  }
-
-  /** Requests this slice may send now: the run's size less what the other slices have in flight. */
-  room(): number {
-    return this.runSize() - this.othersSending;
-  }
-
-  next(): number {
-    const share = this.share();
-    const size = Math.max(1, Math.min(share, this.room()));
-    this.sized = { run: this.runSize(), share, others: this.othersSending };
-    return size;
-  }
-
   reason(): PaceReason | undefined {
-    // Held small only below what the slices at once may send (a lone slice's fetchAll stops at batchCap).
-    return paceReason(this.state, Math.min(this.cap, this.batchCap * this.shares));
+    return paceReason(this.state, this.cap);
   }
 
   notBefore(): number {
@@ -267,11 +224,7 @@ export class Pacer implements BatchSizer {
   }
 
   observe(sample: BatchSample): void {
-    // A batch that was the run's whole size (a formula's, a lone slice's) is observed as it is.
-    this.state =
-      this.sized.share >= this.sized.run
-        ? observePace(this.state, sample, this.cap)
-        : observeShared(this.state, sample, this.sized, this.cap);
+    this.state = observePace(this.state, sample, this.cap);
   }
 
   observeKeyCheck(sample: BatchSample): void {
@@ -427,6 +380,7 @@ const PACE_STATE_FIELDS: FieldSpecs<PaceState> = {
   fastestMs: 'number',
   notBefore: 'number?',
   tookClean: 'number?',
+  steppedAt: 'number?',
 };
 
 /** A pace state kept as JSON (the document cache), its fields checked; undefined when there is none. */

@@ -1,57 +1,61 @@
 /**
- * The sending step of the lookup session (./session.ts): batches of claimed keys sent through one retry
- * scheduler, each recorded in the store right before it goes out and stored before its claims are released. It
- * reaches Apps Script only through the ports, so it runs in unit tests with plain objects.
+ * The sending step of the lookup session (./session.ts): the claimed keys, recorded as one batch in the claim
+ * step's hold of the lock, sent in fetchAlls through one retry scheduler; each fetchAll's answers kept in the
+ * batch's records (by the sender alone, without the lock) before their claims are released. It reaches Apps Script
+ * only through the ports, so it runs in unit tests with plain objects.
  */
 
 import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { withoutStop } from '../core/text';
 import { haltsRun, mayRetry } from './answers';
 import type { ClaimScope } from './claims';
-import type { BatchSample, BatchSizer, Clock, LookupPorts, SendBudget, SendCheck } from './ports';
+import type {
+  BatchSample,
+  BatchSizer,
+  Clock,
+  LookupPorts,
+  SendBudget,
+  SendCheck,
+  SendingBatch,
+} from './ports';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './result';
 import { type RetryPolicy, retryDelayMs } from './retry';
 
 /**
- * Right before a batch goes out, under the document lock: the store is read again and the batch recorded as
- * being sent (ResultStore.beginSend). Keys stored meanwhile settle with their result; keys another execution is
- * sending, or that the store could not keep now, leave the queue unsent. The same read brings the keys' lost
- * sends (of any execution, within hours): a key lost before goes only alone, and lost twice it settles as an
- * ERROR, unsent. Undefined when the lock stayed busy.
+ * Under the document lock, with the claims: the store's check of the claimed keys, which records the sendable ones
+ * as this execution's batch (the first fetchAll's at the service, the rest claimed for later), until the claims end.
+ * A key lost before goes alone; lost MAX_LOST_SENDS times it is not sent.
  */
-function confirmBatch(
+export function beginSend(
   ports: LookupPorts,
-  request: SendRequest,
-  sending: Sending,
-  batch: string[],
-): Confirmed | undefined {
-  const { store } = ports;
-  if (!store.beginSend) return { send: batch };
-  const check = ports.lock.tryWith(
-    () => beginSend(ports, request, batch),
-    request.budget.lockDeadline(),
-  )?.value;
-  return check && settleCheck(ports, sending, check);
-}
-
-/** Under the document lock: the store's check of a batch about to go out, recording it as being sent. */
-export function beginSend(ports: LookupPorts, request: SendRequest, batch: string[]): SendCheck | undefined {
+  request: Pick<SendRequest, 'holdSeconds' | 'storedSince' | 'window'>,
+  keys: string[],
+  firstSize: number,
+  all?: Readonly<Record<string, string>>,
+): SendCheck {
   const holdMs = (request.holdSeconds ?? EXECUTION_LIMIT_MS / 1000) * 1000;
-  const until = ports.clock.now() + holdMs;
-  const alone = batch.length === 1;
-  const sendableAfterLosses = (_key: string, lostSends: number) => alone && lostSends < MAX_LOST_SENDS;
-  return ports.store.beginSend?.(batch, until, request.storedSince, sendableAfterLosses);
+  return ports.store.beginSend({
+    urlKeys: keys,
+    untilMs: ports.clock.now() + holdMs,
+    storedSince: request.storedSince,
+    window: request.window,
+    all,
+    first: (sendable, lost) => {
+      const atRisk = sendable.find((key) => lost.get(key));
+      return atRisk ? [atRisk] : sendable.slice(0, Math.max(1, firstSize));
+    },
+  });
 }
 
-/** A batch the store confirmed: the keys to send now, and its sending records. */
+/** A batch the store recorded: the first fetchAll's keys, and the record its sender writes without the lock. */
 export interface Confirmed {
   send: string[];
-  sending?: string[];
+  batch?: SendingBatch;
 }
 
 /**
- * What the store's check of a batch (beginSend) means for the queue: keys stored meanwhile settle with their
- * result; keys another execution is sending, or that the store could not keep now, leave the queue unsent; a key
+ * What the store's check of the claimed keys (beginSend) means for the queue: keys stored meanwhile settle with
+ * their result; keys another execution holds, or that the store could not keep now, leave the queue unsent; a key
  * lost before goes only alone, and lost twice it settles as an ERROR, unsent.
  */
 export function settleCheck(
@@ -64,20 +68,18 @@ export function settleCheck(
   report.elsewhere.push(...check.elsewhere);
   for (const [key, lostSends] of check.lost)
     queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
-  // Held back: lost twice, an ERROR now; lost once, it stays queued and goes alone (nextBatch).
-  const lostTwiceKeys = check.held.filter((key) => (queue.lost.get(key) ?? 0) >= MAX_LOST_SENDS);
-  for (const key of lostTwiceKeys) {
+  for (const key of check.held) {
     const until = check.lostUntil?.get(key) ?? lostMarkEnd(ports.clock.now());
     report.outcomes.set(key, lostTwice(ports.clock, until));
   }
-  const settled = [...check.stored.keys(), ...check.full, ...lostTwiceKeys];
+  const settled = [...check.stored.keys(), ...check.full, ...check.held];
   const dropped = new Set([...settled, ...check.elsewhere]);
   if (dropped.size > 0) {
     // Only the keys settled here are released: a key another execution sends may carry its claim.
     claims.release(settled);
     queue.keys = queue.keys.filter((key) => !dropped.has(key));
   }
-  return { send: check.send, sending: check.sending };
+  return { send: check.first, batch: check.batch };
 }
 
 export interface SendRequest {
@@ -95,6 +97,8 @@ export interface SendRequest {
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
+  /** A bulk slice's window token, kept in its batch's records. */
+  window?: string;
   /** Before each batch but the first (the claim step checked for it): an error that ends the sending. */
   beforeBatch?(): ServiceError | undefined;
   /** After each batch went out. */
@@ -162,6 +166,8 @@ export interface Sending {
   readonly queue: Queue;
   readonly report: SendReport;
   readonly claims: ClaimScope;
+  /** The batch's records, written by this sender alone. */
+  batch?: SendingBatch;
 }
 
 /** The claimed keys queued; no batch before the Retry-After the sizer still holds. */
@@ -183,35 +189,33 @@ export function startSending(request: SendRequest, claims: ClaimScope): Sending 
 }
 
 /**
- * Sends batches of the queue (the request's size) until every key is settled, a halt, a gate, the budget or the
- * busy lock ends the sending. `first`: the first batch, already confirmed by the claim step. The claims of keys
- * left queued stay held: `endSending` releases them.
+ * Sends batches of the queue (the request's size) until every key is settled, a halt, a gate or the budget ends
+ * the sending. `first`: the first batch, recorded by the claim step; later ones go to the service through the
+ * batch's own record, without the lock. The claims of keys left queued stay held: `endSending` releases them.
  */
 export function sendBatches(
   ports: LookupPorts,
   request: SendRequest,
   sending: Sending,
-  first?: Confirmed,
+  first: Confirmed,
 ): void {
   const { queue, report } = sending;
-  let confirmed = first;
+  sending.batch = first.batch;
+  let keys: string[] | undefined = first.send;
   while (queue.keys.length > 0 && !report.halt && !report.stopped) {
-    if (!confirmed) {
+    if (!keys) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
       if (!batch) break;
       report.stopped = request.beforeBatch?.();
       if (report.stopped) break;
-      confirmed = confirmBatch(ports, request, sending, batch);
-      if (!confirmed) {
-        report.lockBusy = true;
-        break;
-      }
+      sending.batch?.toService(batch);
+      keys = batch;
     } else waitForRetryAfter(ports.clock, queue);
-    if (confirmed.send.length > 0) {
-      const batch = sendOneBatch(ports, sending, request, confirmed);
+    if (keys.length > 0) {
+      const batch = sendOneBatch(ports, sending, request, keys);
       request.afterBatch?.(batch);
     }
-    confirmed = undefined;
+    keys = undefined;
   }
 }
 
@@ -227,7 +231,8 @@ function waitForRetryAfter(clock: Clock, queue: Queue): void {
  * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
  * once).
  */
-export function endSending({ queue, report, claims }: Sending): SendReport {
+export function endSending({ queue, report, claims, batch }: Sending): SendReport {
+  batch?.drop(queue.keys);
   claims.release(queue.keys);
   for (const key of queue.keys)
     if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
@@ -261,9 +266,9 @@ function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: bool
 
 function sendOneBatch(
   ports: LookupPorts,
-  { queue, report, claims }: Sending,
+  { queue, report, claims, batch: record }: Sending,
   request: SendRequest,
-  { send: batch, sending }: Confirmed,
+  batch: string[],
 ): BatchReport {
   const started = ports.clock.now();
   const sent = ports.transport.sendBatch(
@@ -292,9 +297,9 @@ function sendOneBatch(
   };
   request.budget.observe(sample);
   request.batchSize.observe(sample);
-  // Charged results are stored (ending the batch's sending record, and counting its lost answers in the same
-  // write) before their claims are released.
-  ports.store.putMany(stored, sending, sent.lost ? batch : undefined);
+  // Charged results and lost answers kept (the keys out of the record) before their claims are released.
+  const requeued = batch.filter((key) => !settled.includes(key));
+  record?.keep(batch, stored, sent.lost ? batch : [], requeued);
   claims.release(settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   return { stored, halt: report.halt };

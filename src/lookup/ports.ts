@@ -69,44 +69,64 @@ export interface ResultStore {
    * calls: the properties are read only for keys the results sheet lacks.
    */
   readStored(urlKeys: string[]): StoreRead;
-  /** Reads the store once; the returned function looks results (with when they were stored) up in memory. */
-  snapshot(): (urlKey: string) => CachedResult | undefined;
   /**
-   * Stores charged results, and ends the batch `sending` (from `beginSend`) in the same write. `lost`: keys of a
-   * batch whose answers were lost to a connection failure; their lost sends (read back by `beginSend`) go up by
-   * one in the same write, remembered durably for hours. Never call it holding the document lock (it takes the
-   * lock itself).
+   * Call holding the document lock, with the keys' claims: one read of the store. Of `urlKeys`, the ones stored by
+   * now, the ones another execution's batch holds, the ones the store cannot keep now, the ones whose answers were
+   * lost too often; the rest recorded as this execution's batch (durably: a claim in the cache may vanish).
    */
-  putMany(entries: Array<[string, LookupResult]>, sending?: readonly string[], lost?: string[]): void;
-  /**
-   * Call holding the document lock, right before a batch goes out: of these keys, the ones stored by now (with
-   * their results), the ones another execution is sending, and the ones this execution may send, which are
-   * recorded as being sent (durably: a claim in the cache may vanish) until `untilMs` or until `putMany` ends it.
-   * Results stored before `storedSince` (a re-check run's start) count as unknown. A key with lost sends
-   * (`putMany`) is held back unless `sendableAfterLosses(key, lostSends)`.
-   */
-  beginSend?(
-    urlKeys: string[],
-    untilMs: number,
-    storedSince?: number,
-    sendableAfterLosses?: (urlKey: string, lostSends: number) => boolean,
-  ): SendCheck;
+  beginSend(ask: SendAsk): SendCheck;
+}
+
+export interface SendAsk {
+  urlKeys: string[];
+  /** The batch's records end then: the sender's execution cannot outlive it (its claims end then too). */
+  untilMs: number;
+  /** Stored results older than this do not count (a re-check run looks them up again). */
+  storedSince?: number;
+  /** Of the sendable keys (with their lost sends), the first fetchAll's: at the service at once, the rest claimed. */
+  first(sendable: string[], lostSends: ReadonlyMap<string, number>): string[];
+  /** A bulk slice's window: its token, in the batch's records. */
+  window?: string;
+  /** The document properties as the caller read them in this hold of the lock (else the store reads them). */
+  all?: Readonly<Record<string, string>>;
 }
 
 export interface SendCheck {
+  /** Recorded as this execution's batch: `first` at the service, the others claimed for later fetchAlls. */
   send: string[];
+  first: string[];
   stored: Map<string, LookupResult>;
   elsewhere: string[];
   /** Keys that would not fit the buffer of results waiting to be saved: not sent now. */
   full: string[];
-  /** The batch's sending records (document property names), handed to putMany to end them. */
-  sending?: string[];
   /** Lost sends of the checked keys that have any lately (read in the same call). */
   lost: Map<string, number>;
   /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */
   lostUntil?: Map<string, number>;
-  /** Keys with lost sends that `sendableAfterLosses` refused: not sent now. */
+  /** Keys whose answers were lost MAX_LOST_SENDS times: not sent. */
   held: string[];
+  /** The batch recorded (undefined when nothing is sent). */
+  batch?: SendingBatch;
+}
+
+/**
+ * A batch this execution recorded (ResultStore.beginSend): its sender's own writes, without the document lock (no
+ * other execution writes its records), so a paid answer is kept even while LockService refuses.
+ */
+export interface SendingBatch {
+  /** Before a later fetchAll: these claimed keys go out now. */
+  toService(keys: readonly string[]): void;
+  /** After a fetchAll of `sent`: its charged results and lost answers kept; `requeued` stay claimed for a retry. */
+  keep(
+    sent: readonly string[],
+    results: Array<[string, LookupResult]>,
+    lost: readonly string[],
+    requeued: readonly string[],
+  ): void;
+  /** Keys never sent leave the batch. */
+  drop(keys: readonly string[]): void;
+  /** A bulk slice ends without writing its window: folding the records frees it for another slice at once. */
+  endWithoutWriting(): void;
 }
 
 /** Where the requests of one batch go, and with which key. */

@@ -11,13 +11,15 @@
  * formula and a bulk slice. What the platform's kill leaves (claims, sending records) expires: the records are
  * settled as lost answers by the next execution that reads the store (src/store/resultStore.ts).
  */
-import { type Claimed, claimUnknown, type InStore } from './claimStep';
+import { type Claimed, claimHoldingLock, claimUnknown, type InStore } from './claimStep';
 import { type ClaimScope, claimScope } from './claims';
+
+export type { Claimed } from './claimStep';
+
 import type { Gate } from './gate';
 import type { Pacer } from './pace';
 import {
   beginSend,
-  type Confirmed,
   endSending,
   type Sending,
   type SendRequest,
@@ -181,19 +183,71 @@ function claimAndSend(
       const now = ports.clock.now();
       const wait = Math.max(0, (policy.sizer.notBefore?.() ?? 0) - now);
       if (!policy.budget.mayStart(now, wait, true)) return undefined;
-      return beginSend(ports, request, mine.slice(0, alone ? 1 : Math.max(1, policy.sizer.next())));
+      return beginSend(ports, request, mine, alone ? 1 : policy.sizer.next());
     },
   });
   if (!claimed) {
     const refused = ports.lock.refused?.() ?? false;
     return { ...report, blocked: keys, lockBusy: true, lockRefused: refused };
   }
+  return sendClaimed(ports, wanted, request, claims, claimed, report);
+}
+
+/**
+ * The claim step of a bulk slice, in the slice's own hold of the lock (with its window's lease): the free keys
+ * claimed and recorded as one batch, every key at the service at once (but a key lost before, which goes alone
+ * first), claims and records until `untilMs`. `all`: the document properties as read in this hold.
+ */
+export function claimInHold(
+  ports: LookupPorts,
+  ask: {
+    keys: string[];
+    value: string;
+    claims: ClaimScope;
+    untilMs: number;
+    storedSince?: number;
+    window: string;
+    all: Readonly<Record<string, string>>;
+  },
+): Claimed {
+  const seconds = Math.max(1, Math.ceil((ask.untilMs - ports.clock.now()) / 1000));
+  return claimHoldingLock(ports.cache, {
+    keys: ask.keys,
+    value: ask.value,
+    claims: ask.claims,
+    seconds,
+    gates: [],
+    // The store's check comes with the batch's records (beginSend): one read for both.
+    inStore: () => ({ stored: new Set<string>() }),
+    firstBatch: (mine) =>
+      beginSend(
+        ports,
+        { holdSeconds: seconds, storedSince: ask.storedSince, window: ask.window },
+        mine,
+        mine.length,
+        ask.all,
+      ),
+  });
+}
+
+/**
+ * After the claim step (its hold of the lock: the claims, the gates' admission, the batch recorded): the batch
+ * sent, its answers kept, the report. The claims of keys left unsent are released; the caller's scope releases
+ * the rest whatever ends it.
+ */
+export function sendClaimed(
+  ports: LookupPorts,
+  wanted: ReadonlyMap<string, string>,
+  request: SendRequest,
+  claims: ClaimScope,
+  claimed: Claimed,
+  report: LookupReport,
+): LookupReport {
   takeClaimed(report, claimed);
   if (claimed.stop || claimed.mine.length === 0) return report;
   request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
   const sending = startSending(request, claims);
-  const first: Confirmed | undefined = claimed.first && settleCheck(ports, sending, claimed.first);
-  sendBatches(ports, request, sending, first);
+  if (claimed.first) sendBatches(ports, request, sending, settleCheck(ports, sending, claimed.first));
   endSending(sending);
   return mergeSent(report, sending, ports.lock.refused?.() ?? false);
 }

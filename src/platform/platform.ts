@@ -10,6 +10,7 @@ import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
 import type { KeyCheck } from '../lookup/result';
 import type { ChargeContext } from '../store/credits';
 import type { CreditsLog } from '../store/ports';
+import type { SheetResultStore } from '../store/resultStore';
 
 /** Time as the features tell it: the lookup's clock, with times and days in the spreadsheet's time zone. */
 export interface PlatformClock extends Clock {
@@ -126,11 +127,16 @@ export interface Platform {
   editedCells(event: unknown): EditedCells | null;
   /**
    * The lookup's ports. `writable`: the execution may write the spreadsheet (not a custom function). `charges`: who
-   * pays for what it stores (default: the formulas).
+   * pays for what it sends (default: the formulas). `store`: the result store to use (else one of their own).
    */
-  lookupPorts(writable: boolean, charges?: ChargeContext): LookupPorts;
-  /** Moves what formulas paid for into the results sheet; never throws. How many results moved. */
-  keepPendingResults(): number;
+  lookupPorts(writable: boolean, charges?: ChargeContext, store?: SheetResultStore): LookupPorts;
+  /** The result store of an execution that may write the spreadsheet, `charges` paying for what it sends. */
+  resultStore(charges?: ChargeContext): SheetResultStore;
+  /**
+   * Folds every final batch (what formulas, slices and the watch paid for) into the hidden sheets, a bulk run's
+   * credits into its job; never throws. How many results were folded.
+   */
+  foldBatches(): number;
   /** The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when they wait. */
   heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number>;
   /** Asks the service about a key without spending a credit. */

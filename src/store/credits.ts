@@ -8,10 +8,9 @@
  *
  * A result stored is one charge (found, no address, unprocessable); each answer lost to a connection failure is one
  * "maybe charged" row (the service may have charged it): a profile lost and sent again appears twice.
- * Formulas cannot write the sheet: their charges wait in document properties (CHARGE_PREFIX, one batch a property)
- * beside their results, and move into the sheet with them (./resultStore.ts keepPending).
+ * Every charge waits in its batch's answers (./batches.ts) until a writing execution folds it into the sheet with
+ * its results; an answer lost is a row too, and so is each key of a batch whose sender ended first.
  */
-import { PROPERTY_RECORD_CHARS } from '../core/limits';
 import { CREDITS_SHEET } from '../core/propertyNames';
 import { parseStored } from '../core/storedJson';
 import type { LookupResult } from '../lookup/result';
@@ -66,6 +65,8 @@ export interface ChargeContext {
   payerId: string;
   /** The run's id and range, or the formulas' cell when known. */
   where: string;
+  /** The run's id (none for formulas): a batch's records name the run they count for. */
+  run?: string;
 }
 
 export const FORMULAS_PAYER = "the spreadsheet owner's key";
@@ -108,54 +109,13 @@ export function chargeRows(
   ];
 }
 
-/**
- * A formula batch's charges as buffered records (JSON: when, then `<outcome letter><key>` per charge), split so
- * that each fits one property value.
- */
-export function bufferedCharges(
-  entries: Array<[string, LookupResult]>,
-  lost: readonly string[],
-  now: number,
-): string[] {
-  const items = [
-    ...entries.map(([key, result]) => OUTCOME_LETTER[outcomeOf(result)] + key),
-    ...lost.map((key) => OUTCOME_LETTER.lost + key),
-  ];
-  const records: string[] = [];
-  let chunk: string[] = [];
-  let chars = 0;
-  for (const item of items) {
-    if (chunk.length > 0 && chars + item.length + 4 > PROPERTY_RECORD_CHARS - 32) {
-      records.push(JSON.stringify([now, chunk]));
-      chunk = [];
-      chars = 0;
-    }
-    chunk.push(item);
-    chars += item.length + 3;
-  }
-  if (chunk.length > 0) records.push(JSON.stringify([now, chunk]));
-  return records;
-}
-
-/** Who pays for a batch being sent, as its sending record keeps it (SendingRecord `c`): source, payer, id, where. */
+/** Who pays for a batch, as its records keep it (./batches.ts `c`): source, payer, id, where, the run's id. */
 export function contextTuple(context: ChargeContext): string[] {
-  return [context.source, context.payer, context.payerId, context.where];
+  const tuple = [context.source, context.payer, context.payerId, context.where];
+  return context.run ? [...tuple, context.run] : tuple;
 }
 
-/**
- * The log rows of a batch whose execution ended before storing its answers (a sending record found unended past
- * its time): one lost answer (maybe charged) per URL, paid by whom the record names (formulas' when `b`).
- */
-export function lostRowsOf(record: { k: string[]; b?: 1; c?: string[] }, now: number): string[][] {
-  const [source, payer, payerId, where] = record.c ?? [];
-  const context: ChargeContext =
-    record.b || !record.c
-      ? FORMULAS_CONTEXT
-      : { source: source as ChargeContext['source'], payer, payerId, where };
-  return chargeRows(context, [], record.k, now);
-}
-
-/** The log rows of a buffered record (formulas'); none when it is malformed. */
+/** The log rows of formulas' charges as an earlier version kept them (CHARGE_PREFIX); none when malformed. */
 export function rowsOfBuffered(raw: string): string[][] {
   const record = parseStored(raw);
   if (!Array.isArray(record)) return [];

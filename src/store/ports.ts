@@ -3,14 +3,15 @@
  * pass plain objects. Types only.
  */
 import type { SheetPort } from '../core/sheet';
-import type { Clock, DocumentCache } from '../lookup/ports';
+import type { Clock } from '../lookup/ports';
 
 /** A properties store (document properties): the part of PropertiesService's Properties the store uses. */
 export interface PropertyStore {
   getProperty(key: string): string | null;
   getProperties(): Record<string, string>;
   getKeys(): string[];
-  setProperties(values: Record<string, string>, deleteAllOthers?: boolean): unknown;
+  setProperties(values: Record<string, string>): unknown;
+  deleteProperty(key: string): unknown;
 }
 
 /**
@@ -86,28 +87,16 @@ export interface ResultsSheet {
 /** The store's services in one execution. */
 export interface StoreServices {
   properties: PropertyStore;
-  /** The document cache (a formula batch's journal), or null when the execution has none. */
-  cache?: () => DocumentCache | null;
   clock: Clock;
   resultsSheet: ResultsSheet;
   /** Appends rows to the credits log (its hidden sheet). Call holding the document lock. */
   appendCharges(rows: string[][]): void;
-  /**
-   * Runs `work` holding the document lock, trying a few times; throws when the lock stays busy. `sheetWrites`:
-   * the execution may write the spreadsheet (its writes are flushed before the release).
-   */
-  withStoreLock(work: () => void, sheetWrites: boolean): void;
-  /**
-   * Runs `work` holding the document lock, one try, never flushing (a custom function cannot write the
-   * spreadsheet); false when the lock stayed busy or LockService refused it.
-   */
-  tryStoreLock(work: () => void): boolean;
 }
 
-/** The formulas' buffer, as the simple triggers see it. */
-export interface FormulaBuffer {
-  /** One read of the document properties' names: whether formulas left results waiting to be saved. */
-  holdsResults(): boolean;
-  /** Moves the buffered results into the results sheet; never throws. Returns how many moved. */
-  keep(): number;
+/** The batches waiting to be folded, as the simple triggers see them. */
+export interface BatchFolding {
+  /** One read of the document properties' names: whether any batch's answers or records wait to be folded. */
+  waiting(): boolean;
+  /** Folds what is final into the hidden sheets, under the document lock; never throws. Returns the results folded. */
+  fold(): number;
 }

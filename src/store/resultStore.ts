@@ -3,68 +3,81 @@
  * the lookup's ResultStore (src/lookup/ports.ts):
  *
  * - The hidden results sheet holds them (layout: ./table.ts); only executions that may write the spreadsheet write
- *   it (bulk slices, sidebar calls), always holding the document lock. What this execution read of it: ./resultsCopy.ts.
- * - Custom functions may read the sheet but not write it: what =FINDEMAIL pays for waits in the formulas' buffer
- *   (./formulaBuffer.ts) until the next writing execution moves it into the sheet (keepPending).
- * - Before a batch goes out (beginSend, under the lock) the store is read again and the batch recorded
- *   (./sendingRecords.ts): a claim in the best-effort cache may vanish, this record does not. The same read brings
- *   the URLs whose answers were lost lately to connection failures (./lostMarks.ts, written by putMany after a lost
- *   batch): durable, so no profile is charged a third time when the cache forgets.
- * - Every charge goes into the credits log (./credits.ts) in the same locked write as its result.
+ *   it, holding the document lock. What this execution read of it: ./resultsCopy.ts.
+ * - A batch is recorded under the lock with its claims (beginSend), and each fetchAll's answers are kept in its
+ *   records by the sender alone, without the lock (./batches.ts): a claim in the best-effort cache may vanish, a
+ *   record does not, and a paid answer is kept whether or not LockService lets anyone in.
+ * - An execution that may write the spreadsheet folds what is final into the sheets (`fold`): results, a row per
+ *   charge or lost answer in the credits log (./credits.ts), the lost marks (./lostMarks.ts); then deletes those
+ *   records, one call each. Nothing rewrites the whole store. Until then readers find the answers in the records.
  *
- * Each read of the document properties is one DocumentView (./documentView.ts), passed along explicitly: no answer
- * depends on which read ran last. Every write of document properties here happens holding the document lock but a
- * formula's batch (keepInBuffer: properties of its own); the rewrite of the whole store (keepPending, moving the
- * buffer into the sheet) reads the properties again right before it writes, so it keeps what formulas wrote
- * meanwhile; a formula's write landing between that read and the write is kept from its journal (writeJournal). Nothing is ever evicted. (Plain functions over a state object rather than a class: the bundle's minifier shortens
- * function names, not members.)
+ * (Plain functions over a state object rather than a class: the bundle's minifier shortens function names, not
+ * members.)
  */
 
-import { BATCH_JOURNAL_SECONDS } from '../core/limits';
-import {
-  BATCH_JOURNAL_PREFIX,
-  CHARGE_PREFIX,
-  LOST_PROPERTY,
-  PENDING_PREFIX,
-  SENDING_PREFIX,
-  TABLE_VERSION_PROPERTY,
-} from '../core/propertyNames';
-import { isRecord, parseStored } from '../core/storedJson';
-import type { CachedResult, ResultStore, SendCheck, StoreRead } from '../lookup/ports';
+import { MAX_LOST_SENDS, PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
+import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { timeId } from '../core/timeId';
+import type { CachedResult, ResultStore, SendAsk, SendCheck, SendingBatch, StoreRead } from '../lookup/ports';
 import type { LookupResult } from '../lookup/result';
+import {
+  answered,
+  type BatchesRead,
+  dropped,
+  endedWithoutWriting,
+  type Folded,
+  fold,
+  openBatch,
+  readBatches,
+  type SentBatch,
+  toService,
+} from './batches';
 import { decodeResult, encodeResult } from './codec';
-import { type ChargeContext, chargeRows, FORMULAS_CONTEXT } from './credits';
-import { type DocumentView, newVersion, readDocumentView } from './documentView';
-import { bufferedValues, pendingOf, roomLeft, sortForKeeping } from './formulaBuffer';
+import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import type { StoreServices } from './ports';
 import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
-import { parseSending, sendingRecords, settleExpired } from './sendingRecords';
 import { hashOf } from './table';
+
+/**
+ * What a fold did, for the caller holding the lock: the document properties after it, and what it folded (a bulk
+ * run counts its credits and frees its ended windows from it, in the same hold).
+ */
+export interface FoldOutcome {
+  all: Record<string, string>;
+  folded: Folded;
+}
 
 export interface SheetResultStore extends ResultStore {
   /**
-   * Moves the buffer into the sheet and drops finished sending records. Call
-   * holding the document lock, in an execution that may write the spreadsheet. Returns the results moved.
+   * The stored results of these keys, with when each was stored, as of `all` (the document properties as read in
+   * this hold of the lock): answers not folded yet, then the results sheet.
    */
-  keepPending(): number;
+  lookIn(urlKeys: string[], all: Readonly<Record<string, string>>): Map<string, CachedResult>;
+  /**
+   * Folds every final batch into the sheets and deletes its records. Call holding the document lock, in an
+   * execution that may write the spreadsheet. `all`: the document properties as read in this hold (else read now);
+   * `also`: more properties to write in the same call, from what was folded (a run's counts).
+   */
+  fold(
+    all?: Record<string, string>,
+    also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
+  ): FoldOutcome;
 }
 
 /** One store's state for the life of its execution. */
 interface StoreState {
   /** This execution may write the spreadsheet (not a custom function). */
   writable: boolean;
-  /** Apps Script: the document properties, the results sheet, the credits log, the document lock. */
   io: StoreServices;
-  /** What this execution read of the results sheet. */
   copy: ResultsCopy;
-  /** Who pays for what this execution stores, and where (the credits log). */
+  /** Who pays for what this execution sends, and where (the credits log). */
   charges: ChargeContext;
 }
 
 /**
  * `writable`: this execution may write the spreadsheet (not a custom function). `charges`: who pays for what it
- * stores (a run's owner); formulas' by default.
+ * sends (a run's owner); formulas' by default.
  */
 export function sheetResultStore(
   writable: boolean,
@@ -75,26 +88,24 @@ export function sheetResultStore(
   return {
     getMany: (urlKeys) => readStored(state, urlKeys).results,
     readStored: (urlKeys) => readStored(state, urlKeys),
-    snapshot: () => snapshot(state),
-    beginSend: (urlKeys, untilMs, storedSince = 0, sendableAfterLosses) =>
-      beginSend(state, { urlKeys, untilMs, storedSince, sendableAfterLosses }),
-    putMany: (entries, sending, lost) => putMany(state, entries, sending, lost),
-    keepPending: () => keepPending(state),
+    beginSend: (ask) => beginSend(state, ask),
+    fold: (all, also) => foldFinal(state, all, also),
+    lookIn: (urlKeys, all) => lookIn(state, urlKeys, all),
   };
 }
 
-function readView(state: StoreState): DocumentView {
-  return readDocumentView(state.io.properties, state.io.clock.now());
-}
-
-/** How many more results this execution may pay for, as of `view` (none read: unbounded). */
-function roomAsOf(state: StoreState, view: DocumentView | undefined): number {
-  return state.writable || !view ? Number.POSITIVE_INFINITY : roomLeft(view.pendingBytes);
+/** How many more results this execution may pay for, as of `read` (none read: unbounded). */
+function roomAsOf(state: StoreState, read: BatchesRead | undefined): number {
+  if (state.writable || !read) return Number.POSITIVE_INFINITY;
+  return Math.max(
+    0,
+    Math.floor((PENDING_RESULTS_BUDGET_BYTES - read.pendingBytes) / PENDING_RESULT_RESERVE_BYTES),
+  );
 }
 
 /**
- * The sheet first (a result kept there costs no property call); then, for keys it lacks, the buffer, and
- * the sheet again unless it cannot have changed since (a writer may have moved the buffer into it).
+ * The sheet first (a result kept there costs no property call); then, for keys it lacks, the answers not folded
+ * yet, and the sheet again unless it cannot have changed since (a writer may have folded them into it).
  */
 function readStored(state: StoreState, urlKeys: string[]): StoreRead {
   const results = new Map<string, LookupResult>();
@@ -109,251 +120,144 @@ function readStored(state: StoreState, urlKeys: string[]): StoreRead {
   addFrom((hash) => first.get(hash));
   if (results.size === urlKeys.length)
     return { results, room: roomAsOf(state, undefined), property: () => undefined };
-  const current = readView(state);
-  addFrom((hash) => pendingOf(current.all, hash));
+  const all = state.io.properties.getProperties();
+  const batches = readBatches(all, state.io.clock.now());
+  addFrom((hash) => batches.results.get(hash));
+  const version = all[TABLE_VERSION_PROPERTY] ?? '';
   const again = fromSheet(
     state.copy,
     hashes.filter((_, index) => !results.has(urlKeys[index])),
-    current.version,
+    version,
   );
   addFrom((hash) => again.get(hash));
-  return { results, room: roomAsOf(state, current), property: (name) => current.all[name] };
+  return { results, room: roomAsOf(state, batches), property: (name) => all[name] };
 }
 
-function snapshot(state: StoreState): (urlKey: string) => CachedResult | undefined {
-  const current = readView(state);
-  const all = wholeSheet(state.copy, current.version);
-  return (urlKey) => {
-    const hash = hashOf(urlKey);
-    return decodeResult(pendingOf(current.all, hash) ?? all.get(hash));
-  };
-}
-
-interface SendAsk {
-  urlKeys: string[];
-  untilMs: number;
-  storedSince: number;
-  sendableAfterLosses?: (urlKey: string, lostSends: number) => boolean;
-}
-
-function beginSend(
+function lookIn(
   state: StoreState,
-  { urlKeys, untilMs, storedSince, sendableAfterLosses }: SendAsk,
-): SendCheck {
-  const { io } = state;
-  const read = readView(state);
-  const restored = journaledBatches(io, read.all, io.clock.now());
-  const current: DocumentView = {
-    ...read,
-    all: { ...read.all, ...restored },
-    expired: read.expired.filter((one) => restored[one.name] === undefined),
-  };
-  const expired = settleExpired(current.expired, current.all[LOST_PROPERTY], {
-    writable: state.writable,
-    appendCharges: io.appendCharges,
-    now: () => io.clock.now(),
+  urlKeys: string[],
+  all: Readonly<Record<string, string>>,
+): Map<string, CachedResult> {
+  const pending = readBatches(all, state.io.clock.now()).results;
+  const hashes = urlKeys.map(hashOf);
+  const inSheet = sheetAt(
+    state,
+    hashes.filter((hash) => !pending.has(hash)),
+    all[TABLE_VERSION_PROPERTY] ?? '',
+  );
+  const found = new Map<string, CachedResult>();
+  urlKeys.forEach((key, index) => {
+    const cached = decodeResult(pending.get(hashes[index]) ?? inSheet.get(hashes[index]));
+    if (cached) found.set(key, cached);
   });
-  const settled = expired.values;
-  const lostRaw = settled[LOST_PROPERTY] ?? current.all[LOST_PROPERTY];
-  const marks = lostMarksOf(lostRaw, urlKeys, io.clock.now());
-  const lost = new Map([...marks].map(([key, mark]) => [key, mark.sends]));
-  const lostUntil = new Map([...marks].map(([key, mark]) => [key, mark.until]));
+  return found;
+}
+
+/**
+ * The results sheet's results of these hashes at `version`: a writer (a bulk slice, holding the lock batch after
+ * batch) keeps the whole sheet, current through its own writes; a formula reads their bucket rows.
+ */
+function sheetAt(state: StoreState, hashes: string[], version: string): ReadonlyMap<string, string> {
+  return state.writable ? wholeSheet(state.copy, version) : fromSheet(state.copy, hashes, version);
+}
+
+function beginSend(state: StoreState, ask: SendAsk): SendCheck {
+  const { io } = state;
+  const now = io.clock.now();
+  const all = ask.all ?? io.properties.getProperties();
+  const batches = readBatches(all, now);
+  const marks = lostMarksOf(all[LOST_PROPERTY], ask.urlKeys, now);
   const check: SendCheck = {
     send: [],
+    first: [],
     stored: new Map(),
     elsewhere: [],
     full: [],
-    lost,
-    lostUntil,
+    lost: new Map(),
+    lostUntil: new Map(),
     held: [],
   };
-  const hashes = urlKeys.map(hashOf);
-  const inSheet = fromSheet(
-    state.copy,
-    hashes.filter((hash) => pendingOf(current.all, hash) === undefined),
-    current.version,
+  const hashes = ask.urlKeys.map(hashOf);
+  const inSheet = sheetAt(
+    state,
+    hashes.filter((hash) => !batches.results.has(hash)),
+    all[TABLE_VERSION_PROPERTY] ?? '',
   );
-  let left = roomAsOf(state, current);
-  urlKeys.forEach((key, index) => {
+  let room = roomAsOf(state, batches);
+  ask.urlKeys.forEach((key, index) => {
     const hash = hashes[index];
-    const cached = decodeResult(pendingOf(current.all, hash) ?? inSheet.get(hash));
-    if (cached && cached.savedAt >= storedSince) check.stored.set(key, cached.result);
-    else if (current.sending.has(hash)) check.elsewhere.push(key);
-    else if (lost.has(key) && sendableAfterLosses && !sendableAfterLosses(key, lost.get(key) as number))
-      check.held.push(key);
-    else if (left-- > 0) check.send.push(key);
+    const pending = batches.lost.get(hash);
+    const lost = (marks.get(key)?.sends ?? 0) + (pending?.sends ?? 0);
+    if (lost > 0) {
+      check.lost.set(key, lost);
+      check.lostUntil?.set(key, Math.max(marks.get(key)?.until ?? 0, pending?.until ?? 0));
+    }
+    const cached = decodeResult(batches.results.get(hash) ?? inSheet.get(hash));
+    if (cached && cached.savedAt >= (ask.storedSince ?? 0)) check.stored.set(key, cached.result);
+    else if (batches.held.has(hash)) check.elsewhere.push(key);
+    else if (lost >= MAX_LOST_SENDS) check.held.push(key);
+    else if (room-- > 0) check.send.push(key);
     else check.full.push(key);
   });
-  const charges = state.writable ? state.charges : undefined;
-  const records =
-    check.send.length > 0 ? sendingRecords(check.send, untilMs, charges, () => io.clock.now()) : {};
-  if (check.send.length > 0) check.sending = Object.keys(records);
-  const values = { ...restored, ...settled, ...records };
-  if (Object.keys(values).length > 0) io.properties.setProperties(values);
+  if (check.send.length === 0) return check;
+  const firstKeys = new Set(ask.first(check.send, check.lost));
+  check.first = check.send.filter((key) => firstKeys.has(key));
+  const later = check.send.filter((key) => !firstKeys.has(key));
+  const opened = openBatch(check.first, later, ask.untilMs, state.charges, () => io.clock.now(), ask.window);
+  io.properties.setProperties(opened.values);
+  check.batch = sendingBatch(state, opened.batch);
   return check;
 }
 
-function putMany(
-  state: StoreState,
-  entries: Array<[string, LookupResult]>,
-  sending: readonly string[] = [],
-  lost: string[] = [],
-): void {
-  if (entries.length === 0 && sending.length === 0 && lost.length === 0) return;
+/** The batch's records as its sender writes them: one property call a step, no lock. */
+function sendingBatch(state: StoreState, batch: SentBatch): SendingBatch {
   const { io } = state;
-  const props = io.properties;
-  const now = io.clock.now();
-  const added = new Map<string, string>();
-  for (const [urlKey, result] of entries) added.set(hashOf(urlKey), encodeResult(result, now));
-  const values: Record<string, string> = Object.fromEntries(sending.map((name) => [name, '']));
-  if (!state.writable) {
-    keepInBuffer(state, values, { added, entries, lost, now });
-    return;
-  }
-  io.withStoreLock(() => {
-    // Only after a lost batch (rare): one more read, under the lock, so no other execution's marks are lost.
-    if (lost.length > 0) values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), lost, now);
-    // The sheets first, before any property call: a result (and its charge) is kept even if the properties
-    // quota runs out now. Only lock holders change the version, so reading it after the sheet write still
-    // gives `before`.
-    io.resultsSheet.appendResults(added);
-    io.appendCharges(chargeRows(state.charges, entries, lost, now));
-    if (added.size === 0) {
-      props.setProperties(values);
-      return;
-    }
-    const before = props.getProperty(TABLE_VERSION_PROPERTY) ?? '';
-    values[TABLE_VERSION_PROPERTY] = newVersion(io.clock.now());
-    props.setProperties(values);
-    followOwnWrite(state.copy, before, values[TABLE_VERSION_PROPERTY], added);
-  }, state.writable);
-}
-
-/**
- * A formula's batch into the buffer. Its results and charges are properties of their own (a result by its hash, a
- * batch's charges by a new name), and ending its sending record writes that record alone: no other execution writes
- * them, so they need no document lock, and a paid answer is kept even when LockService is busy or refuses (its
- * rate quota). keepPending, the one rewrite of the whole store, reads the properties again right before it writes,
- * and the batch is journaled in the document cache first for a write landing after that read (writeJournal).
- * Only the lost marks (one property every execution changes) need the lock: one try; when it is busy the batch's
- * sending record stays, and the next execution settles it as lost answers (the same charges and marks).
- */
-function keepInBuffer(
-  state: StoreState,
-  ended: Record<string, string>,
-  batch: { added: Map<string, string>; entries: Array<[string, LookupResult]>; lost: string[]; now: number },
-): void {
-  const { io } = state;
-  const props = io.properties;
-  const values = {
-    ...ended,
-    ...bufferedValues(batch.added, batch.entries, batch.lost, batch.now, () => io.clock.now()),
+  const write = (values: Record<string, string>) => {
+    if (Object.keys(values).length > 0) io.properties.setProperties(values);
   };
-  if (batch.lost.length === 0) {
-    writeJournal(io, Object.keys(ended), values);
-    props.setProperties(values);
-    return;
-  }
-  io.tryStoreLock(() => {
-    values[LOST_PROPERTY] = withLostSends(props.getProperty(LOST_PROPERTY), batch.lost, batch.now);
-    props.setProperties(values);
-  });
+  return {
+    toService: (keys) => write(toService(batch, keys)),
+    keep(sent, results, lost, requeued) {
+      const now = io.clock.now();
+      const encoded = results.map(([key, result]) => [key, encodeResult(result, now)] as [string, string]);
+      write(answered(batch, sent, encoded, lost, requeued, now, () => io.clock.now()));
+    },
+    drop: (keys) => write(dropped(batch, keys)),
+    endWithoutWriting: () => write(endedWithoutWriting(batch)),
+  };
 }
 
-function keepPending(state: StoreState): number {
+/** The lost marks with answers lost at their times counted (each mark LOST_MARK_MS from its loss), ended ones pruned. */
+function withLostAnswers(raw: string | undefined, lost: Folded['lost'], now: number): string {
+  let marks = raw;
+  for (const { keys, at } of [...lost].sort((a, b) => a.at - b.at)) marks = withLostSends(marks, keys, at);
+  return withLostSends(marks, [], now);
+}
+
+function foldFinal(
+  state: StoreState,
+  read: Record<string, string> | undefined,
+  also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
+): FoldOutcome {
   const { io } = state;
   const now = io.clock.now();
-  const first = io.properties.getProperties();
-  const all = { ...first, ...journaledBatches(io, first, now) };
-  const { added, charges, kept, lostKeys, dropped } = sortForKeeping(all, now);
-  if (dropped === 0) return 0;
-  if (lostKeys.length > 0) kept[LOST_PROPERTY] = withLostSends(all[LOST_PROPERTY], lostKeys, now);
+  const all = { ...(read ?? io.properties.getProperties()) };
+  const folded = fold(readBatches(all, now).final, now);
+  const values: Record<string, string> = { ...also?.(folded, all) };
+  if (folded.names.length === 0 && Object.keys(values).length === 0) return { all, folded };
+  // The sheets first: a record is deleted only once its results and charges are kept there.
+  io.resultsSheet.appendResults(folded.results);
+  io.appendCharges(folded.charges);
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
-  // The sheets first: the buffer is dropped only once its results and charges are kept there.
-  io.resultsSheet.appendResults(added);
-  io.appendCharges(charges);
-  kept[TABLE_VERSION_PROPERTY] = added.size > 0 ? newVersion(io.clock.now()) : before;
-  // Formulas write their results without the lock (keepInBuffer): what they wrote since the first read stays. One
-  // landing between the second read and this write is deleted and its sending record left unended: its journal
-  // (journaledBatches) keeps it when the record is found past its time.
-  Object.assign(kept, writtenSince(first, io.properties.getProperties()));
-  io.properties.setProperties(kept, true);
-  followOwnWrite(state.copy, before, kept[TABLE_VERSION_PROPERTY], added);
-  return added.size;
-}
-
-/** The properties of `latest` that are new or changed since `first`, both reads of the document properties. */
-function writtenSince(first: Record<string, string>, latest: Record<string, string>): Record<string, string> {
-  const written: Record<string, string> = {};
-  for (const [key, value] of Object.entries(latest)) if (first[key] !== value) written[key] = value;
-  return written;
-}
-
-/**
- * Before a formula's lock-free write of its batch (`values`: its results and charges, and its sending records
- * ended): the same results and charges in the document cache under each of its sending records' names. keepPending's
- * rewrite of the whole store (setProperties deleting every other property: Apps Script has no other batch delete)
- * may land right after this write and undo it, leaving the records unended; whoever finds one past its time then
- * keeps the batch from here instead of settling it as lost answers. Best-effort, as the cache is: without it the
- * batch is settled as lost answers (each a "maybe charged" row and a lost mark).
- */
-function writeJournal(io: StoreServices, records: string[], values: Record<string, string>): void {
-  const cache = io.cache?.();
-  if (!cache || records.length === 0) return;
-  const batch: Record<string, string> = {};
-  for (const [name, value] of Object.entries(values)) if (isJournaled(name)) batch[name] = value;
-  const text = JSON.stringify(batch);
-  try {
-    cache.putAll(
-      Object.fromEntries(records.map((name) => [BATCH_JOURNAL_PREFIX + name, text])),
-      BATCH_JOURNAL_SECONDS,
-    );
-  } catch {
-    // Too large for one cache value, or the cache refused: the record is settled as lost answers.
+  if (folded.results.size > 0) values[TABLE_VERSION_PROPERTY] = timeId(io.clock.now());
+  if (folded.lost.length > 0) values[LOST_PROPERTY] = withLostAnswers(all[LOST_PROPERTY], folded.lost, now);
+  if (Object.keys(values).length > 0) io.properties.setProperties(values);
+  Object.assign(all, values);
+  for (const name of folded.names) {
+    io.properties.deleteProperty(name);
+    delete all[name];
   }
-}
-
-function isJournaled(name: string): boolean {
-  return name.startsWith(PENDING_PREFIX) || name.startsWith(CHARGE_PREFIX);
-}
-
-/**
- * The formula batches whose sending records `all` (one read of the document properties) holds unended past their
- * time and whose journal the cache still has: their results and charges, and the records ended, as properties to
- * write. The journal's names are the ones the batch wrote, so a batch found twice is counted once.
- */
-function journaledBatches(
-  io: StoreServices,
-  all: Record<string, string>,
-  now: number,
-): Record<string, string> {
-  const names = Object.keys(all).filter((name) => {
-    const record = name.startsWith(SENDING_PREFIX) ? parseSending(all[name]) : undefined;
-    return record?.b === 1 && record.u <= now;
-  });
-  const cache = names.length > 0 ? io.cache?.() : null;
-  if (!cache) return {};
-  let found: Record<string, string>;
-  try {
-    found = cache.getAll(names.map((name) => BATCH_JOURNAL_PREFIX + name));
-  } catch {
-    return {};
-  }
-  const restored: Record<string, string> = {};
-  for (const name of names) {
-    const batch = parseJournal(found[BATCH_JOURNAL_PREFIX + name]);
-    if (!batch) continue;
-    Object.assign(restored, batch);
-    restored[name] = '';
-  }
-  return restored;
-}
-
-function parseJournal(raw: string | undefined): Record<string, string> | undefined {
-  const batch = parseStored(raw);
-  if (!isRecord(batch)) return undefined;
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(batch))
-    if (isJournaled(name) && typeof value === 'string') values[name] = value;
-  return values;
+  if (values[TABLE_VERSION_PROPERTY])
+    followOwnWrite(state.copy, before, values[TABLE_VERSION_PROPERTY], folded.results);
+  return { all, folded };
 }

@@ -2,7 +2,7 @@
  * The lookup session (src/lookup/session.ts, openLookup) over the real UrlFetchApp transport
  * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and after a
  * fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at the deadline,
- * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same session; here no store, claims or gates.)
+ * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same session; here no store, claims or gates: a store that records nothing.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,15 @@ beforeAll(() => {
   const runner = `
 function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
   var ports = {
-    store: { getMany: function () { return new Map(); }, snapshot: function () { return function () {}; }, putMany: function () {} },
+    store: {
+      getMany: function () { return new Map(); },
+      beginSend: function (ask) {
+        var noop = function () {};
+        var batch = { toService: noop, keep: noop, drop: noop, endWithoutWriting: noop };
+        return { send: ask.urlKeys, first: ask.first(ask.urlKeys, new Map()), stored: new Map(), elsewhere: [], full: [],
+          lost: new Map(), held: [], batch: batch };
+      },
+    },
     cache: null,
     lock: { tryWith: function (work) { return { value: work() }; } },
     clock: Http.systemClock,

@@ -112,7 +112,7 @@ describe('the bulk run under the lock rate quota', () => {
     const rows = Array.from({ length: 30 }, (_, i) => [url(`bo-quota-${i}`)]);
     world = await startWorld({
       data: [['Profile'], ...rows],
-      env: { lockRateLimit: { calls: 12, windowMs: 1_000 } },
+      env: { lockRateLimit: { calls: 6, windowMs: 1_000 } },
       scriptProperties: { ENRICH_BATCH_SIZE: '5' },
     });
     world.env.select(world.ss.id, 'A1:A31');

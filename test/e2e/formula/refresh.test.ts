@@ -6,7 +6,8 @@
  * test/formula/refresh.test.ts.
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
-import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY, PENDING_PREFIX } from '../../../src/core/propertyNames';
+import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY } from '../../../src/core/propertyNames';
+import { answersWaiting } from '../store/helpers';
 import { startWorld, url, type World } from '../../support/harness';
 import { chargedTwice, drive } from '../bulk/helpers';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
@@ -125,15 +126,12 @@ describe('Refresh =FINDEMAIL cells', () => {
   });
 });
 
-describe('the formula buffer', () => {
-  it('is moved into the results sheet by onEdit (AuthMode.LIMITED), not in AuthMode.NONE', async () => {
+describe('the answers formulas paid for', () => {
+  it('are folded into the results sheet by onEdit (AuthMode.LIMITED), not in AuthMode.NONE', async () => {
     world = await startWorld({ data: [['Profile'], ...urls(3, 'oak-reed')] });
     world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A4)']]);
     await world.env.recalculate(world.ss.id);
-    const buffered = () =>
-      Object.keys(world?.env.documentProperties(world.ss.id).all() ?? {}).filter((k) =>
-        k.startsWith(PENDING_PREFIX),
-      );
+    const buffered = () => (world ? answersWaiting(world) : []);
     expect(buffered()).toHaveLength(3);
 
     await world.env.edit(world.ss.id, 'K1', [['a note']], { authMode: 'NONE' });
@@ -154,14 +152,11 @@ describe('the formula buffer', () => {
     expect(quiet.counts['Lock.tryLock'] ?? 0).toBe(0);
   });
 
-  it('is moved by onOpen when it runs with authority (LIMITED), and onOpen in AuthMode.NONE still builds the menu', async () => {
+  it('are folded by onOpen when it runs with authority (LIMITED), and onOpen in AuthMode.NONE still builds the menu', async () => {
     world = await startWorld({ data: [['Profile'], ...urls(2, 'elm-ford')] });
     world.env.enter(world.ss.id, 'H2', [['=FINDEMAIL(A2:A3)']]);
     await world.env.recalculate(world.ss.id);
-    const buffered = () =>
-      Object.keys(world?.env.documentProperties(world.ss.id).all() ?? {}).filter((k) =>
-        k.startsWith(PENDING_PREFIX),
-      );
+    const buffered = () => (world ? answersWaiting(world) : []);
     expect(buffered()).toHaveLength(2);
     const none = await world.env.execute('onOpen', [], world.as(undefined, { authMode: 'NONE', event: {} }));
     expect(none.ok).toBe(true);

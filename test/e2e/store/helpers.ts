@@ -1,6 +1,6 @@
 /** Helpers for the result-store tests: the results sheet as the add-on lays it out, read and seeded host-side. */
 
-import { RESULTS_SHEET } from '../../../src/core/propertyNames';
+import { ANSWERS_PREFIX, RESULTS_SHEET } from '../../../src/core/propertyNames';
 import { parseNetworkHosts, parseProfileInput } from '../../../src/core/url';
 import type { LookupResult } from '../../../src/lookup/result';
 import { encodeResult } from '../../../src/store/codec';
@@ -67,4 +67,12 @@ export function propertyNames(world: World, prefix: string): string[] {
     .documentProperties(world.ss.id)
     .keys()
     .filter((key) => key.startsWith(prefix));
+}
+
+/** The profiles whose paid answers wait in batch answers (`pef.a.`, src/store/batches.ts) for a writing execution. */
+export function answersWaiting(world: World): string[] {
+  const all = world.env.documentProperties(world.ss.id).all();
+  return Object.entries(all)
+    .filter(([name]) => name.startsWith(ANSWERS_PREFIX))
+    .flatMap(([, value]) => (JSON.parse(value) as { r: Array<[string, string]> }).r.map(([key]) => key));
 }

@@ -1,0 +1,71 @@
+/**
+ * A bulk run's pace, kept in its job (`Job.pace`, src/lookup/pace.ts): its requests at the service at once, across
+ * its slices. Seeded at Start from what the key's service took elsewhere and Start's key check; each batch observed
+ * in the hold of the lock that writes its rows, so no slice's observation is lost; each slice sends its share of it.
+ */
+
+import type { ScriptConfig } from '../core/config';
+import { DEFAULT_SLICES, MAX_SLICES, SLICE_MIN_SHARE } from '../core/limits';
+import {
+  fadeLosses,
+  observeKeyCheck,
+  PACE_START,
+  type PaceState,
+  recallPace,
+  startFromKey,
+} from '../lookup/pace';
+
+/** BULK_SLICES, or DEFAULT_SLICES, at most MAX_SLICES. */
+export function mostSlices(config: Pick<ScriptConfig, 'slices'>): number {
+  return Math.min(MAX_SLICES, config.slices ?? DEFAULT_SLICES);
+}
+
+/** The run's requests at the service at once, at most: FETCH_MAX_CONCURRENCY for each of its slices. */
+export function runCap(config: Pick<ScriptConfig, 'slices' | 'maxConcurrency'>): number {
+  return config.maxConcurrency * mostSlices(config);
+}
+
+/**
+ * A new run's pace: PACE_START, or what the key's service took elsewhere (`keyFigure`, KEY_PACE_PROPERTY of the
+ * key's `keyHash`), with Start's key check answered in `checkMs` counted as the run's one request that is not a
+ * lookup.
+ */
+export function seedPace(
+  cap: number,
+  now: number,
+  key?: { hash: string; figure: string | null | undefined },
+  checkMs?: number,
+): PaceState {
+  let state = recallPace(undefined, PACE_START, cap, now, false);
+  if (key) state = startFromKey(state, () => key.figure, key.hash, now, cap);
+  if (checkMs !== undefined)
+    state = observeKeyCheck(state, { size: 1, durationMs: checkMs, failures: 0, endedAt: now }, cap);
+  return state;
+}
+
+/** The run's pace now: its job's, its losses faded (a new one when it has none). */
+export function paceNow(pace: PaceState | undefined, cap: number, now: number): PaceState {
+  if (!pace) return recallPace(undefined, PACE_START, cap, now, false);
+  return { ...fadeLosses(pace, now), ceiling: Math.min(pace.ceiling, cap), size: Math.min(pace.size, cap) };
+}
+
+/** The slices the run's pace is split into, at most `most`: each sends SLICE_MIN_SHARE requests at least. */
+export function slicesFor(most: number, size: number): number {
+  return Math.max(1, Math.min(most, Math.floor(size / SLICE_MIN_SHARE)));
+}
+
+/**
+ * Requests a slice sends now: its share of the run's pace (split across the slices at work with it, `working`
+ * others; at most one fetchAll's `batchCap`), and never more than the pace less what those others have at the
+ * service. 0 while that leaves under half a share: the slice waits for their answers (a slice joining while the
+ * others fill the pace adds no request).
+ */
+export function shareNow(
+  state: PaceState,
+  batchCap: number,
+  others: { working: number; atService: number },
+): number {
+  const share = Math.max(1, Math.min(batchCap, Math.floor(state.size / (others.working + 1))));
+  const room = state.size - others.atService;
+  return room < Math.ceil(share / 2) ? 0 : Math.min(share, room);
+}

@@ -1,0 +1,422 @@
+/**
+ * One hold of the document lock by a slice, between its batches: everything final folded into the hidden sheets
+ * (src/store/batches.ts), the slice's last window written (each row checked again right before) and given back,
+ * its batch observed in the run's pace; then, while the run is running, the slice's own and it has time, the next
+ * window leased with its batch's claims and records, all until the slice's execution must have ended. The job is
+ * read here before every batch: a Pause or Cancel that came while a batch was at the service lets it be written
+ * and sends nothing more.
+ */
+import { CELL } from '../core/cells';
+import { MAX_PASSES, MAX_WINDOW_ROWS } from '../core/limits';
+import { JOB_PROPERTY } from '../core/propertyNames';
+import type { SheetPort } from '../core/sheet';
+import type { NetworkHosts } from '../core/url';
+import { BULK_CLAIM, type ClaimScope, claimScope } from '../lookup/claims';
+import { knowsNothing, observeRun, type PaceState, paceReason } from '../lookup/pace';
+import type { BatchSample, LookupPorts, SendingBatch } from '../lookup/ports';
+import { type Claimed, claimInHold, type LookupReport } from '../lookup/session';
+import { DocumentBusyError } from '../platform/errors';
+import type { Platform } from '../platform/platform';
+import type { Folded } from '../store/batches';
+import type { SheetResultStore } from '../store/resultStore';
+import { readJobCells } from './columns';
+import { finalCounts } from './counting';
+import { countsShown, type Job, mayDrive } from './job';
+import { cancelledMessage, type JobEvent, transition } from './jobMachine';
+import { parseJob } from './jobStore';
+import { freeEnded, giveBack, lease, nextLease, others, windowOf } from './lease';
+import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
+import { firstWithoutStatus, writtenResults } from './rowPlan';
+import { haltOf } from './runHalt';
+import { paceNow, shareNow } from './runPace';
+import { RunScope } from './runScope';
+import { type PlannedWindow, planWindow, type RowAnswer, writeWindow } from './window';
+
+/** What a slice works with, fixed for the slice. */
+export interface SliceSetup {
+  platform: Platform;
+  jobId: string;
+  runnerId: string | null;
+  /** This slice's token: its window's, and in its batches' records. */
+  token: string;
+  /** The slice's execution has ended by then: its window, claims and records end then too. */
+  until: number;
+  /** No new window is leased after this (the slice's time budget). */
+  deadline: number;
+  store: SheetResultStore;
+  ports: LookupPorts;
+  sheet: SheetPort;
+  /** The URL column and the output columns. */
+  width: number;
+  hosts: NetworkHosts;
+  apiKey: string;
+  endpoint: string;
+  /** ENRICH_BATCH_SIZE: the requests of every batch, fixed; undefined: the run's pace (./runPace.ts). */
+  batchSize?: number;
+  /** The most requests one fetchAll sends (FETCH_MAX_CONCURRENCY). */
+  batchCap: number;
+  cap: number;
+  /** The slices of a run at once, at most (BULK_SLICES). */
+  slices: number;
+  /** Results written in the run's rows, by profile (a duplicate row copies them), read once a slice when needed. */
+  written?: Map<string, unknown[]>;
+  /** The run's pace after this slice's key check, for its first hold (when the run's pace still knows nothing). */
+  keyChecked?: PaceState;
+}
+
+/** A window this slice leased, with its batch's claims: sent after the hold, written in the next. */
+export interface Leased {
+  window: PlannedWindow;
+  claimed: Claimed;
+  claims: ClaimScope;
+  /** Requests of the run at the service when this batch goes out (its own included). */
+  atService: number;
+  sentAt: number;
+  /** The run's pace as this batch was sized (undefined: a fixed batch size). */
+  pace?: PaceState;
+}
+
+/** A leased window after its batch: what came back, to be written in the slice's next hold. */
+export interface Sent extends Leased {
+  report: LookupReport;
+  /** Each fetchAll of the batch, the first its main one (the others retries). */
+  samples: BatchSample[];
+  /** No batch of the run before this (the service's Retry-After). */
+  notBefore: number;
+  batch?: SendingBatch;
+}
+
+export interface Hold {
+  /** The job as stored at the end of the hold (null: none, or another run's). */
+  job: Job | null;
+  /** The next window to send. */
+  next?: Leased;
+  /**
+   * Nothing leased now, though the run is running: ms to wait before holding again (the run's pace full with the
+   * other slices' batches, or a Retry-After), or undefined when there is nothing for this slice to do.
+   */
+  waitMs?: number;
+}
+
+/** One hold of the lock; undefined when the lock stayed busy or LockService refused it (`retried`: a few tries). */
+export function holdOnce(
+  setup: SliceSetup,
+  sent: Sent | undefined,
+  takeNext: boolean,
+  retried: boolean,
+): Hold | undefined {
+  const { platform } = setup;
+  const work = () => holding(setup, sent, takeNext);
+  if (!retried) return platform.lock.tryWith(work)?.value;
+  try {
+    return platform.lock.withRetried(work);
+  } catch (error) {
+    if (error instanceof DocumentBusyError) return undefined;
+    throw error;
+  }
+}
+
+function holding(setup: SliceSetup, sent: Sent | undefined, takeNext: boolean): Hold {
+  const { platform, store } = setup;
+  const now = () => platform.clock.now();
+  // What the fold counts for the run is written with it: kept whatever happens later in this hold.
+  const { all } = store.fold(platform.documentProperties().getProperties(), (folded, read) =>
+    foldedIntoJob(folded, read, now()),
+  );
+  const stored = parseJob(all[JOB_PROPERTY]);
+  if (!stored || stored.id !== setup.jobId) return { job: stored };
+  const job: Job = JSON.parse(JSON.stringify(stored));
+  if (setup.keyChecked && knowsNothing(paceNow(job.pace, setup.cap, now()))) job.pace = setup.keyChecked;
+  setup.keyChecked = undefined;
+  const read = rowsReader(setup, job);
+  if (sent) writeSent(setup, job, sent, all, read, now());
+  // A cancel from the sidebar while slices worked reports what they wrote and spent by their end.
+  if (job.state === 'cancelled' && job.reason === 'user') job.message = cancelledMessage(job.counts);
+  let hold: Hold = { job };
+  if (job.state === 'running' && mayDrive(job, setup.runnerId)) {
+    if (takeNext) hold = { job, ...leaseNext(setup, job, all, read) };
+    // Out of time after the last row: the pass over the range (one read) still ends the run, never left at 100 %.
+    else if (passIsNext(job, now())) startNextPass(setup, job, now());
+  }
+  // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
+  if (!hold.next && hold.waitMs === undefined && job.state === 'running') noteEndsUnmoved(setup.sheet, job);
+  job.updatedAt = now();
+  if (job.state === 'running') job.message = workingMessage(job);
+  platform.documentProperties().setProperties({ [JOB_PROPERTY]: JSON.stringify(job) });
+  return hold;
+}
+
+/**
+ * What a fold did for the run of `job` (in place): its credits counted as the credits log has them, and the
+ * windows of its slices that ended without writing them free again.
+ */
+export function applyFolded(job: Job, folded: Folded, now: number): boolean {
+  const mine = folded.byRun.get(job.id);
+  if (mine) {
+    job.counts.creditsUsed += mine.used;
+    job.counts.lookupsFound = (job.counts.lookupsFound ?? 0) + mine.found;
+    job.counts.creditsMaybeLost += mine.lost;
+  }
+  freeEnded(job, folded.endedWindows, now);
+  return mine !== undefined || folded.endedWindows.length > 0;
+}
+
+/** The fold of another writing execution (the sidebar, a simple trigger) counts for the run too. */
+export function foldedIntoJob(
+  folded: Folded,
+  all: Record<string, string>,
+  now: number,
+): Record<string, string> | undefined {
+  const job = parseJob(all[JOB_PROPERTY]);
+  if (!job || !applyFolded(job, folded, now)) return undefined;
+  return { [JOB_PROPERTY]: JSON.stringify(job) };
+}
+
+/**
+ * The slice's last window written and given back (only while it is still this slice's, in the run it was leased
+ * in: a slice whose lease ended writes nothing), its batch observed in the run's pace, a halt it met applied.
+ */
+function writeSent(
+  setup: SliceSetup,
+  job: Job,
+  sent: Sent,
+  all: Record<string, string>,
+  read: RowsReader,
+  now: number,
+): void {
+  const held = windowOf(job, setup.token);
+  if (!held || held.from !== sent.window.from) return;
+  observeBatch(setup, job, sent);
+  const { report } = sent;
+  const scope = RunScope.ofJob(job);
+  // The rows from the cursor come in the same read when the next window starts right after this one.
+  const ahead =
+    job.cursor === sent.window.to + 1 ? Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1) : 0;
+  const rows = read(sent.window.from, sent.window.plans.length, ahead);
+  const late = lateAnswers(setup, job, sent, all);
+  const written = writeWindow(setup.sheet, job, sent.window, rows, {
+    scope,
+    hosts: setup.hosts,
+    width: setup.width,
+    counts: job.counts,
+    answerOf: (key) => answerOf(sent, key) ?? late.get(key),
+    waits: (key) => report.heldBy.has(key) || report.elsewhere.includes(key),
+  });
+  giveBack(job, setup.token, written.left, now);
+  if (report.halt && written.left.length > 0) apply(job, { type: 'halt', ...haltOf(report.halt) }, now);
+}
+
+/** A row's answer from its window's batch: a result, a final error, or what was known when planned. */
+function answerOf(sent: Sent, key: string): RowAnswer | undefined {
+  const outcome = sent.report.outcomes.get(key);
+  if (outcome && (outcome.kind !== 'error' || outcome.effect === 'continue')) return { outcome };
+  const kept = sent.report.alreadyKept.get(key);
+  if (kept) return { outcome: kept };
+  return sent.window.known.get(key);
+}
+
+/** Profiles another execution was looking up when the window was planned: their answers, stored by now. */
+function lateAnswers(
+  setup: SliceSetup,
+  job: Job,
+  sent: Sent,
+  all: Record<string, string>,
+): Map<string, RowAnswer> {
+  const { report } = sent;
+  const waiting = [...report.heldBy.keys(), ...report.elsewhere].filter((key) => !answerOf(sent, key));
+  return waiting.length > 0 ? knownAnswers(setup, job, waiting, all) : new Map();
+}
+
+/** The answers the run takes as they are for these profiles: results stored (as its scope keeps them), copies. */
+function knownAnswers(
+  setup: SliceSetup,
+  job: Job,
+  keys: string[],
+  all: Record<string, string>,
+): Map<string, RowAnswer> {
+  const scope = RunScope.ofJob(job);
+  const answers = new Map<string, RowAnswer>();
+  for (const [key, cached] of setup.store.lookIn(keys, all))
+    if (scope.keepsStored(cached.result, cached.savedAt >= job.startedAt))
+      answers.set(key, { outcome: cached.result });
+  if (!scope.copiesWritten(job.pass) || (job.pass === 1 && !job.hasDuplicates)) return answers;
+  setup.written ??= writtenResults(readRange(setup, job, setup.width), setup.hosts);
+  for (const key of keys) {
+    const copy = setup.written.get(key);
+    if (copy && !answers.has(key)) answers.set(key, { copy });
+  }
+  return answers;
+}
+
+/** The window's batch as the run's pace sees it (a fixed batch size has no pace). */
+function observeBatch(setup: SliceSetup, job: Job, sent: Sent): void {
+  if (setup.batchSize || sent.samples.length === 0) return;
+  let pace = paceNow(job.pace, setup.cap, sent.sentAt);
+  const [first, ...retries] = sent.samples;
+  pace = observeRun(pace, first, sent.atService, sent.sentAt, setup.cap);
+  for (const retry of retries)
+    if (retry.lostBatch) pace = observeRun(pace, retry, retry.size, sent.sentAt, setup.cap);
+  const notBefore = Math.max(pace.notBefore ?? 0, sent.notBefore);
+  job.pace = notBefore > 0 ? { ...pace, notBefore } : pace;
+  const reason = paceReason(pace, setup.cap);
+  if (reason) job.paceReason = reason;
+  else delete job.paceReason;
+}
+
+function apply(job: Job, event: JobEvent, now: number): void {
+  Object.assign(job, transition(job, event, now));
+}
+
+/**
+ * The next window for this slice: a free one, else rows from the cursor planned up to the slice's share of the
+ * run's pace, else (no window at all) the pass over the range, which starts the next pass or ends the run.
+ */
+function leaseNext(
+  setup: SliceSetup,
+  job: Job,
+  all: Record<string, string>,
+  read: RowsReader,
+): Omit<Hold, 'job'> {
+  const { platform } = setup;
+  const now = platform.clock.now();
+  const followed = followSheet(setup, job, now);
+  if (followed !== true) return {};
+  for (let pass = 0; pass <= MAX_PASSES; pass++) {
+    const next = nextLease(job, now);
+    if (!next) return {};
+    if ('pass' in next) {
+      if (!startNextPass(setup, job, now)) return {};
+      continue;
+    }
+    const pace = paceNow(job.pace, setup.cap, now);
+    const wait = Math.max(0, (pace.notBefore ?? 0) - now);
+    const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
+    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits.
+    if (wait > 0 || share < 1) return { waitMs: Math.max(wait, 500) };
+    const from = 'window' in next ? next.window.from : job.cursor;
+    const count =
+      'window' in next
+        ? next.window.to - next.window.from + 1
+        : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
+    const rows = read(from, count);
+    const window = planWindow(rows, from, {
+      scope: RunScope.ofJob(job),
+      pass: job.pass,
+      hosts: setup.hosts,
+      share: 'window' in next ? Number.POSITIVE_INFINITY : share,
+      known: (keys) => knownAnswers(setup, job, keys, all),
+    });
+    return { next: { ...claimWindow(setup, job, window, all, now), pace: setup.batchSize ? undefined : pace } };
+  }
+  return {};
+}
+
+/** The window leased in the job, its profiles claimed and recorded as this slice's batch (in this hold). */
+function claimWindow(
+  setup: SliceSetup,
+  job: Job,
+  window: PlannedWindow,
+  all: Record<string, string>,
+  now: number,
+): Leased {
+  const { ports, until, token } = setup;
+  const claims = claimScope(ports.cache);
+  const claimed = claimInHold(ports, {
+    keys: [...window.wanted.keys()],
+    value: BULK_CLAIM,
+    claims,
+    untilMs: until,
+    storedSince: storedSince(job),
+    window: token,
+    all,
+  });
+  const n = claimed.first?.first.length ?? 0;
+  const atService = others(job, token, now).atService + n;
+  lease(job, { from: window.from, to: window.to, token, until, n }, now);
+  return { window, claimed, claims, atService, sentAt: now };
+}
+
+function passIsNext(job: Job, now: number): boolean {
+  const next = nextLease(job, now);
+  return next !== undefined && 'pass' in next;
+}
+
+/** A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run. */
+export function storedSince(job: Job): number | undefined {
+  return RunScope.ofJob(job).buysAgain ? job.startedAt : undefined;
+}
+
+/**
+ * Rows or columns inserted or deleted since the job's frame was noted: followed only when no other slice holds a
+ * window (their rows would move under them); true when the job is where the sheet is now.
+ */
+function followSheet(setup: SliceSetup, job: Job, now: number): boolean {
+  const { sheet } = setup;
+  if (sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns) return true;
+  const others = (job.windows ?? []).filter((window) => window.until > now && window.token !== setup.token);
+  if (others.length > 0) return false;
+  const starts = (job.windows ?? []).map((window) => window.from).filter((from) => from <= job.lastRow);
+  job.cursor = Math.min(job.cursor, ...starts);
+  job.windows = [];
+  job.leaseUntil = 0;
+  if (relocate(job, sheet, setup.width)) return true;
+  apply(job, { type: 'halt', reason: 'sheet_changed', message: COLUMNS_MOVED }, now);
+  return false;
+}
+
+/**
+ * After the last row, no window left: one read of the whole range finds rows still without a result (they moved
+ * during the run, or were inserted): the next pass starts at the first. Otherwise the run is done. False when no
+ * pass starts.
+ */
+function startNextPass(setup: SliceSetup, job: Job, now: number): boolean {
+  const values = readRange(setup, job, Math.min(setup.width, CELL.status + 1));
+  const pendingIndex = firstWithoutStatus(values);
+  // Retry failed rows has one pass: rows without a status are not its to fill.
+  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
+    apply(
+      job,
+      {
+        type: 'finish',
+        counts: finalCounts(job.counts, values),
+        leftPending: pendingIndex >= 0 && !job.redo,
+      },
+      now,
+    );
+    return false;
+  }
+  job.pass++;
+  job.cursor = job.firstRow + pendingIndex;
+  setup.written = undefined;
+  return true;
+}
+
+/** The job's cells (URL and output, formulas as the person's data) at `from`, `count` rows, with `ahead` more. */
+type RowsReader = (from: number, count: number, ahead?: number) => unknown[][];
+
+/** Reads the job's cells for one hold: a read that brought rows ahead serves the next window's plan. */
+function rowsReader(setup: SliceSetup, job: Job): RowsReader {
+  let block: { from: number; rows: unknown[][] } | undefined;
+  return (from, count, ahead = 0) => {
+    if (block && from >= block.from && from + count <= block.from + block.rows.length)
+      return block.rows.slice(from - block.from, from - block.from + count);
+    const rows = readJobCells(setup.sheet, job, from, count + ahead, setup.width, true);
+    block = { from, rows };
+    return rows.slice(0, count);
+  };
+}
+
+function readRange(setup: SliceSetup, job: Job, width: number): unknown[][] {
+  const rows = job.lastRow - job.firstRow + 1;
+  return rows > 0 ? readJobCells(setup.sheet, job, job.firstRow, rows, width) : [];
+}
+
+/** The URL cells at the job's ends as the slice leaves them, when the sheet's frame is the job's. */
+function noteEndsUnmoved(sheet: SheetPort, job: Job): void {
+  if (sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns) noteEnds(job, sheet);
+}
+
+function workingMessage(job: Job): string {
+  const counts = countsShown(job);
+  return `Working: ${counts.processed} of ${counts.total} rows.`;
+}

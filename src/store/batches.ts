@@ -1,0 +1,375 @@
+/**
+ * Batch records: where every lookup's money is accounted for, from its claim to the hidden sheets, for =FINDEMAIL,
+ * bulk slices and the watch alike. Pure: the records' layout, reading them back, and the property values each step
+ * writes (./resultStore.ts writes them).
+ *
+ *   pef.s.<id>  a batch record: its sender's keys at the service (`k`) and claimed for a later fetchAll (`q`),
+ *               until when (`u`: the sender's execution cannot outlive it), who pays (`c`; `b`: the formulas) and,
+ *               for a bulk slice, its window's token (`w`) and whether it ended without writing it (`e`). Written
+ *               under the document lock with the claims, then only by its sender, without the lock.
+ *   pef.a.<id>  the answers of one fetchAll: charged results (`r`: key, encoded result), answers lost to a
+ *               connection failure (`l`: maybe charged), when (`t`), who pays. Written by the sender in the same
+ *               call that takes their keys out of `k`, so a paid answer is kept whether or not the lock is free;
+ *               never changed.
+ *
+ * An execution that may write the spreadsheet, holding the lock, folds what is final (every answer; every record
+ * with nothing claimed, or past its time, when its keys at the service are lost answers): results into the results
+ * sheet, a row per charge or lost answer into the credits log, the lost marks, then deletes them, one call each.
+ * A record is split across properties below a value's 9 KB (apps-script/guides/services/quotas).
+ */
+import { lostMarkEnd, PENDING_RESULT_RESERVE_BYTES, PROPERTY_RECORD_CHARS } from '../core/limits';
+import { ANSWERS_PREFIX, BATCH_PREFIX, CHARGE_PREFIX, PENDING_PREFIX } from '../core/propertyNames';
+import { storedRecord } from '../core/storedJson';
+import { timeId } from '../core/timeId';
+import type { LookupResult } from '../lookup/result';
+import { decodeResult } from './codec';
+import { type ChargeContext, chargeRows, contextTuple, FORMULAS_CONTEXT, rowsOfBuffered } from './credits';
+import { hashOf } from './table';
+
+/** A batch record as stored (one property of it: a record of many long URLs is split). */
+export interface BatchRecord {
+  u: number;
+  k: string[];
+  q?: string[];
+  c?: string[];
+  b?: 1;
+  w?: string;
+  e?: 1;
+}
+
+/** One fetchAll's answers as stored. */
+export interface Answers {
+  t: number;
+  r: Array<[string, string]>;
+  l?: string[];
+  c?: string[];
+  b?: 1;
+}
+
+const RECORD_FIELDS = {
+  u: 'number',
+  k: 'array',
+  q: 'array?',
+  c: 'array?',
+  b: 'number?',
+  w: 'string?',
+  e: 'number?',
+} as const;
+const ANSWERS_FIELDS = { t: 'number', r: 'array', l: 'array?', c: 'array?', b: 'number?' } as const;
+
+export function parseRecord(raw: string | null | undefined): BatchRecord | undefined {
+  return storedRecord<BatchRecord>(raw, RECORD_FIELDS) ?? undefined;
+}
+
+function parseAnswers(raw: string | null | undefined): Answers | undefined {
+  return storedRecord<Answers>(raw, ANSWERS_FIELDS) ?? undefined;
+}
+
+type Payer = Pick<BatchRecord, 'b' | 'c'>;
+
+function payerFields(payer: ChargeContext): Payer {
+  return payer.source === 'formulas' ? { b: 1 } : { c: contextTuple(payer) };
+}
+
+/** Who pays for a record's or answers' keys (the formulas' when it names no run). */
+export function payerOf(stored: Payer): ChargeContext {
+  const [source, payer, payerId, where, run] = stored.c ?? [];
+  if (stored.b || !stored.c) return FORMULAS_CONTEXT;
+  const context: ChargeContext = { source: source as ChargeContext['source'], payer, payerId, where };
+  if (run) context.run = run;
+  return context;
+}
+
+/** A record (a part of one) is final: nothing of it is claimed any more, or its sender's time is over. */
+function isFinal(record: BatchRecord, now: number): boolean {
+  return record.u <= now || (record.k.length === 0 && (record.q?.length ?? 0) === 0);
+}
+
+/** What one read of the document properties says of the batches. */
+export interface BatchesRead {
+  /** Results paid for and not yet in the results sheet, by URL hash (encoded). */
+  results: Map<string, string>;
+  /** URL hashes in a record still at work: another execution sends them. */
+  held: Set<string>;
+  /**
+   * Lost sends not yet counted in the lost marks (answers lost, records past their time), by URL hash, with when
+   * their count ends (LOST_MARK_MS after the last, as a mark's).
+   */
+  lost: Map<string, { sends: number; until: number }>;
+  /** Bytes the formulas' answers take, with their records at work at a typical result's size each. */
+  pendingBytes: number;
+  /** What a writing execution folds now (property names with what they hold). */
+  final: {
+    answers: Array<{ name: string; answers: Answers }>;
+    records: Array<{ name: string; record: BatchRecord }>;
+    /** Kept by an earlier version: formulas' results (`pef.p.`) and charges (`pef.c.`). */
+    legacy: Array<{ name: string; value: string }>;
+  };
+}
+
+export function readBatches(all: Readonly<Record<string, string>>, now: number): BatchesRead {
+  const read: BatchesRead = {
+    results: new Map(),
+    held: new Set(),
+    lost: new Map(),
+    pendingBytes: 0,
+    final: { answers: [], records: [], legacy: [] },
+  };
+  const lostAt = (key: string, at: number) => {
+    const until = lostMarkEnd(at);
+    if (until <= now) return;
+    const hash = hashOf(key);
+    const known = read.lost.get(hash);
+    read.lost.set(hash, { sends: (known?.sends ?? 0) + 1, until: Math.max(until, known?.until ?? 0) });
+  };
+  for (const [name, value] of Object.entries(all)) {
+    if (name.startsWith(ANSWERS_PREFIX)) {
+      const answers = parseAnswers(value);
+      if (!answers) continue;
+      for (const [key, encoded] of answers.r) read.results.set(hashOf(key), encoded);
+      for (const key of answers.l ?? []) lostAt(key, answers.t);
+      if (answers.b) read.pendingBytes += name.length + value.length;
+      read.final.answers.push({ name, answers });
+    } else if (name.startsWith(BATCH_PREFIX)) {
+      const record = parseRecord(value);
+      // An empty value: a record an earlier version ended in place.
+      if (!record) {
+        if (value === '') read.final.records.push({ name, record: { u: 0, k: [] } });
+        continue;
+      }
+      if (isFinal(record, now)) {
+        if (record.u <= now) for (const key of record.k) lostAt(key, record.u);
+        read.final.records.push({ name, record });
+        continue;
+      }
+      for (const key of [...record.k, ...(record.q ?? [])]) read.held.add(hashOf(key));
+      if (record.b)
+        read.pendingBytes += (record.k.length + (record.q?.length ?? 0)) * PENDING_RESULT_RESERVE_BYTES;
+    } else if (name.startsWith(PENDING_PREFIX) || name.startsWith(CHARGE_PREFIX)) {
+      if (name.startsWith(PENDING_PREFIX)) read.results.set(name.slice(PENDING_PREFIX.length), value);
+      read.pendingBytes += name.length + value.length;
+      read.final.legacy.push({ name, value });
+    }
+  }
+  return read;
+}
+
+/** Requests at the service now for the run `run` (its id). */
+export function requestsAtService(all: Readonly<Record<string, string>>, run: string, now: number): number {
+  let requests = 0;
+  for (const [name, value] of Object.entries(all)) {
+    if (!name.startsWith(BATCH_PREFIX)) continue;
+    const record = parseRecord(value);
+    if (record && record.u > now && record.c && payerOf(record).run === run) requests += record.k.length;
+  }
+  return requests;
+}
+
+/** What folding the final batches of a read comes to; the sheets are written first, then the properties. */
+export interface Folded {
+  /** Results for the results sheet (URL hash -> encoded). */
+  results: Map<string, string>;
+  /** Rows for the credits log. */
+  charges: string[][];
+  /** URLs whose answer was lost once more, by when (their lost marks go up, for LOST_MARK_MS from then). */
+  lost: Array<{ keys: string[]; at: number }>;
+  /** By a run's id: its charged answers, those that found an address, its lost answers. */
+  byRun: Map<string, { used: number; found: number; lost: number }>;
+  /** Windows of bulk slices that ended without writing them (their tokens). */
+  endedWindows: string[];
+  /** The properties folded, deleted once the rest is written. */
+  names: string[];
+}
+
+export function fold(final: BatchesRead['final'], now: number): Folded {
+  const folded: Folded = {
+    results: new Map(),
+    charges: [],
+    lost: [],
+    byRun: new Map(),
+    endedWindows: [],
+    names: [],
+  };
+  const countFor = (payer: ChargeContext) => {
+    const run = payer.run ?? '';
+    const counts = folded.byRun.get(run) ?? { used: 0, found: 0, lost: 0 };
+    folded.byRun.set(run, counts);
+    return counts;
+  };
+  for (const { name, answers } of final.answers) {
+    const payer = payerOf(answers);
+    const entries: Array<[string, LookupResult]> = [];
+    for (const [key, encoded] of answers.r) {
+      const decoded = decodeResult(encoded);
+      if (!decoded) continue;
+      folded.results.set(hashOf(key), encoded);
+      entries.push([key, decoded.result]);
+    }
+    const lost = answers.l ?? [];
+    folded.charges.push(...chargeRows(payer, entries, lost, answers.t));
+    if (lost.length > 0) folded.lost.push({ keys: lost, at: answers.t });
+    const counts = countFor(payer);
+    counts.used += entries.length;
+    counts.found += entries.filter(([, result]) => result.kind === 'found').length;
+    counts.lost += lost.length;
+    folded.names.push(name);
+  }
+  for (const { name, record } of final.records) {
+    if (record.u <= now && record.k.length > 0) {
+      const payer = payerOf(record);
+      folded.charges.push(...chargeRows(payer, [], record.k, now));
+      folded.lost.push({ keys: record.k, at: record.u });
+      countFor(payer).lost += record.k.length;
+    }
+    if (record.w && (record.e || record.u <= now)) folded.endedWindows.push(record.w);
+    folded.names.push(name);
+  }
+  for (const { name, value } of final.legacy) {
+    if (name.startsWith(PENDING_PREFIX)) folded.results.set(name.slice(PENDING_PREFIX.length), value);
+    else folded.charges.push(...rowsOfBuffered(value));
+    folded.names.push(name);
+  }
+  return folded;
+}
+
+/**
+ * A batch as its sender holds it: its records' names with their keys, and which keys are at the service or
+ * claimed for later. Each step returns the property values to write (one call), without the lock: no other
+ * execution writes these records.
+ */
+export interface SentBatch {
+  until: number;
+  payer: Payer;
+  window?: string;
+  parts: Array<{ name: string; keys: string[] }>;
+  atService: Set<string>;
+  claimed: Set<string>;
+  /** A bulk slice ended without writing its window (the lock refused): folding its records frees the window. */
+  ended?: boolean;
+}
+
+/** A new batch: `atService` go out first, `later` are claimed for later fetchAlls; its records' values. */
+export function openBatch(
+  atService: readonly string[],
+  later: readonly string[],
+  until: number,
+  payer: ChargeContext,
+  now: () => number,
+  window?: string,
+): { batch: SentBatch; values: Record<string, string> } {
+  const parts: SentBatch['parts'] = [];
+  let chunk: string[] = [];
+  let chars = 0;
+  for (const key of [...atService, ...later]) {
+    if (chunk.length > 0 && chars + key.length > PROPERTY_RECORD_CHARS) {
+      parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push(key);
+    chars += key.length + 3;
+  }
+  if (chunk.length > 0) parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
+  const batch: SentBatch = {
+    until,
+    payer: payerFields(payer),
+    parts,
+    atService: new Set(atService),
+    claimed: new Set(later),
+  };
+  if (window) batch.window = window;
+  return { batch, values: partValues(batch, parts) };
+}
+
+function partValues(batch: SentBatch, parts: SentBatch['parts']): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const part of parts) {
+    const record: BatchRecord = {
+      u: batch.until,
+      k: part.keys.filter((key) => batch.atService.has(key)),
+      ...batch.payer,
+    };
+    const claimed = part.keys.filter((key) => batch.claimed.has(key));
+    if (claimed.length > 0) record.q = claimed;
+    if (batch.window) record.w = batch.window;
+    if (batch.ended) record.e = 1;
+    values[part.name] = JSON.stringify(record);
+  }
+  return values;
+}
+
+/** The parts holding any of `keys`. */
+function partsOf(batch: SentBatch, keys: readonly string[]): SentBatch['parts'] {
+  const touched = new Set(keys);
+  return batch.parts.filter((part) => part.keys.some((key) => touched.has(key)));
+}
+
+/** Before a later fetchAll: these claimed keys go to the service now. */
+export function toService(batch: SentBatch, keys: readonly string[]): Record<string, string> {
+  const moving = keys.filter((key) => batch.claimed.has(key));
+  if (moving.length === 0) return {};
+  for (const key of moving) {
+    batch.claimed.delete(key);
+    batch.atService.add(key);
+  }
+  return partValues(batch, partsOf(batch, moving));
+}
+
+/**
+ * After a fetchAll of `sent`: its charged results and lost answers kept (new answer properties), and its keys out
+ * of `k`: `requeued` stay claimed for another try, the rest are done.
+ */
+export function answered(
+  batch: SentBatch,
+  sent: readonly string[],
+  results: Array<[string, string]>,
+  lost: readonly string[],
+  requeued: readonly string[],
+  at: number,
+  now: () => number,
+): Record<string, string> {
+  for (const key of sent) batch.atService.delete(key);
+  for (const key of requeued) batch.claimed.add(key);
+  const values = partValues(batch, partsOf(batch, sent));
+  let entries: Array<[string, string]> = [];
+  let lostKeys: string[] = [];
+  let chars = 0;
+  const flush = () => {
+    if (entries.length === 0 && lostKeys.length === 0) return;
+    const answers: Answers = { t: at, r: entries, ...batch.payer };
+    if (lostKeys.length > 0) answers.l = lostKeys;
+    values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify(answers);
+    entries = [];
+    lostKeys = [];
+    chars = 0;
+  };
+  for (const [key, encoded] of results) {
+    if (chars + key.length + encoded.length > PROPERTY_RECORD_CHARS) flush();
+    entries.push([key, encoded]);
+    chars += key.length + encoded.length + 8;
+  }
+  for (const key of lost) {
+    if (chars + key.length > PROPERTY_RECORD_CHARS) flush();
+    lostKeys.push(key);
+    chars += key.length + 3;
+  }
+  flush();
+  return values;
+}
+
+/** Keys never sent leave the batch (nothing of theirs is at the service). */
+export function dropped(batch: SentBatch, keys: readonly string[]): Record<string, string> {
+  const leaving = keys.filter((key) => batch.claimed.has(key) || batch.atService.has(key));
+  if (leaving.length === 0) return {};
+  for (const key of leaving) {
+    batch.claimed.delete(key);
+    batch.atService.delete(key);
+  }
+  return partValues(batch, partsOf(batch, leaving));
+}
+
+/** A bulk slice ends without writing its window (the lock refused): its records say so, and free it when folded. */
+export function endedWithoutWriting(batch: SentBatch): Record<string, string> {
+  batch.ended = true;
+  return partValues(batch, batch.parts);
+}
