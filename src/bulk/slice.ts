@@ -241,7 +241,8 @@ function sendLeased(setup: SliceSetup, leased: Leased): Sent {
  * nothing, and the first batch of a slice waits for a key check of its own. The error that halts the run, if any.
  */
 function checkKeyFirst(setup: SliceSetup, leased: Leased): ServiceError | undefined {
-  if (!leased.pace || !knowsNothing(leased.pace) || (leased.claimed.first?.send.length ?? 0) === 0) return undefined;
+  if (!leased.pace || !knowsNothing(leased.pace) || (leased.claimed.first?.send.length ?? 0) === 0)
+    return undefined;
   const plan = { apiKey: setup.apiKey, endpoint: setup.endpoint };
   const checked = checkKeyOfRun(setup.ports, leased.pace, setup.cap, plan, sliceBudget(setup.deadline));
   setup.keyChecked = checked.state;

@@ -306,7 +306,9 @@ function leaseNext(
       share: 'window' in next ? Number.POSITIVE_INFINITY : share,
       known: (keys) => knownAnswers(setup, job, keys, all),
     });
-    return { next: { ...claimWindow(setup, job, window, all, now), pace: setup.batchSize ? undefined : pace } };
+    return {
+      next: { ...claimWindow(setup, job, window, all, now), pace: setup.batchSize ? undefined : pace },
+    };
   }
   return {};
 }

@@ -220,12 +220,19 @@ export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
  * many scripts running simultaneously".
  */
 export const USER_SIMULTANEOUS_EXECUTIONS = 30;
-/** Executions a bulk run leaves free: the sidebar's progress looks, formulas being evaluated, another sidebar. */
-export const EXECUTIONS_LEFT_FREE = 10;
+/**
+ * One sidebar page runs at most 10 google.script.run calls at once; an 11th waits for one to end
+ * (apps-script/guides/html/communication; Firefox's own limit is 6).
+ */
+export const PAGE_CONCURRENT_CALLS = 10;
 /** Slices of one bulk run at once, at most, by default (script property BULK_SLICES for more). */
 export const DEFAULT_SLICES = 3;
-/** The most slices of one run at once BULK_SLICES may ask for: the rest of a person's executions stay free. */
-export const MAX_SLICES = USER_SIMULTANEOUS_EXECUTIONS - EXECUTIONS_LEFT_FREE;
+/**
+ * The most slices of one run at once BULK_SLICES may ask for: of the page's calls, one stays for the progress look
+ * and two for a person's clicks (Pause, Cancel, a tab), so a click never waits behind a slice's 45 s; of the
+ * person's 30 executions, the rest stay free for formulas and other sidebars.
+ */
+export const MAX_SLICES = PAGE_CONCURRENT_CALLS - 3;
 /**
  * Requests in flight a slice sends at least for the sidebar to drive one more (our choice): the run's pace split
  * finer costs a lock per window and an execution each, for little less waiting on the slowest answer.

@@ -33,11 +33,10 @@ export function tooManyExecutions(message: string): boolean {
 
 /**
  * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
- * Apps Script execution working on its own window of rows for a time budget) and shows the run's one progress, until
- * the state is no longer running. Up to `slices` calls at once (the server's figure: before any slice is under way,
- * one per whole fetchAll of the run's pace; then fewer when the service limits the run's pace): the figure's at
- * first, one more at each progress look while the figure allows it, one fewer after a refusal for too many executions, a slice that found nothing to lease (the
- * lock refused, every window taken) or an answer whose figure fell.
+ * Apps Script execution working on the run batch after batch for a time budget) and shows the run's one progress,
+ * until the state is no longer running. As many calls at once as the server's figure of slices says (its answers
+ * carry it: the run's pace split into shares, never more than the windows left), each call a lane: a lane past
+ * the figure ends, and one ends after a refusal for too many executions.
  */
 export async function drive(): Promise<void> {
   if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
@@ -46,15 +45,20 @@ export async function drive(): Promise<void> {
   // This sidebar drives it now: no longer paused for want of a driver.
   ui.progress = { ...ui.progress, waiting: false };
   renderProgress();
-  const lanes = { open: 1, wanted: 1, all: [] as Promise<void>[] };
-  const going = () => mine === generation && ui.progress.state === 'running';
-  const grow = (allowed: number) => {
-    if (lanes.open >= Math.min(allowed, lanes.wanted + 1)) return;
-    lanes.wanted = lanes.open + 1;
-    lanes.open++;
-    lanes.all.push(lane(false));
+  const open = new Set<number>();
+  const lanes: Promise<void>[] = [];
+  // The run ended (paused, stopped, done) in a slice's answer: shown once every lane's batch is written.
+  let ended: Progress | undefined;
+  const going = () => mine === generation && ui.progress.state === 'running' && !ended;
+  const widen = (figure: number) => {
+    for (let index = 0; index < Math.max(1, figure); index++) {
+      if (open.has(index)) continue;
+      open.add(index);
+      lanes.push(lane(index));
+    }
   };
-  async function lane(first: boolean): Promise<void> {
+  async function lane(index: number): Promise<void> {
+    const first = index === 0;
     let failures = 0;
     let idleRounds = 0;
     // The processed rows of this lane's last answer (the progress shown may have moved on meanwhile).
@@ -64,16 +68,12 @@ export async function drive(): Promise<void> {
         let next: Progress;
         try {
           const work = call('continueEnrichment');
-          // The run under way while this slice works: one more slice at once (up to the server's figure).
-          const looked = (seen: Progress) => grow(seen.slices ?? 1);
-          next = first ? await lookWhile(work, () => mine === generation, looked) : await work;
+          next = first ? await lookWhile(work, () => mine === generation) : await work;
         } catch (error) {
           if (mine !== generation) return refreshAfterActions();
           const message = failureMessage(error);
-          if (tooManyExecutions(message) && !first) {
-            lanes.wanted = Math.max(1, lanes.open - 1);
-            return;
-          }
+          // Apps Script refused an execution: one slice fewer at once.
+          if (tooManyExecutions(message) && !first) return;
           failures++;
           if (failures >= DRIVE_ATTEMPTS) {
             if (first) showError(`The run could not go on: ${message} Press Resume to try again.`);
@@ -87,36 +87,33 @@ export async function drive(): Promise<void> {
         if (mine !== generation) return refreshAfterActions();
         if (failures > 0 && first) clearError();
         failures = 0;
-        const moved = next.processed !== answered || next.state !== 'running';
+        const moved = next.processed !== answered;
         answered = next.processed;
-        // Answers of slices at once arrive in any order: a running run's count only goes up, and a slice's answer
-        // from before another slice ended the run never takes the ended run back to running.
-        if (
-          next.state !== 'running' ||
-          (ui.progress.state === 'running' && next.processed >= ui.progress.processed)
-        )
-          setProgress(next);
-        if (!first && (!moved || (next.slices ?? 1) < lanes.open)) {
-          // Nothing to lease (every window taken, the lock refused) or the service limits the pace: one slice fewer.
-          lanes.wanted = Math.max(1, lanes.open - 1);
+        if (next.state !== 'running') {
+          // The other lanes' slices write the batches they had at the service, then end too: the figures of the
+          // latest answer are the run's (they only go up).
+          if (!ended || figuresOf(next) >= figuresOf(ended)) ended = next;
           return;
         }
-        if (moved) grow(next.slices ?? 1);
+        // Answers of slices at once arrive in any order: a running run's count only goes up.
+        if (ui.progress.state === 'running' && next.processed >= ui.progress.processed) setProgress(next);
+        const figure = next.slices ?? 1;
+        if (index >= figure) return;
+        widen(figure);
         // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
         idleRounds = moved ? 0 : idleRounds + 1;
         if (idleRounds > 0 && next.state === 'running')
           await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
       }
     } finally {
-      if (!first) lanes.open--;
+      open.delete(index);
     }
   }
   try {
-    // As many slices at once as the server's figure says from the start (a pace known: one per whole fetchAll).
-    for (let more = 1; more < (ui.progress.slices ?? 1); more++) grow(ui.progress.slices ?? 1);
-    await lane(true);
-    // The slices still under way finish their batch and write it; the last answer shown is the run's.
-    for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
+    widen(ui.progress.slices ?? 1);
+    // Every lane's last answer is in: the slices still under way finish their batch and write it first.
+    for (let settled = 0; settled < lanes.length; settled++) await lanes[settled];
+    if (ended && mine === generation) setProgress(ended);
   } finally {
     if (mine === generation) {
       ui.driving = false;
@@ -127,17 +124,17 @@ export async function drive(): Promise<void> {
   }
 }
 
+/** How far a run's answer went: rows processed and credits (each only goes up while the run goes on). */
+function figuresOf(progress: Progress): number {
+  return progress.processed + progress.creditsUsed + progress.creditsMaybeLost;
+}
+
 /**
  * While `work` (a call that works on this user's run for up to a slice's budget) is on its way, asks now and then
- * for the progress its slice saves after each window, and shows it when the run went further: rows count as
- * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed;
- * `looked`: each look at this user's running run.
+ * for the progress its slices save after each batch, and shows it when the run went further: rows count as
+ * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed.
  */
-export async function lookWhile<T>(
-  work: Promise<T>,
-  current: () => boolean = () => true,
-  looked: (seen: Progress) => void = () => {},
-): Promise<T> {
+export async function lookWhile<T>(work: Promise<T>, current: () => boolean = () => true): Promise<T> {
   let pending = true;
   const settled = work.finally(() => {
     pending = false;
@@ -158,7 +155,6 @@ export async function lookWhile<T>(
       const sameRun = !shown.runId || seen.runId === shown.runId;
       if (seen.state !== 'running' || shown.state !== 'running' || seen.readOnly || !sameRun) continue;
       if (seen.processed > shown.processed) setProgress({ ...seen, waiting: false });
-      looked(seen);
     }
   })();
   return settled;

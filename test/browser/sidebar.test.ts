@@ -1142,6 +1142,8 @@ test('the progress counts rows as their answers come in, while the slice that dr
   let held = 0;
   const s = await open({
     ...RUN_OPTIONS,
+    // One slice at a time: only the held call's slice moves the run.
+    scriptProperties: { ...RUN_OPTIONS.scriptProperties, BULK_SLICES: '1' },
     data: [['Profile URL'], ...inputs.map((input) => [input])],
     overrides: {
       // The sidebar's first continueEnrichment works its slice, then its answer waits for the test: meanwhile
