@@ -132,20 +132,24 @@ export async function benchAddonBulk(
     let calls = 1;
     let finishedAt: number | undefined = progress.state === 'running' ? undefined : performance.now();
     let peakSlices = 1;
-    // As the sidebar does (src/sidebar/drive.ts): continue until the job is no longer running, up to the server's
-    // `slices` calls at once, one more at each progress look (and each answer that moved the run) while the figure
-    // allows it, one fewer after a slice that did not move the run or whose answer's figure fell.
-    const lanes = { open: 1, all: [] as Promise<void>[] };
-    const grow = (allowed: number) => {
-      if (lanes.open >= allowed) return;
-      lanes.open++;
-      peakSlices = Math.max(peakSlices, lanes.open);
-      lanes.all.push(lane(false));
+    // As the sidebar does (src/sidebar/drive.ts): continue until the job is no longer running, as many calls at
+    // once as the server's figure of slices says (a lane past the figure ends); a run ended in one answer is shown
+    // once every lane is in.
+    const open = new Set<number>();
+    const all: Promise<void>[] = [];
+    let ended = false;
+    const widen = (figure: number) => {
+      for (let index = 0; index < Math.max(1, figure); index++) {
+        if (open.has(index)) continue;
+        open.add(index);
+        peakSlices = Math.max(peakSlices, open.size);
+        all.push(lane(index));
+      }
     };
-    const lane = async (first: boolean): Promise<void> => {
+    const lane = async (index: number): Promise<void> => {
       let answered = progress.processed;
       try {
-        while (progress.state === 'running' && calls < MAX_ADDON_CALLS) {
+        while (progress.state === 'running' && !ended && calls < MAX_ADDON_CALLS) {
           deadline.check('the add-on bulk run');
           const sliceStart = performance.now();
           calls++;
@@ -156,22 +160,25 @@ export async function benchAddonBulk(
           addCounts(counts, sliced.counts);
           if (!sliced.ok) throw failure(sliced);
           const next = sliced.value as Progress;
-          const moved = next.processed !== answered || next.state !== 'running';
+          const moved = next.processed !== answered;
           answered = next.processed;
           const before = progress;
           if (next.state !== 'running' || next.processed >= progress.processed) progress = next;
-          // The run's end as the sidebar shows it: the first answer that is no longer running.
-          if (next.state !== 'running') finishedAt ??= performance.now();
           sample(performance.now() - sliceStart, before, progress);
-          if (!first && (!moved || (next.slices ?? 1) < lanes.open)) return;
-          if (moved) grow(next.slices ?? 1);
-          if (!moved && next.state === 'running') await new Promise((resolve) => setTimeout(resolve, 1000));
+          if (next.state !== 'running') {
+            ended = true;
+            return;
+          }
+          const figure = next.slices ?? 1;
+          if (index >= figure) return;
+          widen(figure);
+          if (!moved) await new Promise((resolve) => setTimeout(resolve, 1000));
         }
       } finally {
-        if (!first) lanes.open--;
+        open.delete(index);
       }
     };
-    // As the sidebar's looks at the progress while a slice works: one more slice at once while the figure allows.
+    // As the sidebar's looks at the progress while its first slice works: the server's figure of slices with them.
     let looking = true;
     const looks = (async () => {
       for (let look = 0; looking && look < 100_000; look++) {
@@ -180,15 +187,16 @@ export async function benchAddonBulk(
         if (!looking) return;
         const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ss.id });
         const now = view.value as Progress | undefined;
-        if (view.ok && now?.state === 'running') grow(now.slices ?? 1);
+        if (view.ok && now?.state === 'running' && !ended) widen(now.slices ?? 1);
       }
     })();
     // As the sidebar does from Start's answer: as many slices at once as the server's figure says.
-    for (let more = 1; more < (progress.slices ?? 1); more++) grow(progress.slices ?? 1);
-    await lane(true);
+    if (progress.state === 'running') widen(progress.slices ?? 1);
+    for (let settled = 0; settled < all.length; settled++) await all[settled];
+    // The run's end as the sidebar shows it: once every lane's last answer is in.
+    finishedAt ??= performance.now();
     looking = false;
     await looks;
-    for (let settled = 0; settled < lanes.all.length; settled++) await lanes.all[settled];
     // Until the sidebar shows the run's end, not until the bench's idle lanes and looks wake up after it.
     const wallMs = (finishedAt ?? performance.now()) - started;
     const ledger = ledgerOf(sandbox, ADDON.org);

@@ -16,6 +16,13 @@ export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {
 /** This execution's globals are its own (apps-script/guides/sheets/functions): the flags are per execution. */
 let busy = false;
 let quotaRefused = false;
+/** This execution holds the document lock now. */
+let holding = false;
+
+/** Whether this execution holds the document lock now (a dialog must not be shown then: ./ui.ts). */
+export function documentLockHeld(): boolean {
+  return holding;
+}
 
 /** Whether the document lock came back busy (or refused) in this execution. */
 export function documentLockRefused(): boolean {
@@ -84,9 +91,11 @@ export function tryWithDocumentLock<T>(
 ): { value: T } | undefined {
   const lock = lockOrNull();
   if (!lock || !taken(lock, deadline)) return undefined;
+  holding = true;
   try {
     return { value: work() };
   } finally {
+    holding = false;
     release(lock, sheetWrites);
   }
 }

@@ -6,6 +6,7 @@
  */
 import { TRIAL_PROFILES, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
 import { ADDON_NAME } from '../core/product';
+import { documentLockHeld } from './lock';
 
 export { ADDON_NAME };
 
@@ -34,14 +35,25 @@ export function showToast(message: string): void {
   SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
 }
 
+/**
+ * A dialog suspends the script, and "LockService locks don't persist across the suspension"
+ * (apps-script/reference/base/ui#alert): one shown while holding the document lock would let another execution in
+ * half-way through the work the lock guards. Never so.
+ */
+function notHoldingTheLock(): void {
+  if (documentLockHeld()) throw new Error('A dialog cannot be shown while the document lock is held.');
+}
+
 /** A question in a dialog with Yes and No buttons: whether the person pressed Yes. */
 export function confirm(message: string): boolean {
+  notHoldingTheLock();
   const ui = SpreadsheetApp.getUi();
   return ui.alert(ADDON_NAME, message, ui.ButtonSet.YES_NO) === ui.Button.YES;
 }
 
 /** A message in a dialog with an OK button (a menu item's answer when it changes nothing). */
 export function showAlert(message: string): void {
+  notHoldingTheLock();
   const ui = SpreadsheetApp.getUi();
   ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
 }

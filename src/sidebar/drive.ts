@@ -35,8 +35,8 @@ export function tooManyExecutions(message: string): boolean {
  * While the run is running and the sidebar open, calls continueEnrichment() again and again (each call is one
  * Apps Script execution working on the run batch after batch for a time budget) and shows the run's one progress,
  * until the state is no longer running. As many calls at once as the server's figure of slices says (its answers
- * carry it: the run's pace split into shares, never more than the windows left), each call a lane: a lane past
- * the figure ends, and one ends after a refusal for too many executions.
+ * and progress looks carry it: the run's pace split into shares, never more than the windows left), each call a
+ * lane: a lane past the figure ends, and one ends after a refusal for too many executions.
  */
 export async function drive(): Promise<void> {
   if (ui.driving || ui.progress.state !== 'running' || ui.progress.readOnly) return;
@@ -68,7 +68,14 @@ export async function drive(): Promise<void> {
         let next: Progress;
         try {
           const work = call('continueEnrichment');
-          next = first ? await lookWhile(work, () => mine === generation) : await work;
+          // The run's figure of slices grows with its pace: the progress looks while a slice works say so too.
+          next = first
+            ? await lookWhile(
+                work,
+                () => mine === generation,
+                (seen) => widen(seen.slices ?? 1),
+              )
+            : await work;
         } catch (error) {
           if (mine !== generation) return refreshAfterActions();
           const message = failureMessage(error);
@@ -132,9 +139,14 @@ function figuresOf(progress: Progress): number {
 /**
  * While `work` (a call that works on this user's run for up to a slice's budget) is on its way, asks now and then
  * for the progress its slices save after each batch, and shows it when the run went further: rows count as
- * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed.
+ * processed when their answers are in, not when the slice ends. `current`: false once Pause or Cancel was pressed;
+ * `looked`: each look at this user's running run.
  */
-export async function lookWhile<T>(work: Promise<T>, current: () => boolean = () => true): Promise<T> {
+export async function lookWhile<T>(
+  work: Promise<T>,
+  current: () => boolean = () => true,
+  looked: (seen: Progress) => void = () => {},
+): Promise<T> {
   let pending = true;
   const settled = work.finally(() => {
     pending = false;
@@ -155,6 +167,7 @@ export async function lookWhile<T>(work: Promise<T>, current: () => boolean = ()
       const sameRun = !shown.runId || seen.runId === shown.runId;
       if (seen.state !== 'running' || shown.state !== 'running' || seen.readOnly || !sameRun) continue;
       if (seen.processed > shown.processed) setProgress({ ...seen, waiting: false });
+      looked(seen);
     }
   })();
   return settled;
