@@ -4,7 +4,7 @@ import type { LedgerEntry } from '../../../sandbox/service';
 import type { Progress as ProgressView } from '../../../src/api';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
-import { sentFor, type World } from '../../support/harness';
+import { sentFor, url, type World } from '../../support/harness';
 
 export type { Progress as ProgressView } from '../../../src/api';
 
@@ -122,4 +122,9 @@ export function chargesByProfile(w: World): Map<string, number> {
     lookups(w).filter((entry) => entry.charged === 1),
     (e) => e.networkUrl ?? '',
   );
+}
+
+/** `count` rows of one profile URL each, `<prefix>-0` onwards. */
+export function urls(count: number, prefix: string): string[][] {
+  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
 }

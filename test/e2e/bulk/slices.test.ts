@@ -30,6 +30,7 @@ import {
   mismatches,
   type ProgressView,
   sheetOf,
+  urls,
 } from './helpers';
 
 let world: World | undefined;
@@ -42,10 +43,6 @@ afterEach(async () => {
 });
 
 const BATCH = 10;
-
-function urls(count: number, prefix: string): string[][] {
-  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
-}
 
 async function warmWorkers(w: World, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as())));
