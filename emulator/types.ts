@@ -161,6 +161,20 @@ export interface FetchRecord {
   endedAt: number;
 }
 
+/** A service call of an execution, as `Environment.onServiceCall` listeners hear it. */
+export interface ServiceCall {
+  execId: number;
+  /** The script function the execution runs. */
+  fn: string;
+  user: string;
+  /** `Service.method`, e.g. `Properties.getProperties`, `Cache.putAll`, `Range.setValues`, `UrlFetchApp.fetchAll`. */
+  op: string;
+  /** The call's arguments; a service object's descriptor first (a property store's or cache's `{ kind, id }`). */
+  args: unknown[];
+  /** Heard before the call is answered, or after (the answer not yet returned to the script). */
+  phase: 'before' | 'after';
+}
+
 export interface RecalcReport {
   evaluated: number;
   results: ExecutionResult[];

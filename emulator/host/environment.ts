@@ -32,6 +32,7 @@ import type {
   QuotaUsage,
   RecalcReport,
   RunOptions,
+  ServiceCall,
   TriggerRecord,
   UiRecord,
 } from '../types';
@@ -57,6 +58,11 @@ export class Environment extends SharedState implements ServiceHost {
   readonly triggers: TriggerRecord[] = [];
   readonly logs: LogLine[] = [];
   readonly fetches: FetchRecord[] = [];
+  /**
+   * Every `Properties.setProperties(values, true)`: the store written anew, each key not in `values` deleted, what
+   * another execution wrote meanwhile with it.
+   */
+  readonly storeRewrites: Array<{ execId: number; fn: string; store: 'script' | 'document' | 'user' }> = [];
   /** Every Utilities.sleep call, recorded as the execution starts sleeping. */
   readonly sleeps: Array<{ execId: number; ms: number }> = [];
   readonly executions: ExecutionResult[] = [];
@@ -90,8 +96,12 @@ export class Environment extends SharedState implements ServiceHost {
   lockReleasesWithPendingWrites = 0;
   /** Lock calls refused by the rate quota (option lockRateLimit, or refuseLockCalls). */
   lockCallsRefused = 0;
+  /** The listeners of onServiceCall. */
+  private readonly callListeners = new Set<(call: ServiceCall) => void | Promise<void>>();
   /** Set by refuseLockCalls: every Lock call throws the rate quota's error until it is lifted. */
   private lockQuotaSpent = false;
+  /** Executions whose every Lock call throws the rate quota's error (refuseLockCalls with `execId`), until lifted. */
+  private readonly lockRefusedExecs = new Set<number>();
 
   constructor(options: EnvironmentOptions = {}) {
     super(options.timeZone ?? 'Etc/UTC', evictor(options.cacheEviction));
@@ -127,7 +137,12 @@ export class Environment extends SharedState implements ServiceHost {
         addCounts(this.counts, request.counts);
         exec.counts[request.op] = (exec.counts[request.op] ?? 0) + 1;
         this.counts[request.op] = (this.counts[request.op] ?? 0) + 1;
-        return answer(this, exec, request.op, request.args);
+        await this.heard(exec, request.op, request.args, 'before');
+        try {
+          return await answer(this, exec, request.op, request.args);
+        } finally {
+          await this.heard(exec, request.op, request.args, 'after');
+        }
       },
       log: (line) => this.logs.push(line),
       sleep: (execId, ms) => this.sleeps.push({ execId, ms }),
@@ -136,6 +151,26 @@ export class Environment extends SharedState implements ServiceHost {
   }
 
   // ------------------------------------------------------------------ counts, quotas
+
+  /**
+   * The test's control of interleavings: `listener` hears every service call of every execution, before it is
+   * answered and after (its answer not yet back in the script). While the promise it returns is pending, that
+   * execution waits there, as it would on a slow call, its time limit running; the other executions go on. Apps
+   * Script gives no order between executions, so this only picks one of the orders that can happen. Returns the
+   * listener's removal.
+   */
+  onServiceCall(listener: (call: ServiceCall) => void | Promise<void>): () => void {
+    this.callListeners.add(listener);
+    return () => {
+      this.callListeners.delete(listener);
+    };
+  }
+
+  private async heard(exec: Exec, op: string, args: unknown[], phase: ServiceCall['phase']): Promise<void> {
+    if (this.callListeners.size === 0) return;
+    const call: ServiceCall = { execId: exec.id, fn: exec.fn, user: exec.user, op, args, phase };
+    for (const listener of [...this.callListeners]) await listener(call);
+  }
 
   /** A new day for every user's daily quotas (advancing the clock by 24 hours does it too). */
   resetDailyQuota(): void {
@@ -481,9 +516,18 @@ export class Environment extends SharedState implements ServiceHost {
   /**
    * LockService's rate quota spent by the script's other executions (the test's control, however slow the
    * machine): from now every Lock call (but hasLock) throws the quota's error, with `lockRateLimit`'s message if
-   * given, until the returned lift is called.
+   * given, until the returned lift is called. With `execId`, only that execution's calls are refused: the others'
+   * calls spend the quota's window each time it calls (the quota is the script's, whoever calls; which calls it
+   * refuses depends on when each comes).
    */
-  refuseLockCalls(): () => void {
+  refuseLockCalls(options: { execId?: number } = {}): () => void {
+    const { execId } = options;
+    if (execId !== undefined) {
+      this.lockRefusedExecs.add(execId);
+      return () => {
+        this.lockRefusedExecs.delete(execId);
+      };
+    }
     this.lockQuotaSpent = true;
     return () => {
       this.lockQuotaSpent = false;
@@ -512,8 +556,8 @@ export class Environment extends SharedState implements ServiceHost {
     return this.running.get(user) ?? 0;
   }
 
-  chargeLockCall(): void {
-    if (this.lockQuotaSpent) {
+  chargeLockCall(exec: Exec): void {
+    if (this.lockQuotaSpent || this.lockRefusedExecs.has(exec.id)) {
       this.lockCallsRefused++;
       fail(this.lockRateLimit?.message ?? TOO_MANY_LOCK_OPERATIONS);
     }
@@ -526,6 +570,10 @@ export class Environment extends SharedState implements ServiceHost {
       this.lockCallsRefused++;
       fail(limit.message ?? TOO_MANY_LOCK_OPERATIONS);
     }
+  }
+
+  noteStoreRewrite(exec: Exec, store: 'script' | 'document' | 'user'): void {
+    this.storeRewrites.push({ execId: exec.id, fn: exec.fn, store });
   }
 
   noteReleaseWithPendingWrites(_exec: Exec): void {

@@ -21,17 +21,35 @@ export const SHIM = `<script>
     for (var k in value) if (Object.prototype.hasOwnProperty.call(value, k) && illegal(value[k], depth + 1)) return true;
     return false;
   }
+  // "The google.script.run API allows 10 concurrent calls to server functions. If you make an 11th call while 10
+  // are still running, the server function will be delayed until one of the 10 spots is freed."
+  // (apps-script/guides/html/communication): a call past them waits, in the order made, for a call to end.
+  var MAX_CALLS_AT_ONCE = 10;
+  var running = 0;
+  var waiting = [];
+  function next() {
+    running--;
+    var call = waiting.shift();
+    if (call) call();
+  }
   function send(handlers, fn, args) {
     if (illegal(args, 0)) {
       setTimeout(function () { fail(handlers, new Error('Invalid argument: a Date, function or DOM element other than a form cannot be passed to ' + fn + '.')); }, 0);
       return;
     }
-    fetch('/run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fn: fn, args: args }) })
-      .then(function (response) { return response.json(); })
-      .then(function (answer) {
-        if (answer && answer.ok) { if (handlers.success) handlers.success(answer.value, handlers.userObject); }
-        else fail(handlers, new Error(answer && typeof answer.error === 'string' ? answer.error : 'The bridge gave no answer.'));
-      }, function (error) { fail(handlers, error instanceof Error ? error : new Error(String(error))); });
+    var body = JSON.stringify({ fn: fn, args: args });
+    function call() {
+      running++;
+      fetch('/run', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: body })
+        .then(function (response) { return response.json(); })
+        .then(function (answer) {
+          next();
+          if (answer && answer.ok) { if (handlers.success) handlers.success(answer.value, handlers.userObject); }
+          else fail(handlers, new Error(answer && typeof answer.error === 'string' ? answer.error : 'The bridge gave no answer.'));
+        }, function (error) { next(); fail(handlers, error instanceof Error ? error : new Error(String(error))); });
+    }
+    if (running < MAX_CALLS_AT_ONCE) call();
+    else waiting.push(call);
   }
   function runner(handlers) {
     return new Proxy({}, {

@@ -50,7 +50,9 @@ export interface ServiceHost {
   /** The `customFunctionDocumentWrites` option. */
   readonly customFunctionDocumentWrites: 'allowed' | 'refused';
   /** LockService's rate quota (EnvironmentOptions.lockRateLimit): throws Apps Script's reported error past it. */
-  chargeLockCall(): void;
+  chargeLockCall(exec: Exec): void;
+  /** A whole property store written anew (`setProperties(values, true)`: every other key deleted), recorded. */
+  noteStoreRewrite(exec: Exec, store: 'script' | 'document' | 'user'): void;
   /** A lock released while its execution had sheet writes not flushed (counted; thrown with `strictFlush`). */
   noteReleaseWithPendingWrites(exec: Exec): void;
   /** Counts `calls` of `user` against a daily quota; throws Apps Script's error past it. */

@@ -19,7 +19,7 @@ export function lockService(_host: ServiceHost, exec: Exec, method: string): unk
 export async function lock(host: ServiceHost, exec: Exec, method: string, args: unknown[]): Promise<unknown> {
   const key = String(args[0]);
   const owner = String(exec.id);
-  if (method !== 'hasLock') host.chargeLockCall();
+  if (method !== 'hasLock') host.chargeLockCall(exec);
   switch (method) {
     case 'tryLock':
       return host.locks.acquire(key, owner, Number(args[1]) || 0);

@@ -61,6 +61,7 @@ export function properties(host: ServiceHost, exec: Exec, method: string, args: 
       return null;
     case 'setProperties':
       store.set(args[1] as Record<string, unknown>, args[2] === true);
+      if (args[2] === true) host.noteStoreRewrite(exec, d.kind);
       return null;
     case 'deleteProperty':
       store.delete(String(args[1]));

@@ -37,6 +37,7 @@ export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[
       host.ui.dialogs.push(output('modeless'));
       return null;
     case 'alert': {
+      suspend(host, exec);
       host.ui.alerts.push({
         title: data.title as string,
         prompt: String(data.prompt),
@@ -45,6 +46,7 @@ export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[
       return host.ui.answers.shift()?.button ?? 'OK';
     }
     case 'prompt': {
+      suspend(host, exec);
       host.ui.alerts.push({
         title: data.title as string,
         prompt: String(data.prompt),
@@ -56,6 +58,15 @@ export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[
     default:
       return fail(`Unknown method Ui.${method}`);
   }
+}
+
+/**
+ * An alert or a prompt suspends the script while the dialog is open, and its LockService locks do not persist across
+ * the suspension (apps-script/reference/base/ui, alert and prompt; apps-script/guides/dialogs): the execution's locks
+ * are freed (a waiting execution takes them) as the dialog opens, and not taken back when it resumes.
+ */
+function suspend(host: ServiceHost, exec: Exec): void {
+  host.locks.releaseAll(String(exec.id));
 }
 
 export function htmlService(host: ServiceHost, _exec: Exec, _method: string, args: unknown[]): string {

@@ -57,6 +57,8 @@ export interface WorldOptions {
   /** The sandbox's seed (its fault and latency draws); default 1. */
   seed?: number;
   data?: unknown[][];
+  /** Rows of the spreadsheet's first sheet (default: the emulator's 1,000); for data longer than that. */
+  rows?: number;
   /** Script properties besides API_BASE_URL and NETWORK_HOSTS (ENRICH_BATCH_SIZE, ENRICH_STEP_BUDGET_MS, ...). */
   scriptProperties?: Record<string, string>;
   /** Save OWNER_KEY in the owner's user properties (default true). */
@@ -124,7 +126,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         ...options.scriptProperties,
       },
     });
-    const ss = env.createSpreadsheet({ owner: OWNER, data: options.data });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: options.data, rows: options.rows });
     if (options.ownerKey !== false) env.userProperties(OWNER).set({ [API_KEY_PROPERTY]: OWNER_KEY });
     if (options.startsAtOnce !== false) {
       for (const user of [OWNER, EDITOR])

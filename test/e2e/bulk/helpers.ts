@@ -1,7 +1,10 @@
 /** Shared steps of the enrichment tests: drive a job to its end, read its rows, check results against the sandbox. */
 import { predictLookup } from '../../../sandbox/profiles';
+import type { LedgerEntry } from '../../../sandbox/service';
 import type { Progress as ProgressView } from '../../../src/api';
-import type { World } from '../../support/harness';
+import { CREDITS_SHEET } from '../../../src/core/propertyNames';
+import { type Charge, parseChargeRow } from '../../../src/store/credits';
+import { sentFor, url, type World } from '../../support/harness';
 
 export type { Progress as ProgressView } from '../../../src/api';
 
@@ -84,4 +87,44 @@ export function chargedTwice(world: World): string[] {
 
 export function sheetOf(world: World) {
   return world.ss.sheets[0];
+}
+
+/** The sandbox's lookups that reached it and ended (the free key checks left out), in arrival order. */
+export function lookups(w: World): LedgerEntry[] {
+  return w.sandbox.service.ledger().filter((entry) => entry.networkUrl !== undefined && !entry.keyCheck);
+}
+
+/** The rows of the credits log sheet, as charges. */
+export function logOf(w: World): Charge[] {
+  const rows = w.ss.sheetByName(CREDITS_SHEET)?.maxRows ?? 0;
+  if (rows === 0) return [];
+  return w.env
+    .values(w.ss.id, `A1:G${rows}`, CREDITS_SHEET)
+    .slice(1)
+    .flatMap((row) => parseChargeRow(row) ?? []);
+}
+
+function tally<T>(items: T[], keyOf: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
+  return counts;
+}
+
+/** The credits log, row for row, is the ledger's charged lookups (a lost answer is its own "maybe charged" row). */
+export function expectLogEqualsLedger(w: World): void {
+  const charged = lookups(w).filter((entry) => entry.charged === 1 || entry.status === 'reset');
+  expect(tally(logOf(w), (c) => sentFor(c.profile))).toEqual(tally(charged, (e) => e.networkUrl ?? ''));
+}
+
+/** Profile (as sent) -> credits the sandbox charged for it. */
+export function chargesByProfile(w: World): Map<string, number> {
+  return tally(
+    lookups(w).filter((entry) => entry.charged === 1),
+    (e) => e.networkUrl ?? '',
+  );
+}
+
+/** `count` rows of one profile URL each, `<prefix>-0` onwards. */
+export function urls(count: number, prefix: string): string[][] {
+  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
 }

@@ -6,12 +6,10 @@
  */
 
 import type { ExecutionResult } from '../../../emulator';
-import type { LedgerEntry } from '../../../sandbox/service';
 import type { Job } from '../../../src/bulk/job';
 import { SIDEBAR_CLOSED_MESSAGE, STARTER_AWAY_MESSAGE } from '../../../src/bulk/job';
 import { DEFAULT_STEP_BUDGET_MS, LEASE_MS, WAITING_AFTER_MS } from '../../../src/core/limits';
-import { CREDITS_SHEET, JOB_PROPERTY } from '../../../src/core/propertyNames';
-import { type Charge, parseChargeRow } from '../../../src/store/credits';
+import { JOB_PROPERTY } from '../../../src/core/propertyNames';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -24,7 +22,16 @@ import {
   url,
   type World,
 } from '../../support/harness';
-import { drive, mismatches, type ProgressView, sheetOf } from './helpers';
+import {
+  chargesByProfile,
+  drive,
+  expectLogEqualsLedger,
+  lookups,
+  mismatches,
+  type ProgressView,
+  sheetOf,
+  urls,
+} from './helpers';
 
 let world: World | undefined;
 let releaseHold: (() => void) | undefined;
@@ -36,10 +43,6 @@ afterEach(async () => {
 });
 
 const BATCH = 10;
-
-function urls(count: number, prefix: string): string[][] {
-  return Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
-}
 
 async function warmWorkers(w: World, count: number): Promise<void> {
   await Promise.all(Array.from({ length: count }, () => w.env.run('getEnrichmentProgress', [], w.as())));
@@ -62,37 +65,9 @@ function overlapping(windows: Array<{ from: number; to: number }>): boolean {
   return windows.some((window, index) => index > 0 && window.from <= windows[index - 1].to);
 }
 
-function lookups(w: World): LedgerEntry[] {
-  return w.sandbox.service.ledger().filter((entry) => entry.networkUrl !== undefined && !entry.keyCheck);
-}
-
-function logOf(w: World): Charge[] {
-  const rows = w.env.values(w.ss.id, 'A1:G1000', CREDITS_SHEET);
-  return rows.slice(1).flatMap((row) => parseChargeRow(row) ?? []);
-}
-
-function tally<T>(items: T[], keyOf: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) counts.set(keyOf(item), (counts.get(keyOf(item)) ?? 0) + 1);
-  return counts;
-}
-
-/** The credits log, row for row, is the ledger's charged lookups (a lost answer is its own "maybe charged" row). */
-function expectLogEqualsLedger(w: World): void {
-  const charged = lookups(w).filter((entry) => entry.charged === 1 || entry.status === 'reset');
-  expect(tally(logOf(w), (c) => sentFor(c.profile))).toEqual(tally(charged, (e) => e.networkUrl ?? ''));
-}
-
 /** Rows holding a result that is not their own URL's (rows without a result yet are left out). */
 function writtenWrong(values: unknown[][]): string[] {
   return mismatches(values.filter((row) => row[2] !== ''));
-}
-
-function chargesByProfile(w: World): Map<string, number> {
-  return tally(
-    lookups(w).filter((entry) => entry.charged === 1),
-    (e) => e.networkUrl ?? '',
-  );
 }
 
 /** Prepares a run of `rows` rows (the plan asked for, no lookup sent) and starts it as an execution. */

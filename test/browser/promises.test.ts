@@ -1,0 +1,105 @@
+/**
+ * Issue 39, finding 10: a click always has a free call. One sidebar page runs at most 10 google.script.run calls at
+ * once, an 11th waits (apps-script/guides/html/communication; the emulator's page, emulator/html/shim.ts). With
+ * BULK_SLICES at its largest allowed figure (src/core/limits.ts MAX_SLICES), slices and progress looks must still
+ * leave Pause a call. The page's calls are answered through Playwright's routing, so that Chromium's own limit of 6
+ * connections to one host does not stand in for the page's 10 (emulator/README.md).
+ */
+import type { Browser, BrowserContext } from 'playwright-core';
+import { MAX_SLICES } from '../../src/core/limits';
+import { drive, start } from '../e2e/bulk/helpers';
+import { waitFor } from '../sandbox/helpers';
+import { launchChromium } from '../support/browser';
+import { startWorld, url, type World } from '../support/harness';
+import { type Bridge, startBridge } from './bridge';
+
+const WAIT_MS = 10_000;
+jest.setTimeout(120_000);
+
+let browser: Browser;
+let world: World | undefined;
+let bridge: Bridge | undefined;
+let context: BrowserContext | undefined;
+let releaseHold: (() => void) | undefined;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+afterEach(async () => {
+  releaseHold?.();
+  await context?.close();
+  await bridge?.close();
+  await world?.close();
+  context = undefined;
+  bridge = undefined;
+  world = undefined;
+});
+
+const urls = (count: number, prefix: string) =>
+  Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
+
+test("Pause reaches the server while the sidebar's slices are held at the service, even with BULK_SLICES at its largest", async () => {
+  world = await startWorld({
+    data: [['Profile'], ...urls(500, 'cap-before'), ...urls(2000, 'cap-run')],
+    rows: 2510,
+    credits: 10_000,
+    scriptProperties: { BULK_SLICES: String(MAX_SLICES) },
+  });
+  const w = world;
+  // A run of this spreadsheet before: its slices learned that the service answers fast (the run's pace is kept).
+  await start(w, 'A1:A501');
+  expect((await drive(w)).state).toBe('done');
+  // The person starts the next run from the menu; the sidebar opens on its progress and drives it.
+  w.env.select(w.ss.id, 'A502:A2501');
+  releaseHold = w.sandbox.service.hold();
+  await w.env.run('enrichSelection', [], w.as());
+  bridge = await startBridge({ env: w.env, user: w.as().user as string, spreadsheetId: w.ss.id });
+  const origin = bridge.origin;
+  context = await browser.newContext({ viewport: { width: 300, height: 760 } });
+  context.setDefaultTimeout(WAIT_MS);
+  const reached: string[] = [];
+  let underWay = 0;
+  let most = 0;
+  let lastSliceAt = 0;
+  await context.route('**/*', async (route) => {
+    const address = route.request().url();
+    if (!address.startsWith(`${origin}/`)) return route.abort();
+    if (address !== `${origin}/run`) return route.continue();
+    const fn = (JSON.parse(route.request().postData() ?? '{}') as { fn: string }).fn;
+    reached.push(fn);
+    if (fn === 'continueEnrichment') lastSliceAt = Date.now();
+    underWay++;
+    most = Math.max(most, underWay);
+    try {
+      const response = await route.fetch({ timeout: 0 });
+      await route.fulfill({ response });
+    } catch {
+      // The page went away first.
+    } finally {
+      underWay--;
+    }
+  });
+  const page = await context.newPage();
+  await page.goto(bridge.url('progress'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  // The sidebar opens its slices, each holding its batch at the service or waiting for room beside the others,
+  // until the page's ten calls are under way or it opens no more (none for two seconds).
+  await waitFor(() => underWay >= 10 || (lastSliceAt > 0 && Date.now() - lastSliceAt > 2_000), 30_000);
+  const slicesSent = reached.filter((fn) => fn === 'continueEnrichment').length;
+  await page.getByRole('button', { name: 'Pause' }).click();
+  let pauseReached = true;
+  try {
+    await waitFor(() => reached.includes('pauseEnrichment'), 5_000);
+  } catch {
+    pauseReached = false;
+  }
+  const calls = { underWay, slicesSent, most };
+  releaseHold?.();
+  releaseHold = undefined;
+  expect({ pauseReachedTheServer: pauseReached, calls }).toEqual({ pauseReachedTheServer: true, calls });
+});
