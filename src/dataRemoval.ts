@@ -26,7 +26,7 @@ import {
   WATCH_PROPERTY,
 } from './core/propertyNames';
 import type { Platform } from './platform/platform';
-import { readBatches } from './store/batches';
+import { mayBeAtService } from './store/batches';
 import { CREDITS_FIRST_ROW } from './store/credits';
 import { parseWatch } from './watch/store';
 import type { Watch } from './watch/watch';
@@ -88,7 +88,7 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
     const minutes = Math.max(1, Math.ceil((job.leaseUntil - now) / 60_000));
     return `The last run (${job.state}) is still finishing the lookups it had sent: their answers and charges are being written. Press Remove again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}, once the Progress tab no longer says the final count follows.`;
   }
-  if (readBatches(properties, now).held.size > 0) {
+  if (mayBeAtService(properties, now)) {
     return '=FINDEMAIL formulas are looking profiles up in this spreadsheet right now. Press Remove again in a minute.';
   }
   return '';

@@ -180,5 +180,8 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   }
   if (job.state === 'paused' && job.reason === 'sidebar_closed' && progress.readOnly)
     progress.message = STARTER_AWAY_MESSAGE;
+  // An unexpected error's text is for its starter, who can act on it; another editor reads that it paused.
+  if (job.state === 'paused' && job.reason === 'error' && progress.readOnly)
+    progress.message = `Paused after an unexpected error. ${starterName(job)} can Resume it in their Progress tab.`;
   return progress;
 }

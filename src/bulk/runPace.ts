@@ -9,6 +9,8 @@ import { DEFAULT_SLICES, MAX_SLICES, SLICE_MIN_SHARE } from '../core/limits';
 import {
   fadeLosses,
   observeKeyCheck,
+  PACE_KEPT_MS,
+  PACE_SECONDS,
   PACE_START,
   type PaceState,
   recallPace,
@@ -26,17 +28,28 @@ export function runCap(config: Pick<ScriptConfig, 'slices' | 'maxConcurrency'>):
 }
 
 /**
- * A new run's pace: PACE_START, or what the key's service took elsewhere (`keyFigure`, KEY_PACE_PROPERTY of the
- * key's `keyHash`), with Start's key check answered in `checkMs` counted as the run's one request that is not a
- * lookup.
+ * A new run's pace: where the spreadsheet's last run ended (`last`, its job's pace and when it was last saved, for
+ * PACE_KEPT_MS), else what the key's service took elsewhere (`key`: KEY_PACE_PROPERTY of the key's hash), else
+ * PACE_START; Start's key check answered in `checkMs` counted as the run's one request that is not a lookup.
  */
 export function seedPace(
   cap: number,
   now: number,
-  key?: { hash: string; figure: string | null | undefined },
-  checkMs?: number,
+  from: {
+    last?: { pace?: PaceState; at: number };
+    key?: { hash: string; figure: string | null | undefined };
+    checkMs?: number;
+  },
 ): PaceState {
-  let state = recallPace(undefined, PACE_START, cap, now, false);
+  const { last, key, checkMs } = from;
+  const kept = last?.pace && now - last.at < PACE_KEPT_MS ? last.pace : undefined;
+  let state = recallPace(
+    kept,
+    PACE_START,
+    cap,
+    now,
+    kept !== undefined && now - (last?.at ?? 0) < PACE_SECONDS * 1000,
+  );
   if (key) state = startFromKey(state, () => key.figure, key.hash, now, cap);
   if (checkMs !== undefined)
     state = observeKeyCheck(state, { size: 1, durationMs: checkMs, failures: 0, endedAt: now }, cap);

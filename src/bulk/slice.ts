@@ -11,9 +11,9 @@ import { stableHash } from '../core/hash';
 import {
   DEFAULT_RETRY,
   DEFAULT_STEP_BUDGET_MS,
-  EXECUTION_LIMIT_MS,
   FIRST_SLICE_MAX_MS,
   FIRST_SLICE_WINDOWS,
+  LEASE_MS,
   MAX_BATCH_SIZE,
 } from '../core/limits';
 import { JOB_PROPERTY, KEY_PACE_PROPERTY, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
@@ -139,7 +139,7 @@ function runSlice(
     runnerId,
     token: timeId(started),
     // An execution ends within EXECUTION_LIMIT_MS of its start (which was before `started`).
-    until: started + EXECUTION_LIMIT_MS,
+    until: started + LEASE_MS,
     deadline: started + budgetMs,
     ports: countingRequests(platform.lookupPorts(true, runCharges(job), ready.store), tally),
     batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),

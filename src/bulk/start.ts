@@ -142,7 +142,11 @@ export function createUnderLock(
     id: viewerId ?? platform.runner.ensureId(),
     name: ownerName || platform.runner.email(),
   };
-  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin, keyCheckMs);
+  const { job: created, prepareSheet } = createJob(platform, planned, owner, {
+    origin,
+    last: stored,
+    keyCheckMs,
+  });
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(platform, created);
   try {
@@ -170,14 +174,15 @@ function alreadyUnderWay(existing: Job, viewer: { runnerId: string | null; now: 
 }
 
 /**
- * The run's pace to start from: what the starter's key's service took elsewhere, and Start's key check as the run's
- * own (its slices send none: one request a run that is not a lookup), so the sidebar opens as many slices as that
- * pace needs from the start.
+ * The run's pace to start from: where the spreadsheet's last run (`last`) ended, or what the starter's key's service
+ * took elsewhere, and Start's key check as the run's own (its slices send none: one request a run that is not a
+ * lookup), so the sidebar opens as many slices as that pace needs from the start.
  */
-function runPaceSeed(platform: Platform, now: number, keyCheckMs?: number): PaceState {
+function runPaceSeed(platform: Platform, now: number, last: Job | null, checkMs?: number): PaceState {
   const apiKey = platform.settings.apiKey();
   const key = apiKey ? { hash: stableHash(apiKey), figure: keyPaceFigure(platform) } : undefined;
-  return seedPace(runCap(platform.config()), now, key, keyCheckMs);
+  const kept = last ? { pace: last.pace, at: last.updatedAt } : undefined;
+  return seedPace(runCap(platform.config()), now, { last: kept, key, checkMs });
 }
 
 /** Inserts output columns where the plan says; plain-text format; the titles. */
@@ -240,9 +245,9 @@ function createJob(
   platform: Platform,
   planned: PlannedRun,
   owner: { id: string; name: string },
-  origin?: Job['origin'],
-  keyCheckMs?: number,
+  from: { origin?: Job['origin']; last: Job | null; keyCheckMs?: number },
 ): { job: Job; prepareSheet: () => void } {
+  const { origin } = from;
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
@@ -287,7 +292,7 @@ function createJob(
     plan: planSummary(plan),
     ownerId: owner.id,
     ownerName: owner.name,
-    pace: runPaceSeed(platform, now, keyCheckMs),
+    pace: runPaceSeed(platform, now, from.last, from.keyCheckMs),
   };
   if (redo) idle.redo = redo;
   if (origin) idle.origin = origin;

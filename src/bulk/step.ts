@@ -69,8 +69,10 @@ export interface Leased {
   window: PlannedWindow;
   claimed: Claimed;
   claims: ClaimScope;
-  /** Requests of the run at the service when this batch goes out (its own included). */
+  /** Requests of the run at the service when this batch went out (its own included). */
   atService: number;
+  /** The slice sent its whole share of the run's pace. */
+  wholeShare: boolean;
   sentAt: number;
   /** The run's pace as this batch was sized (undefined: a fixed batch size). */
   pace?: PaceState;
@@ -253,7 +255,11 @@ function observeBatch(setup: SliceSetup, job: Job, sent: Sent): void {
   if (setup.batchSize || sent.samples.length === 0) return;
   let pace = paceNow(job.pace, setup.cap, sent.sentAt);
   const [first, ...retries] = sent.samples;
-  pace = observeRun(pace, first, sent.atService, sent.sentAt, setup.cap);
+  // A clean batch of the slice's whole share says the run's pace works, whatever the others had out then.
+  const clean = first.failures === 0 && !first.lostBatch;
+  const spoke =
+    clean && sent.wholeShare && sent.pace ? Math.max(sent.atService, sent.pace.size) : sent.atService;
+  pace = observeRun(pace, first, spoke, sent.sentAt, setup.cap);
   for (const retry of retries)
     if (retry.lostBatch) pace = observeRun(pace, retry, retry.size, sent.sentAt, setup.cap);
   const notBefore = Math.max(pace.notBefore ?? 0, sent.notBefore);
@@ -307,7 +313,7 @@ function leaseNext(
       known: (keys) => knownAnswers(setup, job, keys, all),
     });
     return {
-      next: { ...claimWindow(setup, job, window, all, now), pace: setup.batchSize ? undefined : pace },
+      next: claimWindow(setup, job, window, all, now, setup.batchSize ? undefined : { state: pace, share }),
     };
   }
   return {};
@@ -320,6 +326,7 @@ function claimWindow(
   window: PlannedWindow,
   all: Record<string, string>,
   now: number,
+  sized?: { state: PaceState; share: number },
 ): Leased {
   const { ports, until, token } = setup;
   const claims = claimScope(ports.cache);
@@ -335,7 +342,15 @@ function claimWindow(
   const n = claimed.first?.first.length ?? 0;
   const atService = others(job, token, now).atService + n;
   lease(job, { from: window.from, to: window.to, token, until, n }, now);
-  return { window, claimed, claims, atService, sentAt: now };
+  return {
+    window,
+    claimed,
+    claims,
+    atService,
+    wholeShare: sized !== undefined && n >= sized.share,
+    sentAt: now,
+    pace: sized?.state,
+  };
 }
 
 function passIsNext(job: Job, now: number): boolean {

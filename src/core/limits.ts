@@ -14,8 +14,8 @@ export const EXECUTION_LIMIT_MS = 6 * MINUTE;
 export const CUSTOM_FUNCTION_LIMIT_MS = 30 * SECOND;
 /** Properties: 500 KB per store, 9 KB per value (apps-script/guides/services/quotas). */
 export const PROPERTY_STORE_BYTES = 500 * 1024;
-/** Characters of a record the store splits across property values: below a value's 9 KB with room to spare. */
-export const PROPERTY_RECORD_CHARS = 8000;
+/** UTF-8 bytes of a record the store splits across property values: below a value's 9 KB with room to spare. */
+export const PROPERTY_RECORD_BYTES = 8000;
 /**
  * Web requests (UrlFetchApp calls) a day: 20,000 for a consumer account, 100,000 for Google Workspace, per user
  * (apps-script/guides/services/quotas); src/core/webRequests.ts counts the add-on's own.
@@ -209,12 +209,15 @@ export const MAX_BATCH_SIZE = 1000;
 /** Rows a bulk window plans at most, whatever share of them needs a lookup (bounds a slice's reads and memory). */
 export const MAX_WINDOW_ROWS = 500;
 /**
- * A slice's lease lasts as long as an execution may: its last batch always goes out, and UrlFetchApp gives up on
- * a request only after about a minute, so a shorter lease could end while the slice still works.
+ * UrlFetchApp gives up on a request after about a minute (reported: it has no timeout option), and a request an
+ * execution sent is not recalled when the execution ends: its answer (and its charge) may come this long after.
+ */
+export const REQUEST_OUTLIVES_MS = 60 * SECOND;
+/**
+ * A slice's window, its batch's claims and records last this long from the slice's start: its execution has ended
+ * by then (apps-script/guides/services/quotas), so a window, a claim or a record past it belongs to no one.
  */
 export const LEASE_MS = EXECUTION_LIMIT_MS;
-/** The bulk run's claims on URLs it sends outlive the execution sending them (same reason). */
-export const BULK_CLAIM_SECONDS = LEASE_MS / SECOND;
 /**
  * Executions a person may have at once: 30 (apps-script/guides/services/quotas); past it a call fails with "too
  * many scripts running simultaneously".

@@ -35,3 +35,17 @@ export function quoteService(said: string | undefined): string {
   const text = said === undefined ? '' : withoutStop(withoutAddresses(said)).replace(/"/g, "'");
   return text ? ` The service said: "${text}".` : '';
 }
+
+/** The UTF-8 bytes of `text` (a property value's limit is in bytes: apps-script/guides/services/quotas). */
+export function utf8Bytes(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    // A surrogate pair is one 4-byte character: 2 for each half.
+    else if (code >= 0xd800 && code <= 0xdfff) bytes += 2;
+    else bytes += 3;
+  }
+  return bytes;
+}

@@ -92,7 +92,7 @@ export interface SendRequest {
   budget: SendBudget;
   /**
    * How long the record of a batch being sent keeps others from sending its keys if this execution dies:
-   * as long as the claims (FORMULA_CLAIM_SECONDS, BULK_CLAIM_SECONDS). Default: an execution's limit.
+   * as long as the claims (FORMULA_CLAIM_SECONDS; a bulk slice's until its execution has ended). Default: an execution's limit.
    */
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */

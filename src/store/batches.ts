@@ -17,9 +17,15 @@
  * sheet, a row per charge or lost answer into the credits log, the lost marks, then deletes them, one call each.
  * A record is split across properties below a value's 9 KB (apps-script/guides/services/quotas).
  */
-import { lostMarkEnd, PENDING_RESULT_RESERVE_BYTES, PROPERTY_RECORD_CHARS } from '../core/limits';
+import {
+  lostMarkEnd,
+  PENDING_RESULT_RESERVE_BYTES,
+  PROPERTY_RECORD_BYTES,
+  REQUEST_OUTLIVES_MS,
+} from '../core/limits';
 import { ANSWERS_PREFIX, BATCH_PREFIX, CHARGE_PREFIX, PENDING_PREFIX } from '../core/propertyNames';
 import { storedRecord } from '../core/storedJson';
+import { utf8Bytes } from '../core/text';
 import { timeId } from '../core/timeId';
 import type { LookupResult } from '../lookup/result';
 import { decodeResult } from './codec';
@@ -154,6 +160,20 @@ export function readBatches(all: Readonly<Record<string, string>>, now: number):
   return read;
 }
 
+/**
+ * A request of some batch may still be at the service: a record at work, or one whose sender ended within the time
+ * a sent request may outlive it (REQUEST_OUTLIVES_MS: its answer, and its charge, may still come).
+ */
+export function mayBeAtService(all: Readonly<Record<string, string>>, now: number): boolean {
+  return Object.entries(all).some(([name, value]) => {
+    if (!name.startsWith(BATCH_PREFIX)) return false;
+    const record = parseRecord(value);
+    if (!record) return false;
+    if (record.u > now) return record.k.length + (record.q?.length ?? 0) > 0;
+    return record.k.length > 0 && record.u + REQUEST_OUTLIVES_MS > now;
+  });
+}
+
 /** Requests at the service now for the run `run` (its id). */
 export function requestsAtService(all: Readonly<Record<string, string>>, run: string, now: number): number {
   let requests = 0;
@@ -259,15 +279,16 @@ export function openBatch(
 ): { batch: SentBatch; values: Record<string, string> } {
   const parts: SentBatch['parts'] = [];
   let chunk: string[] = [];
-  let chars = 0;
+  let size = 0;
   for (const key of [...atService, ...later]) {
-    if (chunk.length > 0 && chars + key.length > PROPERTY_RECORD_CHARS) {
+    const bytes = jsonBytes(key);
+    if (chunk.length > 0 && size + bytes > PROPERTY_RECORD_BYTES) {
       parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
       chunk = [];
-      chars = 0;
+      size = 0;
     }
     chunk.push(key);
-    chars += key.length + 3;
+    size += bytes;
   }
   if (chunk.length > 0) parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
   const batch: SentBatch = {
@@ -279,6 +300,11 @@ export function openBatch(
   };
   if (window) batch.window = window;
   return { batch, values: partValues(batch, parts) };
+}
+
+/** The UTF-8 bytes `value` takes in a record's JSON, with its comma. */
+function jsonBytes(value: unknown): number {
+  return utf8Bytes(JSON.stringify(value)) + 1;
 }
 
 function partValues(batch: SentBatch, parts: SentBatch['parts']): Record<string, string> {
@@ -333,7 +359,7 @@ export function answered(
   const values = partValues(batch, partsOf(batch, sent));
   let entries: Array<[string, string]> = [];
   let lostKeys: string[] = [];
-  let chars = 0;
+  let size = 0;
   const flush = () => {
     if (entries.length === 0 && lostKeys.length === 0) return;
     const answers: Answers = { t: at, r: entries, ...batch.payer };
@@ -341,17 +367,19 @@ export function answered(
     values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify(answers);
     entries = [];
     lostKeys = [];
-    chars = 0;
+    size = 0;
   };
   for (const [key, encoded] of results) {
-    if (chars + key.length + encoded.length > PROPERTY_RECORD_CHARS) flush();
+    const bytes = jsonBytes([key, encoded]);
+    if (size + bytes > PROPERTY_RECORD_BYTES) flush();
     entries.push([key, encoded]);
-    chars += key.length + encoded.length + 8;
+    size += bytes;
   }
   for (const key of lost) {
-    if (chars + key.length > PROPERTY_RECORD_CHARS) flush();
+    const bytes = jsonBytes(key);
+    if (size + bytes > PROPERTY_RECORD_BYTES) flush();
     lostKeys.push(key);
-    chars += key.length + 3;
+    size += bytes;
   }
   flush();
   return values;

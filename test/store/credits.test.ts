@@ -2,7 +2,7 @@
  * The credits log's rows: one per credit spent or maybe spent, who paid and where; the formulas' buffered records
  * read back to the same rows; a row edited by hand is not counted as a charge.
  */
-import { PROPERTY_RECORD_CHARS } from '../../src/core/limits';
+import { PROPERTY_RECORD_BYTES } from '../../src/core/limits';
 import type { LookupResult } from '../../src/lookup/result';
 import {
   bufferedCharges,
@@ -129,7 +129,7 @@ describe('buffered charges', () => {
     const keys = Array.from({ length: 300 }, (_, i) => `p/${i}-${'x'.repeat(100)}`);
     const records = bufferedCharges([], keys, NOW);
     expect(records.length).toBeGreaterThan(1);
-    for (const record of records) expect(record.length).toBeLessThanOrEqual(PROPERTY_RECORD_CHARS);
+    for (const record of records) expect(record.length).toBeLessThanOrEqual(PROPERTY_RECORD_BYTES);
     expect(records.flatMap(rowsOfBuffered).map((row) => row[4])).toEqual(keys);
   });
 
