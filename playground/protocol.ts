@@ -66,6 +66,26 @@ export interface DialogView {
   height: number;
 }
 
+/**
+ * An alert or prompt of the add-on (Ui.alert, Ui.prompt) waiting for the person: the script is suspended until
+ * they press a button (`CLOSE`: the dialog's close button).
+ */
+export interface QuestionView {
+  serial: number;
+  kind: 'alert' | 'prompt';
+  title: string;
+  prompt: string;
+  /** The buttons of its ButtonSet, in the order Sheets shows them: `OK`, `CANCEL`, `YES`, `NO`. */
+  buttons: string[];
+}
+
+export interface QuestionAnswer {
+  serial: number;
+  button: string;
+  /** A prompt's text. */
+  text?: string;
+}
+
 export interface ToastView {
   serial: number;
   title: string;
@@ -121,9 +141,13 @@ export interface StateView {
   menu: MenuView | null;
   sidebar: SidebarView;
   dialog: DialogView | null;
+  /** The oldest alert or prompt waiting for an answer. */
+  question: QuestionView | null;
   toasts: ToastView[];
   /** Menu functions and recalculations under way. */
   busy: string[];
+  /** Calls of the sidebar's google.script.run under way (the page looks more often meanwhile: a question may come). */
+  sidebarCalls: number;
   run: RunView | null;
   user: string;
   owner: string;

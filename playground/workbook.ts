@@ -16,6 +16,8 @@ import {
   type CacheStore,
   type Cell,
   customFunctionNames,
+  type DialogAnswer,
+  type DialogQuestion,
   displayValue,
   Environment,
   MAX_CELL_CHARS,
@@ -40,6 +42,8 @@ import {
   type DialogView,
   type MenuItemView,
   type MenuView,
+  type QuestionAnswer,
+  type QuestionView,
   type RangeView,
   type RunView,
   type SheetView,
@@ -64,6 +68,13 @@ const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = {
   NETWORK_HOSTS: 'network.com',
 };
 const TOASTS_SHOWN = 20;
+/** The buttons of each ButtonSet (apps-script/reference/base/button-set), as the page shows them. */
+const BUTTON_SETS: Record<string, string[]> = {
+  OK: ['OK'],
+  OK_CANCEL: ['OK', 'CANCEL'],
+  YES_NO: ['YES', 'NO'],
+  YES_NO_CANCEL: ['YES', 'NO', 'CANCEL'],
+};
 const MIN_ROWS = 1000;
 const MIN_COLUMNS = 26;
 /** Sheets' limit: "up to 10 million cells" a spreadsheet (https://support.google.com/drive/answer/37603). */
@@ -104,6 +115,12 @@ export interface Workbook {
   sidebar(): SidebarView;
   dialog(): DialogView | null;
   dialogHtml(serial: number): string | undefined;
+  /** The oldest alert or prompt of the add-on waiting for the person. */
+  question(): QuestionView | null;
+  /** The person's answer to a question: the suspended script goes on with it. */
+  answer(answer: QuestionAnswer): void;
+  /** Calls of the sidebar's google.script.run under way. */
+  sidebarCalls(): number;
   toasts(): ToastView[];
   busy(): string[];
   run(): RunView | null;
@@ -247,6 +264,35 @@ export async function openWorkbook(options: {
         html: output.html,
       };
     }
+  }
+
+  // Ui.alert and Ui.prompt: shown in the page, the script suspended until the person answers (or the playground
+  // stops: then as if the dialog's close button was pressed).
+  const questions: Array<{ view: QuestionView; resolve: (answer: DialogAnswer) => void }> = [];
+  env.ui.person = (question: DialogQuestion) =>
+    new Promise<DialogAnswer>((resolve) => {
+      if (closed || !mine({ user: question.user, spreadsheetId: question.spreadsheetId })) {
+        resolve({ button: 'CLOSE' });
+        return;
+      }
+      const view: QuestionView = {
+        serial: nextSerial++,
+        kind: question.kind,
+        title: question.title ?? '',
+        prompt: question.prompt,
+        buttons: BUTTON_SETS[question.buttons] ?? ['OK'],
+      };
+      questions.push({ view, resolve });
+    });
+
+  function answerQuestion({ serial, button, text }: QuestionAnswer): void {
+    const at = questions.findIndex((waiting) => waiting.view.serial === serial);
+    if (at < 0) throw new HttpError(404, 'This question was already answered.');
+    const { view, resolve } = questions[at];
+    if (button !== 'CLOSE' && !view.buttons.includes(button))
+      throw new HttpError(400, `button: one of ${[...view.buttons, 'CLOSE'].join(', ')}`);
+    questions.splice(at, 1);
+    resolve(view.kind === 'prompt' ? { button, text: text ?? '' } : { button });
   }
 
   const busyRuns = new Map<number, string>();
@@ -600,6 +646,9 @@ export async function openWorkbook(options: {
       return view;
     },
     dialogHtml: (serial) => (openDialog?.serial === serial ? openDialog.html : undefined),
+    question: () => questions[0]?.view ?? null,
+    answer: answerQuestion,
+    sidebarCalls: () => sidebarHost.active,
     toasts() {
       const all = env.ui.toasts;
       const shown: ToastView[] = [];
@@ -793,6 +842,8 @@ export async function openWorkbook(options: {
     },
     async close() {
       closed = true;
+      // A script suspended on a question goes on as if its dialog was closed, so that the executions can end.
+      for (const waiting of questions.splice(0)) waiting.resolve({ button: 'CLOSE' });
       await sidebarHost.close();
       // Waits for the executions under way (a run's slice ends within its budget), so their writes are saved.
       await env.close();

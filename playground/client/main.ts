@@ -11,6 +11,7 @@ import {
   type KeyAnswer,
   type MenuAnswer,
   type MenuView,
+  type QuestionView,
   type RangeView,
   type SandboxChange,
   type SandboxView,
@@ -23,6 +24,11 @@ import { Grid } from './grid';
 const FAST_POLL_MS = 300;
 const SLOW_POLL_MS = 1500;
 const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * A menu item's call lasts as long as its execution: up to Apps Script's 6 minutes, a question it asks (Refresh's
+ * Yes or No) waiting for the person included.
+ */
+const MENU_TIMEOUT_MS = 7 * 60_000;
 const TOAST_MS = 6000;
 
 function $(id: string): HTMLElement {
@@ -31,9 +37,14 @@ function $(id: string): HTMLElement {
   return element;
 }
 
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function request<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const response = await fetch(path, {
       method,
@@ -315,7 +326,7 @@ async function runMenu(fn: string, label: string): Promise<void> {
     // The writes made before the click land first; the call itself is not in the write queue: edits made while it
     // runs go to the sheet at once, as in Sheets (the execution sees them at its next read).
     await queue;
-    const answer = await request<MenuAnswer>('POST', '/api/menu', { fn });
+    const answer = await request<MenuAnswer>('POST', '/api/menu', { fn }, MENU_TIMEOUT_MS);
     if (!answer.ok) showNotice(`${label}: ${answer.error ?? 'the function failed.'}`);
   } catch (error) {
     showNotice(`${label}: ${error instanceof Error ? error.message : String(error)}`);
@@ -434,6 +445,71 @@ function renderDialog(state: StateView): void {
 $('dialog-close').addEventListener('click', () => {
   $('dialog').hidden = true;
   void request('POST', '/api/dialog/close', {}).then(() => poll(true));
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The add-on's questions (Ui.alert, Ui.prompt): its script waits for the person's answer
+
+const BUTTON_LABELS: Record<string, string> = { OK: 'OK', CANCEL: 'Cancel', YES: 'Yes', NO: 'No' };
+let questionSerial = -1;
+let questionButtons: string[] = [];
+
+function answerQuestion(button: string): void {
+  if (questionSerial < 0) return;
+  const serial = questionSerial;
+  const input = $('question-input') as HTMLInputElement;
+  const text = input.hidden ? undefined : input.value;
+  questionSerial = -1;
+  $('question').hidden = true;
+  setFastPolling(true);
+  request('POST', '/api/answer', { serial, button, text })
+    .catch((error: unknown) =>
+      showNotice(`The answer could not be sent: ${error instanceof Error ? error.message : String(error)}`),
+    )
+    .finally(() => {
+      grid.focusGrid();
+      void poll(true);
+    });
+}
+
+function renderQuestion(question: QuestionView | null): void {
+  if (!question) {
+    $('question').hidden = true;
+    questionSerial = -1;
+    return;
+  }
+  if (question.serial === questionSerial) return;
+  questionSerial = question.serial;
+  questionButtons = question.buttons;
+  closeMenu();
+  $('question-title').textContent = question.title;
+  $('question-text').textContent = question.prompt;
+  const input = $('question-input') as HTMLInputElement;
+  input.hidden = question.kind !== 'prompt';
+  input.value = '';
+  const buttons = question.buttons.map((name, index) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = BUTTON_LABELS[name] ?? name;
+    button.dataset.button = name;
+    if (index === 0) button.className = 'primary';
+    button.addEventListener('click', () => answerQuestion(name));
+    return button;
+  });
+  $('question-buttons').replaceChildren(...buttons);
+  $('question').hidden = false;
+  (input.hidden ? buttons[0] : input).focus();
+}
+
+$('question-close').addEventListener('click', () => answerQuestion('CLOSE'));
+$('question').addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    answerQuestion('CLOSE');
+  } else if (event.key === 'Enter' && event.target === $('question-input')) {
+    event.preventDefault();
+    answerQuestion(questionButtons[0] ?? 'OK');
+  }
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -690,6 +766,7 @@ function applyState(state: StateView, stale = false, serialAtRead = selectSerial
   renderMenu(state.menu);
   renderSidebar(state);
   renderDialog(state);
+  renderQuestion(state.question);
   renderToasts(state.toasts);
   renderSandbox(state.sandbox);
   $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
@@ -703,7 +780,11 @@ function applyState(state: StateView, stale = false, serialAtRead = selectSerial
   $('busy').textContent = busy.join(' · ');
   document.body.dataset.run = state.run?.state ?? 'idle';
   document.body.dataset.busy = String(state.busy.length > 0);
-  fast = state.busy.length > 0 || (state.run?.state === 'running' && !state.run.waiting);
+  fast =
+    state.busy.length > 0 ||
+    state.sidebarCalls > 0 ||
+    state.question !== null ||
+    (state.run?.state === 'running' && !state.run.waiting);
 }
 
 async function poll(now = false): Promise<void> {
