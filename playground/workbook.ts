@@ -2,10 +2,12 @@
  * The playground's spreadsheet: one document of the Apps Script emulator (emulator/) running the built add-on
  * (dist/Code.js) as its signed-in user, who owns the document and has the sandbox's demo key saved.
  *
- * - opening the page runs the bundle's onOpen (the menu comes from it) and recalculates the =FINDEMAIL cells;
+ * - opening the page runs the bundle's onOpen (the menu comes from it); formulas keep the values they have, as in
+ *   Sheets, where a custom function runs again only when its formula or an input changes;
  * - a typed cell goes in as a person types it (`=` starts a formula); custom-function formulas that are typed, or
  *   whose inputs change, are evaluated by env.recalculate: one CUSTOM_FUNCTION execution each, 30 s limit, the
- *   owner's user properties; array results spill;
+ *   owner's user properties; array results spill; a formula whose evaluation a stop cut short (its cell saved as
+ *   Loading...) is evaluated once when the playground starts again;
  * - menu items run through env.run as the user; sidebars and dialogs are served by the sidebar host;
  * - save() captures the whole spreadsheet (every sheet, hidden or not, and the selection), the properties, the
  *   caches, the installable triggers and an open sidebar; openWorkbook() with it restores them.
@@ -20,6 +22,7 @@ import {
   type DialogQuestion,
   displayValue,
   Environment,
+  LOADING,
   MAX_CELL_CHARS,
   parseFormulaCall,
   type TriggerRecord,
@@ -609,6 +612,14 @@ export async function openWorkbook(options: {
     }
   }
 
+  // A formula still computing when the playground last stopped was saved as Loading...: Sheets would have finished
+  // it, so it is evaluated now, once. Every other formula keeps its value: a restart sends nothing.
+  recalculate(
+    customFormulaCells()
+      .filter(({ cell }) => cell.value === LOADING)
+      .map(({ r, c }) => ({ r, c })),
+  );
+
   function selection(): RangeView | null {
     const active = ss.activeRange;
     if (!active || shownSheet() !== sheet) return null;
@@ -666,7 +677,7 @@ export async function openWorkbook(options: {
     },
     run,
     async open() {
-      // Opening the document: the add-on's onOpen builds its menu, custom functions are calculated again.
+      // Opening the document: the add-on's onOpen builds its menu. Formulas keep their values (nothing is sent).
       try {
         await env.run('onOpen', [], {
           user: DEMO_USER,
@@ -678,7 +689,6 @@ export async function openWorkbook(options: {
         log(`onOpen failed: ${errorMessage(error)}`);
       }
       syncOutputs();
-      recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
       // The installable open triggers (a watch's), each as its creator: rows an automation tool added are found now.
       void fireTriggers('Open triggers (the watch)', () =>
         env.installableTriggers.fire(ss.id, 'ON_OPEN', { user: DEMO_USER }),

@@ -806,7 +806,7 @@ async function poll(now = false): Promise<void> {
 
 async function start(): Promise<void> {
   try {
-    // Opening the spreadsheet: the bundle's onOpen builds the menu, formulas are recalculated.
+    // Opening the spreadsheet: the bundle's onOpen builds the menu; formulas keep their values.
     applyState(await request<StateView>('POST', '/api/open', {}));
   } catch (error) {
     showNotice(
