@@ -110,6 +110,7 @@ export interface SandboxView {
   maskedKey: string;
   credits: number;
   charged: number;
+  /** Every request the service received, those still under way included: never fewer than `charged`. */
   requests: number;
   /** The fixed latency, or the median of a long-tailed one. */
   latencyMs: number;
@@ -122,6 +123,8 @@ export interface SandboxView {
   resetRate: number;
   /** Newest first, at most LEDGER_SHOWN rows. */
   ledger: LedgerRow[];
+  /** Requests the service is still answering (counted in `requests` already, not in the ledger yet). */
+  inFlight: number;
 }
 
 export interface RunView {

@@ -542,7 +542,10 @@ function renderSandbox(sandbox: SandboxView): void {
   $('credits').textContent = sandbox.credits.toLocaleString('en-US');
   $('credits').classList.toggle('low', sandbox.credits < 10);
   $('charged').textContent = sandbox.charged.toLocaleString('en-US');
-  $('requests').textContent = countOf(sandbox.requests, 'request');
+  $('requests').textContent =
+    sandbox.inFlight > 0
+      ? `${countOf(sandbox.requests, 'request')} (${sandbox.inFlight} under way)`
+      : countOf(sandbox.requests, 'request');
   // A slider being moved keeps its value until the server has it.
   if (Date.now() - slidersTouched > 1500) {
     latency.value = String(sandbox.latencyMs);
