@@ -134,6 +134,19 @@ export interface RunView {
   message: string;
   /** Running, but no slice driven lately: its sidebar was closed (src/bulk/job.ts, WAITING_AFTER_MS). */
   waiting: boolean;
+  /** The run in the sidebar's own words (src/sidebar/progress.ts): its state ("Running", "Done", …) and fraction. */
+  label: string;
+  fraction: string;
+}
+
+/**
+ * What the sidebar shows of the run, posted to the page by the playground's script in the sidebar's frame
+ * (playground/sidebar.ts): the status line says the same while the sidebar is open.
+ */
+export interface SidebarRunReport {
+  source: 'pef-sidebar-run';
+  label: string;
+  fraction: string;
 }
 
 export interface StateView {

@@ -34,8 +34,13 @@ import {
   type SpreadsheetSnapshot,
 } from '../emulator/model/spreadsheet';
 import { type Job, progressOf } from '../src/bulk/job';
-import { WAITING_AFTER_MS } from '../src/core/limits';
-import { API_KEY_PROPERTY, JOB_PROPERTY, SCRIPT_CONFIG_CACHE_KEY } from '../src/core/propertyNames';
+import {
+  API_KEY_PROPERTY,
+  JOB_PROPERTY,
+  RUNNER_ID_PROPERTY,
+  SCRIPT_CONFIG_CACHE_KEY,
+} from '../src/core/propertyNames';
+import { describeState, fractionText } from '../src/sidebar/progress';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
@@ -589,23 +594,22 @@ export async function openWorkbook(options: {
     return { title: built.title ?? ADDON_MENU_TITLE, items };
   }
 
+  /** The stored run as the user's sidebar would show it on opening (src/bulk/job.ts progressOf, the same words). */
   function run(): RunView | null {
     const raw = env.documentProperties(ss.id).get(JOB_PROPERTY);
     if (!raw) return null;
     try {
       const job = JSON.parse(raw) as Job;
-      // The figures the sidebar gets for the same stored run (one source: src/bulk/job.ts progressOf).
-      const progress = progressOf(job);
-      const now = env.now();
-      syncOutputs();
-      const idle = job.state === 'running' && Number(job.leaseUntil ?? 0) <= now;
+      const runnerId = env.userProperties(DEMO_USER).get(RUNNER_ID_PROPERTY) ?? null;
+      const progress = progressOf(job, { runnerId, now: env.now() });
       return {
-        state: String(progress.state ?? ''),
-        processed: Number(progress.processed ?? 0),
-        total: Number(progress.total ?? 0),
-        message: String(progress.message ?? ''),
-        // No slice at work and no sidebar open to call the next one: the run waits for the sidebar at once.
-        waiting: idle && (!openSidebar || now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS),
+        state: progress.state,
+        processed: progress.processed,
+        total: progress.total,
+        message: progress.message,
+        waiting: progress.waiting === true,
+        label: describeState(progress).label,
+        fraction: fractionText(progress),
       };
     } catch {
       return null;

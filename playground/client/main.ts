@@ -13,9 +13,11 @@ import {
   type MenuView,
   type QuestionView,
   type RangeView,
+  type RunView,
   type SandboxChange,
   type SandboxView,
   type SheetTab,
+  type SidebarRunReport,
   type StateView,
   type ToastView,
 } from '../protocol';
@@ -398,6 +400,42 @@ for (const [id, ascending] of [
 let sidebarSerial = -1;
 let dialogSerial = -1;
 
+/**
+ * The run as the open sidebar shows it (its frame posts its state and fraction as they change): the status line says
+ * the same while the sidebar is open, so the two never disagree. Null while no sidebar has reported.
+ */
+let sidebarRun: { label: string; fraction: string } | null = null;
+let lastState: StateView | null = null;
+
+window.addEventListener('message', (event) => {
+  const frame = $('sidebar-frame') as HTMLIFrameElement;
+  const report = event.data as Partial<SidebarRunReport> | null;
+  if (event.source !== frame.contentWindow || report?.source !== 'pef-sidebar-run') return;
+  if (typeof report.label !== 'string' || typeof report.fraction !== 'string') return;
+  sidebarRun = { label: report.label, fraction: report.fraction };
+  renderStatusLine();
+});
+
+/** A run in a few words: the sidebar's label, and its fraction when there is one. */
+function runText(run: { label: string; fraction: string }): string {
+  return run.fraction ? `${run.label} — ${run.fraction}` : run.label;
+}
+
+/**
+ * The status line: what runs now (menu items, formulas) and the bulk run — as the open sidebar shows it, or, with no
+ * sidebar open, as the stored run reads in the same words (the sidebar shows that much when it opens).
+ */
+function renderStatusLine(): void {
+  const state = lastState;
+  if (!state) return;
+  const parts: string[] = [...state.busy];
+  const run: RunView | null = state.run;
+  const fromSidebar = state.sidebar.open && sidebarRun !== null && sidebarRun.fraction !== '';
+  if (fromSidebar && sidebarRun) parts.push(runText(sidebarRun));
+  else if (run && !state.sidebar.open) parts.push(runText(run));
+  $('busy').textContent = parts.join(' · ');
+}
+
 function renderSidebar(state: StateView): void {
   const panel = $('sidebar-panel');
   const frame = $('sidebar-frame') as HTMLIFrameElement;
@@ -406,13 +444,17 @@ function renderSidebar(state: StateView): void {
       panel.hidden = true;
       frame.removeAttribute('src');
     }
+    sidebarRun = null;
     sidebarSerial = -1;
     return;
   }
   $('sidebar-title').textContent = state.sidebar.title;
   if (state.sidebar.serial !== sidebarSerial) {
     sidebarSerial = state.sidebar.serial;
-    frame.src = state.sidebar.url;
+    // A new sidebar page: nothing of the old one's run is shown until it reports.
+    sidebarRun = null;
+    // The sidebar's frame reports what it shows of the run to this page's origin (playground/sidebar.ts).
+    frame.src = `${state.sidebar.url}?page=${encodeURIComponent(location.origin)}`;
   }
   panel.hidden = false;
 }
@@ -422,6 +464,7 @@ $('sidebar-close').addEventListener('click', () => {
   $('sidebar-panel').hidden = true;
   ($('sidebar-frame') as HTMLIFrameElement).removeAttribute('src');
   sidebarSerial = -1;
+  sidebarRun = null;
 });
 
 function renderDialog(state: StateView): void {
@@ -773,14 +816,8 @@ function applyState(state: StateView, stale = false, serialAtRead = selectSerial
   renderToasts(state.toasts);
   renderSandbox(state.sandbox);
   $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
-  const busy: string[] = [...state.busy];
-  if (state.run?.state === 'running')
-    busy.push(
-      state.run.waiting
-        ? `Paused: the sidebar was closed — open it to go on (${state.run.processed} of ${state.run.total})`
-        : `Finding e-mails: ${state.run.processed} of ${state.run.total}`,
-    );
-  $('busy').textContent = busy.join(' · ');
+  lastState = state;
+  renderStatusLine();
   document.body.dataset.run = state.run?.state ?? 'idle';
   document.body.dataset.busy = String(state.busy.length > 0);
   fast =
