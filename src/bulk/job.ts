@@ -6,7 +6,12 @@
 import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
 import { WAITING_AFTER_MS } from '../core/limits';
 import { SETTINGS_PATH } from '../core/product';
-import { emptyRunCounts } from '../core/runWords';
+import {
+  EVERY_ROW_PAUSED_MESSAGE,
+  EVERY_ROW_PAUSED_OTHERS,
+  emptyRunCounts,
+  pausedWithEveryRow,
+} from '../core/runWords';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
 export type Counts = RunCounts;
@@ -175,5 +180,8 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   }
   if (job.state === 'paused' && job.reason === 'sidebar_closed' && progress.readOnly)
     progress.message = STARTER_AWAY_MESSAGE;
+  // Paused with nothing left to look up: not "Paused" at 100 %, but a run waiting only for its end.
+  if (pausedWithEveryRow(progress))
+    progress.message = progress.readOnly ? EVERY_ROW_PAUSED_OTHERS : EVERY_ROW_PAUSED_MESSAGE;
   return progress;
 }
