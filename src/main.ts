@@ -18,6 +18,7 @@ import type {
   RunPlan,
   RunStart,
   SidebarState,
+  SingleCellsState,
   WatchStart,
   WatchView,
 } from './api';
@@ -32,7 +33,11 @@ import { keepFormulaBuffer } from './formula/buffer';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
-import { refreshFormulas as refresh, replaceSingleCells as replaceSingles } from './formula/refresh';
+import {
+  refreshFormulas as refresh,
+  replaceSingleCells as replaceSingles,
+  singleCellColumnState,
+} from './formula/refresh';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
 import * as watch from './watch/entryPoints';
@@ -198,6 +203,14 @@ export function replaceSingleCells(): string {
   const message = replaceSingles(appsScript);
   showToast(message);
   return message;
+}
+
+/**
+ * The Settings tab's word on a column of single =FINDEMAIL cells of the active sheet, read now (null: none, or all
+ * done): the tab asks each time it shows.
+ */
+export function getSingleCells(): SingleCellsState | null {
+  return singleCellColumnState(appsScript) ?? null;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */
