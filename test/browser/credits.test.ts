@@ -159,6 +159,8 @@ test('Try 10 rows first: a trial, its share found, then Run the rest priced agai
   expect(world.sandbox.service.totalCharged()).toBe(10);
   await page.locator('#run-rest').click();
   await waitForText(page.locator('#plan-price'), 'At most 15 credits (15 new profiles).');
+  // The rest of a trial is not offered a trial again.
+  await expect(page.locator('#plan-trial').isHidden()).resolves.toBe(true);
   await page.locator('#plan-start').click();
   await waitForText(page.locator('#run-state'), 'Done', 30_000);
   expect(world.sandbox.service.totalCharged()).toBe(25);
