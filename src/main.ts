@@ -191,7 +191,7 @@ export function getEnrichmentProgress(): Progress {
   return enrichment.getEnrichmentProgress(appsScript);
 }
 
-/** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
+/** Enters again the unfinished =FINDEMAIL formulas of the sheet (or of a range selected), so Sheets runs them again. */
 export function refreshFormulas(): string {
   const message = refresh(appsScript);
   showToast(message);
