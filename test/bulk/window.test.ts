@@ -102,6 +102,7 @@ function world(
   const spreadsheet = {
     id: () => 'spreadsheet-1',
     sheetById: (id: number) => (id === sheet.id ? sheet : undefined),
+    sheetByName: (name: string) => (name === sheet.name() ? sheet : undefined),
     activeSheet: () => sheet,
     selection: () => ({ sheet, block: selected, a1: () => 'A1', rangeCount: () => 1 }),
     flush: () => {},

@@ -56,6 +56,7 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer =
   const spreadsheet: SpreadsheetPort = {
     id: () => 'spreadsheet-1',
     sheetById: (id) => (id === sheet.id ? sheet : undefined),
+    sheetByName: (name) => (name === sheet.name() ? sheet : undefined),
     toast: () => {},
     selection: () => selection,
     activeSheet: () => sheet,
