@@ -422,4 +422,61 @@ describe('the playground server', () => {
     expect(saved.version).toBe(STATE_VERSION);
     await expect(request(port, { path: '/' })).rejects.toThrow();
   });
+
+  test('`npm start` in the background stops and saves on SIGINT or SIGTERM to npm itself (the shell execs the server)', async () => {
+    // npm forwards SIGINT and SIGTERM to its child only: without `exec`, a shell between them kept the server
+    // running. The start script's server part runs here as npm runs it, without the build before it (dist/ is the
+    // other tests' while they run).
+    const start = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    ).scripts.start;
+    const server = /&& (exec tsx playground\/server\.ts)$/.exec(start)?.[1];
+    expect(server).toBeDefined();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const dir = tempStateDir();
+      dirs.push(dir);
+      const project = tempStateDir();
+      dirs.push(project);
+      const script = (server ?? '')
+        .replace('tsx', JSON.stringify(join(ROOT, 'node_modules', '.bin', 'tsx')))
+        .replace('playground/server.ts', JSON.stringify(join(ROOT, 'playground', 'server.ts')));
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'start-signal', private: true, scripts: { start: script } }),
+      );
+      const proc = spawn('npm', ['start', '--', '--port', '0', '--latency', '0', '--state-dir', dir], {
+        cwd: project,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child = proc;
+      let output = '';
+      proc.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      proc.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+      const deadline = Date.now() + 30_000;
+      let port = 0;
+      while (!port && Date.now() < deadline && proc.exitCode === null) {
+        port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
+        if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(port).toBeGreaterThan(0);
+      proc.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([
+        exited.then(() => 'stopped'),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve('still running'), 20_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      expect(stopped).toBe('stopped');
+      expect(output).toContain(`${signal}: saving the state and stopping.`);
+      expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
+      await expect(request(port, { path: '/' })).rejects.toThrow();
+    }
+  });
 });
