@@ -88,6 +88,8 @@ export class Grid {
 
   private rows = 1000;
   private cols = 26;
+  /** Shown read-only (an exported log): the reason an edit is refused, in words; '' on the editable sheet. */
+  private readOnly = '';
   private cells = new Map<string, CellView>();
   private widths: number[] = [];
 
@@ -175,6 +177,10 @@ export class Grid {
   setSheet(sheet: SheetView): void {
     this.rows = sheet.rows;
     this.cols = sheet.cols;
+    const editable = sheet.tabs[0]?.name ?? '';
+    this.readOnly = sheet.readOnly
+      ? `"${sheet.name}" is shown read-only: the playground edits only the sheet "${editable}". Open its tab below to edit it.`
+      : '';
     this.cells = new Map(sheet.cells.map((cell) => [`${cell.r},${cell.c}`, cell]));
     this.render();
     this.events.activeChanged();
@@ -581,7 +587,7 @@ export class Grid {
   // Filling: the fill handle, Ctrl+D, Ctrl+R
 
   private onFillHandleDown(event: MouseEvent): void {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || this.refusedHere()) return;
     event.preventDefault();
     event.stopPropagation();
     if (this.editing) this.commitEdit(0, 0, false);
@@ -722,7 +728,15 @@ export class Grid {
   // -------------------------------------------------------------------------------------------------------------
   // Editing
 
+  /** On a sheet shown read-only, says why nothing is changed; true when editing is refused. */
+  private refusedHere(): boolean {
+    if (!this.readOnly) return false;
+    this.events.refused?.(this.readOnly);
+    return true;
+  }
+
   startEdit(text: string): void {
+    if (this.refusedHere()) return;
     this.editing = {
       r: this.active.r,
       c: this.active.c,
@@ -826,6 +840,7 @@ export class Grid {
 
   /** Shows the edits at once (formulas as loading), then sends them. */
   applyLocally(edits: CellEdit[]): void {
+    if (this.refusedHere()) return;
     for (const edit of edits) {
       const key = `${edit.r},${edit.c}`;
       if (edit.value === '') this.cells.delete(key);

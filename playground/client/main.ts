@@ -183,7 +183,9 @@ const grid = new Grid(
       writeSerial++;
       void enqueue(() => request<void>('POST', '/api/cells', { edits }))
         .catch((error: unknown) => {
-          showNotice(`The cells could not be saved: ${String(error)}`);
+          showNotice(
+            `The cells could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+          );
           // The grid showed the edit at once: the next state brings the sheet as stored, which undoes it.
           version = '';
         })
