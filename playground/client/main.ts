@@ -156,8 +156,11 @@ let writes = 0;
 let writeSerial = 0;
 
 const WIDTHS_KEY = 'playground.columnWidths';
-/** Wide enough for the sample's URLs and the add-on's columns; the user may drag the header edges. */
-const DEFAULT_WIDTHS: Record<number, number> = { 1: 300, 2: 230, 3: 108, 4: 78, 5: 330 };
+/**
+ * Wide enough for the sample's URLs and the add-on's columns, and all five in view at 1,440 px with the sidebar and
+ * the sandbox panel open; the user may drag the header edges.
+ */
+const DEFAULT_WIDTHS: Record<number, number> = { 1: 250, 2: 195, 3: 100, 4: 72, 5: 150 };
 
 function savedWidths(): Record<number, number> {
   try {
