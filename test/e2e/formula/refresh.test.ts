@@ -103,7 +103,9 @@ describe('Refresh =FINDEMAIL cells', () => {
     // The first refresh enters only the refused cells again.
     const first = await refresh(world, 'H2:H61');
     expect(first).toMatch(
-      new RegExp(`^Entered ${refused.length} unfinished =FINDEMAIL formulas? of the selected range H2:H61 again`),
+      new RegExp(
+        `^Entered ${refused.length} unfinished =FINDEMAIL formulas? of the selected range H2:H61 again`,
+      ),
     );
     for (let round = 0; round < 2 && column(world, 'H2:H61').some((v, i) => v !== want[i]); round++)
       await refresh(world, 'H2:H61');
