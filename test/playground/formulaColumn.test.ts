@@ -16,6 +16,7 @@ import {
   bounded,
   cell,
   chooseMenu,
+  frameText,
   openPage,
   pasteColumn,
   people,
@@ -194,6 +195,78 @@ describe('a column of =FINDEMAIL cells in the playground', () => {
       (formula) => formula === '=FINDEMAIL(B5)',
       ACTION_MS,
       'the pasted formula in I5',
+    );
+  });
+
+  test("Settings' notice is read when the tab shows, and its Replace asks in the page: No changes nothing, Yes replaces", async () => {
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
+    const pg = opened.playground;
+    const { env, spreadsheetId } = pg.workbook;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, sidebar } = opened.session;
+    const rows = 40;
+    const urls = people(rows);
+
+    // The sidebar open on Settings before the column exists: nothing to say yet.
+    await chooseMenu(page, 'Settings & API key');
+    await sidebar.locator('#tab-settings').waitFor();
+    await expect(sidebar.locator('#single-cells').isHidden()).resolves.toBe(true);
+
+    await pasteColumn(page, 2, 1, urls);
+    await typeInCell(page, 2, 2, '=FINDEMAIL(A2)');
+    await cell(page, 2, 2).click();
+    await cell(page, rows + 1, 2).click({ modifiers: ['Shift'] });
+    await page.keyboard.press('Control+D');
+    await waitFor(
+      () => env.formulas(spreadsheetId, `B${rows + 1}`)[0][0],
+      (formula) => formula === `=FINDEMAIL(A${rows + 1})`,
+      ACTION_MS,
+      'the column filled',
+    );
+    await bounded(pg.workbook.idle(), 60_000, 'the cells to be evaluated');
+
+    // Back to the sidebar's Settings tab: the notice is read again, with the column's numbers.
+    await sidebar.locator('#tab-credits').click();
+    await sidebar.locator('#tab-settings').click();
+    const notice = await waitFor(
+      () => frameText(page, '#single-cells-text'),
+      (text) => text.startsWith(`B2:B${rows + 1} holds ${rows} single =FINDEMAIL cells`),
+      ACTION_MS,
+      'the notice on the column of single cells',
+    );
+    expect(notice).toContain(`=FINDEMAIL(A2:A${rows + 1})`);
+
+    // Replace asks first, in the page; No changes nothing.
+    await sidebar.locator('#replace-single-cells').click();
+    await page.locator('#question').waitFor({ state: 'visible' });
+    expect(await page.locator('#question-text').textContent()).toContain('No: nothing changes.');
+    if (process.env.UPDATE_SCREENSHOTS)
+      await page.screenshot({ path: join(DOCS, 'playground-replace-question.png') });
+    await page.locator('#question-buttons button', { hasText: 'No' }).click();
+    await waitFor(
+      () => frameText(page, '#single-cells-message'),
+      (text) => text.startsWith('Nothing changed.'),
+      ACTION_MS,
+      'the answer to No',
+    );
+    expect(env.formulas(spreadsheetId, 'B3')[0][0]).toBe('=FINDEMAIL(A3)');
+
+    // Asked again, Yes: one range formula, every cell done, the notice gone.
+    await sidebar.locator('#replace-single-cells').click();
+    await page.locator('#question-buttons button', { hasText: 'Yes' }).click();
+    await waitFor(
+      () => env.displayValues(spreadsheetId, `B2:B${rows + 1}`).map((row) => row[0]),
+      (values) => values.every((value, index) => value === addressOf(urls[index])),
+      60_000,
+      'every cell to show its address',
+    );
+    expect(env.formulas(spreadsheetId, 'B2')[0][0]).toBe(`=FINDEMAIL(A2:A${rows + 1})`);
+    await waitFor(
+      () => sidebar.locator('#single-cells').isHidden(),
+      (hidden) => hidden,
+      ACTION_MS,
+      'the notice to go',
     );
   });
 });
