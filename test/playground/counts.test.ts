@@ -267,4 +267,71 @@ describe('one count of a run in the playground', () => {
     expect(seen.some((line) => /\| Running — \d+ of 40 rows/.test(line))).toBe(true);
     expect(opened.playground.service.view().charged).toBe(40);
   });
+
+  test('paused while its last lookups are on their way, a run whose every row then has its result is not "Paused" at 100 %; Resume ends it', async () => {
+    opened.stateDir = tempStateDir();
+    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 100 });
+    const pg = opened.playground;
+    const { env, spreadsheetId } = pg.workbook;
+    opened.session = await openPage(opened.browser, pg);
+    const { page, sidebar } = opened.session;
+    const rows = 10;
+    const entries = people(rows, 50);
+    await pasteColumn(page, 2, 1, entries);
+    await waitFor(
+      () => env.values(spreadsheetId, `A${rows + 1}`)[0][0],
+      (value) => value === entries[rows - 1],
+      ACTION_MS,
+      'the pasted rows on the server',
+    );
+    // The first batch of 5 is answered; the second is held at the service until the run is paused.
+    const release = pg.service.sandbox.service.hold(5);
+    try {
+      await runFromMenu(page, RUN_LABEL);
+      await waitFor(
+        () => pg.service.sandbox.service.held,
+        (held) => held > 0,
+        30_000,
+        'the last batch held at the service',
+      );
+      await sidebar.locator('#pause:not([hidden])').click();
+      await waitFor(
+        async () => (await sidebarShows(page)).shown?.label ?? '',
+        (label) => label.startsWith('Paused'),
+        ACTION_MS,
+        'the run paused',
+      );
+    } finally {
+      release();
+    }
+    // Its last answers written while paused: every row has its result, and the sidebar says so, not "Paused".
+    const seen = await waitFor(
+      () => sidebarShows(page),
+      ({ shown, message }) => shown?.processed === rows && !/final count/.test(message),
+      30_000,
+      'the last answers written',
+    );
+    expect(seen.shown).toEqual({
+      label: 'Every row has its result',
+      processed: rows,
+      total: rows,
+      percent: 100,
+    });
+    expect(seen.message).toMatch(/^Every row has its result: .* Resume ends it/);
+    await waitFor(
+      () => statusLine(page),
+      (line) => line?.label === 'Every row has its result',
+      ACTION_MS,
+      'the status line to say the same',
+    );
+    await sidebar.locator('#resume:not([hidden])').click();
+    await waitFor(
+      async () => (await sidebarShows(page)).shown?.label ?? '',
+      (label) => label === 'Done',
+      30_000,
+      'Resume to end the run',
+    );
+    // Nothing was looked up after the Pause but the batch already on its way: each profile charged once.
+    expect(pg.service.view().charged).toBe(rows);
+  });
 });
