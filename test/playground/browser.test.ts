@@ -7,7 +7,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { SAMPLE_SHEET_NAME } from '../../playground/sample';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
-import { CREDITS_HEADER } from '../../src/store/credits';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import {
   ACTION_MS,
   bounded,
@@ -440,11 +440,11 @@ describe('the playground in a browser', () => {
     await page.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
     await waitFor(
       () => cell(page, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the log',
     );
-    await expect(cell(page, 1, 6).textContent()).resolves.toBe('Outcome');
+    await expect(cell(page, 1, 7).textContent()).resolves.toBe('Outcome');
     await expect(cell(page, charged + 1, 2).textContent()).resolves.toBe('run');
     await expect(cell(page, charged + 2, 2).textContent()).resolves.toBe('');
     // The sample sheet again, as it was.

@@ -1,5 +1,5 @@
 import { SAMPLE_SHEET_NAME, SAMPLE_URLS } from '../../playground/sample';
-import { CREDITS_HEADER } from '../../src/store/credits';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import {
   ACTION_MS,
   cell,
@@ -81,7 +81,7 @@ describe('the playground’s details', () => {
     await logTab.click();
     await waitFor(
       () => cell(page, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the log',
     );
@@ -98,7 +98,7 @@ describe('the playground’s details', () => {
     await expect(page.locator('.cell-editor').isHidden()).resolves.toBe(true);
     await waitFor(
       () => cell(page, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the stored value shown again',
     );
