@@ -261,7 +261,7 @@ describe('the playground server', () => {
     expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
   });
 
-  test('the sandbox panel takes "Credits left" and "charged" from one moment: a credit taken is charged at once', async () => {
+  test('the sandbox panel takes "Credits left", "charged" and the requests from one moment: a credit taken is charged at once, its request counted', async () => {
     const dir = tempStateDir();
     dirs.push(dir);
     // A latency no run of this test reaches: the request is under way until the test ends it.
@@ -278,7 +278,11 @@ describe('the playground server', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const during = pg.service.view();
-    expect([during.credits, during.charged, during.requests, during.ledger.length]).toEqual([49, 1, 0, 0]);
+    // Under way, the request is counted with its credit (never more charged than requests); its ledger row comes
+    // when it ends.
+    expect([during.credits, during.charged, during.requests, during.inFlight, during.ledger.length]).toEqual([
+      49, 1, 1, 1, 0,
+    ]);
     // The client leaves: the service has done the lookup, so the credit stays charged, now in the ledger.
     client.abort();
     await expect(lookup).resolves.toBe('left');
@@ -286,7 +290,9 @@ describe('the playground server', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const after = pg.service.view();
-    expect([after.credits, after.charged, after.requests, after.ledger.length]).toEqual([49, 1, 1, 1]);
+    expect([after.credits, after.charged, after.requests, after.inFlight, after.ledger.length]).toEqual([
+      49, 1, 1, 0, 1,
+    ]);
     expect(sandbox.chargesInFlight).toBe(0);
   });
 
