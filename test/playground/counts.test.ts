@@ -11,7 +11,9 @@ import type { Playground } from '../../playground/server';
 import {
   ACTION_MS,
   openPage,
+  openPlayground,
   pasteColumn,
+  pasteOnServer,
   people,
   runFromMenu,
   tempStateDir,
@@ -100,22 +102,11 @@ describe('one count of a run in the playground', () => {
   const opened = useBrowser();
 
   test('sampled every 200 ms through a Pause and a Resume: the sidebar, the status line, the sandbox and the sheet never contradict', async () => {
-    opened.stateDir = tempStateDir();
     // 300 ms a request: a slice of 0.5 s does a batch or two, so the run goes on over many samples.
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 300 });
-    const pg = opened.playground;
-    const { env, spreadsheetId } = pg.workbook;
-    opened.session = await openPage(opened.browser, pg);
-    const { page, sidebar } = opened.session;
+    const { pg, session } = await openPlayground(opened, { credits: 500, latencyMs: 300 });
+    const { page, sidebar } = session;
     const rows = 70;
-    const entries = people(rows);
-    await pasteColumn(page, 2, 1, entries);
-    await waitFor(
-      () => env.values(spreadsheetId, `A${rows + 1}`)[0][0],
-      (value) => value === entries[rows - 1],
-      ACTION_MS,
-      'the pasted rows on the server',
-    );
+    await pasteOnServer(page, pg, 2, 1, people(rows));
     await runFromMenu(page, RUN_LABEL);
 
     const seen: string[] = [];
@@ -269,21 +260,10 @@ describe('one count of a run in the playground', () => {
   });
 
   test('paused while its last lookups are on their way, a run whose every row then has its result is not "Paused" at 100 %; Resume ends it', async () => {
-    opened.stateDir = tempStateDir();
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 100 });
-    const pg = opened.playground;
-    const { env, spreadsheetId } = pg.workbook;
-    opened.session = await openPage(opened.browser, pg);
-    const { page, sidebar } = opened.session;
+    const { pg, session } = await openPlayground(opened, { credits: 500, latencyMs: 100 });
+    const { page, sidebar } = session;
     const rows = 10;
-    const entries = people(rows, 50);
-    await pasteColumn(page, 2, 1, entries);
-    await waitFor(
-      () => env.values(spreadsheetId, `A${rows + 1}`)[0][0],
-      (value) => value === entries[rows - 1],
-      ACTION_MS,
-      'the pasted rows on the server',
-    );
+    await pasteOnServer(page, pg, 2, 1, people(rows, 50));
     // The first batch of 5 is answered; the second is held at the service until the run is paused.
     const release = pg.service.sandbox.service.hold(5);
     try {

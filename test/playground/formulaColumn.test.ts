@@ -17,11 +17,9 @@ import {
   cell,
   chooseMenu,
   frameText,
-  openPage,
-  pasteColumn,
+  openPlayground,
+  pasteOnServer,
   people,
-  tempStateDir,
-  testPlayground,
   typeInCell,
   useBrowser,
   waitFor,
@@ -71,21 +69,12 @@ describe('a column of =FINDEMAIL cells in the playground', () => {
   const opened = useBrowser();
 
   test('dragged down 100 rows with the fill handle, then Refresh asks in the page; Yes finishes every cell, each profile paid once', async () => {
-    opened.stateDir = tempStateDir();
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
-    const pg = opened.playground;
+    const { pg, session } = await openPlayground(opened, { credits: 500 });
     const { env, spreadsheetId } = pg.workbook;
-    opened.session = await openPage(opened.browser, pg);
-    const { page } = opened.session;
+    const { page } = session;
 
     const urls = people(ROWS);
-    await pasteColumn(page, 2, 1, urls);
-    await waitFor(
-      () => env.values(spreadsheetId, `A2:A${ROWS + 1}`).map((row) => row[0]),
-      (values) => values.join('\n') === urls.join('\n'),
-      ACTION_MS,
-      'the pasted URLs on the server',
-    );
+    await pasteOnServer(page, pg, 2, 1, urls);
     await typeInCell(page, 2, 2, '=FINDEMAIL(A2)');
     await waitFor(
       () => cell(page, 2, 2).textContent(),
@@ -154,12 +143,9 @@ describe('a column of =FINDEMAIL cells in the playground', () => {
   });
 
   test('Ctrl+D, Ctrl+Enter and copy and paste fill formulas with their references moved', async () => {
-    opened.stateDir = tempStateDir();
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
-    const pg = opened.playground;
+    const { pg, session } = await openPlayground(opened, { credits: 500 });
     const { env, spreadsheetId } = pg.workbook;
-    opened.session = await openPage(opened.browser, pg);
-    const { page } = opened.session;
+    const { page } = session;
 
     // Ctrl+D: G2's formula down G2:G6.
     await typeInCell(page, 2, 7, '=A2*3');
@@ -199,12 +185,9 @@ describe('a column of =FINDEMAIL cells in the playground', () => {
   });
 
   test("Settings' notice is read when the tab shows, and its Replace asks in the page: No changes nothing, Yes replaces", async () => {
-    opened.stateDir = tempStateDir();
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
-    const pg = opened.playground;
+    const { pg, session } = await openPlayground(opened, { credits: 500 });
     const { env, spreadsheetId } = pg.workbook;
-    opened.session = await openPage(opened.browser, pg);
-    const { page, sidebar } = opened.session;
+    const { page, sidebar } = session;
     const rows = 40;
     const urls = people(rows);
 
@@ -213,7 +196,7 @@ describe('a column of =FINDEMAIL cells in the playground', () => {
     await sidebar.locator('#tab-settings').waitFor();
     await expect(sidebar.locator('#single-cells').isHidden()).resolves.toBe(true);
 
-    await pasteColumn(page, 2, 1, urls);
+    await pasteOnServer(page, pg, 2, 1, urls);
     await typeInCell(page, 2, 2, '=FINDEMAIL(A2)');
     await cell(page, 2, 2).click();
     await cell(page, rows + 1, 2).click({ modifiers: ['Shift'] });

@@ -14,8 +14,8 @@ import {
   chooseMenu,
   menuEntries,
   openPage,
+  openPlayground,
   type Session,
-  tempStateDir,
   testPlayground,
   typeInCell,
   useBrowser,
@@ -56,11 +56,9 @@ describe('formulas across a restart of the playground', () => {
   const opened = useBrowser();
 
   test('keep their values, the ledger stays, and nothing is sent at start-up, even after Remove data', async () => {
-    opened.stateDir = tempStateDir();
-    opened.playground = await testPlayground(opened.stateDir, { credits: 500 });
-    let pg: Playground = opened.playground;
-    opened.session = await openPage(opened.browser, pg);
-    let { page } = opened.session;
+    const first = await openPlayground(opened, { credits: 500 });
+    let pg: Playground = first.pg;
+    let { page } = first.session;
 
     await typeInCell(page, 2, 7, '=FINDEMAIL(A2)');
     await cell(page, 2, 7).click();
@@ -80,11 +78,11 @@ describe('formulas across a restart of the playground', () => {
     expect(pg.service.view().charged).toBeGreaterThan(0);
 
     // The add-on's data removed: every result it paid for is forgotten, the cells still show theirs.
-    await removeData(opened.session);
+    await removeData(first.session);
     await bounded(pg.workbook.idle(), ACTION_MS, 'the removal');
     const sandbox = pg.service.view();
 
-    await opened.session.context.close();
+    await first.session.context.close();
     opened.session = undefined;
     await pg.close();
     opened.playground = await testPlayground(opened.stateDir);

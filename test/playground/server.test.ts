@@ -52,6 +52,44 @@ function request(
   });
 }
 
+/**
+ * A playground server started as a process (`tsx playground/server.ts`, or `npm start`): its output so far and the
+ * port it printed (0 when it printed none within 30 s); `stop(signal)` sends the signal and answers the exit code, or
+ * 'still running' after 20 s.
+ */
+async function serverProcess(command: string, args: string[], cwd: string) {
+  const proc = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [proc.stdout, proc.stderr])
+    stream?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  let port = 0;
+  while (!port && Date.now() < deadline && proc.exitCode === null) {
+    port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
+    if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    proc,
+    port,
+    output: () => output,
+    async stop(signal: NodeJS.Signals): Promise<number | null | 'still running'> {
+      proc.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([
+        exited,
+        new Promise<'still running'>((resolve) => {
+          timer = setTimeout(() => resolve('still running'), 20_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      return stopped;
+    },
+  };
+}
+
 describe('the playground server', () => {
   const open: Playground[] = [];
   const dirs: string[] = [];
@@ -385,25 +423,13 @@ describe('the playground server', () => {
     const dir = tempStateDir();
     dirs.push(dir);
     const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-    const proc = spawn(tsx, ['playground/server.ts', '--port', '0', '--latency', '0', '--state-dir', dir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let output = '';
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 30_000;
-    let port = 0;
-    while (!port && Date.now() < deadline && proc.exitCode === null) {
-      port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
-      if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const server = await serverProcess(
+      tsx,
+      ['playground/server.ts', '--port', '0', '--latency', '0', '--state-dir', dir],
+      ROOT,
+    );
+    child = server.proc;
+    const { port } = server;
     expect(port).toBeGreaterThan(0);
     const opened = await request(port, {
       path: '/api/open',
@@ -413,17 +439,9 @@ describe('the playground server', () => {
     });
     expect(JSON.parse(opened.body).menu.items.length).toBeGreaterThan(0);
 
-    proc.kill('SIGINT');
-    let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      exited,
-      new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve('still running'), 20_000);
-      }),
-    ]);
-    clearTimeout(timer);
+    const code = await server.stop('SIGINT');
     expect(code).toBe(0);
-    expect(output).toContain('SIGINT: saving the state and stopping.');
+    expect(server.output()).toContain('SIGINT: saving the state and stopping.');
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
     expect(saved.version).toBe(STATE_VERSION);
     await expect(request(port, { path: '/' })).rejects.toThrow();
@@ -436,51 +454,30 @@ describe('the playground server', () => {
     const start = (
       JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
     ).scripts.start;
-    const server = /&& (exec tsx playground\/server\.ts)$/.exec(start)?.[1];
-    expect(server).toBeDefined();
+    const serverPart = /&& (exec tsx playground\/server\.ts)$/.exec(start)?.[1];
+    expect(serverPart).toBeDefined();
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const dir = tempStateDir();
       dirs.push(dir);
       const project = tempStateDir();
       dirs.push(project);
-      const script = (server ?? '')
+      const script = (serverPart ?? '')
         .replace('tsx', JSON.stringify(join(ROOT, 'node_modules', '.bin', 'tsx')))
         .replace('playground/server.ts', JSON.stringify(join(ROOT, 'playground', 'server.ts')));
       writeFileSync(
         join(project, 'package.json'),
         JSON.stringify({ name: 'start-signal', private: true, scripts: { start: script } }),
       );
-      const proc = spawn('npm', ['start', '--', '--port', '0', '--latency', '0', '--state-dir', dir], {
-        cwd: project,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child = proc;
-      let output = '';
-      proc.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      proc.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
-      const deadline = Date.now() + 30_000;
-      let port = 0;
-      while (!port && Date.now() < deadline && proc.exitCode === null) {
-        port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
-        if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const server = await serverProcess(
+        'npm',
+        ['start', '--', '--port', '0', '--latency', '0', '--state-dir', dir],
+        project,
+      );
+      child = server.proc;
+      const { port } = server;
       expect(port).toBeGreaterThan(0);
-      proc.kill(signal);
-      let timer: NodeJS.Timeout | undefined;
-      const stopped = await Promise.race([
-        exited.then(() => 'stopped'),
-        new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve('still running'), 20_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      expect(stopped).toBe('stopped');
-      expect(output).toContain(`${signal}: saving the state and stopping.`);
+      expect(await server.stop(signal)).not.toBe('still running');
+      expect(server.output()).toContain(`${signal}: saving the state and stopping.`);
       expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
       await expect(request(port, { path: '/' })).rejects.toThrow();
     }
