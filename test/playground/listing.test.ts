@@ -1,10 +1,10 @@
 /**
  * The Marketplace listing's graphic assets (https://developers.google.com/workspace/marketplace/create-listing,
  * "Graphic assets"): the screenshots, from the playground in Chromium at the listing's size, 1280 x 800 (the plan, a
- * run in progress, the Credits tab, the Watch tab and the filled sheet; the sandbox's panel and the "Playground" badge
- * are the playground's, not the add-on's: they are hidden), and the application icons (128 x 128, 32 x 32) and the
- * card banner (220 x 140), drawn by Chromium from docs/listing/icon.svg. `npm run screenshots` writes them into
- * docs/listing/; otherwise they go to a temporary folder and are only checked.
+ * run in progress, the Credits tab, the Watch tab and the filled sheet; the sandbox's panel, the "Playground" badge
+ * and the status line are the playground's, not the add-on's: they are hidden), and the application icons (128 x 128,
+ * 32 x 32) and the card banner (220 x 140), drawn by Chromium from docs/listing/icon.svg. `npm run screenshots`
+ * writes them into docs/listing/; otherwise they go to a temporary folder and are only checked.
  */
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +54,8 @@ async function listingFrame(page: Page): Promise<void> {
     const style = (selector: string) => (document.querySelector(selector) as HTMLElement).style;
     style('#sandbox-panel').display = 'none';
     style('.doc-badge').display = 'none';
+    // The status line is the playground's too (Sheets has none).
+    style('#busy').display = 'none';
     Object.assign(style('.page'), { padding: '0', gap: '0' });
     Object.assign(style('.sheets-window'), { borderRadius: '0', boxShadow: 'none' });
   });
