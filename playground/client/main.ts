@@ -417,8 +417,11 @@ window.addEventListener('message', (event) => {
   const report = event.data as Partial<SidebarRunReport> | null;
   if (event.source !== frame.contentWindow || report?.source !== 'pef-sidebar-run') return;
   if (typeof report.label !== 'string' || typeof report.fraction !== 'string') return;
+  const moved = sidebarRun?.label !== report.label || sidebarRun?.fraction !== report.fraction;
   sidebarRun = { label: report.label, fraction: report.fraction };
   renderStatusLine();
+  // The sidebar shows the run further on: the sheet's cells it wrote are asked for now, not at the next slow look.
+  if (moved) void poll(true);
 });
 
 /** A run in a few words: the sidebar's label, and its fraction when there is one. */
