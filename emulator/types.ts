@@ -129,6 +129,27 @@ export interface UiRecord {
   alerts: Array<{ title?: string; prompt: string; buttons?: string }>;
   /** Answers for Ui.alert/prompt, first in first out (default: OK / empty text). */
   answers: Array<{ button: string; text?: string }>;
+  /**
+   * A person answering in a page (the playground): while set, Ui.alert and Ui.prompt wait for its answer, as Apps
+   * Script suspends the script while the dialog is open, instead of taking `answers`.
+   */
+  person?: (question: DialogQuestion) => Promise<DialogAnswer>;
+}
+
+/** An alert or prompt shown to a person: its title, text and button set (`OK`, `OK_CANCEL`, `YES_NO`, `YES_NO_CANCEL`). */
+export interface DialogQuestion {
+  kind: 'alert' | 'prompt';
+  title?: string;
+  prompt: string;
+  buttons: string;
+  user: string;
+  spreadsheetId?: string;
+}
+
+/** The button pressed (`OK`, `CANCEL`, `YES`, `NO`, or `CLOSE` for the dialog's close button) and a prompt's text. */
+export interface DialogAnswer {
+  button: string;
+  text?: string;
 }
 
 export interface TriggerRecord {

@@ -66,6 +66,26 @@ export interface DialogView {
   height: number;
 }
 
+/**
+ * An alert or prompt of the add-on (Ui.alert, Ui.prompt) waiting for the person: the script is suspended until
+ * they press a button (`CLOSE`: the dialog's close button).
+ */
+export interface QuestionView {
+  serial: number;
+  kind: 'alert' | 'prompt';
+  title: string;
+  prompt: string;
+  /** The buttons of its ButtonSet, in the order Sheets shows them: `OK`, `CANCEL`, `YES`, `NO`. */
+  buttons: string[];
+}
+
+export interface QuestionAnswer {
+  serial: number;
+  button: string;
+  /** A prompt's text. */
+  text?: string;
+}
+
 export interface ToastView {
   serial: number;
   title: string;
@@ -90,6 +110,7 @@ export interface SandboxView {
   maskedKey: string;
   credits: number;
   charged: number;
+  /** Every request the service received, those still under way included: never fewer than `charged`. */
   requests: number;
   /** The fixed latency, or the median of a long-tailed one. */
   latencyMs: number;
@@ -102,6 +123,8 @@ export interface SandboxView {
   resetRate: number;
   /** Newest first, at most LEDGER_SHOWN rows. */
   ledger: LedgerRow[];
+  /** Requests the service is still answering (counted in `requests` already, not in the ledger yet). */
+  inFlight: number;
 }
 
 export interface RunView {
@@ -111,6 +134,19 @@ export interface RunView {
   message: string;
   /** Running, but no slice driven lately: its sidebar was closed (src/bulk/job.ts, WAITING_AFTER_MS). */
   waiting: boolean;
+  /** The run in the sidebar's own words (src/sidebar/progress.ts): its state ("Running", "Done", …) and fraction. */
+  label: string;
+  fraction: string;
+}
+
+/**
+ * What the sidebar shows of the run, posted to the page by the playground's script in the sidebar's frame
+ * (playground/sidebar.ts): the status line says the same while the sidebar is open.
+ */
+export interface SidebarRunReport {
+  source: 'pef-sidebar-run';
+  label: string;
+  fraction: string;
 }
 
 export interface StateView {
@@ -121,9 +157,13 @@ export interface StateView {
   menu: MenuView | null;
   sidebar: SidebarView;
   dialog: DialogView | null;
+  /** The oldest alert or prompt waiting for an answer. */
+  question: QuestionView | null;
   toasts: ToastView[];
   /** Menu functions and recalculations under way. */
   busy: string[];
+  /** Calls of the sidebar's google.script.run under way (the page looks more often meanwhile: a question may come). */
+  sidebarCalls: number;
   run: RunView | null;
   user: string;
   owner: string;

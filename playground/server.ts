@@ -17,6 +17,7 @@ import {
   countOf,
   type KeyAnswer,
   type MenuAnswer,
+  type QuestionAnswer,
   type RangeView,
   type SandboxChange,
   type SandboxView,
@@ -125,6 +126,14 @@ function asEdits(value: unknown): CellEdit[] {
   });
 }
 
+function asAnswer(value: unknown): QuestionAnswer {
+  const v = (value ?? {}) as Record<string, unknown>;
+  if (!Number.isInteger(v.serial)) throw new HttpError(400, 'serial: the question answered');
+  if (typeof v.button !== 'string') throw new HttpError(400, 'button: the button pressed');
+  if (v.text !== undefined && typeof v.text !== 'string') throw new HttpError(400, 'text: a prompt answer');
+  return { serial: v.serial as number, button: v.button, text: v.text as string | undefined };
+}
+
 function asSandboxChange(value: unknown): SandboxChange {
   const v = (value ?? {}) as Record<string, unknown>;
   const change: SandboxChange = {};
@@ -210,8 +219,10 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       menu: workbook.menu(),
       sidebar: workbook.sidebar(),
       dialog: workbook.dialog(),
+      question: workbook.question(),
       toasts: workbook.toasts(),
       busy: workbook.busy(),
+      sidebarCalls: workbook.sidebarCalls(),
       run: workbook.run(),
       user: workbook.user,
       owner: workbook.owner,
@@ -276,6 +287,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       }
       case '/api/sidebar/close':
         workbook.closeSidebar();
+        return sendJson(res, 200, { ok: true });
+      case '/api/answer':
+        workbook.answer(asAnswer(body));
         return sendJson(res, 200, { ok: true });
       case '/api/dialog/close':
         workbook.closeDialog();

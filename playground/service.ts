@@ -95,7 +95,9 @@ export async function startDemoService(options: {
       // when it ends), so "Credits left" never drops before "charged" rises.
       credits: sandbox.service.credits(DEMO_ORGANIZATION),
       charged: chargedBefore + sandbox.service.totalCharged() + sandbox.service.chargesInFlight,
-      requests: requestsBefore + sandbox.service.ledger().length,
+      // The same moment for requests: one still under way counts (its credit may be taken already).
+      requests: requestsBefore + sandbox.service.ledger().length + sandbox.service.inFlight,
+      inFlight: sandbox.service.inFlight,
       latencyMs:
         typeof latency === 'number'
           ? latency

@@ -19,6 +19,39 @@ export interface SidebarHost {
   close(): Promise<void>;
 }
 
+/**
+ * The playground's own script in the sidebar's frame (not the add-on's): it reads the run's state and fraction the
+ * sidebar shows (#run-state, #run-fraction) each time they change and posts them to the page, whose status line
+ * then says what the sidebar says (playground/protocol.ts SidebarRunReport), never an older or newer figure.
+ */
+const RUN_REPORTER = `<script>
+(function () {
+  // The page names its origin in the frame's address (?page=…): the report goes there only, and only on 127.0.0.1.
+  var page = new URLSearchParams(location.search).get('page') || '';
+  if (window.parent === window || page.indexOf('http://127.0.0.1:') !== 0) return;
+  var last = null;
+  function text(id) { var node = document.getElementById(id); return node ? node.textContent || '' : ''; }
+  function report() {
+    var label = text('run-state');
+    var fraction = text('run-fraction');
+    if (last && last.label === label && last.fraction === fraction) return;
+    last = { label: label, fraction: fraction };
+    window.parent.postMessage({ source: 'pef-sidebar-run', label: label, fraction: fraction }, page);
+  }
+  document.addEventListener('DOMContentLoaded', function () {
+    report();
+    new MutationObserver(report).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+})();
+</script>`;
+
+/** The page as the host serves it: the shim first in <head>, the run reporter at the end of <body>. */
+function served(html: string): string {
+  const withShim = injectShim(html);
+  const end = withShim.toLowerCase().lastIndexOf('</body>');
+  return end < 0 ? withShim + RUN_REPORTER : withShim.slice(0, end) + RUN_REPORTER + withShim.slice(end);
+}
+
 // Apps Script serves the sidebar in a sandboxed iframe; here: no other origin may frame it or be reached from it.
 const SIDEBAR_CSP = [
   "default-src 'none'",
@@ -49,7 +82,7 @@ export async function startSidebarHost(options: {
     if (req.method === 'GET' && page) {
       const html = options.html(Number(page[1]));
       if (html === undefined) throw new HttpError(404, 'This sidebar was closed.');
-      return send(res, 200, 'text/html; charset=utf-8', injectShim(html), {
+      return send(res, 200, 'text/html; charset=utf-8', served(html), {
         'Content-Security-Policy': SIDEBAR_CSP,
       });
     }

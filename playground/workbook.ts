@@ -2,10 +2,12 @@
  * The playground's spreadsheet: one document of the Apps Script emulator (emulator/) running the built add-on
  * (dist/Code.js) as its signed-in user, who owns the document and has the sandbox's demo key saved.
  *
- * - opening the page runs the bundle's onOpen (the menu comes from it) and recalculates the =FINDEMAIL cells;
+ * - opening the page runs the bundle's onOpen (the menu comes from it); formulas keep the values they have, as in
+ *   Sheets, where a custom function runs again only when its formula or an input changes;
  * - a typed cell goes in as a person types it (`=` starts a formula); custom-function formulas that are typed, or
  *   whose inputs change, are evaluated by env.recalculate: one CUSTOM_FUNCTION execution each, 30 s limit, the
- *   owner's user properties; array results spill;
+ *   owner's user properties; array results spill; a formula whose evaluation a stop cut short (its cell saved as
+ *   Loading...) is evaluated once when the playground starts again;
  * - menu items run through env.run as the user; sidebars and dialogs are served by the sidebar host;
  * - save() captures the whole spreadsheet (every sheet, hidden or not, and the selection), the properties, the
  *   caches, the installable triggers and an open sidebar; openWorkbook() with it restores them.
@@ -16,8 +18,11 @@ import {
   type CacheStore,
   type Cell,
   customFunctionNames,
+  type DialogAnswer,
+  type DialogQuestion,
   displayValue,
   Environment,
+  LOADING,
   MAX_CELL_CHARS,
   parseFormulaCall,
   type TriggerRecord,
@@ -29,8 +34,13 @@ import {
   type SpreadsheetSnapshot,
 } from '../emulator/model/spreadsheet';
 import { type Job, progressOf } from '../src/bulk/job';
-import { WAITING_AFTER_MS } from '../src/core/limits';
-import { API_KEY_PROPERTY, JOB_PROPERTY, SCRIPT_CONFIG_CACHE_KEY } from '../src/core/propertyNames';
+import {
+  API_KEY_PROPERTY,
+  JOB_PROPERTY,
+  RUNNER_ID_PROPERTY,
+  SCRIPT_CONFIG_CACHE_KEY,
+} from '../src/core/propertyNames';
+import { describeState, fractionText } from '../src/sidebar/progress';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
 import {
@@ -40,6 +50,8 @@ import {
   type DialogView,
   type MenuItemView,
   type MenuView,
+  type QuestionAnswer,
+  type QuestionView,
   type RangeView,
   type RunView,
   type SheetView,
@@ -64,6 +76,13 @@ const PLAYGROUND_SCRIPT_PROPERTIES: Record<string, string> = {
   NETWORK_HOSTS: 'network.com',
 };
 const TOASTS_SHOWN = 20;
+/** The buttons of each ButtonSet (apps-script/reference/base/button-set), as the page shows them. */
+const BUTTON_SETS: Record<string, string[]> = {
+  OK: ['OK'],
+  OK_CANCEL: ['OK', 'CANCEL'],
+  YES_NO: ['YES', 'NO'],
+  YES_NO_CANCEL: ['YES', 'NO', 'CANCEL'],
+};
 const MIN_ROWS = 1000;
 const MIN_COLUMNS = 26;
 /** Sheets' limit: "up to 10 million cells" a spreadsheet (https://support.google.com/drive/answer/37603). */
@@ -104,6 +123,12 @@ export interface Workbook {
   sidebar(): SidebarView;
   dialog(): DialogView | null;
   dialogHtml(serial: number): string | undefined;
+  /** The oldest alert or prompt of the add-on waiting for the person. */
+  question(): QuestionView | null;
+  /** The person's answer to a question: the suspended script goes on with it. */
+  answer(answer: QuestionAnswer): void;
+  /** Calls of the sidebar's google.script.run under way. */
+  sidebarCalls(): number;
   toasts(): ToastView[];
   busy(): string[];
   run(): RunView | null;
@@ -247,6 +272,35 @@ export async function openWorkbook(options: {
         html: output.html,
       };
     }
+  }
+
+  // Ui.alert and Ui.prompt: shown in the page, the script suspended until the person answers (or the playground
+  // stops: then as if the dialog's close button was pressed).
+  const questions: Array<{ view: QuestionView; resolve: (answer: DialogAnswer) => void }> = [];
+  env.ui.person = (question: DialogQuestion) =>
+    new Promise<DialogAnswer>((resolve) => {
+      if (closed || !mine({ user: question.user, spreadsheetId: question.spreadsheetId })) {
+        resolve({ button: 'CLOSE' });
+        return;
+      }
+      const view: QuestionView = {
+        serial: nextSerial++,
+        kind: question.kind,
+        title: question.title ?? '',
+        prompt: question.prompt,
+        buttons: BUTTON_SETS[question.buttons] ?? ['OK'],
+      };
+      questions.push({ view, resolve });
+    });
+
+  function answerQuestion({ serial, button, text }: QuestionAnswer): void {
+    const at = questions.findIndex((waiting) => waiting.view.serial === serial);
+    if (at < 0) throw new HttpError(404, 'This question was already answered.');
+    const { view, resolve } = questions[at];
+    if (button !== 'CLOSE' && !view.buttons.includes(button))
+      throw new HttpError(400, `button: one of ${[...view.buttons, 'CLOSE'].join(', ')}`);
+    questions.splice(at, 1);
+    resolve(view.kind === 'prompt' ? { button, text: text ?? '' } : { button });
   }
 
   const busyRuns = new Map<number, string>();
@@ -540,28 +594,35 @@ export async function openWorkbook(options: {
     return { title: built.title ?? ADDON_MENU_TITLE, items };
   }
 
+  /** The stored run as the user's sidebar would show it on opening (src/bulk/job.ts progressOf, the same words). */
   function run(): RunView | null {
     const raw = env.documentProperties(ss.id).get(JOB_PROPERTY);
     if (!raw) return null;
     try {
       const job = JSON.parse(raw) as Job;
-      // The figures the sidebar gets for the same stored run (one source: src/bulk/job.ts progressOf).
-      const progress = progressOf(job);
-      const now = env.now();
-      syncOutputs();
-      const idle = job.state === 'running' && Number(job.leaseUntil ?? 0) <= now;
+      const runnerId = env.userProperties(DEMO_USER).get(RUNNER_ID_PROPERTY) ?? null;
+      const progress = progressOf(job, { runnerId, now: env.now() });
       return {
-        state: String(progress.state ?? ''),
-        processed: Number(progress.processed ?? 0),
-        total: Number(progress.total ?? 0),
-        message: String(progress.message ?? ''),
-        // No slice at work and no sidebar open to call the next one: the run waits for the sidebar at once.
-        waiting: idle && (!openSidebar || now - Number(job.updatedAt ?? now) >= WAITING_AFTER_MS),
+        state: progress.state,
+        processed: progress.processed,
+        total: progress.total,
+        message: progress.message,
+        waiting: progress.waiting === true,
+        label: describeState(progress).label,
+        fraction: fractionText(progress),
       };
     } catch {
       return null;
     }
   }
+
+  // A formula still computing when the playground last stopped was saved as Loading...: Sheets would have finished
+  // it, so it is evaluated now, once. Every other formula keeps its value: a restart sends nothing.
+  recalculate(
+    customFormulaCells()
+      .filter(({ cell }) => cell.value === LOADING)
+      .map(({ r, c }) => ({ r, c })),
+  );
 
   function selection(): RangeView | null {
     const active = ss.activeRange;
@@ -600,6 +661,9 @@ export async function openWorkbook(options: {
       return view;
     },
     dialogHtml: (serial) => (openDialog?.serial === serial ? openDialog.html : undefined),
+    question: () => questions[0]?.view ?? null,
+    answer: answerQuestion,
+    sidebarCalls: () => sidebarHost.active,
     toasts() {
       const all = env.ui.toasts;
       const shown: ToastView[] = [];
@@ -617,7 +681,7 @@ export async function openWorkbook(options: {
     },
     run,
     async open() {
-      // Opening the document: the add-on's onOpen builds its menu, custom functions are calculated again.
+      // Opening the document: the add-on's onOpen builds its menu. Formulas keep their values (nothing is sent).
       try {
         await env.run('onOpen', [], {
           user: DEMO_USER,
@@ -629,7 +693,6 @@ export async function openWorkbook(options: {
         log(`onOpen failed: ${errorMessage(error)}`);
       }
       syncOutputs();
-      recalculate(customFormulaCells().map(({ r, c }) => ({ r, c })));
       // The installable open triggers (a watch's), each as its creator: rows an automation tool added are found now.
       void fireTriggers('Open triggers (the watch)', () =>
         env.installableTriggers.fire(ss.id, 'ON_OPEN', { user: DEMO_USER }),
@@ -793,6 +856,8 @@ export async function openWorkbook(options: {
     },
     async close() {
       closed = true;
+      // A script suspended on a question goes on as if its dialog was closed, so that the executions can end.
+      for (const waiting of questions.splice(0)) waiting.resolve({ button: 'CLOSE' });
       await sidebarHost.close();
       // Waits for the executions under way (a run's slice ends within its budget), so their writes are saved.
       await env.close();

@@ -108,6 +108,15 @@ function columnOf(watch: Watch): string {
 
 const valuesText = (n: number) => `${n.toLocaleString('en-US')} stored ${n === 1 ? 'value' : 'values'}`;
 
+/** A watch that still looks rows up is named on its own; a stopped one is only a record among the stored values. */
+const watching = (held: Holdings): Watch | null => (held.watch?.state === 'watching' ? held.watch : null);
+
+/** The stored values the question and the result count alike: the add-on's names, the watch named apart left out. */
+function storedValues(held: Holdings): number {
+  const apart = watching(held) ? WATCH_PROPERTY : undefined;
+  return held.addonKeys.filter((key) => key !== apart).length;
+}
+
 /** What removing would take away, for the sidebar to ask first. Nothing changes. */
 export function planDataRemoval(platform: Platform): DataRemovalPlan {
   const held = holdings(platform);
@@ -120,15 +129,16 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
     items.push(
       `The hidden sheet ${CREDITS_SHEET}: the credits log. Export it first (below, or in the Credits tab) to keep a copy.`,
     );
-  if (held.watch) {
-    const who = payerOf(held.watch);
+  const watch = watching(held);
+  if (watch) {
+    const who = payerOf(watch);
     items.push(
-      watchOwnedBy(platform, held.watch) === 'mine'
-        ? `Your watch of ${columnOf(held.watch)} and its triggers: new rows are no longer looked up.`
-        : `The watch of ${columnOf(held.watch)}, paid by ${who}: new rows are no longer looked up. Apps Script lets only ${who} delete their triggers; they delete themselves the next time they run.`,
+      watchOwnedBy(platform, watch) === 'mine'
+        ? `Your watch of ${columnOf(watch)} and its triggers: new rows are no longer looked up.`
+        : `The watch of ${columnOf(watch)}, paid by ${who}: new rows are no longer looked up. Apps Script lets only ${who} delete their triggers; they delete themselves the next time they run.`,
     );
   }
-  const others = held.addonKeys.filter((key) => key !== WATCH_PROPERTY).length;
+  const others = storedValues(held);
   if (others > 0)
     items.push(
       `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history and results formulas paid for that wait to be saved. What =FINDEMAIL spent today stays, so the daily limit of formulas still counts it.`,
@@ -174,10 +184,12 @@ export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
     parts.push(
       `the hidden ${done.removedSheets.length === 1 ? 'sheet' : 'sheets'} ${done.removedSheets.join(' and ')}`,
     );
-  if (held.addonKeys.length > 0) parts.push(`${valuesText(held.addonKeys.length)} of the add-on`);
+  const watch = watching(held);
+  if (watch) parts.push(`the watch of ${columnOf(watch)}`);
+  if (storedValues(held) > 0) parts.push(`${valuesText(storedValues(held))} of the add-on`);
   if (triggersDeleted > 0)
     parts.push(`your ${triggersDeleted === 1 ? 'trigger' : `${triggersDeleted} triggers`} of the watch`);
-  const theirs = watchOwnedBy(platform, held.watch) === 'theirs' && held.watch ? payerOf(held.watch) : '';
+  const theirs = watch && watchOwnedBy(platform, watch) === 'theirs' ? payerOf(watch) : '';
   const removed =
     parts.length > 0
       ? `Removed from this spreadsheet: ${parts.join(', ')}.`

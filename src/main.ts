@@ -17,6 +17,7 @@ import type {
   RunPlan,
   RunStart,
   SidebarState,
+  SingleCellsState,
   WatchStart,
   WatchView,
 } from './api';
@@ -30,7 +31,11 @@ import * as dataRemoval from './dataRemoval';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
-import { refreshFormulas as refresh, replaceSingleCells as replaceSingles } from './formula/refresh';
+import {
+  refreshFormulas as refresh,
+  replaceSingleCells as replaceSingles,
+  singleCellColumnState,
+} from './formula/refresh';
 import { foldOnTrigger } from './formula/triggerFold';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
@@ -185,7 +190,7 @@ export function getEnrichmentProgress(): Progress {
   return enrichment.getEnrichmentProgress(appsScript);
 }
 
-/** Enters again the unfinished =FINDEMAIL formulas of the selection (or of the sheet), so Sheets runs them again. */
+/** Enters again the unfinished =FINDEMAIL formulas of the sheet (or of a range selected), so Sheets runs them again. */
 export function refreshFormulas(): string {
   const message = refresh(appsScript);
   showToast(message);
@@ -197,6 +202,14 @@ export function replaceSingleCells(): string {
   const message = replaceSingles(appsScript);
   showToast(message);
   return message;
+}
+
+/**
+ * The Settings tab's word on a column of single =FINDEMAIL cells of the active sheet, read now (null: none, or all
+ * done): the tab asks each time it shows.
+ */
+export function getSingleCells(): SingleCellsState | null {
+  return singleCellColumnState(appsScript) ?? null;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */

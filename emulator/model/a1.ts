@@ -99,8 +99,21 @@ export interface ReferenceShift {
   relativeDelta?: number;
 }
 
-/** Rewrites row numbers of the references in a formula (outside string literals); a deleted row gives #REF!. */
-export function shiftFormulaRows(formula: string, shift: ReferenceShift): string {
+/** One reference of a formula, in parts: `Sheet1!$A$2:B9` is sheetPart `Sheet1!`, then each end's `$`s, letters, row. */
+interface ReferenceParts {
+  sheetPart?: string;
+  cAbs1: string;
+  c1: string;
+  rAbs1: string;
+  r1: string;
+  cAbs2?: string;
+  c2?: string;
+  rAbs2?: string;
+  r2?: string;
+}
+
+/** Each reference of a formula (outside string literals) replaced by what `rewrite` returns for it. */
+function rewriteReferences(formula: string, rewrite: (ref: ReferenceParts, match: string) => string): string {
   const pieces = formula.split(/("(?:[^"]|"")*")/);
   return pieces
     .map((piece, index) => {
@@ -110,18 +123,46 @@ export function shiftFormulaRows(formula: string, shift: ReferenceShift): string
         const whole = groups[groups.length - 1] as unknown as string;
         if (preceding > 0 && /[\w$]/.test(whole[preceding - 1])) return match;
         const [cAbs1, c1, rAbs1, r1, cAbs2, c2, rAbs2, r2] = groups;
-        const refSheet = sheetPart ? splitSheet(`${sheetPart}A1`).sheetName : shift.formulaSheet;
-        if (refSheet !== shift.sheetName) return match;
-        const move = (absolute: string, row: number): number | undefined => {
-          if (shift.relativeDelta !== undefined) return absolute ? row : row + shift.relativeDelta;
-          return shift.mapRow(row);
-        };
-        const n1 = move(rAbs1, Number(r1));
-        const n2 = r2 === undefined ? undefined : move(rAbs2, Number(r2));
-        if (n1 === undefined || n1 < 1 || (r2 !== undefined && (n2 === undefined || n2 < 1))) return '#REF!';
-        const first = `${sheetPart ?? ''}${cAbs1}${c1}${rAbs1}${n1}`;
-        return r2 === undefined ? first : `${first}:${cAbs2}${c2}${rAbs2}${n2}`;
+        return rewrite({ sheetPart, cAbs1, c1, rAbs1, r1, cAbs2, c2, rAbs2, r2 }, match);
       });
     })
     .join('');
+}
+
+/** Rewrites row numbers of the references in a formula (outside string literals); a deleted row gives #REF!. */
+export function shiftFormulaRows(formula: string, shift: ReferenceShift): string {
+  return rewriteReferences(formula, (ref, match) => {
+    const refSheet = ref.sheetPart ? splitSheet(`${ref.sheetPart}A1`).sheetName : shift.formulaSheet;
+    if (refSheet !== shift.sheetName) return match;
+    const move = (absolute: string, row: number): number | undefined => {
+      if (shift.relativeDelta !== undefined) return absolute ? row : row + shift.relativeDelta;
+      return shift.mapRow(row);
+    };
+    const n1 = move(ref.rAbs1, Number(ref.r1));
+    const n2 = ref.r2 === undefined ? undefined : move(ref.rAbs2 ?? '', Number(ref.r2));
+    if (n1 === undefined || n1 < 1 || (ref.r2 !== undefined && (n2 === undefined || n2 < 1))) return '#REF!';
+    const first = `${ref.sheetPart ?? ''}${ref.cAbs1}${ref.c1}${ref.rAbs1}${n1}`;
+    return ref.r2 === undefined ? first : `${first}:${ref.cAbs2}${ref.c2}${ref.rAbs2}${n2}`;
+  });
+}
+
+/**
+ * A formula copied `rows` down and `cols` right (a paste, the fill handle, Ctrl+D, Ctrl+Enter): its relative
+ * references move by as much and `$`-anchored parts stay; a reference moved off the sheet's top or left edge becomes
+ * #REF!, as Sheets writes it. References to other sheets move alike; string literals are left alone.
+ */
+export function moveFormula(formula: string, rows: number, cols: number): string {
+  if (rows === 0 && cols === 0) return formula;
+  return rewriteReferences(formula, (ref) => {
+    const part = (cAbs: string, letters: string, rAbs: string, row: string): string | undefined => {
+      const col = cAbs ? columnNumber(letters) : columnNumber(letters) + cols;
+      const line = rAbs ? Number(row) : Number(row) + rows;
+      if (col < 1 || line < 1) return undefined;
+      return `${cAbs}${columnName(col)}${rAbs}${line}`;
+    };
+    const first = part(ref.cAbs1, ref.c1, ref.rAbs1, ref.r1);
+    const second = ref.r2 === undefined ? '' : part(ref.cAbs2 ?? '', ref.c2 ?? '', ref.rAbs2 ?? '', ref.r2);
+    if (first === undefined || second === undefined) return '#REF!';
+    return `${ref.sheetPart ?? ''}${first}${ref.r2 === undefined ? '' : `:${second}`}`;
+  });
 }

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../errors';
-import type { RecordedOutput } from '../types';
+import type { DialogAnswer, DialogQuestion, RecordedOutput } from '../types';
 import type { Exec, ServiceHost } from './context';
 
 export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
@@ -36,24 +36,31 @@ export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[
     case 'showModelessDialog':
       host.ui.dialogs.push(output('modeless'));
       return null;
-    case 'alert': {
-      suspend(host, exec);
-      host.ui.alerts.push({
-        title: data.title as string,
-        prompt: String(data.prompt),
-        buttons: data.buttons as string,
-      });
-      return host.ui.answers.shift()?.button ?? 'OK';
-    }
+    case 'alert':
     case 'prompt': {
+      // The dialog suspends the script: its locks are gone (reference/base/ui).
       suspend(host, exec);
-      host.ui.alerts.push({
-        title: data.title as string,
+      const question: DialogQuestion = {
+        kind: method,
+        title: data.title as string | undefined,
         prompt: String(data.prompt),
+        // alert(prompt) and prompt(prompt) show an OK button only (apps-script/reference/base/ui).
+        buttons: (data.buttons as string | undefined) ?? 'OK',
+        user: exec.user,
+        spreadsheetId: exec.spreadsheetId,
+      };
+      host.ui.alerts.push({
+        title: question.title,
+        prompt: question.prompt,
         buttons: data.buttons as string,
       });
-      const answer = host.ui.answers.shift();
-      return { button: answer?.button ?? 'OK', text: answer?.text ?? '' };
+      const reply = (answer: DialogAnswer | undefined) =>
+        method === 'alert'
+          ? (answer?.button ?? 'OK')
+          : { button: answer?.button ?? 'OK', text: answer?.text ?? '' };
+      // "This method suspends the server-side script while the dialog is open": the person's answer ends the wait.
+      if (host.ui.person) return host.ui.person(question).then(reply);
+      return reply(host.ui.answers.shift());
     }
     default:
       return fail(`Unknown method Ui.${method}`);

@@ -1,8 +1,11 @@
 /**
  * The spreadsheet grid: a table with sticky headers that renders only the rows in view, selection by click,
- * shift-click and drag, editing in place (type, double-click, F2 or Enter; Enter commits), copy and paste.
- * Cell text always goes in through textContent.
+ * shift-click and drag (scrolling when the pointer leaves the grid), editing in place (type, double-click, F2 or
+ * Enter; Enter commits, Ctrl+Enter fills the selection), copy and paste, and filling as in Sheets: the fill handle
+ * (drag it, or double-click it to fill down beside the data), Ctrl+D and Ctrl+R. A formula copied or filled moves
+ * its relative references (emulator/model/a1.ts moveFormula). Cell text always goes in through textContent.
  */
+import { moveFormula } from '../../emulator/model/a1';
 import { type CellEdit, type CellView, columnLetter, type RangeView, type SheetView } from '../protocol';
 
 export const ROW_HEIGHT = 21;
@@ -10,8 +13,11 @@ const HEADER_HEIGHT = 24;
 const ROW_HEADER_WIDTH = 46;
 const DEFAULT_WIDTH = 100;
 const OVERSCAN = 8;
-/** Paste and Delete touch at most this many cells at once. */
+/** Paste, fills and Delete touch at most this many cells at once. */
 const MAX_EDIT_CELLS = 30_000;
+/** While a drag is past the grid's edge: rows scrolled each step, and the step. */
+const AUTO_SCROLL_ROWS = 3;
+const AUTO_SCROLL_MS = 40;
 
 export interface GridEvents {
   /** The user changed cells. */
@@ -31,6 +37,36 @@ interface Active {
   c: number;
 }
 
+/** What the grid copied last: a paste of the same text pastes its cells, formulas moved, as Sheets does. */
+interface Copied {
+  text: string;
+  top: number;
+  left: number;
+  contents: string[][];
+}
+
+/**
+ * The range a fill handle dragged to `to` fills: the selection stretched down, up, right or left, whichever way the
+ * pointer is farther past it (Sheets fills one way at a time).
+ */
+function fillTarget(source: RangeView, to: Active): RangeView {
+  const down = to.r - source.r2;
+  const up = source.r1 - to.r;
+  const right = to.c - source.c2;
+  const left = source.c1 - to.c;
+  const most = Math.max(down, up, right, left, 0);
+  if (most === 0) return source;
+  if (most === down) return { ...source, r2: to.r };
+  if (most === up) return { ...source, r1: to.r };
+  if (most === right) return { ...source, c2: to.c };
+  return { ...source, c1: to.c };
+}
+
+/** The content `source` gives the cell `dr` rows and `dc` columns away: a formula moved, a value as it is. */
+function carried(source: string, dr: number, dc: number): string {
+  return source.startsWith('=') ? moveFormula(source, dr, dc) : source;
+}
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   if (className) element.className = className;
@@ -47,10 +83,13 @@ export class Grid {
   private readonly topSpacer: HTMLTableRowElement;
   private readonly bottomSpacer: HTMLTableRowElement;
   private readonly editor: HTMLInputElement;
+  private readonly fillHandle: HTMLDivElement;
   private readonly rowEls = new Map<number, HTMLTableRowElement>();
 
   private rows = 1000;
   private cols = 26;
+  /** Shown read-only (an exported log): the reason an edit is refused, in words; '' on the editable sheet. */
+  private readOnly = '';
   private cells = new Map<string, CellView>();
   private widths: number[] = [];
 
@@ -60,6 +99,12 @@ export class Grid {
   private dragging = false;
   private resizing: { c: number; startX: number; startWidth: number } | null = null;
   private editing: { r: number; c: number; original: string } | null = null;
+  /** The fill handle being dragged: the selection it started from and the range it would fill. */
+  private filling: { source: RangeView; target: RangeView } | null = null;
+  /** A drag (selection or fill) past the grid's edge scrolls it: the pointer's last place and the timer. */
+  private pointer = { x: 0, y: 0 };
+  private autoScroll: ReturnType<typeof setInterval> | undefined;
+  private copied: Copied | null = null;
   private renderQueued = false;
   private renderedHeaderCols = 0;
 
@@ -90,13 +135,28 @@ export class Grid {
     this.editor.autocomplete = 'off';
     this.editor.hidden = true;
     this.editor.setAttribute('aria-label', 'Cell editor');
-    this.root.append(this.scroller, this.editor);
+    this.fillHandle = el('div', 'fill-handle');
+    this.fillHandle.title = 'Drag to fill; double-click to fill down beside the data';
+    this.fillHandle.hidden = true;
+    this.root.append(this.scroller, this.editor, this.fillHandle);
     host.append(this.root);
     for (const [column, width] of Object.entries(widths)) this.widths[Number(column)] = width;
 
-    this.scroller.addEventListener('scroll', () => this.queueRender());
+    this.scroller.addEventListener('scroll', () => {
+      this.queueRender();
+      // A drag goes on while the wheel scrolls: the cell under the pointer is another one now.
+      if ((this.dragging || this.filling) && !this.autoScroll)
+        requestAnimationFrame(() => {
+          if (this.dragging || this.filling) this.followPointer();
+        });
+    });
     new ResizeObserver(() => this.queueRender()).observe(this.scroller);
     this.scroller.addEventListener('mousedown', (event) => this.onMouseDown(event));
+    this.fillHandle.addEventListener('mousedown', (event) => this.onFillHandleDown(event));
+    this.fillHandle.addEventListener('dblclick', (event) => {
+      event.preventDefault();
+      this.fillDownBesideData();
+    });
     window.addEventListener('mousemove', (event) => this.onMouseMove(event));
     window.addEventListener('mouseup', () => this.onMouseUp());
     this.scroller.addEventListener('keydown', (event) => this.onKeyDown(event));
@@ -117,6 +177,10 @@ export class Grid {
   setSheet(sheet: SheetView): void {
     this.rows = sheet.rows;
     this.cols = sheet.cols;
+    const editable = sheet.tabs[0]?.name ?? '';
+    this.readOnly = sheet.readOnly
+      ? `"${sheet.name}" is shown read-only: the playground edits only the sheet "${editable}". Open its tab below to edit it.`
+      : '';
     this.cells = new Map(sheet.cells.map((cell) => [`${cell.r},${cell.c}`, cell]));
     this.render();
     this.events.activeChanged();
@@ -261,6 +325,23 @@ export class Grid {
       this.scroller.scrollLeft = kept.left;
     }
     this.placeEditor();
+    this.placeFillHandle();
+  }
+
+  /** The fill handle: the small square at the selection's bottom-right corner, when that cell is in view. */
+  private placeFillHandle(): void {
+    const sel = this.filling?.source ?? this.selection;
+    const td = this.editing ? null : this.cellElement(sel.r2, sel.c2);
+    const box = td?.getBoundingClientRect();
+    const view = this.scroller.getBoundingClientRect();
+    if (!box || box.bottom > view.bottom || box.right > view.right || box.bottom < view.top + HEADER_HEIGHT) {
+      this.fillHandle.hidden = true;
+      return;
+    }
+    const root = this.root.getBoundingClientRect();
+    this.fillHandle.hidden = false;
+    this.fillHandle.style.left = `${box.right - root.left - 4}px`;
+    this.fillHandle.style.top = `${box.bottom - root.top - 4}px`;
   }
 
   private createRow(r: number): HTMLTableRowElement {
@@ -298,6 +379,8 @@ export class Grid {
       if (inSel && c === sel.c1) classes.push('sel-left');
       if (inSel && c === sel.c2) classes.push('sel-right');
       if (r === this.active.r && c === this.active.c) classes.push('active');
+      const fill = this.filling?.target;
+      if (fill && r >= fill.r1 && r <= fill.r2 && c >= fill.c1 && c <= fill.c2) classes.push('fill');
       const className = classes.join(' ');
       if (td.className !== className) td.className = className;
       const title = cell?.note ?? (cell && cell.v.length > 24 ? cell.v : '');
@@ -419,23 +502,155 @@ export class Grid {
       const th = event.target.closest('th.col-head') as HTMLElement;
       th.classList.toggle('resizable', this.resizeEdge(event) > 0);
     }
-    if (!this.dragging) return;
-    const hit = this.target(event);
-    if (hit?.kind !== 'cell') return;
+    if (!this.dragging && !this.filling) return;
+    this.pointer = { x: event.clientX, y: event.clientY };
+    this.followPointer();
+  }
+
+  /** The cell under the pointer during a drag (the last row or column in view when it is past the grid's edge). */
+  private cellAtPointer(): Active | null {
+    const view = this.scroller.getBoundingClientRect();
+    const x = Math.min(Math.max(this.pointer.x, view.left + ROW_HEADER_WIDTH + 1), view.right - 2);
+    const y = Math.min(Math.max(this.pointer.y, view.top + HEADER_HEIGHT + 1), view.bottom - 2);
+    const node = document.elementFromPoint(x, y)?.closest('td');
+    if (!(node instanceof HTMLElement) || !node.dataset.r || !node.dataset.c) return null;
+    return { r: Number(node.dataset.r), c: Number(node.dataset.c) };
+  }
+
+  /** A selection or a fill being dragged follows the pointer; past the grid's edge the grid scrolls meanwhile. */
+  private followPointer(): void {
+    const view = this.scroller.getBoundingClientRect();
+    const past =
+      this.pointer.y > view.bottom - 2 ||
+      this.pointer.y < view.top + HEADER_HEIGHT ||
+      this.pointer.x > view.right - 2 ||
+      this.pointer.x < view.left + ROW_HEADER_WIDTH;
+    if (past && !this.autoScroll)
+      this.autoScroll = setInterval(() => this.scrollTowardsPointer(), AUTO_SCROLL_MS);
+    if (!past) this.stopAutoScroll();
+    const hit = this.cellAtPointer();
+    if (!hit) return;
+    if (this.filling) {
+      const target = fillTarget(this.filling.source, hit);
+      const old = this.filling.target;
+      if (target.r1 === old.r1 && target.r2 === old.r2 && target.c1 === old.c1 && target.c2 === old.c2)
+        return;
+      this.filling.target = target;
+      this.render();
+      return;
+    }
     if (hit.r === this.focus.r && hit.c === this.focus.c) return;
-    this.focus = { r: hit.r, c: hit.c };
+    this.focus = hit;
     this.render();
   }
 
+  private scrollTowardsPointer(): void {
+    if (!this.dragging && !this.filling) {
+      this.stopAutoScroll();
+      return;
+    }
+    const view = this.scroller.getBoundingClientRect();
+    if (this.pointer.y > view.bottom - 2) this.scroller.scrollTop += AUTO_SCROLL_ROWS * ROW_HEIGHT;
+    else if (this.pointer.y < view.top + HEADER_HEIGHT)
+      this.scroller.scrollTop -= AUTO_SCROLL_ROWS * ROW_HEIGHT;
+    if (this.pointer.x > view.right - 2) this.scroller.scrollLeft += DEFAULT_WIDTH;
+    else if (this.pointer.x < view.left + ROW_HEADER_WIDTH) this.scroller.scrollLeft -= DEFAULT_WIDTH;
+    // The rows scrolled into view are drawn now, so the pointer's cell is found among them.
+    this.render();
+    this.followPointer();
+  }
+
+  private stopAutoScroll(): void {
+    if (this.autoScroll) clearInterval(this.autoScroll);
+    this.autoScroll = undefined;
+  }
+
   private onMouseUp(): void {
+    this.stopAutoScroll();
     if (this.resizing) {
       this.resizing = null;
       this.events.resized?.({ ...this.widthsByColumn() });
       return;
     }
+    if (this.filling) {
+      const { source, target } = this.filling;
+      this.filling = null;
+      this.fill(source, target);
+      return;
+    }
     if (!this.dragging) return;
     this.dragging = false;
     this.events.select(this.selection);
+  }
+
+  // -------------------------------------------------------------------------------------------------------------
+  // Filling: the fill handle, Ctrl+D, Ctrl+R
+
+  private onFillHandleDown(event: MouseEvent): void {
+    if (event.button !== 0 || this.refusedHere()) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (this.editing) this.commitEdit(0, 0, false);
+    this.focusGrid();
+    // The second press of a double-click fills down beside the data (the dblclick event); no drag starts.
+    if (event.detail >= 2) return;
+    const source = this.selection;
+    this.filling = { source, target: source };
+    this.pointer = { x: event.clientX, y: event.clientY };
+  }
+
+  /**
+   * Repeats the source block over the target (which holds it), as Sheets fills: each cell gets the source cell at
+   * the same place in the repeated block, a formula with its relative references moved.
+   */
+  private fill(source: RangeView, target: RangeView): void {
+    const height = source.r2 - source.r1 + 1;
+    const width = source.c2 - source.c1 + 1;
+    const cells = (target.r2 - target.r1 + 1) * (target.c2 - target.c1 + 1) - height * width;
+    if (cells <= 0) return;
+    if (cells > MAX_EDIT_CELLS) {
+      this.events.refused?.(
+        `Nothing was filled: ${cells.toLocaleString('en-US')} cells are more than the playground takes at once (${MAX_EDIT_CELLS.toLocaleString('en-US')}). Fill in parts.`,
+      );
+      this.render();
+      return;
+    }
+    const edits: CellEdit[] = [];
+    for (let r = target.r1; r <= target.r2; r++) {
+      for (let c = target.c1; c <= target.c2; c++) {
+        if (r >= source.r1 && r <= source.r2 && c >= source.c1 && c <= source.c2) continue;
+        const sr = source.r1 + ((((r - source.r1) % height) + height) % height);
+        const sc = source.c1 + ((((c - source.c1) % width) + width) % width);
+        const value = carried(this.rawContent(sr, sc), r - sr, c - sc);
+        if (value !== '' || this.cells.has(`${r},${c}`)) edits.push({ r, c, value });
+      }
+    }
+    this.setSelection(target, true);
+    if (edits.length > 0) this.applyLocally(edits);
+  }
+
+  /** Double-click on the fill handle: down to the last row of the data beside the selection (left, else right). */
+  private fillDownBesideData(): void {
+    const sel = this.selection;
+    const filled = (c: number) => (r: number) => c >= 1 && c <= this.cols && this.rawContent(r, c) !== '';
+    const beside = [filled(sel.c1 - 1), filled(sel.c2 + 1)].find((has) => has(sel.r2 + 1));
+    if (!beside) return;
+    let last = sel.r2 + 1;
+    while (last < this.rows && beside(last + 1)) last++;
+    this.fill(sel, { ...sel, r2: last });
+  }
+
+  /** Ctrl+D (down) and Ctrl+R (right): the selection's first row or column into the rest; one cell: from above or left. */
+  private fillFromEdge(down: boolean): void {
+    const sel = this.selection;
+    const single = down ? sel.r1 === sel.r2 : sel.c1 === sel.c2;
+    if (single && (down ? sel.r1 === 1 : sel.c1 === 1)) return;
+    const source = down
+      ? { ...sel, r1: single ? sel.r1 - 1 : sel.r1, r2: single ? sel.r1 - 1 : sel.r1 }
+      : { ...sel, c1: single ? sel.c1 - 1 : sel.c1, c2: single ? sel.c1 - 1 : sel.c1 };
+    const target = down ? { ...sel, r1: source.r1 } : { ...sel, c1: source.c1 };
+    this.fill(source, target);
+    if (single) this.setSelection(sel, true);
   }
 
   private moveActive(dr: number, dc: number, extend: boolean): void {
@@ -476,6 +691,12 @@ export class Grid {
       this.moveActive(jump ? dr * this.rows : dr, jump ? dc * this.cols : dc, event.shiftKey);
       return;
     }
+    const letter = key.toLowerCase();
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && (letter === 'd' || letter === 'r')) {
+      event.preventDefault();
+      this.fillFromEdge(letter === 'd');
+      return;
+    }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (key === 'Tab') {
       event.preventDefault();
@@ -507,7 +728,15 @@ export class Grid {
   // -------------------------------------------------------------------------------------------------------------
   // Editing
 
+  /** On a sheet shown read-only, says why nothing is changed; true when editing is refused. */
+  private refusedHere(): boolean {
+    if (!this.readOnly) return false;
+    this.events.refused?.(this.readOnly);
+    return true;
+  }
+
   startEdit(text: string): void {
+    if (this.refusedHere()) return;
     this.editing = {
       r: this.active.r,
       c: this.active.c,
@@ -547,7 +776,10 @@ export class Grid {
   }
 
   private onEditorKey(event: KeyboardEvent): void {
-    if (event.key === 'Enter') {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      this.commitToSelection();
+    } else if (event.key === 'Enter') {
       event.preventDefault();
       this.commitEdit(event.shiftKey ? -1 : 1, 0, true);
     } else if (event.key === 'Tab') {
@@ -578,6 +810,28 @@ export class Grid {
     }
   }
 
+  /** Ctrl+Enter: the editor's text into every selected cell, a formula moved from the cell being edited. */
+  private commitToSelection(): void {
+    const editing = this.finishEditing();
+    if (!editing) return;
+    const text = this.editor.value;
+    const sel = this.selection;
+    const count = (sel.r2 - sel.r1 + 1) * (sel.c2 - sel.c1 + 1);
+    this.focusGrid();
+    if (count > MAX_EDIT_CELLS) {
+      this.events.refused?.(
+        `Nothing was filled: ${count.toLocaleString('en-US')} cells are more than the playground takes at once (${MAX_EDIT_CELLS.toLocaleString('en-US')}).`,
+      );
+      this.render();
+      return;
+    }
+    const edits: CellEdit[] = [];
+    for (let r = sel.r1; r <= sel.r2; r++)
+      for (let c = sel.c1; c <= sel.c2; c++)
+        edits.push({ r, c, value: carried(text, r - editing.r, c - editing.c) });
+    this.applyLocally(edits);
+  }
+
   cancelEdit(): void {
     if (!this.finishEditing()) return;
     this.focusGrid();
@@ -586,6 +840,7 @@ export class Grid {
 
   /** Shows the edits at once (formulas as loading), then sends them. */
   applyLocally(edits: CellEdit[]): void {
+    if (this.refusedHere()) return;
     for (const edit of edits) {
       const key = `${edit.r},${edit.c}`;
       if (edit.value === '') this.cells.delete(key);
@@ -622,7 +877,16 @@ export class Grid {
       lines.push(values.join('\t'));
     }
     while (lines.length > 1 && lines[lines.length - 1].replace(/\t/g, '') === '') lines.pop();
-    event.clipboardData.setData('text/plain', lines.join('\n'));
+    const text = lines.join('\n');
+    // Other applications get the values; a paste here of the same text gets the cells, formulas included.
+    const contents: string[][] = [];
+    for (let r = sel.r1; r <= sel.r1 + lines.length - 1; r++) {
+      const row: string[] = [];
+      for (let c = sel.c1; c <= sel.c2; c++) row.push(this.rawContent(r, c));
+      contents.push(row);
+    }
+    this.copied = { text, top: sel.r1, left: sel.c1, contents };
+    event.clipboardData.setData('text/plain', text);
     event.preventDefault();
   }
 
@@ -644,7 +908,12 @@ export class Grid {
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const top = this.active.r;
     const left = this.active.c;
-    const rows = lines.map((line) => line.split('\t'));
+    const copied = this.copied?.text === text ? this.copied : null;
+    const rows = copied
+      ? copied.contents.map((line) =>
+          line.map((content) => carried(content, top - copied.top, left - copied.left)),
+        )
+      : lines.map((line) => line.split('\t'));
     const width = Math.max(1, ...rows.map((parts) => parts.length));
     const cellCount = rows.reduce((sum, parts) => sum + parts.length, 0);
     if (cellCount > MAX_EDIT_CELLS) {
@@ -656,7 +925,7 @@ export class Grid {
     const edits: CellEdit[] = [];
     rows.forEach((parts, index) => {
       parts.forEach((part, offset) => {
-        edits.push({ r: top + index, c: left + offset, value: part.trim() });
+        edits.push({ r: top + index, c: left + offset, value: copied ? part : part.trim() });
       });
     });
     if (edits.length === 0) return;

@@ -11,10 +11,13 @@ import {
   type KeyAnswer,
   type MenuAnswer,
   type MenuView,
+  type QuestionView,
   type RangeView,
+  type RunView,
   type SandboxChange,
   type SandboxView,
   type SheetTab,
+  type SidebarRunReport,
   type StateView,
   type ToastView,
 } from '../protocol';
@@ -23,6 +26,11 @@ import { Grid } from './grid';
 const FAST_POLL_MS = 300;
 const SLOW_POLL_MS = 1500;
 const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * A menu item's call lasts as long as its execution: up to Apps Script's 6 minutes, a question it asks (Refresh's
+ * Yes or No) waiting for the person included.
+ */
+const MENU_TIMEOUT_MS = 7 * 60_000;
 const TOAST_MS = 6000;
 
 function $(id: string): HTMLElement {
@@ -31,9 +39,14 @@ function $(id: string): HTMLElement {
   return element;
 }
 
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function request<T>(
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const response = await fetch(path, {
       method,
@@ -143,8 +156,11 @@ let writes = 0;
 let writeSerial = 0;
 
 const WIDTHS_KEY = 'playground.columnWidths';
-/** Wide enough for the sample's URLs and the add-on's columns; the user may drag the header edges. */
-const DEFAULT_WIDTHS: Record<number, number> = { 1: 300, 2: 230, 3: 108, 4: 78, 5: 330 };
+/**
+ * Wide enough for the sample's URLs and the add-on's columns, and all five in view at 1,440 px with the sidebar and
+ * the sandbox panel open; the user may drag the header edges.
+ */
+const DEFAULT_WIDTHS: Record<number, number> = { 1: 250, 2: 195, 3: 100, 4: 72, 5: 150 };
 
 function savedWidths(): Record<number, number> {
   try {
@@ -170,7 +186,9 @@ const grid = new Grid(
       writeSerial++;
       void enqueue(() => request<void>('POST', '/api/cells', { edits }))
         .catch((error: unknown) => {
-          showNotice(`The cells could not be saved: ${String(error)}`);
+          showNotice(
+            `The cells could not be saved: ${error instanceof Error ? error.message : String(error)}`,
+          );
           // The grid showed the edit at once: the next state brings the sheet as stored, which undoes it.
           version = '';
         })
@@ -315,7 +333,7 @@ async function runMenu(fn: string, label: string): Promise<void> {
     // The writes made before the click land first; the call itself is not in the write queue: edits made while it
     // runs go to the sheet at once, as in Sheets (the execution sees them at its next read).
     await queue;
-    const answer = await request<MenuAnswer>('POST', '/api/menu', { fn });
+    const answer = await request<MenuAnswer>('POST', '/api/menu', { fn }, MENU_TIMEOUT_MS);
     if (!answer.ok) showNotice(`${label}: ${answer.error ?? 'the function failed.'}`);
   } catch (error) {
     showNotice(`${label}: ${error instanceof Error ? error.message : String(error)}`);
@@ -387,6 +405,45 @@ for (const [id, ascending] of [
 let sidebarSerial = -1;
 let dialogSerial = -1;
 
+/**
+ * The run as the open sidebar shows it (its frame posts its state and fraction as they change): the status line says
+ * the same while the sidebar is open, so the two never disagree. Null while no sidebar has reported.
+ */
+let sidebarRun: { label: string; fraction: string } | null = null;
+let lastState: StateView | null = null;
+
+window.addEventListener('message', (event) => {
+  const frame = $('sidebar-frame') as HTMLIFrameElement;
+  const report = event.data as Partial<SidebarRunReport> | null;
+  if (event.source !== frame.contentWindow || report?.source !== 'pef-sidebar-run') return;
+  if (typeof report.label !== 'string' || typeof report.fraction !== 'string') return;
+  const moved = sidebarRun?.label !== report.label || sidebarRun?.fraction !== report.fraction;
+  sidebarRun = { label: report.label, fraction: report.fraction };
+  renderStatusLine();
+  // The sidebar shows the run further on: the sheet's cells it wrote are asked for now, not at the next slow look.
+  if (moved) void poll(true);
+});
+
+/** A run in a few words: the sidebar's label, and its fraction when there is one. */
+function runText(run: { label: string; fraction: string }): string {
+  return run.fraction ? `${run.label} — ${run.fraction}` : run.label;
+}
+
+/**
+ * The status line: what runs now (menu items, formulas) and the bulk run — as the open sidebar shows it, or, with no
+ * sidebar open, as the stored run reads in the same words (the sidebar shows that much when it opens).
+ */
+function renderStatusLine(): void {
+  const state = lastState;
+  if (!state) return;
+  const parts: string[] = [...state.busy];
+  const run: RunView | null = state.run;
+  const fromSidebar = state.sidebar.open && sidebarRun !== null && sidebarRun.fraction !== '';
+  if (fromSidebar && sidebarRun) parts.push(runText(sidebarRun));
+  else if (run && !state.sidebar.open) parts.push(runText(run));
+  $('busy').textContent = parts.join(' · ');
+}
+
 function renderSidebar(state: StateView): void {
   const panel = $('sidebar-panel');
   const frame = $('sidebar-frame') as HTMLIFrameElement;
@@ -395,13 +452,17 @@ function renderSidebar(state: StateView): void {
       panel.hidden = true;
       frame.removeAttribute('src');
     }
+    sidebarRun = null;
     sidebarSerial = -1;
     return;
   }
   $('sidebar-title').textContent = state.sidebar.title;
   if (state.sidebar.serial !== sidebarSerial) {
     sidebarSerial = state.sidebar.serial;
-    frame.src = state.sidebar.url;
+    // A new sidebar page: nothing of the old one's run is shown until it reports.
+    sidebarRun = null;
+    // The sidebar's frame reports what it shows of the run to this page's origin (playground/sidebar.ts).
+    frame.src = `${state.sidebar.url}?page=${encodeURIComponent(location.origin)}`;
   }
   panel.hidden = false;
 }
@@ -411,6 +472,7 @@ $('sidebar-close').addEventListener('click', () => {
   $('sidebar-panel').hidden = true;
   ($('sidebar-frame') as HTMLIFrameElement).removeAttribute('src');
   sidebarSerial = -1;
+  sidebarRun = null;
 });
 
 function renderDialog(state: StateView): void {
@@ -434,6 +496,71 @@ function renderDialog(state: StateView): void {
 $('dialog-close').addEventListener('click', () => {
   $('dialog').hidden = true;
   void request('POST', '/api/dialog/close', {}).then(() => poll(true));
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The add-on's questions (Ui.alert, Ui.prompt): its script waits for the person's answer
+
+const BUTTON_LABELS: Record<string, string> = { OK: 'OK', CANCEL: 'Cancel', YES: 'Yes', NO: 'No' };
+let questionSerial = -1;
+let questionButtons: string[] = [];
+
+function answerQuestion(button: string): void {
+  if (questionSerial < 0) return;
+  const serial = questionSerial;
+  const input = $('question-input') as HTMLInputElement;
+  const text = input.hidden ? undefined : input.value;
+  questionSerial = -1;
+  $('question').hidden = true;
+  setFastPolling(true);
+  request('POST', '/api/answer', { serial, button, text })
+    .catch((error: unknown) =>
+      showNotice(`The answer could not be sent: ${error instanceof Error ? error.message : String(error)}`),
+    )
+    .finally(() => {
+      grid.focusGrid();
+      void poll(true);
+    });
+}
+
+function renderQuestion(question: QuestionView | null): void {
+  if (!question) {
+    $('question').hidden = true;
+    questionSerial = -1;
+    return;
+  }
+  if (question.serial === questionSerial) return;
+  questionSerial = question.serial;
+  questionButtons = question.buttons;
+  closeMenu();
+  $('question-title').textContent = question.title;
+  $('question-text').textContent = question.prompt;
+  const input = $('question-input') as HTMLInputElement;
+  input.hidden = question.kind !== 'prompt';
+  input.value = '';
+  const buttons = question.buttons.map((name, index) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = BUTTON_LABELS[name] ?? name;
+    button.dataset.button = name;
+    if (index === 0) button.className = 'primary';
+    button.addEventListener('click', () => answerQuestion(name));
+    return button;
+  });
+  $('question-buttons').replaceChildren(...buttons);
+  $('question').hidden = false;
+  (input.hidden ? buttons[0] : input).focus();
+}
+
+$('question-close').addEventListener('click', () => answerQuestion('CLOSE'));
+$('question').addEventListener('keydown', (event) => {
+  if (event.key === 'Escape') {
+    event.preventDefault();
+    answerQuestion('CLOSE');
+  } else if (event.key === 'Enter' && event.target === $('question-input')) {
+    event.preventDefault();
+    answerQuestion(questionButtons[0] ?? 'OK');
+  }
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -466,7 +593,10 @@ function renderSandbox(sandbox: SandboxView): void {
   $('credits').textContent = sandbox.credits.toLocaleString('en-US');
   $('credits').classList.toggle('low', sandbox.credits < 10);
   $('charged').textContent = sandbox.charged.toLocaleString('en-US');
-  $('requests').textContent = countOf(sandbox.requests, 'request');
+  $('requests').textContent =
+    sandbox.inFlight > 0
+      ? `${countOf(sandbox.requests, 'request')} (${sandbox.inFlight} under way)`
+      : countOf(sandbox.requests, 'request');
   // A slider being moved keeps its value until the server has it.
   if (Date.now() - slidersTouched > 1500) {
     latency.value = String(sandbox.latencyMs);
@@ -690,20 +820,19 @@ function applyState(state: StateView, stale = false, serialAtRead = selectSerial
   renderMenu(state.menu);
   renderSidebar(state);
   renderDialog(state);
+  renderQuestion(state.question);
   renderToasts(state.toasts);
   renderSandbox(state.sandbox);
   $('user-chip').textContent = state.user === state.owner ? `${state.user} (owner)` : state.user;
-  const busy: string[] = [...state.busy];
-  if (state.run?.state === 'running')
-    busy.push(
-      state.run.waiting
-        ? `Paused: the sidebar was closed — open it to go on (${state.run.processed} of ${state.run.total})`
-        : `Finding e-mails: ${state.run.processed} of ${state.run.total}`,
-    );
-  $('busy').textContent = busy.join(' · ');
+  lastState = state;
+  renderStatusLine();
   document.body.dataset.run = state.run?.state ?? 'idle';
   document.body.dataset.busy = String(state.busy.length > 0);
-  fast = state.busy.length > 0 || (state.run?.state === 'running' && !state.run.waiting);
+  fast =
+    state.busy.length > 0 ||
+    state.sidebarCalls > 0 ||
+    state.question !== null ||
+    (state.run?.state === 'running' && !state.run.waiting);
 }
 
 async function poll(now = false): Promise<void> {
@@ -725,7 +854,7 @@ async function poll(now = false): Promise<void> {
 
 async function start(): Promise<void> {
   try {
-    // Opening the spreadsheet: the bundle's onOpen builds the menu, formulas are recalculated.
+    // Opening the spreadsheet: the bundle's onOpen builds the menu; formulas keep their values.
     applyState(await request<StateView>('POST', '/api/open', {}));
   } catch (error) {
     showNotice(

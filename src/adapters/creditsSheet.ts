@@ -2,7 +2,8 @@
  * The credits log's hidden sheet (its layout and reads: src/store/credits.ts, creditsLog.ts), one per execution,
  * and the visible sheets an export writes in the log's layout.
  */
-import { CREDITS_COLUMNS, CREDITS_HEADER, CREDITS_LAYOUT, CREDITS_LOG_LAYOUT } from '../store/credits';
+import { EXPORT_COLUMNS, EXPORT_CREDITS_COLUMN, EXPORT_HEADER, EXPORT_LAYOUT } from '../credits/exportRows';
+import { CREDITS_LOG_LAYOUT } from '../store/credits';
 import { creditsLogOn } from '../store/creditsLog';
 import { hiddenSheet, insertWithLayout } from './hiddenSheet';
 
@@ -18,7 +19,10 @@ export function createExportSheet(name: string): string {
   const taken = new Set(ss.getSheets().map((sheet) => sheet.getName().toLowerCase()));
   let chosen = name;
   for (let n = 2; taken.has(chosen.toLowerCase()); n++) chosen = `${name} (${n})`;
-  insertWithLayout(ss, chosen, CREDITS_LAYOUT).setFrozenRows(1);
+  const sheet = insertWithLayout(ss, chosen, EXPORT_LAYOUT);
+  sheet.setFrozenRows(1);
+  // The credits are numbers (a SUM adds them up); every other column stays plain text.
+  sheet.getRange(2, EXPORT_CREDITS_COLUMN, sheet.getMaxRows() - 1, 1).setNumberFormat('0');
   return chosen;
 }
 
@@ -27,15 +31,16 @@ export function writeExportRows(sheetName: string, first: number, rows: unknown[
   const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(sheetName);
   if (!sheet) return false;
   // Only a sheet this export made (its header) is written: a name from the sidebar never overwrites other cells.
-  const header = sheet.getRange(1, 1, 1, CREDITS_COLUMNS).getValues()[0];
-  if (header.join('\t') !== CREDITS_HEADER.join('\t')) return false;
+  const header = sheet.getRange(1, 1, 1, EXPORT_COLUMNS).getValues()[0];
+  if (header.join('\t') !== EXPORT_HEADER.join('\t')) return false;
   if (rows.length === 0) return true;
   const maxRows = sheet.getMaxRows();
   const last = first + rows.length - 1;
   if (last > maxRows) {
     sheet.insertRowsAfter(maxRows, last - maxRows);
-    sheet.getRange(maxRows + 1, 1, last - maxRows, CREDITS_COLUMNS).setNumberFormat('@');
+    sheet.getRange(maxRows + 1, 1, last - maxRows, EXPORT_COLUMNS).setNumberFormat('@');
+    sheet.getRange(maxRows + 1, EXPORT_CREDITS_COLUMN, last - maxRows, 1).setNumberFormat('0');
   }
-  sheet.getRange(first, 1, rows.length, CREDITS_COLUMNS).setValues(rows);
+  sheet.getRange(first, 1, rows.length, EXPORT_COLUMNS).setValues(rows);
   return true;
 }

@@ -76,6 +76,10 @@ export function spreadsheetPort(ss: Spreadsheet): SpreadsheetPort {
       const sheet = ss.getSheets().find((candidate) => candidate.getSheetId() === sheetId);
       return sheet ? sheetPort(sheet, sheetId) : undefined;
     },
+    sheetByName(name) {
+      const sheet = ss.getSheetByName(name);
+      return sheet ? sheetPort(sheet) : undefined;
+    },
     activeSheet: () => sheetPort(ss.getActiveSheet()),
     selection: () => selectionOf(ss),
     flush: () => SpreadsheetApp.flush(),

@@ -78,8 +78,8 @@ further right, or cancel. <b>Retry failed rows</b> opens its plan the same way.<
 rather than a column of =FINDEMAIL(A2) cells (Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person). Formulas use the
 API key and credits of <b>the spreadsheet's owner</b>; in a shared drive, of the person who created the file; after a
 transfer of ownership, of the new owner. Results are remembered in this spreadsheet: evaluating again costs no credit.</p>
-<p><b>Refresh =FINDEMAIL cells</b> enters again the formulas that are not done (not looked up yet, or #ERROR!) in the
-selection, or on the sheet, so that Sheets runs them again.</p>
+<p><b>Refresh =FINDEMAIL cells</b> enters again the formulas that are not done (not looked up yet, or #ERROR!) on the
+sheet, or only in the range you selected (more than one cell), so that Sheets runs them again; it says which.</p>
 <p><b>Freeze results</b> replaces =FINDEMAIL formulas in the selection with their values.</p>
 <p>Your API key is kept in your private user properties and never shown again in full.</p>
 <p><b>Your data</b>: the add-on sends the e-mail service only the profile URL and the API key that pays, and nothing

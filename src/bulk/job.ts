@@ -6,7 +6,12 @@
 import type { JobState, PaceReason, PlanSummary, Progress, RunCounts, RunReason } from '../api';
 import { WAITING_AFTER_MS } from '../core/limits';
 import { SETTINGS_PATH } from '../core/product';
-import { emptyRunCounts } from '../core/runWords';
+import {
+  EVERY_ROW_PAUSED_MESSAGE,
+  EVERY_ROW_PAUSED_OTHERS,
+  emptyRunCounts,
+  pausedWithEveryRow,
+} from '../core/runWords';
 import type { PaceState } from '../lookup/pace';
 
 /** A run's counters (src/bulk/outcomes.ts classifies every row). */
@@ -183,5 +188,8 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
   // An unexpected error's text is for its starter, who can act on it; another editor reads that it paused.
   if (job.state === 'paused' && job.reason === 'error' && progress.readOnly)
     progress.message = `Paused after an unexpected error. ${starterName(job)} can Resume it in their Progress tab.`;
+  // Paused with nothing left to look up: not "Paused" at 100 %, but a run waiting only for its end.
+  if (pausedWithEveryRow(progress))
+    progress.message = progress.readOnly ? EVERY_ROW_PAUSED_OTHERS : EVERY_ROW_PAUSED_MESSAGE;
   return progress;
 }

@@ -48,7 +48,9 @@ const isHalted = (state: JobState): boolean => state === 'paused' || state === '
 
 /**
  * The new state; a paused or stopped stretch is timed apart from the working time (`haltedSince`, and `waited` by
- * the reason of the halt when it ends), with `now` the clock's time of the event.
+ * the reason of the halt when it ends), with `now` the clock's time of the event. A stretch waits from the halt or
+ * from the last save after it (`updatedAt`: a slice still at work when Pause came saves its batch's answers), so
+ * the time slices worked after a Pause is working time, not waiting.
  */
 function enterAt(
   job: Job,
@@ -62,7 +64,8 @@ function enterAt(
   else delete next.reason;
   if (isHalted(job.state) && !isHalted(state) && job.haltedSince !== undefined) {
     const why = job.reason ?? 'user';
-    next.waited = { ...job.waited, [why]: (job.waited?.[why] ?? 0) + Math.max(0, now - job.haltedSince) };
+    const from = Math.max(job.haltedSince, job.updatedAt ?? 0);
+    next.waited = { ...job.waited, [why]: (job.waited?.[why] ?? 0) + Math.max(0, now - from) };
     delete next.haltedSince;
   } else if (!isHalted(job.state) && isHalted(state)) next.haltedSince = now;
   return next;

@@ -8,6 +8,13 @@ export function columnLetters(column: number): string {
   return letters;
 }
 
+/** A column's letters to its number (1-based): A → 1, AA → 27. */
+export function columnNumber(letters: string): number {
+  let n = 0;
+  for (const letter of letters.toUpperCase()) n = n * 26 + (letter.charCodeAt(0) - 64);
+  return n;
+}
+
 /** A block of cells in A1 notation: "B2" for one cell, "B2:C40" for more. */
 export function a1Of(block: { row: number; column: number; rows: number; columns: number }): string {
   const start = `${columnLetters(block.column)}${block.row}`;

@@ -26,6 +26,20 @@ export function emptyRunCounts(): RunCounts {
   };
 }
 
+/**
+ * A paused run whose every row has its result (the answers of the batch on its way when Pause came finished it):
+ * nothing is left but the run's end, which Resume makes (one read checks that no row moved meanwhile).
+ */
+export function pausedWithEveryRow(run: { state: string; total: number; processed: number }): boolean {
+  return run.state === 'paused' && run.total > 0 && run.processed >= run.total;
+}
+
+/** What the run's starter reads of such a run, and anyone else. */
+export const EVERY_ROW_PAUSED_MESSAGE =
+  'Every row has its result: the answers on their way when you pressed Pause finished the run. Resume ends it (one free read checks that no row moved; nothing is sent unless one did).';
+export const EVERY_ROW_PAUSED_OTHERS =
+  'Every row has its result: the answers on their way when its starter pressed Pause finished the run. Their Resume ends it.';
+
 /** Rows the summary offers to select: the failed kinds (errors, unprocessable, not a profile). */
 export const FAILED_KINDS: readonly ResultKind[] = ['error', 'unprocessable', 'notProfile'];
 /** Rows Retry failed rows redoes: errors, and unprocessable ones when asked (a not-a-profile cell needs the user). */

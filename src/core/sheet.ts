@@ -54,6 +54,8 @@ export interface SpreadsheetPort {
   id(): string;
   /** The sheet with this id, or undefined when it was deleted. */
   sheetById(sheetId: number): SheetPort | undefined;
+  /** The sheet named `name` now (names change: a run keeps ids), or undefined. */
+  sheetByName(name: string): SheetPort | undefined;
   activeSheet(): SheetPort;
   /** The selection, or null when there is none. */
   selection(): Selection | null;

@@ -10,8 +10,9 @@ import { stableHash } from '../core/hash';
 import { EXPORT_ROWS_PER_CALL } from '../core/limits';
 import { isRecord } from '../core/storedJson';
 import type { Platform } from '../platform/platform';
-import { CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
+import { type Charge, CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
+import { exportRow, writtenUrls } from './exportRows';
 
 export const EXPORT_SHEET_NAME = 'Credits log';
 
@@ -87,18 +88,29 @@ export function exportCreditsLog(platform: Platform, request: CreditsExportReque
 function step(platform: Platform, state: Required<CreditsExportRequest>): CreditsExport {
   const until = Math.min(state.last, state.next + EXPORT_ROWS_PER_CALL - 1);
   const rows = platform.creditsLog.readRowsBetween(state.next, until);
-  const plain: unknown[][] = [];
+  const kept: Array<{ row: unknown[]; charge?: Charge }> = [];
   let skipped = 0;
   let lost = 0;
   let notes = 0;
   for (const row of rows) {
     const charge = parseChargeRow(row);
     const note = !charge && isNoteRow(row);
-    if (charge || note) plain.push(row.map((cell) => String(cell)));
+    if (charge || note) kept.push({ row, charge });
     else if (!isBlankRow(row)) skipped++;
     if (charge?.outcome === 'lost') lost++;
     if (note) notes++;
   }
+  // The profiles as the person's sheet writes them, so the export matches their rows (the log keeps the one sent).
+  const spreadsheet = platform.spreadsheet();
+  const written = writtenUrls(
+    kept.flatMap(({ charge }) => (charge ? [charge] : [])),
+    (name) => spreadsheet.sheetByName(name),
+    () => spreadsheet.activeSheet(),
+    platform.config().networkHosts,
+  );
+  const plain = kept.map(({ row, charge }) =>
+    exportRow(row, charge, charge ? (written.get(charge.profile) ?? '') : ''),
+  );
   if (!platform.creditsLog.writeExport(state.sheetName, 2 + state.written, plain)) {
     throw new Error(
       `The sheet "${state.sheetName}" was deleted or changed during the export; press Export in the Credits tab again.`,

@@ -1,8 +1,9 @@
 /**
  * "Refresh =FINDEMAIL cells": enters again the =FINDEMAIL formulas that have not finished — a cell showing one of
  * the add-on's "not looked up yet" texts (PENDING_MESSAGES in src/formula/messages.ts) or #ERROR! (the platform's time
- * limit, "too many scripts running simultaneously", a paused formula) — in the selection, or on the whole sheet
- * when the selection holds none, so that Sheets runs them again. What was paid for is read back for free.
+ * limit, "too many scripts running simultaneously", a paused formula) — on the whole sheet, unless the person chose a
+ * range (more than one cell selected) that holds some: then in that range only. The answer says which. Sheets then
+ * runs them again; what was paid for is read back for free.
  */
 
 import type { SingleCellsState } from '../api';
@@ -222,11 +223,13 @@ export function refreshFormulas(platform: Platform): string {
   const selection = spreadsheet.selection();
   const sheet = selection?.sheet ?? spreadsheet.activeSheet();
   const limitText = limitStillReached(platform);
-  let found = selection ? unfinishedIn(sheet, selection.block, limitText) : { cells: [], atLimit: 0 };
-  let where = 'the selection';
+  // One cell selected is where the person happens to be, not a range they chose: the whole sheet is refreshed.
+  const chosen = selection && selection.block.rows * selection.block.columns > 1 ? selection : null;
+  let found = chosen ? unfinishedIn(sheet, chosen.block, limitText) : { cells: [], atLimit: 0 };
+  let where = chosen ? `the selected range ${chosen.a1()}` : '';
   if (found.cells.length === 0 && found.atLimit === 0) {
     found = unfinishedIn(sheet, dataBlock(sheet), limitText);
-    where = 'this sheet';
+    where = `the sheet ${sheet.name()}`;
   }
   const { cells, atLimit } = found;
   const limitNote =
@@ -234,7 +237,10 @@ export function refreshFormulas(platform: Platform): string {
       ? `${atLimit} cell${atLimit === 1 ? '' : 's'} of ${where} wait for the daily limit of =FINDEMAIL (reached today; the owner can raise it in the add-on's Settings tab): not entered again.`
       : '';
   if (cells.length === 0)
-    return limitNote || 'No unfinished =FINDEMAIL cells in the selection or on this sheet.';
+    return (
+      limitNote ||
+      `No unfinished =FINDEMAIL cells ${chosen ? `in the selected range ${chosen.a1()} or ` : ''}on the sheet ${sheet.name()}.`
+    );
   const replaced = offerRangeFormula(platform, sheet, cells.length);
   if (replaced) return replaced;
   enterFormulasAgain(spreadsheet, sheet, cells);

@@ -1,4 +1,5 @@
 /** How a run's progress reads in the sidebar. Pure. */
+import { pausedWithEveryRow } from '../core/runWords';
 import type { Progress, RunReason } from './types';
 
 interface StateWords {
@@ -32,6 +33,8 @@ export function describeState(progress: Progress): StateWords {
         : { label: 'Running', tone: 'running' };
     case 'paused':
     case 'stopped': {
+      // The answers on their way at Pause finished every row: only the run's end is left (Resume makes it).
+      if (pausedWithEveryRow(progress)) return { label: 'Every row has its result', tone: 'paused' };
       if (progress.reason === 'sidebar_closed')
         return progress.readOnly
           ? { label: "Paused: its starter's sidebar is closed", tone: 'paused' }

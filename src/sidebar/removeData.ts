@@ -6,6 +6,7 @@ import { call } from './client';
 import { exportLog } from './credits';
 import { $, button, setMessage, setText } from './dom';
 import { acceptState, withButtons } from './settings';
+import { loadHistory } from './summary';
 
 const BUTTONS = ['remove-data', 'remove-data-yes', 'remove-data-export'];
 
@@ -44,8 +45,11 @@ async function askFirst(): Promise<void> {
 async function remove(): Promise<void> {
   const result = await call('removeSpreadsheetData');
   setMessage('remove-data-message', result.message, result.removed ? 'ok' : 'bad');
-  // The run's state went with the rest: the sidebar shows the spreadsheet as it is now.
-  if (result.removed) acceptState(await call('getSidebarState'));
+  // The run's state and the recent runs went with the rest: the sidebar shows the spreadsheet as it is now.
+  if (result.removed) {
+    acceptState(await call('getSidebarState'));
+    await loadHistory();
+  }
 }
 
 export function setupDataRemoval(): void {

@@ -186,8 +186,31 @@ function setupFormulasForm(): void {
   });
 }
 
+let lookingAtSingleCells = false;
+
+/**
+ * The notice on a column of single =FINDEMAIL cells, read again: each time the Settings tab shows, and when the
+ * person comes back to the sidebar from the sheet (cells filled or refreshed there meanwhile).
+ */
+export async function refreshSingleCells(): Promise<void> {
+  if (!ui.account || lookingAtSingleCells) return;
+  lookingAtSingleCells = true;
+  try {
+    const singleCells = await call('getSingleCells');
+    if (ui.account) ui.account = { ...ui.account, singleCells: singleCells ?? undefined };
+    renderAccount();
+  } catch {
+    // The notice stays as it was; the next look reads it again.
+  } finally {
+    lookingAtSingleCells = false;
+  }
+}
+
 /** The offer of one range formula in place of a column of single cells (the server asks first). */
 function setupSingleCells(): void {
+  window.addEventListener('focus', () => {
+    if (ui.currentView === 'settings') void refreshSingleCells();
+  });
   button('replace-single-cells').addEventListener('click', () => {
     setMessage('single-cells-message', '');
     void withButtons(['replace-single-cells'], async () => {

@@ -3,6 +3,7 @@ import { loadCredits } from './credits';
 import { $, button } from './dom';
 import { follow } from './drive';
 import { refreshProgress, renderRunNotice } from './progressView';
+import { refreshSingleCells } from './settings';
 import { ui } from './state';
 import type { View } from './types';
 import { loadWatch } from './watch';
@@ -21,6 +22,7 @@ export function showView(view: View, focusTab = false): void {
   if (ui.account) follow();
   // Never stale: coming back to the tab asks the server for the run as it is now.
   if (view === 'progress' && ui.account && !ui.driving) void refreshProgress();
+  if (view === 'settings') void refreshSingleCells();
   if (view === 'credits') void loadCredits();
   if (view === 'watch') void loadWatch();
 }

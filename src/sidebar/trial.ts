@@ -12,9 +12,19 @@ import { hitRateText } from './words';
 /** The trial under way or last ended in this sidebar: its run, and the request of the whole run. */
 let trial: { runId: string; rest: RunRequest } | null = null;
 
-/** The plan's trial button and note. */
+/** The rest of this sidebar's trial (Run the rest, or the same cells planned again): it was tried already. */
+function restOfTrial(request: RunRequest): boolean {
+  return !!trial && !!request.target && JSON.stringify(request.target) === JSON.stringify(trial.rest.target);
+}
+
+/** The plan's trial button and note: no second trial for the rest of one. */
 export function renderTrialOffer(plan: RunPlan, request: RunRequest): void {
-  const offered = !plan.refusal && plan.mode === 'all' && !request.trial && plan.newProfiles > TRIAL_PROFILES;
+  const offered =
+    !plan.refusal &&
+    plan.mode === 'all' &&
+    !request.trial &&
+    !restOfTrial(request) &&
+    plan.newProfiles > TRIAL_PROFILES;
   button('plan-trial').hidden = !offered;
   const note = $('plan-trial-note');
   note.hidden = plan.trialOf === undefined;

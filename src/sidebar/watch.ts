@@ -12,8 +12,15 @@ import type { Placement, PlacementKind, WatchStart, WatchView } from './types';
 
 let chosen: PlacementKind | undefined;
 let busy = false;
+/** The watch's status when Start answered: the start's message holds only until the watch's state moves on. */
+let statusAtStart: string | null = null;
 
 export function renderWatch(view: WatchView): void {
+  // "1 row has no result yet" was true when the watch started; once it has checked (its status moved), it is not.
+  if (statusAtStart !== null && view.status !== statusAtStart) {
+    statusAtStart = null;
+    setMessage('watch-start-message', '');
+  }
   setMessage(
     'watch-status',
     view.status,
@@ -84,9 +91,11 @@ async function startWatch(): Promise<void> {
       limit: input('watch-limit').value,
       placement: chosen,
     });
+    statusAtStart = null;
     renderWatch(answer.view);
     renderPlacements(answer.started ? undefined : answer.placements);
     setMessage('watch-start-message', answer.message, answer.started ? 'ok' : 'bad');
+    if (answer.started) statusAtStart = answer.view.status;
   } catch (error) {
     setMessage('watch-start-message', '');
     showError(`The watch did not start: ${failureMessage(error)}`);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { predictLookup } from '../../sandbox/profiles';
-import { CREDITS_HEADER } from '../../src/store/credits';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import { API_KEY_PROPERTY, EDITOR, EDITOR_KEY, OWNER, url, type World } from '../support/harness';
 import { sidebarPages } from './pages';
 
@@ -109,9 +109,12 @@ test('the owner and an editor see their own runs and the formulas’ spend; Expo
     owner.locator('#credits-export-status'),
     'Exported 13 charges into the sheet "Credits log".',
   );
-  const exported = world.env.values(world.ss.id, 'A1:G14', 'Credits log');
-  expect(exported[0]).toEqual(CREDITS_HEADER);
+  const exported = world.env.values(world.ss.id, 'A1:I14', 'Credits log');
+  expect(exported[0]).toEqual(EXPORT_HEADER);
   expect(exported.slice(1).filter((row) => row[1] === 'formulas')).toHaveLength(3);
+  // Each charge with the profile as the sheet writes it (matchable to its row) and its credit.
+  const sheetUrls = new Set(world.env.values(world.ss.id, 'A1:Z40').flat().map(String));
+  expect(exported.slice(1).every((row) => sheetUrls.has(String(row[4])) && row[7] === 1)).toBe(true);
 
   // The plan of the next run: a lookup costs a credit found or not, and the share found here so far.
   const charged = world.sandbox.service.ledger().filter((entry) => entry.charged === 1 && entry.networkUrl);
@@ -159,6 +162,8 @@ test('Try 10 rows first: a trial, its share found, then Run the rest priced agai
   expect(world.sandbox.service.totalCharged()).toBe(10);
   await page.locator('#run-rest').click();
   await waitForText(page.locator('#plan-price'), 'At most 15 credits (15 new profiles).');
+  // The rest of a trial is not offered a trial again.
+  await expect(page.locator('#plan-trial').isHidden()).resolves.toBe(true);
   await page.locator('#plan-start').click();
   await waitForText(page.locator('#run-state'), 'Done', 30_000);
   expect(world.sandbox.service.totalCharged()).toBe(25);

@@ -33,6 +33,8 @@ test('asks first, exports the credits log on request, then removes the hidden sh
   const cells = world.env.values(world.ss.id, 'A1:E3');
   const errors: string[] = [];
   const { page } = await pages.open(world, OWNER, errors);
+  // The run is among the recent runs (the Progress tab's list, read when the sidebar opens).
+  await page.locator('#history li').first().waitFor({ state: 'attached' });
 
   await page.getByRole('button', { name: "Remove this spreadsheet's add-on data" }).click();
   const confirm = page.locator('#remove-data-confirm');
@@ -91,6 +93,9 @@ test('asks first, exports the credits log on request, then removes the hidden sh
   expect(addonProperties(world)).toEqual([]);
   expect(world.env.values(world.ss.id, 'A1:E3')).toEqual(cells);
   expect(world.env.values(world.ss.id, 'A1:A3', 'Credits log')).toEqual(exported);
+  // The recent runs went with the rest: the list is read again and is empty.
+  await page.waitForFunction(() => document.querySelectorAll('#history li').length === 0);
+  await expect(page.locator('#history-block').getAttribute('hidden')).resolves.not.toBeNull();
 
   // Asked again, there is nothing left to remove.
   await page.getByRole('button', { name: "Remove this spreadsheet's add-on data" }).click();

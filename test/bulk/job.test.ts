@@ -50,6 +50,34 @@ describe('describeState renders the reason, never the message', () => {
   });
 });
 
+describe('a paused run whose every row has its result (the answers on their way at Pause finished it)', () => {
+  const job = {
+    counts: { ...emptyCounts(), total: 70, processed: 70 },
+    state: 'paused' as const,
+    reason: 'user' as const,
+    ownerId: 'starter-id',
+    leaseUntil: 0,
+    updatedAt: 1_000,
+    message: 'Paused. Resume to continue where it stopped.',
+  };
+
+  it('is never "Paused" at 100 %: its words say only its end is left, which Resume makes', () => {
+    const mine = progressOf(job as unknown as Job, { runnerId: 'starter-id', now: 2_000 });
+    expect(describeState(mine)).toEqual({ label: 'Every row has its result', tone: 'paused' });
+    expect(mine.message).toMatch(/^Every row has its result: .* Resume ends it/);
+    expect(canResume(mine)).toBe(true);
+    const theirs = progressOf(job as unknown as Job, { runnerId: 'someone-else', now: 2_000 });
+    expect(theirs.message).toMatch(/Their Resume ends it\.$/);
+  });
+
+  it('a paused run with rows left reads Paused as before', () => {
+    const left = { ...job, counts: { ...job.counts, processed: 69 } };
+    const progress = progressOf(left as unknown as Job, { runnerId: 'starter-id', now: 2_000 });
+    expect(describeState(progress).label).toBe('Paused');
+    expect(progress.message).toBe(job.message);
+  });
+});
+
 describe('a run seen by someone who did not start it, and a run waiting for its sidebar', () => {
   const job = {
     counts: emptyCounts(),

@@ -182,6 +182,23 @@ describe('working time', () => {
     expect(timeTakenText({ durationMs: 12_000, waited: {} })).toBe('12 s');
   });
 
+  it('a slice that worked on after a Pause (its batch answered, saved at 5 s) made working time, not waiting', () => {
+    let run = job('running', { startedAt: 0, updatedAt: 0 });
+    run = { ...transition(run, { type: 'pause' }, 1_000), updatedAt: 1_000 };
+    // The slice under way when Pause came saves its batch's answers at 5 s.
+    run = { ...run, updatedAt: 5_000 };
+    run = { ...transition(run, { type: 'resume' }, 47_000), updatedAt: 47_000 };
+    expect(run.waited).toEqual({ user: 42_000 });
+    const summary = summaryOf(
+      {
+        ...transition(run, { type: 'finish', counts: run.counts, leftPending: false }, 48_000),
+        updatedAt: 48_000,
+      },
+      'A2:A9',
+    );
+    expect(timeTakenText(summary)).toBe('6 s of work, waited 42 s while paused');
+  });
+
   it("a slice's save keeps the stretches the sidebar's controls timed", () => {
     const stored = { state: 'paused' as const, message: 'p', reason: 'user' as const, haltedSince: 7_000 };
     const synced = transition(

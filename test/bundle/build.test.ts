@@ -246,7 +246,7 @@ describe('the build `npm start` runs (--playground)', () => {
       );
       expect(build.out).not.toMatch(/8787|http:/);
       const scripts = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts;
-      expect(scripts.start).toBe('npm run build -- --playground && tsx playground/server.ts');
+      expect(scripts.start).toBe('npm run build -- --playground && exec tsx playground/server.ts');
     },
     AWAIT_SCRIPT_MS,
   );

@@ -7,12 +7,15 @@ import type { RunPlan } from '../../src/api';
 import { stableHash } from '../../src/core/hash';
 import { EXPORT_ROWS_PER_CALL } from '../../src/core/limits';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
+import type { SheetPort, SpreadsheetPort } from '../../src/core/sheet';
+import { parseNetworkHosts } from '../../src/core/url';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
-import type { CreditsLogSheet } from '../../src/platform/platform';
-import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../src/store/credits';
+import type { CreditsLogSheet, Platform } from '../../src/platform/platform';
+import { LOST_OUTCOME_TEXT } from '../../src/store/credits';
 import { summarizeCredits } from '../../src/store/creditsSummary';
 import { testJob } from '../support/job';
-import { MemoryProperties, testClock, testPlatform } from '../support/platform';
+import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -46,7 +49,7 @@ class MemoryCreditsLog implements CreditsLogSheet {
   }
   createExport(name: string): string {
     const sheetName = this.exports.has(name) ? `${name} (2)` : name;
-    this.exports.set(sheetName, [CREDITS_HEADER]);
+    this.exports.set(sheetName, [EXPORT_HEADER]);
     return sheetName;
   }
   writeExport(sheetName: string, first: number, rows: unknown[][]): boolean {
@@ -59,12 +62,31 @@ class MemoryCreditsLog implements CreditsLogSheet {
   }
 }
 
+/** The spreadsheet a person exports from: their sheet "Sheet1" (the one they are on), and others by name. */
+function spreadsheetOf(sheets: MemorySheet[]): SpreadsheetPort {
+  return {
+    id: () => 'spreadsheet-1',
+    sheetById: (id) => sheets.find((sheet) => sheet.id === id),
+    sheetByName: (name) => sheets.find((sheet) => sheet.name() === name),
+    activeSheet: () => sheets[0] as SheetPort,
+    selection: () => null,
+    flush: () => {},
+    toast: () => {},
+  };
+}
+
 describe('the Credits export over a credits log port', () => {
-  function platformOver(log: MemoryCreditsLog, document = new MemoryProperties()) {
+  function platformOver(
+    log: MemoryCreditsLog,
+    document = new MemoryProperties(),
+    sheets = [new MemorySheet([])],
+  ) {
     let kept = 0;
     const platform = testPlatform({
       creditsLog: log,
       clock: testClock(),
+      spreadsheet: () => spreadsheetOf(sheets),
+      config: () => ({ networkHosts: parseNetworkHosts('network.com') }) as ReturnType<Platform['config']>,
       documentProperties: () => document,
       keepPendingResults: () => {
         kept++;
@@ -126,10 +148,24 @@ describe('the Credits export over a credits log port', () => {
     expect(steps[2].message).toBe(
       'Exported 9,998 charges into the sheet "Credits log (2)", with 1 note of the watch (not charges). 1 row of the log could not be read (edited by hand) and was left out.',
     );
-    expect(log.exports.get('Credits log (2)')).toEqual([
-      CREDITS_HEADER,
-      ...rows.filter((_, i) => i !== 3 && i !== 4),
-    ]);
+    // Each row as the export writes it: the profile as written in the sheet (here in no sheet: ''), the credits.
+    const exported = log.exports.get('Credits log (2)') ?? [];
+    expect(exported[0]).toEqual(EXPORT_HEADER);
+    expect(exported.slice(1)).toEqual(
+      rows
+        .filter((_, i) => i !== 3 && i !== 4)
+        .map(([when, source, payer, id, profile, outcome, where]) => [
+          when,
+          source,
+          payer,
+          id,
+          '',
+          profile,
+          outcome,
+          profile ? 1 : 0,
+          where,
+        ]),
+    );
     // What formulas paid for moves into the log once, before the export reads where it ends.
     expect(kept()).toBe(1);
   });
@@ -155,6 +191,62 @@ describe('the Credits export over a credits log port', () => {
     const forged = exportCreditsLog(platform, { sheetName, next: 2, last: 500_000, written: 0, skipped: 0 });
     expect(log.reads[log.reads.length - 1]).toEqual([2, 1 + EXPORT_ROWS_PER_CALL]);
     expect(forged.last).toBe(EXPORT_ROWS_PER_CALL + 31);
+  });
+
+  it("writes each profile as the person's sheet has it beside the one sent, and what it cost (a lost answer 0)", () => {
+    const written = ['https://WWW.network.com/in/Ann-Able/?trk=x', 'http://network.com/in/bob-bay/'];
+    const runSheet = new MemorySheet([['Profile'], [written[0]], [written[1]]], { id: 2, name: 'Leads 2' });
+    const formulasSheet = new MemorySheet([
+      ['Profile', 'Email'],
+      ['https://network.com/in/cy-cole', ''],
+    ]);
+    const log = new MemoryCreditsLog([
+      [
+        '2026-11-20T10:00:00Z',
+        'run',
+        OWNER,
+        'p1',
+        'https://network.com/in/ann-able',
+        'found',
+        "run r-1 · 'Leads 2'!A2:A3",
+      ],
+      [
+        '2026-11-20T10:00:00Z',
+        'run',
+        OWNER,
+        'p1',
+        'https://network.com/in/bob-bay',
+        LOST_OUTCOME_TEXT,
+        "run r-1 · 'Leads 2'!A2:A3",
+      ],
+      [
+        '2026-11-20T10:01:00Z',
+        'formulas',
+        'key',
+        'formulas',
+        'https://network.com/in/cy-cole',
+        'no address',
+        '=FINDEMAIL',
+      ],
+      [
+        '2026-11-20T10:02:00Z',
+        'watch',
+        OWNER,
+        'p1',
+        'https://network.com/in/dee-dunn',
+        'found',
+        "watch w-1 · 'Gone'!A row 9",
+      ],
+    ]);
+    const { platform } = platformOver(log, new MemoryProperties(), [formulasSheet, runSheet]);
+    expect(exportCreditsLog(platform)).toMatchObject({ done: true, written: 4 });
+    const exported = (log.exports.get('Credits log') ?? []).slice(1);
+    expect(exported.map((row) => [row[4], row[5], row[7]])).toEqual([
+      [written[0], 'https://network.com/in/ann-able', 1],
+      [written[1], 'https://network.com/in/bob-bay', 0],
+      ['https://network.com/in/cy-cole', 'https://network.com/in/cy-cole', 1],
+      ['', 'https://network.com/in/dee-dunn', 1],
+    ]);
   });
 
   it('refuses to write into a sheet the export did not make, and exports nothing from an empty log', () => {

@@ -113,6 +113,21 @@ describe("removing this spreadsheet's add-on data", () => {
     expect(Object.values(world.charges()).sort()).toEqual([1, 1, 2]);
   });
 
+  it('a stopped watch is a stored value, not a watch to stop; the question and the result count the same values', async () => {
+    world = await startWorld({ data: [['Profile URL'], ...PROFILES.map((p) => [p])] });
+    await start(world, 'A1:A4');
+    expect((await drive(world)).state).toBe('done');
+    expect((await startWatch(world, OWNER)).started).toBe(true);
+    await world.env.run('stopWatch', [], world.as());
+    const plan = (await world.env.run('getDataRemovalPlan', [], world.as())) as DataRemovalPlan;
+    expect(plan.items.join('\n')).not.toMatch(/watch of/i);
+    const asked = /(\d+) stored values? in the spreadsheet/.exec(plan.items.join('\n'))?.[1];
+    expect(Number(asked)).toBe(addonProperties(world).length);
+    const result = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
+    expect(result.message).toContain(`${asked} stored values of the add-on`);
+    expect(addonProperties(world)).toEqual([]);
+  });
+
   it("tells an editor who is not the watch's creator whose triggers remain; they delete themselves at the next opening", async () => {
     world = await startWorld({ data: [['Profile URL']] });
     expect((await startWatch(world, OWNER)).started).toBe(true);

@@ -127,6 +127,13 @@ function addChangeTrigger() {
   return ScriptApp.newTrigger('whose').forSpreadsheet(SpreadsheetApp.getActive()).onChange().create().getUniqueId();
 }
 
+function askTwice() {
+  var ui = SpreadsheetApp.getUi();
+  var first = ui.alert('Title', 'Go on?', ui.ButtonSet.YES_NO);
+  var second = ui.prompt('Your name?');
+  return [first, second.getSelectedButton(), second.getResponseText()];
+}
+
 function onOpen(e) {
   var who = PropertiesService.getUserProperties().getProperty('who');
   SpreadsheetApp.getUi().createAddonMenu().addItem('Hello ' + who, 'whose').addToUi();
@@ -188,6 +195,31 @@ describe('Spreadsheet', () => {
     // The same function as an ordinary execution may write.
     await env.run('WRITEHERE', [], { spreadsheetId: ss.id });
     expect(env.values(ss.id, 'Z1')).toEqual([['written']]);
+  });
+});
+
+describe('Ui dialogs', () => {
+  it("wait for a person's answer when one answers in a page (the playground), in order, each as its own question", async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['x']] });
+    const asked: string[] = [];
+    env.ui.person = async (question) => {
+      asked.push(
+        `${question.kind} ${question.title ?? ''}: ${question.prompt} [${question.buttons}] ${question.user}`,
+      );
+      return question.kind === 'alert' ? { button: 'NO' } : { button: 'OK', text: 'Ada' };
+    };
+    const answer = await env.run('askTwice', [], { user: OWNER, spreadsheetId: ss.id });
+    expect(answer).toEqual(['NO', 'OK', 'Ada']);
+    expect(asked).toEqual([`alert Title: Go on? [YES_NO] ${OWNER}`, `prompt : Your name? [OK] ${OWNER}`]);
+  });
+
+  it("without a person, take the test's answers in order (OK and empty text past them)", async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['x']] });
+    env.ui.answers.push({ button: 'YES' });
+    expect(await env.run('askTwice', [], { user: OWNER, spreadsheetId: ss.id })).toEqual(['YES', 'OK', '']);
+    expect(env.ui.alerts.map((alert) => alert.prompt)).toEqual(['Go on?', 'Your name?']);
   });
 });
 

@@ -20,6 +20,7 @@ function onSheet(sheet: MemorySheet, confirm: (message: string) => boolean = () 
   const spreadsheet: SpreadsheetPort = {
     id: () => 'spreadsheet-1',
     sheetById: (id) => (id === sheet.id ? sheet : undefined),
+    sheetByName: (name) => (name === sheet.name() ? sheet : undefined),
     toast: () => {},
     selection: () => null,
     activeSheet: () => sheet,

@@ -4,6 +4,7 @@
  * Apps Script's 30 simultaneous executions, and leaves what the daily limit refused. The same menu item in the
  * emulator: test/e2e/formula/refresh.test.ts.
  */
+import { a1Of } from '../../src/core/a1';
 import { FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
@@ -50,10 +51,12 @@ class SheetWithResults extends MemorySheet {
  * the default daily limit.
  */
 function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer = false) {
-  const selection: Selection | null = block ? { sheet, block, a1: () => '', rangeCount: () => 1 } : null;
+  const a1 = () => (block ? a1Of(block) : '');
+  const selection: Selection | null = block ? { sheet, block, a1, rangeCount: () => 1 } : null;
   const spreadsheet: SpreadsheetPort = {
     id: () => 'spreadsheet-1',
     sheetById: (id) => (id === sheet.id ? sheet : undefined),
+    sheetByName: (name) => (name === sheet.name() ? sheet : undefined),
     toast: () => {},
     selection: () => selection,
     activeSheet: () => sheet,
@@ -104,7 +107,7 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
   it("enters only the unfinished =FINDEMAIL formulas again (cleared, flushed, entered, flushed); the person's other formulas stay", () => {
     const sheet = sheetOfFormulas();
     const message = refreshFormulas(onSheet(sheet, { row: 2, column: 2, rows: 3, columns: 4 }));
-    expect(message).toMatch(/^Entered 3 unfinished =FINDEMAIL formulas of the selection again/);
+    expect(message).toMatch(/^Entered 3 unfinished =FINDEMAIL formulas of the selected range B2:E4 again/);
     // E2's result spills into E3:E4; E4 is unfinished, so the range formula runs again (its anchor only).
     expect(sheet.log).toEqual([
       'clear 2,2 1x1',
@@ -125,25 +128,31 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
 
   it("reads a range formula's result past the selection", () => {
     const sheet = sheetOfFormulas();
-    expect(refreshFormulas(onSheet(sheet, cell(2, 5)))).toMatch(
-      /^Entered 1 unfinished =FINDEMAIL formula of the selection again/,
+    expect(refreshFormulas(onSheet(sheet, { row: 2, column: 5, rows: 2, columns: 1 }))).toMatch(
+      /^Entered 1 unfinished =FINDEMAIL formula of the selected range E2:E3 again/,
     );
     expect(sheet.log.filter((line) => line.startsWith('enter'))).toEqual(['enter 2,5 =FINDEMAIL(A2:A4)']);
   });
 
-  it('with no unfinished formula in the selection, refreshes the whole sheet; with none there either, writes nothing', () => {
+  it('one cell selected (an unfinished one too) is not a range the person chose: the whole sheet is refreshed', () => {
     const sheet = sheetOfFormulas();
-    expect(refreshFormulas(onSheet(sheet, cell(3, 2)))).toMatch(
-      /^Entered 3 unfinished .* of this sheet again/,
+    expect(refreshFormulas(onSheet(sheet, cell(4, 2)))).toMatch(
+      /^Entered 3 unfinished =FINDEMAIL formulas of the sheet Sheet1 again/,
+    );
+    expect(sheet.log.filter((line) => line.startsWith('enter'))).toHaveLength(3);
+  });
+
+  it('with no unfinished formula in the selected range, refreshes the whole sheet; with none there either, writes nothing', () => {
+    const sheet = sheetOfFormulas();
+    expect(refreshFormulas(onSheet(sheet, { row: 3, column: 2, rows: 1, columns: 2 }))).toMatch(
+      /^Entered 3 unfinished .* of the sheet Sheet1 again/,
     );
     expect(sheet.log.filter((line) => line.startsWith('enter'))).toHaveLength(3);
 
     const finished = new SheetWithResults([[url('a'), '=FINDEMAIL(A1)', '=LEN(A1)']]);
     finished.show(1, 2, 'a@example.com');
     finished.show(1, 3, '#ERROR!');
-    expect(refreshFormulas(onSheet(finished))).toBe(
-      'No unfinished =FINDEMAIL cells in the selection or on this sheet.',
-    );
+    expect(refreshFormulas(onSheet(finished))).toBe('No unfinished =FINDEMAIL cells on the sheet Sheet1.');
     expect(finished.log).toEqual([]);
     expect(finished.writes).toBe(0);
   });
@@ -196,8 +205,8 @@ describe('Refresh =FINDEMAIL cells over a sheet port', () => {
     const reached = sheetAt();
     const block = { row: 1, column: 2, rows: 4, columns: 1 };
     const message = refreshFormulas(onSheet(reached, block, DEFAULT_FORMULA_CAP_SETTING.dailyCap));
-    expect(message).toMatch(/^Entered 1 unfinished =FINDEMAIL formula of the selection again/);
-    expect(message).toContain('3 cells of the selection wait for the daily limit of =FINDEMAIL');
+    expect(message).toMatch(/^Entered 1 unfinished =FINDEMAIL formula of the selected range B1:B4 again/);
+    expect(message).toContain('3 cells of the selected range B1:B4 wait for the daily limit of =FINDEMAIL');
     expect(message).toContain('Settings tab');
     expect(reached.log.filter((line) => line.startsWith('enter'))).toEqual(['enter 1,2 =FINDEMAIL(A1)']);
     // A new day (or a raised limit): they are entered again.

@@ -1,5 +1,5 @@
-import { SAMPLE_URLS } from '../../playground/sample';
-import { CREDITS_HEADER } from '../../src/store/credits';
+import { SAMPLE_SHEET_NAME, SAMPLE_URLS } from '../../playground/sample';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import {
   ACTION_MS,
   cell,
@@ -20,7 +20,7 @@ jest.setTimeout(60_000 + 16 * ACTION_MS);
 describe('the playground’s details', () => {
   const opened = useBrowser();
 
-  test('the restored key in Settings, "1 request", the ledger’s whole URL, a refused edit of the exported log undone', async () => {
+  test('the restored key in Settings, "1 request", the ledger’s whole URL, a refused edit of the exported log said plainly', async () => {
     opened.stateDir = tempStateDir();
     opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 0 });
     opened.session = await openPage(opened.browser, opened.playground);
@@ -66,8 +66,8 @@ describe('the playground’s details', () => {
     const fits = await url.evaluate((td) => td.scrollWidth <= td.clientWidth);
     expect(fits).toBe(true);
 
-    // The credits log exported: its tab is read-only. An edit there is refused, said so, and the cell shows the
-    // stored value again.
+    // The credits log exported: its tab is read-only. Typing there is refused at once with a plain message (no
+    // editor opens, nothing is sent), and the cell keeps its value.
     await sidebar.locator('#tab-credits').click();
     await sidebar.locator('#credits-export').click();
     await waitFor(
@@ -81,20 +81,24 @@ describe('the playground’s details', () => {
     await logTab.click();
     await waitFor(
       () => cell(page, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the log',
     );
     await typeInCell(page, 1, 1, 'my own text');
-    await waitFor(
+    const refusal = await waitFor(
       () => page.locator('#notice-text').textContent(),
-      (text) => (text ?? '').includes('open its tab to edit it'),
+      (text) => (text ?? '').includes('Open its tab below to edit it'),
       ACTION_MS,
       'the refusal',
     );
+    expect(refusal).toBe(
+      `"Credits log" is shown read-only: the playground edits only the sheet "${SAMPLE_SHEET_NAME}". Open its tab below to edit it.`,
+    );
+    await expect(page.locator('.cell-editor').isHidden()).resolves.toBe(true);
     await waitFor(
       () => cell(page, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the stored value shown again',
     );

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
+import { columnName } from '../../emulator/model/a1';
 import { type Playground, type PlaygroundOptions, startPlayground } from '../../playground/server';
 import { normalizeProfileUrl, predictLookup } from '../../sandbox/profiles';
 import { launchChromium } from '../support/browser';
@@ -190,6 +191,41 @@ export interface OpenedInBrowser {
   session?: Session;
   stateDir: string;
 }
+
+/**
+ * Starts a playground for one test of a `useBrowser` describe (in a new state folder) and opens a page on it; the
+ * describe's hooks end both.
+ */
+export async function openPlayground(
+  opened: OpenedInBrowser,
+  extra: PlaygroundOptions = {},
+): Promise<{ pg: Playground; session: Session }> {
+  opened.stateDir = tempStateDir();
+  opened.playground = await testPlayground(opened.stateDir, extra);
+  opened.session = await openPage(opened.browser, opened.playground);
+  return { pg: opened.playground, session: opened.session };
+}
+
+/** Pastes the lines into column `c` from row `r` and waits until the server's sheet holds the last of them. */
+export async function pasteOnServer(
+  page: Page,
+  pg: Playground,
+  r: number,
+  c: number,
+  lines: string[],
+): Promise<void> {
+  await pasteColumn(page, r, c, lines);
+  const { env, spreadsheetId } = pg.workbook;
+  const last = r + lines.length - 1;
+  await waitFor(
+    () => env.values(spreadsheetId, a1Cell(last, c))[0][0],
+    (value) => value === lines[lines.length - 1],
+    ACTION_MS,
+    `the pasted cells on the server, down to row ${last}`,
+  );
+}
+
+const a1Cell = (r: number, c: number) => `${columnName(c)}${r}`;
 
 /**
  * Registers the hooks of a describe whose tests drive the playground in Chromium: one browser for all its tests,

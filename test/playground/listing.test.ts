@@ -1,9 +1,10 @@
 /**
- * The Marketplace listing's screenshots, from the playground in Chromium at the listing's size, 1280 x 800
- * (https://developers.google.com/workspace/marketplace/create-listing, "Graphic assets"): the plan, a run in
- * progress, the Credits tab, the Watch tab and the filled sheet. The sandbox's panel and the "Playground" badge are
- * the playground's, not the add-on's: they are hidden. `npm run screenshots` writes them into docs/listing/; otherwise they go to a temporary
- * folder and are only checked.
+ * The Marketplace listing's graphic assets (https://developers.google.com/workspace/marketplace/create-listing,
+ * "Graphic assets"): the screenshots, from the playground in Chromium at the listing's size, 1280 x 800 (the plan, a
+ * run in progress, the Credits tab, the Watch tab and the filled sheet; the sandbox's panel, the "Playground" badge
+ * and the status line are the playground's, not the add-on's: they are hidden), and the application icons (128 x 128,
+ * 32 x 32) and the card banner (220 x 140), drawn by Chromium from docs/listing/icon.svg. `npm run screenshots`
+ * writes them into docs/listing/; otherwise they go to a temporary folder and are only checked.
  */
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,18 @@ import {
 } from './helpers';
 
 const LISTING_SIZE = { width: 1280, height: 800 };
+const ICON_SIZES = [128, 32];
+const BANNER_SIZE = { width: 220, height: 140 };
+const ICON_SOURCE = join(__dirname, '..', '..', 'docs', 'listing', 'icon.svg');
+
+/** Where the assets go: docs/listing/ with UPDATE_SCREENSHOTS, else a temporary folder. */
+function assetsDir(): string {
+  const dir = process.env.UPDATE_SCREENSHOTS
+    ? join(__dirname, '..', '..', 'docs', 'listing')
+    : mkdtempSync(join(tmpdir(), 'listing-'));
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 const RUN_LABEL = 'Find e-mails for the selected column';
 
 jest.setTimeout(60_000 + 16 * ACTION_MS);
@@ -41,6 +54,8 @@ async function listingFrame(page: Page): Promise<void> {
     const style = (selector: string) => (document.querySelector(selector) as HTMLElement).style;
     style('#sandbox-panel').display = 'none';
     style('.doc-badge').display = 'none';
+    // The status line is the playground's too (Sheets has none).
+    style('#busy').display = 'none';
     Object.assign(style('.page'), { padding: '0', gap: '0' });
     Object.assign(style('.sheets-window'), { borderRadius: '0', boxShadow: 'none' });
   });
@@ -50,10 +65,7 @@ describe('the listing screenshots', () => {
   const opened = useBrowser();
 
   test('plan, progress, Credits tab, Watch tab and the filled sheet, each 1280 x 800', async () => {
-    const dir = process.env.UPDATE_SCREENSHOTS
-      ? join(__dirname, '..', '..', 'docs', 'listing')
-      : mkdtempSync(join(tmpdir(), 'listing-'));
-    mkdirSync(dir, { recursive: true });
+    const dir = assetsDir();
     opened.stateDir = tempStateDir();
     // Slow enough answers that the run is seen at work.
     opened.playground = await testPlayground(opened.stateDir, { credits: 500, latencyMs: 400 });
@@ -133,5 +145,37 @@ describe('the listing screenshots', () => {
 
     for (const file of written) expect(pngSize(file)).toEqual(LISTING_SIZE);
     expect(written).toHaveLength(5);
+  });
+
+  test('the icons (128 and 32 px) and the card banner (220 x 140) from docs/listing/icon.svg', async () => {
+    const dir = assetsDir();
+    const icon = readFileSync(ICON_SOURCE, 'utf8');
+    const context = await opened.browser.newContext({ deviceScaleFactor: 1 });
+    try {
+      const page = await context.newPage();
+      // Nothing to fetch: the icon is inline.
+      await page.route('**/*', (route) => route.abort());
+      for (const size of ICON_SIZES) {
+        await page.setViewportSize({ width: size, height: size });
+        await page.setContent(
+          `<html><body style="margin:0;background:transparent">${icon.replace(/width="128" height="128"/, `width="${size}" height="${size}"`)}</body></html>`,
+        );
+        const file = join(dir, `icon-${size}.png`);
+        await page.screenshot({ path: file, omitBackground: true });
+        expect(pngSize(file)).toEqual({ width: size, height: size });
+      }
+      // The card banner: the icon and the add-on's name, as the Marketplace's card shows an app.
+      await page.setViewportSize(BANNER_SIZE);
+      await page.setContent(`<html><body style="margin:0;width:220px;height:140px;display:flex;flex-direction:column;
+align-items:center;justify-content:center;gap:8px;background:linear-gradient(135deg,#e6f4ea,#ffffff);
+font-family:Arial,sans-serif">${icon.replace(/width="128" height="128"/, 'width="64" height="64"')}
+<div style="font-size:17px;font-weight:bold;color:#202124">Profile Email Finder</div>
+<div style="font-size:11px;color:#5f6368">work e-mails from profile URLs</div></body></html>`);
+      const banner = join(dir, 'banner-220x140.png');
+      await page.screenshot({ path: banner });
+      expect(pngSize(banner)).toEqual(BANNER_SIZE);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { SAMPLE_SHEET_NAME } from '../../playground/sample';
 import type { Playground } from '../../playground/server';
 import { WATCH_ITEM } from '../../src/core/product';
-import { CREDITS_HEADER } from '../../src/store/credits';
+import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import {
   ACTION_MS,
   cell,
@@ -158,7 +158,7 @@ describe('the playground across a restart', () => {
     await again.locator('#sheet-tab-list .sheet-tab', { hasText: 'Credits log' }).click();
     await waitFor(
       () => cell(again, 1, 1).textContent(),
-      (text) => text === CREDITS_HEADER[0],
+      (text) => text === EXPORT_HEADER[0],
       ACTION_MS,
       'the exported log',
     );

@@ -52,6 +52,44 @@ function request(
   });
 }
 
+/**
+ * A playground server started as a process (`tsx playground/server.ts`, or `npm start`): its output so far and the
+ * port it printed (0 when it printed none within 30 s); `stop(signal)` sends the signal and answers the exit code, or
+ * 'still running' after 20 s.
+ */
+async function serverProcess(command: string, args: string[], cwd: string) {
+  const proc = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [proc.stdout, proc.stderr])
+    stream?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  let port = 0;
+  while (!port && Date.now() < deadline && proc.exitCode === null) {
+    port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
+    if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    proc,
+    port,
+    output: () => output,
+    async stop(signal: NodeJS.Signals): Promise<number | null | 'still running'> {
+      proc.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([
+        exited,
+        new Promise<'still running'>((resolve) => {
+          timer = setTimeout(() => resolve('still running'), 20_000);
+        }),
+      ]);
+      clearTimeout(timer);
+      return stopped;
+    },
+  };
+}
+
 describe('the playground server', () => {
   const open: Playground[] = [];
   const dirs: string[] = [];
@@ -194,11 +232,11 @@ describe('the playground server', () => {
     expect(restored.ledger).toEqual(before.ledger);
     expect(restored.latencyMs).toBe(123);
     expect(restored.error500Rate).toBe(0.1);
-    // Opening it again recalculates =FINDEMAIL from the add-on's cache: no request.
+    // Opening it again evaluates no formula (as Sheets: only a changed formula or input does): no request.
     second.service.change({ error500Rate: 0 });
     await again.open();
     await again.idle();
-    expect(again.env.executions.some((e) => e.fn === 'FINDEMAIL' && e.ok)).toBe(true);
+    expect(again.env.executions.some((e) => e.fn === 'FINDEMAIL')).toBe(false);
     expect(second.service.view().requests).toBe(before.requests);
     expect(again.env.displayValues(ss, 'G2')).toEqual([[jane.email]]);
     // A profile never paid for goes to the restarted sandbox (a new port), not to the address in the add-on's
@@ -261,7 +299,7 @@ describe('the playground server', () => {
     expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
   });
 
-  test('the sandbox panel takes "Credits left" and "charged" from one moment: a credit taken is charged at once', async () => {
+  test('the sandbox panel takes "Credits left", "charged" and the requests from one moment: a credit taken is charged at once, its request counted', async () => {
     const dir = tempStateDir();
     dirs.push(dir);
     // A latency no run of this test reaches: the request is under way until the test ends it.
@@ -278,7 +316,11 @@ describe('the playground server', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const during = pg.service.view();
-    expect([during.credits, during.charged, during.requests, during.ledger.length]).toEqual([49, 1, 0, 0]);
+    // Under way, the request is counted with its credit (never more charged than requests); its ledger row comes
+    // when it ends.
+    expect([during.credits, during.charged, during.requests, during.inFlight, during.ledger.length]).toEqual([
+      49, 1, 1, 1, 0,
+    ]);
     // The client leaves: the service has done the lookup, so the credit stays charged, now in the ledger.
     client.abort();
     await expect(lookup).resolves.toBe('left');
@@ -286,7 +328,9 @@ describe('the playground server', () => {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     const after = pg.service.view();
-    expect([after.credits, after.charged, after.requests, after.ledger.length]).toEqual([49, 1, 1, 1]);
+    expect([after.credits, after.charged, after.requests, after.inFlight, after.ledger.length]).toEqual([
+      49, 1, 1, 0, 1,
+    ]);
     expect(sandbox.chargesInFlight).toBe(0);
   });
 
@@ -379,25 +423,13 @@ describe('the playground server', () => {
     const dir = tempStateDir();
     dirs.push(dir);
     const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
-    const proc = spawn(tsx, ['playground/server.ts', '--port', '0', '--latency', '0', '--state-dir', dir], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let output = '';
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 30_000;
-    let port = 0;
-    while (!port && Date.now() < deadline && proc.exitCode === null) {
-      port = Number(/Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1] ?? 0);
-      if (!port) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const server = await serverProcess(
+      tsx,
+      ['playground/server.ts', '--port', '0', '--latency', '0', '--state-dir', dir],
+      ROOT,
+    );
+    child = server.proc;
+    const { port } = server;
     expect(port).toBeGreaterThan(0);
     const opened = await request(port, {
       path: '/api/open',
@@ -407,19 +439,47 @@ describe('the playground server', () => {
     });
     expect(JSON.parse(opened.body).menu.items.length).toBeGreaterThan(0);
 
-    proc.kill('SIGINT');
-    let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([
-      exited,
-      new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve('still running'), 20_000);
-      }),
-    ]);
-    clearTimeout(timer);
+    const code = await server.stop('SIGINT');
     expect(code).toBe(0);
-    expect(output).toContain('SIGINT: saving the state and stopping.');
+    expect(server.output()).toContain('SIGINT: saving the state and stopping.');
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
     expect(saved.version).toBe(STATE_VERSION);
     await expect(request(port, { path: '/' })).rejects.toThrow();
+  });
+
+  test('`npm start` in the background stops and saves on SIGINT or SIGTERM to npm itself (the shell execs the server)', async () => {
+    // npm forwards SIGINT and SIGTERM to its child only: without `exec`, a shell between them kept the server
+    // running. The start script's server part runs here as npm runs it, without the build before it (dist/ is the
+    // other tests' while they run).
+    const start = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+    ).scripts.start;
+    const serverPart = /&& (exec tsx playground\/server\.ts)$/.exec(start)?.[1];
+    expect(serverPart).toBeDefined();
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const dir = tempStateDir();
+      dirs.push(dir);
+      const project = tempStateDir();
+      dirs.push(project);
+      const script = (serverPart ?? '')
+        .replace('tsx', JSON.stringify(join(ROOT, 'node_modules', '.bin', 'tsx')))
+        .replace('playground/server.ts', JSON.stringify(join(ROOT, 'playground', 'server.ts')));
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'start-signal', private: true, scripts: { start: script } }),
+      );
+      const server = await serverProcess(
+        'npm',
+        ['start', '--', '--port', '0', '--latency', '0', '--state-dir', dir],
+        project,
+      );
+      child = server.proc;
+      const { port } = server;
+      expect(port).toBeGreaterThan(0);
+      expect(await server.stop(signal)).not.toBe('still running');
+      expect(server.output()).toContain(`${signal}: saving the state and stopping.`);
+      expect(JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')).version).toBe(STATE_VERSION);
+      await expect(request(port, { path: '/' })).rejects.toThrow();
+    }
   });
 });

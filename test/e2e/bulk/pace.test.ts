@@ -329,10 +329,10 @@ describe('answers that stop or cost a run', () => {
       }
     });
     const credits = figures.reduce((sum, figure) => sum + figure.credits, 0);
-    console.info(
-      `40 rows (${distinct(data)} profiles) at 10 % resets, per seed: ${JSON.stringify(figures)}; credits ${credits} of ${8 * distinct(data)}`,
-    );
-    expect(credits).toBeLessThanOrEqual(2 * 8 * distinct(data));
+    // The figures per seed are shown only when the bound fails (a passing test prints nothing).
+    expect({ credits, figures, withinTwice: credits <= 2 * 8 * distinct(data) }).toMatchObject({
+      withinTwice: true,
+    });
   }, 180_000);
 
   it('Cancel during a slice reports the rows written and the credits spent by the end of the slice', async () => {

@@ -7,6 +7,7 @@
 import type { CreditsExport, CreditsSummary } from '../../../src/api';
 import { stableHash } from '../../../src/core/hash';
 import { CREDITS_SHEET, RUNNER_ID_PROPERTY } from '../../../src/core/propertyNames';
+import { EXPORT_HEADER } from '../../../src/credits/exportRows';
 import { CREDITS_HEADER, LOST_OUTCOME_TEXT } from '../../../src/store/credits';
 import { EDITOR, OWNER, startWorld, url, type World } from '../../support/harness';
 import { drive, start } from '../bulk/helpers';
@@ -153,9 +154,25 @@ describe('the Credits tab', () => {
     expect(tab.total + tab.lostTotal).toBe(20_497);
     expect(world.env.values(world.ss.id, 'A1', 'Credits log')).toEqual([['my own notes']]);
     const kept = rows.filter((_, i) => i < 10 || i > 12);
-    const exported = world.env.values(world.ss.id, `A1:G${kept.length + 1}`, 'Credits log (2)');
-    expect(exported[0]).toEqual(CREDITS_HEADER);
-    expect(exported.slice(1)).toEqual(kept);
+    const exported = world.env.values(world.ss.id, `A1:I${kept.length + 1}`, 'Credits log (2)');
+    expect(exported[0]).toEqual(EXPORT_HEADER);
+    // The log's columns, with the profile as written in the sheet and the credits (a number) beside them.
+    expect(
+      exported
+        .slice(1)
+        .map(([when, source, payer, id, , profile, outcome, , where]) => [
+          when,
+          source,
+          payer,
+          id,
+          profile,
+          outcome,
+          where,
+        ]),
+    ).toEqual(kept);
+    expect(exported.slice(1).map((row) => row[7])).toEqual(
+      kept.map((row) => (row[5] === LOST_OUTCOME_TEXT ? 0 : 1)),
+    );
     // A sheet name the export did not make is never written.
     const before = world.env.values(world.ss.id, 'A1:A3', 'Sheet1');
     const forged = await world.env.execute(

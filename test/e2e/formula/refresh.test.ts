@@ -79,7 +79,7 @@ describe('formulas where custom functions may not write document properties', ()
     // The formulas show the bulk run's results once entered again, for free.
     world.env.select(world.ss.id, 'A1');
     const message = await refresh(world, 'A1');
-    expect(message).toMatch(/^Entered 2 unfinished =FINDEMAIL formulas of this sheet again/);
+    expect(message).toMatch(/^Entered 2 unfinished =FINDEMAIL formulas of the sheet Sheet1 again/);
     expect(column(world, 'H2:H11')).toEqual(urls(10, 'wren-ash').map(([link]) => emailOf(link)));
     expect(column(world, 'I2:I2')).toEqual([emailOf(url('wren-ash-1'))]);
     expect(world.env.formulas(world.ss.id, 'H2:I2')).toEqual([['=FINDEMAIL(A2:A11)', '=FINDEMAIL(A3)']]);
@@ -104,7 +104,9 @@ describe('Refresh =FINDEMAIL cells', () => {
     // The first refresh enters only the refused cells again.
     const first = await refresh(world, 'H2:H61');
     expect(first).toMatch(
-      new RegExp(`^Entered ${refused.length} unfinished =FINDEMAIL formulas? of the selection again`),
+      new RegExp(
+        `^Entered ${refused.length} unfinished =FINDEMAIL formulas? of the selected range H2:H61 again`,
+      ),
     );
     for (let round = 0; round < 2 && column(world, 'H2:H61').some((v, i) => v !== want[i]); round++)
       await refresh(world, 'H2:H61');
@@ -120,7 +122,9 @@ describe('Refresh =FINDEMAIL cells', () => {
     await world.env.recalculate(world.ss.id);
     const runs = world.env.executions.length;
     const message = await refresh(world, 'H2:H4');
-    expect(message).toBe('No unfinished =FINDEMAIL cells in the selection or on this sheet.');
+    expect(message).toBe(
+      'No unfinished =FINDEMAIL cells in the selected range H2:H4 or on the sheet Sheet1.',
+    );
     expect(world.env.executions.length).toBe(runs + 1);
     expect(lookups(world)).toHaveLength(3);
   });

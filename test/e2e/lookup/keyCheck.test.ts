@@ -129,11 +129,11 @@ describe('the key check of a =FINDEMAIL range', () => {
     });
     const credits = figures.reduce((sum, figure) => sum + figure.credits, 0);
     const charged = figures.reduce((sum, figure) => sum + figure.profiles, 0);
-    console.info(
-      `=FINDEMAIL over 40 profiles at 10 % resets, per seed: ${JSON.stringify(figures)}; credits ${credits} for ${charged} profiles charged`,
-    );
     // One batch of 40 at 10 % of resets is lost almost surely (each of its answers maybe charged), then each
-    // profile goes alone, once: at most two charges a profile, the README's promise.
-    expect(credits).toBeLessThanOrEqual(2 * charged);
+    // profile goes alone, once: at most two charges a profile, the README's promise. The figures per seed are shown
+    // only when it fails.
+    expect({ credits, charged, figures, withinTwice: credits <= 2 * charged }).toMatchObject({
+      withinTwice: true,
+    });
   }, 180_000);
 });

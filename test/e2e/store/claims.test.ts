@@ -68,9 +68,8 @@ test('with a best-effort cache (claims and markers vanish early) the same two fo
   expect(world.env.cacheEvictions).toBeGreaterThan(0);
   expect(outcome.rounds).toBeLessThan(8);
   expect(outcome.charged).toBe(COUNT);
-  // The duplicate-payment rate in best-effort mode (goal 0).
-  console.info(
-    `best-effort cache: ${outcome.duplicates} duplicate payments over ${COUNT} profiles (${world.env.cacheEvictions} cache entries dropped)`,
-  );
-  expect(outcome.duplicates).toBe(0);
+  // The duplicate-payment rate in best-effort mode (goal 0); the entries dropped are shown only when it fails.
+  expect({ duplicates: outcome.duplicates, dropped: world.env.cacheEvictions }).toMatchObject({
+    duplicates: 0,
+  });
 }, 120_000);
