@@ -66,7 +66,7 @@ describe('the Credits export over a credits log port', () => {
       creditsLog: log,
       clock: testClock(),
       documentProperties: () => document,
-      keepPendingResults: () => {
+      foldBatches: () => {
         kept++;
         return 0;
       },
@@ -130,7 +130,7 @@ describe('the Credits export over a credits log port', () => {
       CREDITS_HEADER,
       ...rows.filter((_, i) => i !== 3 && i !== 4),
     ]);
-    // What formulas paid for moves into the log once, before the export reads where it ends.
+    // What formulas paid for is folded into the log once, before the export reads where it ends.
     expect(kept()).toBe(1);
   });
 
