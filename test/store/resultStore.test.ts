@@ -22,7 +22,7 @@ import { lostSendsOf } from '../../src/store/lostMarks';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
-import { memoryStorePorts } from './memoryPorts';
+import { memoryStorePorts } from '../support/store';
 
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
 

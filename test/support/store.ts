@@ -5,7 +5,7 @@
  */
 
 import type { StoreServices } from '../../src/store/ports';
-import { memoryCache } from '../support/platform';
+import { memoryCache } from './platform';
 
 export function memoryStorePorts({
   properties = {},
