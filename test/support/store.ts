@@ -1,34 +1,34 @@
 /**
  * The store's ports as plain objects over one spreadsheet's state (document properties, the results sheet, the
- * credits log, the document lock, a document cache), counting the property and lock calls, with a clock the test
- * moves. For the store's unit tests; the store in Apps Script is in test/e2e/store/.
+ * credits log), counting the property calls by kind, with a clock the test moves. For unit tests of the store and
+ * of what builds on it (a bulk slice); the store in Apps Script is in test/e2e/store/.
  */
 
 import type { StoreServices } from '../../src/store/ports';
-import { memoryCache } from './platform';
+import { MemoryProperties, testClock } from './platform';
 
 export function memoryStorePorts({
   properties = {},
-  withCache = false,
+  documentProperties = new MemoryProperties(),
+  clock = testClock(),
 }: {
-  /** The document properties at the start. */
+  /** Document properties at the start. */
   properties?: Record<string, string>;
-  /** Whether the execution has a document cache (where a formula's batch keeps its journal). */
-  withCache?: boolean;
+  /** The document properties themselves (a platform's, shared with the code under test). */
+  documentProperties?: MemoryProperties;
+  clock?: ReturnType<typeof testClock>;
 } = {}) {
-  const props = new Map(Object.entries(properties));
-  const cached = new Map<string, string>();
-  const cache = memoryCache(cached);
+  const props = documentProperties.values;
+  for (const [key, value] of Object.entries(properties)) props.set(key, value);
   const sheet = new Map<string, string>();
   const log: string[][] = [];
-  const calls = { reads: 0, writes: 0, locks: 0 };
-  /** The document lock stays busy (or LockService refuses it): the store's tries get nothing. */
-  const lock = { busy: false };
-  /** Runs inside a setProperties that deletes all others: another execution's write landing after its last read. */
-  const beforeRewrite: Array<() => void> = [];
-  /** Runs as the results sheet is written (another execution's write between keepPending's reads). */
+  /** Property calls by kind; `deleted`: the names deleted, in order. */
+  const calls = { reads: 0, writes: 0, deletes: 0 };
+  const deleted: string[] = [];
+  /** Runs as the results sheet is written: another execution's write in the middle of a fold. */
   const meanwhile: Array<() => void> = [];
-  let now = Date.UTC(2026, 10, 27, 9);
+  /** The order the sheets and properties were written in: 'results', 'charges', 'properties', 'delete'. */
+  const writes: string[] = [];
   const io: StoreServices = {
     properties: {
       getProperty: (key) => {
@@ -43,57 +43,47 @@ export function memoryStorePorts({
         calls.reads++;
         return [...props.keys()];
       },
-      setProperties: (values, deleteAllOthers) => {
+      setProperties: (values) => {
         calls.writes++;
-        if (deleteAllOthers) for (const write of beforeRewrite.splice(0)) write();
-        if (deleteAllOthers) props.clear();
+        writes.push('properties');
         for (const [key, value] of Object.entries(values)) props.set(key, value);
       },
-    },
-    cache: () => (withCache ? cache : null),
-    clock: {
-      now: () => now,
-      sleep: (ms) => {
-        now += ms;
+      deleteProperty: (key) => {
+        calls.deletes++;
+        writes.push('delete');
+        deleted.push(key);
+        props.delete(key);
       },
     },
+    clock,
     resultsSheet: {
       readHashes: (hashes) =>
         new Map(hashes.filter((hash) => sheet.has(hash)).map((hash) => [hash, sheet.get(hash) as string])),
       readAll: () => new Map(sheet),
       appendResults: (added) => {
+        if (added.size > 0) writes.push('results');
         for (const [hash, encoded] of added) sheet.set(hash, encoded);
         for (const write of meanwhile.splice(0)) write();
       },
     },
     appendCharges: (rows) => {
+      if (rows.length > 0) writes.push('charges');
       log.push(...rows);
-    },
-    withStoreLock: (work) => {
-      calls.locks++;
-      if (lock.busy) throw new Error('busy');
-      work();
-    },
-    tryStoreLock: (work) => {
-      calls.locks++;
-      if (lock.busy) return false;
-      work();
-      return true;
     },
   };
   return {
     io,
-    lock,
-    meanwhile,
-    beforeRewrite,
     props,
-    cached,
     sheet,
     log,
     calls,
-    later: (ms: number) => {
-      now += ms;
-    },
-    now: () => now,
+    deleted,
+    meanwhile,
+    writes,
+    clock,
+    later: (ms: number) => clock.sleep(ms),
+    now: () => clock.now(),
   };
 }
+
+export type MemoryStorePorts = ReturnType<typeof memoryStorePorts>;
