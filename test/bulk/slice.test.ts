@@ -1,142 +1,28 @@
 /**
- * The bulk run (src/bulk/start.ts, slice.ts, window.ts) over a platform of plain objects (test/support/platform.ts):
- * rows read and written through the sheet port, without the emulator. What it pins: every profile paid once, the
- * person's cells never written, writes in runs of adjacent rows, and a slice cut by its time budget going on where it
- * stopped.
+ * The bulk run (src/bulk/start.ts, slice.ts, step.ts, window.ts) over a platform of plain objects (./world.ts):
+ * rows read and written through the sheet port, the real result store over plain ports, without the emulator. What
+ * it pins: every profile paid once, the person's cells never written, writes in runs of adjacent rows, and a slice
+ * cut by its time budget going on where it stopped.
  */
-import type { Settings } from '../../src/api';
-import { continueEnrichment } from '../../src/bulk/controls';
+import type { Progress } from '../../src/api';
+import { cancelEnrichment, continueEnrichment, pauseEnrichment } from '../../src/bulk/controls';
 import { loadJob } from '../../src/bulk/jobStore';
-import { planFor } from '../../src/bulk/plan';
-import { startRun } from '../../src/bulk/start';
 import { outputHeaders } from '../../src/core/cells';
-import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS } from '../../src/core/limits';
-import type { CellBlock } from '../../src/core/sheet';
-import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
+import { ANSWERS_PREFIX } from '../../src/core/propertyNames';
 import { BULK_CLAIM, claimKey, putClaims } from '../../src/lookup/claims';
-import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
-import type { LookupResult } from '../../src/lookup/result';
+import { PACE_START } from '../../src/lookup/pace';
+import { DocumentBusyError } from '../../src/platform/errors';
 import type { Platform } from '../../src/platform/platform';
-import {
-  freeLock,
-  MemoryProperties,
-  MemorySheet,
-  memoryCache,
-  testClock,
-  testPlatform,
-} from '../support/platform';
+import { sheetResultStore } from '../../src/store/resultStore';
+import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
+import { type BulkWorld, bulkWorld, profile, start } from './world';
 
-const profile = (name: string) => `https://www.linkedin.com/in/${name}`;
-
-interface World {
-  platform: Platform;
-  sheet: MemorySheet;
-  /** Every URL sent to the service, in order. */
-  sent: string[];
-  clock: ReturnType<typeof testClock>;
-}
-
-/**
- * A spreadsheet with one sheet holding `rows` (column A the URLs), the person's selection `selected`, a store and a
- * service in memory. The service answers each request after `lookupMs` of the test clock.
- */
-function world(
-  rows: unknown[][],
-  selected: CellBlock,
-  {
-    lookupMs = 0,
-    stepBudgetMs,
-    cache = null,
-    beforeSend = () => {},
-  }: {
-    lookupMs?: number;
-    stepBudgetMs?: number;
-    cache?: DocumentCache | null;
-    /** Called with the store before each batch goes out (another execution's work meanwhile). */
-    beforeSend?: (stored: Map<string, LookupResult>) => void;
-  } = {},
-): World {
-  const sheet = new MemorySheet(rows);
-  const clock = testClock();
-  const documentProperties = new MemoryProperties();
-  const userProperties = new MemoryProperties();
-  const stored = new Map<string, LookupResult>();
-  const sent: string[] = [];
-  const settings: Settings = { ...DEFAULT_SETTINGS };
-  const config: ScriptConfig = {
-    endpoint: resolveEndpoint('https://api.example.test/v1'),
-    maxConcurrency: DEFAULT_MAX_CONCURRENCY,
-    networkHosts: DEFAULT_NETWORK_HOSTS,
-    stepBudgetMs,
-  };
-  const storedOf = (keys: string[]) =>
-    new Map(keys.flatMap((key) => (stored.has(key) ? [[key, stored.get(key)!] as const] : [])));
-  const lookupPorts = (): LookupPorts => ({
-    store: {
-      getMany: storedOf,
-      readStored: (keys) => ({
-        results: storedOf(keys),
-        room: Number.POSITIVE_INFINITY,
-        property: () => undefined,
-      }),
-      snapshot: () => (key) => (stored.has(key) ? { result: stored.get(key)!, savedAt: 0 } : undefined),
-      putMany: (entries) => {
-        for (const [key, result] of entries) stored.set(key, result);
-      },
-    },
-    cache,
-    lock: { tryWith: (work) => ({ value: work() }) },
-    clock,
-    transport: {
-      sendBatch: (urls) => {
-        beforeSend(stored);
-        sent.push(...urls);
-        clock.sleep(lookupMs);
-        const outcomes = urls.map((url) => found(`${url.split('/in/')[1].replace(/\/$/, '')}@example.test`));
-        return { outcomes, sent: urls.length, lost: false };
-      },
-    },
-  });
-  const spreadsheet = {
-    id: () => 'spreadsheet-1',
-    sheetById: (id: number) => (id === sheet.id ? sheet : undefined),
-    activeSheet: () => sheet,
-    selection: () => ({ sheet, block: selected, a1: () => 'A1', rangeCount: () => 1 }),
-    flush: () => {},
-    toast: () => {},
-  };
-  const platform = testPlatform({
-    clock,
-    lock: freeLock,
-    documentProperties: () => documentProperties,
-    documentPropertiesOrNull: () => documentProperties,
-    userProperties: () => userProperties,
-    documentCache: () => cache,
-    config: () => config,
-    runner: { id: () => 'runner-1', ensureId: () => 'runner-1', email: () => 'ada@example.test' },
-    settings: {
-      apiKey: () => 'sk_test_key_000000000000',
-      saveApiKey: () => {},
-      deleteApiKey: () => {},
-      read: () => settings,
-      save: () => {},
-    },
-    spreadsheet: () => spreadsheet,
-    spreadsheetOrNull: () => spreadsheet,
-    lookupPorts,
-    keepPendingResults: () => 0,
-    heldAfterLosses: () => new Map(),
-    askServiceAboutKey: () => ({ valid: true }),
-  });
-  return { platform, sheet, sent, clock };
-}
-
-/** Starts the run the sidebar's Start would: the plan's cells, at its price. */
-function start(platform: Platform) {
-  const { plan } = planFor(platform, { source: 'selection', mode: 'all' });
-  return startRun(platform, { target: plan.target, confirmedCredits: plan.credits });
+/** The sidebar's slices, one after another, while the run is running (50 at most). */
+function driveToEnd(platform: Platform, progress: Progress): Progress {
+  let last = progress;
+  for (let slice = 0; slice < 50 && last.state === 'running'; slice++) last = continueEnrichment(platform);
+  return last;
 }
 
 describe('the bulk run over the platform ports, without the emulator', () => {
@@ -150,7 +36,7 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [''],
       [profile('alan')],
     ];
-    const { platform, sheet, sent } = world(rows, { row: 1, column: 1, rows: 7, columns: 1 });
+    const { platform, sheet, sent } = bulkWorld(rows, { row: 1, column: 1, rows: 7, columns: 1 });
     const outcome = start(platform);
     expect(outcome.started).toBe(true);
     expect(outcome.progress.state).toBe('done');
@@ -179,10 +65,14 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [profile('alan')],
       [profile('edsger')],
     ];
-    const { platform, sheet, sent } = world(rows, { row: 1, column: 1, rows: 5, columns: 1 });
+    const { platform, sheet, sent } = bulkWorld(rows, { row: 1, column: 1, rows: 5, columns: 1 });
     const outcome = start(platform);
     expect(outcome.plan?.placement.kind).toBe('reuse');
-    expect(outcome.progress.state).toBe('done');
+    // The row without a result sends the run over the range again (its passes); the sidebar's slices end it.
+    const progress = driveToEnd(platform, outcome.progress);
+    expect(progress.state).toBe('done');
+    expect(progress.message).toMatch(/Some rows have no result .*their result cells hold other data/);
+    expect(sent).toHaveLength(3);
     expect(sheet.rows[2][1]).toBe('=A3');
     expect(sent.some((url) => url.includes('/grace'))).toBe(false);
     expect([1, 3, 4].map((row) => sheet.rows[row][1])).toEqual([
@@ -201,7 +91,7 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [profile('a4')],
       [profile('a5')],
     ];
-    const { platform, sheet } = world(rows, { row: 1, column: 1, rows: 6, columns: 1 });
+    const { platform, sheet } = bulkWorld(rows, { row: 1, column: 1, rows: 6, columns: 1 });
     const writes: Array<[number, number]> = [];
     const write = sheet.write.bind(sheet);
     sheet.write = (row, column, values) => {
@@ -221,7 +111,7 @@ describe('the bulk run over the platform ports, without the emulator', () => {
   test('a slice out of time stops at a row and the next one goes on from there: each profile paid once', () => {
     const rows = Array.from({ length: 300 }, (_, index) => [profile(`p${index}`)]);
     // 4 s of the test clock a batch, slices of 10 s: a slice sends at most a few batches.
-    const { platform, sheet, sent } = world(
+    const { platform, sheet, sent } = bulkWorld(
       rows,
       { row: 1, column: 1, rows: 300, columns: 1 },
       {
@@ -241,44 +131,118 @@ describe('the bulk run over the platform ports, without the emulator', () => {
     expect(leftFrom).toBeGreaterThan(1);
     expect(leftFrom).toBeLessThanOrEqual(300);
     expect(afterFirst?.leaseUntil).toBe(0);
-    let progress = first.progress;
-    for (let slice = 0; slice < 50 && progress.state === 'running'; slice++)
-      progress = continueEnrichment(platform);
+    const progress = driveToEnd(platform, first.progress);
     expect(progress.state).toBe('done');
     expect(new Set(sent).size).toBe(300);
     expect(sent).toHaveLength(300);
     expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
   });
 
-  test('a row whose profile another slice of the run is looking up does not stop the slice: the next pass writes it, unpaid here', () => {
+  test('a row whose profile another execution is looking up does not stop the slice: its answer is written once stored, unpaid here', () => {
     const rows = Array.from({ length: 150 }, (_, index) => [profile(`p${index}`)]);
-    // Another slice of the run holds p5's claim (its batch under way) and stores its answer meanwhile.
+    // Another execution holds p5's claim (its batch under way) and keeps its answer meanwhile.
     const cache = memoryCache();
     const held = 'https://linkedin.com/in/p5';
     putClaims(cache, [held], BULK_CLAIM, 360);
     expect(cache.get(claimKey(held))).toBe(BULK_CLAIM);
     // It answers while this slice's second batch is under way: after this slice wrote its first window.
     let batches = 0;
-    const { platform, sheet, sent } = world(
+    const world = bulkWorld(
       rows,
       { row: 1, column: 1, rows: 150, columns: 1 },
       {
         cache,
-        beforeSend: (stored) => {
+        slices: 1,
+        beforeSend: () => {
           if (++batches !== 2) return;
-          stored.set(held, found('p5@example.test'));
+          const other = sheetResultStore(false, world.store.io).beginSend({
+            urlKeys: [held],
+            untilMs: world.clock.now() + 30_000,
+            first: (sendable) => sendable,
+          });
+          other.batch?.keep([held], [[held, found('p5@example.test')]], [], []);
           cache.remove(claimKey(held));
         },
       },
     );
+    const { platform, sheet, sent } = world;
     expect(start(platform).progress.state).toBe('running');
-    // One slice does the whole run: it went past p5's row, and the pass over the range wrote p5 from the store.
+    // One slice does the whole run: it went past p5's row, and came back to it once the rest was leased.
     const progress = continueEnrichment(platform);
     expect(progress.state).toBe('done');
+    expect(batches).toBeGreaterThan(1);
     expect(sent).not.toContain('https://www.linkedin.com/in/p5/');
     expect(sent).toHaveLength(149);
     expect(new Set(sent).size).toBe(149);
     expect(sheet.rows[5][1]).toBe('p5@example.test');
     expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
+  });
+});
+
+describe('the money promises of a slice, each batch written between two holds of the lock', () => {
+  /** 300 profiles in column A, no header; the run started (Start leaves them to the sidebar's slices). */
+  function started(options: Parameters<typeof bulkWorld>[2] = {}) {
+    const rows = Array.from({ length: 300 }, (_, index) => [profile(`p${index}`)]);
+    const world = bulkWorld(rows, { row: 1, column: 1, rows: 300, columns: 1 }, { slices: 1, ...options });
+    expect(start(world.platform).progress.state).toBe('running');
+    return world;
+  }
+  const written = (world: BulkWorld) =>
+    world.sheet.rows.filter((row) => String(row[1] ?? '').endsWith('@example.test'));
+
+  it.each([
+    ['Pause', pauseEnrichment, 'paused'],
+    ['Cancel', cancelEnrichment, 'cancelled'],
+  ] as const)(
+    '%s pressed while a batch is at the service: that batch is written, nothing more is sent',
+    (_, press, state) => {
+      let world: BulkWorld | undefined;
+      let pressed = 0;
+      world = started({
+        beforeSend: () => {
+          if (pressed++ === 0) press((world as BulkWorld).platform);
+        },
+      });
+      const progress = continueEnrichment(world.platform);
+      expect(progress.state).toBe(state);
+      const job = loadJob(world.platform);
+      // The first batch (the run's pace, PACE_START) went out before the click; none after it.
+      expect(world.sent).toHaveLength(PACE_START);
+      expect(written(world)).toHaveLength(PACE_START);
+      expect(job?.counts.creditsUsed).toBe(PACE_START);
+      expect(job?.leaseUntil).toBe(0);
+    },
+  );
+
+  it('a lock refused from the second hold on: the paid answers are kept, the window freed, each profile paid once', () => {
+    let refused = false;
+    const world = started({
+      beforeSend: () => {
+        refused = true;
+      },
+    });
+    const { lock } = world;
+    const free = { ...lock };
+    lock.tryWith = (work) => (refused ? undefined : free.tryWith(work));
+    lock.withRetried = (work) => {
+      if (refused) throw new DocumentBusyError();
+      return free.withRetried(work);
+    };
+    continueEnrichment(world.platform);
+    // The batch's answers wait in the store, its record says it ended without writing: nothing written yet.
+    expect(world.sent).toHaveLength(PACE_START);
+    expect(written(world)).toHaveLength(0);
+    expect([...world.store.props.keys()].some((name) => name.startsWith(ANSWERS_PREFIX))).toBe(true);
+    world.lock.tryWith = free.tryWith;
+    world.lock.withRetried = free.withRetried;
+    // The next slices, the lock free again (and no fault more), end the run: the freed window is written from the store.
+    const progress = driveToEnd(world.platform, continueEnrichment(world.platform));
+    expect(progress.state).toBe('done');
+    expect(world.sent).toHaveLength(300);
+    expect(new Set(world.sent).size).toBe(300);
+    expect(written(world)).toHaveLength(300);
+    // The credits log equals what the service charged, and so does the run's count.
+    expect(world.store.log).toHaveLength(300);
+    expect(loadJob(world.platform)?.counts.creditsUsed).toBe(300);
   });
 });
