@@ -7,9 +7,9 @@
  */
 import { propertyCalls, TOO_MANY_SIMULTANEOUS_MESSAGE } from '../../../emulator';
 import { CLAIM_PREFIX, FORMULA_WRITES_PROPERTY } from '../../../src/core/propertyNames';
-import { answersWaiting } from '../store/helpers';
 import { startWorld, url, type World } from '../../support/harness';
 import { chargedTwice, drive } from '../bulk/helpers';
+import { answersWaiting } from '../store/helpers';
 import { cellError, column, emailOf, fillDown, lookups } from './helpers';
 
 const REFRESH = 'Extensions › Profile Email Finder › Refresh =FINDEMAIL cells';
