@@ -9,6 +9,20 @@ import { MAX_LOST_SENDS } from '../../src/core/limits';
 import type { ResultStore, SendAsk, SendCheck, SendingBatch } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
 
+/** A store's check that found nothing of its keys, with `partial`'s fields. */
+export function sendCheck(partial: Partial<SendCheck> = {}): SendCheck {
+  return {
+    send: [],
+    first: [],
+    stored: new Map(),
+    elsewhere: [],
+    full: [],
+    lost: new Map(),
+    held: [],
+    ...partial,
+  };
+}
+
 export interface MemoryStore extends ResultStore {
   results: Map<string, LookupResult>;
   /** Answers lost to a connection failure, by key, across executions. */
@@ -60,15 +74,7 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
     beginSend(ask) {
       note('beginSend');
       asks.push(ask);
-      const check: SendCheck = {
-        send: [],
-        first: [],
-        stored: new Map(),
-        elsewhere: [],
-        full: [],
-        lost: new Map(),
-        held: [],
-      };
+      const check = sendCheck();
       for (const key of ask.urlKeys) {
         const lost = lostSends.get(key) ?? 0;
         if (lost) check.lost.set(key, lost);

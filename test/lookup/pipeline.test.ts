@@ -22,11 +22,11 @@ import {
   settleCheck,
   startSending,
 } from '../../src/lookup/pipeline';
-import type { BatchSizer, LookupPorts, SendBudget, SendCheck, SentBatch } from '../../src/lookup/ports';
+import type { BatchSizer, LookupPorts, SendBudget, SentBatch } from '../../src/lookup/ports';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
 import { memoryCache, testClock } from '../support/platform';
 import { found } from '../support/results';
-import { type MemoryStore, memoryStore } from './memoryStore';
+import { type MemoryStore, memoryStore, sendCheck } from './memoryStore';
 
 const server = serviceError('server_error', 'The service failed (HTTP 500).', {
   status: 500,
@@ -332,19 +332,6 @@ describe("beginSend (the claim step's check of the claimed keys)", () => {
 });
 
 describe('settleCheck', () => {
-  function check(partial: Partial<SendCheck>): SendCheck {
-    return {
-      send: [],
-      first: [],
-      stored: new Map(),
-      elsewhere: [],
-      full: [],
-      lost: new Map(),
-      held: [],
-      ...partial,
-    };
-  }
-
   it('a key another execution stored meanwhile settles with its result: not sent, no credit, its claim released', () => {
     const w = world([A, B, C], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
@@ -352,7 +339,7 @@ describe('settleCheck', () => {
     const confirmed = settleCheck(
       w.ports,
       sending,
-      check({ send: [A], first: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
+      sendCheck({ send: [A], first: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
     );
     expect(confirmed.send).toEqual([A]);
     expect(sending.report.alreadyKept.get(B)).toEqual(theirs);
@@ -364,7 +351,7 @@ describe('settleCheck', () => {
   it('a key the store cannot keep now is reported unsaved and left unsent', () => {
     const w = world([A, B], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
-    settleCheck(w.ports, sending, check({ send: [A], first: [A], full: [B] }));
+    settleCheck(w.ports, sending, sendCheck({ send: [A], first: [A], full: [B] }));
     expect(sending.report.unsaved).toEqual([B]);
     expect(sending.queue.keys).toEqual([A]);
     expect(w.claimsHeld()).toEqual([A]);
@@ -377,7 +364,7 @@ describe('settleCheck', () => {
     settleCheck(
       w.ports,
       sending,
-      check({
+      sendCheck({
         send: [B],
         first: [B],
         lost: new Map([[A, MAX_LOST_SENDS]]),
@@ -396,7 +383,7 @@ describe('settleCheck', () => {
     const confirmed = settleCheck(
       w.ports,
       sending,
-      check({ send: [A, B, C], first: [A], lost: new Map([[A, 1]]) }),
+      sendCheck({ send: [A, B, C], first: [A], lost: new Map([[A, 1]]) }),
     );
     expect(confirmed.send).toEqual([A]);
     expect(sending.queue.keys).toEqual([A, B, C]);
