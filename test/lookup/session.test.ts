@@ -439,7 +439,7 @@ describe('the one scheduler', () => {
     // Answers that may have been charged and were lost: the four of the batch, then c alone.
     expect(report.lostAnswers).toBe(5);
     expect(report.requestsSent).toBe(8);
-    // Remembered by the store (putMany counts the lost sends): c lost twice, the others once.
+    // Remembered by the store (the batch's keep counts the lost sends): c lost twice, the others once.
     expect(Object.fromEntries(w.lostSends)).toEqual({ a: 1, b: 1, c: 2, d: 1 });
     // Across executions: c is not sent again (an ERROR at once), a is kept, a key lost once goes alone, first.
     w.log.length = 0;
