@@ -208,6 +208,29 @@ describe('fold', () => {
     expect(folded.endedWindows).toEqual([]);
   });
 
+  it('lost answers are grouped by the time they were lost: each mark counts from its own loss', () => {
+    const read = readBatches(
+      {
+        [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 60_000, r: [], l: ['p/a', 'p/b'], b: 1 }),
+        [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/a'], c: contextTuple(RUN) }),
+        [`${BATCH_PREFIX}1`]: record({ u: NOW - 30_000, k: ['p/c'], b: 1 }),
+      },
+      NOW,
+    );
+    const folded = fold(read.final, NOW);
+    expect(folded.lost).toEqual([
+      { keys: ['p/a', 'p/b'], at: NOW - 60_000 },
+      { keys: ['p/a'], at: NOW - 1_000 },
+      { keys: ['p/c'], at: NOW - 30_000 },
+    ]);
+    expect(folded.byRun).toEqual(
+      new Map([
+        ['', { used: 0, found: 0, lost: 3 }],
+        ['r1', { used: 0, found: 0, lost: 1 }],
+      ]),
+    );
+  });
+
   it('a result that cannot be read is neither kept nor charged', () => {
     const read = readBatches(
       { [`${ANSWERS_PREFIX}1`]: answers({ t: NOW, r: [['p/a', 'garbled']], b: 1 }) },
