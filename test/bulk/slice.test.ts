@@ -6,7 +6,10 @@
  */
 import type { Progress } from '../../src/api';
 import { cancelEnrichment, continueEnrichment, pauseEnrichment } from '../../src/bulk/controls';
+import { progressOf, type WindowLease } from '../../src/bulk/job';
 import { loadJob } from '../../src/bulk/jobStore';
+import { seedPace } from '../../src/bulk/runPace';
+import { withSlices } from '../../src/bulk/slice';
 import { outputHeaders } from '../../src/core/cells';
 import { ANSWERS_PREFIX } from '../../src/core/propertyNames';
 import { BULK_CLAIM, claimKey, putClaims } from '../../src/lookup/claims';
@@ -14,6 +17,7 @@ import { PACE_START } from '../../src/lookup/pace';
 import { DocumentBusyError } from '../../src/platform/errors';
 import type { Platform } from '../../src/platform/platform';
 import { sheetResultStore } from '../../src/store/resultStore';
+import { testJob } from '../support/job';
 import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
 import { type BulkWorld, bulkWorld, profile, start } from './world';
@@ -244,5 +248,50 @@ describe('the money promises of a slice, each batch written between two holds of
     // The credits log equals what the service charged, and so does the run's count.
     expect(world.store.log).toHaveLength(300);
     expect(loadJob(world.platform)?.counts.creditsUsed).toBe(300);
+  });
+});
+
+describe('withSlices: the slices the sidebar drives at once', () => {
+  /** The slices a running job of rows 2..`lastRow`, its cursor at `cursor`, gets with the run's pace at `size`. */
+  function slicesOf(
+    size: number,
+    lastRow: number,
+    cursor = 2,
+    windows: WindowLease[] = [],
+  ): number | undefined {
+    const { platform, clock } = bulkWorld([], { row: 1, column: 1, rows: 1, columns: 1 }, { slices: 3 });
+    const job = testJob('running', {
+      ownerId: 'runner-1',
+      lastRow,
+      cursor,
+      windows,
+      pace: { ...seedPace(300, clock.now()), size },
+    });
+    return withSlices(platform, progressOf(job, { runnerId: 'runner-1', now: clock.now() }), job).slices;
+  }
+
+  it('none at work: as many as send the pace in whole fetchAlls, BULK_SLICES at most', () => {
+    expect(slicesOf(PACE_START, 1000)).toBe(1);
+    expect(slicesOf(250, 1000)).toBe(3);
+  });
+
+  it('never more than the windows a slice may still find', () => {
+    // 100 rows left at a share of 83: two windows.
+    expect(slicesOf(250, 101)).toBe(2);
+    // Every row leased to one slice at work, nothing free: that one alone.
+    const until = Number.MAX_SAFE_INTEGER;
+    expect(slicesOf(250, 101, 102, [{ from: 2, to: 101, token: 'a', until, n: 83 }])).toBe(1);
+  });
+
+  it("someone else's run, or a run not running, gets no figure of slices", () => {
+    const { platform, clock } = bulkWorld([], { row: 1, column: 1, rows: 1, columns: 1 });
+    const job = testJob('running', { ownerId: 'someone else' });
+    expect(
+      withSlices(platform, progressOf(job, { runnerId: 'runner-1', now: clock.now() }), job).slices,
+    ).toBeUndefined();
+    const paused = testJob('paused', { ownerId: 'runner-1' });
+    expect(
+      withSlices(platform, progressOf(paused, { runnerId: 'runner-1', now: clock.now() }), paused).slices,
+    ).toBeUndefined();
   });
 });
