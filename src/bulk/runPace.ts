@@ -50,7 +50,7 @@ export function seedPace(
     now,
     kept !== undefined && now - (last?.at ?? 0) < PACE_SECONDS * 1000,
   );
-  if (key) state = startFromKey(state, () => key.figure, key.hash, now, cap);
+  if (key && !kept) state = startFromKey(state, () => key.figure, key.hash, now, cap);
   if (checkMs !== undefined)
     state = observeKeyCheck(state, { size: 1, durationMs: checkMs, failures: 0, endedAt: now }, cap);
   return state;

@@ -19,8 +19,10 @@ function world() {
     documentProperties: () => properties,
     clock: testClock() as Platform['clock'],
     lock: freeLock,
-    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    userProperties: () => new MemoryProperties(),
+    config: () => ({ networkHosts: HOSTS, maxConcurrency: 100 }) as ScriptConfig,
     runner: { id: () => null, ensureId: () => 'trigger', email: () => '' },
+    settings: { apiKey: () => null } as Platform['settings'],
     lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
     heldAfterLosses: () => new Map(),
   });

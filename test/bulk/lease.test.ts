@@ -1,112 +1,183 @@
-/** Window leases (src/bulk/lease.ts) over document properties in memory: how many rows each window takes. */
-import { emptyCounts, type Job } from '../../src/bulk/job';
-import { loadJob, saveJob } from '../../src/bulk/jobStore';
-import { slicesWorking, takeLease, windowToLease } from '../../src/bulk/lease';
-import type { Platform } from '../../src/platform/platform';
-import { freeLock, MemoryProperties, testClock, testPlatform } from '../support/platform';
+/**
+ * Window leases (src/bulk/lease.ts): pure functions over a job's windows, changed in place under the lock by
+ * src/bulk/step.ts. Which window a slice leases next, and what leasing, giving back and a slice's end do to them.
+ */
+import type { Job, WindowLease } from '../../src/bulk/job';
+import {
+  freeEnded,
+  giveBack,
+  lease,
+  leaseEnd,
+  nextLease,
+  others,
+  slicesWorking,
+  windowOf,
+  windowsLeft,
+  windowToLease,
+} from '../../src/bulk/lease';
+import { testJob } from '../support/job';
 
-const OWNER = 'runner-1';
+const NOW = 1_000_000;
+const LATER = NOW + 60_000;
 
-function platformWithJob(firstRow: number, lastRow: number): Platform {
-  const documentProperties = new MemoryProperties();
-  const platform = testPlatform({
-    documentProperties: () => documentProperties,
-    lock: freeLock,
-    clock: testClock(),
-  });
-  const job = {
-    id: 'run-1',
-    sheetId: 1,
-    sheetName: 'Sheet1',
-    urlColumn: 1,
-    firstRow,
-    lastRow,
-    headerRow: 1,
-    outputColumn: 2,
-    extraFields: false,
-    recheck: false,
-    cursor: firstRow,
-    pass: 1,
-    maxRows: 1000,
-    maxColumns: 26,
-    topValue: '',
-    bottomValue: '',
-    headerTexts: null,
-    hasDuplicates: false,
-    state: 'running',
-    message: '',
-    counts: emptyCounts(),
-    startedAt: 0,
-    updatedAt: 0,
-    ownerId: OWNER,
-    leaseUntil: 0,
-  } as Job;
-  saveJob(platform, job);
-  return platform;
+/** A running job of rows 2..301, its cursor at `cursor`, holding `windows`. */
+function jobWith(windows: WindowLease[], cursor = 2): Job {
+  return testJob('running', { firstRow: 2, lastRow: 301, cursor, windows });
 }
 
-/** A job of 300 rows and one slice leasing 200 of them, no other slice working; `slices`: the run's figure. */
-function leasedAlone(slices: number): Platform {
-  const platform = platformWithJob(2, 301);
-  takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200, slices);
-  return platform;
-}
+const free = (from: number, to: number, extra: Partial<WindowLease> = {}): WindowLease => ({
+  from,
+  to,
+  token: '',
+  until: 0,
+  ...extra,
+});
+const held = (from: number, to: number, token: string, n = 0, until = LATER): WindowLease => ({
+  from,
+  to,
+  token,
+  until,
+  n,
+});
 
-/** The rows of each live window of the stored job, in order. */
-function windowSizes(platform: Platform): number[] {
-  return (loadJob(platform)?.windows ?? []).map((window) => window.to - window.from + 1);
-}
-
-describe('window leases: two batches each, one near the end of a pass', () => {
-  it('far from the end each window takes the rows asked for', () => {
-    const platform = platformWithJob(2, 1001);
-    for (let slice = 0; slice < 3; slice++)
-      takeLease(platform, 'run-1', platform.clock.now() + slice, OWNER, 200, 3);
-    expect(windowSizes(platform)).toEqual([200, 200, 200]);
+describe('nextLease', () => {
+  it('with no window yet, the rows from the cursor', () => {
+    expect(nextLease(jobWith([]), NOW)).toEqual({ cursor: true });
   });
 
-  it("near the end, when the rows never leased hold no whole window for each slice working, a window is one batch's rows", () => {
-    const platform = platformWithJob(2, 501);
-    // Two other slices at work, one leasing now: 500 rows left, less than three windows of 200.
-    const job = loadJob(platform) as Job;
-    const until = platform.clock.now() + 60_000;
-    job.windows = [
-      { from: 2, to: 1, token: 'b', until },
-      { from: 2, to: 1, token: 'c', until },
-    ];
-    saveJob(platform, job);
-    const a = takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200, 3).lease;
-    expect(a?.windowEnd).toBe(101);
-    // The last rows: what is left, at most one batch's.
-    const b = takeLease(platform, 'run-1', platform.clock.now() + 1, OWNER, 200, 3).lease;
-    expect(b?.windowEnd).toBe(201);
-    // Alone, the same slice would have taken the 200 rows it asked for; the run's figure of one slice keeps them whole.
-    expect(windowSizes(leasedAlone(3))).toEqual([200]);
+  it('a free window before the rows never leased, the lowest first', () => {
+    const job = jobWith([free(40, 49), held(2, 20, 'a'), free(21, 30)], 50);
+    expect(nextLease(job, NOW)).toEqual({ window: free(21, 30) });
   });
 
-  it('one slice at a time (a fixed window, or one slice) takes the rows asked for', () => {
-    const platform = platformWithJob(2, 301);
-    takeLease(platform, 'run-1', platform.clock.now(), OWNER, 200);
-    expect(windowSizes(platform)).toEqual([200]);
+  it("a window whose slice's time is over is free again, token and all", () => {
+    const job = jobWith([held(2, 20, 'killed', 25, NOW)], 21);
+    expect(nextLease(job, NOW)).toEqual({ window: held(2, 20, 'killed', 25, NOW) });
+    // A moment before its end it is still the slice's.
+    expect(nextLease(job, NOW - 1)).toEqual({ cursor: true });
+  });
+
+  it('a window waiting on another execution only once no row is left unleased', () => {
+    const waiting = free(2, 5, { waits: 1 });
+    expect(nextLease(jobWith([waiting], 100), NOW)).toEqual({ cursor: true });
+    expect(nextLease(jobWith([waiting], 302), NOW)).toEqual({ window: waiting });
+  });
+
+  it('a free window that does not wait goes before a waiting one, wherever it is', () => {
+    const job = jobWith([free(2, 5, { waits: 1 }), free(200, 210)], 302);
+    expect(nextLease(job, NOW)).toEqual({ window: free(200, 210) });
+  });
+
+  it('past the last row with no window at all, the pass over the range', () => {
+    expect(nextLease(jobWith([], 302), NOW)).toEqual({ pass: true });
+  });
+
+  it('past the last row with every window held, nothing: the slices at work end the pass', () => {
+    const job = jobWith([held(2, 150, 'a'), held(151, 301, 'b')], 302);
+    expect(nextLease(job, NOW)).toBeUndefined();
+    expect(windowToLease(job, NOW)).toBe(false);
+    // Once their time is over there is a window to lease again.
+    expect(windowToLease(job, LATER)).toBe(true);
   });
 });
 
-describe('a window to lease, for the figure of slices the sidebar may add', () => {
-  it('is there while rows were never leased or a window was left, and not once live slices hold every row', () => {
-    const platform = platformWithJob(2, 301);
-    const now = platform.clock.now();
-    // No window yet: the first slice leases one.
-    expect(windowToLease(loadJob(platform) as Job, now)).toBe(true);
-    takeLease(platform, 'run-1', now, OWNER, 150);
-    takeLease(platform, 'run-1', now + 1, OWNER, 200);
-    expect(windowSizes(platform)).toEqual([150, 150]);
-    const job = loadJob(platform) as Job;
-    // Every row is in the two live windows: a third slice would find nothing.
-    expect(windowToLease(job, now + 2)).toBe(false);
-    expect(slicesWorking(job, now + 2)).toBe(2);
+describe('windowsLeft and the slices at work', () => {
+  it('counts free windows and the rows never leased in windows of `rowsPerWindow`', () => {
+    // 100 rows never leased (202..301) in windows of 30: 4; two free windows: 6.
+    const job = jobWith([free(2, 5), held(6, 100, 'a'), free(101, 201, { waits: 1 })], 202);
+    expect(windowsLeft(job, NOW, 30)).toBe(6);
+    expect(windowsLeft(jobWith([], 302), NOW, 30)).toBe(0);
+  });
+
+  it('a window to lease is there while rows were never leased or a window was left, and not once live slices hold every row', () => {
+    const job = jobWith([]);
+    expect(windowToLease(job, NOW)).toBe(true);
+    lease(job, { from: 2, to: 151, token: 'a', until: LATER }, NOW);
+    lease(job, { from: 152, to: 301, token: 'b', until: LATER + 1 }, NOW);
+    expect(windowToLease(job, NOW)).toBe(false);
+    expect(slicesWorking(job, NOW)).toBe(2);
     // A slice's lease ends (the slice was killed): its window may be leased again.
-    const ended = (job.windows ?? [])[0].until;
-    expect(windowToLease(job, ended)).toBe(true);
-    expect(slicesWorking(job, ended)).toBe(1);
+    expect(windowToLease(job, LATER)).toBe(true);
+    expect(slicesWorking(job, LATER)).toBe(1);
+    expect(leaseEnd(job, LATER)).toBe(LATER + 1);
+    expect(leaseEnd(job, LATER + 1)).toBe(0);
+  });
+
+  it("others: the live windows but the slice's own, and their requests at the service", () => {
+    const job = jobWith([
+      held(2, 20, 'me', 10),
+      held(21, 40, 'b', 25),
+      held(41, 60, 'c', 5, NOW),
+      free(61, 70),
+    ]);
+    expect(others(job, 'me', NOW)).toEqual({ working: 1, atService: 25 });
+    expect(others(job, 'b', NOW)).toEqual({ working: 1, atService: 10 });
+    expect(others(job, 'new', NOW - 1)).toEqual({ working: 3, atService: 40 });
+  });
+});
+
+describe('lease', () => {
+  it('adds the window in row order, moves the cursor past it and the lease end to its end', () => {
+    const job = jobWith([held(2, 20, 'a', 5, LATER + 5)], 21);
+    lease(job, { from: 21, to: 60, token: 'b', until: LATER, n: 12 }, NOW);
+    expect(job.windows).toEqual([held(2, 20, 'a', 5, LATER + 5), held(21, 60, 'b', 12)]);
+    expect(job.cursor).toBe(61);
+    expect(job.leaseUntil).toBe(LATER + 5);
+  });
+
+  it('leasing a free window replaces it and leaves the cursor where it is', () => {
+    const job = jobWith([free(2, 20), held(21, 40, 'a')], 100);
+    lease(job, { from: 2, to: 20, token: 'b', until: LATER, n: 3 }, NOW);
+    expect(job.windows).toEqual([held(2, 20, 'b', 3), held(21, 40, 'a')]);
+    expect(job.cursor).toBe(100);
+    expect(windowOf(job, 'b')).toEqual(held(2, 20, 'b', 3));
+  });
+});
+
+describe('giveBack', () => {
+  it("ends the slice's window: rows it could not write go back as free windows, those waiting marked", () => {
+    const job = jobWith([held(2, 40, 'me', 20), held(41, 60, 'b', 5, LATER + 9)], 61);
+    giveBack(
+      job,
+      'me',
+      [
+        { from: 5, to: 7, waits: false },
+        { from: 30, to: 30, waits: true },
+      ],
+      NOW,
+    );
+    expect(job.windows).toEqual([free(5, 7), free(30, 30, { waits: 1 }), held(41, 60, 'b', 5, LATER + 9)]);
+    expect(windowOf(job, 'me')).toBeUndefined();
+    expect(job.leaseUntil).toBe(LATER + 9);
+  });
+
+  it('every row written: nothing left of the window, and no lease once no slice holds one', () => {
+    const job = jobWith([held(2, 40, 'me', 20)], 41);
+    job.leaseUntil = LATER;
+    giveBack(job, 'me', [], NOW);
+    expect(job.windows).toEqual([]);
+    expect(job.leaseUntil).toBe(0);
+  });
+});
+
+describe('freeEnded', () => {
+  it('the windows of slices that ended without writing them are free again, whole, their requests gone', () => {
+    const job = jobWith(
+      [held(2, 40, 'ended', 20), held(41, 60, 'b', 5), held(61, 80, 'c', 5, LATER + 3)],
+      81,
+    );
+    job.leaseUntil = LATER + 3;
+    freeEnded(job, ['ended', 'c'], NOW);
+    expect(job.windows).toEqual([free(2, 40), held(41, 60, 'b', 5), free(61, 80)]);
+    expect(job.leaseUntil).toBe(LATER);
+    // The freed window is the next one leased, before rows never leased.
+    expect(nextLease(job, NOW)).toEqual({ window: free(2, 40) });
+  });
+
+  it('no token: the job as it was', () => {
+    const job = jobWith([held(2, 40, 'a', 20)], 41);
+    const before = JSON.stringify(job);
+    freeEnded(job, [], NOW);
+    expect(JSON.stringify(job)).toBe(before);
   });
 });

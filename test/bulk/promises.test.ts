@@ -1,14 +1,14 @@
 /**
  * Issue 39, finding 9 (suspected): an unexpected error whose text holds the API key. A bulk run over a platform of
- * plain objects (test/support/bulkWorld.ts) whose service call throws such an error: the key lives in the user's
+ * plain objects (./world.ts) whose service call throws such an error: the key lives in the user's
  * properties only (never in a message a person reads), and another editor sees no raw error text.
  */
 import { continueEnrichment, getEnrichmentProgress } from '../../src/bulk/controls';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import type { Platform } from '../../src/platform/platform';
-import { bulkWorld, profile, startPlanned } from '../support/bulkWorld';
+import { bulkWorld, profile, start } from './world';
 
-/** The key bulkWorld's person saved (test/support/bulkWorld.ts). */
+/** The key bulkWorld's person saved (./world.ts). */
 const KEY = 'sk_test_key_000000000000';
 /** What a failing transport might say: a proxy's page quoting the request's headers. */
 const RAW = `Request failed: 400 Bad Request (X-KEY: ${KEY}) <html><body>bad header</body></html>`;
@@ -32,7 +32,7 @@ it('An unexpected error whose text holds the API key: neither the stored run nor
       },
     },
   );
-  const started = startPlanned(platform);
+  const started = start(platform);
   const starters = started.progress.state === 'running' ? continueEnrichment(platform) : started.progress;
   const others = getEnrichmentProgress(asAnotherEditor(platform));
   const stored = platform.documentProperties().getProperty(JOB_PROPERTY) ?? '';

@@ -18,6 +18,7 @@ describe('runCharges', () => {
       payer: 'ann@acme.test',
       payerId: stableHash('runner-ann').slice(0, 8),
       where: "run r7 · 'Leads'!C2:C40",
+      run: 'r7',
     });
   });
 

@@ -5,9 +5,11 @@ import { readColumn } from '../../src/bulk/plan';
 import { planRun } from '../../src/bulk/runPlan';
 import { createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
 import type { ScriptConfig } from '../../src/core/config';
-import { RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
+import { stableHash } from '../../src/core/hash';
+import { KEY_PACE_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
 import type { Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
+import { PACE_START } from '../../src/lookup/pace';
 import type { KeyCheck } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
@@ -17,15 +19,25 @@ const HOSTS = parseNetworkHosts('network.com');
 const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
 const url = (n: number) => `https://network.com/in/p${n}`;
 
-function world(properties = new MemoryProperties()) {
+/** FETCH_MAX_CONCURRENCY 100 and three slices: the run's pace is capped at 300 requests at once. */
+const CONFIG = { networkHosts: HOSTS, maxConcurrency: 100, slices: 3 } as ScriptConfig;
+
+/** The starter's platform: their key `key` (none: null), their user properties `user`. */
+function world(
+  properties = new MemoryProperties(),
+  key: string | null = null,
+  user = new MemoryProperties(),
+) {
   const clock = testClock();
   const platform: Platform = testPlatform({
     documentProperties: () => properties,
+    userProperties: () => user,
     clock: clock as Platform['clock'],
-    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    config: () => CONFIG,
     runner: { id: () => 'starter', ensureId: () => 'starter', email: () => 'ann@acme.test' },
+    settings: { apiKey: () => key } as Platform['settings'],
   });
-  return { platform, properties };
+  return { platform, properties, clock };
 }
 
 /** The plan of column A's rows under a header, its results placed by `chosen`. */
@@ -131,6 +143,33 @@ describe('createUnderLock', () => {
     expect(loadJob(platform)).toBeNull();
   });
 
+  it("starts the run's pace at PACE_START within the run's cap when nothing is known of the key", () => {
+    const { platform } = world();
+    createUnderLock(platform, planned(leads(), 'insert'), 'starter');
+    expect(loadJob(platform)?.pace).toMatchObject({ size: PACE_START, ceiling: 300, requests: 0 });
+  });
+
+  it("starts the run's pace where the key's service was limited elsewhere, Start's key check counted as its request", () => {
+    const user = new MemoryProperties();
+    const { platform, clock } = world(new MemoryProperties(), 'key-1', user);
+    const figure = { key: stableHash('key-1'), allowed: 30, at: clock.now() - 60_000 };
+    user.setProperty(KEY_PACE_PROPERTY, JSON.stringify(figure));
+    createUnderLock(platform, planned(leads(), 'insert'), 'starter', undefined, undefined, 120);
+    // The ceiling met elsewhere: the size starts there, not above it; the key check is one clean request.
+    expect(loadJob(platform)?.pace).toMatchObject({ size: 30, ceiling: 30, requests: 1, clean: 1 });
+  });
+
+  it("ignores another key's figure: the pace starts at PACE_START", () => {
+    const user = new MemoryProperties();
+    const { platform, clock } = world(new MemoryProperties(), 'key-1', user);
+    user.setProperty(
+      KEY_PACE_PROPERTY,
+      JSON.stringify({ key: stableHash('key-2'), allowed: 30, at: clock.now() }),
+    );
+    createUnderLock(platform, planned(leads(), 'insert'), 'starter');
+    expect(loadJob(platform)?.pace).toMatchObject({ size: PACE_START, ceiling: 300 });
+  });
+
   it('records the finished run it replaces in the history first', () => {
     const { platform, properties } = world();
     saveJob(platform, testJob('done', { id: 'before' }));
@@ -160,7 +199,7 @@ function starting(sheet: MemorySheet, key: string | null, answer: KeyCheck = { v
     userProperties: () => new MemoryProperties(),
     clock: clock as Platform['clock'],
     lock: freeLock,
-    config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
+    config: () => CONFIG,
     runner: { id: () => 'starter', ensureId: () => 'starter', email: () => 'ann@acme.test' },
     settings: {
       apiKey: () => key,

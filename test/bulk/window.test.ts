@@ -1,157 +1,224 @@
 /**
- * The bulk run (src/bulk/start.ts, slice.ts, window.ts) over a platform of plain objects (test/support/platform.ts):
- * rows read and written through the sheet port, without the emulator. What it pins: every profile paid once, the
- * person's cells never written, writes in runs of adjacent rows, and a slice cut by its time budget going on where it
- * stopped.
+ * A slice's window (src/bulk/window.ts), pure over rows in memory and a sheet port: planned up to the slice's share
+ * of lookups in the hold that leases it, written in the next, each row checked again right before, in runs of
+ * adjacent rows; the rows without an answer go back to the run.
  */
-import { continueEnrichment } from '../../src/bulk/controls';
-import { loadJob } from '../../src/bulk/jobStore';
-import { outputHeaders } from '../../src/core/cells';
-import { BULK_CLAIM, claimKey, putClaims } from '../../src/lookup/claims';
-import { profile, startPlanned as start, bulkWorld as world } from '../support/bulkWorld';
-import { memoryCache } from '../support/platform';
+import type { Counts } from '../../src/bulk/job';
+import { emptyCounts } from '../../src/bulk/job';
+import { RunScope } from '../../src/bulk/runScope';
+import {
+  type PlanContext,
+  type PlannedWindow,
+  planWindow,
+  type RowAnswer,
+  writeWindow,
+} from '../../src/bulk/window';
+import { DEFAULT_NETWORK_HOSTS, parseProfileInput } from '../../src/core/url';
+import type { LookupResult } from '../../src/lookup/result';
+import { MemorySheet } from '../support/platform';
 import { found } from '../support/results';
+import { profile } from './world';
 
-describe('the bulk run over the platform ports, without the emulator', () => {
-  test('every profile is paid once; the header, a duplicate and a cell that is not a profile are handled', () => {
-    const rows = [
-      ['Profile'],
-      [profile('ada')],
-      [profile('grace')],
-      [profile('ada')],
-      ['not a profile'],
-      [''],
-      [profile('alan')],
-    ];
-    const { platform, sheet, sent } = world(rows, { row: 1, column: 1, rows: 7, columns: 1 });
-    const outcome = start(platform);
-    expect(outcome.started).toBe(true);
-    expect(outcome.progress.state).toBe('done');
-    expect(sent.map((url) => url.replace(/\/$/, '').split('/in/')[1]).sort()).toEqual([
-      'ada',
-      'alan',
-      'grace',
-    ]);
-    expect(sheet.rows[0].slice(0, 3)).toEqual(['Profile', 'Email', 'Email status']);
-    expect(sheet.rows[1][1]).toBe('ada@example.test');
-    expect(sheet.rows[3][1]).toBe('ada@example.test');
-    expect(sheet.rows[4][2]).toBe('INVALID_URL');
-    expect(sheet.rows[5].slice(1).every((cell) => cell === '' || cell === undefined)).toBe(true);
-    expect(sheet.rows[6][1]).toBe('alan@example.test');
-    expect(loadJob(platform)?.counts.creditsUsed).toBe(3);
+const HOSTS = DEFAULT_NETWORK_HOSTS;
+const SCOPE = RunScope.ofJob({ recheck: false });
+/** The URL column and the four output columns. */
+const WIDTH = 5;
+const JOB = { outputColumn: 2, extraFields: false, pass: 1 };
+/** The window's first row in the sheet (row 1 is the header). */
+const FROM = 2;
+
+/** The normalised URL of a profile, as the run keys it. */
+function keyOf(name: string): string {
+  const input = parseProfileInput(profile(name), HOSTS);
+  if (input.kind !== 'url') throw new Error(`not a profile: ${name}`);
+  return input.key;
+}
+
+const urlRow = (name: string): unknown[] => [profile(name), '', '', '', ''];
+
+/** Plans `rows` from FROM with `share`, `known` answering for the profiles named (and recording what it was asked). */
+function plan(rows: unknown[][], share: number, known: Record<string, RowAnswer> = {}) {
+  const asked: string[][] = [];
+  const context: PlanContext = {
+    scope: SCOPE,
+    pass: 1,
+    hosts: HOSTS,
+    share,
+    known: (keys) => {
+      asked.push(keys);
+      return new Map(
+        Object.entries(known)
+          .map(([name, answer]) => [keyOf(name), answer] as [string, RowAnswer])
+          .filter(([key]) => keys.includes(key)),
+      );
+    },
+  };
+  return { window: planWindow(rows, FROM, context), asked };
+}
+
+describe('planWindow', () => {
+  it('ends before the row whose profile would be one more than the share to look up', () => {
+    const { window } = plan(['a', 'b', 'c', 'd', 'e'].map(urlRow), 3);
+    expect([window.from, window.to]).toEqual([FROM, FROM + 2]);
+    expect(window.plans).toHaveLength(3);
+    expect([...window.wanted.keys()]).toEqual(['a', 'b', 'c'].map(keyOf));
+    // What the service gets: the URL as written, keyed by its normalised form.
+    expect(window.wanted.get(keyOf('a'))).toMatch(/linkedin\.com\/in\/a/);
   });
 
-  /** A header with the add-on's titles: a new run writes beside it, in the same columns. */
-  const titled = () => ['Profile', ...outputHeaders(false)];
-
-  test("a row whose output cell holds the person's formula is never written, and nothing is spent on it", () => {
-    const rows = [
-      titled(),
-      [profile('ada')],
-      [profile('grace'), '=A3'],
-      [profile('alan')],
-      [profile('edsger')],
-    ];
-    const { platform, sheet, sent } = world(rows, { row: 1, column: 1, rows: 5, columns: 1 });
-    const outcome = start(platform);
-    expect(outcome.plan?.placement.kind).toBe('reuse');
-    expect(outcome.progress.state).toBe('done');
-    expect(sheet.rows[2][1]).toBe('=A3');
-    expect(sent.some((url) => url.includes('/grace'))).toBe(false);
-    expect([1, 3, 4].map((row) => sheet.rows[row][1])).toEqual([
-      'ada@example.test',
-      'alan@example.test',
-      'edsger@example.test',
-    ]);
+  it('known profiles and duplicates do not use the share: the window goes on past them', () => {
+    const known: RowAnswer = { outcome: found('b@x.test') };
+    const rows = ['a', 'a', 'b', 'c', 'd', 'e'].map(urlRow);
+    const { window, asked } = plan(rows, 2, { b: known });
+    expect([...window.wanted.keys()]).toEqual(['a', 'c'].map(keyOf));
+    expect(window.to).toBe(FROM + 3);
+    expect(window.known.get(keyOf('b'))).toBe(known);
+    // Asked once, for every profile of the rows read.
+    expect(asked).toEqual([['a', 'b', 'c', 'd', 'e'].map(keyOf)]);
   });
 
-  test('a window writes its rows in runs of adjacent rows: one write per run, around a row it may not write', () => {
+  it("a row whose output cells hold the person's data is unwritable: nothing looked up or asked for it", () => {
+    const rows = [urlRow('a'), [profile('b'), 'my own note', '', '', ''], urlRow('c')];
+    const { window, asked } = plan(rows, 10);
+    expect([...window.unwritable]).toEqual([1]);
+    expect([...window.wanted.keys()]).toEqual(['a', 'c'].map(keyOf));
+    expect(asked).toEqual([['a', 'c'].map(keyOf)]);
+    expect(window.to).toBe(FROM + 2);
+  });
+
+  it('rows with a result, blank rows and cells that are not profiles look nothing up, and ask nothing', () => {
     const rows = [
-      titled(),
-      [profile('a1')],
-      [profile('a2')],
-      [profile('a3'), '=NOW()'],
-      [profile('a4')],
-      [profile('a5')],
+      [profile('a'), 'a@x.test', 'VALID', false, ''],
+      ['', '', '', '', ''],
+      ['not a profile', '', '', '', ''],
     ];
-    const { platform, sheet } = world(rows, { row: 1, column: 1, rows: 6, columns: 1 });
+    const { window, asked } = plan(rows, 1);
+    expect(window.plans.map((row) => row.action)).toEqual(['keep', 'blank', 'invalid']);
+    expect(window.wanted.size).toBe(0);
+    expect(asked).toEqual([]);
+    expect(window.to).toBe(FROM + 2);
+  });
+
+  it('a share of one: one profile, the window ending before the next', () => {
+    const { window } = plan(['a', 'b'].map(urlRow), 1);
+    expect([window.from, window.to]).toEqual([FROM, FROM]);
+    expect(window.wanted.size).toBe(1);
+  });
+});
+
+describe('writeWindow', () => {
+  /** A sheet whose rows FROM.. hold `rows` (a header in row 1), and the window planned over them. */
+  function over(rows: unknown[][], share = 100) {
+    const sheet = new MemorySheet([['Profile', 'Email', 'Email status', 'Catch-all', 'Note'], ...rows]);
     const writes: Array<[number, number]> = [];
     const write = sheet.write.bind(sheet);
     sheet.write = (row, column, values) => {
       writes.push([row, values.length]);
       write(row, column, values);
     };
-    start(platform);
-    // The header's titles (row 1), then two runs of results: rows 2-3 and 5-6.
+    return { sheet, writes, window: plan(rows, share).window };
+  }
+
+  /** Writes `window` with the rows as they are now; answers from `answers` by profile name; `waiting` names. */
+  function writeNow(
+    sheet: MemorySheet,
+    window: PlannedWindow,
+    answers: Record<string, RowAnswer>,
+    waiting: string[] = [],
+    counts: Counts = emptyCounts(),
+  ) {
+    const now = sheet.rows.slice(FROM - 1, FROM - 1 + window.plans.length).map((row) => row.slice(0, WIDTH));
+    const byKey = new Map(Object.entries(answers).map(([name, answer]) => [keyOf(name), answer]));
+    const waits = new Set(waiting.map(keyOf));
+    const asked: string[] = [];
+    const written = writeWindow(sheet, JOB, window, now, {
+      scope: SCOPE,
+      hosts: HOSTS,
+      width: WIDTH,
+      counts,
+      answerOf: (key) => {
+        asked.push(key);
+        return byKey.get(key) ?? window.known.get(key);
+      },
+      waits: (key) => waits.has(key),
+    });
+    return { written, counts, asked };
+  }
+
+  const answer = (email: string): RowAnswer => ({ outcome: found(email) });
+
+  it('writes runs of adjacent rows, one write each, never over a row in between', () => {
+    const rows = [urlRow('a'), urlRow('b'), [profile('c'), '=NOW()', '', '', ''], urlRow('d'), urlRow('e')];
+    const { sheet, writes, window } = over(rows);
+    const { counts, written } = writeNow(sheet, window, {
+      a: answer('a@x.test'),
+      b: answer('b@x.test'),
+      d: answer('d@x.test'),
+      e: answer('e@x.test'),
+    });
     expect(writes).toEqual([
-      [1, 1],
-      [2, 2],
-      [5, 2],
+      [FROM, 2],
+      [FROM + 3, 2],
     ]);
-    expect(sheet.rows[3][1]).toBe('=NOW()');
+    expect(sheet.rows[FROM - 1].slice(1, 3)).toEqual(['a@x.test', 'VALID']);
+    expect(sheet.rows[FROM + 1][1]).toBe('=NOW()');
+    expect(counts).toMatchObject({ found: 4, processed: 4 });
+    expect(written.left).toEqual([]);
   });
 
-  test('a slice out of time stops at a row and the next one goes on from there: each profile paid once', () => {
-    const rows = Array.from({ length: 300 }, (_, index) => [profile(`p${index}`)]);
-    // 4 s of the test clock a batch, slices of 10 s: a slice sends at most a few batches.
-    const { platform, sheet, sent } = world(
-      rows,
-      { row: 1, column: 1, rows: 300, columns: 1 },
-      {
-        lookupMs: 4_000,
-        stepBudgetMs: 10_000,
-      },
-    );
-    const started = start(platform);
-    // More lookups than one batch: Start answers at once, the sidebar drives the slices.
-    expect(started.progress.state).toBe('running');
-    expect(sent).toHaveLength(0);
-    const first = { progress: continueEnrichment(platform) };
-    expect(first.progress.state).toBe('running');
-    const afterFirst = loadJob(platform);
-    // The rows left: the first row never leased, or the first left in a window the slice gave back.
-    const leftFrom = Math.min(afterFirst?.cursor ?? 0, ...(afterFirst?.windows ?? []).map((w) => w.from));
-    expect(leftFrom).toBeGreaterThan(1);
-    expect(leftFrom).toBeLessThanOrEqual(300);
-    expect(afterFirst?.leaseUntil).toBe(0);
-    let progress = first.progress;
-    for (let slice = 0; slice < 50 && progress.state === 'running'; slice++)
-      progress = continueEnrichment(platform);
-    expect(progress.state).toBe('done');
-    expect(new Set(sent).size).toBe(300);
-    expect(sent).toHaveLength(300);
-    expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
+  it('rows without an answer yet go back as runs; a run waits only when another execution looks up all its profiles', () => {
+    const rows = ['a', 'b', 'c', 'd', 'e', 'f'].map(urlRow);
+    const { sheet, window } = over(rows);
+    const { written, counts } = writeNow(sheet, window, { a: answer('a@x.test'), d: answer('d@x.test') }, [
+      'b',
+      'c',
+      'f',
+    ]);
+    expect(written.left).toEqual([
+      { from: FROM + 1, to: FROM + 2, waits: true },
+      { from: FROM + 4, to: FROM + 5, waits: false },
+    ]);
+    expect(counts.processed).toBe(2);
+    expect(sheet.rows[FROM].slice(1)).toEqual(['', '', '', '']);
   });
 
-  test('a row whose profile another slice of the run is looking up does not stop the slice: the next pass writes it, unpaid here', () => {
-    const rows = Array.from({ length: 150 }, (_, index) => [profile(`p${index}`)]);
-    // Another slice of the run holds p5's claim (its batch under way) and stores its answer meanwhile.
-    const cache = memoryCache();
-    const held = 'https://linkedin.com/in/p5';
-    putClaims(cache, [held], BULK_CLAIM, 360);
-    expect(cache.get(claimKey(held))).toBe(BULK_CLAIM);
-    // It answers while this slice's second batch is under way: after this slice wrote its first window.
-    let batches = 0;
-    const { platform, sheet, sent } = world(
-      rows,
-      { row: 1, column: 1, rows: 150, columns: 1 },
-      {
-        cache,
-        beforeSend: (stored) => {
-          if (++batches !== 2) return;
-          stored.set(held, found('p5@example.test'));
-          cache.remove(claimKey(held));
-        },
-      },
-    );
-    expect(start(platform).progress.state).toBe('running');
-    // One slice does the whole run: it went past p5's row, and the pass over the range wrote p5 from the store.
-    const progress = continueEnrichment(platform);
-    expect(progress.state).toBe('done');
-    expect(sent).not.toContain('https://www.linkedin.com/in/p5/');
-    expect(sent).toHaveLength(149);
-    expect(new Set(sent).size).toBe(149);
-    expect(sheet.rows[5][1]).toBe('p5@example.test');
-    expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
+  it('each row is checked right before: moved (another URL now) or filled by the person meanwhile, it is not written', () => {
+    const rows = ['a', 'b', 'c'].map(urlRow);
+    const { sheet, window } = over(rows);
+    // A sort put c's URL where a was; the person typed into b's note.
+    sheet.rows[FROM - 1][0] = profile('c');
+    sheet.rows[FROM][4] = 'called on Monday';
+    const { written, counts } = writeNow(sheet, window, {
+      a: answer('a@x.test'),
+      b: answer('b@x.test'),
+      c: answer('c@x.test'),
+    });
+    expect(sheet.rows[FROM - 1].slice(1, 3)).toEqual(['', '']);
+    expect(sheet.rows[FROM].slice(1)).toEqual(['', '', '', 'called on Monday']);
+    expect(sheet.rows[FROM + 1][1]).toBe('c@x.test');
+    expect(counts.processed).toBe(1);
+    // Not given back either: the pass over the range finds those rows where they are now.
+    expect(written.left).toEqual([]);
+  });
+
+  it("a cell that is not a profile is written INVALID_URL without an answer; a copy writes the other row's output", () => {
+    const copy = ['a@x.test', 'VALID', true, ''];
+    const rows = [['not a profile', '', '', '', ''], urlRow('a')];
+    const { sheet, window } = over(rows);
+    const { asked, counts } = writeNow(sheet, window, { a: { copy } });
+    expect(sheet.rows[FROM - 1][2]).toBe('INVALID_URL');
+    expect(sheet.rows[FROM].slice(1)).toEqual(copy);
+    expect(asked).toEqual([keyOf('a')]);
+    expect(counts).toMatchObject({ notProfile: 1, found: 1, processed: 2 });
+  });
+
+  it('a known answer from the plan is written without asking the service; a result Sheets would read as a formula gets plain text first', () => {
+    const plus: LookupResult = { ...found('+tricky@x.test') };
+    const rows = [urlRow('a'), urlRow('b')];
+    const { sheet, window } = over(rows);
+    window.known.set(keyOf('b'), { outcome: plus });
+    writeNow(sheet, window, { a: answer('a@x.test') });
+    expect(sheet.rows[FROM][1]).toBe('+tricky@x.test');
+    expect(sheet.textBlocks.map((block) => [block.row, block.rows])).toContainEqual([FROM, 2]);
   });
 });

@@ -88,7 +88,7 @@ describe('the Credits export over a credits log port', () => {
       spreadsheet: () => spreadsheetOf(sheets),
       config: () => ({ networkHosts: parseNetworkHosts('network.com') }) as ReturnType<Platform['config']>,
       documentProperties: () => document,
-      keepPendingResults: () => {
+      foldBatches: () => {
         kept++;
         return 0;
       },
@@ -166,7 +166,7 @@ describe('the Credits export over a credits log port', () => {
           where,
         ]),
     );
-    // What formulas paid for moves into the log once, before the export reads where it ends.
+    // What formulas paid for is folded into the log once, before the export reads where it ends.
     expect(kept()).toBe(1);
   });
 

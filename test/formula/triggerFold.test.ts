@@ -1,45 +1,45 @@
 /**
- * The simple triggers' move of the formulas' buffer into the results sheet: only where the trigger may read and
- * write (LIMITED, FULL), only when the buffer holds something, and never failing the trigger.
+ * The simple triggers' fold of the batches formulas paid for into the hidden sheets: only where the trigger may
+ * read and write (LIMITED, FULL), only when a batch waits to be folded, and never failing the trigger.
  */
-import { keepFormulaBuffer } from '../../src/formula/buffer';
-import type { FormulaBuffer } from '../../src/store/ports';
+import { foldOnTrigger } from '../../src/formula/triggerFold';
+import type { BatchFolding } from '../../src/store/ports';
 
-function buffer(holds: boolean, moved = 3, fail?: 'holds' | 'keep') {
+function folding(waiting: boolean, folded = 3, fail?: 'waiting' | 'fold') {
   const calls: string[] = [];
-  const port: FormulaBuffer = {
-    holdsResults() {
-      calls.push('holds');
-      if (fail === 'holds') throw new Error('Service invoked too many times for one day: properties.');
-      return holds;
+  const port: BatchFolding = {
+    waiting() {
+      calls.push('waiting');
+      if (fail === 'waiting') throw new Error('Service invoked too many times for one day: properties.');
+      return waiting;
     },
-    keep() {
-      calls.push('keep');
-      if (fail === 'keep') throw new Error('Exception: Service Spreadsheets failed');
-      return moved;
+    fold() {
+      calls.push('fold');
+      if (fail === 'fold') throw new Error('Exception: Service Spreadsheets failed');
+      return folded;
     },
   };
   return { port, calls };
 }
 
 test.each(['LIMITED', 'FULL'])(
-  'in AuthMode.%s a buffer holding results is moved, and the count returned',
+  'in AuthMode.%s waiting batches are folded, and the count returned',
   (mode) => {
-    const b = buffer(true, 4);
-    expect(keepFormulaBuffer({ authMode: mode }, b.port)).toBe(4);
-    expect(b.calls).toEqual(['holds', 'keep']);
+    const f = folding(true, 4);
+    expect(foldOnTrigger({ authMode: mode }, f.port)).toBe(4);
+    expect(f.calls).toEqual(['waiting', 'fold']);
   },
 );
 
 test('an authMode given as an object with the enum name (as Apps Script passes it) is read by its text', () => {
-  const b = buffer(true, 2);
-  expect(keepFormulaBuffer({ authMode: { toString: () => 'LIMITED' } }, b.port)).toBe(2);
+  const f = folding(true, 2);
+  expect(foldOnTrigger({ authMode: { toString: () => 'LIMITED' } }, f.port)).toBe(2);
 });
 
-test('an empty buffer is only looked at: nothing moved', () => {
-  const b = buffer(false);
-  expect(keepFormulaBuffer({ authMode: 'LIMITED' }, b.port)).toBe(0);
-  expect(b.calls).toEqual(['holds']);
+test('nothing waiting is only looked at: nothing folded', () => {
+  const f = folding(false);
+  expect(foldOnTrigger({ authMode: 'LIMITED' }, f.port)).toBe(0);
+  expect(f.calls).toEqual(['waiting']);
 });
 
 test.each([
@@ -47,13 +47,13 @@ test.each([
   ['no authMode', {}],
   ['no event', undefined],
   ['a lowercase mode', { authMode: 'limited' }],
-])('with %s the buffer is not touched at all', (_name, event) => {
-  const b = buffer(true);
-  expect(keepFormulaBuffer(event, b.port)).toBe(0);
-  expect(b.calls).toEqual([]);
+])('with %s the batches are not touched at all', (_name, event) => {
+  const f = folding(true);
+  expect(foldOnTrigger(event, f.port)).toBe(0);
+  expect(f.calls).toEqual([]);
 });
 
-test.each(['holds', 'keep'] as const)('a failure in %s does not fail the trigger: 0 moved', (fail) => {
-  const b = buffer(true, 3, fail);
-  expect(keepFormulaBuffer({ authMode: 'FULL' }, b.port)).toBe(0);
+test.each(['waiting', 'fold'] as const)('a failure in %s does not fail the trigger: 0 folded', (fail) => {
+  const f = folding(true, 3, fail);
+  expect(foldOnTrigger({ authMode: 'FULL' }, f.port)).toBe(0);
 });

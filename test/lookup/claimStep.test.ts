@@ -5,6 +5,7 @@ import { claimUnknown } from '../../src/lookup/claimStep';
 import { claimKey, claimScope, putClaims } from '../../src/lookup/claims';
 import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
 import { memoryCache } from '../support/platform';
+import { memoryStore } from './memoryStore';
 
 function recordingCache(): { cache: DocumentCache; putSizes: number[]; entries: Map<string, string> } {
   const entries = new Map<string, string>();
@@ -20,14 +21,10 @@ const keys = Array.from({ length: 1100 }, (_, i) => `network.com/in/key-${i}`);
 /** The claim step's ports: an empty store, `cache`, a lock that is always free. */
 function portsOver(cache: LookupPorts['cache']): LookupPorts {
   return {
-    store: {
-      getMany: () => new Map(),
-      snapshot: () => () => undefined,
-      putMany: () => undefined,
-    },
+    store: memoryStore(),
     cache,
     lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
-  } as unknown as LookupPorts;
+  } as Partial<LookupPorts> as LookupPorts;
 }
 
 /** A claim of `keys` with room for `room` results, no gate, its claims put in `cache`. */

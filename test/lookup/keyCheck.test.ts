@@ -4,10 +4,9 @@
  * connection lost on the way counts as a loss. A transport that counts its calls, the fake clock.
  */
 
-import { PACE_PREFIX } from '../../src/core/propertyNames';
 import { sliceBudget } from '../../src/lookup/budget';
-import { checkKeyFirst, countKeyCheckSent, keyCheckGate } from '../../src/lookup/keyCheck';
-import { knowsNothing, loadPace, type Pacer } from '../../src/lookup/pace';
+import { checkKeyOfRun, keyCheckGate } from '../../src/lookup/keyCheck';
+import { knowsNothing, loadPace, Pacer } from '../../src/lookup/pace';
 import type { DocumentCache, LookupPorts, SendBudget, SentKeyCheck } from '../../src/lookup/ports';
 import { serviceError } from '../../src/lookup/result';
 import { memoryCache, testClock } from '../support/platform';
@@ -132,69 +131,83 @@ describe('keyCheckGate', () => {
   });
 });
 
-describe('checkKeyFirst', () => {
+describe('checkKeyOfRun', () => {
   it("a 429 does not halt: its Retry-After holds the first paid batch, counted from the answer's end", () => {
     const w = world({ error: tooMany(8_000), sent: 1, lost: false }, 500);
     const started = w.clock.now();
-    expect(checkKeyFirst(w.ports, w.pacer, PLAN, w.budget)).toBeUndefined();
-    expect(w.pacer.notBefore()).toBe(started + 500 + 8_000);
+    const checked = checkKeyOfRun(w.ports, w.pacer.state, CAP, PLAN, w.budget);
+    expect(checked.halt).toBeUndefined();
+    expect(checked.state.notBefore).toBe(started + 500 + 8_000);
   });
 
   it('a 429 sets no ceiling from a single request: the first batch is not cut to one', () => {
     const w = world({ error: tooMany(1_000), sent: 1, lost: false });
-    checkKeyFirst(w.ports, w.pacer, PLAN, w.budget);
-    expect(w.pacer.state.ceiling).toBe(CAP);
-    expect(w.pacer.next()).toBe(START);
+    const { state } = checkKeyOfRun(w.ports, w.pacer.state, CAP, PLAN, w.budget);
+    expect(state.ceiling).toBe(CAP);
+    expect(new Pacer(state, CAP).next()).toBe(START);
   });
 
   it('a connection lost on the way counts as a lost batch: the first paid batch holds one request', () => {
     const w = world({ error: reset, sent: 1, lost: true });
-    expect(checkKeyFirst(w.ports, w.pacer, PLAN, w.budget)).toBeUndefined();
-    expect(w.pacer.state.lost).toBe(1);
-    expect(w.pacer.next()).toBe(1);
+    const checked = checkKeyOfRun(w.ports, w.pacer.state, CAP, PLAN, w.budget);
+    expect(checked.halt).toBeUndefined();
+    expect(checked.state.lost).toBe(1);
+    expect(new Pacer(checked.state, CAP).next()).toBe(1);
+  });
+
+  it("a passed check is the run's one request that is not a lookup: the pace knows something now", () => {
+    const w = world({ sent: 1, lost: false });
+    const checked = checkKeyOfRun(w.ports, w.pacer.state, CAP, PLAN, w.budget);
+    expect(checked.halt).toBeUndefined();
+    expect(knowsNothing(checked.state)).toBe(false);
+    expect(checked.state).toMatchObject({ requests: 1, clean: 1, size: START });
+  });
+
+  it.each([
+    ['a 401', unauthorized],
+    ['a 404', wrongAddress],
+  ])('%s halts the run, the state given back unchanged', (_, error) => {
+    const w = world({ error, sent: 1, lost: false });
+    const before = w.pacer.state;
+    const checked = checkKeyOfRun(w.ports, before, CAP, PLAN, w.budget);
+    expect(checked.halt).toEqual(error);
+    expect(checked.state).toEqual(before);
+  });
+
+  it('leaves the state it is given as it was (the caller keeps the new one)', () => {
+    const w = world({ error: reset, sent: 1, lost: true });
+    const before = { ...w.pacer.state };
+    const given = w.pacer.state;
+    checkKeyOfRun(w.ports, given, CAP, PLAN, w.budget);
+    expect(given).toEqual(before);
   });
 
   it('is not sent outside the budget: the first paid batch goes out unchecked instead', () => {
     const w = world({ error: unauthorized, sent: 1, lost: false });
     const over: SendBudget = { ...w.budget, mayStart: () => false };
-    expect(checkKeyFirst(w.ports, w.pacer, PLAN, over)).toBeUndefined();
+    const checked = checkKeyOfRun(w.ports, w.pacer.state, CAP, PLAN, over);
+    expect(checked.halt).toBeUndefined();
     expect(w.checks()).toBe(0);
-    expect(knowsNothing(w.pacer.state)).toBe(true);
+    expect(knowsNothing(checked.state)).toBe(true);
   });
 
   it('is not sent before a Retry-After kept from an earlier execution', () => {
     const w = world({ error: unauthorized, sent: 1, lost: false });
-    w.pacer.hold(w.clock.now() + 1);
-    expect(checkKeyFirst(w.ports, w.pacer, PLAN, w.budget)).toBeUndefined();
+    const held = { ...w.pacer.state, notBefore: w.clock.now() + 1 };
+    expect(checkKeyOfRun(w.ports, held, CAP, PLAN, w.budget).halt).toBeUndefined();
+    expect(w.checks()).toBe(0);
+  });
+
+  it('is not sent while the pace knows something already', () => {
+    const w = world({ error: unauthorized, sent: 1, lost: false });
+    const known = { ...w.pacer.state, requests: 20 };
+    expect(checkKeyOfRun(w.ports, known, CAP, PLAN, w.budget)).toEqual({ state: known });
     expect(w.checks()).toBe(0);
   });
 
   it('is not sent by a transport that cannot send one', () => {
     const w = world({ sent: 1, lost: false });
     const ports = { ...w.ports, transport: { sendBatch: w.ports.transport.sendBatch } } as LookupPorts;
-    expect(checkKeyFirst(ports, w.pacer, PLAN, w.budget)).toBeUndefined();
-    expect(knowsNothing(w.pacer.state)).toBe(true);
-  });
-});
-
-describe('countKeyCheckSent', () => {
-  it("Start's key check counts as the run's own: the first slice sends no second one", () => {
-    const cache = memoryCache();
-    countKeyCheckSent(cache, 'bulk', { start: START, cap: CAP }, 250, 0);
-    const w = world({ error: unauthorized, sent: 1, lost: false }, 300, cache);
-    const pacer: Pacer = w.pacer;
-    expect(knowsNothing(pacer.state)).toBe(false);
-    expect(keyCheckGate(w.ports, pacer, PLAN, w.budget, 0).beforeClaim?.(10)).toBeUndefined();
-    expect(w.checks()).toBe(0);
-  });
-
-  it('changes nothing in a pace that already knows the service', () => {
-    const cache = memoryCache();
-    const kept = loadPace(cache, 'bulk', START, CAP, 0);
-    kept.observe({ size: 20, durationMs: 400, failures: 0, endedAt: 0 });
-    kept.save(cache, 'bulk');
-    const before = cache.get(`${PACE_PREFIX}bulk`);
-    countKeyCheckSent(cache, 'bulk', { start: START, cap: CAP }, 250, 1_000);
-    expect(cache.get(`${PACE_PREFIX}bulk`)).toBe(before);
+    expect(knowsNothing(checkKeyOfRun(ports, w.pacer.state, CAP, PLAN, w.budget).state)).toBe(true);
   });
 });

@@ -12,6 +12,7 @@ import {
   lossCap,
   observeKeyCheck,
   observePace,
+  observeRun,
   PACE_START,
   Pacer,
   type PaceState,
@@ -464,6 +465,61 @@ describe("the pace learned per key, from a service that never refused (the user'
     expect(JSON.parse(cleanRun([50], larger?.replace('hash-a', 'hash-b'), 60_000) as string)).toMatchObject({
       key: 'hash-a',
     });
+  });
+});
+
+describe("a bulk run's pace observed batch by batch across its slices (observeRun)", () => {
+  const RUN_CAP = 300;
+  const T = 1_000_000;
+  const runPace = (size: number): PaceState => recallPace(undefined, size, RUN_CAP, 0, false);
+  const batch = (size: number, extra: Partial<BatchSample> = {}): BatchSample => ({
+    size,
+    durationMs: 800,
+    failures: 0,
+    endedAt: T + 800,
+    ...extra,
+  });
+  const limited = (size: number, refused: number, endedAt = T + 800) =>
+    batch(size, { failures: refused, throttled: refused, endedAt });
+
+  it("a clean round grows the run's pace once, from what was at the service, not once per slice", () => {
+    let state = runPace(60);
+    // Three slices sent 20 each: 60 at the service at once.
+    for (let slice = 0; slice < 3; slice++) state = observeRun(state, batch(20), 60, T, RUN_CAP);
+    expect(state.size).toBe(120);
+    expect(state.requests).toBe(60);
+    expect(state.tookClean).toBe(60);
+    // The next round, 120 at once, grows it once more.
+    for (let slice = 0; slice < 3; slice++) state = observeRun(state, batch(40), 120, T + 1_000, RUN_CAP);
+    expect(state.size).toBe(240);
+  });
+
+  it('a clean batch sent while the run had less than its pace at the service neither grows nor shrinks it', () => {
+    const state = observeRun(runPace(60), batch(20), 20, T, RUN_CAP);
+    expect(state.size).toBe(60);
+    expect(state.requests).toBe(20);
+  });
+
+  it('429s step the pace back once per wave: a refusal of a batch sent before the step changes nothing more', () => {
+    const before = runPace(120);
+    const stepped = observeRun(before, limited(40, 10, T + 500), 120, T, RUN_CAP);
+    // The service took 110 of the 120 at once: that is the ceiling, and the pace halves below it.
+    expect(stepped).toMatchObject({ ceiling: 110, size: 60, steppedAt: T + 500, requests: 40 });
+    // Another slice's batch of the same wave (sent at T, before the step) was refused too.
+    expect(observeRun(stepped, limited(40, 10, T + 600), 120, T, RUN_CAP)).toBe(stepped);
+    // A batch sent after the step that meets 429s again steps again.
+    const again = observeRun(stepped, limited(20, 5, T + 1_500), 60, T + 600, RUN_CAP);
+    expect(again.size).toBeLessThan(stepped.size);
+    expect(again.steppedAt).toBe(T + 1_500);
+  });
+
+  it("a lost batch is the batch's own: it halves the pace from its size, even within a wave", () => {
+    // A run that has sent many requests cleanly: the loss cap allows more than the halved size.
+    const stepped = { ...runPace(120), requests: 10_000, steppedAt: T + 500 };
+    const lost = observeRun(stepped, batch(40, { failures: 40, lostBatch: true }), 120, T, RUN_CAP);
+    expect(lost.size).toBe(40);
+    expect(lost.lost).toBe(1);
+    expect(lost.lostAt).toBe(T + 800);
   });
 });
 

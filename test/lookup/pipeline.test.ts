@@ -5,10 +5,16 @@
  * never sent a third time, keys another execution paid for never sent.
  */
 
-import { DEFAULT_RETRY, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
+import {
+  DEFAULT_RETRY,
+  EXECUTION_LIMIT_MS,
+  MAX_LOST_SENDS,
+  RATE_LIMITED_ATTEMPTS,
+} from '../../src/core/limits';
 import { fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { claimKey, claimScope } from '../../src/lookup/claims';
 import {
+  beginSend,
   endSending,
   type SendReport,
   type SendRequest,
@@ -16,10 +22,11 @@ import {
   settleCheck,
   startSending,
 } from '../../src/lookup/pipeline';
-import type { BatchSizer, LookupPorts, SendBudget, SendCheck, SentBatch } from '../../src/lookup/ports';
+import type { BatchSizer, LookupPorts, SendBudget, SentBatch } from '../../src/lookup/ports';
 import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
 import { memoryCache, testClock } from '../support/platform';
 import { found } from '../support/results';
+import { type MemoryStore, memoryStore, sendCheck } from './memoryStore';
 
 const server = serviceError('server_error', 'The service failed (HTTP 500).', {
   status: 500,
@@ -58,6 +65,23 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   const batches: string[][] = [];
   const stored: Array<[string, LookupResult]> = [];
   const lostWrites: string[][] = [];
+  const store = memoryStore((call) => events.push(call));
+  // What each keep stored and lost, in order.
+  const keep = store.beginSend;
+  store.beginSend = (ask) => {
+    const check = keep(ask);
+    const batch = check.batch;
+    if (batch)
+      check.batch = {
+        ...batch,
+        keep(sent, results, lost, requeued) {
+          batch.keep(sent, results, lost, requeued);
+          stored.push(...results);
+          if (lost.length > 0) lostWrites.push([...lost]);
+        },
+      };
+    return check;
+  };
   const sleeps: number[] = [];
   const baseSleep = clock.sleep;
   clock.sleep = (ms: number) => {
@@ -68,18 +92,7 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
     cache,
     clock,
     lock: { tryWith: <T>(work: () => T) => ({ value: work() }) },
-    store: {
-      getMany: () => new Map(),
-      readStored: () => {
-        throw new Error('not reached');
-      },
-      snapshot: () => () => undefined,
-      putMany: (entries: Array<[string, LookupResult]>, _sending?: readonly string[], lost?: string[]) => {
-        events.push(`store ${entries.length}`);
-        stored.push(...entries);
-        if (lost) lostWrites.push(lost);
-      },
-    },
+    store,
     transport: {
       sendBatch: (urls: string[]): SentBatch => {
         batches.push(urls);
@@ -109,12 +122,14 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   claims.put(keys, '1', 30);
   const run = (): SendReport => {
     const sending = startSending(request, claims);
-    sendBatches(ports, request, sending);
+    const check = beginSend(ports, request, keys, request.batchSize.next());
+    sendBatches(ports, request, sending, settleCheck(ports, sending, check));
     return endSending(sending);
   };
   const claimsHeld = () => keys.filter((key) => cacheEntries.has(claimKey(key)));
   return {
     ports,
+    store,
     clock,
     events,
     requests,
@@ -141,8 +156,9 @@ describe('sendBatches', () => {
     expect(w.batches).toHaveLength(1);
     expect(report.requestsSent).toBe(3);
     expect(w.stored.map(([key]) => key)).toEqual([A, B, C]);
-    expect(w.events[0]).toBe('store 3');
-    expect(w.events.slice(1)).toContain('release 3');
+    // Kept in the batch's records, then the claims released, then nothing left in the batch to drop.
+    expect(w.events).toEqual(['beginSend', `keep ${[A, B, C].join(',')}`, 'release 3', 'drop ']);
+    expect(w.store.beingSent.size).toBe(0);
     expect(w.claimsHeld()).toEqual([]);
     expect(report.outcomes.get(B)).toEqual(found('bob@acme.test'));
   });
@@ -239,42 +255,83 @@ describe('sendBatches', () => {
     expect(report.outcomes.get(A)).toEqual(found('ann@acme.test'));
   });
 
-  it('a busy lock before a batch ends the sending with nothing sent, and the claims released', () => {
-    const w = world([A], () => found('ann@acme.test'));
-    w.ports.store.beginSend = () => ({
-      send: [A],
-      stored: new Map(),
-      elsewhere: [],
-      full: [],
-      lost: new Map(),
-      held: [],
-    });
-    w.ports.lock.tryWith = () => undefined;
+  it("later batches take no lock: each goes to the service through the batch's own record first", () => {
+    const w = world([A, B, C], () => found('x@acme.test'));
+    w.request.batchSize = fixedBatchSize(1);
+    w.ports.lock.tryWith = () => {
+      throw new Error('the sending took the lock');
+    };
     const report = w.run();
-    expect(report.lockBusy).toBe(true);
-    expect(report.requestsSent).toBe(0);
+    expect(report.requestsSent).toBe(3);
+    expect(w.events.filter((event) => !event.startsWith('release'))).toEqual([
+      'beginSend',
+      `keep ${A}`,
+      `toService ${B}`,
+      `keep ${B}`,
+      `toService ${C}`,
+      `keep ${C}`,
+      'drop ',
+    ]);
     expect(w.claimsHeld()).toEqual([]);
   });
 
-  it("a gate's word before a later batch stops the sending there", () => {
+  it('keys left unsent (a halt) leave the batch: another execution may send them at once', () => {
+    const w = world([A, B, C], (url) => (url.endsWith('ann') ? payment : found('x@acme.test')));
+    w.request.batchSize = fixedBatchSize(1);
+    w.run();
+    expect(w.events).toContain(`drop ${[B, C].join(',')}`);
+    expect(w.store.beingSent.size).toBe(0);
+  });
+
+  it("a gate's word before a later batch stops the sending there (the claim step asked before the first)", () => {
     const w = world([A, B], () => found('x@acme.test'));
     w.request.batchSize = fixedBatchSize(1);
     const out = serviceError('config', 'Stopped.');
     let asked = 0;
-    w.request.beforeBatch = () => (++asked > 1 ? out : undefined);
+    w.request.beforeBatch = () => {
+      asked++;
+      return out;
+    };
     const report = w.run();
+    expect(asked).toBe(1);
     expect(report.stopped).toEqual(out);
     expect(report.requestsSent).toBe(1);
     expect(report.outcomes.has(B)).toBe(false);
     expect(w.claimsHeld()).toEqual([]);
+    expect(w.store.beingSent.size).toBe(0);
+  });
+});
+
+describe("beginSend (the claim step's check of the claimed keys)", () => {
+  it("asks the store to record them until the claims end, with the caller's re-check time, window and properties", () => {
+    const w = world([A], () => found('x@acme.test'));
+    const all = { 'pef.v': '1' };
+    beginSend(w.ports, { holdSeconds: 90, storedSince: 5, window: 'slice-1' }, [A, B], 10, all);
+    beginSend(w.ports, {}, [C], 10);
+    const [first, second] = w.store.asks;
+    expect(first).toMatchObject({
+      urlKeys: [A, B],
+      untilMs: w.clock.now() + 90_000,
+      storedSince: 5,
+      window: 'slice-1',
+    });
+    expect(first.all).toBe(all);
+    // No hold given: an execution's limit.
+    expect(second.untilMs).toBe(w.clock.now() + EXECUTION_LIMIT_MS);
+  });
+
+  it('the first fetchAll: `firstSize` of the sendable keys (one at least), or a key lost before, alone', () => {
+    const w = world([A], () => found('x@acme.test'));
+    beginSend(w.ports, {}, [A, B, C], 2);
+    const [ask] = w.store.asks;
+    expect(ask.first([A, B, C], new Map())).toEqual([A, B]);
+    expect(ask.first([A, B, C], new Map([[C, 1]]))).toEqual([C]);
+    const other = world([A], () => found('x@acme.test'));
+    expect(beginSend(other.ports, {}, [A, B], 0).first).toEqual([A]);
   });
 });
 
 describe('settleCheck', () => {
-  function check(partial: Partial<SendCheck>): SendCheck {
-    return { send: [], stored: new Map(), elsewhere: [], full: [], lost: new Map(), held: [], ...partial };
-  }
-
   it('a key another execution stored meanwhile settles with its result: not sent, no credit, its claim released', () => {
     const w = world([A, B, C], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
@@ -282,7 +339,7 @@ describe('settleCheck', () => {
     const confirmed = settleCheck(
       w.ports,
       sending,
-      check({ send: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
+      sendCheck({ send: [A], first: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
     );
     expect(confirmed.send).toEqual([A]);
     expect(sending.report.alreadyKept.get(B)).toEqual(theirs);
@@ -294,7 +351,7 @@ describe('settleCheck', () => {
   it('a key the store cannot keep now is reported unsaved and left unsent', () => {
     const w = world([A, B], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
-    settleCheck(w.ports, sending, check({ send: [A], full: [B] }));
+    settleCheck(w.ports, sending, sendCheck({ send: [A], first: [A], full: [B] }));
     expect(sending.report.unsaved).toEqual([B]);
     expect(sending.queue.keys).toEqual([A]);
     expect(w.claimsHeld()).toEqual([A]);
@@ -307,55 +364,40 @@ describe('settleCheck', () => {
     settleCheck(
       w.ports,
       sending,
-      check({ send: [B], lost: new Map([[A, MAX_LOST_SENDS]]), lostUntil: new Map([[A, until]]), held: [A] }),
+      sendCheck({
+        send: [B],
+        first: [B],
+        lost: new Map([[A, MAX_LOST_SENDS]]),
+        lostUntil: new Map([[A, until]]),
+        held: [A],
+      }),
     );
     expect(sending.report.outcomes.get(A)).toMatchObject({ error: 'transport', notBefore: until });
     expect(sending.queue.keys).toEqual([B]);
     expect(w.claimsHeld()).toEqual([B]);
   });
 
-  it('a key lost once before stays queued and goes alone', () => {
-    const w = world([A, B, C], () => found('x@acme.test'));
+  it("the first fetchAll is the store's `first`; a key lost once before is remembered and goes alone again", () => {
+    const w = world([A, B, C], (url, n) => (url.endsWith('ann') && n === 1 ? 'lost' : found('x@acme.test')));
     const sending = startSending(w.request, w.claims);
-    settleCheck(w.ports, sending, check({ send: [], lost: new Map([[A, 1]]), held: [A] }));
+    const confirmed = settleCheck(
+      w.ports,
+      sending,
+      sendCheck({ send: [A, B, C], first: [A], lost: new Map([[A, 1]]) }),
+    );
+    expect(confirmed.send).toEqual([A]);
     expect(sending.queue.keys).toEqual([A, B, C]);
-    sendBatches(w.ports, w.request, sending);
-    expect(w.batches[0]).toEqual([`https://www.${A}`]);
+    expect(sending.queue.lost.get(A)).toBe(1);
+    sendBatches(w.ports, w.request, sending, confirmed);
+    // Lost again alone: twice now, an ERROR; the others went together after it.
+    expect(w.batches).toEqual([[`https://www.${A}`], [`https://www.${B}`, `https://www.${C}`]]);
+    expect(sending.report.outcomes.get(A)).toMatchObject({ error: 'transport', retryable: false });
   });
 });
 
 describe('two executions at once over one store', () => {
-  /**
-   * A store that records batches being sent (as beginSend does, durably) and results; both executions' claims
-   * vanished (a best-effort cache), so only the store keeps a URL from being paid twice.
-   */
-  function sharedStore() {
-    const results = new Map<string, LookupResult>();
-    const beingSent = new Set<string>();
-    const store = {
-      getMany: () => new Map(),
-      readStored: () => {
-        throw new Error('not reached');
-      },
-      snapshot: () => () => undefined,
-      putMany: (entries: Array<[string, LookupResult]>, sending?: readonly string[]) => {
-        for (const [key, result] of entries) results.set(key, result);
-        for (const key of sending ?? []) beingSent.delete(key);
-      },
-      beginSend: (batch: string[]): SendCheck => {
-        const stored = new Map(
-          batch.filter((key) => results.has(key)).map((key) => [key, results.get(key) as LookupResult]),
-        );
-        const elsewhere = batch.filter((key) => !stored.has(key) && beingSent.has(key));
-        const send = batch.filter((key) => !stored.has(key) && !beingSent.has(key));
-        for (const key of send) beingSent.add(key);
-        return { send, stored, elsewhere, full: [], lost: new Map(), held: [], sending: send };
-      },
-    };
-    return { store, results };
-  }
-
-  function execution(store: ReturnType<typeof sharedStore>['store'], keys: string[], during?: () => void) {
+  // Both executions' claims vanished (a best-effort cache): only the store's batches keep a URL from being paid twice.
+  function execution(store: MemoryStore, keys: string[], during?: () => void) {
     const clock = testClock();
     const paid: string[] = [];
     const ports = {
@@ -386,14 +428,16 @@ describe('two executions at once over one store', () => {
     };
     const run = () => {
       const sending = startSending(request, claimScope(null));
-      sendBatches(ports, request, sending);
+      const check = beginSend(ports, request, keys, 10);
+      sendBatches(ports, request, sending, settleCheck(ports, sending, check));
       return endSending(sending);
     };
     return { paid, run };
   }
 
   it('a URL the other execution is sending, or has stored, is not paid again', () => {
-    const { store, results } = sharedStore();
+    const store = memoryStore();
+    const results = store.results;
     let second: SendReport | undefined;
     const other = execution(store, [A, B, C]);
     const first = execution(store, [A, B], () => {

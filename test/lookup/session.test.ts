@@ -11,15 +11,22 @@ import { DEFAULT_RETRY } from '../../src/core/limits';
 import { ACCOUNT_CHECK_KEY, ACCOUNT_OK_KEY, CLAIM_PREFIX, HALT_KEY } from '../../src/core/propertyNames';
 import { accountCheckGate, haltGate } from '../../src/formula/gates';
 import { FormulaBudget, fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
-import { BULK_CLAIM, claimKey, FORMULA_CLAIM } from '../../src/lookup/claims';
+import { BULK_CLAIM, claimKey, claimScope, FORMULA_CLAIM } from '../../src/lookup/claims';
 import type { Gate } from '../../src/lookup/gate';
 import { type KeyCheckGate, keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
-import type { BatchSample, BatchSizer, LookupPorts, SendBudget, SendCheck } from '../../src/lookup/ports';
-import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
-import { type LookupReport, openLookup } from '../../src/lookup/session';
+import type { BatchSample, BatchSizer, LookupPorts, SendBudget } from '../../src/lookup/ports';
+import { type LookupOutcome, serviceError } from '../../src/lookup/result';
+import {
+  claimInHold,
+  emptyReport,
+  type LookupReport,
+  openLookup,
+  sendClaimed,
+} from '../../src/lookup/session';
 import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
+import { memoryStore } from './memoryStore';
 
 const flaky = serviceError('server_error', 'boom', { status: 500, retryable: true });
 const broke = serviceError('payment_required', 'Out of credits', { status: 402, effect: 'pause' });
@@ -29,8 +36,8 @@ const LOST = 'lost';
 const reset = serviceError('transport', 'The service could not be reached (reset).', { retryable: true });
 
 /**
- * A world of plain objects: a clock that only moves when slept or when a batch "takes" time; a store that keeps
- * lost sends across calls (executions) as ResultStore promises, and checks a batch as beginSend does.
+ * A world of plain objects: a clock that only moves when slept or when a batch "takes" time; a store in memory that
+ * keeps lost sends across calls (executions) as ResultStore promises, and checks a batch as beginSend does.
  */
 function world(
   answer: (url: string, attempt: number) => LookupOutcome | typeof LOST | undefined,
@@ -38,47 +45,16 @@ function world(
 ) {
   const log: string[] = [];
   const cache = new Map<string, string>();
-  const stored = new Map<string, LookupResult>();
-  const lostSends = new Map<string, number>();
+  // The batch's keep, logged as `store a,b` when it stored results.
+  const store = memoryStore((call) => {
+    if (call.startsWith('keep ') && call !== 'keep ') log.push(`store ${call.slice(5)}`);
+  });
   const attempts = new Map<string, number>();
   let now = 1_000;
   let lockBusy = false;
   let lockRefused = false;
   const ports: LookupPorts = {
-    store: {
-      getMany: (keys) =>
-        new Map(keys.filter((k) => stored.has(k)).map((k) => [k, stored.get(k) as LookupResult])),
-      readStored: (keys) => ({
-        results: new Map(keys.filter((k) => stored.has(k)).map((k) => [k, stored.get(k) as LookupResult])),
-        room: Number.POSITIVE_INFINITY,
-        property: () => undefined,
-      }),
-      snapshot: () => (key) =>
-        stored.has(key) ? { result: stored.get(key) as LookupResult, savedAt: 0 } : undefined,
-      putMany: (entries, _sending, lost) => {
-        for (const [key, result] of entries) stored.set(key, result);
-        for (const key of lost ?? []) lostSends.set(key, (lostSends.get(key) ?? 0) + 1);
-        if (entries.length) log.push(`store ${entries.map(([k]) => k).join(',')}`);
-      },
-      beginSend: (keys, _until, _since, mayGo) => {
-        const check: SendCheck = {
-          send: [],
-          stored: new Map(),
-          elsewhere: [],
-          full: [],
-          lost: new Map(),
-          held: [],
-        };
-        for (const key of keys) {
-          const lost = lostSends.get(key) ?? 0;
-          if (lost) check.lost.set(key, lost);
-          if (stored.has(key)) check.stored.set(key, stored.get(key) as LookupResult);
-          else if (lost && mayGo && !mayGo(key, lost)) check.held.push(key);
-          else check.send.push(key);
-        }
-        return check;
-      },
-    },
+    store,
     cache: memoryCache(cache, (call, keys) => {
       if (call === 'removeAll') log.push(`release ${keys.length}`);
     }),
@@ -112,8 +88,9 @@ function world(
     ports,
     log,
     cache,
-    stored,
-    lostSends,
+    store,
+    stored: store.results,
+    lostSends: store.lostSends,
     attempts,
     setBusy: (busy: boolean) => {
       lockBusy = busy;
@@ -163,6 +140,7 @@ function send(
 const claimsHeld = (w: ReturnType<typeof world>) =>
   [...w.cache.keys()].filter((key) => key.startsWith('pef.claim.'));
 const sent = (w: ReturnType<typeof world>) => w.log.filter((line) => line.startsWith('send'));
+const claimHolder = (w: ReturnType<typeof world>, key: string) => w.cache.get(claimKey(key));
 
 describe('the claim step', () => {
   it("sends only keys neither stored nor claimed, with the caller's claim; reports the holders", () => {
@@ -461,13 +439,13 @@ describe('the one scheduler', () => {
     // Answers that may have been charged and were lost: the four of the batch, then c alone.
     expect(report.lostAnswers).toBe(5);
     expect(report.requestsSent).toBe(8);
-    // Remembered by the store (putMany counts the lost sends): c lost twice, the others once.
+    // Remembered by the store (the batch's keep counts the lost sends): c lost twice, the others once.
     expect(Object.fromEntries(w.lostSends)).toEqual({ a: 1, b: 1, c: 2, d: 1 });
-    // Across executions: c is not sent again (an ERROR at once), a is kept, a key lost once goes alone.
+    // Across executions: c is not sent again (an ERROR at once), a is kept, a key lost once goes alone, first.
     w.log.length = 0;
     w.lostSends.set('e', 1);
     const again = send(w, ['a', 'c', 'e', 'f', 'g']);
-    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send f,g', 'send e']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send e', 'send f,g']);
     expect(again.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport' });
     // a was stored: the claim step found it (the caller's inStore), so it was neither claimed nor sent.
     expect(again.outcomes.has('a')).toBe(false);
@@ -520,6 +498,113 @@ describe('the one scheduler', () => {
   });
 });
 
+describe("a bulk slice's batch: claimed in the slice's own hold of the lock, sent after it", () => {
+  const UNTIL_MS = 90_000;
+
+  /** The claim step of a slice's window over `keys` (the slice holds the lock already: none is taken here). */
+  function claimIn(w: ReturnType<typeof world>, keys: string[], all: Record<string, string> = {}) {
+    const claims = claimScope(w.ports.cache);
+    const claimed = claimInHold(w.ports, {
+      keys,
+      value: BULK_CLAIM,
+      claims,
+      untilMs: w.now() + UNTIL_MS,
+      storedSince: 7,
+      window: 'slice-1',
+      all,
+    });
+    return { claims, claimed };
+  }
+
+  function sendIt(w: ReturnType<typeof world>, { claims, claimed }: ReturnType<typeof claimIn>) {
+    const wanted = new Map(claimed.mine.map((key) => [key, key]));
+    const request = {
+      claimed: new Map<string, string>(),
+      apiKey: 'k',
+      endpoint: 'https://service.test/network_finder',
+      retry: DEFAULT_RETRY,
+      batchSize: fixedBatchSize(1),
+      budget: sliceBudget(w.now() + 60_000),
+    };
+    try {
+      return sendClaimed(w.ports, wanted, request, claims, claimed, emptyReport());
+    } finally {
+      claims.releaseAll();
+    }
+  }
+
+  it("claims the free keys until the slice's end and records them as one batch, every key at the service at once", () => {
+    const w = world((url) => found(url));
+    w.cache.set(claimKey('b'), FORMULA_CLAIM);
+    const seconds: number[] = [];
+    const cache = w.ports.cache as NonNullable<LookupPorts['cache']>;
+    w.ports.cache = {
+      ...cache,
+      putAll: (values, secs) => {
+        seconds.push(secs);
+        cache.putAll(values, secs);
+      },
+    };
+    // The slice holds the lock: the claim step takes none of its own.
+    w.setBusy(true);
+    const all = { 'pef.job': '{}' };
+    const { claimed } = claimIn(w, ['a', 'b', 'c'], all);
+    expect(claimed.mine).toEqual(['a', 'c']);
+    expect([...claimed.heldBy]).toEqual([['b', FORMULA_CLAIM]]);
+    expect(claimed.first?.first).toEqual(['a', 'c']);
+    expect(claimHolder(w, 'a')).toBe(BULK_CLAIM);
+    expect(seconds).toEqual([UNTIL_MS / 1000]);
+    // The batch's records end with the claims, carry the window's token, and read the hold's properties.
+    const [ask] = w.store.asks;
+    expect(ask).toMatchObject({
+      urlKeys: ['a', 'c'],
+      untilMs: w.now() + UNTIL_MS,
+      window: 'slice-1',
+      storedSince: 7,
+    });
+    expect(ask.all).toBe(all);
+    expect(sent(w)).toEqual([]);
+  });
+
+  it('a key lost before goes first, alone; the others wait claimed for the next fetchAll', () => {
+    const w = world((url) => found(url));
+    w.lostSends.set('b', 1);
+    const step = claimIn(w, ['a', 'b', 'c']);
+    expect(step.claimed.first?.first).toEqual(['b']);
+    expect(step.claimed.first?.send).toEqual(['a', 'b', 'c']);
+    const report = sendIt(w, step);
+    // The rest at the slice's fixed size of one (the request's sizer).
+    expect(sent(w)).toEqual(['send b', 'send a', 'send c']);
+    expect(report.requestsSent).toBe(3);
+  });
+
+  it('sent after the hold with the lock free or not: its answers kept in the store before the claims go', () => {
+    const w = world((url) => found(`${url}@x.test`));
+    const step = claimIn(w, ['a', 'b']);
+    w.setRefused(true);
+    const report = sendIt(w, step);
+    expect(w.log.filter((line) => !line.startsWith('sleep'))).toEqual(['send a,b', 'store a,b', 'release 2']);
+    expect(report.outcomes.get('b')).toMatchObject({ kind: 'found' });
+    expect(report.lockBusy).toBe(false);
+    expect(claimsHeld(w)).toEqual([]);
+    expect(w.store.beingSent.size).toBe(0);
+  });
+
+  it('a key another execution stored meanwhile is kept, not sent; nothing claimed sends nothing', () => {
+    const w = world((url) => found(url));
+    w.stored.set('a', found('a@x.test'));
+    const report = sendIt(w, claimIn(w, ['a']));
+    expect(sent(w)).toEqual([]);
+    expect(report.alreadyKept.get('a')).toEqual(found('a@x.test'));
+    expect(claimsHeld(w)).toEqual([]);
+    w.cache.set(claimKey('z'), BULK_CLAIM);
+    const none = claimIn(w, ['z']);
+    expect(none.claimed.first).toBeUndefined();
+    expect(sendIt(w, none).heldBy.get('z')).toBe(BULK_CLAIM);
+    expect(sent(w)).toEqual([]);
+  });
+});
+
 /** Port calls that give a claim or a marker back: a throw there is the release failing, not a step of the lookup. */
 const RELEASES = new Set(['cache.removeAll', 'cache.remove']);
 
@@ -531,7 +616,6 @@ class Injected extends Error {}
  */
 function throwingWorld(throwAt = 0) {
   const cache = new Map<string, string>();
-  const stored = new Map<string, LookupResult>();
   const calls: string[] = [];
   let now = 1_000;
   const step = (name: string) => {
@@ -539,31 +623,9 @@ function throwingWorld(throwAt = 0) {
     calls.push(name);
     if (calls.length === throwAt) throw new Injected(`thrown at ${name}`);
   };
-  const check = (keys: string[]): SendCheck => ({
-    send: keys.filter((key) => !stored.has(key)),
-    stored: new Map(
-      keys.filter((key) => stored.has(key)).map((key) => [key, stored.get(key) as LookupResult]),
-    ),
-    elsewhere: [],
-    full: [],
-    lost: new Map(),
-    held: [],
-    sending: ['pef.s.1'],
-  });
+  const store = memoryStore((call) => step(`store.${call.split(' ')[0]}`));
   const ports: LookupPorts = {
-    store: {
-      getMany: () => new Map(),
-      readStored: () => ({ results: new Map(), room: Number.POSITIVE_INFINITY, property: () => undefined }),
-      snapshot: () => () => undefined,
-      putMany: (entries) => {
-        step('store.putMany');
-        for (const [key, result] of entries) stored.set(key, result);
-      },
-      beginSend: (keys) => {
-        step('store.beginSend');
-        return check(keys);
-      },
-    },
+    store,
     cache: memoryCache(cache, (call) => step(`cache.${call}`)),
     lock: {
       tryWith: (work) => {
@@ -587,7 +649,7 @@ function throwingWorld(throwAt = 0) {
       },
     },
   };
-  return { ports, cache, stored, calls };
+  return { ports, cache, stored: store.results, calls };
 }
 
 /** The daily limit's shape: what is claimed is reserved under the lock; what was not charged is given back. */
@@ -657,7 +719,7 @@ describe('release by construction: a lookup whose ports throw at any step', () =
       'lock.tryLock',
       'lock.releaseLock',
       'store.beginSend',
-      'store.putMany',
+      'store.keep',
       'transport.fetchAll',
     ])
       expect(w.calls).toContain(name);

@@ -1,11 +1,10 @@
 /**
- * The credits log's rows: one per credit spent or maybe spent, who paid and where; the formulas' buffered records
- * read back to the same rows; a row edited by hand is not counted as a charge.
+ * The credits log's rows: one per credit spent or maybe spent, who paid and where; an earlier version's buffered
+ * records of formulas read back to the same rows; a row edited by hand is not counted as a charge. Who pays for a
+ * batch's records: test/store/batches.test.ts.
  */
-import { PROPERTY_RECORD_BYTES } from '../../src/core/limits';
 import type { LookupResult } from '../../src/lookup/result';
 import {
-  bufferedCharges,
   type ChargeContext,
   CREDITS_COLUMNS,
   CREDITS_HEADER,
@@ -16,7 +15,6 @@ import {
   isNoteRow,
   isoTime,
   LOST_OUTCOME_TEXT,
-  lostRowsOf,
   OUTCOME_COLUMN,
   outcomeOf,
   parseChargeRow,
@@ -89,52 +87,32 @@ test('chargeRows: a row per charged result, then a maybe-charged row per lost an
   for (const row of rows) expect(row).toHaveLength(CREDITS_COLUMNS);
 });
 
-describe('lostRowsOf', () => {
-  test("a run's record: lost answers paid by the run named in it", () => {
-    const rows = lostRowsOf({ k: ['p/a'], c: contextTuple(RUN) }, NOW);
-    expect(rows).toEqual([chargeRows(RUN, [], ['p/a'], NOW)[0]]);
-  });
-
-  test("a formulas' record, or one without a payer, is the formulas'", () => {
-    expect(lostRowsOf({ k: ['p/a'], b: 1 }, NOW)[0][1]).toBe('formulas');
-    expect(lostRowsOf({ k: ['p/a'] }, NOW)[0][2]).toBe(FORMULAS_CONTEXT.payer);
-  });
+test("contextTuple: who pays as a batch's records keep it, the run's id last when there is one", () => {
+  expect(contextTuple(RUN)).toEqual(['run', 'ana@example.com', 'p-ana', 'job-1 Leads!B2:B9']);
+  expect(contextTuple({ ...RUN, run: 'job-1' })).toEqual([
+    'run',
+    'ana@example.com',
+    'p-ana',
+    'job-1 Leads!B2:B9',
+    'job-1',
+  ]);
 });
 
-describe('buffered charges', () => {
-  test('read back to the rows the log would have had, with the time of the batch', () => {
-    const records = bufferedCharges(
-      [
-        ['p/ana', found],
-        ['p/bo', unprocessable],
-      ],
-      ['p/cy'],
-      NOW,
-    );
-    expect(records).toHaveLength(1);
-    expect(rowsOfBuffered(records[0])).toEqual(
+describe("an earlier version's buffered charges (pef.c.)", () => {
+  test("read back to the rows the log would have had, with the time of the batch, as the formulas'", () => {
+    const record = JSON.stringify([NOW, ['fp/ana', 'up/bo', 'np/dee', 'lp/cy']]);
+    expect(rowsOfBuffered(record)).toEqual(
       chargeRows(
         FORMULAS_CONTEXT,
         [
           ['p/ana', found],
           ['p/bo', unprocessable],
+          ['p/dee', noAddress],
         ],
         ['p/cy'],
         NOW,
       ),
     );
-  });
-
-  test('many charges are split into records that each fit one property, none lost', () => {
-    const keys = Array.from({ length: 300 }, (_, i) => `p/${i}-${'x'.repeat(100)}`);
-    const records = bufferedCharges([], keys, NOW);
-    expect(records.length).toBeGreaterThan(1);
-    for (const record of records) expect(record.length).toBeLessThanOrEqual(PROPERTY_RECORD_BYTES);
-    expect(records.flatMap(rowsOfBuffered).map((row) => row[4])).toEqual(keys);
-  });
-
-  test('nothing to buffer: no record', () => {
-    expect(bufferedCharges([], [], NOW)).toEqual([]);
   });
 
   test('a malformed record gives no rows; an item of an unknown letter is skipped', () => {

@@ -1,28 +1,33 @@
 /**
  * The result store's logic without the emulator: plain objects as its ports (document properties, the results
- * sheet, the credits log, the lock), counting the property calls. The store in Apps Script: results.test.ts,
- * claims.test.ts, ../bulk/store.test.ts. Last, keepPending's rewrite of the whole store (setProperties deleting every
- * other property) against a formula's lock-free write of its batch landing right before it: the batch's journal in
- * the document cache keeps its result and charge when its sending record is found unended past its time, instead of
- * a lost answer paid again.
+ * sheet, the credits log; test/support/store.ts), counting the property calls. The store in Apps Script:
+ * test/e2e/store/. A batch is recorded with its claims (beginSend), its answers kept by its sender alone without
+ * the lock (the SendingBatch), and folded into the sheets by a writing execution, which deletes what it folded and
+ * nothing else.
  */
 
-import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../../src/core/limits';
 import {
-  CHARGE_PREFIX,
+  lostMarkEnd,
+  PENDING_RESULT_RESERVE_BYTES,
+  PENDING_RESULTS_BUDGET_BYTES,
+} from '../../src/core/limits';
+import {
+  ANSWERS_PREFIX,
+  BATCH_PREFIX,
   FORMULA_WRITES_PROPERTY,
   LOST_PROPERTY,
-  PENDING_PREFIX,
-  SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../../src/core/propertyNames';
+import type { SendAsk } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
-import { type ChargeContext, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
-import { lostSendsOf } from '../../src/store/lostMarks';
+import { encodeResult } from '../../src/store/codec';
+import { type ChargeContext, contextTuple, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
+import { lostSendsOf, withLostSends } from '../../src/store/lostMarks';
+import type { SheetResultStore } from '../../src/store/resultStore';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
-import { memoryStorePorts } from './memoryPorts';
+import { type MemoryStorePorts, memoryStorePorts } from '../support/store';
 
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
 
@@ -31,7 +36,11 @@ const RUN: ChargeContext = {
   payer: 'ann@example.com',
   payerId: 'a1b2',
   where: 'run r1, Sheet1!A2:A9',
+  run: 'r1',
 };
+
+/** A formula's batch lives as long as its claims. */
+const FORMULA_HOLD_MS = 31_000;
 
 /** The store's ports as plain objects over one spreadsheet's state, `properties` its document properties. */
 const world = (properties: Record<string, string> = {}) => memoryStorePorts({ properties });
@@ -41,31 +50,50 @@ function named(props: Map<string, string>, prefix: string): Array<[string, strin
   return [...props].filter(([key]) => key.startsWith(prefix));
 }
 
-describe("the formulas' buffer has room for a bounded number of results", () => {
-  /** A buffer holding a result so large that `room` more results fit. */
-  function bufferWithRoomFor(room: number): Record<string, string> {
-    const key = `${PENDING_PREFIX}${'x'.repeat(14)}`;
+/** beginSend of `urlKeys` until `holdMs` from now, every sendable key at the service at once unless `ask` says. */
+function begin(w: MemoryStorePorts, store: SheetResultStore, urlKeys: string[], ask: Partial<SendAsk> = {}) {
+  return store.beginSend({
+    urlKeys,
+    untilMs: w.now() + FORMULA_HOLD_MS,
+    first: (sendable) => sendable,
+    ...ask,
+  });
+}
+
+/** The credits log as [profile, outcome] pairs. */
+const logged = (w: MemoryStorePorts) => w.log.map((row) => [row[4], parseChargeRow(row)?.outcome]);
+
+describe("the formulas' answers waiting to be folded take a bounded room", () => {
+  /** Formulas' answers so large that `room` more results fit. */
+  function answersWithRoomFor(room: number): Record<string, string> {
+    const name = `${ANSWERS_PREFIX}big`;
     const bytes = PENDING_RESULTS_BUDGET_BYTES - room * PENDING_RESULT_RESERVE_BYTES - 1;
-    return { [key]: 'y'.repeat(bytes - key.length) };
+    const empty = JSON.stringify({ t: 0, r: [['p/pad', '']], b: 1 });
+    const value = JSON.stringify({
+      t: 0,
+      r: [['p/pad', 'y'.repeat(bytes - name.length - empty.length)]],
+      b: 1,
+    });
+    return { [name]: value };
   }
 
-  it("a formula's read says how many more fit; beginSend sends no more, reserves them, and reports the rest full", () => {
-    const w = world(bufferWithRoomFor(2));
+  it("a formula's read says how many more fit; beginSend records no more, and reports the rest full", () => {
+    const w = world(answersWithRoomFor(2));
     const formulas = sheetResultStore(false, w.io);
     expect(formulas.readStored(['a']).room).toBe(2);
-    const check = formulas.beginSend?.(['a', 'b', 'c', 'd'], w.now() + 60_000);
-    expect(check?.send).toEqual(['a', 'b']);
-    expect(check?.full).toEqual(['c', 'd']);
-    // The batch under way holds its place in the buffer: a second read finds no room left.
-    const [[, record]] = named(w.props, SENDING_PREFIX);
+    const check = begin(w, formulas, ['a', 'b', 'c', 'd']);
+    expect(check.send).toEqual(['a', 'b']);
+    expect(check.full).toEqual(['c', 'd']);
+    // The batch under way holds its place: a second read finds no room left.
+    const [[, record]] = named(w.props, BATCH_PREFIX);
     expect(JSON.parse(record)).toMatchObject({ k: ['a', 'b'], b: 1 });
     expect(sheetResultStore(false, w.io).readStored(['e']).room).toBe(0);
   });
 
   it("a writing execution's room is unbounded; a read the results sheet answers reads no property", () => {
-    const w = world(bufferWithRoomFor(0));
+    const w = world(answersWithRoomFor(0));
     expect(sheetResultStore(true, w.io).readStored(['a']).room).toBe(Number.POSITIVE_INFINITY);
-    w.sheet.set(hashOf('a'), JSON.stringify([2, 'n', '', '', w.now()]));
+    w.sheet.set(hashOf('a'), encodeResult(notFound, w.now()));
     const before = w.calls.reads;
     const read = sheetResultStore(false, w.io).readStored(['a']);
     expect(read.results.get('a')?.kind).toBe('not_found');
@@ -84,106 +112,242 @@ describe("the formulas' buffer has room for a bounded number of results", () => 
   });
 });
 
-describe('a sending record', () => {
-  it('begun by beginSend (one read, one write) is ended by putMany in the write that stores its results', () => {
+describe('beginSend', () => {
+  it('records the sendable keys as one batch in one read and one write: `first` at the service, the rest claimed', () => {
     const w = world();
     const store = sheetResultStore(true, w.io, RUN);
-    const check = store.beginSend?.(['a', 'b'], w.now() + 60_000);
-    expect(check?.send).toEqual(['a', 'b']);
-    expect(w.calls).toEqual({ reads: 1, writes: 1, locks: 0 });
-    const records = named(w.props, SENDING_PREFIX);
-    expect(records.map(([name]) => name)).toEqual(check?.sending);
-    expect(JSON.parse(records[0][1])).toEqual({
-      u: w.now() + 60_000,
-      k: ['a', 'b'],
-      c: ['run', RUN.payer, 'a1b2', RUN.where],
+    const check = begin(w, store, ['a', 'b', 'c'], {
+      first: (sendable) => sendable.slice(0, 1),
+      window: 'slice-1',
     });
-    // Another execution sees the batch under way and sends neither.
-    expect(sheetResultStore(true, w.io).beginSend?.(['a', 'b'], w.now() + 60_000).elsewhere).toEqual([
-      'a',
-      'b',
+    expect(check).toMatchObject({ send: ['a', 'b', 'c'], first: ['a'] });
+    expect(check.batch).toBeDefined();
+    expect(w.calls).toEqual({ reads: 1, writes: 1, deletes: 0 });
+    const records = named(w.props, BATCH_PREFIX);
+    expect(records.map(([, value]) => JSON.parse(value))).toEqual([
+      { u: w.now() + FORMULA_HOLD_MS, k: ['a'], q: ['b', 'c'], c: contextTuple(RUN), w: 'slice-1' },
     ]);
+    // Another execution leaves every key of the batch to it, claimed ones too, and sends the rest.
+    const other = begin(w, sheetResultStore(false, w.io), ['a', 'c', 'd']);
+    expect(other.elsewhere).toEqual(['a', 'c']);
+    expect(other.send).toEqual(['d']);
+  });
 
-    store.putMany(
-      [
-        ['a', found('a@example.com')],
-        ['b', notFound],
-      ],
-      check?.sending,
-    );
-    expect(named(w.props, SENDING_PREFIX).every(([, value]) => value === '')).toBe(true);
-    expect([...w.sheet.keys()].sort()).toEqual([hashOf('a'), hashOf('b')].sort());
-    expect(w.props.get(TABLE_VERSION_PROPERTY)).toBeTruthy();
-    // Ended, it is settled as nothing: a later check finds both stored, and no lost answer is logged.
-    w.later(3_600_000);
-    const after = sheetResultStore(true, w.io).beginSend?.(['a', 'b'], w.now() + 60_000);
-    expect([...(after?.stored.keys() ?? [])]).toEqual(['a', 'b']);
-    expect(w.log.map((row) => parseChargeRow(row)?.outcome)).toEqual(['found', 'no address']);
+  it('with the properties of the hold given, it reads none of its own', () => {
+    const w = world();
+    const store = sheetResultStore(true, w.io, RUN);
+    const all = w.io.properties.getProperties();
+    const reads = w.calls.reads;
+    begin(w, store, ['a'], { all });
+    expect(w.calls.reads).toBe(reads);
+    expect(w.calls.writes).toBe(1);
+  });
+
+  it('a key stored by now settles with its result, from the sheet or answers not folded yet; a re-check pays again for older ones', () => {
+    const w = world();
+    w.sheet.set(hashOf('a'), encodeResult(found('a@x.test'), w.now() - 60_000));
+    const formula = begin(w, sheetResultStore(false, w.io), ['b']);
+    formula.batch?.keep(['b'], [['b', notFound]], [], []);
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
+    expect([...check.stored]).toEqual([
+      ['a', found('a@x.test')],
+      ['b', notFound],
+    ]);
+    expect(check.send).toEqual(['c']);
+    // A re-check run started after `a` was stored, before `b` was.
+    w.later(1);
+    const recheck = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b'], {
+      storedSince: w.now() - 30_000,
+    });
+    expect(recheck.send).toEqual(['a']);
+    expect([...recheck.stored.keys()]).toEqual(['b']);
+  });
+
+  it('a key lost MAX_LOST_SENDS times is held until its mark ends: the lost marks and answers lost, not folded yet, add up', () => {
+    const w = world({ [LOST_PROPERTY]: withLostSends(undefined, ['a', 'b'], Date.UTC(2026, 10, 27, 8)) });
+    const lostAt = w.now() - 1_000;
+    w.props.set(`${ANSWERS_PREFIX}1`, JSON.stringify({ t: lostAt, r: [], l: ['a'], b: 1 }));
+    let lostSeen: ReadonlyMap<string, number> = new Map();
+    const check = begin(w, sheetResultStore(false, w.io), ['a', 'b', 'c'], {
+      first: (sendable, lost) => {
+        lostSeen = lost;
+        return sendable;
+      },
+    });
+    expect(check.held).toEqual(['a']);
+    expect(check.lostUntil?.get('a')).toBe(lostMarkEnd(lostAt));
+    expect(check.send).toEqual(['b', 'c']);
+    expect([...lostSeen]).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+  });
+
+  it('nothing to send writes nothing and hands no batch', () => {
+    const w = world();
+    w.sheet.set(hashOf('a'), encodeResult(notFound, w.now()));
+    const check = begin(w, sheetResultStore(true, w.io), ['a']);
+    expect(check.batch).toBeUndefined();
+    expect(w.calls.writes).toBe(0);
   });
 });
 
-describe('an expired sending record', () => {
-  it('is settled once: a lost answer (maybe charged) per URL in the credits log, paid by whom it names', () => {
+describe("the batch's own writes: one call a step, without the lock", () => {
+  it('toService, keep and drop each write once; a step that changes nothing writes nothing', () => {
     const w = world();
-    const ended = sheetResultStore(true, w.io, RUN);
-    ended.beginSend?.(['a', 'b'], w.now() + 60_000);
-    // Its execution ended without storing the answers; the record outlives it.
-    w.later(120_000);
-    const next = sheetResultStore(true, w.io);
-    const check = next.beginSend?.(['a', 'c'], w.now() + 60_000, 0, () => false);
-    const rows = w.log.map((row) => parseChargeRow(row));
-    expect(rows.map((row) => [row?.profile, row?.outcome, row?.payer, row?.source])).toEqual([
-      ['a', 'lost', RUN.payer, 'run'],
-      ['b', 'lost', RUN.payer, 'run'],
-    ]);
-    expect(w.log[0][5]).toBe(LOST_OUTCOME_TEXT);
-    // One more lost send each, read in the same call: `a` is held back (its policy refuses it), `c` goes.
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b', 'c'], w.now())).toEqual(
-      new Map([
-        ['a', 1],
-        ['b', 1],
-      ]),
-    );
-    expect(check?.held).toEqual(['a']);
-    expect(check?.send).toEqual(['c']);
-    // Settled once: later checks log nothing more, and the marks do not go up again.
-    next.putMany([], check?.sending);
-    sheetResultStore(true, w.io).beginSend?.(['b'], w.now() + 60_000);
-    expect(w.log).toHaveLength(2);
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b'], w.now()).get('b')).toBe(1);
+    const check = begin(w, sheetResultStore(false, w.io), ['a', 'b', 'c'], { first: (s) => s.slice(0, 1) });
+    const batch = check.batch as NonNullable<typeof check.batch>;
+    const writes = () => w.calls.writes;
+    const before = writes();
+    batch.keep(['a'], [['a', found('a@x.test')]], [], []);
+    expect(writes()).toBe(before + 1);
+    // Readers find the paid answer at once, before any fold.
+    expect(sheetResultStore(false, w.io).readStored(['a']).results.get('a')).toEqual(found('a@x.test'));
+    batch.toService(['b']);
+    expect(writes()).toBe(before + 2);
+    batch.toService(['a']);
+    expect(writes()).toBe(before + 2);
+    batch.drop(['c']);
+    expect(writes()).toBe(before + 3);
+    const [[, record]] = named(w.props, BATCH_PREFIX);
+    expect(JSON.parse(record)).toMatchObject({ k: ['b'] });
+    expect(JSON.parse(record).q).toBeUndefined();
+    expect(w.calls.deletes).toBe(0);
   });
 
-  it("a formula settles only formulas' records, into buffered charges (it cannot write the credits log)", () => {
+  it('a key requeued after a lost answer stays claimed by the batch; its lost answer counts at once', () => {
     const w = world();
-    sheetResultStore(true, w.io, RUN).beginSend?.(['a'], w.now() + 1_000);
-    sheetResultStore(false, w.io).beginSend?.(['b'], w.now() + 1_000);
-    w.later(5_000);
-    sheetResultStore(false, w.io).beginSend?.(['c'], w.now() + 60_000);
-    expect(w.log).toHaveLength(0);
-    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b'], w.now())).toEqual(new Map([['b', 1]]));
-    // The next writing execution moves the buffer into the sheets and settles the run's record.
-    sheetResultStore(true, w.io).keepPending();
-    expect(w.log.map((row) => [row[1], row[4], row[5]]).sort()).toEqual([
-      ['formulas', 'b', LOST_OUTCOME_TEXT],
-      ['run', 'a', LOST_OUTCOME_TEXT],
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b']);
+    check.batch?.keep(['a', 'b'], [], ['a', 'b'], ['a']);
+    const next = begin(w, sheetResultStore(true, w.io), ['a', 'b']);
+    expect(next.elsewhere).toEqual(['a']);
+    expect(next.send).toEqual(['b']);
+    expect([...next.lost]).toEqual([
+      ['a', 1],
+      ['b', 1],
     ]);
+  });
+
+  it("endWithoutWriting marks the batch's records: the next fold frees its window", () => {
+    const w = world();
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['a'], {
+      window: 'slice-1',
+      untilMs: w.now() + 300_000,
+    });
+    check.batch?.keep(['a'], [['a', notFound]], [], []);
+    expect(sheetResultStore(true, w.io).fold().folded.endedWindows).toEqual([]);
+    check.batch?.endWithoutWriting();
+    const { folded } = sheetResultStore(true, w.io).fold();
+    expect(folded.endedWindows).toEqual(['slice-1']);
+    expect(named(w.props, BATCH_PREFIX)).toEqual([]);
+  });
+});
+
+describe('fold', () => {
+  /** A run's batch answered (a found, b no address, c lost) and a formula's batch whose execution ended at `a2`. */
+  function foldable(w: MemoryStorePorts) {
+    const run = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
+    run.batch?.keep(
+      ['a', 'b', 'c'],
+      [
+        ['a', found('a@x.test')],
+        ['b', notFound],
+      ],
+      ['c'],
+      [],
+    );
+    begin(w, sheetResultStore(false, w.io), ['a2'], { untilMs: w.now() + 1_000 });
+    w.later(5_000);
+  }
+
+  it('writes the sheets first, then the properties, then deletes each folded name, one call each', () => {
+    const w = world();
+    foldable(w);
+    const folding = named(w.props, ANSWERS_PREFIX)
+      .concat(named(w.props, BATCH_PREFIX))
+      .map(([name]) => name);
+    w.writes.length = 0;
+    const { folded, all } = sheetResultStore(true, w.io).fold();
+    expect(w.writes).toEqual(['results', 'charges', 'properties', ...folding.map(() => 'delete')]);
+    expect(w.deleted.sort()).toEqual(folding.sort());
+    expect([...w.props.keys()].filter((name) => folding.includes(name))).toEqual([]);
+    expect([...w.sheet.keys()].sort()).toEqual([hashOf('a'), hashOf('b')].sort());
+    expect(logged(w).sort()).toEqual([
+      ['a', 'found'],
+      ['a2', 'lost'],
+      ['b', 'no address'],
+      ['c', 'lost'],
+    ]);
+    expect(folded.byRun.get('r1')).toEqual({ used: 2, found: 1, lost: 1 });
+    // The table's version changes with the results; both lost answers are marked; `all` is the store after it.
+    expect(w.props.get(TABLE_VERSION_PROPERTY)).toBeTruthy();
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'a2', 'c'], w.now())).toEqual(
+      new Map([
+        ['a2', 1],
+        ['c', 1],
+      ]),
+    );
+    expect(all).toEqual(Object.fromEntries(w.props));
+  });
+
+  it("`also`'s values, from what was folded, go in the same properties write", () => {
+    const w = world();
+    foldable(w);
+    const writes = w.calls.writes;
+    const seen: number[] = [];
+    sheetResultStore(true, w.io).fold(undefined, (folded, all) => {
+      seen.push(folded.names.length, Object.keys(all).length);
+      return { 'pef.job': 'counted' };
+    });
+    expect(w.calls.writes).toBe(writes + 1);
+    expect(w.props.get('pef.job')).toBe('counted');
+    expect(seen[0]).toBeGreaterThan(0);
+  });
+
+  it('nothing final: nothing written, nothing deleted', () => {
+    const w = world();
+    begin(w, sheetResultStore(true, w.io, RUN), ['a']);
+    w.writes.length = 0;
+    const { folded } = sheetResultStore(true, w.io).fold(undefined, () => undefined);
+    expect(folded.names).toEqual([]);
+    expect(w.writes).toEqual([]);
+    expect(named(w.props, BATCH_PREFIX)).toHaveLength(1);
+  });
+
+  it('an answer kept while the fold writes the sheets is not deleted with the rest: the next fold takes it', () => {
+    const w = world();
+    const first = begin(w, sheetResultStore(false, w.io), ['a']);
+    first.batch?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    // Another formula, without the lock, keeps its paid answer in the middle of the fold.
+    const other = begin(w, sheetResultStore(false, w.io), ['d']);
+    w.meanwhile.push(() => other.batch?.keep(['d'], [['d', found('d@x.test')]], [], []));
+    expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
+    expect(sheetResultStore(false, w.io).readStored(['d']).results.get('d')).toEqual(found('d@x.test'));
+    expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
+    expect(logged(w)).toEqual([
+      ['a', 'found'],
+      ['d', 'found'],
+    ]);
+    expect(named(w.props, ANSWERS_PREFIX).concat(named(w.props, BATCH_PREFIX))).toEqual([]);
   });
 });
 
 describe('the credits log', () => {
-  it("gets a row per charged result and per lost answer, in the results' write, paid by the run's owner", () => {
+  it("gets a row per charged result and per lost answer, at the answer's time, paid by the run's owner", () => {
     const w = world();
-    const store = sheetResultStore(true, w.io, RUN);
-    store.putMany(
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
+    const answeredAt = w.now();
+    check.batch?.keep(
+      ['a', 'b', 'c'],
       [
         ['a', found('a@example.com')],
         ['b', notFound],
       ],
-      [],
       ['c'],
+      [],
     );
-    expect(w.calls).toEqual({ reads: 2, writes: 1, locks: 1 });
+    w.later(60_000);
+    sheetResultStore(true, w.io).fold();
     const rows = w.log.map((row) => parseChargeRow(row));
     expect(rows.map((row) => [row?.profile, row?.outcome])).toEqual([
       ['a', 'found'],
@@ -196,161 +360,99 @@ describe('the credits log', () => {
         payer: RUN.payer,
         payerId: 'a1b2',
         where: RUN.where,
-        at: w.now(),
+        at: Math.floor(answeredAt / 1000) * 1000,
       });
   });
 
-  it("formulas' charges wait in the buffer beside their results, then move into the log with them", () => {
+  it("a formula's paid answers wait in its answers, found by every later read, until a writer folds them into the log", () => {
     const w = world();
-    sheetResultStore(false, w.io).putMany([['a', found('a@example.com')]], [], ['b']);
-    expect(w.log).toHaveLength(0);
-    expect(named(w.props, PENDING_PREFIX).map(([name]) => name)).toEqual([PENDING_PREFIX + hashOf('a')]);
-    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-    expect(w.log.map((row) => [row[1], row[4], row[5]])).toEqual([
-      ['formulas', 'a', 'found'],
-      ['formulas', 'b', LOST_OUTCOME_TEXT],
-    ]);
-    expect(w.sheet.has(hashOf('a'))).toBe(true);
-    expect(named(w.props, PENDING_PREFIX).concat(named(w.props, CHARGE_PREFIX))).toEqual([]);
-  });
-
-  it("a formula's paid answers are kept with the lock busy or refused: no lock taken, its sending record ended", () => {
-    const w = world();
-    const formula = sheetResultStore(false, w.io);
-    const check = formula.beginSend?.(['a', 'b'], w.now() + 31_000);
-    w.lock.busy = true;
-    const locksBefore = w.calls.locks;
-    formula.putMany(
+    const check = begin(w, sheetResultStore(false, w.io), ['a', 'b']);
+    check.batch?.keep(
+      ['a', 'b'],
       [
         ['a', found('a@example.com')],
         ['b', notFound],
       ],
-      check?.sending,
+      [],
+      [],
     );
-    expect(w.calls.locks).toBe(locksBefore);
-    // Every later evaluation finds them before it claims: nothing is paid again.
+    expect(w.log).toEqual([]);
     expect([...sheetResultStore(false, w.io).readStored(['a', 'b']).results.keys()]).toEqual(['a', 'b']);
-    expect(named(w.props, SENDING_PREFIX).every(([, value]) => value === '')).toBe(true);
-    // Long after, nothing is settled as a lost answer: the credits log gets the two charges, found and no address.
+    // Long after, nothing is settled as a lost answer: the record's keys were answered.
     w.later(10 * 60_000);
-    w.lock.busy = false;
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(2);
-    expect(w.log.map((row) => [row[4], row[5]])).toEqual([
-      ['a', 'found'],
-      ['b', 'no address'],
+    expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(2);
+    expect(w.log.map((row) => [row[1], row[4], row[5]])).toEqual([
+      ['formulas', 'a', 'found'],
+      ['formulas', 'b', 'no address'],
     ]);
+    expect(w.props.get(LOST_PROPERTY)).toBeUndefined();
   });
 
-  it('a lost batch with the lock busy leaves its record, settled later as lost answers once (the marks need the lock)', () => {
+  it('a batch whose sender ended first is settled once: a lost answer per key at the service, paid by whom it names', () => {
     const w = world();
-    const formula = sheetResultStore(false, w.io);
-    const check = formula.beginSend?.(['c'], w.now() + 31_000);
-    w.lock.busy = true;
-    formula.putMany([], check?.sending, ['c']);
-    expect(named(w.props, SENDING_PREFIX).filter(([, value]) => value !== '')).toHaveLength(1);
-    w.lock.busy = false;
-    w.later(60_000);
-    sheetResultStore(true, w.io).keepPending();
-    expect(w.log.map((row) => [row[4], row[5]])).toEqual([['c', LOST_OUTCOME_TEXT]]);
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['c'], w.now()).get('c')).toBe(1);
-  });
-
-  it('keepPending keeps what a formula wrote while it moved the buffer (formulas write without the lock)', () => {
-    const w = world();
-    sheetResultStore(false, w.io).putMany([['a', found('a@example.com')]]);
-    w.meanwhile.push(() => sheetResultStore(false, w.io).putMany([['d', found('d@example.com')]]));
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-    expect(w.sheet.has(hashOf('a'))).toBe(true);
-    // The result written meanwhile is still in the buffer, with its charge: the next keepPending moves it.
-    expect(named(w.props, PENDING_PREFIX).map(([name]) => name)).toEqual([PENDING_PREFIX + hashOf('d')]);
-    expect(named(w.props, CHARGE_PREFIX)).toHaveLength(1);
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-    expect(w.log.map((row) => row[4])).toEqual(['a', 'd']);
+    begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'q'], {
+      first: (sendable) => sendable.slice(0, 2),
+      untilMs: w.now() + 60_000,
+    });
+    w.later(120_000);
+    // Before any fold, the next check counts the lost answers: `a` lost once is sent, alone first.
+    const next = begin(w, sheetResultStore(false, w.io), ['a', 'c'], {
+      first: (sendable, lost) => sendable.filter((key) => lost.get(key)),
+    });
+    expect([...next.lost]).toEqual([['a', 1]]);
+    expect(next.first).toEqual(['a']);
+    expect(next.send).toEqual(['a', 'c']);
+    // A writer folds the ended batch: `q`, claimed but never sent, is not charged.
+    sheetResultStore(true, w.io).fold();
+    expect(w.log.map((row) => [row[1], row[2], row[4], row[5]])).toEqual([
+      ['run', RUN.payer, 'a', LOST_OUTCOME_TEXT],
+      ['run', RUN.payer, 'b', LOST_OUTCOME_TEXT],
+    ]);
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b', 'q'], w.now())).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 1],
+      ]),
+    );
+    // Settled once: the next fold logs nothing more, and the marks do not go up again.
+    sheetResultStore(true, w.io).fold();
+    expect(w.log).toHaveLength(2);
+    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['b'], w.now()).get('b')).toBe(1);
   });
 });
 
-const FORMULA_HOLD_MS = 31_000;
-
-/** The store's ports as plain objects, with a document cache unless said otherwise. */
-const cachedWorld = ({ withCache = true } = {}) => memoryStorePorts({ withCache });
-
-type CachedWorld = ReturnType<typeof cachedWorld>;
-
-/**
- * A formula paid for `a` (in the buffer); another formula's batch for `b` is under way, and its lock-free write
- * lands while keepPending moves the buffer, between its second read and its rewrite.
- */
-function raceTheRewrite(w: CachedWorld): void {
-  const formula = sheetResultStore(false, w.io);
-  const first = formula.beginSend?.(['a'], w.now() + FORMULA_HOLD_MS);
-  formula.putMany([['a', found('a@example.com')]], first?.sending);
-  const other = sheetResultStore(false, w.io);
-  const check = other.beginSend?.(['b'], w.now() + FORMULA_HOLD_MS);
-  expect(check?.send).toEqual(['b']);
-  w.beforeRewrite.push(() => other.putMany([['b', found('b@example.com')]], check?.sending));
-  expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-  // The rewrite undid the write: b's result and charge are gone, its sending record unended again.
-  expect(w.props.has(PENDING_PREFIX + hashOf('b'))).toBe(false);
-  const records = [...w.props].filter(([name, value]) => name.startsWith(SENDING_PREFIX) && value !== '');
-  expect(records).toHaveLength(1);
-}
-
-function outcomes(w: CachedWorld): Array<[string, string]> {
-  return w.log.map((row) => [String(row[4]), String(parseChargeRow(row)?.outcome)]);
-}
-
-describe("keepPending against a formula's write landing right before its rewrite", () => {
-  it('the next formula past the record keeps the result from the journal: not sent again, no lost mark, charged once', () => {
-    const w = cachedWorld();
-    raceTheRewrite(w);
-    w.later(FORMULA_HOLD_MS + 1000);
-    const again = sheetResultStore(false, w.io).beginSend?.(['b'], w.now() + FORMULA_HOLD_MS);
-    expect(again?.send).toEqual([]);
-    expect(again?.stored.get('b')).toEqual(found('b@example.com'));
-    expect(w.props.get(LOST_PROPERTY)).toBeUndefined();
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-    expect(w.sheet.has(hashOf('b'))).toBe(true);
-    expect(outcomes(w)).toEqual([
-      ['a', 'found'],
-      ['b', 'found'],
-    ]);
-    // Settled once: later reads find it stored, and nothing more is logged.
-    w.later(3_600_000);
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(0);
-    expect(
-      sheetResultStore(true, w.io)
-        .beginSend?.(['b'], w.now() + 60_000)
-        ?.stored.has('b'),
-    ).toBe(true);
-    expect(w.log).toHaveLength(2);
+describe('reading the store', () => {
+  it('readStored finds a result folded between its read of the sheet and its read of the properties', () => {
+    const w = world();
+    const check = begin(w, sheetResultStore(false, w.io), ['a']);
+    check.batch?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    const formula = sheetResultStore(false, w.io);
+    const readHashes = w.io.resultsSheet.readHashes;
+    let first = true;
+    w.io.resultsSheet.readHashes = (hashes) => {
+      const read = readHashes(hashes);
+      // A writer folds the answer right after the formula found the sheet without it.
+      if (first) sheetResultStore(true, w.io).fold();
+      first = false;
+      return read;
+    };
+    expect(formula.readStored(['a']).results.get('a')).toEqual(found('a@x.test'));
+    expect(named(w.props, ANSWERS_PREFIX)).toEqual([]);
   });
 
-  it('the next keepPending past the record moves the result from the journal into the sheet, its charge logged once', () => {
-    const w = cachedWorld();
-    raceTheRewrite(w);
-    w.later(FORMULA_HOLD_MS + 1000);
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(1);
-    expect(w.sheet.has(hashOf('b'))).toBe(true);
-    expect(w.props.get(LOST_PROPERTY)).toBeUndefined();
-    expect([...w.props.keys()].filter((name) => name.startsWith(SENDING_PREFIX))).toEqual([]);
-    expect(outcomes(w)).toEqual([
-      ['a', 'found'],
-      ['b', 'found'],
-    ]);
-    expect(sheetResultStore(false, w.io).beginSend?.(['b'], w.now() + FORMULA_HOLD_MS)?.send).toEqual([]);
-    expect(w.log).toHaveLength(2);
-  });
-
-  it('without the cache (it is best-effort) the record is settled as a lost answer, once, as before', () => {
-    const w = cachedWorld({ withCache: false });
-    raceTheRewrite(w);
-    w.later(FORMULA_HOLD_MS + 1000);
-    expect(sheetResultStore(true, w.io).keepPending()).toBe(0);
-    expect(w.log.map((row) => [row[4], row[5]])).toEqual([
-      ['a', 'found'],
-      ['b', LOST_OUTCOME_TEXT],
-    ]);
-    expect(w.props.get(LOST_PROPERTY)).toBeDefined();
+  it('lookIn answers as of the properties the caller read, answers not folded first, then the sheet', () => {
+    const w = world();
+    w.sheet.set(hashOf('a'), encodeResult(notFound, w.now() - 5_000));
+    w.sheet.set(hashOf('b'), encodeResult(notFound, w.now() - 5_000));
+    // A re-check paid for `b` again: its new answer waits to be folded.
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['b'], { storedSince: w.now() });
+    check.batch?.keep(['b'], [['b', found('b@x.test')]], [], []);
+    const all = w.io.properties.getProperties();
+    const reads = w.calls.reads;
+    const inStore = sheetResultStore(true, w.io).lookIn(['a', 'b', 'c'], all);
+    expect(w.calls.reads).toBe(reads);
+    expect(inStore.get('a')).toEqual({ result: notFound, savedAt: w.now() - 5_000 });
+    expect(inStore.get('b')?.result).toEqual(found('b@x.test'));
+    expect(inStore.has('c')).toBe(false);
   });
 });

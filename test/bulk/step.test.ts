@@ -1,0 +1,222 @@
+/**
+ * One hold of the lock by a slice (src/bulk/step.ts) over the bulk run's unit world (./world.ts): what is final
+ * folded (the run's credits counted in its job by its id), the last window written only while it is still the
+ * slice's, its batch observed in the run's pace, then the next window leased with its batch, only while the run is
+ * running. The job is read in every hold: a Pause stored before it leases nothing.
+ */
+import { pauseEnrichment } from '../../src/bulk/controls';
+import type { Job } from '../../src/bulk/job';
+import { loadJob, saveJob } from '../../src/bulk/jobStore';
+import { runCharges } from '../../src/bulk/runCharges';
+import { applyFolded, holdOnce, type Leased, type Sent, type SliceSetup } from '../../src/bulk/step';
+import { EXECUTION_LIMIT_MS } from '../../src/core/limits';
+import { ANSWERS_PREFIX, BATCH_PREFIX } from '../../src/core/propertyNames';
+import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
+import { PACE_START } from '../../src/lookup/pace';
+import { emptyReport } from '../../src/lookup/session';
+import { DocumentBusyError } from '../../src/platform/errors';
+import type { Folded } from '../../src/store/batches';
+import { encodeResult } from '../../src/store/codec';
+import { contextTuple } from '../../src/store/credits';
+import { found } from '../support/results';
+import { addressOf, type BulkWorld, bulkWorld, profile, start } from './world';
+
+const ROWS = 300;
+
+/** A run of ROWS profiles in column A (no header), started; the setup of a slice of it holding `token`. */
+function slice(token = 'slice-A') {
+  const rows = Array.from({ length: ROWS }, (_, index) => [profile(`p${index}`)]);
+  const world = bulkWorld(rows, { row: 1, column: 1, rows: ROWS, columns: 1 });
+  expect(start(world.platform).progress.state).toBe('running');
+  return { world, setup: setupOf(world, token) };
+}
+
+function setupOf(world: BulkWorld, token: string): SliceSetup {
+  const { platform } = world;
+  const job = loadJob(platform) as Job;
+  const store = platform.resultStore(runCharges(job));
+  const now = platform.clock.now();
+  return {
+    platform,
+    jobId: job.id,
+    runnerId: 'runner-1',
+    token,
+    until: now + EXECUTION_LIMIT_MS,
+    deadline: now + 60_000,
+    store,
+    ports: platform.lookupPorts(true, runCharges(job), store),
+    sheet: world.sheet,
+    width: 5,
+    hosts: DEFAULT_NETWORK_HOSTS,
+    apiKey: 'sk_test_key_000000000000',
+    endpoint: 'https://api.example.test/v1',
+    batchCap: 100,
+    cap: 300,
+    slices: 3,
+  };
+}
+
+/** The leased window's batch as if sent: every profile found, one clean fetchAll of `durationMs`. */
+function answered(leased: Leased, durationMs = 400): Sent {
+  const report = emptyReport();
+  for (const [key, url] of leased.window.wanted) report.outcomes.set(key, found(addressOf(url)));
+  const size = leased.window.wanted.size;
+  return {
+    ...leased,
+    report,
+    samples: [{ size, durationMs, failures: 0, endedAt: leased.sentAt + durationMs }],
+    notBefore: 0,
+  };
+}
+
+/** The job as stored now. */
+const jobOf = (world: BulkWorld) => loadJob(world.platform) as Job;
+const filled = (world: BulkWorld) =>
+  world.sheet.rows.filter((row) => String(row[1] ?? '').includes('@')).length;
+const records = (world: BulkWorld) =>
+  [...world.store.props.keys()].filter((name) => name.startsWith(BATCH_PREFIX));
+
+describe('holdOnce', () => {
+  it("leases the next window to the slice with its batch's claims and records, the run's pace shared", () => {
+    const { world, setup } = slice();
+    const hold = holdOnce(setup, undefined, true, false);
+    const next = hold?.next as Leased;
+    expect(next.window.from).toBe(1);
+    // Alone, the slice sends the whole pace.
+    expect(next.window.wanted.size).toBe(PACE_START);
+    expect(next.claimed.first?.first).toHaveLength(PACE_START);
+    expect(next.atService).toBe(PACE_START);
+    const job = jobOf(world);
+    expect(job.windows).toEqual([
+      { from: 1, to: PACE_START, token: 'slice-A', until: setup.until, n: PACE_START },
+    ]);
+    expect(job.leaseUntil).toBe(setup.until);
+    expect(records(world).map((name) => JSON.parse(world.store.props.get(name) as string).w)).toEqual([
+      'slice-A',
+    ]);
+  });
+
+  it('a Pause stored before the hold: no next window, nothing claimed, the job as paused', () => {
+    const { world, setup } = slice();
+    pauseEnrichment(world.platform);
+    const hold = holdOnce(setup, undefined, true, false);
+    expect(hold?.next).toBeUndefined();
+    expect(hold?.waitMs).toBeUndefined();
+    expect(hold?.job?.state).toBe('paused');
+    expect(jobOf(world).windows ?? []).toEqual([]);
+    expect(records(world)).toEqual([]);
+  });
+
+  it("writes the last window while it is still the slice's, observes its batch in the pace, then leases the next", () => {
+    const { world, setup } = slice();
+    const first = holdOnce(setup, undefined, true, false)?.next as Leased;
+    const hold = holdOnce(setup, answered(first), true, false);
+    expect(filled(world)).toBe(PACE_START);
+    const job = jobOf(world);
+    expect(job.counts).toMatchObject({ found: PACE_START, processed: PACE_START });
+    // A clean batch of the whole pace: the run's pace doubles, and the next window is that big.
+    expect(job.pace?.size).toBe(2 * PACE_START);
+    expect(hold?.next?.window.from).toBe(PACE_START + 1);
+    expect(hold?.next?.window.wanted.size).toBe(2 * PACE_START);
+    expect(job.windows?.map((window) => [window.from, window.token])).toEqual([[PACE_START + 1, 'slice-A']]);
+  });
+
+  it("a window another slice holds now (this one's lease ended) is not written: nothing counted, the pace untouched", () => {
+    const { world, setup } = slice();
+    const first = holdOnce(setup, undefined, true, false)?.next as Leased;
+    // The slice's time ran out and another slice leased its window again.
+    const job = jobOf(world);
+    job.windows = [{ from: 1, to: PACE_START, token: 'slice-B', until: setup.until + 1, n: PACE_START }];
+    saveJob(world.platform, job);
+    const writes = world.sheet.writes;
+    const hold = holdOnce(setup, answered(first), false, false);
+    expect(world.sheet.writes).toBe(writes);
+    expect(filled(world)).toBe(0);
+    expect(hold?.job?.counts.processed).toBe(0);
+    expect(hold?.job?.pace).toEqual(job.pace);
+    expect(hold?.job?.windows).toEqual(job.windows);
+  });
+
+  it("another run's slice (the run was replaced) writes nothing and leases nothing", () => {
+    const { world, setup } = slice();
+    const first = holdOnce(setup, undefined, true, false)?.next as Leased;
+    saveJob(world.platform, { ...jobOf(world), id: 'next-run' });
+    const hold = holdOnce(setup, answered(first), true, false);
+    expect(hold?.job?.id).toBe('next-run');
+    expect(hold?.next).toBeUndefined();
+    expect(filled(world)).toBe(0);
+  });
+
+  it("the run's pace full with the other slices' batches: no window, a wait", () => {
+    const { world, setup } = slice();
+    const job = jobOf(world);
+    job.windows = [{ from: 1, to: 40, token: 'slice-B', until: setup.until, n: PACE_START }];
+    job.cursor = 41;
+    saveJob(world.platform, job);
+    const hold = holdOnce(setup, undefined, true, false);
+    expect(hold?.next).toBeUndefined();
+    expect(hold?.waitMs).toBeGreaterThanOrEqual(500);
+    expect(records(world)).toEqual([]);
+  });
+
+  it("folds what is final first: the run's credits counted in its job by its id, another run's not", () => {
+    const { world, setup } = slice();
+    const job = jobOf(world);
+    const mine = contextTuple(runCharges(job));
+    const theirs = contextTuple(runCharges({ ...job, id: 'other-run' }));
+    const kept = (payer: string[], keys: string[], lost: string[] = []) =>
+      JSON.stringify({
+        t: setup.until - EXECUTION_LIMIT_MS,
+        r: keys.map((key) => [key, encodeResult(found(`${key}@x`), 0)]),
+        l: lost,
+        c: payer,
+      });
+    world.store.props.set(`${ANSWERS_PREFIX}1`, kept(mine, ['p/a', 'p/b'], ['p/c']));
+    world.store.props.set(`${ANSWERS_PREFIX}2`, kept(theirs, ['p/d']));
+    const before = job.counts;
+    const hold = holdOnce(setup, undefined, false, false);
+    expect(hold?.job?.counts).toMatchObject({
+      creditsUsed: before.creditsUsed + 2,
+      lookupsFound: (before.lookupsFound ?? 0) + 2,
+      creditsMaybeLost: before.creditsMaybeLost + 1,
+    });
+    expect(world.store.log).toHaveLength(4);
+    expect([...world.store.props.keys()].filter((name) => name.startsWith(ANSWERS_PREFIX))).toEqual([]);
+  });
+
+  it('undefined when the lock stays busy, or LockService refuses it on every try', () => {
+    const { world, setup } = slice();
+    world.lock.tryWith = () => undefined;
+    expect(holdOnce(setup, undefined, true, false)).toBeUndefined();
+    world.lock.withRetried = () => {
+      throw new DocumentBusyError();
+    };
+    expect(holdOnce(setup, undefined, true, true)).toBeUndefined();
+    expect(records(world)).toEqual([]);
+  });
+});
+
+describe('applyFolded', () => {
+  const folded = (byRun: Folded['byRun'], endedWindows: string[] = []): Folded => ({
+    results: new Map(),
+    charges: [],
+    lost: [],
+    byRun,
+    endedWindows,
+    names: [],
+  });
+
+  it("counts the run's own charges, frees the windows of its slices that ended without writing, says whether it changed", () => {
+    const { world } = slice();
+    const job = jobOf(world);
+    job.windows = [{ from: 1, to: 9, token: 'gone', until: Number.MAX_SAFE_INTEGER, n: 9 }];
+    const used = job.counts.creditsUsed;
+    expect(applyFolded(job, folded(new Map([['other', { used: 5, found: 5, lost: 0 }]])), 0)).toBe(false);
+    expect(job.counts.creditsUsed).toBe(used);
+    expect(applyFolded(job, folded(new Map([[job.id, { used: 3, found: 1, lost: 2 }]]), ['gone']), 0)).toBe(
+      true,
+    );
+    expect(job.counts).toMatchObject({ creditsUsed: used + 3, creditsMaybeLost: 2 });
+    expect(job.windows).toEqual([{ from: 1, to: 9, token: '', until: 0 }]);
+  });
+});
