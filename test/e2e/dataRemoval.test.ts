@@ -12,6 +12,7 @@ import type {
   DataRemovalResult,
   WatchStart,
 } from '../../src/api';
+import { REQUEST_OUTLIVES_MS } from '../../src/core/limits';
 import { CREDITS_SHEET, LOST_PROPERTY, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { lostSendsOf } from '../../src/store/lostMarks';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
@@ -172,13 +173,19 @@ describe("removing this spreadsheet's add-on data", () => {
 
     // The lease ran out and no sidebar drives the run any more: a formula's batch on its way still holds it back.
     world.env.advanceClock(3_600_000);
-    props.set({ 'pef.s.test': JSON.stringify({ u: Date.now() + 3_600_000 + 31_000, k: ['x'], b: 1 }) });
+    const until = world.env.now() + 31_000;
+    props.set({ 'pef.s.test': JSON.stringify({ u: until, k: ['x'], b: 1 }) });
     const sending = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
     expect(sending.removed).toBe(false);
     expect(sending.message).toContain('=FINDEMAIL formulas are looking profiles up');
-    // Its sender ended before keeping its answer (the record is past its time): the removal settles it first, so
-    // its profile counts one lost answer (maybe charged) and is never charged a third time.
-    world.env.advanceClock(60_000);
+    // Its sender ended (the record is past its time), but the request it sent may still be answered and charged
+    // for up to a minute (UrlFetchApp gives up after about one): still refused.
+    world.env.advanceClock(until - world.env.now() + 30_000);
+    const answering = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
+    expect(answering.removed).toBe(false);
+    // Past that minute: the removal settles the record first, so its profile counts one lost answer (maybe
+    // charged) and is never charged a third time.
+    world.env.advanceClock(REQUEST_OUTLIVES_MS);
     const removed = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
     expect(removed.removed).toBe(true);
     expect(addonProperties(world)).toEqual([LOST_PROPERTY]);
