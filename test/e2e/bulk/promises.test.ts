@@ -22,7 +22,7 @@ import {
   type World,
   type WorldOptions,
 } from '../../support/harness';
-import { emailOf, recalculateInWaves } from '../formula/helpers';
+import { emailOf } from '../formula/helpers';
 import {
   chargesByProfile,
   drive,
@@ -568,74 +568,7 @@ describe('the run never has more requests in flight than the service takes', () 
   });
 });
 
-describe('the document cache crowded by formulas', () => {
-  it("After a column of =FINDEMAIL cells, a run's slices at once still never have more requests in flight than the service takes", async () => {
-    const cells = 1000;
-    const typed = Array.from({ length: cells + 120 }, (_, i) => url(`cc-cell-${i}`));
-    world = await worldWith([...urls(50, 'cc-before'), ...urls(200, 'cc-run')], { rows: typed.length + 10 });
-    const w = world;
-    w.env.enter(
-      w.ss.id,
-      `H2:H${typed.length + 1}`,
-      typed.map((link) => [link]),
-    );
-    // A column of single cells, filled down and evaluated wave after wave (the owner raised the formulas' daily limit).
-    await w.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 10 * cells }], w.as());
-    w.env.enter(
-      w.ss.id,
-      `I2:I${cells + 1}`,
-      typed.slice(0, cells).map((_, i) => [`=FINDEMAIL(H${i + 2})`]),
-    );
-    expect(await recalculateInWaves(w, 'I', 2, cells + 1)).toBe(cells);
-    // The service takes 25 requests in flight; a run before the watched one learns it.
-    w.sandbox.service.configure({ rateLimit: SERVICE_LIMIT, latencyMs: 1000 });
-    await runBefore(w, 'A1:A51');
-    w.sandbox.service.configure({ rateLimit: SERVICE_LIMIT });
-    const from = w.sandbox.service.ledger().length;
-    await start(w, 'A52:A251');
-    // The sidebar's first slice is about to send its batch (held right before it leaves)...
-    let first: number | undefined;
-    const leaving = holdCall(w, (call) => {
-      if (call.fn !== 'continueEnrichment' || call.phase !== 'before' || !sendsLookups(call)) return false;
-      first = call.execId;
-      return true;
-    });
-    const sleeps = w.env.sleeps.length;
-    const a = tracked(w.env.execute('continueEnrichment', [], w.as()));
-    await waitFor(() => leaving.reached() !== undefined || a.ended(), WAIT_MS);
-    // ...while a person fills more cells of the column, in waves of ten.
-    for (let row = cells + 2; row <= cells + 111; row += 10) {
-      const last = row + 9;
-      w.env.enter(
-        w.ss.id,
-        `I${row}:I${last}`,
-        typed.slice(row - 2, last - 1).map((_, i) => [`=FINDEMAIL(H${row + i})`]),
-      );
-      await recalculateInWaves(w, 'I', row, last, 10);
-    }
-    // The sidebar's second slice, then the first one's batch leaves.
-    hold(w);
-    let second: number | undefined;
-    const stop = w.env.onServiceCall((call) => {
-      if (call.fn === 'continueEnrichment' && call.execId !== first) second ??= call.execId;
-    });
-    const b = tracked(w.env.execute('continueEnrichment', [], w.as()));
-    await waitFor(() => settled(w, second, b.ended, sleeps), WAIT_MS);
-    leaving.go();
-    await waitFor(() => settled(w, first, a.ended, sleeps), WAIT_MS);
-    const refused = overTheLimit(w, from);
-    const held = w.sandbox.service.held;
-    release();
-    await Promise.all([a.promise, b.promise]);
-    stop();
-    expect({ refusedForTooManyInFlight: refused, heldAtOnce: held }).toEqual({
-      refusedForTooManyInFlight: 0,
-      heldAtOnce: Math.min(held, SERVICE_LIMIT.maxInFlight),
-    });
-  });
-});
-
-describe('suspected (issue 39, finding 9)', () => {
+describe('a run replaced, the add-on data removed', () => {
   it("A cancelled run's slice whose batch comes back after a new run has started sends nothing more, and the new run ends with every row written and counted", async () => {
     world = await worldWith(urls(300, 'nr-new'), { scriptProperties: { ENRICH_BATCH_SIZE: '50' } });
     const w = world;

@@ -14,10 +14,10 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** A thousand cells in waves of 30 take about 20 s here; the bound is wide for a busy machine. */
+/** A hundred cells in waves of 30 take a few seconds here; the bound is wide for a busy machine. */
 jest.setTimeout(300_000);
 
-const CELLS = 1000;
+const CELLS = 100;
 const HOUR_MS = 3600 * 1000;
 
 it('A column of single =FINDEMAIL cells, evaluated one wave after another, leaves nothing in the document cache that lives for hours', async () => {
