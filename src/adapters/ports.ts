@@ -7,7 +7,7 @@ import {
   PENDING_PREFIX,
 } from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
-import type { Folded } from '../store/batches';
+import type { Folded } from '../store/sendingRecords';
 import type { ChargeContext } from '../store/credits';
 import { heldByLostMarks } from '../store/lostMarks';
 import type { BatchFolding, StoreServices } from '../store/ports';

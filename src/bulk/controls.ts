@@ -5,7 +5,7 @@
 import type { Progress } from '../api';
 import { isPropertiesQuotaError } from '../core/quota';
 import type { Platform } from '../platform/platform';
-import { requestsAtService } from '../store/batches';
+import { requestsAtService } from '../store/sendingRecords';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSED_MESSAGE } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';

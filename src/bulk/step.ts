@@ -17,7 +17,7 @@ import type { BatchSample, LookupPorts, SendingBatch } from '../lookup/ports';
 import { type Claimed, claimInHold, type LookupReport } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
-import type { Folded } from '../store/batches';
+import type { Folded } from '../store/sendingRecords';
 import type { SheetResultStore } from '../store/resultStore';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';

@@ -31,7 +31,7 @@ import {
   readBatches,
   type SentBatch,
   toService,
-} from './batches';
+} from './sendingRecords';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';

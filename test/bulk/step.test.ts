@@ -15,7 +15,7 @@ import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import { PACE_START } from '../../src/lookup/pace';
 import { emptyReport } from '../../src/lookup/session';
 import { DocumentBusyError } from '../../src/platform/errors';
-import type { Folded } from '../../src/store/batches';
+import type { Folded } from '../../src/store/sendingRecords';
 import { encodeResult } from '../../src/store/codec';
 import { contextTuple } from '../../src/store/credits';
 import { found } from '../support/results';

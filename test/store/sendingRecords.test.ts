@@ -18,7 +18,7 @@ import {
   readBatches,
   requestsAtService,
   toService,
-} from '../../src/store/batches';
+} from '../../src/store/sendingRecords';
 import { encodeResult } from '../../src/store/codec';
 import {
   type ChargeContext,
