@@ -26,8 +26,8 @@ import {
   WATCH_PROPERTY,
 } from './core/propertyNames';
 import type { Platform } from './platform/platform';
-import { mayBeAtService } from './store/sendingRecords';
 import { CREDITS_FIRST_ROW } from './store/credits';
+import { mayBeAtService } from './store/sendingRecords';
 import { parseWatch } from './watch/store';
 import type { Watch } from './watch/watch';
 

@@ -12,7 +12,7 @@ import { accountState } from './settings/account';
 
 export function sidebarState(platform: Platform): SidebarState {
   // Opening the sidebar may write the spreadsheet: what formulas paid for moves into the results sheet.
-  platform.foldBatches();
+  platform.foldAnswers();
   return {
     ...accountState(platform),
     progress: getEnrichmentProgress(platform),

@@ -10,7 +10,7 @@ import { clearHalt, documentCache } from './documentCache';
 import { documentPropertyWritable } from './formulaWrites';
 import { askServiceAboutKey } from './http';
 import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
-import { batchFolding, foldBatches, heldAfterLosses, resultStore, servicePorts } from './ports';
+import { foldAnswers, folding, heldAfterLosses, resultStore, servicePorts } from './ports';
 import { documentProperties, documentPropertiesOrNull, userProperties } from './properties';
 import { ensureRunnerId, runnerEmail, runnerId } from './runner';
 import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
@@ -30,7 +30,7 @@ const countInJob = (folded: Folded, all: Record<string, string>) =>
   foldedIntoJob(folded, all, systemClock.now());
 
 /** What the simple triggers fold (the batches formulas and runs paid for). */
-export const triggerFolding = batchFolding(countInJob);
+export const triggerFolding = folding(countInJob);
 
 /** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
 export const appsScript: Platform = {
@@ -62,7 +62,7 @@ export const appsScript: Platform = {
   editedCells,
   lookupPorts: servicePorts,
   resultStore: (charges) => resultStore(true, charges),
-  foldBatches: () => foldBatches(countInJob),
+  foldAnswers: () => foldAnswers(countInJob),
   heldAfterLosses: (urlKeys, atLeast) => heldAfterLosses(urlKeys, atLeast),
   askServiceAboutKey,
   clearHalt,

@@ -1,18 +1,18 @@
 /** The lookup pipeline's and the store's ports over the real Apps Script services. */
 import {
   ANSWERS_PREFIX,
-  BATCH_PREFIX,
   CHARGE_PREFIX,
   LOST_PROPERTY,
   PENDING_PREFIX,
+  SENDING_PREFIX,
 } from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
-import type { Folded } from '../store/sendingRecords';
 import type { ChargeContext } from '../store/credits';
 import { heldByLostMarks } from '../store/lostMarks';
-import type { BatchFolding, StoreServices } from '../store/ports';
+import type { Folding, StoreServices } from '../store/ports';
 import { type SheetResultStore, sheetResultStore } from '../store/resultStore';
 import { resultsSheetOn } from '../store/resultsSheet';
+import type { Folded } from '../store/sendingRecords';
 import { RESULTS_LAYOUT } from '../store/table';
 import { systemClock } from './clock';
 import { creditsLog } from './creditsSheet';
@@ -60,7 +60,7 @@ export function storeServices(clock: Clock = systemClock): StoreServices {
  * (the bulk run's counts of what was folded) in the same hold. Never fails the caller's action: when the lock stays
  * busy or a service refuses (a quota), the batches wait for the next writing execution. Returns the results folded.
  */
-export function foldBatches(
+export function foldAnswers(
   also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
 ): number {
   try {
@@ -70,19 +70,19 @@ export function foldBatches(
   }
 }
 
-/** Names a fold would take: answers, batch records, what an earlier version kept for formulas. */
-const FOLDED_PREFIXES = [ANSWERS_PREFIX, BATCH_PREFIX, PENDING_PREFIX, CHARGE_PREFIX];
+/** Names a fold would take: answers, sending records, what an earlier version kept for formulas. */
+const FOLDED_PREFIXES = [ANSWERS_PREFIX, SENDING_PREFIX, PENDING_PREFIX, CHARGE_PREFIX];
 
 /** The batches waiting to be folded, for the simple triggers. */
-export function batchFolding(
+export function folding(
   also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
-): BatchFolding {
+): Folding {
   return {
     waiting: () =>
       documentProperties()
         .getKeys()
         .some((name) => FOLDED_PREFIXES.some((prefix) => name.startsWith(prefix))),
-    fold: () => foldBatches(also),
+    fold: () => foldAnswers(also),
   };
 }
 

@@ -171,7 +171,7 @@ function holdAndSend(setup: SliceSetup, maxWindows: number): Job | null | undefi
     // A batch to write is worth trying the lock again for (a refused one leaves its window to the next slice).
     const hold = holdOnce(setup, sent, more, sent !== undefined);
     if (!hold) {
-      sent?.batch?.endWithoutWriting();
+      sent?.record?.endWithoutWriting();
       return last;
     }
     last = hold.job;
@@ -208,8 +208,8 @@ function sendLeased(setup: SliceSetup, leased: Leased): Sent {
     if (halt) {
       // Nothing of the batch went out: its keys leave its records, and the next hold halts the run.
       const first = leased.claimed.first;
-      first?.batch?.drop(first.send);
-      return { ...leased, report: { ...report, halt }, samples, notBefore, batch: first?.batch };
+      first?.record?.drop(first.send);
+      return { ...leased, report: { ...report, halt }, samples, notBefore, record: first?.record };
     }
     report = sendClaimed(
       ports,
@@ -233,7 +233,7 @@ function sendLeased(setup: SliceSetup, leased: Leased): Sent {
   } finally {
     leased.claims.releaseAll();
   }
-  return { ...leased, report, samples, notBefore, batch: leased.claimed.first?.batch };
+  return { ...leased, report, samples, notBefore, record: leased.claimed.first?.record };
 }
 
 /**

@@ -2,7 +2,7 @@
  * One hold of the document lock by a slice, between its batches: everything final folded into the hidden sheets
  * (src/store/batches.ts), the slice's last window written (each row checked again right before) and given back,
  * its batch observed in the run's pace; then, while the run is running, the slice's own and it has time, the next
- * window leased with its batch's claims and records, all until the slice's execution must have ended. The job is
+ * window leased with its claims and sending record, all until the slice's execution must have ended. The job is
  * read here before every batch: a Pause or Cancel that came while a batch was at the service lets it be written
  * and sends nothing more.
  */
@@ -13,12 +13,12 @@ import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { BULK_CLAIM, type ClaimScope, claimScope } from '../lookup/claims';
 import { knowsNothing, observeRun, type PaceState, paceReason } from '../lookup/pace';
-import type { BatchSample, LookupPorts, SendingBatch } from '../lookup/ports';
+import type { BatchSample, LookupPorts, RecordWrites } from '../lookup/ports';
 import { type Claimed, claimInHold, type LookupReport } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
-import type { Folded } from '../store/sendingRecords';
 import type { SheetResultStore } from '../store/resultStore';
+import type { Folded } from '../store/sendingRecords';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { countsShown, type Job, mayDrive } from './job';
@@ -37,7 +37,7 @@ export interface SliceSetup {
   platform: Platform;
   jobId: string;
   runnerId: string | null;
-  /** This slice's token: its window's, and in its batches' records. */
+  /** This slice's token: its window's, and in its sending records. */
   token: string;
   /** The slice's execution has ended by then: its window, claims and records end then too. */
   until: number;
@@ -85,7 +85,7 @@ export interface Sent extends Leased {
   samples: BatchSample[];
   /** No batch of the run before this (the service's Retry-After). */
   notBefore: number;
-  batch?: SendingBatch;
+  record?: RecordWrites;
 }
 
 export interface Hold {

@@ -214,7 +214,7 @@ export const MAX_WINDOW_ROWS = 500;
  */
 export const REQUEST_OUTLIVES_MS = 60 * SECOND;
 /**
- * A slice's window, its batch's claims and records last this long from the slice's start: its execution has ended
+ * A slice's window, its claims and sending records last this long from the slice's start: its execution has ended
  * by then (apps-script/guides/services/quotas), so a window, a claim or a record past it belongs to no one.
  */
 export const LEASE_MS = EXECUTION_LIMIT_MS;

@@ -26,17 +26,17 @@ export const WEB_REQUESTS_PROPERTY = 'PEF_WEB_REQUESTS';
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
 /**
- * Document properties: a batch record (src/store/batches.ts): a sender's keys at the service and claimed, until
- * when, who pays. Written under the lock with the claims, then by its sender alone; folded once final.
+ * Document properties: a sending record (src/store/sendingRecords.ts): a sender's keys at the service and claimed,
+ * until when, who pays. Written under the lock with the claims, then by its sender alone; folded once final.
  */
-export const BATCH_PREFIX = 'pef.s.';
+export const SENDING_PREFIX = 'pef.s.';
 /** Document properties: one fetchAll's answers (charged results, lost answers), kept until a writer folds them. */
 export const ANSWERS_PREFIX = 'pef.a.';
 /** Document properties an earlier version kept formulas' results under (URL hash): folded as answers. */
 export const PENDING_PREFIX = 'pef.p.';
 /**
  * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
- * hash -> lost sends and until when they count; src/store/documentView.ts). Durable, unlike the cache.
+ * hash -> lost sends and until when they count; src/store/lostMarks.ts). Durable, unlike the cache.
  */
 export const LOST_PROPERTY = 'pef.lost';
 /** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */

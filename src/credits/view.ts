@@ -24,7 +24,7 @@ function viewerPayerId(platform: Platform): string {
 
 /** The log summed up for the viewer; what formulas spent moves into it first. */
 export function creditsSummary(platform: Platform): CreditsSummary {
-  platform.foldBatches();
+  platform.foldAnswers();
   return summarizeCredits(
     platform.creditsLog.readRows(),
     platform.clock.now(),
@@ -54,7 +54,7 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
 export function exportCreditsLog(platform: Platform, request: CreditsExportRequest = {}): CreditsExport {
   const log = platform.creditsLog;
   if (!request.sheetName) {
-    platform.foldBatches();
+    platform.foldAnswers();
     const last = log.lastRow();
     if (last < CREDITS_FIRST_ROW) {
       return {

@@ -218,7 +218,7 @@ export function replaceSingleCells(platform: Platform): string {
 
 export function refreshFormulas(platform: Platform): string {
   // What formulas paid for moves into the results sheet first: the cells entered again find room to pay for more.
-  platform.foldBatches();
+  platform.foldAnswers();
   const spreadsheet = platform.spreadsheet();
   const selection = spreadsheet.selection();
   const sheet = selection?.sheet ?? spreadsheet.activeSheet();

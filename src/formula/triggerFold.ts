@@ -6,10 +6,10 @@
  * reads document properties in onOpen unless the mode is NONE). onEdit runs on every edit: one read of the property
  * names, and the fold only when there is something to fold.
  */
-import type { BatchFolding } from '../store/ports';
+import type { Folding } from '../store/ports';
 
 /** Returns how many results were folded into the results sheet. Never fails the trigger. */
-export function foldOnTrigger(event: unknown, folding: BatchFolding): number {
+export function foldOnTrigger(event: unknown, folding: Folding): number {
   const mode = String((event as { authMode?: unknown } | undefined)?.authMode ?? '');
   if (mode !== 'LIMITED' && mode !== 'FULL') return 0;
   try {

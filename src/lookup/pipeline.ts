@@ -1,7 +1,7 @@
 /**
  * The sending step of the lookup session (./session.ts): the claimed keys, recorded as one batch in the claim
  * step's hold of the lock, sent in fetchAlls through one retry scheduler; each fetchAll's answers kept in the
- * batch's records (by the sender alone, without the lock) before their claims are released. It reaches Apps Script
+ * sending record (by the sender alone, without the lock) before their claims are released. It reaches Apps Script
  * only through the ports, so it runs in unit tests with plain objects.
  */
 
@@ -14,9 +14,9 @@ import type {
   BatchSizer,
   Clock,
   LookupPorts,
+  RecordWrites,
   SendBudget,
   SendCheck,
-  SendingBatch,
 } from './ports';
 import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './result';
 import { type RetryPolicy, retryDelayMs } from './retry';
@@ -50,7 +50,7 @@ export function beginSend(
 /** A batch the store recorded: the first fetchAll's keys, and the record its sender writes without the lock. */
 export interface Confirmed {
   send: string[];
-  batch?: SendingBatch;
+  record?: RecordWrites;
 }
 
 /**
@@ -79,7 +79,7 @@ export function settleCheck(
     claims.release(settled);
     queue.keys = queue.keys.filter((key) => !dropped.has(key));
   }
-  return { send: check.first, batch: check.batch };
+  return { send: check.first, record: check.record };
 }
 
 export interface SendRequest {
@@ -97,7 +97,7 @@ export interface SendRequest {
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
-  /** A bulk slice's window token, kept in its batch's records. */
+  /** A bulk slice's window token, kept in its sending record. */
   window?: string;
   /** Before each batch but the first (the claim step checked for it): an error that ends the sending. */
   beforeBatch?(): ServiceError | undefined;
@@ -166,8 +166,8 @@ export interface Sending {
   readonly queue: Queue;
   readonly report: SendReport;
   readonly claims: ClaimScope;
-  /** The batch's records, written by this sender alone. */
-  batch?: SendingBatch;
+  /** The sending record, written by this sender alone. */
+  record?: RecordWrites;
 }
 
 /** The claimed keys queued; no batch before the Retry-After the sizer still holds. */
@@ -200,7 +200,7 @@ export function sendBatches(
   first: Confirmed,
 ): void {
   const { queue, report } = sending;
-  sending.batch = first.batch;
+  sending.record = first.record;
   let keys: string[] | undefined = first.send;
   while (queue.keys.length > 0 && !report.halt && !report.stopped) {
     if (!keys) {
@@ -208,7 +208,7 @@ export function sendBatches(
       if (!batch) break;
       report.stopped = request.beforeBatch?.();
       if (report.stopped) break;
-      sending.batch?.toService(batch);
+      sending.record?.toService(batch);
       keys = batch;
     } else waitForRetryAfter(ports.clock, queue);
     if (keys.length > 0) {
@@ -231,8 +231,8 @@ function waitForRetryAfter(clock: Clock, queue: Queue): void {
  * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
  * once).
  */
-export function endSending({ queue, report, claims, batch }: Sending): SendReport {
-  batch?.drop(queue.keys);
+export function endSending({ queue, report, claims, record }: Sending): SendReport {
+  record?.drop(queue.keys);
   claims.release(queue.keys);
   for (const key of queue.keys)
     if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
@@ -266,7 +266,7 @@ function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: bool
 
 function sendOneBatch(
   ports: LookupPorts,
-  { queue, report, claims, batch: record }: Sending,
+  { queue, report, claims, record }: Sending,
   request: SendRequest,
   batch: string[],
 ): BatchReport {

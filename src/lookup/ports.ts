@@ -79,13 +79,13 @@ export interface ResultStore {
 
 export interface SendAsk {
   urlKeys: string[];
-  /** The batch's records end then: the sender's execution cannot outlive it (its claims end then too). */
+  /** The sending record ends then: the sender's execution cannot outlive it (its claims end then too). */
   untilMs: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
   /** Of the sendable keys (with their lost sends), the first fetchAll's: at the service at once, the rest claimed. */
   first(sendable: string[], lostSends: ReadonlyMap<string, number>): string[];
-  /** A bulk slice's window: its token, in the batch's records. */
+  /** A bulk slice's window: its token, in the sending record. */
   window?: string;
   /** The document properties as the caller read them in this hold of the lock (else the store reads them). */
   all?: Readonly<Record<string, string>>;
@@ -105,15 +105,15 @@ export interface SendCheck {
   lostUntil?: Map<string, number>;
   /** Keys whose answers were lost MAX_LOST_SENDS times: not sent. */
   held: string[];
-  /** The batch recorded (undefined when nothing is sent). */
-  batch?: SendingBatch;
+  /** The record of the keys sent (undefined when nothing is sent). */
+  record?: RecordWrites;
 }
 
 /**
  * A batch this execution recorded (ResultStore.beginSend): its sender's own writes, without the document lock (no
  * other execution writes its records), so a paid answer is kept even while LockService refuses.
  */
-export interface SendingBatch {
+export interface RecordWrites {
   /** Before a later fetchAll: these claimed keys go out now. */
   toService(keys: readonly string[]): void;
   /** After a fetchAll of `sent`: its charged results and lost answers kept; `requeued` stay claimed for a retry. */

@@ -3,7 +3,7 @@
  * `session.lookUp(keys)` as often as the caller needs, then `session.close()`.
  *
  * A lookup: the gates before the claim (the formulas' halt marker, the free key check), then one hold of the
- * document lock (./claimStep.ts: claims, gates' admission, the first batch recorded
+ * document lock (./claimStep.ts: claims, gates' admission, the claimed keys recorded as being sent
  * as being sent), then batches sent through one retry scheduler (./pipeline.ts), each stored before its claims
  * are released. Every claim a lookup took is released before it returns, whatever ended it (all settled, a
  * halt, a gate, the budget, a busy lock, a thrown error); `close` ends the gates (the account check, the formulas'
@@ -217,7 +217,7 @@ export function claimInHold(
     claims: ask.claims,
     seconds,
     gates: [],
-    // The store's check comes with the batch's records (beginSend): one read for both.
+    // The store's check comes with the sending record (beginSend): one read for both.
     inStore: () => ({ stored: new Set<string>() }),
     firstBatch: (mine) =>
       beginSend(
@@ -231,7 +231,7 @@ export function claimInHold(
 }
 
 /**
- * After the claim step (its hold of the lock: the claims, the gates' admission, the batch recorded): the batch
+ * After the claim step (its hold of the lock: the claims, the gates' admission, the sending record): the keys
  * sent, its answers kept, the report. The claims of keys left unsent are released; the caller's scope releases
  * the rest whatever ends it.
  */

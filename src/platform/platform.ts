@@ -136,7 +136,7 @@ export interface Platform {
    * Folds every final batch (what formulas, slices and the watch paid for) into the hidden sheets, a bulk run's
    * credits into its job; never throws. How many results were folded.
    */
-  foldBatches(): number;
+  foldAnswers(): number;
   /** The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when they wait. */
   heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number>;
   /** Asks the service about a key without spending a credit. */

@@ -65,7 +65,7 @@ export interface ChargeContext {
   payerId: string;
   /** The run's id and range, or the formulas' cell when known. */
   where: string;
-  /** The run's id (none for formulas): a batch's records name the run they count for. */
+  /** The run's id (none for formulas): a sending record and its answers name the run they count for. */
   run?: string;
 }
 

@@ -94,7 +94,7 @@ export interface StoreServices {
 }
 
 /** The batches waiting to be folded, as the simple triggers see them. */
-export interface BatchFolding {
+export interface Folding {
   /** One read of the document properties' names: whether any batch's answers or records wait to be folded. */
   waiting(): boolean;
   /** Folds what is final into the hidden sheets, under the document lock; never throws. Returns the results folded. */

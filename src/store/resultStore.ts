@@ -4,7 +4,7 @@
  *
  * - The hidden results sheet holds them (layout: ./table.ts); only executions that may write the spreadsheet write
  *   it, holding the document lock. What this execution read of it: ./resultsCopy.ts.
- * - A batch is recorded under the lock with its claims (beginSend), and each fetchAll's answers are kept in its
+ * - The keys sent are recorded under the lock with their claims (beginSend), and each fetchAll's answers are kept in
  *   records by the sender alone, without the lock (./batches.ts): a claim in the best-effort cache may vanish, a
  *   record does not, and a paid answer is kept whether or not LockService lets anyone in.
  * - An execution that may write the spreadsheet folds what is final into the sheets (`fold`): results, a row per
@@ -18,25 +18,25 @@
 import { MAX_LOST_SENDS, PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
 import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
-import type { CachedResult, ResultStore, SendAsk, SendCheck, SendingBatch, StoreRead } from '../lookup/ports';
+import type { CachedResult, RecordWrites, ResultStore, SendAsk, SendCheck, StoreRead } from '../lookup/ports';
 import type { LookupResult } from '../lookup/result';
-import {
-  answered,
-  type BatchesRead,
-  dropped,
-  endedWithoutWriting,
-  type Folded,
-  fold,
-  openBatch,
-  readBatches,
-  type SentBatch,
-  toService,
-} from './sendingRecords';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import type { StoreServices } from './ports';
 import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
+import {
+  answered,
+  dropped,
+  endedWithoutWriting,
+  type Folded,
+  fold,
+  type OwnRecord,
+  openRecord,
+  type RecordsRead,
+  readRecords,
+  toService,
+} from './sendingRecords';
 import { hashOf } from './table';
 
 /**
@@ -95,7 +95,7 @@ export function sheetResultStore(
 }
 
 /** How many more results this execution may pay for, as of `read` (none read: unbounded). */
-function roomAsOf(state: StoreState, read: BatchesRead | undefined): number {
+function roomAsOf(state: StoreState, read: RecordsRead | undefined): number {
   if (state.writable || !read) return Number.POSITIVE_INFINITY;
   return Math.max(
     0,
@@ -121,7 +121,7 @@ function readStored(state: StoreState, urlKeys: string[]): StoreRead {
   if (results.size === urlKeys.length)
     return { results, room: roomAsOf(state, undefined), property: () => undefined };
   const all = state.io.properties.getProperties();
-  const batches = readBatches(all, state.io.clock.now());
+  const batches = readRecords(all, state.io.clock.now());
   addFrom((hash) => batches.results.get(hash));
   const version = all[TABLE_VERSION_PROPERTY] ?? '';
   const again = fromSheet(
@@ -138,7 +138,7 @@ function lookIn(
   urlKeys: string[],
   all: Readonly<Record<string, string>>,
 ): Map<string, CachedResult> {
-  const pending = readBatches(all, state.io.clock.now()).results;
+  const pending = readRecords(all, state.io.clock.now()).results;
   const hashes = urlKeys.map(hashOf);
   const inSheet = sheetAt(
     state,
@@ -165,7 +165,7 @@ function beginSend(state: StoreState, ask: SendAsk): SendCheck {
   const { io } = state;
   const now = io.clock.now();
   const all = ask.all ?? io.properties.getProperties();
-  const batches = readBatches(all, now);
+  const batches = readRecords(all, now);
   const marks = lostMarksOf(all[LOST_PROPERTY], ask.urlKeys, now);
   const check: SendCheck = {
     send: [],
@@ -203,27 +203,27 @@ function beginSend(state: StoreState, ask: SendAsk): SendCheck {
   const firstKeys = new Set(ask.first(check.send, check.lost));
   check.first = check.send.filter((key) => firstKeys.has(key));
   const later = check.send.filter((key) => !firstKeys.has(key));
-  const opened = openBatch(check.first, later, ask.untilMs, state.charges, () => io.clock.now(), ask.window);
+  const opened = openRecord(check.first, later, ask.untilMs, state.charges, () => io.clock.now(), ask.window);
   io.properties.setProperties(opened.values);
-  check.batch = sendingBatch(state, opened.batch);
+  check.record = recordWrites(state, opened.own);
   return check;
 }
 
-/** The batch's records as its sender writes them: one property call a step, no lock. */
-function sendingBatch(state: StoreState, batch: SentBatch): SendingBatch {
+/** The record as its sender writes it: one property call a step, no lock. */
+function recordWrites(state: StoreState, own: OwnRecord): RecordWrites {
   const { io } = state;
   const write = (values: Record<string, string>) => {
     if (Object.keys(values).length > 0) io.properties.setProperties(values);
   };
   return {
-    toService: (keys) => write(toService(batch, keys)),
+    toService: (keys) => write(toService(own, keys)),
     keep(sent, results, lost, requeued) {
       const now = io.clock.now();
       const encoded = results.map(([key, result]) => [key, encodeResult(result, now)] as [string, string]);
-      write(answered(batch, sent, encoded, lost, requeued, now, () => io.clock.now()));
+      write(answered(own, sent, encoded, lost, requeued, now, () => io.clock.now()));
     },
-    drop: (keys) => write(dropped(batch, keys)),
-    endWithoutWriting: () => write(endedWithoutWriting(batch)),
+    drop: (keys) => write(dropped(own, keys)),
+    endWithoutWriting: () => write(endedWithoutWriting(own)),
   };
 }
 
@@ -242,7 +242,7 @@ function foldFinal(
   const { io } = state;
   const now = io.clock.now();
   const all = { ...(read ?? io.properties.getProperties()) };
-  const folded = fold(readBatches(all, now).final, now);
+  const folded = fold(readRecords(all, now).final, now);
   const values: Record<string, string> = { ...also?.(folded, all) };
   if (folded.names.length === 0 && Object.keys(values).length === 0) return { all, folded };
   // The sheets first: a record is deleted only once its results and charges are kept there.

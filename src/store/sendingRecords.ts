@@ -1,9 +1,9 @@
 /**
- * Batch records: where every lookup's money is accounted for, from its claim to the hidden sheets, for =FINDEMAIL,
+ * Sending records and answers: where every lookup's money is accounted for, from its claim to the hidden sheets, for =FINDEMAIL,
  * bulk slices and the watch alike. Pure: the records' layout, reading them back, and the property values each step
  * writes (./resultStore.ts writes them).
  *
- *   pef.s.<id>  a batch record: its sender's keys at the service (`k`) and claimed for a later fetchAll (`q`),
+ *   pef.s.<id>  a sending record: its sender's keys at the service (`k`) and claimed for a later fetchAll (`q`),
  *               until when (`u`: the sender's execution cannot outlive it), who pays (`c`; `b`: the formulas) and,
  *               for a bulk slice, its window's token (`w`) and whether it ended without writing it (`e`). Written
  *               under the document lock with the claims, then only by its sender, without the lock.
@@ -23,7 +23,7 @@ import {
   PROPERTY_RECORD_BYTES,
   REQUEST_OUTLIVES_MS,
 } from '../core/limits';
-import { ANSWERS_PREFIX, BATCH_PREFIX, CHARGE_PREFIX, PENDING_PREFIX } from '../core/propertyNames';
+import { ANSWERS_PREFIX, CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../core/propertyNames';
 import { storedRecord } from '../core/storedJson';
 import { utf8Bytes } from '../core/text';
 import { timeId } from '../core/timeId';
@@ -32,8 +32,8 @@ import { decodeResult } from './codec';
 import { type ChargeContext, chargeRows, contextTuple, FORMULAS_CONTEXT, rowsOfBuffered } from './credits';
 import { hashOf } from './table';
 
-/** A batch record as stored (one property of it: a record of many long URLs is split). */
-export interface BatchRecord {
+/** A sending record as stored (one property of it: a record of many long URLs is split). */
+export interface SendingRecord {
   u: number;
   k: string[];
   q?: string[];
@@ -63,15 +63,15 @@ const RECORD_FIELDS = {
 } as const;
 const ANSWERS_FIELDS = { t: 'number', r: 'array', l: 'array?', c: 'array?', b: 'number?' } as const;
 
-export function parseRecord(raw: string | null | undefined): BatchRecord | undefined {
-  return storedRecord<BatchRecord>(raw, RECORD_FIELDS) ?? undefined;
+export function parseRecord(raw: string | null | undefined): SendingRecord | undefined {
+  return storedRecord<SendingRecord>(raw, RECORD_FIELDS) ?? undefined;
 }
 
 function parseAnswers(raw: string | null | undefined): Answers | undefined {
   return storedRecord<Answers>(raw, ANSWERS_FIELDS) ?? undefined;
 }
 
-type Payer = Pick<BatchRecord, 'b' | 'c'>;
+type Payer = Pick<SendingRecord, 'b' | 'c'>;
 
 function payerFields(payer: ChargeContext): Payer {
   return payer.source === 'formulas' ? { b: 1 } : { c: contextTuple(payer) };
@@ -87,12 +87,12 @@ export function payerOf(stored: Payer): ChargeContext {
 }
 
 /** A record (a part of one) is final: nothing of it is claimed any more, or its sender's time is over. */
-function isFinal(record: BatchRecord, now: number): boolean {
+function isFinal(record: SendingRecord, now: number): boolean {
   return record.u <= now || (record.k.length === 0 && (record.q?.length ?? 0) === 0);
 }
 
 /** What one read of the document properties says of the batches. */
-export interface BatchesRead {
+export interface RecordsRead {
   /** Results paid for and not yet in the results sheet, by URL hash (encoded). */
   results: Map<string, string>;
   /** URL hashes in a record still at work: another execution sends them. */
@@ -107,14 +107,14 @@ export interface BatchesRead {
   /** What a writing execution folds now (property names with what they hold). */
   final: {
     answers: Array<{ name: string; answers: Answers }>;
-    records: Array<{ name: string; record: BatchRecord }>;
+    records: Array<{ name: string; record: SendingRecord }>;
     /** Kept by an earlier version: formulas' results (`pef.p.`) and charges (`pef.c.`). */
     legacy: Array<{ name: string; value: string }>;
   };
 }
 
-export function readBatches(all: Readonly<Record<string, string>>, now: number): BatchesRead {
-  const read: BatchesRead = {
+export function readRecords(all: Readonly<Record<string, string>>, now: number): RecordsRead {
+  const read: RecordsRead = {
     results: new Map(),
     held: new Set(),
     lost: new Map(),
@@ -136,7 +136,7 @@ export function readBatches(all: Readonly<Record<string, string>>, now: number):
       for (const key of answers.l ?? []) lostAt(key, answers.t);
       if (answers.b) read.pendingBytes += name.length + value.length;
       read.final.answers.push({ name, answers });
-    } else if (name.startsWith(BATCH_PREFIX)) {
+    } else if (name.startsWith(SENDING_PREFIX)) {
       const record = parseRecord(value);
       // An empty value: a record an earlier version ended in place.
       if (!record) {
@@ -161,12 +161,12 @@ export function readBatches(all: Readonly<Record<string, string>>, now: number):
 }
 
 /**
- * A request of some batch may still be at the service: a record at work, or one whose sender ended within the time
+ * A request of some record may still be at the service: a record at work, or one whose sender ended within the time
  * a sent request may outlive it (REQUEST_OUTLIVES_MS: its answer, and its charge, may still come).
  */
 export function mayBeAtService(all: Readonly<Record<string, string>>, now: number): boolean {
   return Object.entries(all).some(([name, value]) => {
-    if (!name.startsWith(BATCH_PREFIX)) return false;
+    if (!name.startsWith(SENDING_PREFIX)) return false;
     const record = parseRecord(value);
     if (!record) return false;
     if (record.u > now) return record.k.length + (record.q?.length ?? 0) > 0;
@@ -178,7 +178,7 @@ export function mayBeAtService(all: Readonly<Record<string, string>>, now: numbe
 export function requestsAtService(all: Readonly<Record<string, string>>, run: string, now: number): number {
   let requests = 0;
   for (const [name, value] of Object.entries(all)) {
-    if (!name.startsWith(BATCH_PREFIX)) continue;
+    if (!name.startsWith(SENDING_PREFIX)) continue;
     const record = parseRecord(value);
     if (record && record.u > now && record.c && payerOf(record).run === run) requests += record.k.length;
   }
@@ -201,7 +201,7 @@ export interface Folded {
   names: string[];
 }
 
-export function fold(final: BatchesRead['final'], now: number): Folded {
+export function fold(final: RecordsRead['final'], now: number): Folded {
   const folded: Folded = {
     results: new Map(),
     charges: [],
@@ -253,11 +253,11 @@ export function fold(final: BatchesRead['final'], now: number): Folded {
 }
 
 /**
- * A batch as its sender holds it: its records' names with their keys, and which keys are at the service or
+ * A sending record as its sender holds it: its properties' names with their keys, and which keys are at the service or
  * claimed for later. Each step returns the property values to write (one call), without the lock: no other
  * execution writes these records.
  */
-export interface SentBatch {
+export interface OwnRecord {
   until: number;
   payer: Payer;
   window?: string;
@@ -268,38 +268,38 @@ export interface SentBatch {
   ended?: boolean;
 }
 
-/** A new batch: `atService` go out first, `later` are claimed for later fetchAlls; its records' values. */
-export function openBatch(
+/** A new sending record: `atService` go out first, `later` are claimed for later fetchAlls; its values. */
+export function openRecord(
   atService: readonly string[],
   later: readonly string[],
   until: number,
   payer: ChargeContext,
   now: () => number,
   window?: string,
-): { batch: SentBatch; values: Record<string, string> } {
-  const parts: SentBatch['parts'] = [];
+): { own: OwnRecord; values: Record<string, string> } {
+  const parts: OwnRecord['parts'] = [];
   let chunk: string[] = [];
   let size = 0;
   for (const key of [...atService, ...later]) {
     const bytes = jsonBytes(key);
     if (chunk.length > 0 && size + bytes > PROPERTY_RECORD_BYTES) {
-      parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
+      parts.push({ name: SENDING_PREFIX + timeId(now()), keys: chunk });
       chunk = [];
       size = 0;
     }
     chunk.push(key);
     size += bytes;
   }
-  if (chunk.length > 0) parts.push({ name: BATCH_PREFIX + timeId(now()), keys: chunk });
-  const batch: SentBatch = {
+  if (chunk.length > 0) parts.push({ name: SENDING_PREFIX + timeId(now()), keys: chunk });
+  const own: OwnRecord = {
     until,
     payer: payerFields(payer),
     parts,
     atService: new Set(atService),
     claimed: new Set(later),
   };
-  if (window) batch.window = window;
-  return { batch, values: partValues(batch, parts) };
+  if (window) own.window = window;
+  return { own, values: partValues(own, parts) };
 }
 
 /** The UTF-8 bytes `value` takes in a record's JSON, with its comma. */
@@ -307,38 +307,38 @@ function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value)) + 1;
 }
 
-function partValues(batch: SentBatch, parts: SentBatch['parts']): Record<string, string> {
+function partValues(own: OwnRecord, parts: OwnRecord['parts']): Record<string, string> {
   const values: Record<string, string> = {};
   for (const part of parts) {
-    const record: BatchRecord = {
-      u: batch.until,
-      k: part.keys.filter((key) => batch.atService.has(key)),
-      ...batch.payer,
+    const record: SendingRecord = {
+      u: own.until,
+      k: part.keys.filter((key) => own.atService.has(key)),
+      ...own.payer,
     };
-    const claimed = part.keys.filter((key) => batch.claimed.has(key));
+    const claimed = part.keys.filter((key) => own.claimed.has(key));
     if (claimed.length > 0) record.q = claimed;
-    if (batch.window) record.w = batch.window;
-    if (batch.ended) record.e = 1;
+    if (own.window) record.w = own.window;
+    if (own.ended) record.e = 1;
     values[part.name] = JSON.stringify(record);
   }
   return values;
 }
 
 /** The parts holding any of `keys`. */
-function partsOf(batch: SentBatch, keys: readonly string[]): SentBatch['parts'] {
+function partsOf(own: OwnRecord, keys: readonly string[]): OwnRecord['parts'] {
   const touched = new Set(keys);
-  return batch.parts.filter((part) => part.keys.some((key) => touched.has(key)));
+  return own.parts.filter((part) => part.keys.some((key) => touched.has(key)));
 }
 
 /** Before a later fetchAll: these claimed keys go to the service now. */
-export function toService(batch: SentBatch, keys: readonly string[]): Record<string, string> {
-  const moving = keys.filter((key) => batch.claimed.has(key));
+export function toService(own: OwnRecord, keys: readonly string[]): Record<string, string> {
+  const moving = keys.filter((key) => own.claimed.has(key));
   if (moving.length === 0) return {};
   for (const key of moving) {
-    batch.claimed.delete(key);
-    batch.atService.add(key);
+    own.claimed.delete(key);
+    own.atService.add(key);
   }
-  return partValues(batch, partsOf(batch, moving));
+  return partValues(own, partsOf(own, moving));
 }
 
 /**
@@ -346,7 +346,7 @@ export function toService(batch: SentBatch, keys: readonly string[]): Record<str
  * of `k`: `requeued` stay claimed for another try, the rest are done.
  */
 export function answered(
-  batch: SentBatch,
+  own: OwnRecord,
   sent: readonly string[],
   results: Array<[string, string]>,
   lost: readonly string[],
@@ -354,15 +354,15 @@ export function answered(
   at: number,
   now: () => number,
 ): Record<string, string> {
-  for (const key of sent) batch.atService.delete(key);
-  for (const key of requeued) batch.claimed.add(key);
-  const values = partValues(batch, partsOf(batch, sent));
+  for (const key of sent) own.atService.delete(key);
+  for (const key of requeued) own.claimed.add(key);
+  const values = partValues(own, partsOf(own, sent));
   let entries: Array<[string, string]> = [];
   let lostKeys: string[] = [];
   let size = 0;
   const flush = () => {
     if (entries.length === 0 && lostKeys.length === 0) return;
-    const answers: Answers = { t: at, r: entries, ...batch.payer };
+    const answers: Answers = { t: at, r: entries, ...own.payer };
     if (lostKeys.length > 0) answers.l = lostKeys;
     values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify(answers);
     entries = [];
@@ -385,19 +385,19 @@ export function answered(
   return values;
 }
 
-/** Keys never sent leave the batch (nothing of theirs is at the service). */
-export function dropped(batch: SentBatch, keys: readonly string[]): Record<string, string> {
-  const leaving = keys.filter((key) => batch.claimed.has(key) || batch.atService.has(key));
+/** Keys never sent leave the record (nothing of theirs is at the service). */
+export function dropped(own: OwnRecord, keys: readonly string[]): Record<string, string> {
+  const leaving = keys.filter((key) => own.claimed.has(key) || own.atService.has(key));
   if (leaving.length === 0) return {};
   for (const key of leaving) {
-    batch.claimed.delete(key);
-    batch.atService.delete(key);
+    own.claimed.delete(key);
+    own.atService.delete(key);
   }
-  return partValues(batch, partsOf(batch, leaving));
+  return partValues(own, partsOf(own, leaving));
 }
 
 /** A bulk slice ends without writing its window (the lock refused): its records say so, and free it when folded. */
-export function endedWithoutWriting(batch: SentBatch): Record<string, string> {
-  batch.ended = true;
-  return partValues(batch, batch.parts);
+export function endedWithoutWriting(own: OwnRecord): Record<string, string> {
+  own.ended = true;
+  return partValues(own, own.parts);
 }

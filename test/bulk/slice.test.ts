@@ -164,7 +164,7 @@ describe('the bulk run over the platform ports, without the emulator', () => {
             untilMs: world.clock.now() + 30_000,
             first: (sendable) => sendable,
           });
-          other.batch?.keep([held], [[held, found('p5@example.test')]], [], []);
+          other.record?.keep([held], [[held, found('p5@example.test')]], [], []);
           cache.remove(claimKey(held));
         },
       },

@@ -10,14 +10,14 @@ import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { runCharges } from '../../src/bulk/runCharges';
 import { applyFolded, holdOnce, type Leased, type Sent, type SliceSetup } from '../../src/bulk/step';
 import { EXECUTION_LIMIT_MS } from '../../src/core/limits';
-import { ANSWERS_PREFIX, BATCH_PREFIX } from '../../src/core/propertyNames';
+import { ANSWERS_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import { PACE_START } from '../../src/lookup/pace';
 import { emptyReport } from '../../src/lookup/session';
 import { DocumentBusyError } from '../../src/platform/errors';
-import type { Folded } from '../../src/store/sendingRecords';
 import { encodeResult } from '../../src/store/codec';
 import { contextTuple } from '../../src/store/credits';
+import type { Folded } from '../../src/store/sendingRecords';
 import { found } from '../support/results';
 import { addressOf, type BulkWorld, bulkWorld, profile, start } from './world';
 
@@ -74,7 +74,7 @@ const jobOf = (world: BulkWorld) => loadJob(world.platform) as Job;
 const filled = (world: BulkWorld) =>
   world.sheet.rows.filter((row) => String(row[1] ?? '').includes('@')).length;
 const records = (world: BulkWorld) =>
-  [...world.store.props.keys()].filter((name) => name.startsWith(BATCH_PREFIX));
+  [...world.store.props.keys()].filter((name) => name.startsWith(SENDING_PREFIX));
 
 describe('holdOnce', () => {
   it("leases the next window to the slice with its batch's claims and records, the run's pace shared", () => {

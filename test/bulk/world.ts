@@ -104,7 +104,7 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
     spreadsheetOrNull: () => spreadsheet,
     lookupPorts,
     resultStore,
-    foldBatches: () => resultStore().fold().folded.results.size,
+    foldAnswers: () => resultStore().fold().folded.results.size,
     heldAfterLosses: () => new Map(),
     askServiceAboutKey: () => ({ valid: true }),
   });

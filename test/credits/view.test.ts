@@ -88,7 +88,7 @@ describe('the Credits export over a credits log port', () => {
       spreadsheet: () => spreadsheetOf(sheets),
       config: () => ({ networkHosts: parseNetworkHosts('network.com') }) as ReturnType<Platform['config']>,
       documentProperties: () => document,
-      foldBatches: () => {
+      foldAnswers: () => {
         kept++;
         return 0;
       },

@@ -67,7 +67,7 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer =
   document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: spent }));
   return testPlatform({
     spreadsheet: () => spreadsheet,
-    foldBatches: () => 0,
+    foldAnswers: () => 0,
     userProperties: () => user,
     documentProperties: () => document,
     clock: testClock(Date.UTC(2026, 10, 27, 9)),

@@ -3,11 +3,11 @@
  * read and write (LIMITED, FULL), only when a batch waits to be folded, and never failing the trigger.
  */
 import { foldOnTrigger } from '../../src/formula/triggerFold';
-import type { BatchFolding } from '../../src/store/ports';
+import type { Folding } from '../../src/store/ports';
 
 function folding(waiting: boolean, folded = 3, fail?: 'waiting' | 'fold') {
   const calls: string[] = [];
-  const port: BatchFolding = {
+  const port: Folding = {
     waiting() {
       calls.push('waiting');
       if (fail === 'waiting') throw new Error('Service invoked too many times for one day: properties.');

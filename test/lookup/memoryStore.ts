@@ -6,7 +6,7 @@
  * objects: test/store/resultStore.test.ts.
  */
 import { MAX_LOST_SENDS } from '../../src/core/limits';
-import type { ResultStore, SendAsk, SendCheck, SendingBatch } from '../../src/lookup/ports';
+import type { RecordWrites, ResultStore, SendAsk, SendCheck } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
 
 /** A store's check that found nothing of its keys, with `partial`'s fields. */
@@ -46,7 +46,7 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
     new Map(
       keys.flatMap((key) => (results.has(key) ? [[key, results.get(key) as LookupResult] as const] : [])),
     );
-  const batchOf = (keys: string[]): SendingBatch => ({
+  const batchOf = (keys: string[]): RecordWrites => ({
     toService: (sent) => note(`toService ${sent.join(',')}`),
     keep(sent, stored, lost, requeued) {
       note(`keep ${stored.map(([key]) => key).join(',')}`);
@@ -88,7 +88,7 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
       const first = new Set(ask.first(check.send, check.lost));
       check.first = check.send.filter((key) => first.has(key));
       for (const key of check.send) beingSent.add(key);
-      check.batch = batchOf(check.send);
+      check.record = batchOf(check.send);
       return check;
     },
   };

@@ -70,12 +70,12 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   const keep = store.beginSend;
   store.beginSend = (ask) => {
     const check = keep(ask);
-    const batch = check.batch;
-    if (batch)
-      check.batch = {
-        ...batch,
+    const record = check.record;
+    if (record)
+      check.record = {
+        ...record,
         keep(sent, results, lost, requeued) {
-          batch.keep(sent, results, lost, requeued);
+          record.keep(sent, results, lost, requeued);
           stored.push(...results);
           if (lost.length > 0) lostWrites.push([...lost]);
         },

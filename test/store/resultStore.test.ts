@@ -2,7 +2,7 @@
  * The result store's logic without the emulator: plain objects as its ports (document properties, the results
  * sheet, the credits log; test/support/store.ts), counting the property calls. The store in Apps Script:
  * test/e2e/store/. A batch is recorded with its claims (beginSend), its answers kept by its sender alone without
- * the lock (the SendingBatch), and folded into the sheets by a writing execution, which deletes what it folded and
+ * the lock (the RecordWrites), and folded into the sheets by a writing execution, which deletes what it folded and
  * nothing else.
  */
 
@@ -13,9 +13,9 @@ import {
 } from '../../src/core/limits';
 import {
   ANSWERS_PREFIX,
-  BATCH_PREFIX,
   FORMULA_WRITES_PROPERTY,
   LOST_PROPERTY,
+  SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../../src/core/propertyNames';
 import type { SendAsk } from '../../src/lookup/ports';
@@ -85,7 +85,7 @@ describe("the formulas' answers waiting to be folded take a bounded room", () =>
     expect(check.send).toEqual(['a', 'b']);
     expect(check.full).toEqual(['c', 'd']);
     // The batch under way holds its place: a second read finds no room left.
-    const [[, record]] = named(w.props, BATCH_PREFIX);
+    const [[, record]] = named(w.props, SENDING_PREFIX);
     expect(JSON.parse(record)).toMatchObject({ k: ['a', 'b'], b: 1 });
     expect(sheetResultStore(false, w.io).readStored(['e']).room).toBe(0);
   });
@@ -121,9 +121,9 @@ describe('beginSend', () => {
       window: 'slice-1',
     });
     expect(check).toMatchObject({ send: ['a', 'b', 'c'], first: ['a'] });
-    expect(check.batch).toBeDefined();
+    expect(check.record).toBeDefined();
     expect(w.calls).toEqual({ reads: 1, writes: 1, deletes: 0 });
-    const records = named(w.props, BATCH_PREFIX);
+    const records = named(w.props, SENDING_PREFIX);
     expect(records.map(([, value]) => JSON.parse(value))).toEqual([
       { u: w.now() + FORMULA_HOLD_MS, k: ['a'], q: ['b', 'c'], c: contextTuple(RUN), w: 'slice-1' },
     ]);
@@ -147,7 +147,7 @@ describe('beginSend', () => {
     const w = world();
     w.sheet.set(hashOf('a'), encodeResult(found('a@x.test'), w.now() - 60_000));
     const formula = begin(w, sheetResultStore(false, w.io), ['b']);
-    formula.batch?.keep(['b'], [['b', notFound]], [], []);
+    formula.record?.keep(['b'], [['b', notFound]], [], []);
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
     expect([...check.stored]).toEqual([
       ['a', found('a@x.test')],
@@ -187,7 +187,7 @@ describe('beginSend', () => {
     const w = world();
     w.sheet.set(hashOf('a'), encodeResult(notFound, w.now()));
     const check = begin(w, sheetResultStore(true, w.io), ['a']);
-    expect(check.batch).toBeUndefined();
+    expect(check.record).toBeUndefined();
     expect(w.calls.writes).toBe(0);
   });
 });
@@ -196,7 +196,7 @@ describe("the batch's own writes: one call a step, without the lock", () => {
   it('toService, keep and drop each write once; a step that changes nothing writes nothing', () => {
     const w = world();
     const check = begin(w, sheetResultStore(false, w.io), ['a', 'b', 'c'], { first: (s) => s.slice(0, 1) });
-    const batch = check.batch as NonNullable<typeof check.batch>;
+    const batch = check.record as NonNullable<typeof check.record>;
     const writes = () => w.calls.writes;
     const before = writes();
     batch.keep(['a'], [['a', found('a@x.test')]], [], []);
@@ -209,7 +209,7 @@ describe("the batch's own writes: one call a step, without the lock", () => {
     expect(writes()).toBe(before + 2);
     batch.drop(['c']);
     expect(writes()).toBe(before + 3);
-    const [[, record]] = named(w.props, BATCH_PREFIX);
+    const [[, record]] = named(w.props, SENDING_PREFIX);
     expect(JSON.parse(record)).toMatchObject({ k: ['b'] });
     expect(JSON.parse(record).q).toBeUndefined();
     expect(w.calls.deletes).toBe(0);
@@ -218,7 +218,7 @@ describe("the batch's own writes: one call a step, without the lock", () => {
   it('a key requeued after a lost answer stays claimed by the batch; its lost answer counts at once', () => {
     const w = world();
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b']);
-    check.batch?.keep(['a', 'b'], [], ['a', 'b'], ['a']);
+    check.record?.keep(['a', 'b'], [], ['a', 'b'], ['a']);
     const next = begin(w, sheetResultStore(true, w.io), ['a', 'b']);
     expect(next.elsewhere).toEqual(['a']);
     expect(next.send).toEqual(['b']);
@@ -234,12 +234,12 @@ describe("the batch's own writes: one call a step, without the lock", () => {
       window: 'slice-1',
       untilMs: w.now() + 300_000,
     });
-    check.batch?.keep(['a'], [['a', notFound]], [], []);
+    check.record?.keep(['a'], [['a', notFound]], [], []);
     expect(sheetResultStore(true, w.io).fold().folded.endedWindows).toEqual([]);
-    check.batch?.endWithoutWriting();
+    check.record?.endWithoutWriting();
     const { folded } = sheetResultStore(true, w.io).fold();
     expect(folded.endedWindows).toEqual(['slice-1']);
-    expect(named(w.props, BATCH_PREFIX)).toEqual([]);
+    expect(named(w.props, SENDING_PREFIX)).toEqual([]);
   });
 });
 
@@ -247,7 +247,7 @@ describe('fold', () => {
   /** A run's batch answered (a found, b no address, c lost) and a formula's batch whose execution ended at `a2`. */
   function foldable(w: MemoryStorePorts) {
     const run = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
-    run.batch?.keep(
+    run.record?.keep(
       ['a', 'b', 'c'],
       [
         ['a', found('a@x.test')],
@@ -264,7 +264,7 @@ describe('fold', () => {
     const w = world();
     foldable(w);
     const folding = named(w.props, ANSWERS_PREFIX)
-      .concat(named(w.props, BATCH_PREFIX))
+      .concat(named(w.props, SENDING_PREFIX))
       .map(([name]) => name);
     w.writes.length = 0;
     const { folded, all } = sheetResultStore(true, w.io).fold();
@@ -311,16 +311,16 @@ describe('fold', () => {
     const { folded } = sheetResultStore(true, w.io).fold(undefined, () => undefined);
     expect(folded.names).toEqual([]);
     expect(w.writes).toEqual([]);
-    expect(named(w.props, BATCH_PREFIX)).toHaveLength(1);
+    expect(named(w.props, SENDING_PREFIX)).toHaveLength(1);
   });
 
   it('an answer kept while the fold writes the sheets is not deleted with the rest: the next fold takes it', () => {
     const w = world();
     const first = begin(w, sheetResultStore(false, w.io), ['a']);
-    first.batch?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    first.record?.keep(['a'], [['a', found('a@x.test')]], [], []);
     // Another formula, without the lock, keeps its paid answer in the middle of the fold.
     const other = begin(w, sheetResultStore(false, w.io), ['d']);
-    w.meanwhile.push(() => other.batch?.keep(['d'], [['d', found('d@x.test')]], [], []));
+    w.meanwhile.push(() => other.record?.keep(['d'], [['d', found('d@x.test')]], [], []));
     expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
     expect(sheetResultStore(false, w.io).readStored(['d']).results.get('d')).toEqual(found('d@x.test'));
     expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
@@ -328,7 +328,7 @@ describe('fold', () => {
       ['a', 'found'],
       ['d', 'found'],
     ]);
-    expect(named(w.props, ANSWERS_PREFIX).concat(named(w.props, BATCH_PREFIX))).toEqual([]);
+    expect(named(w.props, ANSWERS_PREFIX).concat(named(w.props, SENDING_PREFIX))).toEqual([]);
   });
 });
 
@@ -337,7 +337,7 @@ describe('the credits log', () => {
     const w = world();
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
     const answeredAt = w.now();
-    check.batch?.keep(
+    check.record?.keep(
       ['a', 'b', 'c'],
       [
         ['a', found('a@example.com')],
@@ -367,7 +367,7 @@ describe('the credits log', () => {
   it("a formula's paid answers wait in its answers, found by every later read, until a writer folds them into the log", () => {
     const w = world();
     const check = begin(w, sheetResultStore(false, w.io), ['a', 'b']);
-    check.batch?.keep(
+    check.record?.keep(
       ['a', 'b'],
       [
         ['a', found('a@example.com')],
@@ -425,7 +425,7 @@ describe('reading the store', () => {
   it('readStored finds a result folded between its read of the sheet and its read of the properties', () => {
     const w = world();
     const check = begin(w, sheetResultStore(false, w.io), ['a']);
-    check.batch?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    check.record?.keep(['a'], [['a', found('a@x.test')]], [], []);
     const formula = sheetResultStore(false, w.io);
     const readHashes = w.io.resultsSheet.readHashes;
     let first = true;
@@ -446,7 +446,7 @@ describe('reading the store', () => {
     w.sheet.set(hashOf('b'), encodeResult(notFound, w.now() - 5_000));
     // A re-check paid for `b` again: its new answer waits to be folded.
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['b'], { storedSince: w.now() });
-    check.batch?.keep(['b'], [['b', found('b@x.test')]], [], []);
+    check.record?.keep(['b'], [['b', found('b@x.test')]], [], []);
     const all = w.io.properties.getProperties();
     const reads = w.calls.reads;
     const inStore = sheetResultStore(true, w.io).lookIn(['a', 'b', 'c'], all);

@@ -1,24 +1,11 @@
 /**
- * Batch records (src/store/batches.ts), pure: the values each step of a batch writes (openBatch, toService,
- * answered, dropped, endedWithoutWriting), what one read of the document properties says of them (readBatches),
+ * Batch records (src/store/sendingRecords.ts), pure: the values each step of a batch writes (openRecord, toService,
+ * answered, dropped, endedWithoutWriting), what one read of the document properties says of them (readRecords),
  * and what folding the final ones comes to (fold). The store that writes them: resultStore.test.ts.
  */
 import { lostMarkEnd, PENDING_RESULT_RESERVE_BYTES } from '../../src/core/limits';
-import { ANSWERS_PREFIX, BATCH_PREFIX, CHARGE_PREFIX, PENDING_PREFIX } from '../../src/core/propertyNames';
+import { ANSWERS_PREFIX, CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
 import type { LookupResult } from '../../src/lookup/result';
-import {
-  type Answers,
-  answered,
-  type BatchRecord,
-  dropped,
-  endedWithoutWriting,
-  fold,
-  openBatch,
-  payerOf,
-  readBatches,
-  requestsAtService,
-  toService,
-} from '../../src/store/sendingRecords';
 import { encodeResult } from '../../src/store/codec';
 import {
   type ChargeContext,
@@ -27,6 +14,19 @@ import {
   FORMULAS_CONTEXT,
   parseChargeRow,
 } from '../../src/store/credits';
+import {
+  type Answers,
+  answered,
+  dropped,
+  endedWithoutWriting,
+  fold,
+  openRecord,
+  payerOf,
+  readRecords,
+  requestsAtService,
+  type SendingRecord,
+  toService,
+} from '../../src/store/sendingRecords';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
 
@@ -44,7 +44,7 @@ const RUN: ChargeContext = {
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
 const clock = () => NOW;
 
-const record = (fields: BatchRecord) => JSON.stringify(fields);
+const record = (fields: SendingRecord) => JSON.stringify(fields);
 const answers = (fields: Answers) => JSON.stringify(fields);
 const encoded = (result: LookupResult, at = NOW) => encodeResult(result, at);
 
@@ -52,7 +52,7 @@ const encoded = (result: LookupResult, at = NOW) => encodeResult(result, at);
 const parsed = (values: Record<string, string>) =>
   Object.fromEntries(Object.entries(values).map(([name, value]) => [name, JSON.parse(value)]));
 const recordsIn = (values: Record<string, string>) =>
-  Object.entries(parsed(values)).filter(([name]) => name.startsWith(BATCH_PREFIX));
+  Object.entries(parsed(values)).filter(([name]) => name.startsWith(SENDING_PREFIX));
 const answersIn = (values: Record<string, string>) =>
   Object.entries(parsed(values)).filter(([name]) => name.startsWith(ANSWERS_PREFIX));
 
@@ -66,7 +66,7 @@ describe('payerOf', () => {
   });
 });
 
-describe('readBatches', () => {
+describe('readRecords', () => {
   it("an answers property: its results by URL hash, its lost answers counted until their mark's end; always final", () => {
     const value = answers({
       t: NOW - 1_000,
@@ -74,7 +74,7 @@ describe('readBatches', () => {
       l: ['p/b'],
       c: contextTuple(RUN),
     });
-    const read = readBatches({ [`${ANSWERS_PREFIX}1`]: value, 'pef.job': '{}' }, NOW);
+    const read = readRecords({ [`${ANSWERS_PREFIX}1`]: value, 'pef.job': '{}' }, NOW);
     expect(read.results).toEqual(new Map([[hashOf('p/a'), encoded(found('a@x.test'))]]));
     expect(read.lost).toEqual(new Map([[hashOf('p/b'), { sends: 1, until: lostMarkEnd(NOW - 1_000) }]]));
     expect(read.held.size).toBe(0);
@@ -84,7 +84,7 @@ describe('readBatches', () => {
   });
 
   it("lost answers of one key add up, until the latest mark's end; a loss whose mark ended no longer counts", () => {
-    const read = readBatches(
+    const read = readRecords(
       {
         [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 60_000, r: [], l: ['p/a'], b: 1 }),
         [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/a'], b: 1 }),
@@ -97,10 +97,10 @@ describe('readBatches', () => {
   });
 
   it("a record at work holds its keys at the service and claimed; a formulas' one reserves their bytes", () => {
-    const read = readBatches(
+    const read = readRecords(
       {
-        [`${BATCH_PREFIX}f`]: record({ u: NOW + 30_000, k: ['p/a'], q: ['p/b', 'p/c'], b: 1 }),
-        [`${BATCH_PREFIX}r`]: record({ u: NOW + 30_000, k: ['p/d'], c: contextTuple(RUN), w: 'slice-1' }),
+        [`${SENDING_PREFIX}f`]: record({ u: NOW + 30_000, k: ['p/a'], q: ['p/b', 'p/c'], b: 1 }),
+        [`${SENDING_PREFIX}r`]: record({ u: NOW + 30_000, k: ['p/d'], c: contextTuple(RUN), w: 'slice-1' }),
       },
       NOW,
     );
@@ -113,10 +113,10 @@ describe('readBatches', () => {
   it('a record with nothing claimed is final, nothing lost; past its time its keys at the service are lost answers then', () => {
     const done = record({ u: NOW + 30_000, k: [], b: 1 });
     const expired = record({ u: NOW - 5_000, k: ['p/a'], q: ['p/never-sent'], c: contextTuple(RUN) });
-    const read = readBatches({ [`${BATCH_PREFIX}done`]: done, [`${BATCH_PREFIX}late`]: expired }, NOW);
+    const read = readRecords({ [`${SENDING_PREFIX}done`]: done, [`${SENDING_PREFIX}late`]: expired }, NOW);
     expect(read.final.records.map(({ name }) => name)).toEqual([
-      `${BATCH_PREFIX}done`,
-      `${BATCH_PREFIX}late`,
+      `${SENDING_PREFIX}done`,
+      `${SENDING_PREFIX}late`,
     ]);
     expect(read.held.size).toBe(0);
     // Only the key at the service may have been charged; the one still claimed never went out.
@@ -124,8 +124,8 @@ describe('readBatches', () => {
   });
 
   it("an earlier version's blanked record is final; a record that is not one is left alone", () => {
-    const read = readBatches({ [`${BATCH_PREFIX}blank`]: '', [`${BATCH_PREFIX}junk`]: 'not json' }, NOW);
-    expect(read.final.records).toEqual([{ name: `${BATCH_PREFIX}blank`, record: { u: 0, k: [] } }]);
+    const read = readRecords({ [`${SENDING_PREFIX}blank`]: '', [`${SENDING_PREFIX}junk`]: 'not json' }, NOW);
+    expect(read.final.records).toEqual([{ name: `${SENDING_PREFIX}blank`, record: { u: 0, k: [] } }]);
     expect(read.held.size).toBe(0);
   });
 
@@ -133,7 +133,7 @@ describe('readBatches', () => {
     const result = encoded(found('a@x.test'));
     const charge = JSON.stringify([NOW, ['fp/a']]);
     const all = { [`${PENDING_PREFIX}${hashOf('p/a')}`]: result, [`${CHARGE_PREFIX}1`]: charge };
-    const read = readBatches(all, NOW);
+    const read = readRecords(all, NOW);
     expect(read.results.get(hashOf('p/a'))).toBe(result);
     expect(read.pendingBytes).toBe(
       Object.entries(all).reduce((sum, [name, value]) => sum + name.length + value.length, 0),
@@ -147,7 +147,7 @@ describe('readBatches', () => {
   it("the formulas' answers count in the budget by their stored size", () => {
     const name = `${ANSWERS_PREFIX}1`;
     const value = answers({ t: NOW, r: [['p/a', encoded(found('a@x.test'))]], b: 1 });
-    expect(readBatches({ [name]: value }, NOW).pendingBytes).toBe(name.length + value.length);
+    expect(readRecords({ [name]: value }, NOW).pendingBytes).toBe(name.length + value.length);
   });
 });
 
@@ -155,11 +155,11 @@ describe('requestsAtService', () => {
   it("counts the keys at the service of the run's records at work, not claimed ones, nor other payers' or ended ones", () => {
     const other = contextTuple({ ...RUN, run: 'r2' });
     const all = {
-      [`${BATCH_PREFIX}1`]: record({ u: NOW + 1, k: ['a', 'b'], q: ['c'], c: contextTuple(RUN) }),
-      [`${BATCH_PREFIX}2`]: record({ u: NOW + 1, k: ['d'], c: contextTuple(RUN) }),
-      [`${BATCH_PREFIX}3`]: record({ u: NOW, k: ['e'], c: contextTuple(RUN) }),
-      [`${BATCH_PREFIX}4`]: record({ u: NOW + 1, k: ['f'], c: other }),
-      [`${BATCH_PREFIX}5`]: record({ u: NOW + 1, k: ['g'], b: 1 }),
+      [`${SENDING_PREFIX}1`]: record({ u: NOW + 1, k: ['a', 'b'], q: ['c'], c: contextTuple(RUN) }),
+      [`${SENDING_PREFIX}2`]: record({ u: NOW + 1, k: ['d'], c: contextTuple(RUN) }),
+      [`${SENDING_PREFIX}3`]: record({ u: NOW, k: ['e'], c: contextTuple(RUN) }),
+      [`${SENDING_PREFIX}4`]: record({ u: NOW + 1, k: ['f'], c: other }),
+      [`${SENDING_PREFIX}5`]: record({ u: NOW + 1, k: ['g'], b: 1 }),
     };
     expect(requestsAtService(all, 'r1', NOW)).toBe(3);
   });
@@ -168,7 +168,7 @@ describe('requestsAtService', () => {
 describe('fold', () => {
   it('answers: results for the sheet, a charge row per result and per lost answer at their time, counted by run', () => {
     const at = NOW - 2_000;
-    const read = readBatches(
+    const read = readRecords(
       {
         [`${ANSWERS_PREFIX}1`]: answers({
           t: at,
@@ -209,11 +209,11 @@ describe('fold', () => {
   });
 
   it('lost answers are grouped by the time they were lost: each mark counts from its own loss', () => {
-    const read = readBatches(
+    const read = readRecords(
       {
         [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 60_000, r: [], l: ['p/a', 'p/b'], b: 1 }),
         [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/a'], c: contextTuple(RUN) }),
-        [`${BATCH_PREFIX}1`]: record({ u: NOW - 30_000, k: ['p/c'], b: 1 }),
+        [`${SENDING_PREFIX}1`]: record({ u: NOW - 30_000, k: ['p/c'], b: 1 }),
       },
       NOW,
     );
@@ -232,7 +232,7 @@ describe('fold', () => {
   });
 
   it('a result that cannot be read is neither kept nor charged', () => {
-    const read = readBatches(
+    const read = readRecords(
       { [`${ANSWERS_PREFIX}1`]: answers({ t: NOW, r: [['p/a', 'garbled']], b: 1 }) },
       NOW,
     );
@@ -244,9 +244,9 @@ describe('fold', () => {
 
   it("a record past its time: its keys at the service are maybe-charged rows now, lost marks from its end, its run's count", () => {
     const until = NOW - 5_000;
-    const read = readBatches(
+    const read = readRecords(
       {
-        [`${BATCH_PREFIX}1`]: record({
+        [`${SENDING_PREFIX}1`]: record({
           u: until,
           k: ['p/a', 'p/b'],
           q: ['p/c'],
@@ -263,14 +263,14 @@ describe('fold', () => {
     expect(folded.byRun.get('r1')).toEqual({ used: 0, found: 0, lost: 2 });
     // Its slice's time is over: its window is free again.
     expect(folded.endedWindows).toEqual(['slice-1']);
-    expect(folded.names).toEqual([`${BATCH_PREFIX}1`]);
+    expect(folded.names).toEqual([`${SENDING_PREFIX}1`]);
   });
 
   it("a window's record ended without writing frees its window; one whose batch simply ended does not", () => {
-    const read = readBatches(
+    const read = readRecords(
       {
-        [`${BATCH_PREFIX}1`]: record({ u: NOW + 60_000, k: [], c: contextTuple(RUN), w: 'refused', e: 1 }),
-        [`${BATCH_PREFIX}2`]: record({ u: NOW + 60_000, k: [], c: contextTuple(RUN), w: 'working' }),
+        [`${SENDING_PREFIX}1`]: record({ u: NOW + 60_000, k: [], c: contextTuple(RUN), w: 'refused', e: 1 }),
+        [`${SENDING_PREFIX}2`]: record({ u: NOW + 60_000, k: [], c: contextTuple(RUN), w: 'working' }),
       },
       NOW,
     );
@@ -283,7 +283,7 @@ describe('fold', () => {
 
   it("an earlier version's pef.p. and pef.c.: results and the formulas' charge rows", () => {
     const result = encoded(found('a@x.test'));
-    const read = readBatches(
+    const read = readRecords(
       {
         [`${PENDING_PREFIX}${hashOf('p/a')}`]: result,
         [`${CHARGE_PREFIX}1`]: JSON.stringify([NOW, ['fp/a', 'lp/b']]),
@@ -302,8 +302,8 @@ describe('fold', () => {
 });
 
 describe("a batch's steps, each the values its sender writes", () => {
-  it("openBatch: one record of its keys at the service and claimed, until when, who pays and the window's token", () => {
-    const { batch, values } = openBatch(['p/a'], ['p/b', 'p/c'], NOW + 90_000, RUN, clock, 'slice-1');
+  it("openRecord: one record of its keys at the service and claimed, until when, who pays and the window's token", () => {
+    const { own, values } = openRecord(['p/a'], ['p/b', 'p/c'], NOW + 90_000, RUN, clock, 'slice-1');
     const [[name, stored]] = recordsIn(values);
     expect(Object.keys(values)).toEqual([name]);
     expect(stored).toEqual({
@@ -313,16 +313,16 @@ describe("a batch's steps, each the values its sender writes", () => {
       c: contextTuple(RUN),
       w: 'slice-1',
     });
-    expect([...batch.atService]).toEqual(['p/a']);
-    expect([...batch.claimed]).toEqual(['p/b', 'p/c']);
+    expect([...own.atService]).toEqual(['p/a']);
+    expect([...own.claimed]).toEqual(['p/b', 'p/c']);
     // The formulas' record says so in one field, and has no window.
-    const formulas = openBatch(['p/a'], [], NOW + 30_000, FORMULAS_CONTEXT, clock);
+    const formulas = openRecord(['p/a'], [], NOW + 30_000, FORMULAS_CONTEXT, clock);
     expect(recordsIn(formulas.values)[0][1]).toEqual({ u: NOW + 30_000, k: ['p/a'], b: 1 });
   });
 
-  it("openBatch splits a record of many long URLs across properties, each within a value's 9 KB, every key once", () => {
+  it("openRecord splits a record of many long URLs across properties, each within a value's 9 KB, every key once", () => {
     const keys = Array.from({ length: 100 }, (_, i) => `network.com/in/${i}-${'x'.repeat(200)}`);
-    const { batch, values } = openBatch(
+    const { own, values } = openRecord(
       keys.slice(0, 60),
       keys.slice(60),
       NOW + 90_000,
@@ -330,9 +330,9 @@ describe("a batch's steps, each the values its sender writes", () => {
       clock,
       'slice-1',
     );
-    expect(batch.parts.length).toBeGreaterThan(1);
+    expect(own.parts.length).toBeGreaterThan(1);
     for (const value of Object.values(values)) expect(utf8Bytes(value)).toBeLessThanOrEqual(VALUE_BYTES);
-    const stored = recordsIn(values).map(([, part]) => part as BatchRecord);
+    const stored = recordsIn(values).map(([, part]) => part as SendingRecord);
     expect(stored.flatMap((part) => [...part.k, ...(part.q ?? [])])).toEqual(keys);
     expect(stored.flatMap((part) => part.k)).toEqual(keys.slice(0, 60));
     for (const part of stored) expect(part).toMatchObject({ u: NOW + 90_000, w: 'slice-1' });
@@ -340,20 +340,20 @@ describe("a batch's steps, each the values its sender writes", () => {
 
   it("toService moves claimed keys to the service, rewriting only their records' parts", () => {
     const keys = Array.from({ length: 60 }, (_, i) => `network.com/in/${i}-${'x'.repeat(200)}`);
-    const { batch } = openBatch(keys.slice(0, 1), keys.slice(1), NOW + 90_000, RUN, clock);
-    const last = batch.parts[batch.parts.length - 1];
-    const values = toService(batch, [last.keys[0]]);
+    const { own } = openRecord(keys.slice(0, 1), keys.slice(1), NOW + 90_000, RUN, clock);
+    const last = own.parts[own.parts.length - 1];
+    const values = toService(own, [last.keys[0]]);
     expect(Object.keys(values)).toEqual([last.name]);
     expect(JSON.parse(values[last.name])).toMatchObject({ k: [last.keys[0]], q: last.keys.slice(1) });
     // Keys not claimed (already sent, or another batch's) change nothing.
-    expect(toService(batch, [last.keys[0], 'p/other'])).toEqual({});
+    expect(toService(own, [last.keys[0], 'p/other'])).toEqual({});
   });
 
   it("answered: the record's keys out of `k` (requeued ones claimed again) and the answers kept, in the same write", () => {
-    const { batch, values: opened } = openBatch(['p/a', 'p/b', 'p/c'], [], NOW + 90_000, RUN, clock);
+    const { own, values: opened } = openRecord(['p/a', 'p/b', 'p/c'], [], NOW + 90_000, RUN, clock);
     const [name] = Object.keys(opened);
     const values = answered(
-      batch,
+      own,
       ['p/a', 'p/b', 'p/c'],
       [['p/a', encoded(found('a@x.test'))]],
       ['p/b'],
@@ -371,26 +371,26 @@ describe("a batch's steps, each the values its sender writes", () => {
       c: contextTuple(RUN),
     });
     // Read back: the result is there, the lost answer counts, the requeued key is still this batch's.
-    const read = readBatches({ ...opened, ...values }, NOW);
+    const read = readRecords({ ...opened, ...values }, NOW);
     expect(read.results.has(hashOf('p/a'))).toBe(true);
     expect(read.lost.get(hashOf('p/b'))?.sends).toBe(1);
     expect(read.held).toEqual(new Set([hashOf('p/b')]));
   });
 
   it('answered with nothing charged and nothing lost writes no answers; every key answered makes the record final', () => {
-    const { batch, values: opened } = openBatch(['p/a'], [], NOW + 90_000, FORMULAS_CONTEXT, clock);
-    const values = answered(batch, ['p/a'], [], [], [], NOW, clock);
+    const { own, values: opened } = openRecord(['p/a'], [], NOW + 90_000, FORMULAS_CONTEXT, clock);
+    const values = answered(own, ['p/a'], [], [], [], NOW, clock);
     expect(answersIn(values)).toEqual([]);
-    expect(readBatches({ ...opened, ...values }, NOW).final.records).toHaveLength(1);
+    expect(readRecords({ ...opened, ...values }, NOW).final.records).toHaveLength(1);
   });
 
   /** Answers for `count` profiles found, named `name`: one fetchAll's worth, kept in one step. */
   function answeredMany(count: number, name?: string) {
     const keys = Array.from({ length: count }, (_, i) => `network.com/in/person-${i}-${'x'.repeat(40)}`);
-    const { batch } = openBatch(keys, [], NOW + 90_000, FORMULAS_CONTEXT, clock);
+    const { own } = openRecord(keys, [], NOW + 90_000, FORMULAS_CONTEXT, clock);
     const result: LookupResult = { ...found('someone@example.com'), profile: name ? { name } : {} };
     const results = keys.slice(20).map((key) => [key, encoded(result)] as [string, string]);
-    const values = answered(batch, keys, results, keys.slice(0, 20), [], NOW, clock);
+    const values = answered(own, keys, results, keys.slice(0, 20), [], NOW, clock);
     return { keys, results, values };
   }
 
@@ -414,21 +414,21 @@ describe("a batch's steps, each the values its sender writes", () => {
   });
 
   it('dropped: keys never sent leave the record; keys not in it change nothing', () => {
-    const { batch, values: opened } = openBatch(['p/a'], ['p/b', 'p/c'], NOW + 90_000, RUN, clock);
+    const { own, values: opened } = openRecord(['p/a'], ['p/b', 'p/c'], NOW + 90_000, RUN, clock);
     const [name] = Object.keys(opened);
-    const values = dropped(batch, ['p/b', 'p/c']);
+    const values = dropped(own, ['p/b', 'p/c']);
     expect(JSON.parse(values[name])).toEqual({ u: NOW + 90_000, k: ['p/a'], c: contextTuple(RUN) });
-    expect(dropped(batch, ['p/b', 'p/z'])).toEqual({});
+    expect(dropped(own, ['p/b', 'p/z'])).toEqual({});
   });
 
   it('endedWithoutWriting marks every part, and folding it frees the window at once', () => {
     const keys = Array.from({ length: 60 }, (_, i) => `network.com/in/${i}-${'x'.repeat(200)}`);
-    const { batch } = openBatch(keys, [], NOW + 90_000, RUN, clock, 'slice-1');
-    const answeredAll = answered(batch, keys, [], [], [], NOW, clock);
-    const values = endedWithoutWriting(batch);
-    expect(Object.keys(values).sort()).toEqual(batch.parts.map((part) => part.name).sort());
+    const { own } = openRecord(keys, [], NOW + 90_000, RUN, clock, 'slice-1');
+    const answeredAll = answered(own, keys, [], [], [], NOW, clock);
+    const values = endedWithoutWriting(own);
+    expect(Object.keys(values).sort()).toEqual(own.parts.map((part) => part.name).sort());
     for (const [, part] of recordsIn(values)) expect(part).toMatchObject({ e: 1, w: 'slice-1', k: [] });
-    const folded = fold(readBatches({ ...answeredAll, ...values }, NOW).final, NOW);
+    const folded = fold(readRecords({ ...answeredAll, ...values }, NOW).final, NOW);
     expect(new Set(folded.endedWindows)).toEqual(new Set(['slice-1']));
   });
 });
