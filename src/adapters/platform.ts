@@ -2,7 +2,7 @@
 
 import { foldedIntoJob } from '../bulk/step';
 import type { Platform } from '../platform/platform';
-import type { Folded } from '../store/sendingRecords';
+import type { Folded } from '../store/ports';
 import { addonSheets } from './addonSheets';
 import { spreadsheetDay, systemClock, timeText } from './clock';
 import { createExportSheet, creditsLog, writeExportRows } from './creditsSheet';

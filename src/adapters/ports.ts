@@ -9,10 +9,9 @@ import {
 import type { Clock, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
 import { heldByLostMarks } from '../store/lostMarks';
-import type { Folding, StoreServices } from '../store/ports';
-import { type SheetResultStore, sheetResultStore } from '../store/resultStore';
+import type { Folded, Folding, SheetResultStore, StoreServices } from '../store/ports';
+import { sheetResultStore } from '../store/resultStore';
 import { resultsSheetOn } from '../store/resultsSheet';
-import type { Folded } from '../store/sendingRecords';
 import { RESULTS_LAYOUT } from '../store/table';
 import { systemClock } from './clock';
 import { creditsLog } from './creditsSheet';

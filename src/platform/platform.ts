@@ -9,8 +9,7 @@ import type { EditedCells, SpreadsheetPort } from '../core/sheet';
 import type { Clock, DocumentCache, LookupPorts } from '../lookup/ports';
 import type { KeyCheck } from '../lookup/result';
 import type { ChargeContext } from '../store/credits';
-import type { CreditsLog } from '../store/ports';
-import type { SheetResultStore } from '../store/resultStore';
+import type { CreditsLog, SheetResultStore } from '../store/ports';
 
 /** Time as the features tell it: the lookup's clock, with times and days in the spreadsheet's time zone. */
 export interface PlatformClock extends Clock {

@@ -3,7 +3,7 @@
  * pass plain objects. Types only.
  */
 import type { SheetPort } from '../core/sheet';
-import type { Clock } from '../lookup/ports';
+import type { CachedResult, Clock, ResultStore } from '../lookup/ports';
 
 /** A properties store (document properties): the part of PropertiesService's Properties the store uses. */
 export interface PropertyStore {
@@ -99,4 +99,46 @@ export interface Folding {
   waiting(): boolean;
   /** Folds what is final into the hidden sheets, under the document lock; never throws. Returns the results folded. */
   fold(): number;
+}
+
+/** What folding the final sending records and answers of a read comes to; the sheets are written first, then the properties. */
+export interface Folded {
+  /** Results for the results sheet (URL hash -> encoded). */
+  results: Map<string, string>;
+  /** Rows for the credits log. */
+  charges: string[][];
+  /** URLs whose answer was lost once more, by when (their lost marks go up, for LOST_MARK_MS from then). */
+  lost: Array<{ keys: string[]; at: number }>;
+  /** By a run's id: its charged answers, those that found an address, its lost answers. */
+  byRun: Map<string, { used: number; found: number; lost: number }>;
+  /** Windows of bulk slices that ended without writing them (their tokens). */
+  endedWindows: string[];
+  /** The properties folded, deleted once the rest is written. */
+  names: string[];
+}
+
+/**
+ * What a fold did, for the caller holding the lock: the document properties after it, and what it folded (a bulk
+ * run counts its credits and frees its ended windows from it, in the same hold).
+ */
+export interface FoldOutcome {
+  all: Record<string, string>;
+  folded: Folded;
+}
+
+export interface SheetResultStore extends ResultStore {
+  /**
+   * The stored results of these keys, with when each was stored, as of `all` (the document properties as read in
+   * this hold of the lock): answers not folded yet, then the results sheet.
+   */
+  lookIn(urlKeys: string[], all: Readonly<Record<string, string>>): Map<string, CachedResult>;
+  /**
+   * Folds every final sending record and answers into the sheets and deletes them. Call holding the document lock, in an
+   * execution that may write the spreadsheet. `all`: the document properties as read in this hold (else read now);
+   * `also`: more properties to write in the same call, from what was folded (a run's counts).
+   */
+  fold(
+    all?: Record<string, string>,
+    also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
+  ): FoldOutcome;
 }

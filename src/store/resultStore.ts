@@ -18,18 +18,17 @@
 import { MAX_LOST_SENDS, PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
 import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
-import type { CachedResult, RecordWrites, ResultStore, SendAsk, SendCheck, StoreRead } from '../lookup/ports';
+import type { CachedResult, RecordWrites, SendAsk, SendCheck, StoreRead } from '../lookup/ports';
 import type { LookupResult } from '../lookup/result';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
-import type { StoreServices } from './ports';
+import type { Folded, FoldOutcome, SheetResultStore, StoreServices } from './ports';
 import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
 import {
   answered,
   dropped,
   endedWithoutWriting,
-  type Folded,
   fold,
   type OwnRecord,
   openRecord,
@@ -38,32 +37,6 @@ import {
   toService,
 } from './sendingRecords';
 import { hashOf } from './table';
-
-/**
- * What a fold did, for the caller holding the lock: the document properties after it, and what it folded (a bulk
- * run counts its credits and frees its ended windows from it, in the same hold).
- */
-export interface FoldOutcome {
-  all: Record<string, string>;
-  folded: Folded;
-}
-
-export interface SheetResultStore extends ResultStore {
-  /**
-   * The stored results of these keys, with when each was stored, as of `all` (the document properties as read in
-   * this hold of the lock): answers not folded yet, then the results sheet.
-   */
-  lookIn(urlKeys: string[], all: Readonly<Record<string, string>>): Map<string, CachedResult>;
-  /**
-   * Folds every final batch into the sheets and deletes its records. Call holding the document lock, in an
-   * execution that may write the spreadsheet. `all`: the document properties as read in this hold (else read now);
-   * `also`: more properties to write in the same call, from what was folded (a run's counts).
-   */
-  fold(
-    all?: Record<string, string>,
-    also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
-  ): FoldOutcome;
-}
 
 /** One store's state for the life of its execution. */
 interface StoreState {

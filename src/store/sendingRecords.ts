@@ -30,6 +30,7 @@ import { timeId } from '../core/timeId';
 import type { LookupResult } from '../lookup/result';
 import { decodeResult } from './codec';
 import { type ChargeContext, chargeRows, contextTuple, FORMULAS_CONTEXT, rowsOfBuffered } from './credits';
+import type { Folded } from './ports';
 import { hashOf } from './table';
 
 /** A sending record as stored (one property of it: a record of many long URLs is split). */
@@ -183,22 +184,6 @@ export function requestsAtService(all: Readonly<Record<string, string>>, run: st
     if (record && record.u > now && record.c && payerOf(record).run === run) requests += record.k.length;
   }
   return requests;
-}
-
-/** What folding the final batches of a read comes to; the sheets are written first, then the properties. */
-export interface Folded {
-  /** Results for the results sheet (URL hash -> encoded). */
-  results: Map<string, string>;
-  /** Rows for the credits log. */
-  charges: string[][];
-  /** URLs whose answer was lost once more, by when (their lost marks go up, for LOST_MARK_MS from then). */
-  lost: Array<{ keys: string[]; at: number }>;
-  /** By a run's id: its charged answers, those that found an address, its lost answers. */
-  byRun: Map<string, { used: number; found: number; lost: number }>;
-  /** Windows of bulk slices that ended without writing them (their tokens). */
-  endedWindows: string[];
-  /** The properties folded, deleted once the rest is written. */
-  names: string[];
 }
 
 export function fold(final: RecordsRead['final'], now: number): Folded {

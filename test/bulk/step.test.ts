@@ -17,7 +17,7 @@ import { emptyReport } from '../../src/lookup/session';
 import { DocumentBusyError } from '../../src/platform/errors';
 import { encodeResult } from '../../src/store/codec';
 import { contextTuple } from '../../src/store/credits';
-import type { Folded } from '../../src/store/sendingRecords';
+import type { Folded } from '../../src/store/ports';
 import { found } from '../support/results';
 import { addressOf, type BulkWorld, bulkWorld, profile, start } from './world';
 

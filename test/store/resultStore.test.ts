@@ -23,7 +23,7 @@ import type { LookupResult } from '../../src/lookup/result';
 import { encodeResult } from '../../src/store/codec';
 import { type ChargeContext, contextTuple, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
 import { lostSendsOf, withLostSends } from '../../src/store/lostMarks';
-import type { SheetResultStore } from '../../src/store/resultStore';
+import type { SheetResultStore } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
 import { found } from '../support/results';
