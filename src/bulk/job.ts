@@ -75,6 +75,8 @@ export interface Job {
    * batch is observed in the hold that writes it, under the lock.
    */
   pace?: PaceState;
+  /** Slices waiting for room in the run's pace (token -> until when): the others' shares make room for them. */
+  waiting?: Record<string, number>;
   /** Retry failed rows: only rows with these statuses are worked on (absent: every row). */
   redo?: string[];
   /** The plan the run was started with, as the sidebar shows it. */

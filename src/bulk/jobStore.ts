@@ -46,6 +46,7 @@ const JOB_FIELDS: FieldSpecs<Job> = {
   origin: 'string?',
   paceReason: 'string?',
   pace: 'object?',
+  waiting: 'object?',
 };
 
 /** The job kept as `raw` (JOB_PROPERTY's value), or null when there is none or it is not a job's record. */

@@ -22,14 +22,30 @@ export function leaseEnd(job: Pick<Job, 'windows'>, now: number): number {
   return Math.max(0, ...liveWindows(job, now).map((window) => window.until));
 }
 
-/** The slices at work now other than `token`'s, and their requests at the service. */
+/**
+ * The slices at work now other than `token`'s (holding a window, or waiting for room in the run's pace), and the
+ * requests their windows have at the service.
+ */
 export function others(
-  job: Pick<Job, 'windows'>,
+  job: Pick<Job, 'windows' | 'waiting'>,
   token: string,
   now: number,
 ): { working: number; atService: number } {
   const windows = liveWindows(job, now).filter((window) => window.token !== token);
-  return { working: windows.length, atService: windows.reduce((sum, window) => sum + (window.n ?? 0), 0) };
+  const waiting = Object.entries(job.waiting ?? {}).filter(
+    ([other, until]) => other !== token && until > now,
+  );
+  return {
+    working: windows.length + waiting.length,
+    atService: windows.reduce((sum, window) => sum + (window.n ?? 0), 0),
+  };
+}
+
+/** `token`'s slice waits for room in the run's pace until `until`: the others' shares make room for it. */
+export function waitForRoom(job: Job, token: string, until: number, now: number): void {
+  const waiting = Object.fromEntries(Object.entries(job.waiting ?? {}).filter(([, end]) => end > now));
+  waiting[token] = until;
+  job.waiting = waiting;
 }
 
 /** Free windows (given back, or their slice's time over), those waiting on other executions last. */
@@ -71,6 +87,10 @@ export function windowsLeft(
 
 /** Leases rows `from`..`to` to `token` until `until`, with `n` requests at the service (in place). */
 export function lease(job: Job, window: Omit<WindowLease, 'waits'>, now: number): void {
+  if (job.waiting?.[window.token] !== undefined) {
+    const { [window.token]: _, ...rest } = job.waiting;
+    job.waiting = rest;
+  }
   const others = (job.windows ?? []).filter((held) => held.to < window.from || held.from > window.to);
   job.windows = [...others, { ...window }].sort((a, b) => a.from - b.from);
   if (window.to >= job.cursor) job.cursor = Math.max(job.cursor, window.to + 1);

@@ -7,7 +7,7 @@
  * and sends nothing more.
  */
 import { CELL } from '../core/cells';
-import { MAX_PASSES, MAX_WINDOW_ROWS } from '../core/limits';
+import { MAX_PASSES, MAX_ROOM_WAIT_MS, MAX_WINDOW_ROWS, MIN_ROOM_WAIT_MS } from '../core/limits';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
@@ -23,7 +23,7 @@ import { finalCounts } from './counting';
 import { countsShown, type Job, mayDrive } from './job';
 import { cancelledMessage, type JobEvent, transition } from './jobMachine';
 import { parseJob } from './jobStore';
-import { freeEnded, giveBack, lease, nextLease, others, windowOf } from './lease';
+import { freeEnded, giveBack, lease, nextLease, others, waitForRoom, windowOf } from './lease';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { firstWithoutStatus, writtenResults } from './rowPlan';
 import { haltOf } from './runHalt';
@@ -296,8 +296,16 @@ function leaseNext(
     const pace = paceNow(job.pace, setup.cap, now);
     const wait = Math.max(0, (pace.notBefore ?? 0) - now);
     const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
-    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits.
-    if (wait > 0 || share < 1) return { waitMs: Math.max(wait, 500) };
+    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits (about
+    // half a batch's time), counted among the slices so that the others' next shares leave it room.
+    if (wait > 0 || share < 1) {
+      const waitMs = Math.max(
+        wait,
+        Math.min(MAX_ROOM_WAIT_MS, Math.max(MIN_ROOM_WAIT_MS, pace.fastestMs / 2)),
+      );
+      waitForRoom(job, setup.token, now + 2 * waitMs + MIN_ROOM_WAIT_MS, now);
+      return { waitMs };
+    }
     const from = 'window' in next ? next.window.from : job.cursor;
     const count =
       'window' in next

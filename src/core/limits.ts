@@ -46,10 +46,13 @@ export const PENDING_RESULT_RESERVE_BYTES = 300;
 export const MAX_CLAIMS_AT_ONCE = 250;
 /** A store write waits for the document lock this many times (LOCK_WAIT_MS each) before giving up. */
 export const STORE_LOCK_ATTEMPTS = 4;
-/** The results sheet's log (src/store/table.ts): a write that would make it longer than this merges it into the buckets. */
-export const LOG_COMPACT_AT = 500;
-/** Rows kept for the log: room for the largest single append (a bulk batch, MAX_BATCH_SIZE) into an empty log. */
+/**
+ * Rows kept for the results sheet's log (src/store/table.ts): a reader reads them all in one call anyway, and a
+ * write that would make the log longer merges it into the buckets (one read and one write of 4,096 rows, a second
+ * or more while it holds the lock: as seldom as the log allows).
+ */
 export const LOG_ROWS = 1000;
+export const LOG_COMPACT_AT = LOG_ROWS;
 /** Sheets holds at most 50,000 characters in a cell (its own error message says so); a bucket cell stays below. */
 export const CELL_CHARS = 45_000;
 /** Above this many buckets, one read of every bucket row costs less than a read per bucket (our measure). */
@@ -241,6 +244,12 @@ export const MAX_SLICES = PAGE_CONCURRENT_CALLS - 3;
  * finer costs a lock per window and an execution each, for little less waiting on the slowest answer.
  */
 export const SLICE_MIN_SHARE = 5;
+/**
+ * A slice waiting for room in its run's pace (the other slices' batches fill it) holds the lock again after about
+ * half a batch's time, at least and at most this long (our choice: each look is a LockService call).
+ */
+export const MIN_ROOM_WAIT_MS = 500;
+export const MAX_ROOM_WAIT_MS = 5000;
 /** Passes over the range: later ones pick up rows that moved during the run. */
 export const MAX_PASSES = 3;
 /** The new profiles a trial run ("Try 10 rows first") looks up: the sidebar offers it, the plan runs it. */
