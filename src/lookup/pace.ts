@@ -127,7 +127,8 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     next.fastestMs = Math.min(sample.durationMs, fastest || sample.durationMs);
     // Only a batch as big as the size asked for says the size works (a window's last batch may be smaller).
     if (fast && sample.size >= state.size) {
-      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) >= ceilingPatience(state);
+      // Counted in rounds (fractions of one), within a rounding error.
+      const patient = (state.sinceThrottled ?? CEILING_PATIENCE) + 1e-9 >= ceilingPatience(state);
       if (state.size < state.ceiling) next.size = Math.min(state.size * 2, state.ceiling);
       else if (patient) next.size = state.size + ceilingStep(state.size);
     }
@@ -153,7 +154,8 @@ export function ceilingPatience(state: Pick<PaceState, 'failedProbes'>): number 
  * once, and this batch went out while the run had `atService` of them there (its own included). Clean, it says the
  * service took that many at once (the size grows from it, not once more for each slice's batch of the same round);
  * with 429s, it took `atService` less them. A refusal of a batch sent before the pace last stepped back for one
- * (`sentAt`, `steppedAt`) belongs to the same wave: it changes nothing more. A loss is the batch's own.
+ * (`sentAt`, `steppedAt`) belongs to the same wave: it changes nothing more. A loss is the batch's own. The clean
+ * batches before a try above a ceiling are counted in rounds: a batch of a third of the pace is a third of one.
  */
 export function observeRun(
   state: PaceState,
@@ -174,6 +176,9 @@ export function observeRun(
       steppedAt: sample.endedAt ?? sentAt,
     };
   const grown = observePace({ ...state, size: Math.min(state.size, size) }, { ...sample, size }, cap);
+  // Patience at a ceiling is counted in rounds of the run: each batch is its share of one.
+  if (state.sinceThrottled !== undefined)
+    grown.sinceThrottled = state.sinceThrottled + Math.min(1, sample.size / Math.max(1, state.size));
   return { ...grown, requests, size: Math.max(state.size, grown.size) };
 }
 

@@ -521,6 +521,21 @@ describe("a bulk run's pace observed batch by batch across its slices (observeRu
     expect(lost.lost).toBe(1);
     expect(lost.lostAt).toBe(T + 800);
   });
+
+  it('at a ceiling, the clean batches before a try above it are counted in rounds of the run, not batches', () => {
+    // A limit of 24 found: three slices send 8 each, a third of a round each batch.
+    let state: PaceState = { ...runPace(24), ceiling: 24, sinceThrottled: 0 };
+    const sizes: number[] = [];
+    for (let round = 0; round < 5; round++)
+      for (let slice = 0; slice < 3; slice++) {
+        state = observeRun(state, batch(8), 24, T + round * 1_000, RUN_CAP);
+        sizes.push(state.size);
+      }
+    expect(state.sinceThrottled).toBeGreaterThanOrEqual(4);
+    // Four rounds keep the pace at the ceiling; the fifth round's first batch tries a step above.
+    expect(sizes.slice(0, 12).every((size) => size === 24)).toBe(true);
+    expect(sizes[12]).toBe(25);
+  });
 });
 
 describe('what the progress says of the pace', () => {
