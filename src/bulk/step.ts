@@ -261,6 +261,10 @@ function observeBatch(setup: SliceSetup, job: Job, sent: Sent): void {
   pace = observeRun(pace, first, spoke, sent.sentAt, setup.cap);
   for (const retry of retries)
     if (retry.lostBatch) pace = observeRun(pace, retry, retry.size, sent.sentAt, setup.cap);
+  // The losses are kept as they were last counted (they fade from the last lost batch whenever read): a batch that
+  // lost nothing must not store them faded, or they would fade again from the same time at the next read.
+  const lostNone = !sent.samples.some((sample) => sample.lostBatch);
+  if (lostNone && job.pace) pace = { ...pace, lost: job.pace.lost, lostAt: job.pace.lostAt };
   const notBefore = Math.max(pace.notBefore ?? 0, sent.notBefore);
   job.pace = notBefore > 0 ? { ...pace, notBefore } : pace;
   const reason = paceReason(pace, setup.cap);
