@@ -397,12 +397,6 @@ export interface WatchView {
   triggersMissing?: boolean;
 }
 
-/** Starting a watch from the sidebar: the daily limit, and the placement when the plan offers a choice. */
-export interface WatchRequest {
-  limit: unknown;
-  placement?: PlacementKind;
-}
-
 /** What Start answered: the watch, or why it did not start (and the placements to choose from). */
 export interface WatchStart {
   started: boolean;

@@ -14,7 +14,6 @@ export function lockWaitMs(deadline = Number.POSITIVE_INFINITY): number {
 }
 
 /** This execution's globals are its own (apps-script/guides/sheets/functions): the flags are per execution. */
-let busy = false;
 let quotaRefused = false;
 /** This execution holds the document lock now. */
 let holding = false;
@@ -22,11 +21,6 @@ let holding = false;
 /** Whether this execution holds the document lock now (a dialog must not be shown then: ./ui.ts). */
 export function documentLockHeld(): boolean {
   return holding;
-}
-
-/** Whether the document lock came back busy (or refused) in this execution. */
-export function documentLockRefused(): boolean {
-  return busy || quotaRefused;
 }
 
 /** Whether LockService threw (its rate quota) in this execution: no caller should try again soon. */
@@ -51,9 +45,7 @@ function lockOrNull(): GoogleAppsScript.Lock.Lock | null {
  */
 function taken(lock: GoogleAppsScript.Lock.Lock, deadline?: number): boolean {
   try {
-    const got = lock.tryLock(lockWaitMs(deadline));
-    if (!got) busy = true;
-    return got;
+    return lock.tryLock(lockWaitMs(deadline));
   } catch {
     quotaRefused = true;
     return false;

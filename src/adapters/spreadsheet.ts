@@ -23,11 +23,3 @@ export function activeRange(): GoogleAppsScript.Spreadsheet.Range | null {
 export function activeSheet(): GoogleAppsScript.Spreadsheet.Sheet {
   return SpreadsheetApp.getActiveSheet();
 }
-
-/** The sheet of `ss` with this id (ids survive renames and moves), or undefined when it was deleted. */
-export function sheetWithId(
-  ss: Spreadsheet,
-  sheetId: number,
-): GoogleAppsScript.Spreadsheet.Sheet | undefined {
-  return ss.getSheets().find((sheet) => sheet.getSheetId() === sheetId);
-}

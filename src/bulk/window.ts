@@ -8,7 +8,6 @@ import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
-import type { LookupResult } from '../lookup/result';
 import { countCopy, countOutcome } from './counting';
 import type { Counts, Job } from './job';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
@@ -170,9 +169,4 @@ function writeRuns(
   }
   for (const run of runs)
     sheet.write(from + run.from, job.outputColumn, outputs.slice(run.from, run.from + run.count));
-}
-
-/** A result as the row's answer. */
-export function answerOfResult(result: LookupResult): RowAnswer {
-  return { outcome: result };
 }

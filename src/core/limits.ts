@@ -147,11 +147,6 @@ export const FORMULA_LOCK_PAUSE_MS = SECOND;
  */
 export const GIVE_BACKS_FOLDED_AT_ONCE = 20;
 /**
- * A formula batch's journal in the document cache lives this long, the cache's longest: past its 1,000 items
- * CacheService keeps those farthest from expiry (apps-script/reference/cache/cache), so claims go first.
- */
-export const BATCH_JOURNAL_SECONDS = CACHE_LONGEST_SECONDS;
-/**
  * A reservation reads the document properties' names for give-back records at least this often even when the
  * cache's marker (best-effort) says none is waiting; the marker lives the cache's longest.
  */

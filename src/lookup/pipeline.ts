@@ -82,6 +82,48 @@ export function settleCheck(
   return { send: check.first, record: check.record };
 }
 
+/** What a lookup came to (./session.ts), noted as it goes: the claim step's part, then each batch's. */
+export interface LookupReport {
+  /** By normalised URL: the last outcome of every key sent, and what gates said of keys they refused. */
+  outcomes: Map<string, LookupOutcome>;
+  /** Keys found stored by another execution (in the claim step, or right before their batch): no credit spent. */
+  alreadyKept: Map<string, LookupResult>;
+  /** Keys claimed by another execution, by the claim's value: not sent here. */
+  heldBy: Map<string, string>;
+  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
+  elsewhere: string[];
+  /** Keys not claimed now: a gate asked to wait, or past the claims one call may take. */
+  blocked: string[];
+  /** Keys not sent because the result store could not keep their results now. */
+  unsaved: string[];
+  /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
+  halt?: ServiceError;
+  /** A gate's word that ended the lookup, before the claims or before a batch: nothing was sent after it. */
+  stop?: ServiceError;
+  /** The claim step's lock stayed busy (`lockRefused`: LockService refused it, its quota): nothing was sent. */
+  lockBusy: boolean;
+  lockRefused: boolean;
+  requestsSent: number;
+  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  lostAnswers: number;
+}
+
+/** The report of a lookup before anything happened. */
+export function emptyReport(): LookupReport {
+  return {
+    outcomes: new Map(),
+    alreadyKept: new Map(),
+    heldBy: new Map(),
+    elsewhere: [],
+    blocked: [],
+    unsaved: [],
+    lockBusy: false,
+    lockRefused: false,
+    requestsSent: 0,
+    lostAnswers: 0,
+  };
+}
+
 export interface SendRequest {
   /** Normalised URL -> the URL as the user wrote it (what the service gets). This caller holds their claims. */
   claimed: Map<string, string>;
@@ -110,26 +152,6 @@ export interface BatchReport {
   /** Charged results of the batch, now in the store. */
   stored: Array<[string, LookupResult]>;
   halt?: ServiceError;
-}
-
-export interface SendReport {
-  /** By normalised URL: the last outcome of every key sent. Keys missing here were never sent. */
-  outcomes: Map<string, LookupOutcome>;
-  /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
-  halt?: ServiceError;
-  /** What a gate said before a batch (SendRequest.beforeBatch): nothing was sent after it. */
-  stopped?: ServiceError;
-  /** The document lock stayed busy (or LockService refused it) before a batch: the rest was not sent. */
-  lockBusy?: boolean;
-  requestsSent: number;
-  /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
-  unsaved: string[];
-  /** Keys found in the store right before their batch went out (another execution paid): no credit spent. */
-  alreadyKept: Map<string, LookupResult>;
-  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
-  elsewhere: string[];
-  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
-  lostAnswers: number;
 }
 
 /** The scheduler's queue: keys waiting to be sent, with their tries and the earliest time of their next try. */
@@ -164,27 +186,20 @@ function lostTwice(clock: Clock, until: number, why = 'Connections to the servic
  */
 export interface Sending {
   readonly queue: Queue;
-  readonly report: SendReport;
+  readonly report: LookupReport;
   readonly claims: ClaimScope;
   /** The sending record, written by this sender alone. */
   record?: RecordWrites;
 }
 
-/** The claimed keys queued; no batch before the Retry-After the sizer still holds. */
-export function startSending(request: SendRequest, claims: ClaimScope): Sending {
+/** The claimed keys queued, noted in `report`; no batch before the Retry-After the sizer still holds. */
+export function startSending(request: SendRequest, claims: ClaimScope, report = emptyReport()): Sending {
   const retryAfterUntil = request.batchSize.notBefore?.() ?? 0;
   const keys = [...request.claimed.keys()];
   return {
     claims,
+    report,
     queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), retryAfterUntil },
-    report: {
-      outcomes: new Map(),
-      requestsSent: 0,
-      unsaved: [],
-      alreadyKept: new Map(),
-      elsewhere: [],
-      lostAnswers: 0,
-    },
   };
 }
 
@@ -202,12 +217,12 @@ export function sendBatches(
   const { queue, report } = sending;
   sending.record = first.record;
   let keys: string[] | undefined = first.send;
-  while (queue.keys.length > 0 && !report.halt && !report.stopped) {
+  while (queue.keys.length > 0 && !report.halt && !report.stop) {
     if (!keys) {
       const batch = nextBatch(ports.clock, queue, request, report.requestsSent === 0);
       if (!batch) break;
-      report.stopped = request.beforeBatch?.();
-      if (report.stopped) break;
+      report.stop = request.beforeBatch?.();
+      if (report.stop) break;
       sending.record?.toService(batch);
       keys = batch;
     } else waitForRetryAfter(ports.clock, queue);
@@ -231,7 +246,7 @@ function waitForRetryAfter(clock: Clock, queue: Queue): void {
  * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
  * once).
  */
-export function endSending({ queue, report, claims, record }: Sending): SendReport {
+export function endSending({ queue, report, claims, record }: Sending): LookupReport {
   record?.drop(queue.keys);
   claims.release(queue.keys);
   for (const key of queue.keys)
@@ -316,7 +331,7 @@ interface BatchTally {
 interface AnswerContext {
   queue: Queue;
   request: SendRequest;
-  report: SendReport;
+  report: LookupReport;
   tally: BatchTally;
   /** fetchAll threw for the batch: every answer of it was lost (the service may have charged them). */
   lost: boolean;

@@ -20,15 +20,18 @@ import type { Gate } from './gate';
 import type { Pacer } from './pace';
 import {
   beginSend,
+  emptyReport,
   endSending,
-  type Sending,
+  type LookupReport,
   type SendRequest,
   sendBatches,
   settleCheck,
   startSending,
 } from './pipeline';
+
+export { emptyReport, type LookupReport } from './pipeline';
+
 import type { BatchSizer, LookupPorts, SendBudget } from './ports';
-import type { LookupOutcome, LookupResult, ServiceError } from './result';
 import type { RetryPolicy } from './retry';
 
 export interface LookupPolicy {
@@ -52,52 +55,11 @@ export interface LookupPolicy {
   gates: readonly Gate[];
 }
 
-export interface LookupReport {
-  /** By normalised URL: the last outcome of every key sent, and what gates said of keys they refused. */
-  outcomes: Map<string, LookupOutcome>;
-  /** Keys found stored by another execution (in the claim step, or right before their batch): no credit spent. */
-  alreadyKept: Map<string, LookupResult>;
-  /** Keys claimed by another execution, by the claim's value: not sent here. */
-  heldBy: Map<string, string>;
-  /** Keys another execution was sending when their batch was due (its claim had vanished): not sent here. */
-  elsewhere: string[];
-  /** Keys not claimed now: a gate asked to wait, or past the claims one call may take. */
-  blocked: string[];
-  /** Keys not sent because the result store could not keep their results now (a formula's buffer is full). */
-  unsaved: string[];
-  /** The first answer that halts the run (401, 402, 404, quota), if any: nothing was sent after it. */
-  halt?: ServiceError;
-  /** A gate's word that ended the lookup (nothing was sent after it). */
-  stop?: ServiceError;
-  /** The document lock stayed busy (`lockRefused`: LockService refused it, its quota): what was left is unsent. */
-  lockBusy: boolean;
-  lockRefused: boolean;
-  requestsSent: number;
-  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
-  lostAnswers: number;
-}
-
 export interface LookupSession {
   /** Looks these keys up (normalised URL -> the URL as the user wrote it, what the service gets). */
   lookUp(wanted: ReadonlyMap<string, string>): LookupReport;
   /** Ends the gates and keeps the pace; once, however the session ended. */
   close(): void;
-}
-
-/** The report of a lookup that had nothing to look up. */
-export function emptyReport(): LookupReport {
-  return {
-    outcomes: new Map(),
-    alreadyKept: new Map(),
-    heldBy: new Map(),
-    elsewhere: [],
-    blocked: [],
-    unsaved: [],
-    lockBusy: false,
-    lockRefused: false,
-    requestsSent: 0,
-    lostAnswers: 0,
-  };
 }
 
 export function openLookup(ports: LookupPorts, policy: LookupPolicy): LookupSession {
@@ -246,10 +208,9 @@ export function sendClaimed(
   takeClaimed(report, claimed);
   if (claimed.stop || claimed.mine.length === 0) return report;
   request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
-  const sending = startSending(request, claims);
+  const sending = startSending(request, claims, report);
   if (claimed.first) sendBatches(ports, request, sending, settleCheck(ports, sending, claimed.first));
-  endSending(sending);
-  return mergeSent(report, sending, ports.lock.refused?.() ?? false);
+  return endSending(sending);
 }
 
 function takeClaimed(report: LookupReport, claimed: Claimed): void {
@@ -258,20 +219,6 @@ function takeClaimed(report: LookupReport, claimed: Claimed): void {
   report.unsaved.push(...claimed.unsaved);
   for (const [key, refusal] of claimed.refused) report.outcomes.set(key, refusal);
   if (claimed.stop) report.stop = claimed.stop;
-}
-
-function mergeSent(report: LookupReport, { report: sent }: Sending, lockRefused: boolean): LookupReport {
-  for (const [key, outcome] of sent.outcomes) report.outcomes.set(key, outcome);
-  for (const [key, result] of sent.alreadyKept) report.alreadyKept.set(key, result);
-  report.elsewhere.push(...sent.elsewhere);
-  report.unsaved.push(...sent.unsaved);
-  report.halt = sent.halt;
-  report.stop = sent.stopped;
-  report.requestsSent = sent.requestsSent;
-  report.lostAnswers = sent.lostAnswers;
-  report.lockBusy = sent.lockBusy === true;
-  report.lockRefused = lockRefused;
-  return report;
 }
 
 function firstOf<T>(gates: readonly Gate[], ask: (gate: Gate) => T | undefined): T | undefined {

@@ -16,7 +16,7 @@ import { claimKey, claimScope } from '../../src/lookup/claims';
 import {
   beginSend,
   endSending,
-  type SendReport,
+  type LookupReport,
   type SendRequest,
   sendBatches,
   settleCheck,
@@ -120,7 +120,7 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   };
   const claims = claimScope(cache);
   claims.put(keys, '1', 30);
-  const run = (): SendReport => {
+  const run = (): LookupReport => {
     const sending = startSending(request, claims);
     const check = beginSend(ports, request, keys, request.batchSize.next());
     sendBatches(ports, request, sending, settleCheck(ports, sending, check));
@@ -294,7 +294,7 @@ describe('sendBatches', () => {
     };
     const report = w.run();
     expect(asked).toBe(1);
-    expect(report.stopped).toEqual(out);
+    expect(report.stop).toEqual(out);
     expect(report.requestsSent).toBe(1);
     expect(report.outcomes.has(B)).toBe(false);
     expect(w.claimsHeld()).toEqual([]);
@@ -438,7 +438,7 @@ describe('two executions at once over one store', () => {
   it('a URL the other execution is sending, or has stored, is not paid again', () => {
     const store = memoryStore();
     const results = store.results;
-    let second: SendReport | undefined;
+    let second: LookupReport | undefined;
     const other = execution(store, [A, B, C]);
     const first = execution(store, [A, B], () => {
       second ??= other.run();
