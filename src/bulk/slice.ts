@@ -2,7 +2,7 @@
  * One slice of the bulk run: one execution's share of it, batch after batch for one time budget. Between two
  * batches it holds the document lock once (./step.ts): the last window written, the next leased and claimed. Each
  * batch goes out with the lock free, and its answers are kept in its records before anything else
- * (src/store/batches.ts). When the slice's last hold is refused, the records say so, and the next hold of any slice
+ * (src/store/sendingRecords.ts). When the slice's last hold is refused, the records say so, and the next hold of any slice
  * frees its window and writes it from the store.
  */
 import type { Progress } from '../api';

@@ -1,6 +1,6 @@
 /**
  * One hold of the document lock by a slice, between its batches: everything final folded into the hidden sheets
- * (src/store/batches.ts), the slice's last window written (each row checked again right before) and given back,
+ * (src/store/sendingRecords.ts), the slice's last window written (each row checked again right before) and given back,
  * its batch observed in the run's pace; then, while the run is running, the slice's own and it has time, the next
  * window leased with its claims and sending record, all until the slice's execution must have ended. The job is
  * read here before every batch: a Pause or Cancel that came while a batch was at the service lets it be written

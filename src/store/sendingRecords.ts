@@ -166,24 +166,24 @@ export function readRecords(all: Readonly<Record<string, string>>, now: number):
  * a sent request may outlive it (REQUEST_OUTLIVES_MS: its answer, and its charge, may still come).
  */
 export function mayBeAtService(all: Readonly<Record<string, string>>, now: number): boolean {
-  return Object.entries(all).some(([name, value]) => {
-    if (!name.startsWith(SENDING_PREFIX)) return false;
-    const record = parseRecord(value);
-    if (!record) return false;
-    if (record.u > now) return record.k.length + (record.q?.length ?? 0) > 0;
-    return record.k.length > 0 && record.u + REQUEST_OUTLIVES_MS > now;
-  });
+  return recordsIn(all).some((record) =>
+    record.u > now
+      ? record.k.length + (record.q?.length ?? 0) > 0
+      : record.k.length > 0 && record.u + REQUEST_OUTLIVES_MS > now,
+  );
 }
 
 /** Requests at the service now for the run `run` (its id). */
 export function requestsAtService(all: Readonly<Record<string, string>>, run: string, now: number): number {
-  let requests = 0;
-  for (const [name, value] of Object.entries(all)) {
-    if (!name.startsWith(SENDING_PREFIX)) continue;
-    const record = parseRecord(value);
-    if (record && record.u > now && record.c && payerOf(record).run === run) requests += record.k.length;
-  }
-  return requests;
+  return recordsIn(all)
+    .filter((record) => record.u > now && record.c && payerOf(record).run === run)
+    .reduce((sum, record) => sum + record.k.length, 0);
+}
+
+function recordsIn(all: Readonly<Record<string, string>>): SendingRecord[] {
+  return Object.entries(all)
+    .filter(([name]) => name.startsWith(SENDING_PREFIX))
+    .flatMap(([, value]) => parseRecord(value) ?? []);
 }
 
 export function fold(final: RecordsRead['final'], now: number): Folded {
@@ -262,20 +262,10 @@ export function openRecord(
   now: () => number,
   window?: string,
 ): { own: OwnRecord; values: Record<string, string> } {
-  const parts: OwnRecord['parts'] = [];
-  let chunk: string[] = [];
-  let size = 0;
-  for (const key of [...atService, ...later]) {
-    const bytes = jsonBytes(key);
-    if (chunk.length > 0 && size + bytes > PROPERTY_RECORD_BYTES) {
-      parts.push({ name: SENDING_PREFIX + timeId(now()), keys: chunk });
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(key);
-    size += bytes;
-  }
-  if (chunk.length > 0) parts.push({ name: SENDING_PREFIX + timeId(now()), keys: chunk });
+  const parts = inChunks([...atService, ...later], jsonBytes).map((keys) => ({
+    name: SENDING_PREFIX + timeId(now()),
+    keys,
+  }));
   const own: OwnRecord = {
     until,
     payer: payerFields(payer),
@@ -290,6 +280,22 @@ export function openRecord(
 /** The UTF-8 bytes `value` takes in a record's JSON, with its comma. */
 function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value)) + 1;
+}
+
+/** `items` in order, in chunks of at most PROPERTY_RECORD_BYTES (an item alone may be more). */
+function inChunks<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
+  const chunks: T[][] = [];
+  let size = Number.POSITIVE_INFINITY;
+  for (const item of items) {
+    const bytes = bytesOf(item);
+    if (size + bytes > PROPERTY_RECORD_BYTES) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks[chunks.length - 1].push(item);
+    size += bytes;
+  }
+  return chunks;
 }
 
 function partValues(own: OwnRecord, parts: OwnRecord['parts']): Record<string, string> {
@@ -317,13 +323,21 @@ function partsOf(own: OwnRecord, keys: readonly string[]): OwnRecord['parts'] {
 
 /** Before a later fetchAll: these claimed keys go to the service now. */
 export function toService(own: OwnRecord, keys: readonly string[]): Record<string, string> {
-  const moving = keys.filter((key) => own.claimed.has(key));
-  if (moving.length === 0) return {};
-  for (const key of moving) {
-    own.claimed.delete(key);
-    own.atService.add(key);
-  }
-  return partValues(own, partsOf(own, moving));
+  return moved(
+    own,
+    keys.filter((key) => own.claimed.has(key)),
+    (key) => {
+      own.claimed.delete(key);
+      own.atService.add(key);
+    },
+  );
+}
+
+/** The values of the parts of `keys` after `move` applied to each (none when no key moves). */
+function moved(own: OwnRecord, keys: readonly string[], move: (key: string) => void): Record<string, string> {
+  if (keys.length === 0) return {};
+  keys.forEach(move);
+  return partValues(own, partsOf(own, keys));
 }
 
 /**
@@ -342,43 +356,24 @@ export function answered(
   for (const key of sent) own.atService.delete(key);
   for (const key of requeued) own.claimed.add(key);
   const values = partValues(own, partsOf(own, sent));
-  let entries: Array<[string, string]> = [];
-  let lostKeys: string[] = [];
-  let size = 0;
-  const flush = () => {
-    if (entries.length === 0 && lostKeys.length === 0) return;
-    const answers: Answers = { t: at, r: entries, ...own.payer };
+  // Results first, then lost answers, each property below a value's limit.
+  const items: Array<[string, string] | string> = [...results, ...lost];
+  for (const chunk of inChunks(items, jsonBytes)) {
+    const answers: Answers = { t: at, r: chunk.filter((item) => typeof item !== 'string'), ...own.payer };
+    const lostKeys = chunk.filter((item) => typeof item === 'string');
     if (lostKeys.length > 0) answers.l = lostKeys;
     values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify(answers);
-    entries = [];
-    lostKeys = [];
-    size = 0;
-  };
-  for (const [key, encoded] of results) {
-    const bytes = jsonBytes([key, encoded]);
-    if (size + bytes > PROPERTY_RECORD_BYTES) flush();
-    entries.push([key, encoded]);
-    size += bytes;
   }
-  for (const key of lost) {
-    const bytes = jsonBytes(key);
-    if (size + bytes > PROPERTY_RECORD_BYTES) flush();
-    lostKeys.push(key);
-    size += bytes;
-  }
-  flush();
   return values;
 }
 
 /** Keys never sent leave the record (nothing of theirs is at the service). */
 export function dropped(own: OwnRecord, keys: readonly string[]): Record<string, string> {
   const leaving = keys.filter((key) => own.claimed.has(key) || own.atService.has(key));
-  if (leaving.length === 0) return {};
-  for (const key of leaving) {
+  return moved(own, leaving, (key) => {
     own.claimed.delete(key);
     own.atService.delete(key);
-  }
-  return partValues(own, partsOf(own, leaving));
+  });
 }
 
 /** A bulk slice ends without writing its window (the lock refused): its records say so, and free it when folded. */
