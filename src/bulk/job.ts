@@ -173,13 +173,10 @@ export function progressOf(job: Job | null, viewer?: Viewer): Progress {
     progress.readOnly = true;
     progress.startedBy = starterName(job);
   }
-  if (
-    job.state === 'running' &&
-    job.leaseUntil <= viewer.now &&
-    viewer.now - job.updatedAt >= WAITING_AFTER_MS
-  ) {
-    // No slice works on it and none has for a while: its sidebar was closed (the close itself may not have reached
-    // the server). Nothing moves until the starter's sidebar is open again.
+  // No slice works on it and none has for a while: its sidebar was closed (the close itself may not have reached
+  // the server). Nothing moves until the starter's sidebar is open again.
+  const undriven = job.leaseUntil <= viewer.now && viewer.now - job.updatedAt >= WAITING_AFTER_MS;
+  if (job.state === 'running' && undriven) {
     progress.waiting = true;
     // A watch's run goes on at its triggers' next event, not with a sidebar.
     if (job.origin !== 'watch')

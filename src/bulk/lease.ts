@@ -7,6 +7,12 @@
  */
 import type { Job, WindowLease } from './job';
 
+/** What a window leases from: its windows, the cursor and the last row. */
+type LeaseRows = Pick<Job, 'windows' | 'cursor' | 'lastRow'>;
+
+/** Rows a slice could not write, adjacent; `waits`: another execution is looking up their profiles. */
+export type RowsLeft = { from: number; to: number; waits: boolean };
+
 /** Windows some slice holds at `now`. */
 export function liveWindows(job: Pick<Job, 'windows'>, now: number): WindowLease[] {
   return (job.windows ?? []).filter((window) => window.until > now);
@@ -60,7 +66,7 @@ function freeWindows(job: Pick<Job, 'windows'>, now: number): WindowLease[] {
  * pass is left), else the rows from the cursor, else (no window at all) the pass over the range.
  */
 export function nextLease(
-  job: Pick<Job, 'windows' | 'cursor' | 'lastRow'>,
+  job: LeaseRows,
   now: number,
 ): { window: WindowLease } | { cursor: true } | { pass: true } | undefined {
   const free = freeWindows(job, now)[0];
@@ -71,16 +77,12 @@ export function nextLease(
 }
 
 /** Another slice starting now would find something to lease. */
-export function windowToLease(job: Pick<Job, 'windows' | 'cursor' | 'lastRow'>, now: number): boolean {
+export function windowToLease(job: LeaseRows, now: number): boolean {
   return nextLease(job, now) !== undefined;
 }
 
 /** Windows a slice may find: free ones, and the rows never leased (counted as one, or more at `rowsPerWindow`). */
-export function windowsLeft(
-  job: Pick<Job, 'windows' | 'cursor' | 'lastRow'>,
-  now: number,
-  rowsPerWindow: number,
-): number {
+export function windowsLeft(job: LeaseRows, now: number, rowsPerWindow: number): number {
   const unleased = Math.max(0, job.lastRow - job.cursor + 1);
   return freeWindows(job, now).length + Math.ceil(unleased / Math.max(1, rowsPerWindow));
 }
@@ -97,16 +99,8 @@ export function lease(job: Job, window: Omit<WindowLease, 'waits'>, now: number)
   job.leaseUntil = leaseEnd(job, now);
 }
 
-/**
- * `token`'s window ends: the rows it could not write (`left`, runs of adjacent rows) go back as free windows, those
- * whose profile another execution is looking up marked to wait; the rest of the window is done.
- */
-export function giveBack(
-  job: Job,
-  token: string,
-  left: Array<{ from: number; to: number; waits: boolean }>,
-  now: number,
-): void {
+/** `token`'s window ends: the rows it could not write go back as free windows (`waits` kept); the rest is done. */
+export function giveBack(job: Job, token: string, left: RowsLeft[], now: number): void {
   const windows = (job.windows ?? []).filter((window) => window.token !== token);
   for (const rows of left) {
     const free: WindowLease = { from: rows.from, to: rows.to, token: '', until: 0 };

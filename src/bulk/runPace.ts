@@ -43,13 +43,8 @@ export function seedPace(
 ): PaceState {
   const { last, key, checkMs } = from;
   const kept = last?.pace && now - last.at < PACE_KEPT_MS ? last.pace : undefined;
-  let state = recallPace(
-    kept,
-    PACE_START,
-    cap,
-    now,
-    kept !== undefined && now - (last?.at ?? 0) < PACE_SECONDS * 1000,
-  );
+  const recent = kept !== undefined && now - (last?.at ?? 0) < PACE_SECONDS * 1000;
+  let state = recallPace(kept, PACE_START, cap, now, recent);
   if (key && !kept) state = startFromKey(state, () => key.figure, key.hash, now, cap);
   if (checkMs !== undefined)
     state = observeKeyCheck(state, { size: 1, durationMs: checkMs, failures: 0, endedAt: now }, cap);

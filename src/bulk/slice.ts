@@ -1,9 +1,9 @@
 /**
  * One slice of the bulk run: one execution's share of it, batch after batch for one time budget. Between two
  * batches it holds the document lock once (./step.ts): the last window written, the next leased and claimed. Each
- * batch goes out with the lock free, and its answers are kept in its records before anything else
- * (src/store/sendingRecords.ts). When the slice's last hold is refused, the records say so, and the next hold of any slice
- * frees its window and writes it from the store.
+ * batch goes out with the lock free, its answers kept in its records first (src/store/sendingRecords.ts). When the
+ * slice's last hold is refused, the records say so, and the next hold of any slice frees its window and writes it
+ * from the store.
  */
 import type { Progress } from '../api';
 import { outputHeaders } from '../core/cells';
@@ -42,10 +42,7 @@ import { holdOnce, type Leased, type Sent, type SliceSetup } from './step';
 /** Holds of the lock one slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
 const MOST_HOLDS = 1000;
 
-/**
- * Works on the job for one time budget (`maxBudgetMs`, at most ENRICH_STEP_BUDGET_MS), at most `maxWindows`
- * batches. Returns the run's progress with the slices its sidebar may drive at once.
- */
+/** Works on the job for one budget (`maxBudgetMs`, at most ENRICH_STEP_BUDGET_MS), at most `maxWindows` batches. */
 export function processSlice(
   platform: Platform,
   jobId: string,
@@ -107,13 +104,8 @@ export function withSlices(platform: Platform, progress: Progress, job?: Job | n
 
 /** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
 export function quotaPaused(): Progress {
-  return {
-    ...idleProgress(
-      `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`,
-    ),
-    state: 'paused',
-    reason: 'quota',
-  };
+  const message = `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`;
+  return { ...idleProgress(message), state: 'paused', reason: 'quota' };
 }
 
 /** The slice: the checks before any work, then batch after batch, each between two holds of the lock. */
@@ -124,7 +116,8 @@ function runSlice(
   maxBudgetMs: number,
   maxWindows: number,
 ): Job | null {
-  const started = platform.clock.now();
+  const now = () => platform.clock.now();
+  const started = now();
   const job = loadJob(platform);
   if (!job || job.id !== jobId || job.state !== 'running') return job;
   const ready = checkBeforeWork(platform, job);
@@ -153,9 +146,14 @@ function runSlice(
   } catch (error) {
     last = haltOnError(platform, jobId, error, ready.apiKey);
   } finally {
-    keepWebRequestCount(platform, tally.sent);
+    // The user's web requests in the quota's 24 hours (src/core/webRequests.ts): the next slice counts its own anyway.
+    const { sent } = tally;
+    if (sent > 0) keepFigure(platform, WEB_REQUESTS_PROPERTY, (count) => addWebRequests(count, sent, now()));
   }
-  keepKeyFigure(platform, last, ready.apiKey);
+  // What the key's service took, for the starter's next run (src/lookup/pace.ts): it only speeds up its start.
+  const pace = last?.pace;
+  const keyHash = stableHash(ready.apiKey);
+  if (pace) keepFigure(platform, KEY_PACE_PROPERTY, (kept) => keyPaceValue(pace, kept, keyHash, now()));
   return last;
 }
 
@@ -192,8 +190,9 @@ function holdAndSend(setup: SliceSetup, maxWindows: number): Job | null | undefi
 function sendLeased(setup: SliceSetup, leased: Leased): Sent {
   const { platform, ports } = setup;
   const samples: BatchSample[] = [];
+  const first = leased.claimed.first;
   let notBefore = 0;
-  const size = Math.max(1, leased.claimed.first?.first.length ?? 1);
+  const size = Math.max(1, first?.first.length ?? 1);
   const sizer: BatchSizer = {
     next: () => size,
     observe: (sample) => samples.push(sample),
@@ -205,35 +204,33 @@ function sendLeased(setup: SliceSetup, leased: Leased): Sent {
   let report = emptyReport();
   try {
     const halt = checkKeyFirst(setup, leased);
-    if (halt) {
-      // Nothing of the batch went out: its keys leave its records, and the next hold halts the run.
-      const first = leased.claimed.first;
-      first?.record?.drop(first.send);
-      return { ...leased, report: { ...report, halt }, samples, notBefore, record: first?.record };
-    }
-    report = sendClaimed(
-      ports,
-      leased.window.wanted,
-      {
-        claimed: new Map(),
-        apiKey: setup.apiKey,
-        endpoint: setup.endpoint,
-        retry: DEFAULT_RETRY,
-        batchSize: sizer,
-        budget: sliceBudget(setup.deadline),
-        holdSeconds: Math.max(1, (setup.until - platform.clock.now()) / 1000),
-        window: setup.token,
-        // Before a retry: a Pause or Cancel meanwhile sends nothing more.
-        beforeBatch: () => (stillRunning(platform, setup.jobId) ? undefined : stop),
-      },
-      leased.claims,
-      leased.claimed,
-      report,
-    );
+    // Nothing of the batch went out: its keys leave its records, and the next hold halts the run.
+    if (halt) first?.record?.drop(first.send);
+    report = halt
+      ? { ...report, halt }
+      : sendClaimed(
+          ports,
+          leased.window.wanted,
+          {
+            claimed: new Map(),
+            apiKey: setup.apiKey,
+            endpoint: setup.endpoint,
+            retry: DEFAULT_RETRY,
+            batchSize: sizer,
+            budget: sliceBudget(setup.deadline),
+            holdSeconds: Math.max(1, (setup.until - platform.clock.now()) / 1000),
+            window: setup.token,
+            // Before a retry: a Pause or Cancel meanwhile sends nothing more.
+            beforeBatch: () => (stillRunning(platform, setup.jobId) ? undefined : stop),
+          },
+          leased.claims,
+          leased.claimed,
+          report,
+        );
   } finally {
     leased.claims.releaseAll();
   }
-  return { ...leased, report, samples, notBefore, record: leased.claimed.first?.record };
+  return { ...leased, report, samples, notBefore, record: first?.record };
 }
 
 /**
@@ -269,11 +266,10 @@ function checkBeforeWork(
   if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
   const ss = platform.spreadsheetOrNull();
   const sheet = ss?.sheetById(job.sheetId);
-  if (!sheet) {
+  if (!sheet)
     return ss
       ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
       : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
-  }
   return {
     store: platform.resultStore(runCharges(job)),
     sheet,
@@ -311,54 +307,31 @@ function haltOnError(platform: Platform, jobId: string, error: unknown, apiKey: 
 function countingRequests(ports: LookupPorts, tally: { sent: number }): LookupPorts {
   const { transport } = ports;
   const { checkKey } = transport;
+  const counted = <T extends { sent: number }>(answer: T): T => {
+    tally.sent += answer.sent;
+    return answer;
+  };
   return {
     ...ports,
     transport: {
-      sendBatch(urls, plan) {
-        const sent = transport.sendBatch(urls, plan);
-        tally.sent += sent.sent;
-        return sent;
-      },
-      checkKey: checkKey
-        ? (plan) => {
-            const sent = checkKey.call(transport, plan);
-            tally.sent += sent.sent;
-            return sent;
-          }
-        : undefined,
+      sendBatch: (urls, plan) => counted(transport.sendBatch(urls, plan)),
+      checkKey: checkKey && ((plan) => counted(checkKey.call(transport, plan))),
     },
   };
 }
 
-/**
- * Adds the slice's web requests to the user's count of the quota's 24 hours (src/core/webRequests.ts). The count
- * only informs a plan: a failure to keep it (the properties quota) ends nothing.
- */
-function keepWebRequestCount(platform: Platform, sent: number): void {
-  if (sent === 0) return;
+/** A user property updated from its value: a figure that only informs, so a failure (the quota) ends nothing. */
+function keepFigure(
+  platform: Platform,
+  name: string,
+  next: (value: string | null) => string | undefined,
+): void {
   try {
     const properties = platform.userProperties();
-    const value = addWebRequests(properties.getProperty(WEB_REQUESTS_PROPERTY), sent, platform.clock.now());
-    properties.setProperty(WEB_REQUESTS_PROPERTY, value);
+    const value = next(properties.getProperty(name));
+    if (value) properties.setProperty(name, value);
   } catch {
-    // The next slice counts its own requests all the same.
-  }
-}
-
-/** What the key's service took, kept in the starter's user properties for their next run (src/lookup/pace.ts). */
-function keepKeyFigure(platform: Platform, job: Job | null, apiKey: string): void {
-  if (!job?.pace) return;
-  try {
-    const properties = platform.userProperties();
-    const value = keyPaceValue(
-      job.pace,
-      properties.getProperty(KEY_PACE_PROPERTY),
-      stableHash(apiKey),
-      platform.clock.now(),
-    );
-    if (value) properties.setProperty(KEY_PACE_PROPERTY, value);
-  } catch {
-    // The figure only speeds up the next run's start.
+    // Nothing is lost but a figure the next run reads.
   }
 }
 

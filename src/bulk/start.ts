@@ -10,7 +10,7 @@ import { timeId } from '../core/timeId';
 import type { PaceState } from '../lookup/pace';
 import type { Platform } from '../platform/platform';
 import { countSelection } from './counting';
-import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
+import { idleProgress, type Job, mayDrive, notYourRun, progressOf, type Viewer } from './job';
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
 import { type PlannedRun, planFor } from './plan';
@@ -39,15 +39,9 @@ function startFromMenu(platform: Platform, request: RunRequest): Progress {
   const { ui } = platform;
   const outcome = startRun(platform, request, 'choose Find e-mails again');
   // The key refused: one message, in a dialog; no sidebar (it would say the same again).
-  if (outcome.keyRefusal) {
-    ui.showAlert(outcome.keyRefusal);
-    return outcome.progress;
-  }
-  if (outcome.started || outcome.plan === null) {
-    ui.showSidebar('progress');
-    return outcome.progress;
-  }
-  ui.showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
+  if (outcome.keyRefusal) ui.showAlert(outcome.keyRefusal);
+  else if (outcome.started || outcome.plan === null) ui.showSidebar('progress');
+  else ui.showSidebar(request.mode === 'retry' ? 'retry' : 'plan');
   return outcome.progress;
 }
 
@@ -70,18 +64,17 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
   const viewerId = platform.runner.id();
   let outcome = lock.with(() => planUnderLock(platform, request));
   if ('ready' in outcome) {
+    const { ready } = outcome;
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
     // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
     const keyCheck =
-      outcome.ready.plan.credits > 0
+      ready.plan.credits > 0
         ? checkKeyForRun(then, clock.now, platform.settings.apiKey(), platform.askServiceAboutKey)
         : {};
     const keyRefusal = keyCheck.refusal;
-    if (keyRefusal) {
-      return { plan: outcome.ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
-    }
-    const { ready } = outcome;
+    if (keyRefusal)
+      return { plan: ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
     outcome = lock.with(() =>
       createUnderLock(platform, ready, viewerId, undefined, undefined, keyCheck.acceptedInMs),
@@ -138,10 +131,7 @@ export function createUnderLock(
   // The finished run this one replaces goes into the history first.
   if (stored) recordRun(platform, stored);
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
-  const owner = {
-    id: viewerId ?? platform.runner.ensureId(),
-    name: ownerName || platform.runner.email(),
-  };
+  const owner = { id: viewerId ?? platform.runner.ensureId(), name: ownerName || platform.runner.email() };
   const { job: created, prepareSheet } = createJob(platform, planned, owner, {
     origin,
     last: stored,
@@ -159,18 +149,12 @@ export function createUnderLock(
 }
 
 /** The answer when another run is under way: its progress, and whether this user may drive it. */
-function alreadyUnderWay(existing: Job, viewer: { runnerId: string | null; now: number }): RunStart {
-  const viewerId = viewer.runnerId;
-  return {
-    plan: null,
-    started: false,
-    progress: {
-      ...progressOf(existing, viewer),
-      message: mayDrive(existing, viewerId)
-        ? `A run is already under way in this spreadsheet (${existing.state}). Resume or cancel it before starting another.`
-        : `A run is already under way in this spreadsheet (${existing.state}). ${notYourRun(existing)}`,
-    },
-  };
+function alreadyUnderWay(existing: Job, viewer: Viewer): RunStart {
+  const then = mayDrive(existing, viewer.runnerId)
+    ? 'Resume or cancel it before starting another.'
+    : notYourRun(existing);
+  const message = `A run is already under way in this spreadsheet (${existing.state}). ${then}`;
+  return { plan: null, started: false, progress: { ...progressOf(existing, viewer), message } };
 }
 
 /**
@@ -192,9 +176,8 @@ function prepareSheetFor(planned: PlannedRun): () => void {
   const titles = outputHeaders(settings.extraFields);
   return () => {
     // Never overwrite the user's data: the plan inserts columns, or uses empty ones further right.
-    if (placement.insertAfter !== null && placement.insertCount > 0) {
+    if (placement.insertAfter !== null && placement.insertCount > 0)
       sheet.insertColumnsAfter(placement.insertAfter, placement.insertCount);
-    }
     // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
     // The Catch-all column keeps real booleans.
     const rows = read.lastRow - read.firstRow + 1;
@@ -247,7 +230,6 @@ function createJob(
   owner: { id: string; name: string },
   from: { origin?: Job['origin']; last: Job | null; keyCheckMs?: number },
 ): { job: Job; prepareSheet: () => void } {
-  const { origin } = from;
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
@@ -295,6 +277,6 @@ function createJob(
     pace: runPaceSeed(platform, now, from.last, from.keyCheckMs),
   };
   if (redo) idle.redo = redo;
-  if (origin) idle.origin = origin;
+  if (from.origin) idle.origin = from.origin;
   return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
 }

@@ -1,10 +1,9 @@
 /**
  * One hold of the document lock by a slice, between its batches: everything final folded into the hidden sheets
- * (src/store/sendingRecords.ts), the slice's last window written (each row checked again right before) and given back,
- * its batch observed in the run's pace; then, while the run is running, the slice's own and it has time, the next
- * window leased with its claims and sending record, all until the slice's execution must have ended. The job is
- * read here before every batch: a Pause or Cancel that came while a batch was at the service lets it be written
- * and sends nothing more.
+ * (src/store/sendingRecords.ts), the slice's last window written (each row checked again right before) and given
+ * back, its batch observed in the run's pace; then, while the run is running, the slice's own, and it has time, the
+ * next window leased with its claims and sending record, until the slice's execution must have ended. The job is read
+ * before every batch: a Pause or Cancel that came while a batch was at the service lets it be written, sends no more.
  */
 import { CELL } from '../core/cells';
 import { MAX_PASSES, MAX_ROOM_WAIT_MS, MAX_WINDOW_ROWS, MIN_ROOM_WAIT_MS } from '../core/limits';
@@ -23,13 +22,16 @@ import { finalCounts } from './counting';
 import { countsShown, type Job, mayDrive } from './job';
 import { cancelledMessage, type JobEvent, transition } from './jobMachine';
 import { parseJob } from './jobStore';
-import { freeEnded, giveBack, lease, nextLease, others, waitForRoom, windowOf } from './lease';
+import { freeEnded, giveBack, lease, liveWindows, nextLease, others, waitForRoom, windowOf } from './lease';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { firstWithoutStatus, writtenResults } from './rowPlan';
 import { haltOf } from './runHalt';
 import { paceNow, shareNow } from './runPace';
 import { RunScope } from './runScope';
 import { type PlannedWindow, planWindow, type RowAnswer, writeWindow } from './window';
+
+/** The document properties as read in this hold of the lock. */
+type Properties = Record<string, string>;
 
 /** What a slice works with, fixed for the slice. */
 export interface SliceSetup {
@@ -92,10 +94,7 @@ export interface Hold {
   job: Job | null;
   /** The next window to send. */
   next?: Leased;
-  /**
-   * Nothing leased now, though the run is running: ms to wait before holding again (the run's pace full with the
-   * other slices' batches, or a Retry-After), or undefined when there is nothing for this slice to do.
-   */
+  /** Nothing leased, the run running: ms to wait (pace full, or a Retry-After); undefined: nothing to do here. */
   waitMs?: number;
 }
 
@@ -137,12 +136,16 @@ function holding(setup: SliceSetup, sent: Sent | undefined, takeNext: boolean): 
   if (job.state === 'running' && mayDrive(job, setup.runnerId)) {
     if (takeNext) hold = { job, ...leaseNext(setup, job, all, read) };
     // Out of time after the last row: the pass over the range (one read) still ends the run, never left at 100 %.
-    else if (passIsNext(job, now())) startNextPass(setup, job, now());
+    else if ('pass' in (nextLease(job, now()) ?? {})) startNextPass(setup, job, now());
   }
   // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
-  if (!hold.next && hold.waitMs === undefined && job.state === 'running') noteEndsUnmoved(setup.sheet, job);
+  const leaves = !hold.next && hold.waitMs === undefined && job.state === 'running';
+  if (leaves && sameFrame(setup.sheet, job)) noteEnds(job, setup.sheet);
   job.updatedAt = now();
-  if (job.state === 'running') job.message = workingMessage(job);
+  if (job.state === 'running') {
+    const counts = countsShown(job);
+    job.message = `Working: ${counts.processed} of ${counts.total} rows.`;
+  }
   platform.documentProperties().setProperties({ [JOB_PROPERTY]: JSON.stringify(job) });
   return hold;
 }
@@ -163,11 +166,7 @@ export function applyFolded(job: Job, folded: Folded, now: number): boolean {
 }
 
 /** The fold of another writing execution (the sidebar, a simple trigger) counts for the run too. */
-export function foldedIntoJob(
-  folded: Folded,
-  all: Record<string, string>,
-  now: number,
-): Record<string, string> | undefined {
+export function foldedIntoJob(folded: Folded, all: Properties, now: number): Properties | undefined {
   const job = parseJob(all[JOB_PROPERTY]);
   if (!job || !applyFolded(job, folded, now)) return undefined;
   return { [JOB_PROPERTY]: JSON.stringify(job) };
@@ -181,7 +180,7 @@ function writeSent(
   setup: SliceSetup,
   job: Job,
   sent: Sent,
-  all: Record<string, string>,
+  all: Properties,
   read: RowsReader,
   now: number,
 ): void {
@@ -194,7 +193,9 @@ function writeSent(
   const ahead =
     job.cursor === sent.window.to + 1 ? Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1) : 0;
   const rows = read(sent.window.from, sent.window.plans.length, ahead);
-  const late = lateAnswers(setup, job, sent, all);
+  // Profiles another execution was looking up when the window was planned: their answers, stored by now.
+  const waiting = [...report.heldBy.keys(), ...report.elsewhere].filter((key) => !answerOf(sent, key));
+  const late = waiting.length > 0 ? knownAnswers(setup, job, waiting, all) : new Map<string, RowAnswer>();
   const written = writeWindow(setup.sheet, job, sent.window, rows, {
     scope,
     hosts: setup.hosts,
@@ -216,25 +217,8 @@ function answerOf(sent: Sent, key: string): RowAnswer | undefined {
   return sent.window.known.get(key);
 }
 
-/** Profiles another execution was looking up when the window was planned: their answers, stored by now. */
-function lateAnswers(
-  setup: SliceSetup,
-  job: Job,
-  sent: Sent,
-  all: Record<string, string>,
-): Map<string, RowAnswer> {
-  const { report } = sent;
-  const waiting = [...report.heldBy.keys(), ...report.elsewhere].filter((key) => !answerOf(sent, key));
-  return waiting.length > 0 ? knownAnswers(setup, job, waiting, all) : new Map();
-}
-
 /** The answers the run takes as they are for these profiles: results stored (as its scope keeps them), copies. */
-function knownAnswers(
-  setup: SliceSetup,
-  job: Job,
-  keys: string[],
-  all: Record<string, string>,
-): Map<string, RowAnswer> {
+function knownAnswers(setup: SliceSetup, job: Job, keys: string[], all: Properties): Map<string, RowAnswer> {
   const scope = RunScope.ofJob(job);
   const answers = new Map<string, RowAnswer>();
   for (const [key, cached] of setup.store.lookIn(keys, all))
@@ -280,16 +264,9 @@ function apply(job: Job, event: JobEvent, now: number): void {
  * The next window for this slice: a free one, else rows from the cursor planned up to the slice's share of the
  * run's pace, else (no window at all) the pass over the range, which starts the next pass or ends the run.
  */
-function leaseNext(
-  setup: SliceSetup,
-  job: Job,
-  all: Record<string, string>,
-  read: RowsReader,
-): Omit<Hold, 'job'> {
-  const { platform } = setup;
-  const now = platform.clock.now();
-  const followed = followSheet(setup, job, now);
-  if (followed !== true) return {};
+function leaseNext(setup: SliceSetup, job: Job, all: Properties, read: RowsReader): Omit<Hold, 'job'> {
+  const now = setup.platform.clock.now();
+  if (!followSheet(setup, job, now)) return {};
   for (let pass = 0; pass <= MAX_PASSES; pass++) {
     const next = nextLease(job, now);
     if (!next) return {};
@@ -310,22 +287,18 @@ function leaseNext(
       waitForRoom(job, setup.token, now + 2 * waitMs + MIN_ROOM_WAIT_MS, now);
       return { waitMs };
     }
-    const from = 'window' in next ? next.window.from : job.cursor;
-    const count =
-      'window' in next
-        ? next.window.to - next.window.from + 1
-        : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
-    const rows = read(from, count);
-    const window = planWindow(rows, from, {
+    const free = 'window' in next ? next.window : undefined;
+    const from = free?.from ?? job.cursor;
+    const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
+    const window = planWindow(read(from, count), from, {
       scope: RunScope.ofJob(job),
       pass: job.pass,
       hosts: setup.hosts,
-      share: 'window' in next ? Number.POSITIVE_INFINITY : share,
+      share: free ? Number.POSITIVE_INFINITY : share,
       known: (keys) => knownAnswers(setup, job, keys, all),
     });
-    return {
-      next: claimWindow(setup, job, window, all, now, setup.batchSize ? undefined : { state: pace, share }),
-    };
+    const sized = setup.batchSize ? undefined : { state: pace, share };
+    return { next: claimWindow(setup, job, window, all, now, sized) };
   }
   return {};
 }
@@ -335,7 +308,7 @@ function claimWindow(
   setup: SliceSetup,
   job: Job,
   window: PlannedWindow,
-  all: Record<string, string>,
+  all: Properties,
   now: number,
   sized?: { state: PaceState; share: number },
 ): Leased {
@@ -364,11 +337,6 @@ function claimWindow(
   };
 }
 
-function passIsNext(job: Job, now: number): boolean {
-  const next = nextLease(job, now);
-  return next !== undefined && 'pass' in next;
-}
-
 /** A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run. */
 export function storedSince(job: Job): number | undefined {
   return RunScope.ofJob(job).buysAgain ? job.startedAt : undefined;
@@ -380,9 +348,8 @@ export function storedSince(job: Job): number | undefined {
  */
 function followSheet(setup: SliceSetup, job: Job, now: number): boolean {
   const { sheet } = setup;
-  if (sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns) return true;
-  const others = (job.windows ?? []).filter((window) => window.until > now && window.token !== setup.token);
-  if (others.length > 0) return false;
+  if (sameFrame(sheet, job)) return true;
+  if (liveWindows(job, now).some((window) => window.token !== setup.token)) return false;
   const starts = (job.windows ?? []).map((window) => window.from).filter((from) => from <= job.lastRow);
   job.cursor = Math.min(job.cursor, ...starts);
   job.windows = [];
@@ -394,23 +361,15 @@ function followSheet(setup: SliceSetup, job: Job, now: number): boolean {
 
 /**
  * After the last row, no window left: one read of the whole range finds rows still without a result (they moved
- * during the run, or were inserted): the next pass starts at the first. Otherwise the run is done. False when no
- * pass starts.
+ * during the run, or were inserted): the next pass starts at the first, else the run is done (false).
  */
 function startNextPass(setup: SliceSetup, job: Job, now: number): boolean {
   const values = readRange(setup, job, Math.min(setup.width, CELL.status + 1));
   const pendingIndex = firstWithoutStatus(values);
   // Retry failed rows has one pass: rows without a status are not its to fill.
   if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
-    apply(
-      job,
-      {
-        type: 'finish',
-        counts: finalCounts(job.counts, values),
-        leftPending: pendingIndex >= 0 && !job.redo,
-      },
-      now,
-    );
+    const leftPending = pendingIndex >= 0 && !job.redo;
+    apply(job, { type: 'finish', counts: finalCounts(job.counts, values), leftPending }, now);
     return false;
   }
   job.pass++;
@@ -439,12 +398,7 @@ function readRange(setup: SliceSetup, job: Job, width: number): unknown[][] {
   return rows > 0 ? readJobCells(setup.sheet, job, job.firstRow, rows, width) : [];
 }
 
-/** The URL cells at the job's ends as the slice leaves them, when the sheet's frame is the job's. */
-function noteEndsUnmoved(sheet: SheetPort, job: Job): void {
-  if (sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns) noteEnds(job, sheet);
-}
-
-function workingMessage(job: Job): string {
-  const counts = countsShown(job);
-  return `Working: ${counts.processed} of ${counts.total} rows.`;
+/** The sheet's size is the job's frame: no row or column inserted or deleted since it was noted. */
+function sameFrame(sheet: SheetPort, job: Job): boolean {
+  return sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns;
 }

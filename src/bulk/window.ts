@@ -10,6 +10,7 @@ import type { NetworkHosts } from '../core/url';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
 import { countCopy, countOutcome } from './counting';
 import type { Counts, Job } from './job';
+import type { RowsLeft } from './lease';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
 import type { RunScope } from './runScope';
 
@@ -70,25 +71,14 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
     }
     wanted.set(plan.key, plan.sent);
   }
-  return {
-    from,
-    to: from + size - 1,
-    plans: plans.slice(0, size),
-    unwritable,
-    known,
-    wanted,
-  };
-}
-
-/** What writing a window did: rows counted, and the rows left for another slice (runs of adjacent rows). */
-export interface WindowWrite {
-  left: Array<{ from: number; to: number; waits: boolean }>;
+  return { from, to: from + size - 1, plans: plans.slice(0, size), unwritable, known, wanted };
 }
 
 /**
  * Writes the window's rows that have an answer now (`answerOf`; undefined: none yet, and `waits` says whether
  * another execution is looking that profile up), each checked right before: it still holds the URL it was planned
- * from and its output cells nothing of the person's. `rows`: the window's cells as read now. Counts into `counts`.
+ * from and its output cells nothing of the person's. `rows`: the window's cells as read now. Counts into `counts`;
+ * returns the rows left for another slice.
  */
 export function writeWindow(
   sheet: SheetPort,
@@ -103,7 +93,7 @@ export function writeWindow(
     answerOf(key: string): RowAnswer | undefined;
     waits(key: string): boolean;
   },
-): WindowWrite {
+): { left: RowsLeft[] } {
   const { scope, hosts, counts } = context;
   const outputs: unknown[][] = rows.map((row) => row.slice(CELL.email));
   const changed: number[] = [];
