@@ -170,7 +170,7 @@ export const SCRIPT_CONFIG_CACHE_SECONDS = 600;
 export const POLL_FIRST_MS = 250;
 export const POLL_MAX_MS = 1000;
 
-/** What formulas may spend per day in a spreadsheet unless its owner sets otherwise (our choice: a few hundred rows). */
+/** What formulas may spend a day in a spreadsheet unless its owner sets otherwise (our choice: a few hundred rows). */
 export const DEFAULT_FORMULA_DAILY_CAP = 500;
 export const MAX_FORMULA_DAILY_CAP = 1_000_000;
 
@@ -277,7 +277,7 @@ export const CREDITS_LOG_GROW_ROWS = 2000;
 export const CREDITS_RUNS_SHOWN = 8;
 /** Rows one execution copies: 20,000 rows take four executions, each far from the 6-minute limit. */
 export const EXPORT_ROWS_PER_CALL = 5000;
-/** Executions the Credits tab's Export calls for one export at most (EXPORT_ROWS_PER_CALL rows each: a million rows). */
+/** Executions one export of the Credits tab calls at most (EXPORT_ROWS_PER_CALL rows each: a million rows). */
 export const MAX_EXPORT_STEPS = 200;
 
 // ------------------------------------------------------------------------------------------------ Profile URLs

@@ -33,10 +33,7 @@ export interface ClaimAsk {
 export interface InStore {
   /** Of the unclaimed keys asked, the ones now in the result store. */
   stored: { has(key: string): boolean };
-  /**
-   * How many more results the store can keep now, as of the same read (StoreRead.room: a formula's buffer is
-   * bounded); unbounded when undefined.
-   */
+  /** How many more results the store can keep now, as of the same read (StoreRead.room); undefined: unbounded. */
   room?: number;
 }
 
@@ -47,7 +44,7 @@ export interface Claimed {
   heldBy: Map<string, string>;
   /** Free, but not admitted now (or past MAX_CLAIMS_AT_ONCE: claimed on a later call). */
   blocked: string[];
-  /** Free, but more than the result store can keep now (a formula's buffer is full): not claimed. */
+  /** Free, but more than the result store can keep now (the formulas' results waiting at their budget): not claimed. */
   unsaved: string[];
   /** Free, but refused by a gate (the formulas' daily limit), with what their cells say: not claimed. */
   refused: Map<string, ServiceError>;
@@ -90,11 +87,8 @@ export function claimHoldingLock(cache: DocumentCache | null, ask: ClaimAsk): Cl
     else unclaimed.push(key);
   }
   const known = ask.inStore(unclaimed);
-  const room = splitByRoom(
-    unclaimed.filter((key) => !known.stored.has(key)),
-    known.room,
-  );
-  const claimed: Claimed = { ...room, heldBy, refused: new Map() };
+  const free = unclaimed.filter((key) => !known.stored.has(key));
+  const claimed: Claimed = { ...splitByRoom(free, known.room), heldBy, refused: new Map() };
   const begun: Array<() => void> = [];
   let alone = false;
   for (const gate of ask.gates) {

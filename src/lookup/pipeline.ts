@@ -133,8 +133,8 @@ export interface SendRequest {
   batchSize: BatchSizer;
   budget: SendBudget;
   /**
-   * How long the record of a batch being sent keeps others from sending its keys if this execution dies:
-   * as long as the claims (FORMULA_CLAIM_SECONDS; a bulk slice's until its execution has ended). Default: an execution's limit.
+   * How long the record of a batch being sent keeps others from sending its keys if this execution dies: as long as
+   * the claims (FORMULA_CLAIM_SECONDS; a bulk slice's until its execution has ended). Default: an execution's limit.
    */
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
@@ -180,10 +180,7 @@ function lostTwice(clock: Clock, until: number, why = 'Connections to the servic
   };
 }
 
-/**
- * A sending under way: the queue of the claimed keys not settled yet, what was sent so far, and the lookup's claims
- * (released as keys settle).
- */
+/** A sending under way: the claimed keys not settled yet, what was sent, the claims (released as keys settle). */
 export interface Sending {
   readonly queue: Queue;
   readonly report: LookupReport;
@@ -196,11 +193,8 @@ export interface Sending {
 export function startSending(request: SendRequest, claims: ClaimScope, report = emptyReport()): Sending {
   const retryAfterUntil = request.batchSize.notBefore?.() ?? 0;
   const keys = [...request.claimed.keys()];
-  return {
-    claims,
-    report,
-    queue: { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), retryAfterUntil },
-  };
+  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), retryAfterUntil };
+  return { claims, report, queue };
 }
 
 /**
@@ -225,19 +219,17 @@ export function sendBatches(
       if (report.stop) break;
       sending.record?.toService(batch);
       keys = batch;
-    } else waitForRetryAfter(ports.clock, queue);
+    } else {
+      // A batch the claim step confirmed still waits for a Retry-After kept from earlier.
+      const wait = queue.retryAfterUntil - ports.clock.now();
+      if (wait > 0) ports.clock.sleep(wait);
+    }
     if (keys.length > 0) {
       const batch = sendOneBatch(ports, sending, request, keys);
       request.afterBatch?.(batch);
     }
     keys = undefined;
   }
-}
-
-/** A batch the claim step confirmed still waits for a Retry-After kept from earlier. */
-function waitForRetryAfter(clock: Clock, queue: Queue): void {
-  const wait = queue.retryAfterUntil - clock.now();
-  if (wait > 0) clock.sleep(wait);
 }
 
 /**
@@ -294,13 +286,8 @@ function sendOneBatch(
   report.requestsSent += sent.sent;
   if (sent.lost) report.lostAnswers += batch.length;
   const tally: BatchTally = { stored: [], settled: [], failures: 0, throttled: 0 };
-  batch.forEach((key, index) => {
-    takeAnswer(
-      { queue, request, report, tally, lost: sent.lost, ended, clock: ports.clock },
-      key,
-      sent.outcomes[index],
-    );
-  });
+  const context = { queue, request, report, tally, lost: sent.lost, ended, clock: ports.clock };
+  for (const [index, key] of batch.entries()) takeAnswer(context, key, sent.outcomes[index]);
   const { stored, settled, failures, throttled } = tally;
   const sample: BatchSample = {
     size: batch.length,

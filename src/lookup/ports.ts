@@ -51,9 +51,9 @@ export interface CachedResult {
 export interface StoreRead {
   results: Map<string, LookupResult>;
   /**
-   * How many more results this execution may pay for as of this read (a formula's results wait in a bounded
-   * buffer): unbounded when the execution may write the spreadsheet, or when the results sheet held every key asked
-   * (then the read read no document property, and nothing is left to pay for).
+   * How many more results this execution may pay for as of this read (a formula's answers wait in document
+   * properties, within PENDING_RESULTS_BUDGET_BYTES): unbounded when the execution may write the spreadsheet, or when
+   * the results sheet held every key asked (then the read read no document property, and nothing is left to pay for).
    */
   room: number;
   /** A document property as this read found it: undefined when it is unset or the read read none (see `room`). */
@@ -65,8 +65,8 @@ export interface ResultStore {
   /** The stored results of these keys. */
   getMany(urlKeys: string[]): Map<string, LookupResult>;
   /**
-   * getMany, with what its read of the document properties said (the buffer's room, the properties), at no more
-   * calls: the properties are read only for keys the results sheet lacks.
+   * getMany, with what its read of the document properties said (the room, the properties), at no more calls: the
+   * properties are read only for keys the results sheet lacks.
    */
   readStored(urlKeys: string[]): StoreRead;
   /**
@@ -97,7 +97,7 @@ export interface SendCheck {
   first: string[];
   stored: Map<string, LookupResult>;
   elsewhere: string[];
-  /** Keys that would not fit the buffer of results waiting to be saved: not sent now. */
+  /** Keys whose results would not fit the formulas' answers waiting to be folded (`room`): not sent now. */
   full: string[];
   /** Lost sends of the checked keys that have any lately (read in the same call). */
   lost: Map<string, number>;

@@ -3,13 +3,13 @@
  * `session.lookUp(keys)` as often as the caller needs, then `session.close()`.
  *
  * A lookup: the gates before the claim (the formulas' halt marker, the free key check), then one hold of the
- * document lock (./claimStep.ts: claims, gates' admission, the claimed keys recorded as being sent
- * as being sent), then batches sent through one retry scheduler (./pipeline.ts), each stored before its claims
- * are released. Every claim a lookup took is released before it returns, whatever ended it (all settled, a
- * halt, a gate, the budget, a busy lock, a thrown error); `close` ends the gates (the account check, the formulas'
- * daily limit gives back what was not charged) and keeps the pace. The policy holds what differs between a
- * formula and a bulk slice. What the platform's kill leaves (claims, sending records) expires: the records are
- * settled as lost answers by the next execution that reads the store (src/store/resultStore.ts).
+ * document lock (./claimStep.ts: claims, gates' admission, the claimed keys recorded as being sent), then batches
+ * sent through one retry scheduler (./pipeline.ts), each stored before its claims are released. Every claim a lookup
+ * took is released before it returns, whatever ended it (all settled, a halt, a gate, the budget, a busy lock, a
+ * thrown error); `close` ends the gates (the account check, the formulas' daily limit gives back what was not
+ * charged) and keeps the pace. The policy holds what differs between a formula and a bulk slice. What the platform's
+ * kill leaves (claims, sending records) expires: the records are settled as lost answers by the next execution that
+ * reads the store (src/store/resultStore.ts).
  */
 import { type Claimed, claimHoldingLock, claimUnknown, type InStore } from './claimStep';
 import { type ClaimScope, claimScope } from './claims';
@@ -46,10 +46,7 @@ export interface LookupPolicy {
   pace?: { pacer: Pacer; scope: string; keep(pacer: Pacer): void };
   /** Stored results older than this do not count (a re-check run looks them up again). */
   storedSince?: number;
-  /**
-   * Under the lock: of these unclaimed keys, the ones now in the result store (the caller keeps their results),
-   * and the store's room as of that read.
-   */
+  /** Under the lock: of these unclaimed keys, the ones in the result store (the caller keeps them), and its room. */
   inStore(unclaimed: string[]): InStore;
   /** In order: each may stop, narrow or follow the sending (./gate.ts). */
   gates: readonly Gate[];
@@ -109,7 +106,13 @@ function lookUpOnce(
     budget: policy.budget,
     holdSeconds: policy.claim.seconds,
     storedSince: policy.storedSince,
-    beforeBatch: () => firstOf(policy.gates, (gate) => gate.beforeBatch?.()),
+    beforeBatch: () => {
+      for (const gate of policy.gates) {
+        const stop = gate.beforeBatch?.();
+        if (stop !== undefined) return stop;
+      }
+      return undefined;
+    },
     afterBatch: (batch) => {
       totals.charged += batch.stored.length;
       for (const gate of policy.gates) gate.afterBatch?.(batch);
@@ -205,26 +208,14 @@ export function sendClaimed(
   claimed: Claimed,
   report: LookupReport,
 ): LookupReport {
-  takeClaimed(report, claimed);
-  if (claimed.stop || claimed.mine.length === 0) return report;
-  request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
-  const sending = startSending(request, claims, report);
-  if (claimed.first) sendBatches(ports, request, sending, settleCheck(ports, sending, claimed.first));
-  return endSending(sending);
-}
-
-function takeClaimed(report: LookupReport, claimed: Claimed): void {
   for (const [key, holder] of claimed.heldBy) report.heldBy.set(key, holder);
   report.blocked.push(...claimed.blocked);
   report.unsaved.push(...claimed.unsaved);
   for (const [key, refusal] of claimed.refused) report.outcomes.set(key, refusal);
   if (claimed.stop) report.stop = claimed.stop;
-}
-
-function firstOf<T>(gates: readonly Gate[], ask: (gate: Gate) => T | undefined): T | undefined {
-  for (const gate of gates) {
-    const answer = ask(gate);
-    if (answer !== undefined) return answer;
-  }
-  return undefined;
+  if (claimed.stop || claimed.mine.length === 0) return report;
+  request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
+  const sending = startSending(request, claims, report);
+  if (claimed.first) sendBatches(ports, request, sending, settleCheck(ports, sending, claimed.first));
+  return endSending(sending);
 }

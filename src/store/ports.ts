@@ -53,10 +53,7 @@ export interface HiddenSheet {
   reader(): (a1: string) => unknown[][] | null;
   /** The sheet, or null when there is none. */
   find(): HiddenSheetRows | null;
-  /**
-   * The sheet, made hidden with its layout when missing (the person's sheet stays active). Call holding the
-   * document lock.
-   */
+  /** The sheet, made hidden with its layout when missing (the person's sheet stays active). Call holding the lock. */
   findOrCreate(): HiddenSheetRows;
 }
 
@@ -93,15 +90,15 @@ export interface StoreServices {
   appendCharges(rows: string[][]): void;
 }
 
-/** The batches waiting to be folded, as the simple triggers see them. */
+/** The sending records and answers waiting to be folded, as the simple triggers see them. */
 export interface Folding {
-  /** One read of the document properties' names: whether any batch's answers or records wait to be folded. */
+  /** One read of the document properties' names: whether any answers or records wait to be folded. */
   waiting(): boolean;
   /** Folds what is final into the hidden sheets, under the document lock; never throws. Returns the results folded. */
   fold(): number;
 }
 
-/** What folding the final sending records and answers of a read comes to; the sheets are written first, then the properties. */
+/** What folding the final sending records and answers of a read comes to: the sheets are written first. */
 export interface Folded {
   /** Results for the results sheet (URL hash -> encoded). */
   results: Map<string, string>;
@@ -117,10 +114,7 @@ export interface Folded {
   names: string[];
 }
 
-/**
- * What a fold did, for the caller holding the lock: the document properties after it, and what it folded (a bulk
- * run counts its credits and frees its ended windows from it, in the same hold).
- */
+/** A fold, for the caller holding the lock: the properties after it, what it folded (a run counts it in that hold). */
 export interface FoldOutcome {
   all: Record<string, string>;
   folded: Folded;
@@ -133,9 +127,9 @@ export interface SheetResultStore extends ResultStore {
    */
   lookIn(urlKeys: string[], all: Readonly<Record<string, string>>): Map<string, CachedResult>;
   /**
-   * Folds every final sending record and answers into the sheets and deletes them. Call holding the document lock, in an
-   * execution that may write the spreadsheet. `all`: the document properties as read in this hold (else read now);
-   * `also`: more properties to write in the same call, from what was folded (a run's counts).
+   * Folds every final sending record and answers into the sheets and deletes them. Call holding the document lock,
+   * in an execution that may write the spreadsheet. `all`: the document properties as read in this hold (else read
+   * now); `also`: more properties to write in the same call, from what was folded (a run's counts).
    */
   fold(
     all?: Record<string, string>,

@@ -5,8 +5,8 @@
  * - The hidden results sheet holds them (layout: ./table.ts); only executions that may write the spreadsheet write
  *   it, holding the document lock. What this execution read of it: ./resultsCopy.ts.
  * - The keys sent are recorded under the lock with their claims (beginSend), and each fetchAll's answers are kept in
- *   records by the sender alone, without the lock (./batches.ts): a claim in the best-effort cache may vanish, a
- *   record does not, and a paid answer is kept whether or not LockService lets anyone in.
+ *   records by the sender alone, without the lock (./sendingRecords.ts): a claim in the best-effort cache may
+ *   vanish, a record does not, and a paid answer is kept whether or not LockService lets anyone in.
  * - An execution that may write the spreadsheet folds what is final into the sheets (`fold`): results, a row per
  *   charge or lost answer in the credits log (./credits.ts), the lost marks (./lostMarks.ts); then deletes those
  *   records, one call each. Nothing rewrites the whole store. Until then readers find the answers in the records.
@@ -38,6 +38,9 @@ import {
 } from './sendingRecords';
 import { hashOf } from './table';
 
+/** The document properties as one call read them. */
+type Properties = Readonly<Record<string, string>>;
+
 /** One store's state for the life of its execution. */
 interface StoreState {
   /** This execution may write the spreadsheet (not a custom function). */
@@ -48,10 +51,7 @@ interface StoreState {
   charges: ChargeContext;
 }
 
-/**
- * `writable`: this execution may write the spreadsheet (not a custom function). `charges`: who pays for what it
- * sends (a run's owner); formulas' by default.
- */
+/** One execution's store (fields as StoreState's); `charges`: who pays for what it sends, the formulas by default. */
 export function sheetResultStore(
   writable: boolean,
   io: StoreServices,
@@ -94,30 +94,18 @@ function readStored(state: StoreState, urlKeys: string[]): StoreRead {
   if (results.size === urlKeys.length)
     return { results, room: roomAsOf(state, undefined), property: () => undefined };
   const all = state.io.properties.getProperties();
-  const batches = readRecords(all, state.io.clock.now());
-  addFrom((hash) => batches.results.get(hash));
-  const version = all[TABLE_VERSION_PROPERTY] ?? '';
-  const again = fromSheet(
-    state.copy,
-    hashes.filter((_, index) => !results.has(urlKeys[index])),
-    version,
-  );
+  const records = readRecords(all, state.io.clock.now());
+  addFrom((hash) => records.results.get(hash));
+  const lacking = hashes.filter((_, index) => !results.has(urlKeys[index]));
+  const again = fromSheet(state.copy, lacking, all[TABLE_VERSION_PROPERTY] ?? '');
   addFrom((hash) => again.get(hash));
-  return { results, room: roomAsOf(state, batches), property: (name) => all[name] };
+  return { results, room: roomAsOf(state, records), property: (name) => all[name] };
 }
 
-function lookIn(
-  state: StoreState,
-  urlKeys: string[],
-  all: Readonly<Record<string, string>>,
-): Map<string, CachedResult> {
+function lookIn(state: StoreState, urlKeys: string[], all: Properties): Map<string, CachedResult> {
   const pending = readRecords(all, state.io.clock.now()).results;
   const hashes = urlKeys.map(hashOf);
-  const inSheet = sheetAt(
-    state,
-    hashes.filter((hash) => !pending.has(hash)),
-    all[TABLE_VERSION_PROPERTY] ?? '',
-  );
+  const inSheet = sheetResultsOf(state, hashes, pending, all);
   const found = new Map<string, CachedResult>();
   urlKeys.forEach((key, index) => {
     const cached = decodeResult(pending.get(hashes[index]) ?? inSheet.get(hashes[index]));
@@ -127,18 +115,27 @@ function lookIn(
 }
 
 /**
- * The results sheet's results of these hashes at `version`: a writer (a bulk slice, holding the lock batch after
- * batch) keeps the whole sheet, current through its own writes; a formula reads their bucket rows.
+ * The results sheet's results of the hashes not `pending` in records, at `all`'s version: a writer (a bulk slice,
+ * holding the lock batch after batch) keeps the whole sheet, current through its own writes; a formula reads their
+ * bucket rows.
  */
-function sheetAt(state: StoreState, hashes: string[], version: string): ReadonlyMap<string, string> {
-  return state.writable ? wholeSheet(state.copy, version) : fromSheet(state.copy, hashes, version);
+function sheetResultsOf(
+  state: StoreState,
+  hashes: string[],
+  pending: ReadonlyMap<string, string>,
+  all: Properties,
+): ReadonlyMap<string, string> {
+  const version = all[TABLE_VERSION_PROPERTY] ?? '';
+  if (state.writable) return wholeSheet(state.copy, version);
+  const lacking = hashes.filter((hash) => !pending.has(hash));
+  return fromSheet(state.copy, lacking, version);
 }
 
 function beginSend(state: StoreState, ask: SendAsk): SendCheck {
   const { io } = state;
   const now = io.clock.now();
   const all = ask.all ?? io.properties.getProperties();
-  const batches = readRecords(all, now);
+  const records = readRecords(all, now);
   const marks = lostMarksOf(all[LOST_PROPERTY], ask.urlKeys, now);
   const check: SendCheck = {
     send: [],
@@ -151,23 +148,19 @@ function beginSend(state: StoreState, ask: SendAsk): SendCheck {
     held: [],
   };
   const hashes = ask.urlKeys.map(hashOf);
-  const inSheet = sheetAt(
-    state,
-    hashes.filter((hash) => !batches.results.has(hash)),
-    all[TABLE_VERSION_PROPERTY] ?? '',
-  );
-  let room = roomAsOf(state, batches);
+  const inSheet = sheetResultsOf(state, hashes, records.results, all);
+  let room = roomAsOf(state, records);
   ask.urlKeys.forEach((key, index) => {
     const hash = hashes[index];
-    const pending = batches.lost.get(hash);
+    const pending = records.lost.get(hash);
     const lost = (marks.get(key)?.sends ?? 0) + (pending?.sends ?? 0);
     if (lost > 0) {
       check.lost.set(key, lost);
       check.lostUntil?.set(key, Math.max(marks.get(key)?.until ?? 0, pending?.until ?? 0));
     }
-    const cached = decodeResult(batches.results.get(hash) ?? inSheet.get(hash));
+    const cached = decodeResult(records.results.get(hash) ?? inSheet.get(hash));
     if (cached && cached.savedAt >= (ask.storedSince ?? 0)) check.stored.set(key, cached.result);
-    else if (batches.held.has(hash)) check.elsewhere.push(key);
+    else if (records.held.has(hash)) check.elsewhere.push(key);
     else if (lost >= MAX_LOST_SENDS) check.held.push(key);
     else if (room-- > 0) check.send.push(key);
     else check.full.push(key);
@@ -200,7 +193,7 @@ function recordWrites(state: StoreState, own: OwnRecord): RecordWrites {
   };
 }
 
-/** The lost marks with answers lost at their times counted (each mark LOST_MARK_MS from its loss), ended ones pruned. */
+/** The lost marks with answers lost at their times counted (each LOST_MARK_MS from its loss), ended ones pruned. */
 function withLostAnswers(raw: string | undefined, lost: Folded['lost'], now: number): string {
   let marks = raw;
   for (const { keys, at } of [...lost].sort((a, b) => a.at - b.at)) marks = withLostSends(marks, keys, at);

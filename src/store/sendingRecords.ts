@@ -1,7 +1,7 @@
 /**
- * Sending records and answers: where every lookup's money is accounted for, from its claim to the hidden sheets, for =FINDEMAIL,
- * bulk slices and the watch alike. Pure: the records' layout, reading them back, and the property values each step
- * writes (./resultStore.ts writes them).
+ * Sending records and answers: where every lookup's money is accounted for, from its claim to the hidden sheets, for
+ * =FINDEMAIL, bulk slices and the watch alike. Pure: the records' layout, reading them back, and the property values
+ * each step writes (./resultStore.ts writes them).
  *
  *   pef.s.<id>  a sending record: its sender's keys at the service (`k`) and claimed for a later fetchAll (`q`),
  *               until when (`u`: the sender's execution cannot outlive it), who pays (`c`; `b`: the formulas) and,
@@ -68,10 +68,6 @@ export function parseRecord(raw: string | null | undefined): SendingRecord | und
   return storedRecord<SendingRecord>(raw, RECORD_FIELDS) ?? undefined;
 }
 
-function parseAnswers(raw: string | null | undefined): Answers | undefined {
-  return storedRecord<Answers>(raw, ANSWERS_FIELDS) ?? undefined;
-}
-
 type Payer = Pick<SendingRecord, 'b' | 'c'>;
 
 function payerFields(payer: ChargeContext): Payer {
@@ -131,7 +127,7 @@ export function readRecords(all: Readonly<Record<string, string>>, now: number):
   };
   for (const [name, value] of Object.entries(all)) {
     if (name.startsWith(ANSWERS_PREFIX)) {
-      const answers = parseAnswers(value);
+      const answers = storedRecord<Answers>(value, ANSWERS_FIELDS);
       if (!answers) continue;
       for (const [key, encoded] of answers.r) read.results.set(hashOf(key), encoded);
       for (const key of answers.l ?? []) lostAt(key, answers.t);
@@ -238,8 +234,8 @@ export function fold(final: RecordsRead['final'], now: number): Folded {
 }
 
 /**
- * A sending record as its sender holds it: its properties' names with their keys, and which keys are at the service or
- * claimed for later. Each step returns the property values to write (one call), without the lock: no other
+ * A sending record as its sender holds it: its properties' names with their keys, and which keys are at the service
+ * or claimed for later. Each step returns the property values to write (one call), without the lock: no other
  * execution writes these records.
  */
 export interface OwnRecord {
@@ -323,14 +319,11 @@ function partsOf(own: OwnRecord, keys: readonly string[]): OwnRecord['parts'] {
 
 /** Before a later fetchAll: these claimed keys go to the service now. */
 export function toService(own: OwnRecord, keys: readonly string[]): Record<string, string> {
-  return moved(
-    own,
-    keys.filter((key) => own.claimed.has(key)),
-    (key) => {
-      own.claimed.delete(key);
-      own.atService.add(key);
-    },
-  );
+  const going = keys.filter((key) => own.claimed.has(key));
+  return moved(own, going, (key) => {
+    own.claimed.delete(key);
+    own.atService.add(key);
+  });
 }
 
 /** The values of the parts of `keys` after `move` applied to each (none when no key moves). */
