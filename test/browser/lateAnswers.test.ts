@@ -30,23 +30,34 @@ test('a slice’s answer from before the run ended, arriving after its end, leav
   const ended = new Promise<void>((resolve) => {
     answeredEnd = resolve;
   });
-  const calls = { started: 0, answered: 0, held: 0, heldTillEnd: 0 };
-  // The first slice's answer "running" is held until another slice has answered "done", then sent as the answer of
-  // a slice that wrote the last rows: every row processed.
+  const calls = { started: 0, answered: 0, held: 0, heldTillEnd: 0, inFlight: 0 };
+  // A "running" answer is held until another slice has answered "done", then sent as the answer of a slice that
+  // wrote the last rows: every row processed. Held only while another call is under way: with none, no slice is left
+  // to end the run (the sidebar's lanes follow the server's figure, which counts slices at work, not answers on their
+  // way), so it goes back unchanged and a later answer is held instead.
   const continueEnrichment = async (...args: unknown[]): Promise<Progress> => {
-    const answer = (await w.env.runFromPage('continueEnrichment', args, options)) as Progress;
+    calls.inFlight++;
+    let answer: Progress;
+    try {
+      answer = (await w.env.runFromPage('continueEnrichment', args, options)) as Progress;
+    } finally {
+      calls.inFlight--;
+    }
     if (answer.state === 'done') answeredEnd();
-    if (answer.state !== 'running' || calls.held > 0) return answer;
+    if (answer.state !== 'running' || calls.held > 0 || calls.inFlight === 0) return answer;
     calls.held++;
-    let bound: ReturnType<typeof setTimeout> | undefined;
-    const lapsed = await Promise.race([
-      ended.then(() => false),
-      new Promise<boolean>((resolve) => {
-        bound = setTimeout(() => resolve(true), HOLD_BOUND_MS);
-      }),
-    ]);
-    clearTimeout(bound);
-    if (!lapsed) calls.heldTillEnd++;
+    const until = Date.now() + HOLD_BOUND_MS;
+    let done = false;
+    void ended.then(() => {
+      done = true;
+    });
+    for (let look = 0; look < HOLD_BOUND_MS / 25 && Date.now() < until && !done && calls.inFlight > 0; look++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    if (!done) {
+      calls.held--;
+      return answer;
+    }
+    calls.heldTillEnd++;
     return { ...answer, processed: answer.total };
   };
 
