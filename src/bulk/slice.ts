@@ -138,7 +138,6 @@ function runSlice(
     batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),
     batchCap: config.maxConcurrency,
     cap: runCap(config),
-    slices: mostSlices(config),
   };
   let last: Job | null = job;
   try {

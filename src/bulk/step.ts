@@ -57,8 +57,6 @@ export interface SliceSetup {
   /** The most requests one fetchAll sends (FETCH_MAX_CONCURRENCY). */
   batchCap: number;
   cap: number;
-  /** The slices of a run at once, at most (BULK_SLICES). */
-  slices: number;
   /** Results written in the run's rows, by profile (a duplicate row copies them), read once a slice when needed. */
   written?: Map<string, unknown[]>;
   /** The run's pace after this slice's key check, for its first hold (when the run's pace still knows nothing). */

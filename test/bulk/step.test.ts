@@ -52,7 +52,6 @@ function setupOf(world: BulkWorld, token: string): SliceSetup {
     endpoint: 'https://api.example.test/v1',
     batchCap: 100,
     cap: 300,
-    slices: 3,
   };
 }
 
