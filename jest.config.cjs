@@ -76,12 +76,11 @@ const UNIT_TESTS = fs
 
 module.exports = {
   /**
-   * Three test files at once on a 2-core machine: many tests wait on the sandbox's latency or on Chromium, so a third
-   * file fills the cores (a clean clone's suite: 487 s at two, 414 s at three, 1,681 of 1,681 passing both times; CPU
-   * 10.6 and 9.3 min). Four filled them too but then stretched waits past their bounds (two of five runs, an earlier
-   * round: test/browser/sidebar.test.ts, test/e2e/bulk/races.test.ts).
+   * Two test files at once on a 2-core machine. Four fill the cores while files wait (the whole suite used 302 s of
+   * CPU in 222-244 s), but two of five clean-clone runs at four then failed a test whose waits Chromium or the lock
+   * quota stretched past their bounds (test/browser/sidebar.test.ts, test/e2e/bulk/races.test.ts).
    */
-  maxWorkers: 3,
+  maxWorkers: 2,
   /**
    * A worker that ended its tests has no handle left (its event loop is empty: its 'exit' event comes 1-43 ms after
    * jest's end message), but on a busy 2-core machine the process itself took 500-740 ms more to go away, past
