@@ -89,8 +89,8 @@ export interface Job {
 
 /**
  * Rows `from`..`to` of the current pass, leased to the slice holding `token` until `until` (0: free, to be leased
- * again), with `n` requests at the service for them; `waits`: given back because another execution was looking up
- * a profile of these rows.
+ * again), with `n` requests at the service for them since `at`; `waits`: given back because another execution was
+ * looking up a profile of these rows.
  */
 export interface WindowLease {
   from: number;
@@ -98,6 +98,7 @@ export interface WindowLease {
   token: string;
   until: number;
   n?: number;
+  at?: number;
   waits?: 1;
 }
 

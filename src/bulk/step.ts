@@ -275,12 +275,13 @@ function leaseNext(setup: SliceSetup, job: Job, all: Properties, read: RowsReade
     const pace = paceNow(job.pace, setup.cap, now);
     const wait = Math.max(0, (pace.notBefore ?? 0) - now);
     const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
-    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits (about
-    // half a batch's time), counted among the slices so that the others' next shares leave it room.
+    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits until the
+    // first of those batches may be back (each look is a hold of the lock), counted among the slices so that the
+    // others' next shares leave it room.
     if (wait > 0 || share < 1) {
       const waitMs = Math.max(
         wait,
-        Math.min(MAX_ROOM_WAIT_MS, Math.max(MIN_ROOM_WAIT_MS, pace.fastestMs / 2)),
+        Math.min(MAX_ROOM_WAIT_MS, Math.max(MIN_ROOM_WAIT_MS, firstBackMs(job, setup.token, pace, now))),
       );
       waitForRoom(job, setup.token, now + 2 * waitMs + MIN_ROOM_WAIT_MS, now);
       return { waitMs };
@@ -323,7 +324,7 @@ function claimWindow(
   });
   const n = claimed.first?.first.length ?? 0;
   const atService = others(job, token, now).atService + n;
-  lease(job, { from: window.from, to: window.to, token, until, n }, now);
+  lease(job, { from: window.from, to: window.to, token, until, n, at: now }, now);
   return {
     window,
     claimed,
@@ -333,6 +334,17 @@ function claimWindow(
     sentAt: now,
     pace: sized?.state,
   };
+}
+
+/**
+ * Ms until the first of the other slices' batches may be back: sent a batch's fastest time ago (half of it when no
+ * window says when it was sent).
+ */
+function firstBackMs(job: Job, token: string, pace: PaceState, now: number): number {
+  const sent = liveWindows(job, now).flatMap((window) =>
+    window.token !== token && window.n && window.at !== undefined ? [window.at] : [],
+  );
+  return sent.length > 0 ? Math.min(...sent) + pace.fastestMs - now : pace.fastestMs / 2;
 }
 
 /** A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run. */

@@ -8,6 +8,7 @@ import { pauseEnrichment } from '../../src/bulk/controls';
 import type { Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { runCharges } from '../../src/bulk/runCharges';
+import { paceNow } from '../../src/bulk/runPace';
 import { applyFolded, holdOnce, type Leased, type Sent, type SliceSetup } from '../../src/bulk/step';
 import { EXECUTION_LIMIT_MS } from '../../src/core/limits';
 import { ANSWERS_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
@@ -87,7 +88,7 @@ describe('holdOnce', () => {
     expect(next.atService).toBe(PACE_START);
     const job = jobOf(world);
     expect(job.windows).toEqual([
-      { from: 1, to: PACE_START, token: 'slice-A', until: setup.until, n: PACE_START },
+      { from: 1, to: PACE_START, token: 'slice-A', until: setup.until, n: PACE_START, at: next.sentAt },
     ]);
     expect(job.leaseUntil).toBe(setup.until);
     expect(records(world).map((name) => JSON.parse(world.store.props.get(name) as string).w)).toEqual([
@@ -156,6 +157,21 @@ describe('holdOnce', () => {
     expect(hold?.next).toBeUndefined();
     expect(hold?.waitMs).toBeGreaterThanOrEqual(500);
     expect(records(world)).toEqual([]);
+  });
+
+  it("waits until the other slice's batch may be back: sent a batch's fastest time before, not half of it", () => {
+    const { world, setup } = slice();
+    const job = jobOf(world);
+    const now = world.clock.now();
+    job.pace = { ...paceNow(job.pace, setup.cap, now), fastestMs: 4000, requests: 100 };
+    job.windows = [
+      { from: 1, to: 40, token: 'slice-B', until: setup.until, n: job.pace.size, at: now - 1000 },
+    ];
+    job.cursor = 41;
+    saveJob(world.platform, job);
+    const hold = holdOnce(setup, undefined, true, false);
+    expect(hold?.next).toBeUndefined();
+    expect(hold?.waitMs).toBe(3000);
   });
 
   it("folds what is final first: the run's credits counted in its job by its id, another run's not", () => {
