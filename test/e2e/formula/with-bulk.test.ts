@@ -3,7 +3,14 @@
 import { FORMULA_UNTIMED_START_SHARE, FORMULA_WORK_BUDGET_MS, POLL_FIRST_MS } from '../../../src/core/limits';
 import { waitFor } from '../../sandbox/helpers';
 import { LOCK_QUOTA, startWorld, url, type World } from '../../support/harness';
-import { chargedTwice, drive, mismatches } from '../bulk/helpers';
+import {
+  chargedTwice,
+  drive,
+  expectLogEqualsLedger,
+  mismatches,
+  type ProgressView,
+  start,
+} from '../bulk/helpers';
 import { column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
@@ -135,5 +142,61 @@ describe('=FINDEMAIL with a bulk run', () => {
     // it).
     const waited = world.env.cacheEvictions > 0 ? /Another cell|Not looked up in time/ : /Another cell/;
     expect(shown.filter((text) => waited.test(text))).toHaveLength(1);
+  });
+  it('a column of =FINDEMAIL cells evaluated while four slices run: none refused by Apps Script, each cell answered or told to Refresh, one Refresh answers them all; every row written, each profile paid once', async () => {
+    // 200 rows for the run, and a column of 25 cells beside it: 15 of the run's profiles and 10 of their own. Four
+    // slices at once (BULK_SLICES=4, issue 40) and the cells are one person's executions together (30 at most).
+    const rows = urls(200, 'fay-gill');
+    const own = urls(10, 'fay-own');
+    world = await startWorld({
+      data: [['Profile'], ...rows],
+      faults: { latencyMs: 300 },
+      scriptProperties: { BULK_SLICES: '4', FETCH_MAX_CONCURRENCY: '20' },
+    });
+    const w = world;
+    w.env.enter(w.ss.id, 'J1:J10', own);
+    fillDown(w, 'H', 'A', 2, 16);
+    w.env.enter(
+      w.ss.id,
+      'H17:H26',
+      own.map((_, i) => [`=FINDEMAIL(J${i + 1})`]),
+    );
+    await warmWorkers(w, 6);
+    const started = await start(w, 'A1:A201');
+    expect(started.state).toBe('running');
+    // Four lanes as the sidebar drives them, each calling again while the run is running (bounded), and the cells
+    // evaluated meanwhile.
+    const lane = async () => {
+      let progress: ProgressView = started;
+      for (let call = 0; call < 200 && progress.state === 'running'; call++)
+        progress = (await w.env.run('continueEnrichment', [], w.as())) as ProgressView;
+      return progress;
+    };
+    const [evaluated, ...ends] = await Promise.all([
+      w.env.recalculate(w.ss.id),
+      lane(),
+      lane(),
+      lane(),
+      lane(),
+    ]);
+    expect(evaluated.results.every((result) => result.ok)).toBe(true);
+    expect(ends.map((end) => end.state)).toEqual(['done', 'done', 'done', 'done']);
+    expect(w.env.executions.some((e) => e.fn === 'continueEnrichment' && !e.ok)).toBe(false);
+    // A cell whose profile a slice holds says so (the run pays for it); none meets "too many scripts".
+    const want = [...rows.slice(0, 15), ...own].map(([link]) => emailOf(link));
+    const shown = column(w, 'H2:H26').map(String);
+    expect(
+      shown.filter((value, i) => value !== want[i] && !/bulk run .* is looking this profile up/.test(value)),
+    ).toEqual([]);
+    const before = lookups(w).length;
+    w.env.select(w.ss.id, 'H2:H26');
+    await w.env.run('refreshFormulas', [], w.as());
+    await w.env.formulasSettled();
+    expect(column(w, 'H2:H26')).toEqual(want);
+    expect(lookups(w)).toHaveLength(before);
+    expect(mismatches(w.env.values(w.ss.id, 'A2:D201'))).toEqual([]);
+    expect(chargedTwice(w)).toEqual([]);
+    expect(Object.keys(w.charges())).toHaveLength(210);
+    expectLogEqualsLedger(w);
   });
 });
