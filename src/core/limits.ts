@@ -240,8 +240,8 @@ export const MAX_SLICES = PAGE_CONCURRENT_CALLS - 3;
  */
 export const SLICE_MIN_SHARE = 5;
 /**
- * A slice waiting for room in its run's pace (the other slices' batches fill it) holds the lock again after about
- * half a batch's time, at least and at most this long (our choice: each look is a LockService call).
+ * A slice waiting for room in its run's pace (the other slices' batches fill it) holds the lock again when the first
+ * of those batches may be back, at least and at most this long (our choice: each look is a LockService call).
  */
 export const MIN_ROOM_WAIT_MS = 500;
 export const MAX_ROOM_WAIT_MS = 5000;
