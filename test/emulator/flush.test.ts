@@ -13,6 +13,7 @@ import {
   TOO_MANY_LOCK_OPERATIONS,
 } from '../../emulator';
 import { OWNER } from '../support/harness';
+import { LOCK_CALLS_SOURCE } from './fixtures';
 
 const FIXTURE = `
 /** Writes A1 (and a new sheet), flushes if asked, then waits for the script property "go" (at most 10 s). */
@@ -43,22 +44,7 @@ function writeUnderLock(flush) {
   return 'done';
 }
 
-/** Takes and releases the document lock \`times\` times; each call's outcome. */
-function lockCalls(times) {
-  var lock = LockService.getDocumentLock();
-  var seen = [];
-  for (var i = 0; i < times; i++) {
-    try {
-      seen.push(lock.tryLock(0) ? 'taken' : 'busy');
-      lock.releaseLock();
-      seen.push('released');
-    } catch (e) {
-      seen.push(e.message);
-    }
-  }
-  return seen;
-}
-`;
+${LOCK_CALLS_SOURCE}`;
 
 let dir = '';
 const envs: Environment[] = [];

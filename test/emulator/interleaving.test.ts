@@ -9,24 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Environment, type ServiceCall, TOO_MANY_LOCK_OPERATIONS } from '../../emulator';
 import { OWNER } from '../support/harness';
+import { LOCK_CALLS_SOURCE } from './fixtures';
 
 const FIXTURE = `
-/** Takes and releases the document lock \`times\` times; each call's outcome. */
-function lockCalls(times) {
-  var lock = LockService.getDocumentLock();
-  var seen = [];
-  for (var i = 0; i < times; i++) {
-    try {
-      seen.push(lock.tryLock(0) ? 'taken' : 'busy');
-      lock.releaseLock();
-      seen.push('released');
-    } catch (e) {
-      seen.push(e.message);
-    }
-  }
-  return seen;
-}
-
+${LOCK_CALLS_SOURCE}
 /** Holds the document lock, asks the person a question, then says whether it held the lock before and after. */
 function askHoldingTheLock() {
   var lock = LockService.getDocumentLock();
