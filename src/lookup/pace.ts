@@ -4,8 +4,8 @@
  * fetchAll waits for the slowest answer of its batch, and loses every answer of the batch (maybe charged) when one
  * connection fails, so the size is the lever both ways. A healthy connection is the common case: with nothing
  * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
- * PACE_START, doubling while batches come back fast and clean. A fault is guarded against once it is seen:
- * a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
+ * PACE_START, growing fourfold while batches come back fast and clean (twofold once a fault was seen). A fault is
+ * guarded against once it is seen: a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
  * after CEILING_PATIENCE clean batches (doubled by each such try that meets a 429, which steps back to the ceiling
  * rather than halving); a batch lost to a transport failure halves it too, and the recent rate of
  * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
@@ -55,6 +55,12 @@ export type { PaceReason };
  * has room for few batches in its 30 s).
  */
 export const PACE_START = 50;
+/**
+ * A healthy service is the common case: while no fault was seen, a fast clean batch multiplies the size by four
+ * (50, 200, then the cap), a fault being guarded against once seen (then twofold). Our choice: a service whose
+ * limit lies between two sizes refuses the excess of one batch (429s cost no credit, only their Retry-After).
+ */
+export const UNSEEN_FAULT_GROWTH = 4;
 /** Answers expected to be lost to transport failures, per request sent, at most (1 %). */
 export const LOSS_TARGET = 0.01;
 /**
@@ -129,7 +135,7 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
     if (fast && sample.size >= state.size) {
       // Counted in rounds (fractions of one), within a rounding error.
       const patient = (state.sinceThrottled ?? CEILING_PATIENCE) + 1e-9 >= ceilingPatience(state);
-      if (state.size < state.ceiling) next.size = Math.min(state.size * 2, state.ceiling);
+      if (state.size < state.ceiling) next.size = Math.min(state.size * growth(state), state.ceiling);
       else if (patient) next.size = state.size + ceilingStep(state.size);
     }
     // A clean batch above the ceiling: the service took more than it did when the ceiling was set.
@@ -137,6 +143,14 @@ export function observePace(state: PaceState, sample: BatchSample, cap: number):
   }
   next.size = Math.max(1, Math.min(next.size, limit));
   return next;
+}
+
+/**
+ * How much a fast, clean, full batch multiplies the size below the ceiling: UNSEEN_FAULT_GROWTH while the service
+ * has neither refused a request (429 or 5xx) nor lost a batch, twofold once it has.
+ */
+function growth(state: PaceState): number {
+  return state.sinceThrottled === undefined && state.lost === 0 ? UNSEEN_FAULT_GROWTH : 2;
 }
 
 /** The size's step above the ceiling: a twentieth, at least one request. */
@@ -179,7 +193,8 @@ export function observeRun(
   // Patience at a ceiling is counted in rounds of the run: each batch is its share of one.
   if (state.sinceThrottled !== undefined)
     grown.sinceThrottled = state.sinceThrottled + Math.min(1, sample.size / Math.max(1, state.size));
-  return { ...grown, requests, size: Math.max(state.size, grown.size) };
+  // Only a round of the run's whole pace says the pace works: a smaller one neither grows nor shrinks it.
+  return { ...grown, requests, size: size >= state.size ? Math.max(state.size, grown.size) : state.size };
 }
 
 /** The pace has observed nothing yet: a new run, or one whose kept pace expired (PACE_SECONDS). */

@@ -9,11 +9,11 @@ import type { Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { runCharges } from '../../src/bulk/runCharges';
 import { paceNow } from '../../src/bulk/runPace';
-import { applyFolded, holdOnce, type Leased, type Sent, type SliceSetup } from '../../src/bulk/step';
+import { applyFolded, holdOnce, type Leased, lookForRoom, type Sent, type SliceSetup } from '../../src/bulk/step';
 import { EXECUTION_LIMIT_MS } from '../../src/core/limits';
 import { ANSWERS_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import { PACE_START } from '../../src/lookup/pace';
+import { PACE_START, UNSEEN_FAULT_GROWTH } from '../../src/lookup/pace';
 import { emptyReport } from '../../src/lookup/session';
 import { DocumentBusyError } from '../../src/platform/errors';
 import { encodeResult } from '../../src/store/codec';
@@ -23,6 +23,8 @@ import { found } from '../support/results';
 import { addressOf, type BulkWorld, bulkWorld, profile, start } from './world';
 
 const ROWS = 300;
+/** The most requests one fetchAll of a slice sends (FETCH_MAX_CONCURRENCY). */
+const BATCH_CAP = 100;
 
 /** A run of ROWS profiles in column A (no header), started; the setup of a slice of it holding `token`. */
 function slice(token = 'slice-A') {
@@ -51,7 +53,7 @@ function setupOf(world: BulkWorld, token: string): SliceSetup {
     hosts: DEFAULT_NETWORK_HOSTS,
     apiKey: 'sk_test_key_000000000000',
     endpoint: 'https://api.example.test/v1',
-    batchCap: 100,
+    batchCap: BATCH_CAP,
     cap: 300,
   };
 }
@@ -114,10 +116,10 @@ describe('holdOnce', () => {
     expect(filled(world)).toBe(PACE_START);
     const job = jobOf(world);
     expect(job.counts).toMatchObject({ found: PACE_START, processed: PACE_START });
-    // A clean batch of the whole pace: the run's pace doubles, and the next window is that big.
-    expect(job.pace?.size).toBe(2 * PACE_START);
+    // A clean batch of the whole pace, no fault seen: the run's pace grows fourfold, the next window as big as a batch.
+    expect(job.pace?.size).toBe(UNSEEN_FAULT_GROWTH * PACE_START);
     expect(hold?.next?.window.from).toBe(PACE_START + 1);
-    expect(hold?.next?.window.wanted.size).toBe(2 * PACE_START);
+    expect(hold?.next?.window.wanted.size).toBe(Math.min(BATCH_CAP, UNSEEN_FAULT_GROWTH * PACE_START));
     expect(job.windows?.map((window) => [window.from, window.token])).toEqual([[PACE_START + 1, 'slice-A']]);
   });
 
@@ -172,6 +174,27 @@ describe('holdOnce', () => {
     const hold = holdOnce(setup, undefined, true, false);
     expect(hold?.next).toBeUndefined();
     expect(hold?.waitMs).toBe(3000);
+  });
+
+  it('a waiting slice is counted among the slices until its budget ends, and looks again without the lock', () => {
+    const { world, setup } = slice();
+    const job = jobOf(world);
+    job.windows = [{ from: 1, to: 40, token: 'slice-B', until: setup.until, n: PACE_START }];
+    job.cursor = 41;
+    saveJob(world.platform, job);
+    expect(holdOnce(setup, undefined, true, false)?.waitMs).toBeGreaterThan(0);
+    expect(jobOf(world).waiting).toEqual({ [setup.token]: setup.deadline });
+    // Its looks never take the lock: a LockService that throws changes nothing.
+    const refused = () => {
+      throw new Error('There are too many LockService operations against the same script.');
+    };
+    const lock = { with: refused, withRetried: refused, tryWith: refused };
+    const refusing = { ...setup, platform: { ...setup.platform, lock } };
+    world.clock.sleep(600);
+    expect(lookForRoom(refusing)).toBeGreaterThan(0);
+    // The other slice wrote its batch: room now, the slice holds the lock for its window.
+    saveJob(world.platform, { ...jobOf(world), windows: [] });
+    expect(lookForRoom(refusing)).toBeUndefined();
   });
 
   it("folds what is final first: the run's credits counted in its job by its id, another run's not", () => {
