@@ -27,7 +27,7 @@ import { checkKeyOfRun } from '../lookup/keyCheck';
 import { keyPaceValue, knowsNothing } from '../lookup/pace';
 import type { BatchSample, BatchSizer, LookupPorts } from '../lookup/ports';
 import { type ServiceError, serviceError } from '../lookup/result';
-import { emptyReport, sendClaimed } from '../lookup/session';
+import { emptyReport, type LookupReport, sendClaimed } from '../lookup/session';
 import type { Platform } from '../platform/platform';
 import { idleProgress, type Job, progressOf } from './job';
 import type { HaltReason } from './jobMachine';
@@ -37,7 +37,7 @@ import { slicesWorking, windowsLeft } from './lease';
 import { runCharges } from './runCharges';
 import { haltOf } from './runHalt';
 import { mostSlices, paceNow, runCap, slicesFor } from './runPace';
-import { holdOnce, type Leased, type Sent, type SliceSetup } from './step';
+import { holdOnce, type Leased, lookForRoom, type Sent, type SliceSetup } from './step';
 
 /** Holds of the lock one slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
 const MOST_HOLDS = 1000;
@@ -174,15 +174,40 @@ function holdAndSend(setup: SliceSetup, maxWindows: number): Job | null | undefi
     last = hold.job;
     sent = undefined;
     if (hold.waitMs !== undefined) {
-      if (clock.now() + hold.waitMs >= setup.deadline) return last;
-      clock.sleep(hold.waitMs);
+      if (!sleepUntilRoom(setup, hold.waitMs)) return last;
       continue;
     }
     if (!hold.next) return last;
     windows++;
     sent = sendLeased(setup, hold.next);
+    // Nothing went out, its profiles being looked up by other executions: written once theirs may be back, never
+    // leased again and again meanwhile (each a hold of the lock).
+    if (sent.samples.length === 0 && waitsElsewhere(sent.report)) {
+      const pause = Math.min(sent.othersBackMs, setup.deadline - clock.now());
+      if (pause > 0) clock.sleep(pause);
+    }
   }
   return last;
+}
+
+/** Rows of the batch wait on profiles other executions are looking up. */
+function waitsElsewhere(report: LookupReport): boolean {
+  return report.heldBy.size > 0 || report.elsewhere.length > 0;
+}
+
+/**
+ * Waits while the run's pace has no room for this slice, looking at the job without the lock (each look one
+ * property read, never a LockService call): true when the slice should hold the lock again, false at its deadline.
+ */
+function sleepUntilRoom(setup: SliceSetup, firstWaitMs: number): boolean {
+  const { clock } = setup.platform;
+  let waitMs: number | undefined = firstWaitMs;
+  for (let looks = 0; waitMs !== undefined && looks < MOST_HOLDS; looks++) {
+    if (clock.now() + waitMs >= setup.deadline) return false;
+    clock.sleep(waitMs);
+    waitMs = lookForRoom(setup);
+  }
+  return true;
 }
 
 /** The leased window's batch, sent with the lock free; its answers are kept in its records as they come. */

@@ -75,6 +75,8 @@ export interface Leased {
   sentAt: number;
   /** The run's pace as this batch was sized (undefined: a fixed batch size). */
   pace?: PaceState;
+  /** Ms until the first of the other slices' batches may be back (when this one's profiles wait on theirs). */
+  othersBackMs: number;
 }
 
 /** A leased window after its batch: what came back, to be written in the slice's next hold. */
@@ -272,20 +274,15 @@ function leaseNext(setup: SliceSetup, job: Job, all: Properties, read: RowsReade
       if (!startNextPass(setup, job, now)) return {};
       continue;
     }
-    const pace = paceNow(job.pace, setup.cap, now);
-    const wait = Math.max(0, (pace.notBefore ?? 0) - now);
-    const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
-    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits until the
-    // first of those batches may be back (each look is a hold of the lock), counted among the slices so that the
-    // others' next shares leave it room.
-    if (wait > 0 || share < 1) {
-      const waitMs = Math.max(
-        wait,
-        Math.min(MAX_ROOM_WAIT_MS, Math.max(MIN_ROOM_WAIT_MS, firstBackMs(job, setup.token, pace, now))),
-      );
-      waitForRoom(job, setup.token, now + 2 * waitMs + MIN_ROOM_WAIT_MS, now);
-      return { waitMs };
+    const room = roomFor(setup, job, now);
+    // The run's pace is full with the other slices' batches, or the service asked to wait: this slice waits, counted
+    // among the slices until its time budget ends so that the others' next shares leave it room; it looks again
+    // without the lock (./slice.ts).
+    if ('waitMs' in room) {
+      waitForRoom(job, setup.token, setup.deadline, now);
+      return room;
     }
+    const { pace, share } = room;
     const free = 'window' in next ? next.window : undefined;
     const from = free?.from ?? job.cursor;
     const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
@@ -324,6 +321,7 @@ function claimWindow(
   });
   const n = claimed.first?.first.length ?? 0;
   const atService = others(job, token, now).atService + n;
+  const pace = paceNow(job.pace, setup.cap, now);
   lease(job, { from: window.from, to: window.to, token, until, n, at: now }, now);
   return {
     window,
@@ -333,7 +331,41 @@ function claimWindow(
     wholeShare: sized !== undefined && n >= sized.share,
     sentAt: now,
     pace: sized?.state,
+    othersBackMs: roomWaitMs(firstBackMs(job, token, pace, now)),
   };
+}
+
+/**
+ * Room for this slice's batch in the run's pace now: its share, or the ms to wait (the pace full with the other
+ * slices' batches: until the first of them may be back; or the service's Retry-After).
+ */
+function roomFor(
+  setup: SliceSetup,
+  job: Job,
+  now: number,
+): { pace: PaceState; share: number } | { waitMs: number } {
+  const pace = paceNow(job.pace, setup.cap, now);
+  const wait = Math.max(0, (pace.notBefore ?? 0) - now);
+  const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
+  if (wait <= 0 && share >= 1) return { pace, share };
+  return { waitMs: Math.max(wait, roomWaitMs(firstBackMs(job, setup.token, pace, now))) };
+}
+
+/** A wait for the other slices' batches, at least MIN_ROOM_WAIT_MS and at most MAX_ROOM_WAIT_MS. */
+function roomWaitMs(firstBackMs: number): number {
+  return Math.min(MAX_ROOM_WAIT_MS, Math.max(MIN_ROOM_WAIT_MS, firstBackMs));
+}
+
+/**
+ * A waiting slice's look at its run without the lock (one property read): the ms to wait more while the pace has no
+ * room for it yet; undefined when it should hold the lock now (room, or the run changed: the hold finds out what).
+ */
+export function lookForRoom(setup: SliceSetup): number | undefined {
+  const job = parseJob(setup.platform.documentProperties().getProperty(JOB_PROPERTY));
+  const now = setup.platform.clock.now();
+  if (!job || job.id !== setup.jobId || job.state !== 'running' || !nextLease(job, now)) return undefined;
+  const room = roomFor(setup, job, now);
+  return 'waitMs' in room ? room.waitMs : undefined;
 }
 
 /**

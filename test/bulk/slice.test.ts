@@ -11,6 +11,7 @@ import { loadJob } from '../../src/bulk/jobStore';
 import { seedPace } from '../../src/bulk/runPace';
 import { withSlices } from '../../src/bulk/slice';
 import { outputHeaders } from '../../src/core/cells';
+import { MIN_ROOM_WAIT_MS } from '../../src/core/limits';
 import { ANSWERS_PREFIX } from '../../src/core/propertyNames';
 import { BULK_CLAIM, claimKey, putClaims } from '../../src/lookup/claims';
 import { PACE_START } from '../../src/lookup/pace';
@@ -181,6 +182,46 @@ describe('the bulk run over the platform ports, without the emulator', () => {
     expect(sheet.rows[5][1]).toBe('p5@example.test');
     expect(sheet.rows.every((row) => String(row[1]).endsWith('@example.test'))).toBe(true);
   });
+});
+
+test('a row whose profile another execution answers seconds later: the slice waits for it, never leasing it again and again', () => {
+  const rows = Array.from({ length: 60 }, (_, index) => [profile(`p${index}`)]);
+  const cache = memoryCache();
+  const held = 'https://linkedin.com/in/p5';
+  putClaims(cache, [held], BULK_CLAIM, 360);
+  const world = bulkWorld(rows, { row: 1, column: 1, rows: 60, columns: 1 }, { cache, slices: 1 });
+  const { platform, clock, sheet, sent, lock } = world;
+  // The other execution's answer is stored 8 s into the slice (the test clock moves only when the slice sleeps or sends).
+  const answersAt = clock.now() + 8000;
+  const sleep = clock.sleep;
+  clock.sleep = (ms) => {
+    sleep(ms);
+    if (clock.now() < answersAt || !cache.get(claimKey(held))) return;
+    const other = sheetResultStore(false, world.store.io).beginSend({
+      urlKeys: [held],
+      untilMs: clock.now() + 30_000,
+      first: (sendable) => sendable,
+    });
+    other.record?.keep([held], [[held, found('p5@example.test')]], [], []);
+    cache.remove(claimKey(held));
+  };
+  let holds = 0;
+  const free = { ...lock };
+  lock.tryWith = (work) => {
+    holds++;
+    return free.tryWith(work);
+  };
+  lock.withRetried = (work) => {
+    holds++;
+    return free.withRetried(work);
+  };
+  expect(start(platform).progress.state).toBe('running');
+  const progress = continueEnrichment(platform);
+  expect(progress.state).toBe('done');
+  expect(sent).toHaveLength(59);
+  expect(sheet.rows[5][1]).toBe('p5@example.test');
+  // A hold per batch, and one per wait for the other execution (at least MIN_ROOM_WAIT_MS each): 8 s is 16 at most.
+  expect(holds).toBeLessThanOrEqual(8000 / MIN_ROOM_WAIT_MS + 4);
 });
 
 describe('the money promises of a slice, each batch written between two holds of the lock', () => {
