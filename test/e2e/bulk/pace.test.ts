@@ -147,7 +147,7 @@ describe('adaptive batch size', () => {
 describe('the pace learned per key', () => {
   it("a run on a new spreadsheet starts at what the key's service took elsewhere: its first batch is not refused; another person's does not", async () => {
     const limit = { maxInFlight: 25, retryAfterSeconds: 1 };
-    const data = rows(150, 'kay-first');
+    const data = rows(75, 'kay-first');
     // The sandbox counts requests in flight: at 100 ms a busy machine's dispatch of one fetchAll could outlast the
     // first answers, and the service would take more than 25 at once. At 1 s every request of a batch overlaps.
     world = await startWorld({ data: [['Profile'], ...data], faults: { latencyMs: 1000, rateLimit: limit } });
@@ -157,7 +157,7 @@ describe('the pace learned per key', () => {
     expect(JSON.parse(kept)).toMatchObject({ allowed: 25 });
     expect(kept).not.toContain(OWNER_KEY);
 
-    const second = rows(200, 'kay-second');
+    const second = rows(100, 'kay-second');
     const ss = world.env.createSpreadsheet({ owner: OWNER, data: [['Profile'], ...second] });
     const other: World = {
       ...world,
