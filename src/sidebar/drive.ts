@@ -23,6 +23,9 @@ let generation = 0;
 /** Someone else's run is being watched (its progress asked for now and then). */
 let watching = false;
 
+/** continueEnrichment calls this page has under way, of any drive (one before a Pause and Resume included). */
+let slicesUnderWay = 0;
+
 /**
  * Apps Script refused the call for the person's executions at once or per second ("too many scripts running
  * simultaneously", "invoked too many times"): fewer slices at once.
@@ -49,13 +52,26 @@ export async function drive(): Promise<void> {
   const lanes: Promise<void>[] = [];
   // The run ended (paused, stopped, done) in a slice's answer: shown once every lane's batch is written.
   let ended: Progress | undefined;
+  // This drive's continueEnrichment calls under way.
+  let mineUnderWay = 0;
   const going = () => mine === generation && ui.progress.state === 'running' && !ended;
   const widen = (figure: number) => {
     for (let index = 0; index < Math.max(1, figure); index++) {
       if (open.has(index)) continue;
+      // An earlier drive's slices still on their way (a Pause and Resume while their batches were at the service)
+      // count against the figure: the page's calls stay under its 10 at once, and a click always has a free one.
+      if (index > 0 && open.size + slicesUnderWay - mineUnderWay >= figure) return;
       open.add(index);
       lanes.push(lane(index));
     }
+  };
+  const slice = () => {
+    slicesUnderWay++;
+    mineUnderWay++;
+    return call('continueEnrichment').finally(() => {
+      slicesUnderWay--;
+      mineUnderWay--;
+    });
   };
   async function lane(index: number): Promise<void> {
     const first = index === 0;
@@ -67,7 +83,7 @@ export async function drive(): Promise<void> {
       while (going()) {
         let next: Progress;
         try {
-          const work = call('continueEnrichment');
+          const work = slice();
           // The run's figure of slices grows with its pace: the progress looks while a slice works say so too.
           next = first
             ? await lookWhile(

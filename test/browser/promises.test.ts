@@ -6,7 +6,7 @@
  * connections to one host does not stand in for the page's 10 (emulator/README.md).
  */
 import type { Browser, BrowserContext } from 'playwright-core';
-import { MAX_SLICES } from '../../src/core/limits';
+import { MAX_SLICES, PAGE_CONCURRENT_CALLS } from '../../src/core/limits';
 import { drive, start } from '../e2e/bulk/helpers';
 import { waitFor } from '../sandbox/helpers';
 import { launchChromium } from '../support/browser';
@@ -43,7 +43,7 @@ afterEach(async () => {
 const urls = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
 
-test("Pause reaches the server while the sidebar's slices are held at the service, even with BULK_SLICES at its largest", async () => {
+test("Pause reaches the server while the sidebar's slices are held at the service, even with BULK_SLICES at its largest, and again after a Resume", async () => {
   world = await startWorld({
     data: [['Profile'], ...urls(500, 'cap-before'), ...urls(2000, 'cap-run')],
     rows: 2510,
@@ -99,7 +99,26 @@ test("Pause reaches the server while the sidebar's slices are held at the servic
     pauseReached = false;
   }
   const calls = { underWay, slicesSent, most };
+  expect({ pauseReachedTheServer: pauseReached, calls }).toEqual({ pauseReachedTheServer: true, calls });
+  // Resume and Pause again while the first slices are still held at the service: the new drive's slices and the
+  // old ones together leave the clicks a call (the old ones count against the run's figure of slices).
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await waitFor(() => reached.includes('resumeEnrichment'), 5_000);
+  const resumedAt = reached.length;
+  await waitFor(() => underWay >= 10 || Date.now() - lastSliceAt > 2_000, 30_000);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  let pausedAgain = true;
+  try {
+    await waitFor(() => reached.slice(resumedAt).includes('pauseEnrichment'), 5_000);
+  } catch {
+    pausedAgain = false;
+  }
+  const after = { underWay, most };
   releaseHold?.();
   releaseHold = undefined;
-  expect({ pauseReachedTheServer: pauseReached, calls }).toEqual({ pauseReachedTheServer: true, calls });
+  expect({ pauseAfterResumeReachedTheServer: pausedAgain, after }).toEqual({
+    pauseAfterResumeReachedTheServer: true,
+    after,
+  });
+  expect(most).toBeLessThanOrEqual(PAGE_CONCURRENT_CALLS);
 });
