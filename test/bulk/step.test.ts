@@ -9,7 +9,14 @@ import type { Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { runCharges } from '../../src/bulk/runCharges';
 import { paceNow } from '../../src/bulk/runPace';
-import { applyFolded, holdOnce, type Leased, lookForRoom, type Sent, type SliceSetup } from '../../src/bulk/step';
+import {
+  applyFolded,
+  holdOnce,
+  type Leased,
+  lookForRoom,
+  type Sent,
+  type SliceSetup,
+} from '../../src/bulk/step';
 import { EXECUTION_LIMIT_MS } from '../../src/core/limits';
 import { ANSWERS_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
