@@ -18,7 +18,7 @@ const { waitForText } = pages;
 
 test('a slice’s answer from before the run ended, arriving after its end, leaves the run done and a new run possible', async () => {
   const urls = Array.from({ length: 109 }, (_, i) => url(`late-${i}`));
-  // Ten requests a fetchAll: the run's start pace (50) fills five, so the sidebar opens three slices at once.
+  // Ten requests a fetchAll: the run's start pace (50) fills five, so the sidebar opens four slices at once (the default).
   const w = await pages.startWorld({
     data: [['Profile'], ...urls.map((u) => [u])],
     scriptProperties: { FETCH_MAX_CONCURRENCY: '10', ENRICH_STEP_BUDGET_MS: '300' },
