@@ -156,12 +156,18 @@ describe('holdOnce', () => {
     expect(filled(world)).toBe(0);
   });
 
-  it("the run's pace full with the other slices' batches: no window, a wait", () => {
+  /** A slice whose run's pace is full: slice-B has rows 1..40 and the whole PACE_START at the service. */
+  function paceFull() {
     const { world, setup } = slice();
     const job = jobOf(world);
     job.windows = [{ from: 1, to: 40, token: 'slice-B', until: setup.until, n: PACE_START }];
     job.cursor = 41;
     saveJob(world.platform, job);
+    return { world, setup };
+  }
+
+  it("the run's pace full with the other slices' batches: no window, a wait", () => {
+    const { world, setup } = paceFull();
     const hold = holdOnce(setup, undefined, true, false);
     expect(hold?.next).toBeUndefined();
     expect(hold?.waitMs).toBeGreaterThanOrEqual(500);
@@ -184,11 +190,7 @@ describe('holdOnce', () => {
   });
 
   it('a waiting slice is counted among the slices until its budget ends, and looks again without the lock', () => {
-    const { world, setup } = slice();
-    const job = jobOf(world);
-    job.windows = [{ from: 1, to: 40, token: 'slice-B', until: setup.until, n: PACE_START }];
-    job.cursor = 41;
-    saveJob(world.platform, job);
+    const { world, setup } = paceFull();
     expect(holdOnce(setup, undefined, true, false)?.waitMs).toBeGreaterThan(0);
     expect(jobOf(world).waiting).toEqual({ [setup.token]: setup.deadline });
     // Its looks never take the lock: a LockService that throws changes nothing.
