@@ -87,12 +87,16 @@ export function windowsLeft(job: LeaseRows, now: number, rowsPerWindow: number):
   return freeWindows(job, now).length + Math.ceil(unleased / Math.max(1, rowsPerWindow));
 }
 
+/** `token`'s slice no longer waits for room: it leased a window, or it leaves the run (in place). */
+export function stopWaiting(job: Job, token: string): void {
+  if (job.waiting?.[token] === undefined) return;
+  const { [token]: _, ...rest } = job.waiting;
+  job.waiting = rest;
+}
+
 /** Leases rows `from`..`to` to `token` until `until`, with `n` requests at the service (in place). */
 export function lease(job: Job, window: Omit<WindowLease, 'waits'>, now: number): void {
-  if (job.waiting?.[window.token] !== undefined) {
-    const { [window.token]: _, ...rest } = job.waiting;
-    job.waiting = rest;
-  }
+  stopWaiting(job, window.token);
   const others = (job.windows ?? []).filter((held) => held.to < window.from || held.from > window.to);
   job.windows = [...others, { ...window }].sort((a, b) => a.from - b.from);
   if (window.to >= job.cursor) job.cursor = Math.max(job.cursor, window.to + 1);

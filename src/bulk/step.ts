@@ -22,7 +22,17 @@ import { finalCounts } from './counting';
 import { countsShown, type Job, mayDrive } from './job';
 import { cancelledMessage, type JobEvent, transition } from './jobMachine';
 import { parseJob } from './jobStore';
-import { freeEnded, giveBack, lease, liveWindows, nextLease, others, waitForRoom, windowOf } from './lease';
+import {
+  freeEnded,
+  giveBack,
+  lease,
+  liveWindows,
+  nextLease,
+  others,
+  stopWaiting,
+  waitForRoom,
+  windowOf,
+} from './lease';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { firstWithoutStatus, writtenResults } from './rowPlan';
 import { haltOf } from './runHalt';
@@ -140,6 +150,8 @@ function holding(setup: SliceSetup, sent: Sent | undefined, takeNext: boolean): 
   }
   // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
   const leaves = !hold.next && hold.waitMs === undefined && job.state === 'running';
+  // A slice that leaves no longer takes room in the others' shares.
+  if (leaves) stopWaiting(job, setup.token);
   if (leaves && sameFrame(setup.sheet, job)) noteEnds(job, setup.sheet);
   job.updatedAt = now();
   if (job.state === 'running') {

@@ -206,6 +206,16 @@ describe('holdOnce', () => {
     expect(lookForRoom(refusing)).toBeUndefined();
   });
 
+  it("a waiting slice that leaves (nothing left to lease) takes no more room in the others' shares", () => {
+    const { world, setup } = paceFull();
+    expect(holdOnce(setup, undefined, true, false)?.waitMs).toBeGreaterThan(0);
+    // Every row leased meanwhile: slice-B's window the last one.
+    saveJob(world.platform, { ...jobOf(world), cursor: ROWS + 1 });
+    const hold = holdOnce(setup, undefined, true, false);
+    expect([hold?.next, hold?.waitMs]).toEqual([undefined, undefined]);
+    expect(jobOf(world).waiting).toEqual({});
+  });
+
   it("folds what is final first: the run's credits counted in its job by its id, another run's not", () => {
     const { world, setup } = slice();
     const job = jobOf(world);
