@@ -5,9 +5,9 @@
  * connection fails, so the size is the lever both ways. A healthy connection is the common case: with nothing
  * known, a formula's range sends up to the cap (FETCH_MAX_CONCURRENCY, 100) in its first batch, a bulk run
  * PACE_START, growing fourfold while batches come back fast and clean (twofold once a fault was seen). A fault is
- * guarded against once it is seen: a 429 or 5xx halves the size and sets a ceiling (what the service took) above which it grows by a twentieth
- * after CEILING_PATIENCE clean batches (doubled by each such try that meets a 429, which steps back to the ceiling
- * rather than halving); a batch lost to a transport failure halves it too, and the recent rate of
+ * guarded against once it is seen: a 429 or 5xx halves the size and sets a ceiling (what the service took) above
+ * which it grows by a twentieth after CEILING_PATIENCE clean batches (doubled by each such try that meets a 429,
+ * which steps back to the ceiling rather than halving); a batch lost to a transport failure halves it too, and the recent rate of
  * such losses caps it so that the answers expected to be lost stay under LOSS_TARGET per request. Losses fade: the
  * kept loss record halves every LOSS_HALF_LIFE_MS after the last lost batch. A Retry-After holds every batch back.
  * The pace is kept for the next execution of the spreadsheet: ten minutes in the document cache, and for days in a
