@@ -15,3 +15,20 @@ export function stableHash(text: string): string {
     (b >>> 0).toString(36).padStart(HASH_CHARS / 2, '0')
   );
 }
+
+/** Profile hashes kept for the execution, at most this many. */
+const KEPT_HASHES = 20_000;
+const keptHashes = new Map<string, string>();
+
+/**
+ * The stableHash of a normalised profile URL, hashed once an execution: a hold of the lock reads the same records'
+ * profiles several times (the fold, the window's plan, the claims), and a fresh execution's code runs cold.
+ */
+export function profileHash(urlKey: string): string {
+  let hash = keptHashes.get(urlKey);
+  if (hash === undefined) {
+    hash = stableHash(urlKey);
+    if (keptHashes.size < KEPT_HASHES) keptHashes.set(urlKey, hash);
+  }
+  return hash;
+}

@@ -5,7 +5,7 @@
  * after it or really unknown. The cache is best-effort (a claim may vanish): the result store's durable record
  * of each batch being sent (ResultStore.beginSend) is what finally keeps a URL from being sent twice.
  */
-import { stableHash } from '../core/hash';
+import { profileHash, stableHash } from '../core/hash';
 import { MAX_CLAIMS_AT_ONCE } from '../core/limits';
 import { CLAIM_PREFIX, HALT_KEY } from '../core/propertyNames';
 import { storedRecord } from '../core/storedJson';
@@ -17,7 +17,7 @@ export const BULK_CLAIM = 'bulk';
 export const FORMULA_CLAIM = '1';
 
 export function claimKey(key: string): string {
-  return CLAIM_PREFIX + stableHash(key);
+  return CLAIM_PREFIX + profileHash(key);
 }
 
 /** The claims held on these keys (claim key -> claim value) and the `extra` markers, in one cache call. */

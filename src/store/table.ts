@@ -11,7 +11,7 @@
  * buckets (one read and one write of the bucket rows).
  */
 
-import { HASH_CHARS, stableHash } from '../core/hash';
+import { HASH_CHARS, profileHash } from '../core/hash';
 import { CELL_CHARS, LOG_ROWS } from '../core/limits';
 import { RESULTS_SHEET } from '../core/propertyNames';
 import type { SheetLayout } from './ports';
@@ -34,7 +34,7 @@ export const RESULTS_LAYOUT: SheetLayout = {
 };
 
 /** The HASH_CHARS-character key of a normalised URL in the table. */
-export const hashOf = stableHash;
+export const hashOf = profileHash;
 
 export function bucketOf(hash: string): number {
   return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;
