@@ -76,9 +76,20 @@ export interface ResultsSheet {
   /** The results of these hashes found in the sheet. */
   readHashes(hashes: string[]): Map<string, string>;
   /** Every result in the sheet, in one read. */
-  readAll(): Map<string, string>;
-  /** Adds results, creating the sheet when missing. Call holding the document lock. */
-  appendResults(added: Map<string, string>): void;
+  readAll(): ResultsRead;
+  /** The results of the log's rows from `logRow` on (0: its first row), in one read. */
+  readLogFrom(logRow: number): ResultsRead;
+  /**
+   * Adds results, creating the sheet when missing. Call holding the document lock. True when it merged the log
+   * into the bucket rows (the only write that changes them).
+   */
+  appendResults(added: Map<string, string>): boolean;
+}
+
+/** Results read from the sheet (hash -> encoded), and the rows its log has. */
+export interface ResultsRead {
+  results: Map<string, string>;
+  logRows: number;
 }
 
 /** The store's services in one execution. */

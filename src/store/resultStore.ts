@@ -24,7 +24,14 @@ import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
 import { lostMarksOf, withLostSends } from './lostMarks';
 import type { Folded, FoldOutcome, SheetResultStore, StoreServices } from './ports';
-import { followOwnWrite, fromSheet, type ResultsCopy, resultsCopy, wholeSheet } from './resultsCopy';
+import {
+  followOwnWrite,
+  fromSheet,
+  type ResultsCopy,
+  resultsCopy,
+  tableVersion,
+  wholeSheet,
+} from './resultsCopy';
 import {
   answered,
   dropped,
@@ -212,10 +219,11 @@ function foldFinal(
   const values: Record<string, string> = { ...also?.(folded, all) };
   if (folded.names.length === 0 && Object.keys(values).length === 0) return { all, folded };
   // The sheets first: a record is deleted only once its results and charges are kept there.
-  io.resultsSheet.appendResults(folded.results);
+  const merged = io.resultsSheet.appendResults(folded.results);
   io.appendCharges(folded.charges);
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
-  if (folded.results.size > 0) values[TABLE_VERSION_PROPERTY] = timeId(io.clock.now());
+  if (folded.results.size > 0)
+    values[TABLE_VERSION_PROPERTY] = tableVersion(before, merged, timeId(io.clock.now()));
   if (folded.lost.length > 0) values[LOST_PROPERTY] = withLostAnswers(all[LOST_PROPERTY], folded.lost, now);
   if (Object.keys(values).length > 0) io.properties.setProperties(values);
   Object.assign(all, values);
@@ -224,6 +232,6 @@ function foldFinal(
     delete all[name];
   }
   if (values[TABLE_VERSION_PROPERTY])
-    followOwnWrite(state.copy, before, values[TABLE_VERSION_PROPERTY], folded.results);
+    followOwnWrite(state.copy, before, values[TABLE_VERSION_PROPERTY], folded.results, merged);
   return { all, folded };
 }

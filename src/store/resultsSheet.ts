@@ -3,8 +3,8 @@
  * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
  * document lock (./resultStore.ts).
  */
-import { LOG_COMPACT_AT, READ_ALL_BUCKETS_ABOVE } from '../core/limits';
-import type { HiddenSheet, ResultsSheet } from './ports';
+import { LOG_COMPACT_AT, LOG_ROWS, READ_ALL_BUCKETS_ABOVE } from '../core/limits';
+import type { HiddenSheet, ResultsRead, ResultsSheet } from './ports';
 import {
   BUCKETS,
   bucketOf,
@@ -19,6 +19,7 @@ export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
   return {
     readHashes: (hashes) => readHashes(sheet, hashes),
     readAll: () => readAll(sheet),
+    readLogFrom: (logRow) => readLogFrom(sheet, logRow),
     appendResults: (added) => appendResults(sheet, added),
   };
 }
@@ -49,9 +50,24 @@ function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
 }
 
 /** Every result in the sheet (hash -> encoded), in one read. */
-function readAll(sheet: HiddenSheet): Map<string, string> {
+function readAll(sheet: HiddenSheet): ResultsRead {
   const rows = sheet.reader()(`${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
-  return parseRows(rows.slice(BUCKETS), parseRows(rows.slice(0, BUCKETS)), true);
+  const log = rows.slice(BUCKETS);
+  return { results: parseRows(log, parseRows(rows.slice(0, BUCKETS)), true), logRows: rowsIn(log) };
+}
+
+/** The results of the log's rows from `logRow` on, in one read. */
+function readLogFrom(sheet: HiddenSheet, logRow: number): ResultsRead {
+  if (logRow >= LOG_ROWS) return { results: new Map(), logRows: logRow };
+  const rows = sheet.reader()(`A${LOG_FIRST_ROW + logRow}:B${TABLE_ROWS}`) ?? [];
+  return { results: parseRows(rows, new Map(), true), logRows: logRow + rowsIn(rows) };
+}
+
+/** Log rows up to the last that holds a result (the log is written without gaps: ./table.ts). */
+function rowsIn(log: unknown[][]): number {
+  for (let index = log.length - 1; index >= 0; index--)
+    if (String(log[index][0] ?? '') !== '') return index + 1;
+  return 0;
 }
 
 /**
@@ -59,13 +75,13 @@ function readAll(sheet: HiddenSheet): Map<string, string> {
  * Appends to the log in one write; when the log would pass LOG_COMPACT_AT, merges the log and the new results
  * into the bucket rows (one read, one write) and empties the log.
  */
-function appendResults(hidden: HiddenSheet, added: Map<string, string>): void {
-  if (added.size === 0) return;
+function appendResults(hidden: HiddenSheet, added: Map<string, string>): boolean {
+  if (added.size === 0) return false;
   const sheet = hidden.findOrCreate();
   const logLength = Math.max(0, sheet.lastRow() - (LOG_FIRST_ROW - 1));
   if (logLength + added.size <= LOG_COMPACT_AT) {
     sheet.write(LOG_FIRST_ROW + logLength, 1, [...added]);
-    return;
+    return false;
   }
   const width = sheet.maxColumns();
   const table = sheet.values({ row: FIRST_BUCKET_ROW, column: 1, rows: TABLE_ROWS - 1, columns: width });
@@ -76,4 +92,5 @@ function appendResults(hidden: HiddenSheet, added: Map<string, string>): void {
   if (wide > width) sheet.addColumns(width, wide - width);
   sheet.write(FIRST_BUCKET_ROW, 1, buckets);
   if (logLength > 0) sheet.clear({ row: LOG_FIRST_ROW, column: 1, rows: logLength, columns: 2 });
+  return true;
 }

@@ -4,11 +4,19 @@
  */
 
 import type { ResultsSheet } from '../../src/store/ports';
-import { followOwnWrite, fromSheet, resultsCopy, wholeSheet } from '../../src/store/resultsCopy';
+import {
+  followOwnWrite,
+  fromSheet,
+  resultsCopy,
+  tableVersion,
+  wholeSheet,
+} from '../../src/store/resultsCopy';
 
 function sheetOf(rows: Record<string, string>) {
   const table = new Map(Object.entries(rows));
   const reads: string[][] = [];
+  const log: Array<[string, string]> = [];
+  const logReads: number[] = [];
   let wholeReads = 0;
   const sheet: ResultsSheet = {
     readHashes(hashes) {
@@ -17,13 +25,19 @@ function sheetOf(rows: Record<string, string>) {
     },
     readAll() {
       wholeReads++;
-      return new Map(table);
+      return { results: new Map(table), logRows: log.length };
+    },
+    readLogFrom(logRow) {
+      logReads.push(logRow);
+      return { results: new Map(log.slice(logRow)), logRows: log.length };
     },
     appendResults(added) {
       for (const [h, v] of added) table.set(h, v);
+      log.push(...added);
+      return false;
     },
   };
-  return { sheet, table, reads, wholeReads: () => wholeReads };
+  return { sheet, table, log, reads, logReads, wholeReads: () => wholeReads };
 }
 
 describe('fromSheet', () => {
@@ -76,6 +90,67 @@ describe('wholeSheet', () => {
     s.table.set('b', 'B');
     expect(wholeSheet(copy, 'v2').get('b')).toBe('B');
     expect(s.wholeReads()).toBe(2);
+  });
+});
+
+describe('wholeSheet after another writer (the count of merges in the version: tableVersion)', () => {
+  /** Another execution's write, as the store makes it: to the sheet (and its log), then a new table version. */
+  let writes = 0;
+  const otherWrites = (s: ReturnType<typeof sheetOf>, before: string, added: Record<string, string>) => {
+    s.sheet.appendResults(new Map(Object.entries(added)));
+    writes++;
+    return tableVersion(before, false, `other${writes}`);
+  };
+
+  test('it appended to the log: the copy reads the log from its end alone, and has every result', () => {
+    const s = sheetOf({});
+    const copy = resultsCopy(s.sheet);
+    const v1 = otherWrites(s, '', { a: 'A' });
+    wholeSheet(copy, v1);
+    const v2 = otherWrites(s, v1, { b: 'B', c: 'C' });
+    expect([...wholeSheet(copy, v2)].sort()).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+      ['c', 'C'],
+    ]);
+    expect(s.wholeReads()).toBe(1);
+    expect(s.logReads).toEqual([1]);
+  });
+
+  test('it merged the log into the buckets, or wrote a version without the count: the copy is read whole', () => {
+    const s = sheetOf({});
+    const copy = resultsCopy(s.sheet);
+    const v1 = otherWrites(s, '', { a: 'A' });
+    wholeSheet(copy, v1);
+    s.table.set('m', 'M');
+    expect(wholeSheet(copy, tableVersion(v1, true, 'other')).get('m')).toBe('M');
+    s.table.set('n', 'N');
+    expect(wholeSheet(copy, 'v-older').get('n')).toBe('N');
+    expect(s.wholeReads()).toBe(3);
+    expect(s.logReads).toEqual([]);
+  });
+
+  test('own appends move the end of the log read; an own merge empties it', () => {
+    const s = sheetOf({});
+    const copy = resultsCopy(s.sheet);
+    const v1 = otherWrites(s, '', { a: 'A' });
+    wholeSheet(copy, v1);
+    s.sheet.appendResults(new Map([['b', 'B']]));
+    const v2 = tableVersion(v1, false, 'own');
+    followOwnWrite(copy, v1, v2, new Map([['b', 'B']]));
+    expect(copy.logRows).toBe(2);
+    const v3 = otherWrites(s, v2, { c: 'C' });
+    expect(wholeSheet(copy, v3).get('c')).toBe('C');
+    expect(s.logReads).toEqual([2]);
+    followOwnWrite(copy, v3, tableVersion(v3, true, 'own'), new Map([['d', 'D']]), true);
+    expect(copy.logRows).toBe(0);
+  });
+
+  test('versions count the merges', () => {
+    expect(tableVersion('', false, 'x')).toBe('0~x');
+    expect(tableVersion('0~x', true, 'y')).toBe('1~y');
+    expect(tableVersion('1~y', false, 'z')).toBe('1~z');
+    expect(tableVersion('lz3k9a', true, 'z')).toBe('1~z');
   });
 });
 

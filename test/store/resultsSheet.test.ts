@@ -53,7 +53,7 @@ test('a read of a spreadsheet without the sheet finds nothing and makes no sheet
   const h = hidden();
   const store = resultsSheetOn(h.port);
   expect(store.readHashes([hashOf('p/1')]).size).toBe(0);
-  expect(store.readAll().size).toBe(0);
+  expect(store.readAll().results.size).toBe(0);
   expect(h.sheet()).toBeNull();
 });
 
@@ -75,7 +75,7 @@ test('results appended go to the log in one write, and are found by hash and in 
     [first, 'encoded-0'],
     [third, 'encoded-2'],
   ]);
-  expect(store.readAll()).toEqual(added);
+  expect(store.readAll().results).toEqual(added);
 });
 
 test('appending nothing writes nothing and makes no sheet', () => {
@@ -91,7 +91,7 @@ test('a hash written again: the later result wins', () => {
   store.appendResults(new Map([[hash, 'old']]));
   store.appendResults(new Map([[hash, 'new']]));
   expect(store.readHashes([hash]).get(hash)).toBe('new');
-  expect(store.readAll().get(hash)).toBe('new');
+  expect(store.readAll().results.get(hash)).toBe('new');
 });
 
 test('a few hashes read their own bucket rows and the log; many read every bucket row at once', () => {
@@ -119,11 +119,29 @@ test('when the log would pass its size, it is merged into the buckets and emptie
   // The log is empty: the last row with data is a bucket row.
   expect(h.sheet()?.lastRow()).toBeLessThan(LOG_FIRST_ROW);
   const all = new Map([...first, ...more]);
-  expect(store.readAll()).toEqual(all);
+  expect(store.readAll().results).toEqual(all);
   const asked = [...all.keys()].filter((_, i) => i % 97 === 0);
   expect([...store.readHashes(asked).keys()].sort()).toEqual(asked.sort());
   // The next results go to the log again.
   store.appendResults(results(9000, 1));
   expect(h.sheet()?.lastRow()).toBe(LOG_FIRST_ROW);
-  expect(store.readAll().size).toBe(all.size + 1);
+  expect(store.readAll().results.size).toBe(all.size + 1);
+});
+
+test("the log's rows from a row on are read alone, with the log's length; a merge says so and empties the log", () => {
+  const h = hidden();
+  const store = resultsSheetOn(h.port);
+  expect(store.appendResults(results(0, 3))).toBe(false);
+  expect(store.readAll().logRows).toBe(3);
+  const more = results(3, 2);
+  store.appendResults(more);
+  h.reads.length = 0;
+  expect(store.readLogFrom(3)).toEqual({ results: more, logRows: 5 });
+  expect(h.reads).toEqual([`A${LOG_FIRST_ROW + 3}:B${TABLE_ROWS}`]);
+  // The log full: the next write merges it into the bucket rows.
+  store.appendResults(results(5, LOG_COMPACT_AT - 5));
+  expect(store.readAll().logRows).toBe(LOG_COMPACT_AT);
+  expect(store.readLogFrom(LOG_COMPACT_AT)).toEqual({ results: new Map(), logRows: LOG_COMPACT_AT });
+  expect(store.appendResults(results(5000, 1))).toBe(true);
+  expect(store.readAll().logRows).toBe(0);
 });

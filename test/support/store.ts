@@ -21,6 +21,7 @@ export function memoryStorePorts({
   const props = documentProperties.values;
   for (const [key, value] of Object.entries(properties)) props.set(key, value);
   const sheet = new Map<string, string>();
+  const appended: Array<[string, string]> = [];
   const log: string[][] = [];
   /** Property calls by kind; `deleted`: the names deleted, in order. */
   const calls = { reads: 0, writes: 0, deletes: 0 };
@@ -59,11 +60,15 @@ export function memoryStorePorts({
     resultsSheet: {
       readHashes: (hashes) =>
         new Map(hashes.filter((hash) => sheet.has(hash)).map((hash) => [hash, sheet.get(hash) as string])),
-      readAll: () => new Map(sheet),
+      readAll: () => ({ results: new Map(sheet), logRows: appended.length }),
+      // The log as this fake keeps it: what appendResults added, in order (it never merges).
+      readLogFrom: (logRow) => ({ results: new Map(appended.slice(logRow)), logRows: appended.length }),
       appendResults: (added) => {
         if (added.size > 0) writes.push('results');
         for (const [hash, encoded] of added) sheet.set(hash, encoded);
+        appended.push(...added);
         for (const write of meanwhile.splice(0)) write();
+        return false;
       },
     },
     appendCharges: (rows) => {
