@@ -138,6 +138,11 @@ export async function benchAddonBulk(
     const open = new Set<number>();
     const all: Promise<void>[] = [];
     let ended = false;
+    // As the sidebar's lanes waiting before their next call: woken when the run ends.
+    let wakeIdle = () => {};
+    const runEnded = new Promise<void>((resolve) => {
+      wakeIdle = resolve;
+    });
     const widen = (figure: number) => {
       for (let index = 0; index < Math.max(1, figure); index++) {
         if (open.has(index)) continue;
@@ -167,12 +172,13 @@ export async function benchAddonBulk(
           sample(performance.now() - sliceStart, before, progress);
           if (next.state !== 'running') {
             ended = true;
+            wakeIdle();
             return;
           }
           const figure = next.slices ?? 1;
           if (index >= figure) return;
           widen(figure);
-          if (!moved) await new Promise((resolve) => setTimeout(resolve, 1000));
+          if (!moved) await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), runEnded]);
         }
       } finally {
         open.delete(index);

@@ -52,6 +52,11 @@ export async function drive(): Promise<void> {
   const lanes: Promise<void>[] = [];
   // The run ended (paused, stopped, done) in a slice's answer: shown once every lane's batch is written.
   let ended: Progress | undefined;
+  // Wakes the lanes waiting before their next call (no progress in their last): an ended run waits for no one idle.
+  let wakeIdle = () => {};
+  const runEnded = new Promise<void>((resolve) => {
+    wakeIdle = resolve;
+  });
   // This drive's continueEnrichment calls under way.
   let mineUnderWay = 0;
   const going = () => mine === generation && ui.progress.state === 'running' && !ended;
@@ -116,6 +121,7 @@ export async function drive(): Promise<void> {
           // The other lanes' slices write the batches they had at the service, then end too: the figures of the
           // latest answer are the run's (they only go up).
           if (!ended || figuresOf(next) >= figuresOf(ended)) ended = next;
+          wakeIdle();
           return;
         }
         // Answers of slices at once arrive in any order: a running run's count only goes up.
@@ -126,7 +132,7 @@ export async function drive(): Promise<void> {
         // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
         idleRounds = moved ? 0 : idleRounds + 1;
         if (idleRounds > 0 && next.state === 'running')
-          await sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds));
+          await Promise.race([sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds)), runEnded]);
       }
     } finally {
       open.delete(index);
