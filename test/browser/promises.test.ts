@@ -3,7 +3,9 @@
  * once, an 11th waits (apps-script/guides/html/communication; the emulator's page, emulator/html/shim.ts). With
  * BULK_SLICES at its largest allowed figure (src/core/limits.ts MAX_SLICES), slices and progress looks must still
  * leave Pause a call. The page's calls are answered through Playwright's routing, so that Chromium's own limit of 6
- * connections to one host does not stand in for the page's 10 (emulator/README.md).
+ * connections to one host does not stand in for the page's 10 (emulator/README.md). And the run's end shows as its
+ * last slice answers: a lane waiting before its next call (its last answer moved nothing; up to MAX_IDLE_WAIT_MS)
+ * does not hold Done back (the page's clock is Playwright's, stopped: no wait of the page's ends by itself).
  */
 import type { Browser, BrowserContext } from 'playwright-core';
 import { MAX_SLICES, PAGE_CONCURRENT_CALLS } from '../../src/core/limits';
@@ -121,4 +123,51 @@ test("Pause reaches the server while the sidebar's slices are held at the servic
     after,
   });
   expect(most).toBeLessThanOrEqual(PAGE_CONCURRENT_CALLS);
+});
+
+test("Done shows as the last slice answers, not after a lane's wait (a lane whose call moved nothing waits before its next): the page's clock stopped, the run still ends on screen", async () => {
+  world = await startWorld({
+    data: [['Profile'], ...urls(60, 'idle-lane')],
+    rows: 70,
+    credits: 1_000,
+    // Two slices; one batch each (the budget ends after it): a slice that finds no room ends at once.
+    scriptProperties: { BULK_SLICES: '2', ENRICH_STEP_BUDGET_MS: '1' },
+  });
+  const w = world;
+  w.env.select(w.ss.id, 'A2:A61');
+  await w.env.run('enrichSelection', [], w.as());
+  // The first slice's batch (the pace's first 50) waits at the service; the rest (10 rows) is the second window.
+  releaseHold = w.sandbox.service.hold();
+  bridge = await startBridge({ env: w.env, user: w.as().user as string, spreadsheetId: w.ss.id });
+  const origin = bridge.origin;
+  context = await browser.newContext({ viewport: { width: 300, height: 760 } });
+  context.setDefaultTimeout(WAIT_MS);
+  let slicesAnswered = 0;
+  await context.route('**/*', async (route) => {
+    const address = route.request().url();
+    if (!address.startsWith(`${origin}/`)) return route.abort();
+    if (address !== `${origin}/run`) return route.continue();
+    const fn = (JSON.parse(route.request().postData() ?? '{}') as { fn: string }).fn;
+    try {
+      const response = await route.fetch({ timeout: 0 });
+      await route.fulfill({ response });
+      if (fn === 'continueEnrichment') slicesAnswered++;
+    } catch {
+      // The page went away first.
+    }
+  });
+  const page = await context.newPage();
+  await page.clock.install();
+  await page.goto(bridge.url('progress'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  // The second lane opens beside the held batch, finds no room in the pace and answers with nothing moved: it
+  // waits before its next call. The page's clock stops there: that wait never ends by itself.
+  await waitFor(() => slicesAnswered >= 1, 30_000);
+  expect(w.sandbox.service.held).toBeGreaterThan(0);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
+  releaseHold?.();
+  releaseHold = undefined;
+  // The first lane's slices write the held batch and the last 10 rows, and its answer ends the run: Done shows.
+  await page.locator('#run-state').filter({ hasText: 'Done' }).waitFor({ timeout: 30_000 });
+  expect(w.sandbox.service.totalCharged()).toBe(60);
 });
