@@ -2,14 +2,22 @@
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 
+/**
+ * The execution's spreadsheet as first asked for: it does not change during an execution, and each execution starts
+ * with fresh globals (apps-script/guides/sheets/functions), so a hold of the lock asks Apps Script once, not for
+ * each sheet it reads or writes.
+ */
+let thisExecutions: Spreadsheet | undefined;
+
 export function activeSpreadsheet(): Spreadsheet {
-  return SpreadsheetApp.getActiveSpreadsheet();
+  thisExecutions ??= SpreadsheetApp.getActiveSpreadsheet() ?? undefined;
+  return thisExecutions ?? SpreadsheetApp.getActiveSpreadsheet();
 }
 
 /** The spreadsheet of this execution, or null when it has none or cannot open it. */
 export function activeSpreadsheetOrNull(): Spreadsheet | null {
   try {
-    return SpreadsheetApp.getActiveSpreadsheet();
+    return activeSpreadsheet();
   } catch {
     return null;
   }
