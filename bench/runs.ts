@@ -138,6 +138,8 @@ export async function benchAddonBulk(
     const open = new Set<number>();
     const all: Promise<void>[] = [];
     let ended = false;
+    // continueEnrichment calls under way.
+    let underWay = 0;
     // As the sidebar's lanes waiting before their next call: woken when the run ends.
     let wakeIdle = () => {};
     const runEnded = new Promise<void>((resolve) => {
@@ -158,10 +160,13 @@ export async function benchAddonBulk(
           deadline.check('the add-on bulk run');
           const sliceStart = performance.now();
           calls++;
-          const sliced = await env.execute('continueEnrichment', [], {
-            spreadsheetId: ss.id,
-            timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
-          });
+          underWay++;
+          const sliced = await env
+            .execute('continueEnrichment', [], {
+              spreadsheetId: ss.id,
+              timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
+            })
+            .finally(() => underWay--);
           addCounts(counts, sliced.counts);
           if (!sliced.ok) throw failure(sliced);
           const next = sliced.value as Progress;
@@ -178,7 +183,9 @@ export async function benchAddonBulk(
           const figure = next.slices ?? 1;
           if (index >= figure) return;
           widen(figure);
-          if (!moved) await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), runEnded]);
+          // As the sidebar: no progress, or the other lanes' calls are all the slices the run has work for.
+          if (!moved || underWay >= figure)
+            await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), runEnded]);
         }
       } finally {
         open.delete(index);

@@ -129,10 +129,12 @@ export async function drive(): Promise<void> {
         const figure = next.slices ?? 1;
         if (index >= figure) return;
         widen(figure);
-        // No progress: another execution (the starter's other sidebar) holds the run; ask again a little later.
+        // No progress: another execution (the starter's other sidebar) holds the run; or the other lanes' calls
+        // are all the slices the run has work for (its last windows): ask again a little later, or not at its end.
         idleRounds = moved ? 0 : idleRounds + 1;
-        if (idleRounds > 0 && next.state === 'running')
-          await Promise.race([sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * idleRounds)), runEnded]);
+        const covered = mineUnderWay >= figure;
+        if (idleRounds > 0 || covered)
+          await Promise.race([sleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * Math.max(1, idleRounds))), runEnded]);
       }
     } finally {
       open.delete(index);
