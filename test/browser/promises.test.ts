@@ -7,7 +7,7 @@
  * last slice answers: a lane waiting before its next call (its last answer moved nothing; up to MAX_IDLE_WAIT_MS)
  * does not hold Done back (the page's clock is Playwright's, stopped: no wait of the page's ends by itself).
  */
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { MAX_SLICES, PAGE_CONCURRENT_CALLS } from '../../src/core/limits';
 import { drive, start } from '../e2e/bulk/helpers';
 import { waitFor } from '../sandbox/helpers';
@@ -42,6 +42,47 @@ afterEach(async () => {
   world = undefined;
 });
 
+/**
+ * The sidebar of `w`'s spreadsheet open on its progress, its server calls answered through Playwright's routing:
+ * `sent` hears each call as it leaves the page, `answered` as its answer reaches it, `settled` either way;
+ * `beforeOpen` runs on the page before it loads.
+ */
+async function sidebarPage(
+  w: World,
+  hear: {
+    sent?(fn: string): void;
+    answered?(fn: string): void;
+    settled?(fn: string): void;
+    beforeOpen?(page: Page): Promise<void>;
+  },
+): Promise<Page> {
+  bridge = await startBridge({ env: w.env, user: w.as().user as string, spreadsheetId: w.ss.id });
+  const origin = bridge.origin;
+  context = await browser.newContext({ viewport: { width: 300, height: 760 } });
+  context.setDefaultTimeout(WAIT_MS);
+  await context.route('**/*', async (route) => {
+    const address = route.request().url();
+    if (!address.startsWith(`${origin}/`)) return route.abort();
+    if (address !== `${origin}/run`) return route.continue();
+    const fn = (JSON.parse(route.request().postData() ?? '{}') as { fn: string }).fn;
+    hear.sent?.(fn);
+    try {
+      const response = await route.fetch({ timeout: 0 });
+      await route.fulfill({ response });
+      hear.answered?.(fn);
+    } catch {
+      // The page went away first.
+    } finally {
+      hear.settled?.(fn);
+    }
+  });
+  const page = await context.newPage();
+  await hear.beforeOpen?.(page);
+  await page.goto(bridge.url('progress'));
+  await page.locator('#loading').waitFor({ state: 'hidden' });
+  return page;
+}
+
 const urls = (count: number, prefix: string) =>
   Array.from({ length: count }, (_, i) => [url(`${prefix}-${i}`)]);
 
@@ -60,35 +101,21 @@ test("Pause reaches the server while the sidebar's slices are held at the servic
   w.env.select(w.ss.id, 'A502:A2501');
   releaseHold = w.sandbox.service.hold();
   await w.env.run('enrichSelection', [], w.as());
-  bridge = await startBridge({ env: w.env, user: w.as().user as string, spreadsheetId: w.ss.id });
-  const origin = bridge.origin;
-  context = await browser.newContext({ viewport: { width: 300, height: 760 } });
-  context.setDefaultTimeout(WAIT_MS);
   const reached: string[] = [];
   let underWay = 0;
   let most = 0;
   let lastSliceAt = 0;
-  await context.route('**/*', async (route) => {
-    const address = route.request().url();
-    if (!address.startsWith(`${origin}/`)) return route.abort();
-    if (address !== `${origin}/run`) return route.continue();
-    const fn = (JSON.parse(route.request().postData() ?? '{}') as { fn: string }).fn;
-    reached.push(fn);
-    if (fn === 'continueEnrichment') lastSliceAt = Date.now();
-    underWay++;
-    most = Math.max(most, underWay);
-    try {
-      const response = await route.fetch({ timeout: 0 });
-      await route.fulfill({ response });
-    } catch {
-      // The page went away first.
-    } finally {
+  const page = await sidebarPage(w, {
+    sent: (fn) => {
+      reached.push(fn);
+      if (fn === 'continueEnrichment') lastSliceAt = Date.now();
+      underWay++;
+      most = Math.max(most, underWay);
+    },
+    settled: () => {
       underWay--;
-    }
+    },
   });
-  const page = await context.newPage();
-  await page.goto(bridge.url('progress'));
-  await page.locator('#loading').waitFor({ state: 'hidden' });
   // The sidebar opens its slices, each holding its batch at the service or waiting for room beside the others,
   // until the page's ten calls are under way or it opens no more (none for two seconds).
   await waitFor(() => underWay >= 10 || (lastSliceAt > 0 && Date.now() - lastSliceAt > 2_000), 30_000);
@@ -138,28 +165,13 @@ test("Done shows as the last slice answers, not after a lane's wait (a lane whos
   await w.env.run('enrichSelection', [], w.as());
   // The first slice's batch (the pace's first 50) waits at the service; the rest (10 rows) is the second window.
   releaseHold = w.sandbox.service.hold();
-  bridge = await startBridge({ env: w.env, user: w.as().user as string, spreadsheetId: w.ss.id });
-  const origin = bridge.origin;
-  context = await browser.newContext({ viewport: { width: 300, height: 760 } });
-  context.setDefaultTimeout(WAIT_MS);
   let slicesAnswered = 0;
-  await context.route('**/*', async (route) => {
-    const address = route.request().url();
-    if (!address.startsWith(`${origin}/`)) return route.abort();
-    if (address !== `${origin}/run`) return route.continue();
-    const fn = (JSON.parse(route.request().postData() ?? '{}') as { fn: string }).fn;
-    try {
-      const response = await route.fetch({ timeout: 0 });
-      await route.fulfill({ response });
+  const page = await sidebarPage(w, {
+    answered: (fn) => {
       if (fn === 'continueEnrichment') slicesAnswered++;
-    } catch {
-      // The page went away first.
-    }
+    },
+    beforeOpen: (page) => page.clock.install(),
   });
-  const page = await context.newPage();
-  await page.clock.install();
-  await page.goto(bridge.url('progress'));
-  await page.locator('#loading').waitFor({ state: 'hidden' });
   // The second lane opens beside the held batch, finds no room in the pace and answers with nothing moved: it
   // waits before its next call. The page's clock stops there: that wait never ends by itself.
   await waitFor(() => slicesAnswered >= 1, 30_000);
