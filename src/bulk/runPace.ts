@@ -63,22 +63,17 @@ export function slicesFor(most: number, size: number): number {
 }
 
 /**
- * Requests a slice sends now: its share of the run's pace (whole fetchAlls, `batchCap` each, while the service
- * refused nothing; at a limit it showed, split across the slices at work with it, `working` others), and never more
- * than the pace less what those others have at the service. 0 while that leaves under half a share: the slice
- * waits for their answers (a slice joining while the others fill the pace adds no request).
+ * Requests a slice sends now: its share of the run's pace (split across the slices at work with it, `working`
+ * others; at most one fetchAll's `batchCap`), and never more than the pace less what those others have at the
+ * service. 0 while that leaves under half a share: the slice waits for their answers (a slice joining while the
+ * others fill the pace adds no request).
  */
 export function shareNow(
   state: PaceState,
   batchCap: number,
   others: { working: number; atService: number },
 ): number {
-  // While the service refused nothing, a round goes in whole fetchAlls (each batch is a hold of the lock); at a
-  // limit it found, split across the slices (a slot waits for its batch's slowest answer).
-  const wholeFetchAlls =
-    state.sinceThrottled === undefined ? Math.ceil(state.size / batchCap) : Number.POSITIVE_INFINITY;
-  const parts = Math.min(others.working + 1, wholeFetchAlls);
-  const share = Math.max(1, Math.min(batchCap, Math.floor(state.size / parts)));
+  const share = Math.max(1, Math.min(batchCap, Math.floor(state.size / (others.working + 1))));
   const room = state.size - others.atService;
   return room < Math.ceil(share / 2) ? 0 : Math.min(share, room);
 }

@@ -88,32 +88,20 @@ describe('slicesFor', () => {
 });
 
 describe('shareNow', () => {
-  /** A pace at a limit the service showed (a 429 met): its rounds are split across the slices. */
-  const limited = (size: number): PaceState => ({ ...pace(size), ceiling: size, sinceThrottled: 0 });
-
-  it('while the service refused nothing, a round goes in whole fetchAlls: the slices beyond them wait', () => {
-    expect(shareNow(pace(200), 100, { working: 2, atService: 0 })).toBe(100);
-    expect(shareNow(pace(200), 100, { working: 2, atService: 100 })).toBe(100);
-    expect(shareNow(pace(200), 100, { working: 2, atService: 200 })).toBe(0);
-    expect(shareNow(pace(300), 100, { working: 3, atService: 200 })).toBe(100);
-    // At a limit found, the same round is split across the slices at work.
-    expect(shareNow(limited(200), 100, { working: 2, atService: 0 })).toBe(66);
-  });
-
   it('alone, the whole pace up to one fetchAll', () => {
     expect(shareNow(pace(50), 100, { working: 0, atService: 0 })).toBe(50);
     expect(shareNow(pace(250), 100, { working: 0, atService: 0 })).toBe(100);
   });
 
-  it('at a limit, with others at work, its part of the pace, never more than the pace less what they have at the service', () => {
-    expect(shareNow(limited(90), 100, { working: 2, atService: 40 })).toBe(30);
+  it('with others at work, its part of the pace, never more than the pace less what they have at the service', () => {
+    expect(shareNow(pace(90), 100, { working: 2, atService: 40 })).toBe(30);
     // Their batches fill all but 20 of the pace: 20, at least half a share.
-    expect(shareNow(limited(90), 100, { working: 2, atService: 70 })).toBe(20);
+    expect(shareNow(pace(90), 100, { working: 2, atService: 70 })).toBe(20);
   });
 
   it('waits (0) while the others leave under half a share of the pace, or more than all of it', () => {
-    expect(shareNow(limited(90), 100, { working: 2, atService: 76 })).toBe(0);
-    expect(shareNow(limited(90), 100, { working: 2, atService: 120 })).toBe(0);
+    expect(shareNow(pace(90), 100, { working: 2, atService: 76 })).toBe(0);
+    expect(shareNow(pace(90), 100, { working: 2, atService: 120 })).toBe(0);
     // A pace of one request: one slice at a time.
     expect(shareNow(pace(1), 100, { working: 1, atService: 1 })).toBe(0);
     expect(shareNow(pace(1), 100, { working: 1, atService: 0 })).toBe(1);
