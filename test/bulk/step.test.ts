@@ -123,8 +123,8 @@ describe('holdOnce', () => {
     expect(filled(world)).toBe(PACE_START);
     const job = jobOf(world);
     expect(job.counts).toMatchObject({ found: PACE_START, processed: PACE_START });
-    // A clean batch of the whole pace, no fault seen: the run's pace grows fourfold, the next window as big as a batch.
-    expect(job.pace?.size).toBe(UNSEEN_FAULT_GROWTH * PACE_START);
+    // A clean batch of the whole pace, no fault seen: the run's pace grows eightfold, the next window as big as a batch.
+    expect(job.pace?.size).toBe(Math.min(setup.cap, UNSEEN_FAULT_GROWTH * PACE_START));
     expect(hold?.next?.window.from).toBe(PACE_START + 1);
     expect(hold?.next?.window.wanted.size).toBe(Math.min(BATCH_CAP, UNSEEN_FAULT_GROWTH * PACE_START));
     expect(job.windows?.map((window) => [window.from, window.token])).toEqual([[PACE_START + 1, 'slice-A']]);

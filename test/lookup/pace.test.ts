@@ -116,14 +116,14 @@ describe('no ramp before a fault is seen: a healthy connection is the common cas
 });
 
 describe('the batch size controller', () => {
-  it('grows fourfold while full batches come back fast and clean and no fault was seen, up to the cap', () => {
-    let state: PaceState = { ...newPace(4, CAP), requests: 10, clean: 1000 };
+  it('grows eightfold while full batches come back fast and clean and no fault was seen, up to the cap', () => {
+    let state: PaceState = { ...newPace(1, CAP), requests: 10, clean: 1000 };
     const sizes: number[] = [];
     for (let i = 0; i < 4; i++) {
       state = observePace(state, clean(state.size), CAP);
       sizes.push(state.size);
     }
-    expect(sizes).toEqual([16, 64, 100, 100]);
+    expect(sizes).toEqual([8, 64, 100, 100]);
   });
 
   it('doubles instead once the service refused a request, even with its ceiling back at the cap', () => {
@@ -154,17 +154,17 @@ describe('the batch size controller', () => {
   });
 
   it('holds on a slow batch (four times the fastest and a second more) or a smaller one than asked for', () => {
-    const known = { ...newPace(8, CAP), requests: 10, clean: 1000 };
-    let state = observePace(known, clean(8, 1000), CAP);
+    const known = { ...newPace(4, CAP), requests: 10, clean: 1000 };
+    let state = observePace(known, clean(4, 1000), CAP);
     expect(state.size).toBe(32);
     state = observePace(state, clean(32, 1000 * FAST_FACTOR + 1), CAP);
     expect(state.size).toBe(32);
     state = observePace(state, clean(3, 500), CAP);
     expect(state.size).toBe(32);
     // A busy machine's jitter on fast answers (60 ms, then 1 s more) is not a slow service.
-    let quick = observePace(known, clean(8, 60), CAP);
+    let quick = observePace(known, clean(4, 60), CAP);
     quick = observePace(quick, clean(32, 60 + SLOW_MARGIN_MS - 1), CAP);
-    expect(quick.size).toBe(Math.min(CAP, 128));
+    expect(quick.size).toBe(Math.min(CAP, 256));
   });
 
   it('halves on a 429 or 5xx, regrows to what the service took, then after four clean batches by a twentieth', () => {
@@ -493,12 +493,12 @@ describe("a bulk run's pace observed batch by batch across its slices (observeRu
     batch(size, { failures: refused, throttled: refused, endedAt });
 
   it("a clean round grows the run's pace once, from what was at the service, not once per slice", () => {
-    let state = runPace(60);
-    // Three slices sent 20 each: 60 at the service at once.
-    for (let slice = 0; slice < 3; slice++) state = observeRun(state, batch(20), 60, T, RUN_CAP);
+    let state = runPace(30);
+    // Three slices sent 10 each: 30 at the service at once.
+    for (let slice = 0; slice < 3; slice++) state = observeRun(state, batch(10), 30, T, RUN_CAP);
     expect(state.size).toBe(240);
-    expect(state.requests).toBe(60);
-    expect(state.tookClean).toBe(60);
+    expect(state.requests).toBe(30);
+    expect(state.tookClean).toBe(30);
     // After a 429 the run's pace grows twofold a round: the next round, 120 at once, grows it once.
     state = { ...state, size: 120, sinceThrottled: 40 };
     for (let slice = 0; slice < 3; slice++) state = observeRun(state, batch(40), 120, T + 1_000, RUN_CAP);

@@ -231,7 +231,7 @@ describe('the pace recovers', () => {
     const done = first.state === 'running' ? await drive(world) : first;
     expect(done.state).toBe('done');
     const sizes = batches(world).slice(before);
-    // The losses were forgotten: the size starts again from PACE_START and, as on a fresh run, doubles per clean
+    // The losses were forgotten: the size starts again from PACE_START and, as on a fresh run, grows per clean
     // batch to the cap of 100 (50, 100).
     expect(sizes[0]).toBe(PACE_START);
     expect(sizes.slice(0, 3)).toContain(100);
