@@ -29,6 +29,7 @@ function rawAnswer(response: Response): RawAnswer {
     answer.headers = {
       location: headers.Location ?? headers.location,
       retryAfter: headers['Retry-After'] ?? headers['retry-after'],
+      date: headers.Date ?? headers.date,
     };
   }
   return answer;

@@ -118,20 +118,33 @@ function oddSuccess(reason: string): ServiceError {
   );
 }
 
-/** The headers of an answer that matter: where a redirect points, and when to try again after a 429. */
+/** The headers of an answer that matter: where a redirect points, and when to try again after a 429 (and from when). */
 export interface AnswerHeaders {
   location?: string;
   retryAfter?: string;
+  /** The answer's Date: when the service sent it. */
+  date?: string;
 }
+
+/** A service's Date this far before `now` is another clock's, not when its answer was sent. */
+const DATE_TRUSTED_MS = 60_000;
 
 /**
  * Retry-After as ms from `now`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or
- * unreadable.
+ * unreadable. Delay-seconds count from when the answer was received (RFC 9110 §10.2.3): fetchAll returns with its
+ * slowest answer, so a 429 that came at once has waited since; its Date (sent then, to the second: a second later
+ * at most) says when, never later than `now`. Without a Date, or one more than a minute old, from `now`.
  */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+export function parseRetryAfter(value: string | undefined, now: number, date?: string): number | undefined {
   const text = value?.trim() ?? '';
-  const at = /^\d+$/.test(text) ? now + 1000 * Number(text) : Date.parse(text);
+  const at = /^\d+$/.test(text) ? answeredAt(date, now) + 1000 * Number(text) : Date.parse(text);
   return at >= 0 ? Math.max(0, at - now) : undefined;
+}
+
+/** When an answer sent at `date` (its Date header) was received, at the latest: `now` when that says nothing. */
+function answeredAt(date: string | undefined, now: number): number {
+  const sent = date ? Date.parse(date) : Number.NaN;
+  return now - sent <= DATE_TRUSTED_MS ? Math.min(now, sent + 1000) : now;
 }
 
 /** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
@@ -163,7 +176,7 @@ export function interpretLookupResponse(
       profile: readProfile(json.profile),
     });
   }
-  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now) : undefined;
+  const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now, headers.date) : undefined;
   return failure(status, errorText(json), retryAfterMs);
 }
 

@@ -104,6 +104,28 @@ describe('interpretAnswer: Retry-After of a 429', () => {
     expect(result).toMatchObject({ retryAfterMs: 12_000 });
   });
 
+  it("in seconds from the answer's Date (to the second: one more at most): a 429 that came before the batch's slowest answer has waited since", () => {
+    const now = Date.UTC(2026, 10, 29, 12, 0, 5, 400);
+    const sentAt = (ms: number) => new Date(ms).toUTCString();
+    const refused = (retryAfter: string, date?: string) =>
+      outcome({ status: 429, body: error('slow down'), headers: { retryAfter, date } }, now);
+    // Sent at 12:00:00 (the Date says so to the second), fetchAll back at 12:00:05.4: 2 s from 12:00:01 at the latest.
+    expect(refused('2', sentAt(now - 5_400))).toMatchObject({ retryAfterMs: 0 });
+    expect(refused('7', sentAt(now - 5_400))).toMatchObject({ retryAfterMs: 2_600 });
+    // Sent within the last second: counted from now.
+    expect(refused('2', sentAt(now - 300))).toMatchObject({ retryAfterMs: 2_000 });
+  });
+
+  it('no Date, one more than a minute old, one ahead of ours or unreadable: in seconds from now', () => {
+    const now = Date.UTC(2026, 10, 29, 12, 0, 5, 400);
+    const refused = (date?: string) =>
+      outcome({ status: 429, body: error('slow down'), headers: { retryAfter: '2', date } }, now);
+    expect(refused()).toMatchObject({ retryAfterMs: 2_000 });
+    expect(refused(new Date(now - 61_500).toUTCString())).toMatchObject({ retryAfterMs: 2_000 });
+    expect(refused(new Date(now + 30_000).toUTCString())).toMatchObject({ retryAfterMs: 2_000 });
+    expect(refused('yesterday')).toMatchObject({ retryAfterMs: 2_000 });
+  });
+
   it('a date already passed is no wait; an unreadable one is none given', () => {
     const clock = testClock();
     const past = new Date(clock.now() - 60_000).toUTCString();
