@@ -57,6 +57,16 @@ export function paceNow(pace: PaceState | undefined, cap: number, now: number): 
   return { ...fadeLosses(pace, now), ceiling: Math.min(pace.ceiling, cap), size: Math.min(pace.size, cap) };
 }
 
+/**
+ * The slices a pace at a limit the service showed (a ceiling below the run's cap) is kept split into, even by a
+ * slice alone at work: a fetchAll holds its requests' places at the service until its slowest answer, so at a
+ * limit smaller batches give places back sooner (the sidebar opens the others from the slice's answer); 1 below
+ * no limit (whole fetchAlls).
+ */
+export function splitAtLimit(state: PaceState, cap: number, most: number): number {
+  return state.ceiling < cap ? slicesFor(most, state.size) : 1;
+}
+
 /** The slices the run's pace is split into, at most `most`: each sends SLICE_MIN_SHARE requests at least. */
 export function slicesFor(most: number, size: number): number {
   return Math.max(1, Math.min(most, Math.floor(size / SLICE_MIN_SHARE)));
@@ -64,16 +74,18 @@ export function slicesFor(most: number, size: number): number {
 
 /**
  * Requests a slice sends now: its share of the run's pace (split across the slices at work with it, `working`
- * others; at most one fetchAll's `batchCap`), and never more than the pace less what those others have at the
- * service. 0 while that leaves under half a share: the slice waits for their answers (a slice joining while the
- * others fill the pace adds no request).
+ * others, or the `split` the pace is kept in; at most one fetchAll's `batchCap`), and never more than the pace less
+ * what those others have at the service. 0 while that leaves under half a share: the slice waits for their answers
+ * (a slice joining while the others fill the pace adds no request).
  */
 export function shareNow(
   state: PaceState,
   batchCap: number,
   others: { working: number; atService: number },
+  split = 1,
 ): number {
-  const share = Math.max(1, Math.min(batchCap, Math.floor(state.size / (others.working + 1))));
+  const parts = Math.max(others.working + 1, split);
+  const share = Math.max(1, Math.min(batchCap, Math.floor(state.size / parts)));
   const room = state.size - others.atService;
   return room < Math.ceil(share / 2) ? 0 : Math.min(share, room);
 }

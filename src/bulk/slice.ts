@@ -36,7 +36,7 @@ import { loadJob, parseJob, updateJob } from './jobStore';
 import { slicesWorking, windowsLeft } from './lease';
 import { runCharges } from './runCharges';
 import { haltOf } from './runHalt';
-import { mostSlices, paceNow, runCap, slicesFor } from './runPace';
+import { mostSlices, paceNow, runCap, slicesFor, splitAtLimit } from './runPace';
 import { holdOnce, type Leased, lookForRoom, type Sent, type SliceSetup } from './step';
 
 /** Holds of the lock one slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
@@ -91,11 +91,13 @@ export function withSlices(platform: Platform, progress: Progress, job?: Job | n
   const most = mostSlices(config);
   const pace = paceNow(job.pace, runCap(config), now);
   const working = slicesWorking(job, now);
-  // None at work yet: as many as send the run's pace in whole fetchAlls (one at PACE_START, more at a pace known).
+  // None at work yet: as many as send the run's pace in whole fetchAlls (one at PACE_START, more at a pace known),
+  // or as it is kept split at a limit the service showed.
+  const whole = Math.ceil(pace.size / config.maxConcurrency);
   const figure = config.batchSize
     ? most
     : working === 0
-      ? Math.min(most, Math.ceil(pace.size / config.maxConcurrency))
+      ? Math.min(most, Math.max(whole, splitAtLimit(pace, runCap(config), most)))
       : slicesFor(most, pace.size);
   const share = config.batchSize ?? Math.max(1, Math.floor(pace.size / figure));
   const windows = working + windowsLeft(job, now, share);
@@ -137,6 +139,7 @@ function runSlice(
     ports: countingRequests(platform.lookupPorts(true, runCharges(job), ready.store), tally),
     batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),
     batchCap: config.maxConcurrency,
+    slices: mostSlices(config),
     cap: runCap(config),
   };
   let last: Job | null = job;

@@ -36,7 +36,7 @@ import {
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
 import { firstWithoutStatus, writtenResults } from './rowPlan';
 import { haltOf } from './runHalt';
-import { paceNow, shareNow } from './runPace';
+import { paceNow, shareNow, splitAtLimit } from './runPace';
 import { RunScope } from './runScope';
 import { type PlannedWindow, planWindow, type RowAnswer, writeWindow } from './window';
 
@@ -66,6 +66,8 @@ export interface SliceSetup {
   batchSize?: number;
   /** The most requests one fetchAll sends (FETCH_MAX_CONCURRENCY). */
   batchCap: number;
+  /** The most slices of the run at once (BULK_SLICES). */
+  slices: number;
   cap: number;
   /** Results written in the run's rows, by profile (a duplicate row copies them), read once a slice when needed. */
   written?: Map<string, unknown[]>;
@@ -358,7 +360,8 @@ function roomFor(
 ): { pace: PaceState; share: number } | { waitMs: number } {
   const pace = paceNow(job.pace, setup.cap, now);
   const wait = Math.max(0, (pace.notBefore ?? 0) - now);
-  const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now));
+  const split = splitAtLimit(pace, setup.cap, setup.slices);
+  const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now), split);
   if (wait <= 0 && share >= 1) return { pace, share };
   return { waitMs: Math.max(wait, roomWaitMs(firstBackMs(job, setup.token, pace, now))) };
 }

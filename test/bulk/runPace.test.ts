@@ -2,7 +2,15 @@
  * A bulk run's pace in its job (src/bulk/runPace.ts), pure: where a new run starts, the pace as a slice reads it,
  * how many slices it is split into, and each slice's share of it with the others at work.
  */
-import { mostSlices, paceNow, runCap, seedPace, shareNow, slicesFor } from '../../src/bulk/runPace';
+import {
+  mostSlices,
+  paceNow,
+  runCap,
+  seedPace,
+  shareNow,
+  slicesFor,
+  splitAtLimit,
+} from '../../src/bulk/runPace';
 import type { ScriptConfig } from '../../src/core/config';
 import { DEFAULT_SLICES, MAX_SLICES, SLICE_MIN_SHARE } from '../../src/core/limits';
 import {
@@ -97,6 +105,18 @@ describe('shareNow', () => {
     expect(shareNow(pace(90), 100, { working: 2, atService: 40 })).toBe(30);
     // Their batches fill all but 20 of the pace: 20, at least half a share.
     expect(shareNow(pace(90), 100, { working: 2, atService: 70 })).toBe(20);
+  });
+
+  it('at a limit the service showed, a slice alone sends its part of the split, not the whole pace', () => {
+    const limited: PaceState = { ...pace(25), ceiling: 25, sinceThrottled: 0 };
+    const split = splitAtLimit(limited, CAP, 4);
+    expect(split).toBe(4);
+    expect(shareNow(limited, 100, { working: 0, atService: 0 }, split)).toBe(6);
+    // Joined by more slices than the split: theirs.
+    expect(shareNow({ ...limited, size: 60, ceiling: 60 }, 100, { working: 4, atService: 0 }, 4)).toBe(12);
+    // Below no limit: whole fetchAlls.
+    expect(splitAtLimit(pace(250), CAP, 4)).toBe(1);
+    expect(shareNow(pace(250), 100, { working: 0, atService: 0 }, splitAtLimit(pace(250), CAP, 4))).toBe(100);
   });
 
   it('waits (0) while the others leave under half a share of the pace, or more than all of it', () => {

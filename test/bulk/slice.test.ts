@@ -299,6 +299,7 @@ describe('withSlices: the slices the sidebar drives at once', () => {
     lastRow: number,
     cursor = 2,
     windows: WindowLease[] = [],
+    ceiling?: number,
   ): number | undefined {
     const { platform, clock } = bulkWorld([], { row: 1, column: 1, rows: 1, columns: 1 }, { slices: 3 });
     const job = testJob('running', {
@@ -306,7 +307,7 @@ describe('withSlices: the slices the sidebar drives at once', () => {
       lastRow,
       cursor,
       windows,
-      pace: { ...seedPace(300, clock.now(), {}), size },
+      pace: { ...seedPace(300, clock.now(), {}), size, ...(ceiling && { ceiling, sinceThrottled: 0 }) },
     });
     return withSlices(platform, progressOf(job, { runnerId: 'runner-1', now: clock.now() }), job).slices;
   }
@@ -314,6 +315,12 @@ describe('withSlices: the slices the sidebar drives at once', () => {
   it('none at work: as many as send the pace in whole fetchAlls, BULK_SLICES at most', () => {
     expect(slicesOf(PACE_START, 1000)).toBe(1);
     expect(slicesOf(250, 1000)).toBe(3);
+  });
+
+  it('none at work, at a limit the service showed: as many as the pace is kept split into', () => {
+    expect(slicesOf(25, 1000, 2, [], 25)).toBe(3);
+    // Too small a pace to split (SLICE_MIN_SHARE each): one.
+    expect(slicesOf(6, 1000, 2, [], 6)).toBe(1);
   });
 
   it('never more than the windows a slice may still find', () => {

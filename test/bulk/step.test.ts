@@ -61,6 +61,7 @@ function setupOf(world: BulkWorld, token: string): SliceSetup {
     apiKey: 'sk_test_key_000000000000',
     endpoint: 'https://api.example.test/v1',
     batchCap: BATCH_CAP,
+    slices: 3,
     cap: 300,
   };
 }
