@@ -59,9 +59,9 @@ export function paceNow(pace: PaceState | undefined, cap: number, now: number): 
 
 /**
  * The slices a pace at a limit the service showed (a ceiling below the run's cap) is kept split into, even by a
- * slice alone at work: a fetchAll holds its requests' places at the service until its slowest answer, so at a
- * limit smaller batches give places back sooner (the sidebar opens the others from the slice's answer); 1 below
- * no limit (whole fetchAlls).
+ * slice alone at work (the sidebar opens the others from its answer; a slice alone for a whole batch takes the
+ * whole pace, ./step.ts): a fetchAll holds its requests' places at the service until its slowest answer, so at a
+ * limit smaller batches give places back sooner; 1 below no limit (whole fetchAlls).
  */
 export function splitAtLimit(state: PaceState, cap: number, most: number): number {
   return state.ceiling < cap ? slicesFor(most, state.size) : 1;

@@ -73,6 +73,8 @@ export interface SliceSetup {
   written?: Map<string, unknown[]>;
   /** The run's pace after this slice's key check, for its first hold (when the run's pace still knows nothing). */
   keyChecked?: PaceState;
+  /** No other slice was at work when this slice leased its last window. */
+  leasedAlone?: boolean;
 }
 
 /** A window this slice leased, with its batch's claims: sent after the hold, written in the next. */
@@ -334,7 +336,9 @@ function claimWindow(
     all,
   });
   const n = claimed.first?.first.length ?? 0;
-  const atService = others(job, token, now).atService + n;
+  const company = others(job, token, now);
+  const atService = company.atService + n;
+  setup.leasedAlone = company.working === 0;
   const pace = paceNow(job.pace, setup.cap, now);
   lease(job, { from: window.from, to: window.to, token, until, n, at: now }, now);
   return {
@@ -360,8 +364,10 @@ function roomFor(
 ): { pace: PaceState; share: number } | { waitMs: number } {
   const pace = paceNow(job.pace, setup.cap, now);
   const wait = Math.max(0, (pace.notBefore ?? 0) - now);
-  const split = splitAtLimit(pace, setup.cap, setup.slices);
-  const share = setup.batchSize ?? shareNow(pace, setup.batchCap, others(job, setup.token, now), split);
+  const company = others(job, setup.token, now);
+  // Alone since its last batch went out, no slice came meanwhile (a lone driver): the whole pace is this slice's.
+  const split = setup.leasedAlone && company.working === 0 ? 1 : splitAtLimit(pace, setup.cap, setup.slices);
+  const share = setup.batchSize ?? shareNow(pace, setup.batchCap, company, split);
   if (wait <= 0 && share >= 1) return { pace, share };
   return { waitMs: Math.max(wait, roomWaitMs(firstBackMs(job, setup.token, pace, now))) };
 }

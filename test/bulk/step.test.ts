@@ -157,6 +157,32 @@ describe('holdOnce', () => {
     expect(filled(world)).toBe(0);
   });
 
+  it('at a limit the service showed, alone it sends its part of the split; alone still after that batch (a lone driver), the whole pace', () => {
+    const { world, setup } = slice();
+    const job = jobOf(world);
+    const now = world.clock.now();
+    job.pace = {
+      ...paceNow(job.pace, setup.cap, now),
+      size: 25,
+      ceiling: 25,
+      sinceThrottled: 0,
+      requests: 100,
+    };
+    saveJob(world.platform, job);
+    const first = holdOnce(setup, undefined, true, false)?.next as Leased;
+    // 25 in three slices (BULK_SLICES 3 here): 8.
+    expect(first.claimed.first?.first).toHaveLength(8);
+    const second = holdOnce(setup, answered(first), true, false)?.next as Leased;
+    expect(second.claimed.first?.first).toHaveLength(25);
+    // Another slice came meanwhile: the split again.
+    const other = setupOf(world, 'slice-B');
+    expect(
+      (holdOnce(other, undefined, true, false)?.next as Leased | undefined)?.claimed.first?.first,
+    ).toBeUndefined();
+    const third = holdOnce(setup, answered(second), true, false)?.next as Leased;
+    expect(third.claimed.first?.first.length).toBeLessThanOrEqual(8);
+  });
+
   /** A slice whose run's pace is full: slice-B has rows 1..40 and the whole PACE_START at the service. */
   function paceFull() {
     const { world, setup } = slice();
