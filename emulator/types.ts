@@ -62,6 +62,12 @@ export interface EnvironmentOptions {
    */
   lockRateLimit?: { calls: number; windowMs: number; message?: string };
   /**
+   * PropertiesService's short-time limit (reported, no figure known): past `calls` property calls of a user within
+   * `windowMs` of the environment's clock, each throws "Service invoked too many times in a short time: properties.
+   * Try Utilities.sleep(1000) between calls."
+   */
+  propertiesRateLimit?: { calls: number; windowMs: number };
+  /**
    * A lock released while its execution has sheet writes not flushed is always counted
    * (`env.lockReleasesWithPendingWrites`); with this, releaseLock also throws in the execution.
    */

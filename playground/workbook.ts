@@ -710,11 +710,36 @@ export async function openWorkbook(options: {
       }
       // Applied at once, also while an execution runs: its next service call sees them, as in Sheets.
       growTo(rows, cols);
+      const single = edits.length === 1 ? edits[0] : undefined;
+      const oldValue = single
+        ? env.values(ss.id, a1({ r1: single.r, c1: single.c, r2: single.r, c2: single.c }), sheet.name)[0][0]
+        : undefined;
       for (const edit of edits) {
         env.enter(ss.id, a1({ r1: edit.r, c1: edit.c, r2: edit.r, c2: edit.c }), [[edit.value]]);
       }
       recalculatePlain();
       recalculate(affectedFormulas(edits));
+      // Sheets runs the simple onEdit after a person's typing or paste (never after a script's writes): once, with
+      // the edited range, and the old value of a single cell.
+      if (edits.length > 0) {
+        const range = {
+          r1: Math.min(...edits.map((edit) => edit.r)),
+          c1: Math.min(...edits.map((edit) => edit.c)),
+          r2: Math.max(...edits.map((edit) => edit.r)),
+          c2: Math.max(...edits.map((edit) => edit.c)),
+        };
+        try {
+          const fired = await env.fireEdit(ss.id, a1(range), {
+            user: DEMO_USER,
+            sheetName: sheet.name,
+            oldValue,
+          });
+          if (!fired.ok) log(`onEdit failed: ${fired.error?.message ?? 'unknown error'}`);
+        } catch (error) {
+          log(`onEdit failed: ${errorMessage(error)}`);
+        }
+        syncOutputs();
+      }
       // A person's edit fires the installable change triggers (a watch's), each as its creator.
       void fireTriggers('Change triggers (the watch)', () =>
         env.installableTriggers.fire(ss.id, 'ON_CHANGE', { user: DEMO_USER, changeType: 'EDIT' }),

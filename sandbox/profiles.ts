@@ -23,7 +23,9 @@
  *   - `huge-name-…` -> found as rule 6, but the profile's `name` is HUGE_NAME_LENGTH (10 KB) characters: the
  *     name repeated (`/in/huge-name-jane-doe`: "Huge Name Jane Doe Huge Name Jane Doe …");
  *   - `odd-200-empty-…` -> `{}`, a 200 without any field of the contract;
- *   - `odd-200-nostatus-…` -> the found body of rule 6 without its `status` field.
+ *   - `odd-200-nostatus-…` -> the found body of rule 6 without its `status` field;
+ *   - `lost-answer-…` -> looked up and charged, then the connection is reset before the answer (the service's
+ *     fault `lost`, see service.ts).
  * - `updated_at`, the headline and the company derive from the same hash.
  */
 
@@ -37,7 +39,14 @@ export const ODD_SLUGS = {
   hugeName: 'huge-name-',
   empty200: 'odd-200-empty-',
   noStatus200: 'odd-200-nostatus-',
+  lostAnswer: 'lost-answer-',
 } as const;
+
+/** The slug begins as one of the odd answers (ODD_SLUGS). */
+export function slugBegins(input: string, beginning: string): boolean {
+  const parsed = parseProfileUrl(input);
+  return parsed !== undefined && slugText(parsed.tokens).startsWith(beginning);
+}
 export type Marker = (typeof MARKERS)[number];
 
 export interface CompanyDomain {

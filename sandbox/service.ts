@@ -4,7 +4,8 @@
  *
  * Order of checks: route (404) -> method (405) -> rate limit (429, decided on arrival) -> X-KEY (401) -> body (400)
  * -> credits (402) -> faults (failFirst, the `flaky`/`broken` slug markers, then the rates) -> lookup (200/422,
- * 1 credit). Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing; a rate-limited
+ * 1 credit). Injected faults (500, reset, 429, 502 HTML) replace the lookup and charge nothing (`lost` charges
+ * it, then resets the connection before the answer); a rate-limited
  * request is answered at once (no latency), charges nothing and is in the ledger.
  * The latency models the lookup's verification work: an answer given before any lookup (401, 400, 402, 413, and
  * the rate limit's 429) comes at once. A connection reset is a property of the connection, not of what is asked:
@@ -15,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { draw, type LatencySetting, latencyAt, validateLatency } from './latency';
-import { buildLookupResponse, normalizeProfileUrl, profileMarkers } from './profiles';
+import { buildLookupResponse, normalizeProfileUrl, ODD_SLUGS, profileMarkers, slugBegins } from './profiles';
 import {
   type Admission,
   type LimitReason,
@@ -52,7 +53,11 @@ export interface OrganizationConfig {
   credits: number;
 }
 
-export type FaultKind = '500' | 'reset' | '429' | 'html' | 'slow';
+/**
+ * `lost`: the lookup is done and charged, then the connection is reset before the answer (a client that gave up, a
+ * proxy that dropped it): the credit is spent and the answer never arrives.
+ */
+export type FaultKind = '500' | 'reset' | '429' | 'html' | 'slow' | 'lost';
 export type FaultSource = 'failFirst' | 'flaky' | 'broken' | 'rate' | LimitReason;
 
 export interface FailFirstRule {
@@ -190,7 +195,7 @@ function validateFaults(faults: FaultConfig): FaultConfig {
   checkDelay('slowMs', faults.slowMs);
   for (const [key, rule] of Object.entries(faults.failFirst ?? {})) {
     if (key === '') throw new RangeError('faults.failFirst: empty key');
-    if (!['500', 'reset', '429', 'html', 'slow'].includes(rule.kind)) {
+    if (!['500', 'reset', '429', 'html', 'slow', 'lost'].includes(rule.kind)) {
       throw new RangeError(`faults.failFirst[${key}]: unknown kind ${String(rule.kind)}`);
     }
     if (!(Number.isInteger(rule.times) && rule.times >= 0)) {
@@ -348,6 +353,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
     }
     const markers = profileMarkers(networkUrl);
     if (markers.has('broken')) return { kind: '500', source: 'broken' };
+    if (slugBegins(networkUrl, ODD_SLUGS.lostAnswer)) return { kind: 'lost', source: 'broken' };
     if (markers.has('flaky') && !flakyFailed.has(normalized)) {
       flakyFailed.add(normalized);
       return { kind: '500', source: 'flaky' };
@@ -439,6 +445,7 @@ export function createSandboxService(options: SandboxOptions): SandboxService {
           body: answer.body,
           charged: 1,
           extraDelayMs: fault?.kind === 'slow' ? (fault.delayMs ?? DEFAULT_SLOW_FAULT_MS) : 0,
+          reset: fault?.kind === 'lost',
         };
       }
     }

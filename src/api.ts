@@ -145,12 +145,15 @@ export interface Placement {
   effect: string;
 }
 
-/** Which rows a run looks at: all of them, or (Retry failed rows) only the ones with these statuses. */
-export type RunMode = 'all' | 'retry';
+/**
+ * Which rows a run looks at: all of them, (Retry failed rows) only the ones with these statuses, or (a watch) only
+ * rows without a result of any kind: a row it sent once waits for a person's Retry, whatever its answer.
+ */
+export type RunMode = 'all' | 'retry' | 'new';
 
 /**
  * The numbers a plan shows. Rows = blanks + alreadyDone + notProfiles + lookupRows, and lookupRows = newProfiles +
- * knownProfiles + duplicateRows + waitingRows: the plan's lines add up to its rows.
+ * knownProfiles + duplicateRows: the plan's lines add up to its rows.
  */
 export interface PlanCounts {
   /** Rows from the first to the last URL (header excluded). */
@@ -168,11 +171,6 @@ export interface PlanCounts {
   knownProfiles: number;
   /** Rows (of lookupRows) repeating a profile of a row above them: they get its result, free. */
   duplicateRows: number;
-  /**
-   * Rows (of lookupRows) whose profile's answers were lost twice lately: not sent before `waitUntil`, so not
-   * priced; the run marks them ERROR again, saying when.
-   */
-  waitingRows: number;
 }
 
 export interface RunPlan extends PlanCounts {
@@ -197,9 +195,6 @@ export interface RunPlan extends PlanCounts {
   /** Rows by status, for Retry failed rows. */
   errorRows: number;
   unprocessableRows: number;
-  /** Until when (epoch ms) the waiting rows wait (the latest of their profiles), and that time in words. */
-  waitUntil?: number;
-  waitUntilText?: string;
   /** Set when the run cannot start (the column holds no profile URL at all). */
   refusal?: string;
   /** Said about the selection (several ranges or columns selected). */

@@ -19,7 +19,6 @@ import {
   FORMULA_WRITES_REFUSED_KEY,
   HALT_KEY,
   JOB_PROPERTY,
-  LOST_PROPERTY,
   PACE_PREFIX,
   PACE_SCOPES,
   RESULTS_SHEET,
@@ -34,9 +33,9 @@ import type { Watch } from './watch/watch';
 /** The add-on's names in document properties and the document cache. */
 const ADDON_PREFIX = 'pef.';
 const ADDON_SHEETS = [RESULTS_SHEET, CREDITS_SHEET] as const;
-/** The add-on's names the removal keeps: today's spending of formulas and the lost answers (they guard credits). */
+/** The add-on's names the removal keeps: today's spending of formulas (it guards credits). */
 const guardsCredits = (key: string) =>
-  key === FORMULA_SPEND_PROPERTY || key.startsWith(FORMULA_GIVE_BACK_PREFIX) || key === LOST_PROPERTY;
+  key === FORMULA_SPEND_PROPERTY || key.startsWith(FORMULA_GIVE_BACK_PREFIX);
 /**
  * The cache entries with a fixed name. Claims (`pef.claim.<hash>`) cannot be listed (CacheService has no key
  * listing): they end by themselves within six minutes, and none is held while nothing is sending.
@@ -162,8 +161,7 @@ export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
     const before = holdings(platform);
     const refusal = refusalOf(platform, before.properties);
     if (refusal) return { refusal, held: before };
-    // Batches whose sender ended first are settled before their records go: their lost answers keep counting
-    // (LOST_PROPERTY stays), so none of those profiles is charged a third time.
+    // Batches whose sender ended first are settled before their records go: their charges reach the credits log.
     platform.resultStore().fold(before.properties);
     const held = holdings(platform);
     const removedSheets = platform.addonSheets.remove(ADDON_SHEETS);

@@ -87,12 +87,20 @@ export function onInstall(e?: unknown): void {
 }
 
 /**
- * Simple trigger: clears the add-on's result beside an edited URL (one read; nothing in AuthMode.NONE), and moves
- * the results formulas paid for into the results sheet when there are any (one more read).
+ * Simple trigger: clears the add-on's result beside an edited URL, and moves the results formulas paid for into the
+ * results sheet when there are any: one read of the document properties for both (nothing in AuthMode.NONE).
  */
 export function onEdit(e?: unknown): void {
-  clearStaleResults(appsScript, e);
-  foldOnTrigger(e, triggerFolding);
+  const all = editable(e) ? (appsScript.documentPropertiesOrNull()?.getProperties() ?? null) : null;
+  if (!all) return;
+  clearStaleResults(appsScript, e, all);
+  foldOnTrigger(e, triggerFolding, Object.keys(all));
+}
+
+/** The trigger's event lets it read and write the spreadsheet (AuthMode.LIMITED or FULL, not NONE). */
+function editable(e: unknown): boolean {
+  const mode = String((e as { authMode?: unknown } | undefined)?.authMode ?? '');
+  return mode === 'LIMITED' || mode === 'FULL';
 }
 
 /** Opens the sidebar on its settings view. */

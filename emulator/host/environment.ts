@@ -40,7 +40,7 @@ import { addCounts } from './counts';
 import { CustomFunctionEvaluator } from './custom-functions';
 import { readManifest } from './manifest';
 import { WorkerPool } from './pool';
-import { DAILY_QUOTAS, DailyQuotas, type QuotaKind } from './quotas';
+import { DAILY_QUOTAS, DailyQuotas, PROPERTIES_SHORT_TIME_MESSAGE, type QuotaKind } from './quotas';
 import { seededRandom } from './random';
 import { scriptFiles } from './scripts';
 import { SharedState } from './state';
@@ -89,6 +89,9 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
   private readonly lockRateLimit?: EnvironmentOptions['lockRateLimit'];
+  /** PropertiesService's short-time limit (option propertiesRateLimit), and each user's calls in its window. */
+  propertiesRateLimit?: EnvironmentOptions['propertiesRateLimit'];
+  private readonly propertyCalls = new Map<string, number[]>();
   private readonly strictFlush: boolean;
   /** The environment's clock at each Lock call within the rate quota's window. */
   private lockCalls: number[] = [];
@@ -120,6 +123,7 @@ export class Environment extends SharedState implements ServiceHost {
     this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
     this.lockRateLimit = options.lockRateLimit;
+    this.propertiesRateLimit = options.propertiesRateLimit;
     this.strictFlush = options.strictFlush === true;
     const account = DAILY_QUOTAS[options.account ?? 'consumer'];
     this.quotas = new DailyQuotas({
@@ -423,13 +427,28 @@ export class Environment extends SharedState implements ServiceHost {
     const single = box.numRows === 1 && box.numCols === 1;
     const oldValue = single ? this.values(spreadsheetId, a1, target.name)[0][0] : undefined;
     this.enter(spreadsheetId, a1, values, target.name);
+    return this.fireEdit(spreadsheetId, a1, { ...options, sheetName: target.name, oldValue });
+  }
+
+  /**
+   * The simple `onEdit` for cells a person has just typed or pasted into `a1` (entered already): the event has the
+   * range, and `value`/`oldValue` for a single cell (apps-script/guides/triggers/events).
+   */
+  fireEdit(
+    spreadsheetId: string,
+    a1: string,
+    options: { user?: string; sheetName?: string; authMode?: 'LIMITED' | 'NONE'; oldValue?: unknown } = {},
+  ): Promise<ExecutionResult> {
+    const ss = this.spreadsheet(spreadsheetId);
+    const sheet = options.sheetName ? ss.sheetByName(options.sheetName) : undefined;
+    const { sheet: target, box } = ss.resolve(a1, sheet ?? ss.activeSheet());
     const event: Record<string, unknown> = {
       rangeD: { ss: ss.id, sheet: target.id, ...box },
       user: options.user ?? ss.owner,
     };
-    if (single) {
+    if (box.numRows === 1 && box.numCols === 1) {
       event.value = this.values(spreadsheetId, a1, target.name)[0][0];
-      if (oldValue !== '') event.oldValue = oldValue;
+      if (options.oldValue !== undefined && options.oldValue !== '') event.oldValue = options.oldValue;
     }
     return this.execute('onEdit', [], {
       user: options.user ?? ss.owner,
@@ -582,6 +601,13 @@ export class Environment extends SharedState implements ServiceHost {
   }
 
   chargeQuota(user: string, kind: QuotaKind, calls: number): void {
+    const limit = kind === 'properties' ? this.propertiesRateLimit : undefined;
+    if (limit) {
+      const now = this.now();
+      const recent = (this.propertyCalls.get(user) ?? []).filter((at) => at > now - limit.windowMs);
+      if (recent.length + calls > limit.calls) fail(PROPERTIES_SHORT_TIME_MESSAGE);
+      this.propertyCalls.set(user, [...recent, ...Array(calls).fill(now)]);
+    }
     this.quotas.charge(user, kind, calls, this.now());
   }
 }

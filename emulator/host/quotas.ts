@@ -16,6 +16,21 @@ export const DAILY_QUOTAS: Record<'consumer' | 'workspace', Record<QuotaKind, nu
 
 const DAY_MS = 24 * 3600 * 1000;
 
+/**
+ * The texts scripts meet past a daily quota, as reported (the quotas page gives none): UrlFetchApp's "Service invoked
+ * too many times for one day: urlfetch." (Blacksmoke16/GESI#99 quotes the service's name the same way); the
+ * properties' "… graphite property writes." (googleworkspace/apps-script-oauth2#217, for writes; reads: not
+ * reported, the same text).
+ */
+export const DAILY_QUOTA_MESSAGES: Record<QuotaKind, string> = {
+  urlfetch: 'Service invoked too many times for one day: urlfetch.',
+  properties: 'Service invoked too many times for one day: graphite property writes.',
+};
+
+/** Reported past a short burst of property calls (andrewroberts/TrelloSync#17). */
+export const PROPERTIES_SHORT_TIME_MESSAGE =
+  'Service invoked too many times in a short time: properties. Try Utilities.sleep(1000) between calls.';
+
 interface Usage {
   since: number;
   used: Record<QuotaKind, number>;
@@ -33,10 +48,7 @@ export class DailyQuotas {
       usage = { since: now, used: { properties: 0, urlfetch: 0 } };
       this.users.set(user, usage);
     }
-    // The quotas page: "Service invoked too many times for one day: <service>." (the urlfetch form is what
-    // scripts see for UrlFetchApp, the properties form for PropertiesService).
-    if (usage.used[kind] + n > this.limitsByKind[kind])
-      fail(`Service invoked too many times for one day: ${kind}.`);
+    if (usage.used[kind] + n > this.limitsByKind[kind]) fail(DAILY_QUOTA_MESSAGES[kind]);
     usage.used[kind] += n;
   }
 

@@ -36,10 +36,9 @@ function rawAnswer(response: Response): RawAnswer {
 }
 
 /**
- * One batch through fetchAll. fetchAll throws as a whole when any request fails at the transport level: every
- * answer of the batch is lost, although the service may have charged each. Nothing is re-sent here: the
- * pipeline re-sends each lost request alone, at most once (src/lookup/pipeline.ts), and the batch size
- * controller shrinks the batches (src/lookup/pace.ts). The daily-quota exception is thrown before anything is sent.
+ * One batch through fetchAll. Whether one transport failure makes the whole call throw is not documented: when it
+ * throws, every answer of the batch is taken as lost, and maybe charged (src/lookup/pipeline.ts keeps each as such,
+ * never sent again unasked). The quota exceptions come before anything is sent.
  */
 function sendBatch(urls: string[], plan: SendPlan): SentBatch {
   if (urls.length === 0) return { outcomes: [], sent: 0, lost: false };
@@ -66,7 +65,8 @@ function fetchEach<T>(
     };
   } catch (error) {
     const outcome = interpretFetchException(redactKey(errorMessage(error), apiKey));
-    const sent = outcome.error === 'quota' ? 0 : requests.length;
+    // The daily quota and the short-time limit refuse the call before anything is sent.
+    const sent = outcome.error === 'quota' || outcome.error === 'rate_limited' ? 0 : requests.length;
     return { outcomes: requests.map(() => outcome), sent, lost: sent > 0 };
   }
 }

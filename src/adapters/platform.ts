@@ -10,7 +10,7 @@ import { clearHalt, documentCache } from './documentCache';
 import { documentPropertyWritable } from './formulaWrites';
 import { askServiceAboutKey } from './http';
 import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
-import { foldAnswers, folding, heldAfterLosses, resultStore, servicePorts } from './ports';
+import { foldAnswers, folding, resultStore, servicePorts } from './ports';
 import { documentProperties, documentPropertiesOrNull, userProperties } from './properties';
 import { ensureRunnerId, runnerEmail, runnerId } from './runner';
 import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
@@ -63,7 +63,6 @@ export const appsScript: Platform = {
   lookupPorts: servicePorts,
   resultStore: (charges) => resultStore(true, charges),
   foldAnswers: () => foldAnswers(countInJob),
-  heldAfterLosses: (urlKeys, atLeast) => heldAfterLosses(urlKeys, atLeast),
   askServiceAboutKey,
   clearHalt,
   documentPropertyWritable,

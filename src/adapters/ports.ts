@@ -1,14 +1,7 @@
 /** The lookup pipeline's and the store's ports over the real Apps Script services. */
-import {
-  ANSWERS_PREFIX,
-  CHARGE_PREFIX,
-  LOST_PROPERTY,
-  PENDING_PREFIX,
-  SENDING_PREFIX,
-} from '../core/propertyNames';
+import { ANSWERS_PREFIX, CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../core/propertyNames';
 import type { Clock, LookupPorts } from '../lookup/ports';
 import type { ChargeContext } from '../store/credits';
-import { heldByLostMarks } from '../store/lostMarks';
 import type { Folded, Folding, SheetResultStore, StoreServices } from '../store/ports';
 import { sheetResultStore } from '../store/resultStore';
 import { resultsSheetOn } from '../store/resultsSheet';
@@ -77,23 +70,8 @@ export function folding(
   also?: (folded: Folded, all: Record<string, string>) => Record<string, string> | undefined,
 ): Folding {
   return {
-    waiting: () =>
-      documentProperties()
-        .getKeys()
-        .some((name) => FOLDED_PREFIXES.some((prefix) => name.startsWith(prefix))),
+    waiting: (names = documentProperties().getKeys()) =>
+      names.some((name) => FOLDED_PREFIXES.some((prefix) => name.startsWith(prefix))),
     fold: () => foldAnswers(also),
   };
-}
-
-/**
- * The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when (epoch ms) they are
- * not sent again: one read of LOST_PROPERTY.
- */
-export function heldAfterLosses(
-  urlKeys: string[],
-  atLeast: number,
-  now = systemClock.now(),
-): Map<string, number> {
-  if (urlKeys.length === 0) return new Map();
-  return heldByLostMarks(documentProperties().getProperty(LOST_PROPERTY), urlKeys, atLeast, now);
 }

@@ -41,7 +41,7 @@ export function continueEnrichment(platform: Platform): Progress {
     viewer = currentViewer(platform);
     job = loadJob(platform);
   } catch (error) {
-    if (isPropertiesQuotaError(error)) return quotaPaused();
+    if (isPropertiesQuotaError(error)) return quotaPaused(error);
     throw error;
   }
   // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).

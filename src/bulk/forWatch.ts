@@ -13,11 +13,12 @@ import { type ColumnPlanner, columnPlanner } from './planner';
 import { processSlice } from './slice';
 import { createUnderLock } from './start';
 
+export type { Block } from './blocks';
 export type { Job } from './job';
 export { isActive } from './jobMachine';
 export { hasDocument, loadJob } from './jobStore';
 export type { ColumnRead } from './placement';
-export { type PlannedRun, readColumn } from './plan';
+export { blocksOn, type PlannedRun, readColumn } from './plan';
 export type { ColumnPlanner } from './planner';
 export { checkKeyForRun } from './runKeyCheck';
 export { trialRead } from './trial';
@@ -31,7 +32,7 @@ export function watchPlanner(
   settings: Settings,
   placement: PlacementKind | undefined,
 ): ColumnPlanner {
-  return columnPlanner(platform, settings, { mode: 'all', placement }, Number.POSITIVE_INFINITY);
+  return columnPlanner(platform, settings, { mode: 'new', placement }, Number.POSITIVE_INFINITY);
 }
 
 /** Creates the watch's run over `planned` under the document lock; null when another run is under way. */

@@ -45,6 +45,11 @@ export interface Job {
   headerTexts: string[] | null;
   /** Some normalised URL occurs on more than one row: later rows copy the result written in the sheet. */
   hasDuplicates: boolean;
+  /**
+   * The rows whose output cells the add-on owned when the run started (its recorded blocks, src/bulk/blocks.ts): the
+   * only ones the run may write over; any other row is written only where its output cells are empty.
+   */
+  owns?: Array<[number, number]>;
   state: JobState;
   /** Set with a paused, stopped or cancelled state. */
   reason?: RunReason;

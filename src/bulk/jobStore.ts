@@ -29,6 +29,7 @@ const JOB_FIELDS: FieldSpecs<Job> = {
   bottomValue: 'string',
   headerTexts: 'array|null',
   hasDuplicates: 'boolean',
+  owns: 'array?',
   state: 'string',
   reason: 'string?',
   message: 'string',

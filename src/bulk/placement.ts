@@ -6,9 +6,11 @@
 
 import type { Placement, PlacementKind } from '../api';
 import { columnLetters } from '../core/a1';
-import { OUT, outputHeaders } from '../core/cells';
+import { outputHeaders } from '../core/cells';
 import { countText } from '../core/text';
-import { isBlank, isOwnStatus } from './rowCells';
+import { isBlankCell } from '../core/url';
+import { type OwnedRows, ownedColumns } from './blocks';
+import { isBlank } from './rowCells';
 
 /** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
 export interface ColumnRead {
@@ -23,6 +25,11 @@ export interface ColumnRead {
   header: unknown[] | null;
   /** Rows firstRow..lastRow, URL cell first. Shorter rows read as blank beyond their end. */
   rows: unknown[][];
+  /**
+   * The rows the add-on's recorded blocks own beside the URL column, by the first output column (src/bulk/blocks.ts):
+   * the only cells of the person's sheet a run may write over.
+   */
+  owned: ReadonlyMap<number, readonly OwnedRows[]>;
 }
 
 /** Columns `first`..`first + count - 1` as Sheets names them ("B:D"). */
@@ -47,20 +54,35 @@ function columnsEmpty(block: unknown[][]): boolean {
   return block.every((row) => row.every(isBlank));
 }
 
+/**
+ * The `width` columns at `offset` take a run's results: every URL row's cells there are empty or the add-on's own (a
+ * recorded block's, src/bulk/blocks.ts), and the header's cells empty or the add-on's titles.
+ */
+export function canReuse(read: ColumnRead, offset: number, width: number): boolean {
+  const owned = read.owned.get(read.urlColumn + offset) ?? [];
+  const titles = outputHeaders(width > outputHeaders(false).length);
+  const header = read.header ? cellsAt(read.header, offset, width) : [];
+  if (!header.every((cell, index) => isBlank(cell) || cell === titles[index])) return false;
+  // A row without a URL is never written: whatever its cells hold stays.
+  return read.rows.every(
+    (row, index) =>
+      isBlankCell(row[0]) ||
+      cellsAt(row, offset, width)
+        .slice(ownedColumns(owned, read.firstRow + index))
+        .every(isBlank),
+  );
+}
+
 /** Where the results can go, from the cells right of the URLs. */
 export function placementOptions(read: ColumnRead, extraFields: boolean): Placement[] {
   const width = outputHeaders(extraFields).length;
-  const headerIndex = read.header ? 0 : null;
   const beside = read.urlColumn + 1;
   // Columns past the sheet's right edge read as empty: the sheet grows at its end rather than skipping a column.
-  if (canReuseOutputColumns(blockAt(read, 1, width), headerIndex, extraFields)) {
-    return [reuse(read, width, false)];
-  }
+  if (canReuse(read, 1, width)) return [reuse(read, width, false)];
   if (extraFields) {
     // The add-on's own four columns stay; only Account type and Name are added.
     const base = outputHeaders(false).length;
-    const baseBlock = blockAt(read, 1, base);
-    if (!columnsEmpty(baseBlock) && canReuseOutputColumns(baseBlock, headerIndex, false)) {
+    if (!columnsEmpty(blockAt(read, 1, base)) && canReuse(read, 1, base)) {
       const after = read.urlColumn + base;
       if (columnsEmpty(blockAt(read, 1 + base, width - base))) return [reuse(read, width, true)];
       const count = width - base;
@@ -115,13 +137,8 @@ function insertBeside(read: ColumnRead, width: number): Placement {
 
 /** The first `width` adjacent columns right of the URLs that are empty (or the add-on's own) in the run's rows. */
 function firstFreeRight(read: ColumnRead, width: number): Placement {
-  const headerIndex = read.header ? 0 : null;
   let offset = 2;
-  while (read.urlColumn + offset <= read.maxColumns) {
-    const block = blockAt(read, offset, width);
-    if (canReuseOutputColumns(block, headerIndex, width > outputHeaders(false).length)) break;
-    offset++;
-  }
+  while (read.urlColumn + offset <= read.maxColumns && !canReuse(read, offset, width)) offset++;
   const column = read.urlColumn + offset;
   const missing = columnsPastEdge(read, column, width);
   return {
@@ -146,39 +163,4 @@ export function choosePlacement(placements: Placement[], retry: boolean, chosen?
     ? placements.find((candidate) => candidate.kind !== 'insert')
     : placements.find((candidate) => candidate.kind === chosen);
   return found ?? placements[0];
-}
-
-/**
- * Output columns can be reused when all of them carry this add-on's titles in the header row, or all are empty
- * in every row of the job, or they hold this add-on's own output (a status in the status column of every row
- * that has anything, a boolean or nothing in Catch-all); otherwise new columns are inserted.
- * `block` holds the output cells only (header row first when `headerIndex` is 0).
- */
-export function canReuseOutputColumns(
-  block: unknown[][],
-  headerIndex: number | null,
-  extraFields: boolean,
-): boolean {
-  const titles = outputHeaders(extraFields);
-  if (headerIndex !== null && titles.every((title, column) => block[headerIndex]?.[column] === title)) {
-    return true;
-  }
-  const owned = titles.map((_, column) => column);
-  const empty = (row: unknown[] | undefined) => owned.every((column) => isBlank(row?.[column]));
-  if (block.every(empty)) return true;
-  if (headerIndex !== null && !empty(block[headerIndex])) return false;
-  const rows = headerIndex === null ? block : block.filter((_, index) => index !== headerIndex);
-  let ours = 0;
-  for (const row of rows) {
-    if (empty(row)) continue;
-    const catchAll = row[OUT.catchAll];
-    if (
-      !isOwnStatus(row[OUT.status], row[OUT.email]) ||
-      !(isBlank(catchAll) || typeof catchAll === 'boolean')
-    ) {
-      return false;
-    }
-    ours++;
-  }
-  return ours > 0;
 }

@@ -13,6 +13,7 @@ import { isRecord } from '../core/storedJson';
 import { isBlankCell } from '../core/url';
 import { webRequestQuotaNote, webRequestsLeft } from '../core/webRequests';
 import type { Platform } from '../platform/platform';
+import { type Block, ownedBeside, placedOn, readBlocks } from './blocks';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import type { ColumnRead } from './placement';
@@ -78,8 +79,15 @@ function lastRunBlock(job: Job): CellBlock {
   return { row: top, column: job.urlColumn, rows: Math.max(1, job.lastRow - top + 1), columns: 1 };
 }
 
-/** One read of the column: from a row above the selection (a header there) to its last URL, every column right. */
-export function readColumn({ sheet, block }: SheetBlock, extraFields: boolean): ColumnRead {
+/**
+ * One read of the column: from a row above the selection (a header there) to its last URL, every column right;
+ * `blocks`: the add-on's recorded blocks on the sheet, as placed now (src/bulk/blocks.ts).
+ */
+export function readColumn(
+  { sheet, block }: SheetBlock,
+  extraFields: boolean,
+  blocks: readonly Block[],
+): ColumnRead {
   const urlColumn = block.column;
   const maxColumns = sheet.maxColumns();
   const top = block.row;
@@ -125,14 +133,20 @@ export function readColumn({ sheet, block }: SheetBlock, extraFields: boolean): 
     lastRow,
     header: headerRow === null ? null : at(headerRow),
     rows: rows.slice(firstRow - blockTop, lastRow - blockTop + 1),
+    owned: ownedBeside(blocks, urlColumn),
   };
+}
+
+/** The add-on's recorded blocks on `sheet`, as placed now. */
+export function blocksOn(platform: Platform, sheet: SheetPort): Block[] {
+  return placedOn(readBlocks(platform.documentProperties()), sheet).placed;
 }
 
 /** Plans the run the request asks for. Throws (with the reason) when there is nothing to plan. */
 export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   const settings = platform.settings.read();
   const { note, ...target } = targetRange(platform, request);
-  const whole = readColumn(target, settings.extraFields);
+  const whole = readColumn(target, settings.extraFields, blocksOn(platform, target.sheet));
   const { sheet, block } = target;
   const startAtOnceUnder = settings.startAtOnce ? settings.startAtOnceUnder : null;
   const planOf = columnPlanner(platform, settings, request, startAtOnceUnder);
@@ -145,7 +159,6 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
     read = trial;
     plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: newProfiles };
   }
-  if (plan.waitUntil !== undefined) plan.waitUntilText = platform.clock.timeText(plan.waitUntil);
   const quota = webRequestQuotaNote(
     plan.refusal ? 0 : plan.newProfiles,
     webRequestsLeft(platform.userProperties().getProperty(WEB_REQUESTS_PROPERTY), platform.clock.now()),

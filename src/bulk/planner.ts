@@ -1,9 +1,8 @@
 /**
  * How a run prices a column read, one way for every run (the sidebar's and the watch's): ./runPlan.ts with the run's
- * options, the result store read once per profile, and the profiles held after lost answers.
+ * options, the result store read once per profile.
  */
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
-import { MAX_LOST_SENDS } from '../core/limits';
 import type { Platform } from '../platform/platform';
 import type { ColumnRead } from './placement';
 import { planRun } from './runPlan';
@@ -23,7 +22,7 @@ export function columnPlanner(
   startAtOnceUnder: number | null,
 ): ColumnPlanner {
   const options = {
-    mode: request.mode === 'retry' ? ('retry' as const) : ('all' as const),
+    mode: request.mode ?? 'all',
     includeUnprocessable: request.includeUnprocessable === true,
     recheck: request.recheck === true,
     extraFields: settings.extraFields,
@@ -32,6 +31,5 @@ export function columnPlanner(
   };
   const store = platform.lookupPorts(false).store;
   const stored = rememberingStore((keys) => store.getMany(keys));
-  return (read, chosen = request.placement) =>
-    planRun(read, { ...options, chosen }, stored, (keys) => platform.heldAfterLosses(keys, MAX_LOST_SENDS));
+  return (read, chosen = request.placement) => planRun(read, { ...options, chosen }, stored);
 }

@@ -9,6 +9,26 @@ import { readJobCells } from './columns';
 import type { Job } from './job';
 import { cellHash } from './rowCells';
 
+/** Where a run's cells are, and what finds them again after rows or columns move. */
+export type Frame = Pick<
+  Job,
+  | 'sheetId'
+  | 'urlColumn'
+  | 'outputColumn'
+  | 'extraFields'
+  | 'headerRow'
+  | 'firstRow'
+  | 'lastRow'
+  | 'maxRows'
+  | 'maxColumns'
+  | 'topValue'
+  | 'bottomValue'
+  | 'headerTexts'
+>;
+
+/** A run's or a block's frame; a run's cursor moves with its rows. */
+type Placed = Frame & { cursor?: number };
+
 export const COLUMNS_MOVED =
   'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
 
@@ -16,37 +36,45 @@ export const COLUMNS_MOVED =
  * Moves the job with the sheet's changes. Returns false when the job can no longer be sure where its cells are:
  * then it must not write anything.
  */
-export function relocate(job: Job, sheet: SheetPort, width: number): boolean {
+export function relocate(job: Placed, sheet: SheetPort, width: number): boolean {
   if (!followColumns(job, sheet, width)) return false;
   followRows(job, sheet);
   return true;
 }
 
-/** Columns: the header's marks, where the job left them or shifted by the change, locate the URL column. */
-function followColumns(job: Job, sheet: SheetPort, width: number): boolean {
+/**
+ * Columns: the header's marks, where the job left them or shifted by the change, locate the URL column and the
+ * output columns (columns inserted or deleted left of the URLs move both; between them, the output columns alone).
+ */
+function followColumns(job: Placed, sheet: SheetPort, width: number): boolean {
   const maxColumns = sheet.maxColumns();
   if (maxColumns === job.maxColumns) return true;
   const moved = maxColumns - job.maxColumns;
   const header = job.headerTexts;
-  const matches = (shift: number) => {
-    if (!header || job.headerRow === null || job.urlColumn + shift < 1) return false;
-    if (job.outputColumn + shift + width - 2 > maxColumns) return false;
-    const shifted = { urlColumn: job.urlColumn + shift, outputColumn: job.outputColumn + shift };
+  const matches = ([urlShift, outputShift]: [number, number]) => {
+    if (!header || job.headerRow === null || job.urlColumn + urlShift < 1) return false;
+    if (job.outputColumn + outputShift + width - 2 > maxColumns) return false;
+    const shifted = { urlColumn: job.urlColumn + urlShift, outputColumn: job.outputColumn + outputShift };
     const row = readJobCells(sheet, shifted, job.headerRow, 1, width)[0];
     return row.every((value, index) => cellHash(value) === header[index]);
   };
   const blank = cellHash('');
   const titled = header?.slice(CELL.email).every((mark) => mark !== blank) ?? false;
-  const shift = !titled ? null : matches(0) ? 0 : matches(moved) ? moved : null;
-  if (shift === null) return false;
-  job.urlColumn += shift;
-  job.outputColumn += shift;
+  const shifts: Array<[number, number]> = [
+    [0, 0],
+    [0, moved],
+    [moved, moved],
+  ];
+  const shift = titled ? shifts.find(matches) : undefined;
+  if (!shift) return false;
+  job.urlColumn += shift[0];
+  job.outputColumn += shift[1];
   job.maxColumns = maxColumns;
   return true;
 }
 
 /** Rows: the URL cells at the job's ends, where they were or shifted by the change. */
-function followRows(job: Job, sheet: SheetPort): void {
+function followRows(job: Placed, sheet: SheetPort): void {
   const maxRows = sheet.maxRows();
   if (maxRows === job.maxRows) return;
   const moved = maxRows - job.maxRows;
@@ -63,20 +91,20 @@ function followRows(job: Job, sheet: SheetPort): void {
     // Rows inserted or deleted above the job: everything moved.
     job.firstRow += moved;
     job.lastRow += moved;
-    job.cursor += moved;
+    if (job.cursor !== undefined) job.cursor += moved;
     if (job.headerRow !== null) job.headerRow += moved;
   } else if (bottomMoved || !bottomStayed) {
     // Inside the job's rows (or the ends were edited too, e.g. by a sort in the same pause: then rows are
     // rather kept than skipped). The final pass re-reads the whole range for rows the cursor passed by.
     job.lastRow = Math.max(job.firstRow - 1, job.lastRow + moved);
-    job.cursor = Math.min(job.cursor, job.lastRow + 1);
+    if (job.cursor !== undefined) job.cursor = Math.min(job.cursor, job.lastRow + 1);
   }
   // Otherwise the change was below the job: nothing moved.
   job.maxRows = maxRows;
 }
 
 /** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
-export function noteEnds(job: Job, sheet: SheetPort): void {
+export function noteEnds(job: Placed, sheet: SheetPort): void {
   if (job.lastRow < job.firstRow) return;
   const cell = (row: number) => sheet.values({ row, column: job.urlColumn, rows: 1, columns: 1 })[0][0];
   job.topValue = cellHash(cell(job.firstRow));

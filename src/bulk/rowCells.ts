@@ -3,8 +3,9 @@
  * holding a formula (the user's), a cell's mark. Pure. Rows read from the sheet hold the URL cell, then the output
  * cells (offsets in CELL).
  */
-import { CELL, STATUS } from '../core/cells';
+import { CELL, OUT, STATUS } from '../core/cells';
 import { stableHash } from '../core/hash';
+import { ADDON_NAME } from '../core/product';
 import { looksLikeUrl } from '../core/url';
 
 /** A cell's text as the job compares it (a date by its time, so equal dates compare equal). */
@@ -55,6 +56,30 @@ export function isOwnStatus(value: unknown, email: unknown): boolean {
   if (NO_ADDRESS_STATUSES.includes(value)) return true;
   return /^[A-Z][A-Z_]{1,30}$/.test(value) && typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email);
 }
+
+/**
+ * Output cells (Email first) that read as the add-on's: its status, a real boolean or nothing in Catch-all, and its
+ * own Note (none beside an address), so a row a person typed into is theirs. Only ever asked of cells inside the
+ * add-on's recorded blocks (src/bulk/blocks.ts): the look confirms, never decides.
+ */
+export function isAddonOutput(output: unknown[]): boolean {
+  const catchAll = output[OUT.catchAll];
+  const status = output[OUT.status];
+  if (!isOwnStatus(status, output[OUT.email])) return false;
+  if (!(isBlank(catchAll) || typeof catchAll === 'boolean')) return false;
+  const note = cellText(output[OUT.note]);
+  if (!NO_ADDRESS_STATUSES.includes(String(status))) return note === '';
+  return ADDON_NOTES.some((pattern) => pattern.test(note));
+}
+
+/** The Notes the add-on writes beside a status without an address (src/lookup/cellValues.ts). */
+const ADDON_NOTES = [
+  /^No address found for this profile\.$/,
+  /^The service could not process this profile/,
+  /^Not looked up: /,
+  /Check the profile URL in this row\./,
+  new RegExp(ADDON_NAME),
+];
 
 /** A status a run may write again (ERROR, INVALID_URL) rather than a final result. */
 export function isFailedStatus(status: string): boolean {

@@ -43,8 +43,6 @@ interface RowTally {
   unprocessableRows: number;
   /** Profiles of the rows to look up, with their rows. */
   wanted: Map<string, number>;
-  /** The latest time a held profile may be sent again. */
-  waitUntil?: number;
   /** Profiles of rows that keep a result of the add-on's. */
   written: Set<string>;
 }
@@ -57,7 +55,6 @@ export function planRun(
   read: ColumnRead,
   options: PlanOptions,
   stored: (keys: string[]) => Map<string, LookupResult>,
-  held: (keys: string[]) => Map<string, number> = () => new Map(),
 ): RunPlan {
   const placements = placementOptions(read, options.extraFields);
   const retry = options.mode === 'retry';
@@ -70,7 +67,7 @@ export function planRun(
     width: outputHeaders(options.extraFields).length,
   };
   const tally = tallyRows(read.rows, scope);
-  priceProfiles(tally, scope, stored, held);
+  priceProfiles(tally, scope, stored);
   const { counts, errorRows, unprocessableRows } = tally;
   const credits = counts.newProfiles;
   const plan: RunPlan = {
@@ -89,7 +86,6 @@ export function planRun(
     errorRows,
     unprocessableRows,
   };
-  if (tally.waitUntil !== undefined) plan.waitUntil = tally.waitUntil;
   if (tally.profileRows === 0) plan.refusal = noProfilesMessage(read);
   else if (run.redo && counts.lookupRows === 0)
     plan.refusal = `No row of ${plan.range} has the status ${run.redo.join(' or ')}: nothing to retry.`;
@@ -108,7 +104,6 @@ function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
       newProfiles: 0,
       knownProfiles: 0,
       duplicateRows: 0,
-      waitingRows: 0,
     },
     profileRows: 0,
     errorRows: 0,
@@ -150,22 +145,12 @@ function priceProfiles(
   tally: RowTally,
   scope: RowScope,
   stored: (keys: string[]) => Map<string, LookupResult>,
-  held: (keys: string[]) => Map<string, number>,
 ): void {
   const { run } = scope;
   const keys = [...tally.wanted.keys()];
   const known = keys.length > 0 && !run.recheck ? stored(keys) : new Map<string, LookupResult>();
-  // A profile lost twice was written ERROR: without such a row there is nothing to read (no property call).
-  const unknown = keys.filter((key) => !known.has(key));
-  const waiting = tally.errorRows > 0 && unknown.length > 0 ? held(unknown) : new Map<string, number>();
   for (const key of keys) {
     const result = known.get(key);
-    const until = waiting.get(key);
-    if (until !== undefined && !result) {
-      tally.counts.waitingRows += tally.wanted.get(key) ?? 0;
-      tally.waitUntil = Math.max(tally.waitUntil ?? 0, until);
-      continue;
-    }
     const free =
       (result && run.keepsStored(result, false)) || (run.copiesWritten(1) && tally.written.has(key));
     if (free) tally.counts.knownProfiles++;

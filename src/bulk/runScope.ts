@@ -6,7 +6,7 @@
 import type { PlacementKind, RunMode } from '../api';
 import { CELL, STATUS } from '../core/cells';
 import type { LookupResult } from '../lookup/result';
-import { isBlank, isFailedStatus, isOwnStatus, statusOfRow } from './rowCells';
+import { isAddonOutput, isBlank, isFailedStatus, isOwnStatus, statusOfRow } from './rowCells';
 
 export interface RunScopeSettings {
   /** Retry failed rows: only rows with one of these statuses of the add-on's (null: a run over every row). */
@@ -15,6 +15,8 @@ export interface RunScopeSettings {
   recheck: boolean;
   /** The output columns exist and are read; inserted columns start empty. */
   readsOutput: boolean;
+  /** Only rows without any status (a watch's runs). */
+  newRowsOnly?: boolean;
 }
 
 /** The statuses a run redoes: ERROR (and UNPROCESSABLE when asked), or null for a run over every row. */
@@ -33,11 +35,13 @@ export class RunScope {
   readonly recheck: boolean;
   /** The output columns exist and are read (inserted columns start empty). */
   readonly readsOutput: boolean;
+  readonly newRowsOnly: boolean;
 
   constructor(settings: RunScopeSettings) {
     this.redo = settings.redo;
     this.recheck = settings.recheck && !settings.redo;
     this.readsOutput = settings.readsOutput;
+    this.newRowsOnly = settings.newRowsOnly === true;
   }
 
   /** A run planned: all rows or Retry failed rows, re-check (a run over all rows only), where its results go. */
@@ -49,12 +53,18 @@ export class RunScope {
       redo: redoStatuses(run.mode, run.includeUnprocessable),
       recheck: run.mode === 'all' && run.recheck,
       readsOutput: readsOutput(placement),
+      newRowsOnly: run.mode === 'new',
     });
   }
 
   /** A run under way: its output columns exist (inserted ones were empty when it started). */
-  static ofJob(job: { recheck: boolean; redo?: readonly string[] }): RunScope {
-    return new RunScope({ redo: job.redo ?? null, recheck: job.recheck, readsOutput: true });
+  static ofJob(job: { recheck: boolean; redo?: readonly string[]; origin?: 'watch' }): RunScope {
+    return new RunScope({
+      redo: job.redo ?? null,
+      recheck: job.recheck,
+      readsOutput: true,
+      newRowsOnly: job.origin === 'watch',
+    });
   }
 
   /**
@@ -67,6 +77,7 @@ export class RunScope {
     const read = this.readsOutput ? status : '';
     const own = isOwnStatus(read, this.readsOutput ? email : '');
     if (this.redo) return own && this.redo.includes(read);
+    if (this.newRowsOnly) return read === '';
     if (this.recheck && pass === 1) return read === '' || own;
     return read === '' || (pass === 1 && isFailedStatus(read));
   }
@@ -77,28 +88,26 @@ export class RunScope {
   }
 
   /**
-   * The run may write this row now: it touches it, and the output cells hold nothing of the user's (a row
-   * without a status has them all empty). Asked right before writing: a sort, an insertion or a person may have
-   * changed the row since it was planned.
+   * The run may write this row now: it touches it, and its output cells are empty, or `owned` (a recorded block's,
+   * src/bulk/blocks.ts) with the add-on's status in them. Asked right before writing: a sort, an insertion or a
+   * person may have changed the row since it was planned.
    */
-  mayWrite(row: unknown[] | undefined, pass: number): boolean {
+  mayWrite(row: unknown[] | undefined, pass: number, owned: boolean): boolean {
     if (!row || !this.touchesRow(row, pass)) return false;
-    return statusOfRow(row) !== '' || row.slice(CELL.email).every(isBlank);
-  }
-
-  /** A re-check, and a retry of UNPROCESSABLE rows, pay again for results stored before the run. */
-  get buysAgain(): boolean {
-    return this.recheck || this.redo?.includes(STATUS.unprocessable) === true;
+    const output = row.slice(CELL.email);
+    return output.every(isBlank) || (owned && isAddonOutput(output));
   }
 
   /**
    * A stored result the run takes as it is (free): any saved since the run started; one saved before, unless
-   * the run re-checks, or retries UNPROCESSABLE rows and this is such an answer (the one being retried).
+   * the run re-checks, or retries rows of its kind (an unusable answer is an ERROR row, the one being retried).
    */
   keepsStored(result: LookupResult, savedSinceStart: boolean): boolean {
     if (savedSinceStart) return true;
     if (this.recheck) return false;
-    return !(this.redo?.includes(STATUS.unprocessable) && result.kind === 'unprocessable');
+    const redone =
+      result.kind === 'unusable' ? STATUS.error : result.kind === 'unprocessable' ? STATUS.unprocessable : '';
+    return !this.redo?.includes(redone);
   }
 
   /**

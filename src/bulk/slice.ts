@@ -17,7 +17,7 @@ import {
   MAX_BATCH_SIZE,
 } from '../core/limits';
 import { JOB_PROPERTY, KEY_PACE_PROPERTY, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
-import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
+import { isPropertiesQuotaError, propertiesQuotaMessage } from '../core/quota';
 import { withoutStop } from '../core/text';
 import { timeId } from '../core/timeId';
 import { addWebRequests } from '../core/webRequests';
@@ -54,7 +54,7 @@ export function processSlice(
     const job = runSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows);
     return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
   } catch (error) {
-    if (isPropertiesQuotaError(error)) return quotaPaused();
+    if (isPropertiesQuotaError(error)) return quotaPaused(error);
     throw error;
   }
 }
@@ -105,8 +105,8 @@ export function withSlices(platform: Platform, progress: Progress, job?: Job | n
 }
 
 /** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
-export function quotaPaused(): Progress {
-  const message = `Paused: ${PROPERTIES_QUOTA_MESSAGE} Results already written stay; the run goes on when you Resume after the limit resets.`;
+export function quotaPaused(error: unknown): Progress {
+  const message = `Paused: ${propertiesQuotaMessage(error)} Results already written stay; the run goes on when you Resume after the limit resets.`;
   return { ...idleProgress(message), state: 'paused', reason: 'quota' };
 }
 

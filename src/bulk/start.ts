@@ -9,6 +9,7 @@ import { stableHash } from '../core/hash';
 import { timeId } from '../core/timeId';
 import type { PaceState } from '../lookup/pace';
 import type { Platform } from '../platform/platform';
+import { frameOf, recordBlock } from './blocks';
 import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, type Viewer } from './job';
 import { isActive, transition } from './jobMachine';
@@ -128,8 +129,11 @@ export function createUnderLock(
 ): StartOutcome {
   const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
-  // The finished run this one replaces goes into the history first.
-  if (stored) recordRun(platform, stored);
+  // The finished run this one replaces goes into the history first, and its cells into the add-on's blocks.
+  if (stored) {
+    recordRun(platform, stored);
+    recordBlock(platform, frameOf(stored));
+  }
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
   const owner = { id: viewerId ?? platform.runner.ensureId(), name: ownerName || platform.runner.email() };
   const { job: created, prepareSheet } = createJob(platform, planned, owner, {
@@ -238,6 +242,7 @@ function createJob(
     redo: plan.redo,
     recheck: plan.recheck,
     readsOutput: readsOutput(plan.placement.kind),
+    newRowsOnly: plan.mode === 'new',
   });
   const { counts, hasDuplicates } = countSelection(dataRows, scope, platform.config().networkHosts);
   const titles = outputHeaders(settings.extraFields);
@@ -264,6 +269,13 @@ function createJob(
       ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellHash)
       : null,
     hasDuplicates,
+    owns:
+      plan.placement.kind === 'insert'
+        ? []
+        : [...(read.owned.get(plan.placement.outputColumn) ?? [])].map(([first, last]): [number, number] => [
+            first,
+            last,
+          ]),
     state: 'idle',
     message: plan.note ?? 'Starting…',
     counts,

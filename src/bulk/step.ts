@@ -12,11 +12,12 @@ import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { BULK_CLAIM, type ClaimScope, claimScope } from '../lookup/claims';
 import { knowsNothing, observeRun, type PaceState, paceReason } from '../lookup/pace';
-import type { BatchSample, LookupPorts, RecordWrites } from '../lookup/ports';
+import type { BatchSample, KeepsStored, LookupPorts, RecordWrites } from '../lookup/ports';
 import { type Claimed, claimInHold, type LookupReport } from '../lookup/session';
 import { DocumentBusyError } from '../platform/errors';
 import type { Platform } from '../platform/platform';
 import type { Folded, SheetResultStore } from '../store/ports';
+import { inRanges } from './blocks';
 import { readJobCells } from './columns';
 import { finalCounts } from './counting';
 import { countsShown, type Job, mayDrive } from './job';
@@ -308,6 +309,7 @@ function leaseNext(setup: SliceSetup, job: Job, all: Properties, read: RowsReade
       hosts: setup.hosts,
       share: free ? Number.POSITIVE_INFINITY : share,
       known: (keys) => knownAnswers(setup, job, keys, all),
+      owns: (row) => inRanges(job.owns ?? [], row),
     });
     const sized = setup.batchSize ? undefined : { state: pace, share };
     return { next: claimWindow(setup, job, window, all, now, sized) };
@@ -331,7 +333,7 @@ function claimWindow(
     value: BULK_CLAIM,
     claims,
     untilMs: until,
-    storedSince: storedSince(job),
+    keepsStored: keepsStoredOf(job),
     window: token,
     all,
   });
@@ -400,9 +402,10 @@ function firstBackMs(job: Job, token: string, pace: PaceState, now: number): num
   return sent.length > 0 ? Math.min(...sent) + pace.fastestMs - now : pace.fastestMs / 2;
 }
 
-/** A re-check, and a retry that buys UNPROCESSABLE rows again, pay again for results stored before the run. */
-export function storedSince(job: Job): number | undefined {
-  return RunScope.ofJob(job).buysAgain ? job.startedAt : undefined;
+/** The stored results the run takes as they are (a re-check and a retry buy some of those stored before it again). */
+export function keepsStoredOf(job: Job): KeepsStored {
+  const scope = RunScope.ofJob(job);
+  return (result, savedAt) => scope.keepsStored(result, savedAt >= job.startedAt);
 }
 
 /**
@@ -417,9 +420,27 @@ function followSheet(setup: SliceSetup, job: Job, now: number): boolean {
   job.cursor = Math.min(job.cursor, ...starts);
   job.windows = [];
   job.leaseUntil = 0;
-  if (relocate(job, sheet, setup.width)) return true;
+  const before = { first: job.firstRow, last: job.lastRow };
+  if (relocate(job, sheet, setup.width)) {
+    job.owns = movedWith(job.owns, before, job);
+    return true;
+  }
   apply(job, { type: 'halt', reason: 'sheet_changed', message: COLUMNS_MOVED }, now);
   return false;
+}
+
+/** The rows a run owns, moved as its own rows moved (all of them, or its end when rows went in or out inside). */
+function movedWith(
+  owns: Job['owns'],
+  before: { first: number; last: number },
+  job: Pick<Job, 'firstRow' | 'lastRow'>,
+): Job['owns'] {
+  const shift = job.firstRow - before.first;
+  const grown = job.lastRow - before.last - shift;
+  return owns?.map(([first, last]): [number, number] => [
+    first + shift,
+    last + shift + (last >= before.last ? grown : 0),
+  ]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
+import { inRanges } from './blocks';
 import { countCopy, countOutcome } from './counting';
 import type { Counts, Job } from './job';
 import type { RowsLeft } from './lease';
@@ -39,6 +40,8 @@ export interface PlanContext {
   share: number;
   /** The answers the run takes as they are for these profiles (stored ones it keeps, copies). */
   known(keys: string[]): Map<string, RowAnswer>;
+  /** The add-on owns this row's output cells (a recorded block's): the run may write over them. */
+  owns(row: number): boolean;
 }
 
 /**
@@ -50,8 +53,8 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
   const plans = planRows(rows, scope, pass, context.hosts);
   const unwritable = new Set<number>();
   plans.forEach((plan, index) => {
-    if (plan.action !== 'keep' && plan.action !== 'blank' && !scope.mayWrite(rows[index], pass))
-      unwritable.add(index);
+    if (plan.action === 'keep' || plan.action === 'blank') return;
+    if (!scope.mayWrite(rows[index], pass, context.owns(from + index))) unwritable.add(index);
   });
   const keys = [
     ...new Set(
@@ -82,7 +85,7 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
  */
 export function writeWindow(
   sheet: SheetPort,
-  job: Pick<Job, 'outputColumn' | 'extraFields' | 'pass'>,
+  job: Pick<Job, 'outputColumn' | 'extraFields' | 'pass' | 'owns'>,
   window: PlannedWindow,
   rows: unknown[][],
   context: {
@@ -111,7 +114,9 @@ export function writeWindow(
       return;
     }
     // Moved, or filled by the person meanwhile: the pass over the range finds the row where it is now.
-    if (!sameInput(rows[index]?.[CELL.url], plan, hosts) || !scope.mayWrite(rows[index], job.pass)) return;
+    const owned = inRanges(job.owns ?? [], window.from + index);
+    if (!sameInput(rows[index]?.[CELL.url], plan, hosts) || !scope.mayWrite(rows[index], job.pass, owned))
+      return;
     if ('copy' in answer) {
       outputs[index] = answer.copy.slice();
       countCopy(counts, answer.copy);

@@ -85,26 +85,6 @@ export const DEFAULT_RETRY = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 400
  */
 export const RATE_LIMITED_ATTEMPTS = 6;
 
-/**
- * A key whose answer was lost this many times is not sent again (each lost answer may have been charged): no
- * profile is charged more than twice, whatever the faults.
- */
-export const MAX_LOST_SENDS = 2;
-/**
- * A URL's lost sends count for 6 hours after the last one (our choice: as long as CacheService, which kept them
- * before, could keep anything), and only while the URL is among the MAX_LOST_MARKS whose marks last longest.
- */
-export const LOST_MARK_MS = CACHE_LONGEST_SECONDS * SECOND;
-/** When a lost-answer mark written at `now` ends (epoch ms, a whole minute). */
-export const lostMarkEnd = (now: number): number => Math.ceil((now + LOST_MARK_MS) / 60_000) * 60_000;
-/**
- * The marks (src/store/lostMarks.ts) live in one property value (9 KB, apps-script/guides/services/quotas), 21
- * characters each: at most 400 of them (8,400 characters), four lost batches of the largest default size
- * (DEFAULT_MAX_CONCURRENCY). Past it, the marks that end first are dropped: those URLs may be sent again before their
- * 6 hours are over, so a third charge is possible only when more than 400 URLs had answers lost within 6 hours.
- */
-export const MAX_LOST_MARKS = 400;
-
 // ------------------------------------------------------------------------------------------------ =FINDEMAIL
 /**
  * No request batch starts unless it ends before this even when one request is as slow as the slowest plausible

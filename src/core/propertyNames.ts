@@ -25,6 +25,8 @@ export const WEB_REQUESTS_PROPERTY = 'PEF_WEB_REQUESTS';
 
 /** Document property: the spreadsheet's bulk-run state. */
 export const JOB_PROPERTY = 'pef.job';
+/** Document property: the blocks of cells the add-on wrote (src/bulk/blocks.ts): the only cells it may change. */
+export const BLOCKS_PROPERTY = 'pef.blocks';
 /**
  * Document properties: a sending record (src/store/sendingRecords.ts): a sender's keys at the service and claimed,
  * until when, who pays. Written under the lock with the claims, then by its sender alone; folded once final.
@@ -34,11 +36,6 @@ export const SENDING_PREFIX = 'pef.s.';
 export const ANSWERS_PREFIX = 'pef.a.';
 /** Document properties an earlier version kept formulas' results under (URL hash): folded as answers. */
 export const PENDING_PREFIX = 'pef.p.';
-/**
- * Document property: how many answers for each normalised URL were lost to connection failures lately (JSON: URL
- * hash -> lost sends and until when they count; src/store/lostMarks.ts). Durable, unlike the cache.
- */
-export const LOST_PROPERTY = 'pef.lost';
 /** Document property: changes whenever the results sheet is written (a reader's copy of it is then stale). */
 export const TABLE_VERSION_PROPERTY = 'pef.v';
 /** The hidden sheet that keeps every paid result for the life of the spreadsheet. */

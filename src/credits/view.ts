@@ -174,7 +174,13 @@ export function withLookupRecord(platform: Platform, plan: RunPlan): RunPlan {
     let found = 0;
     for (const outcome of outcomes) {
       if (outcome === 'found') found++;
-      if (outcome === 'found' || outcome === 'no address' || outcome === 'unprocessable') lookups++;
+      if (
+        outcome === 'found' ||
+        outcome === 'no address' ||
+        outcome === 'unprocessable' ||
+        outcome === 'unusable answer (charged)'
+      )
+        lookups++;
     }
     return lookups > 0 ? { ...plan, lookupRecord: { lookups, found } } : plan;
   } catch {

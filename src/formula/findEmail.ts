@@ -7,7 +7,7 @@ import { parseFields } from '../core/cells';
 import { FORMULA_LOCK_PAUSE_MS, POLL_FIRST_MS, POLL_MAX_MS } from '../core/limits';
 import { REFRESH_PATH } from '../core/product';
 import { HALT_KEY } from '../core/propertyNames';
-import { isPropertiesQuotaError, PROPERTIES_QUOTA_MESSAGE } from '../core/quota';
+import { isPropertiesQuotaError, propertiesQuotaMessage } from '../core/quota';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { ACCOUNT_CHECK_MARKERS, accountCheckOver } from '../lookup/accountCheck';
 import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues';
@@ -178,7 +178,7 @@ export function findEmail(platform: Platform, value: Cell | Cell[][], fieldsSpec
   } catch (error) {
     // Apps Script's daily properties quota: a clear message, not the service's bare one.
     if (isPropertiesQuotaError(error))
-      throw new Error(`${PROPERTIES_QUOTA_MESSAGE} Then use ${REFRESH_PATH}.`);
+      throw new Error(`${propertiesQuotaMessage(error)} Then use ${REFRESH_PATH}.`);
     throw error;
   }
   if (fields.fields) {

@@ -9,11 +9,11 @@
 import type { Folding } from '../store/ports';
 
 /** Returns how many results were folded into the results sheet. Never fails the trigger. */
-export function foldOnTrigger(event: unknown, folding: Folding): number {
+export function foldOnTrigger(event: unknown, folding: Folding, names?: readonly string[]): number {
   const mode = String((event as { authMode?: unknown } | undefined)?.authMode ?? '');
   if (mode !== 'LIMITED' && mode !== 'FULL') return 0;
   try {
-    return folding.waiting() ? folding.fold() : 0;
+    return folding.waiting(names) ? folding.fold() : 0;
   } catch {
     return 0;
   }

@@ -1,6 +1,6 @@
 /** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
 import { type FieldName, STATUS } from '../core/cells';
-import { RETRY_PATH } from '../core/product';
+import { BULK_RUN_ITEM, RETRY_PATH } from '../core/product';
 import { quoteService, withoutStop } from '../core/text';
 import { type LookupResult, type ServiceError, withAdvice } from './result';
 
@@ -18,6 +18,8 @@ export function statusOf(outcome: RowOutcome): string {
       return STATUS.unprocessable;
     case 'invalid':
       return STATUS.invalidUrl;
+    case 'unusable':
+      return STATUS.error;
     case 'error':
       return outcome.error === 'bad_request' ? STATUS.invalidUrl : STATUS.error;
   }
@@ -35,6 +37,7 @@ export function noteOf(outcome: RowOutcome): string {
     }
     case 'invalid':
       return `Not looked up: ${withoutStop(outcome.reason)}.`;
+    case 'unusable':
     case 'error':
       return outcome.message;
   }
@@ -42,8 +45,8 @@ export function noteOf(outcome: RowOutcome): string {
 
 /** The Note of a bulk run's row: an error's note also says what to do (a formula cell has its own words). */
 function rowNoteOf(outcome: RowOutcome): string {
-  // A profile held back after lost answers says itself when to try again.
-  if (outcome.kind !== 'error' || outcome.notBefore !== undefined) return noteOf(outcome);
+  if (outcome.kind === 'unusable') return `${outcome.message} To look it up again (1 credit): ${RETRY_PATH}.`;
+  if (outcome.kind !== 'error') return noteOf(outcome);
   return outcome.error === 'bad_request'
     ? withAdvice(outcome, 'Check the profile URL in this row.')
     : withAdvice(outcome, `To try again: ${RETRY_PATH}.`);
@@ -68,6 +71,9 @@ export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<
   return row;
 }
 
+/** What a formula's cell says of an answer it cannot use: it is bought again only when a person asks. */
+export const UNUSABLE_FORMULA_ADVICE = `It is not looked up again unless you ask: select its URL, choose ${BULK_RUN_ITEM}, then Retry failed rows (1 credit).`;
+
 /** The single value of the plain `=FINDEMAIL(url)`: the address, or a marker anyone can filter on. */
 export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
   switch (outcome.kind) {
@@ -77,6 +83,8 @@ export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
       return outcome.email;
     case 'not_found':
       return STATUS.notFound;
+    case 'unusable':
+      return `${STATUS.error}: ${outcome.message} ${UNUSABLE_FORMULA_ADVICE}`;
     default:
       return `${statusOf(outcome)}: ${noteOf(outcome).replace(/^Not looked up: /, '')}`;
   }
@@ -109,7 +117,9 @@ export function fieldValues(
         return profile.updatedAt ?? '';
       // 'note'
       default:
-        return noteOf(outcome);
+        return outcome.kind === 'unusable'
+          ? `${outcome.message} ${UNUSABLE_FORMULA_ADVICE}`
+          : noteOf(outcome);
     }
   });
 }

@@ -13,6 +13,7 @@ import {
   type ProfileInfo,
   type ServiceError,
   serviceError,
+  unusableAnswer,
 } from './result';
 
 // Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
@@ -109,15 +110,6 @@ export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequ
   return { ...buildLookupRequest(endpoint, apiKey, ''), payload: '{}' };
 }
 
-/** A 200 that is not a result: shown as ERROR with the reason, never stored, looked up again on the next run. */
-function oddSuccess(reason: string): ServiceError {
-  return serviceError(
-    'invalid_body',
-    `The service answered HTTP 200 without a result (${reason}); not kept, looked up again on the next run.`,
-    { status: 200 },
-  );
-}
-
 /** The headers of an answer that matter: where a redirect points, and when to try again after a 429 (and from when). */
 export interface AnswerHeaders {
   location?: string;
@@ -159,6 +151,7 @@ export function interpretLookupResponse(
   // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
   // path answers an HTML 404): classify them by status, not as an unreadable body.
   const statusSays = [401, 402, 404, 429].includes(status);
+  if (!parsed && status === 200) return unusableAnswer('its body is not JSON');
   if (!parsed && !statusSays) {
     return serviceError(
       status >= 500 ? 'server_error' : 'invalid_body',
@@ -194,7 +187,7 @@ function redirected(status: number, headers: AnswerHeaders): ServiceError {
 /** A 200: a result when it has the contract's shape (§2.2), otherwise ERROR with the reason. */
 function success(json: Record<string, unknown>): LookupOutcome {
   const odd = offContract(json);
-  if (odd) return oddSuccess(odd);
+  if (odd) return unusableAnswer(odd);
   const email = json.email_address;
   const profile = readProfile(json.profile);
   if (typeof email !== 'string' || email.trim() === '') return boundResult({ kind: 'not_found', profile });
@@ -264,6 +257,20 @@ export function interpretFetchException(message: string): ServiceError {
       `Apps Script's daily limit of web requests is used up${cause(text)}. It resets within 24 hours.`,
       { effect: 'pause' },
     );
+  }
+  // Refused before anything was sent ("Service invoked too many times in a short time: urlfetch", reported:
+  // Blacksmoke16/GESI#99): tried again after a pause, uncharged.
+  if (/too many times in a short time: urlfetch/i.test(text)) {
+    return {
+      ...serviceError(
+        'rate_limited',
+        'Apps Script refused this many web requests at once; they go again shortly.',
+        {
+          retryable: true,
+        },
+      ),
+      retryAfterMs: 1000,
+    };
   }
   if (/timeout|timed out/i.test(text)) {
     return serviceError('timeout', `The service did not answer in time${cause(text)}.`, { retryable: true });

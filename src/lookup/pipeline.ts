@@ -5,30 +5,29 @@
  * only through the ports, so it runs in unit tests with plain objects.
  */
 
-import { EXECUTION_LIMIT_MS, lostMarkEnd, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
-import { withoutStop } from '../core/text';
+import { EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../core/limits';
 import { haltsRun, mayRetry } from './answers';
 import type { ClaimScope } from './claims';
 import type {
   BatchSample,
   BatchSizer,
   Clock,
+  KeepsStored,
   LookupPorts,
   RecordWrites,
   SendBudget,
   SendCheck,
 } from './ports';
-import { type LookupOutcome, type LookupResult, type ServiceError, serviceError } from './result';
+import { type LookupOutcome, type LookupResult, lostAnswer, type ServiceError } from './result';
 import { type RetryPolicy, retryDelayMs } from './retry';
 
 /**
  * Under the document lock, with the claims: the store's check of the claimed keys, which records the sendable ones
  * as this execution's batch (the first fetchAll's at the service, the rest claimed for later), until the claims end.
- * A key lost before goes alone; lost MAX_LOST_SENDS times it is not sent.
  */
 export function beginSend(
   ports: LookupPorts,
-  request: Pick<SendRequest, 'holdSeconds' | 'storedSince' | 'window'>,
+  request: Pick<SendRequest, 'holdSeconds' | 'keepsStored' | 'window'>,
   keys: string[],
   firstSize: number,
   all?: Readonly<Record<string, string>>,
@@ -37,13 +36,10 @@ export function beginSend(
   return ports.store.beginSend({
     urlKeys: keys,
     untilMs: ports.clock.now() + holdMs,
-    storedSince: request.storedSince,
+    keepsStored: request.keepsStored,
     window: request.window,
     all,
-    first: (sendable, lost) => {
-      const atRisk = sendable.find((key) => lost.get(key));
-      return atRisk ? [atRisk] : sendable.slice(0, Math.max(1, firstSize));
-    },
+    first: (sendable) => sendable.slice(0, Math.max(1, firstSize)),
   });
 }
 
@@ -55,24 +51,13 @@ export interface Confirmed {
 
 /**
  * What the store's check of the claimed keys (beginSend) means for the queue: keys stored meanwhile settle with
- * their result; keys another execution holds, or that the store could not keep now, leave the queue unsent; a key
- * lost before goes only alone, and lost twice it settles as an ERROR, unsent.
+ * their result; keys another execution holds, or that the store could not keep now, leave the queue unsent.
  */
-export function settleCheck(
-  ports: LookupPorts,
-  { queue, report, claims }: Sending,
-  check: SendCheck,
-): Confirmed {
+export function settleCheck({ queue, report, claims }: Sending, check: SendCheck): Confirmed {
   for (const [key, result] of check.stored) report.alreadyKept.set(key, result);
   report.unsaved.push(...check.full);
   report.elsewhere.push(...check.elsewhere);
-  for (const [key, lostSends] of check.lost)
-    queue.lost.set(key, Math.max(queue.lost.get(key) ?? 0, lostSends));
-  for (const key of check.held) {
-    const until = check.lostUntil?.get(key) ?? lostMarkEnd(ports.clock.now());
-    report.outcomes.set(key, lostTwice(ports.clock, until));
-  }
-  const settled = [...check.stored.keys(), ...check.full, ...check.held];
+  const settled = [...check.stored.keys(), ...check.full];
   const dropped = new Set([...settled, ...check.elsewhere]);
   if (dropped.size > 0) {
     // Only the keys settled here are released: a key another execution sends may carry its claim.
@@ -104,7 +89,7 @@ export interface LookupReport {
   lockBusy: boolean;
   lockRefused: boolean;
   requestsSent: number;
-  /** Requests whose answer was lost to a connection failure: the service may have charged each. */
+  /** Requests whose answer was lost to a connection failure: the service may have charged each (kept as such). */
   lostAnswers: number;
 }
 
@@ -138,7 +123,7 @@ export interface SendRequest {
    */
   holdSeconds?: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
-  storedSince?: number;
+  keepsStored?: KeepsStored;
   /** A bulk slice's window token, kept in its sending record. */
   window?: string;
   /** Before each batch but the first (the claim step checked for it): an error that ends the sending. */
@@ -159,25 +144,8 @@ export interface Queue {
   keys: string[];
   tries: Map<string, number>;
   notBefore: Map<string, number>;
-  /** Sends of a key whose answer was lost (this execution's, and earlier ones' as the store remembers them). */
-  lost: Map<string, number>;
   /** No batch before this (epoch ms): the longest Retry-After answered so far. */
   retryAfterUntil: number;
-}
-
-/**
- * A key's answer lost twice, the last time for `why`: not sent again before `until` (its lost mark ends then,
- * src/store/lostMarks.ts), which the message names in the spreadsheet's time zone.
- */
-function lostTwice(clock: Clock, until: number, why = 'Connections to the service failed.'): ServiceError {
-  const when = clock.timeText ? clock.timeText(until) : `${new Date(until).toISOString().slice(11, 16)} UTC`;
-  return {
-    ...serviceError(
-      'transport',
-      `${withoutStop(why)}. Answer lost twice — this profile is not sent again before ${when} (each try may have been charged); Retry failed rows after that.`,
-    ),
-    notBefore: until,
-  };
 }
 
 /** A sending under way: the claimed keys not settled yet, what was sent, the claims (released as keys settle). */
@@ -193,7 +161,7 @@ export interface Sending {
 export function startSending(request: SendRequest, claims: ClaimScope, report = emptyReport()): Sending {
   const retryAfterUntil = request.batchSize.notBefore?.() ?? 0;
   const keys = [...request.claimed.keys()];
-  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), lost: new Map(), retryAfterUntil };
+  const queue: Queue = { keys, tries: new Map(), notBefore: new Map(), retryAfterUntil };
   return { claims, report, queue };
 }
 
@@ -234,24 +202,21 @@ export function sendBatches(
 
 /**
  * Releases the claims of the keys left unsent. Left unsent by the budget after a 429 (the service asked for them
- * later) or an answer lost on the way (the store remembers it: the next execution sends it alone, once): no
- * outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is ERROR
- * once).
+ * later): no outcome, so no ERROR row; a later run sends them. Other failures left unsent keep theirs (such a row is
+ * ERROR once).
  */
 export function endSending({ queue, report, claims, record }: Sending): LookupReport {
   record?.drop(queue.keys);
   claims.release(queue.keys);
   for (const key of queue.keys)
-    if (queue.lost.get(key) || (report.outcomes.get(key) as ServiceError)?.error === 'rate_limited')
-      report.outcomes.delete(key);
+    if ((report.outcomes.get(key) as ServiceError)?.error === 'rate_limited') report.outcomes.delete(key);
   queue.keys = [];
   return report;
 }
 
 /**
  * The keys of the next batch, after waiting for their retry time (and a Retry-After); undefined when the budget
- * ends the sending. A key whose answer was lost goes alone: if its own connection fails again, no other answer is
- * lost with it.
+ * ends the sending.
  */
 function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: boolean): string[] | undefined {
   for (;;) {
@@ -261,8 +226,7 @@ function nextBatch(clock: Clock, queue: Queue, request: SendRequest, first: bool
       now >= retryAfterUntil ? queue.keys.filter((key) => (queue.notBefore.get(key) ?? 0) <= now) : [];
     if (ready.length > 0) {
       if (!request.budget.mayStart(now, 0, first)) return undefined;
-      const atRisk = ready.find((key) => queue.lost.get(key));
-      return atRisk ? [atRisk] : ready.slice(0, Math.max(1, request.batchSize.next()));
+      return ready.slice(0, Math.max(1, request.batchSize.next()));
     }
     const soonest = Math.min(...queue.keys.map((key) => queue.notBefore.get(key) ?? now));
     const wait = Math.max(retryAfterUntil, soonest) - now;
@@ -286,7 +250,7 @@ function sendOneBatch(
   report.requestsSent += sent.sent;
   if (sent.lost) report.lostAnswers += batch.length;
   const tally: BatchTally = { stored: [], settled: [], failures: 0, throttled: 0 };
-  const context = { queue, request, report, tally, lost: sent.lost, ended, clock: ports.clock };
+  const context = { queue, request, report, tally, lost: sent.lost, ended };
   for (const [index, key] of batch.entries()) takeAnswer(context, key, sent.outcomes[index]);
   const { stored, settled, failures, throttled } = tally;
   const sample: BatchSample = {
@@ -301,7 +265,7 @@ function sendOneBatch(
   request.batchSize.observe(sample);
   // Charged results and lost answers kept (the keys out of the record) before their claims are released.
   const requeued = batch.filter((key) => !settled.includes(key));
-  record?.keep(batch, stored, sent.lost ? batch : [], requeued);
+  record?.keep(batch, stored, requeued);
   claims.release(settled);
   queue.keys = queue.keys.filter((key) => !settled.includes(key));
   return { stored, halt: report.halt };
@@ -323,21 +287,17 @@ interface AnswerContext {
   /** fetchAll threw for the batch: every answer of it was lost (the service may have charged them). */
   lost: boolean;
   ended: number;
-  clock: Clock;
 }
 
-/** One key's answer: noted in the report, then queued again (retryable, tries left) or settled. */
+/**
+ * One key's answer: noted in the report, then queued again (retryable, tries left) or settled. An answer lost on the
+ * way is kept as one (the service may have charged it): never sent again unasked.
+ */
 function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome | undefined): void {
   const { queue, request, report, tally, lost, ended } = context;
-  let outcome = answer;
+  const outcome = lost && answer?.kind === 'error' ? lostAnswer(answer.message) : answer;
   const attempt = (queue.tries.get(key) ?? 0) + 1;
   queue.tries.set(key, attempt);
-  if (lost) {
-    const times = (queue.lost.get(key) ?? 0) + 1;
-    queue.lost.set(key, times);
-    if (times >= MAX_LOST_SENDS)
-      outcome = lostTwice(context.clock, lostMarkEnd(ended), (outcome as ServiceError).message);
-  }
   if (outcome) report.outcomes.set(key, outcome);
   if (haltsRun(outcome)) report.halt = report.halt ?? outcome;
   if (mayRetry(outcome)) tally.failures++;
@@ -352,7 +312,7 @@ function takeAnswer(context: AnswerContext, key: string, answer: LookupOutcome |
     (outcome as ServiceError)?.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : request.retry.maxAttempts;
   if (mayRetry(outcome) && attempt < tries) {
     const backoff = retryDelayMs(request.retry, attempt + 1);
-    queue.notBefore.set(key, lost ? ended : ended + Math.max(backoff, after));
+    queue.notBefore.set(key, ended + Math.max(backoff, after));
     return;
   }
   if (outcome && outcome.kind !== 'error') tally.stored.push([key, outcome]);

@@ -60,6 +60,9 @@ export interface StoreRead {
   property(name: string): string | undefined;
 }
 
+/** Whether a stored result, saved at `savedAt`, stands (else its profile is bought again: a re-check, a retry). */
+export type KeepsStored = (result: LookupResult, savedAt: number) => boolean;
+
 /** Results by normalised URL: the credits already spent. Shared by =FINDEMAIL and the bulk run. */
 export interface ResultStore {
   /** The stored results of these keys. */
@@ -82,9 +85,9 @@ export interface SendAsk {
   /** The sending record ends then: the sender's execution cannot outlive it (its claims end then too). */
   untilMs: number;
   /** Stored results older than this do not count (a re-check run looks them up again). */
-  storedSince?: number;
-  /** Of the sendable keys (with their lost sends), the first fetchAll's: at the service at once, the rest claimed. */
-  first(sendable: string[], lostSends: ReadonlyMap<string, number>): string[];
+  keepsStored?: KeepsStored;
+  /** Of the sendable keys, the first fetchAll's: at the service at once, the rest claimed. */
+  first(sendable: string[]): string[];
   /** A bulk slice's window: its token, in the sending record. */
   window?: string;
   /** The document properties as the caller read them in this hold of the lock (else the store reads them). */
@@ -99,12 +102,6 @@ export interface SendCheck {
   elsewhere: string[];
   /** Keys whose results would not fit the formulas' answers waiting to be folded (`room`): not sent now. */
   full: string[];
-  /** Lost sends of the checked keys that have any lately (read in the same call). */
-  lost: Map<string, number>;
-  /** Until when (epoch ms) those lost sends count: the profile is not sent again before. */
-  lostUntil?: Map<string, number>;
-  /** Keys whose answers were lost MAX_LOST_SENDS times: not sent. */
-  held: string[];
   /** The record of the keys sent (undefined when nothing is sent). */
   record?: RecordWrites;
 }
@@ -116,13 +113,11 @@ export interface SendCheck {
 export interface RecordWrites {
   /** Before a later fetchAll: these claimed keys go out now. */
   toService(keys: readonly string[]): void;
-  /** After a fetchAll of `sent`: its charged results and lost answers kept; `requeued` stay claimed for a retry. */
-  keep(
-    sent: readonly string[],
-    results: Array<[string, LookupResult]>,
-    lost: readonly string[],
-    requeued: readonly string[],
-  ): void;
+  /**
+   * After a fetchAll of `sent`: what the service may have charged (results, unusable and lost answers) kept;
+   * `requeued` stay claimed for a retry.
+   */
+  keep(sent: readonly string[], results: Array<[string, LookupResult]>, requeued: readonly string[]): void;
   /** Keys never sent leave the batch. */
   drop(keys: readonly string[]): void;
   /** A bulk slice ends without writing its window: folding the records frees it for another slice at once. */

@@ -5,7 +5,7 @@
  */
 
 import { FIELD_LIMITS } from '../core/limits';
-import { quoteService } from '../core/text';
+import { quoteService, withoutStop } from '../core/text';
 
 export interface ProfileInfo {
   name?: string;
@@ -22,8 +22,13 @@ export type Found = {
 };
 export type NotFound = { kind: 'not_found'; profile: ProfileInfo };
 export type Unprocessable = { kind: 'unprocessable'; message: string; profile: ProfileInfo };
-/** A result worth keeping: the service answered for this profile and charged a credit. */
-export type LookupResult = Found | NotFound | Unprocessable;
+/**
+ * An answer the service may have charged but the add-on cannot use: a 200 that breaks the contract, or an answer
+ * lost on the way (`lost`). Kept like a result, so no execution buys the profile again unless a person asks.
+ */
+export type Unusable = { kind: 'unusable'; lost: boolean; message: string; profile: ProfileInfo };
+/** What the service may have charged a credit for: a result, or an answer the add-on could not use. */
+export type LookupResult = Found | NotFound | Unprocessable | Unusable;
 
 export type ErrorKind =
   | 'bad_request' // 400: the service rejected the URL; no credit
@@ -54,8 +59,6 @@ export interface ServiceError {
   retryAfterMs?: number;
   /** The service's own words, quoted at the end of `message` (ours first; see withAdvice). */
   said?: string;
-  /** Not sent again before this time (epoch ms): a profile whose answer was lost twice. */
-  notBefore?: number;
 }
 
 /** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
@@ -106,6 +109,13 @@ export function boundResult(result: LookupResult): LookupResult {
       return { kind: 'not_found', profile };
     case 'unprocessable':
       return { kind: 'unprocessable', message: cut(result.message, FIELD_LIMITS.message), profile };
+    case 'unusable':
+      return {
+        kind: 'unusable',
+        lost: result.lost,
+        message: cut(result.message, FIELD_LIMITS.message),
+        profile,
+      };
   }
 }
 
@@ -127,4 +137,29 @@ export function serviceError(
   };
   if (options.said && quoteService(options.said)) outcome.said = options.said;
   return outcome;
+}
+
+/** A 200 that is not a result: the service may have charged it, so it is kept like one (never bought again unasked). */
+export function unusableAnswer(reason: string): LookupResult {
+  return boundResult({
+    kind: 'unusable',
+    lost: false,
+    message: `The service answered HTTP 200 without a usable result (${reason}); it may have charged a credit.`,
+    profile: {},
+  });
+}
+
+/** An answer lost on the way (`cause`: what failed): the service may have charged it. */
+export function lostAnswer(cause: string): LookupResult {
+  return boundResult({
+    kind: 'unusable',
+    lost: true,
+    message: `The answer was lost on the way: ${lowerFirst(withoutStop(cause))}; the service may have charged a credit.`,
+    profile: {},
+  });
+}
+
+/** "The service could not…" inside a sentence: "the service could not…". */
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

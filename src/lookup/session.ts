@@ -31,7 +31,7 @@ import {
 
 export { emptyReport, type LookupReport } from './pipeline';
 
-import type { BatchSizer, LookupPorts, SendBudget } from './ports';
+import type { BatchSizer, KeepsStored, LookupPorts, SendBudget } from './ports';
 import type { RetryPolicy } from './retry';
 
 export interface LookupPolicy {
@@ -45,7 +45,7 @@ export interface LookupPolicy {
   /** The adaptive pace behind `sizer`, kept at `close` for the next execution of `scope`. */
   pace?: { pacer: Pacer; scope: string; keep(pacer: Pacer): void };
   /** Stored results older than this do not count (a re-check run looks them up again). */
-  storedSince?: number;
+  keepsStored?: KeepsStored;
   /** Under the lock: of these unclaimed keys, the ones in the result store (the caller keeps them), and its room. */
   inStore(unclaimed: string[]): InStore;
   /** In order: each may stop, narrow or follow the sending (./gate.ts). */
@@ -105,7 +105,7 @@ function lookUpOnce(
     batchSize: policy.sizer,
     budget: policy.budget,
     holdSeconds: policy.claim.seconds,
-    storedSince: policy.storedSince,
+    keepsStored: policy.keepsStored,
     beforeBatch: () => {
       for (const gate of policy.gates) {
         const stop = gate.beforeBatch?.();
@@ -170,7 +170,7 @@ export function claimInHold(
     value: string;
     claims: ClaimScope;
     untilMs: number;
-    storedSince?: number;
+    keepsStored?: KeepsStored;
     window: string;
     all: Readonly<Record<string, string>>;
   },
@@ -187,7 +187,7 @@ export function claimInHold(
     firstBatch: (mine) =>
       beginSend(
         ports,
-        { holdSeconds: seconds, storedSince: ask.storedSince, window: ask.window },
+        { holdSeconds: seconds, keepsStored: ask.keepsStored, window: ask.window },
         mine,
         mine.length,
         ask.all,
@@ -216,6 +216,6 @@ export function sendClaimed(
   if (claimed.stop || claimed.mine.length === 0) return report;
   request.claimed = new Map(claimed.mine.map((key) => [key, wanted.get(key) ?? key]));
   const sending = startSending(request, claims, report);
-  if (claimed.first) sendBatches(ports, request, sending, settleCheck(ports, sending, claimed.first));
+  if (claimed.first) sendBatches(ports, request, sending, settleCheck(sending, claimed.first));
   return endSending(sending);
 }

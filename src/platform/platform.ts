@@ -136,8 +136,6 @@ export interface Platform {
    * credits into its job; never throws. How many results were folded.
    */
   foldAnswers(): number;
-  /** The profiles of `urlKeys` whose answers were lost `atLeast` times lately, and until when they wait. */
-  heldAfterLosses(urlKeys: string[], atLeast: number): Map<string, number>;
   /** Asks the service about a key without spending a credit. */
   askServiceAboutKey(key: string): KeyCheck | { config: string };
   /** After a new key: formulas may call the service again at once (the halt marker is dropped). */

@@ -64,8 +64,6 @@ function showPlan(next: RunPlan): void {
   setText('plan-new', String(next.newProfiles));
   setText('plan-known', String(next.knownProfiles));
   setText('plan-duplicates', String(next.duplicateRows));
-  setText('plan-waiting', String(next.waitingRows));
-  $('plan-waiting-row').hidden = next.waitingRows === 0;
   setText('plan-invalid', String(next.notProfiles));
   setText('plan-blanks', String(next.blanks));
   setText('plan-done', String(next.alreadyDone));

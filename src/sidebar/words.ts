@@ -31,14 +31,7 @@ export function priceText(plan: RunPlan): string {
     plan.credits === 0
       ? 'Free: no new profile to look up.'
       : `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
-  return plan.waitingRows > 0 ? `${price} ${waitText(plan)}` : price;
-}
-
-/** "8 rows wait until 14:32: …", the rows whose answers were lost twice lately (not promised, not priced). */
-export function waitText(plan: Pick<RunPlan, 'waitingRows' | 'waitUntilText'>): string {
-  const rows = plan.waitingRows === 1 ? '1 row waits' : `${plan.waitingRows} rows wait`;
-  const until = plan.waitUntilText ? ` until ${plan.waitUntilText}` : '';
-  return `${rows}${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`;
+  return price;
 }
 
 /** "Sheet1!A2:A41: results in B:E." */

@@ -27,14 +27,14 @@ export function encodeResult(unbounded: LookupResult, savedAtMs: number): string
   const profile = result.profile;
   const row: unknown[] = [
     VERSION,
-    result.kind[0],
+    result.kind === 'unusable' ? (result.lost ? 'l' : 'x') : result.kind[0],
     profile.name ?? '',
     profile.updatedAt ?? '',
     Math.floor(savedAtMs),
   ];
   if (result.kind === 'found')
     row.push(result.email, result.emailStatus, result.catchAll ? 1 : 0, result.accountType);
-  if (result.kind === 'unprocessable') row.push(result.message);
+  if (result.kind === 'unprocessable' || result.kind === 'unusable') row.push(result.message);
   return JSON.stringify(row);
 }
 
@@ -67,6 +67,9 @@ export function decodeResult(text: string | null | undefined): CachedResult | un
       return { savedAt, result: { kind: 'not_found', profile } };
     case 'u':
       return { savedAt, result: { kind: 'unprocessable', message: str(5), profile } };
+    case 'x':
+    case 'l':
+      return { savedAt, result: { kind: 'unusable', lost: kind === 'l', message: str(5), profile } };
     default:
       return undefined;
   }

@@ -37,18 +37,20 @@ export const CREDITS_LOG_LAYOUT: SheetLayout = {
     'Profile Email Finder logs every credit spent here: editing, sorting or deleting this sheet loses that record (Credits tab).',
 };
 
-export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'lost';
+export type ChargeOutcome = 'found' | 'no address' | 'unprocessable' | 'unusable' | 'lost';
 export const LOST_OUTCOME_TEXT = 'answer lost (maybe charged)';
 const OUTCOME_TEXT: Record<ChargeOutcome, string> = {
   found: 'found',
   'no address': 'no address',
   unprocessable: 'unprocessable',
+  unusable: 'unusable answer (charged)',
   lost: LOST_OUTCOME_TEXT,
 };
 const OUTCOME_LETTER: Record<ChargeOutcome, string> = {
   found: 'f',
   'no address': 'n',
   unprocessable: 'u',
+  unusable: 'x',
   lost: 'l',
 };
 
@@ -80,6 +82,7 @@ export const FORMULAS_CONTEXT: ChargeContext = {
 export function outcomeOf(result: LookupResult): ChargeOutcome {
   if (result.kind === 'found') return 'found';
   if (result.kind === 'not_found') return 'no address';
+  if (result.kind === 'unusable') return result.lost ? 'lost' : 'unusable';
   return 'unprocessable';
 }
 
@@ -87,11 +90,10 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The log rows of one stored batch: its charged results and its lost answers. */
+/** The log rows of one stored batch: what the service may have charged, a row each. */
 export function chargeRows(
   context: ChargeContext,
   entries: Array<[string, LookupResult]>,
-  lost: readonly string[],
   now: number,
 ): string[][] {
   const row = (key: string, outcome: ChargeOutcome) => [
@@ -103,10 +105,7 @@ export function chargeRows(
     OUTCOME_TEXT[outcome],
     context.where,
   ];
-  return [
-    ...entries.map(([key, result]) => row(key, outcomeOf(result))),
-    ...lost.map((key) => row(key, 'lost')),
-  ];
+  return entries.map(([key, result]) => row(key, outcomeOf(result)));
 }
 
 /** Who pays for a batch, as its records keep it (./batches.ts `c`): source, payer, id, where, the run's id. */
@@ -126,9 +125,9 @@ export function rowsOfBuffered(raw: string): string[][] {
   for (const item of items) {
     const outcome = typeof item === 'string' ? byLetter.get(item[0]) : undefined;
     if (!outcome) continue;
-    const [row] = chargeRows(FORMULAS_CONTEXT, [], [item.slice(1)], when);
-    row[5] = OUTCOME_TEXT[outcome as ChargeOutcome];
-    rows.push(row);
+    const at = isoTime(when);
+    const { source, payer, payerId, where } = FORMULAS_CONTEXT;
+    rows.push([at, source, payer, payerId, item.slice(1), OUTCOME_TEXT[outcome as ChargeOutcome], where]);
   }
   return rows;
 }

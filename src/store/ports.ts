@@ -4,6 +4,7 @@
  */
 import type { SheetPort } from '../core/sheet';
 import type { CachedResult, Clock, ResultStore } from '../lookup/ports';
+import type { LookupResult } from '../lookup/result';
 
 /** A properties store (document properties): the part of PropertiesService's Properties the store uses. */
 export interface PropertyStore {
@@ -103,8 +104,8 @@ export interface StoreServices {
 
 /** The sending records and answers waiting to be folded, as the simple triggers see them. */
 export interface Folding {
-  /** One read of the document properties' names: whether any answers or records wait to be folded. */
-  waiting(): boolean;
+  /** Whether any answers or records wait to be folded: among `names` (the properties' names), else one read of them. */
+  waiting(names?: readonly string[]): boolean;
   /** Folds what is final into the hidden sheets, under the document lock; never throws. Returns the results folded. */
   fold(): number;
 }
@@ -115,8 +116,6 @@ export interface Folded {
   results: Map<string, string>;
   /** Rows for the credits log. */
   charges: string[][];
-  /** URLs whose answer was lost once more, by when (their lost marks go up, for LOST_MARK_MS from then). */
-  lost: Array<{ keys: string[]; at: number }>;
   /** By a run's id: its charged answers, those that found an address, its lost answers. */
   byRun: Map<string, { used: number; found: number; lost: number }>;
   /** Windows of bulk slices that ended without writing them (their tokens). */
@@ -132,6 +131,8 @@ export interface FoldOutcome {
 }
 
 export interface SheetResultStore extends ResultStore {
+  /** Every stored result (the results sheet read whole, and the answers not folded yet). */
+  allResults(): LookupResult[];
   /**
    * The stored results of these keys, with when each was stored, as of `all` (the document properties as read in
    * this hold of the lock): answers not folded yet, then the results sheet.

@@ -15,14 +15,13 @@
  * members.)
  */
 
-import { MAX_LOST_SENDS, PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
-import { LOST_PROPERTY, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../core/limits';
+import { TABLE_VERSION_PROPERTY } from '../core/propertyNames';
 import { timeId } from '../core/timeId';
 import type { CachedResult, RecordWrites, SendAsk, SendCheck, StoreRead } from '../lookup/ports';
 import type { LookupResult } from '../lookup/result';
 import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, FORMULAS_CONTEXT } from './credits';
-import { lostMarksOf, withLostSends } from './lostMarks';
 import type { Folded, FoldOutcome, SheetResultStore, StoreServices } from './ports';
 import {
   followOwnWrite,
@@ -71,6 +70,7 @@ export function sheetResultStore(
     beginSend: (ask) => beginSend(state, ask),
     fold: (all, also) => foldFinal(state, all, also),
     lookIn: (urlKeys, all) => lookIn(state, urlKeys, all),
+    allResults: () => allResults(state),
   };
 }
 
@@ -109,6 +109,15 @@ function readStored(state: StoreState, urlKeys: string[]): StoreRead {
   return { results, room: roomAsOf(state, records), property: (name) => all[name] };
 }
 
+function allResults(state: StoreState): LookupResult[] {
+  const all = state.io.properties.getProperties();
+  const pending = readRecords(all, state.io.clock.now()).results;
+  const sheet = wholeSheet(state.copy, all[TABLE_VERSION_PROPERTY] ?? '');
+  return [...new Map([...sheet, ...pending]).values()].flatMap(
+    (encoded) => decodeResult(encoded)?.result ?? [],
+  );
+}
+
 function lookIn(state: StoreState, urlKeys: string[], all: Properties): Map<string, CachedResult> {
   const pending = readRecords(all, state.io.clock.now()).results;
   const hashes = urlKeys.map(hashOf);
@@ -143,37 +152,21 @@ function beginSend(state: StoreState, ask: SendAsk): SendCheck {
   const now = io.clock.now();
   const all = ask.all ?? io.properties.getProperties();
   const records = readRecords(all, now);
-  const marks = lostMarksOf(all[LOST_PROPERTY], ask.urlKeys, now);
-  const check: SendCheck = {
-    send: [],
-    first: [],
-    stored: new Map(),
-    elsewhere: [],
-    full: [],
-    lost: new Map(),
-    lostUntil: new Map(),
-    held: [],
-  };
+  const check: SendCheck = { send: [], first: [], stored: new Map(), elsewhere: [], full: [] };
   const hashes = ask.urlKeys.map(hashOf);
   const inSheet = sheetResultsOf(state, hashes, records.results, all);
   let room = roomAsOf(state, records);
   ask.urlKeys.forEach((key, index) => {
     const hash = hashes[index];
-    const pending = records.lost.get(hash);
-    const lost = (marks.get(key)?.sends ?? 0) + (pending?.sends ?? 0);
-    if (lost > 0) {
-      check.lost.set(key, lost);
-      check.lostUntil?.set(key, Math.max(marks.get(key)?.until ?? 0, pending?.until ?? 0));
-    }
     const cached = decodeResult(records.results.get(hash) ?? inSheet.get(hash));
-    if (cached && cached.savedAt >= (ask.storedSince ?? 0)) check.stored.set(key, cached.result);
+    if (cached && (ask.keepsStored?.(cached.result, cached.savedAt) ?? true))
+      check.stored.set(key, cached.result);
     else if (records.held.has(hash)) check.elsewhere.push(key);
-    else if (lost >= MAX_LOST_SENDS) check.held.push(key);
     else if (room-- > 0) check.send.push(key);
     else check.full.push(key);
   });
   if (check.send.length === 0) return check;
-  const firstKeys = new Set(ask.first(check.send, check.lost));
+  const firstKeys = new Set(ask.first(check.send));
   check.first = check.send.filter((key) => firstKeys.has(key));
   const later = check.send.filter((key) => !firstKeys.has(key));
   const opened = openRecord(check.first, later, ask.untilMs, state.charges, () => io.clock.now(), ask.window);
@@ -190,21 +183,14 @@ function recordWrites(state: StoreState, own: OwnRecord): RecordWrites {
   };
   return {
     toService: (keys) => write(toService(own, keys)),
-    keep(sent, results, lost, requeued) {
+    keep(sent, results, requeued) {
       const now = io.clock.now();
       const encoded = results.map(([key, result]) => [key, encodeResult(result, now)] as [string, string]);
-      write(answered(own, sent, encoded, lost, requeued, now, () => io.clock.now()));
+      write(answered(own, sent, encoded, requeued, now, () => io.clock.now()));
     },
     drop: (keys) => write(dropped(own, keys)),
     endWithoutWriting: () => write(endedWithoutWriting(own)),
   };
-}
-
-/** The lost marks with answers lost at their times counted (each LOST_MARK_MS from its loss), ended ones pruned. */
-function withLostAnswers(raw: string | undefined, lost: Folded['lost'], now: number): string {
-  let marks = raw;
-  for (const { keys, at } of [...lost].sort((a, b) => a.at - b.at)) marks = withLostSends(marks, keys, at);
-  return withLostSends(marks, [], now);
 }
 
 function foldFinal(
@@ -224,7 +210,6 @@ function foldFinal(
   const before = all[TABLE_VERSION_PROPERTY] ?? '';
   if (folded.results.size > 0)
     values[TABLE_VERSION_PROPERTY] = tableVersion(before, merged, timeId(io.clock.now()));
-  if (folded.lost.length > 0) values[LOST_PROPERTY] = withLostAnswers(all[LOST_PROPERTY], folded.lost, now);
   if (Object.keys(values).length > 0) io.properties.setProperties(values);
   Object.assign(all, values);
   for (const name of folded.names) {

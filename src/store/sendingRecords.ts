@@ -17,18 +17,13 @@
  * sheet, a row per charge or lost answer into the credits log, the lost marks, then deletes them, one call each.
  * A record is split across properties below a value's 9 KB (apps-script/guides/services/quotas).
  */
-import {
-  lostMarkEnd,
-  PENDING_RESULT_RESERVE_BYTES,
-  PROPERTY_RECORD_BYTES,
-  REQUEST_OUTLIVES_MS,
-} from '../core/limits';
+import { PENDING_RESULT_RESERVE_BYTES, PROPERTY_RECORD_BYTES, REQUEST_OUTLIVES_MS } from '../core/limits';
 import { ANSWERS_PREFIX, CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../core/propertyNames';
 import { storedRecord } from '../core/storedJson';
 import { utf8Bytes } from '../core/text';
 import { timeId } from '../core/timeId';
-import type { LookupResult } from '../lookup/result';
-import { decodeResult } from './codec';
+import { type LookupResult, lostAnswer } from '../lookup/result';
+import { decodeResult, encodeResult } from './codec';
 import { type ChargeContext, chargeRows, contextTuple, FORMULAS_CONTEXT, rowsOfBuffered } from './credits';
 import type { Folded } from './ports';
 import { hashOf } from './table';
@@ -90,15 +85,13 @@ function isFinal(record: SendingRecord, now: number): boolean {
 
 /** What one read of the document properties says of the batches. */
 export interface RecordsRead {
-  /** Results paid for and not yet in the results sheet, by URL hash (encoded). */
+  /**
+   * What the service may have charged and the results sheet lacks yet, by URL hash (encoded): results, unusable
+   * answers, and the keys at the service of records past their time (lost answers).
+   */
   results: Map<string, string>;
   /** URL hashes in a record still at work: another execution sends them. */
   held: Set<string>;
-  /**
-   * Lost sends not yet counted in the lost marks (answers lost, records past their time), by URL hash, with when
-   * their count ends (LOST_MARK_MS after the last, as a mark's).
-   */
-  lost: Map<string, { sends: number; until: number }>;
   /** Bytes the formulas' answers take, with their records at work at a typical result's size each. */
   pendingBytes: number;
   /** What a writing execution folds now (property names with what they hold). */
@@ -110,27 +103,32 @@ export interface RecordsRead {
   };
 }
 
+/** The answer lost of a key at the service when its sender's execution ended (its record past its time). */
+export function lostAt(at: number): string {
+  return encodeResult(lostAnswer('its execution ended before the answer came'), at);
+}
+
+/** An answers property's charged results, its lost answers (an earlier version's `l`) among them, encoded. */
+function answeredIn(answers: Answers): Array<[string, string]> {
+  const lost = (answers.l ?? []).map((key): [string, string] => [
+    key,
+    encodeResult(lostAnswer('a connection failed'), answers.t),
+  ]);
+  return [...answers.r, ...lost];
+}
+
 export function readRecords(all: Readonly<Record<string, string>>, now: number): RecordsRead {
   const read: RecordsRead = {
     results: new Map(),
     held: new Set(),
-    lost: new Map(),
     pendingBytes: 0,
     final: { answers: [], records: [], legacy: [] },
-  };
-  const lostAt = (key: string, at: number) => {
-    const until = lostMarkEnd(at);
-    if (until <= now) return;
-    const hash = hashOf(key);
-    const known = read.lost.get(hash);
-    read.lost.set(hash, { sends: (known?.sends ?? 0) + 1, until: Math.max(until, known?.until ?? 0) });
   };
   for (const [name, value] of Object.entries(all)) {
     if (name.startsWith(ANSWERS_PREFIX)) {
       const answers = storedRecord<Answers>(value, ANSWERS_FIELDS);
       if (!answers) continue;
-      for (const [key, encoded] of answers.r) read.results.set(hashOf(key), encoded);
-      for (const key of answers.l ?? []) lostAt(key, answers.t);
+      for (const [key, encoded] of answeredIn(answers)) read.results.set(hashOf(key), encoded);
       if (answers.b) read.pendingBytes += name.length + value.length;
       read.final.answers.push({ name, answers });
     } else if (name.startsWith(SENDING_PREFIX)) {
@@ -141,7 +139,10 @@ export function readRecords(all: Readonly<Record<string, string>>, now: number):
         continue;
       }
       if (isFinal(record, now)) {
-        if (record.u <= now) for (const key of record.k) lostAt(key, record.u);
+        for (const key of record.u <= now ? record.k : []) {
+          const hash = hashOf(key);
+          if (!read.results.has(hash)) read.results.set(hash, lostAt(record.u));
+        }
         read.final.records.push({ name, record });
         continue;
       }
@@ -183,44 +184,33 @@ function recordsIn(all: Readonly<Record<string, string>>): SendingRecord[] {
 }
 
 export function fold(final: RecordsRead['final'], now: number): Folded {
-  const folded: Folded = {
-    results: new Map(),
-    charges: [],
-    lost: [],
-    byRun: new Map(),
-    endedWindows: [],
-    names: [],
-  };
-  const countFor = (payer: ChargeContext) => {
-    const run = payer.run ?? '';
-    const counts = folded.byRun.get(run) ?? { used: 0, found: 0, lost: 0 };
-    folded.byRun.set(run, counts);
-    return counts;
-  };
-  for (const { name, answers } of final.answers) {
-    const payer = payerOf(answers);
+  const folded: Folded = { results: new Map(), charges: [], byRun: new Map(), endedWindows: [], names: [] };
+  const charged = (payer: ChargeContext, answered: Array<[string, string]>, at: number) => {
     const entries: Array<[string, LookupResult]> = [];
-    for (const [key, encoded] of answers.r) {
+    for (const [key, encoded] of answered) {
       const decoded = decodeResult(encoded);
       if (!decoded) continue;
       folded.results.set(hashOf(key), encoded);
       entries.push([key, decoded.result]);
     }
-    const lost = answers.l ?? [];
-    folded.charges.push(...chargeRows(payer, entries, lost, answers.t));
-    if (lost.length > 0) folded.lost.push({ keys: lost, at: answers.t });
-    const counts = countFor(payer);
-    counts.used += entries.length;
-    counts.found += entries.filter(([, result]) => result.kind === 'found').length;
-    counts.lost += lost.length;
+    folded.charges.push(...chargeRows(payer, entries, at));
+    const run = payer.run ?? '';
+    const counts = folded.byRun.get(run) ?? { used: 0, found: 0, lost: 0 };
+    for (const [, result] of entries) {
+      if (result.kind === 'unusable' && result.lost) counts.lost++;
+      else counts.used++;
+      if (result.kind === 'found') counts.found++;
+    }
+    folded.byRun.set(run, counts);
+  };
+  for (const { name, answers } of final.answers) {
+    charged(payerOf(answers), answeredIn(answers), answers.t);
     folded.names.push(name);
   }
   for (const { name, record } of final.records) {
     if (record.u <= now && record.k.length > 0) {
-      const payer = payerOf(record);
-      folded.charges.push(...chargeRows(payer, [], record.k, now));
-      folded.lost.push({ keys: record.k, at: record.u });
-      countFor(payer).lost += record.k.length;
+      const lost = record.k.map((key): [string, string] => [key, lostAt(record.u)]);
+      charged(payerOf(record), lost, now);
     }
     if (record.w && (record.e || record.u <= now)) folded.endedWindows.push(record.w);
     folded.names.push(name);
@@ -334,14 +324,13 @@ function moved(own: OwnRecord, keys: readonly string[], move: (key: string) => v
 }
 
 /**
- * After a fetchAll of `sent`: its charged results and lost answers kept (new answer properties), and its keys out
- * of `k`: `requeued` stay claimed for another try, the rest are done.
+ * After a fetchAll of `sent`: what the service may have charged (results, unusable and lost answers) kept in new
+ * answer properties, and its keys out of `k`: `requeued` stay claimed for another try, the rest are done.
  */
 export function answered(
   own: OwnRecord,
   sent: readonly string[],
   results: Array<[string, string]>,
-  lost: readonly string[],
   requeued: readonly string[],
   at: number,
   now: () => number,
@@ -349,12 +338,8 @@ export function answered(
   for (const key of sent) own.atService.delete(key);
   for (const key of requeued) own.claimed.add(key);
   const values = partValues(own, partsOf(own, sent));
-  // Results first, then lost answers, each property below a value's limit.
-  const items: Array<[string, string] | string> = [...results, ...lost];
-  for (const chunk of inChunks(items, jsonBytes)) {
-    const answers: Answers = { t: at, r: chunk.filter((item) => typeof item !== 'string'), ...own.payer };
-    const lostKeys = chunk.filter((item) => typeof item === 'string');
-    if (lostKeys.length > 0) answers.l = lostKeys;
+  for (const chunk of inChunks(results, jsonBytes)) {
+    const answers: Answers = { t: at, r: chunk, ...own.payer };
     values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify(answers);
   }
   return values;

@@ -4,7 +4,7 @@
  * sees who pays, and any editor may stop it.
  */
 import type { PlacementKind, Settings, WatchStart, WatchView } from '../api';
-import { type ColumnRead, checkKeyForRun, watchPlanner } from '../bulk/forWatch';
+import { blocksOn, type ColumnRead, checkKeyForRun, watchPlanner } from '../bulk/forWatch';
 import { columnLetters } from '../core/a1';
 import type { SheetPort } from '../core/sheet';
 import { TriggersRefusedError } from '../platform/errors';
@@ -99,7 +99,7 @@ function checkStart(platform: Platform, request: StartRequest): CheckedStart | R
   const { sheet } = selection;
   const { row: topRow, column: urlColumn } = selection.block;
   const settings = platform.settings.read();
-  const read = readWatched({ topRow, urlColumn }, sheet, settings.extraFields);
+  const read = readWatched({ topRow, urlColumn }, sheet, settings.extraFields, blocksOn(platform, sheet));
   const sheetName = sheet.name();
   const column = watchedColumn({ sheetName, urlColumn });
   const placement = isPlacementKind(request.placement) ? request.placement : undefined;

@@ -4,7 +4,15 @@
  * cut to the rows that need work and to the credits left today.
  */
 import type { RunPlan } from '../api';
-import { type ColumnRead, type PlannedRun, readColumn, trialRead, watchPlanner } from '../bulk/forWatch';
+import {
+  type Block,
+  blocksOn,
+  type ColumnRead,
+  type PlannedRun,
+  readColumn,
+  trialRead,
+  watchPlanner,
+} from '../bulk/forWatch';
 import { columnLetters } from '../core/a1';
 import type { SheetPort } from '../core/sheet';
 import type { Platform } from '../platform/platform';
@@ -27,12 +35,13 @@ export function readWatched(
   watch: Pick<Watch, 'topRow' | 'urlColumn'>,
   sheet: SheetPort,
   extraFields: boolean,
+  blocks: readonly Block[],
 ): ColumnRead | null {
   const last = sheet.lastRow();
   if (last < watch.topRow || watch.urlColumn > sheet.maxColumns()) return null;
   try {
     const block = { row: watch.topRow, column: watch.urlColumn, rows: last - watch.topRow + 1, columns: 1 };
-    return readColumn({ sheet, block }, extraFields);
+    return readColumn({ sheet, block }, extraFields, blocks);
   } catch {
     // No profile URL (or nothing) under the header yet: nothing to do.
     return null;
@@ -62,7 +71,7 @@ export function planWatchedRows(platform: Platform, watch: Watch, remaining: num
   const sheet = platform.spreadsheet().sheetById(watch.sheetId);
   if (!sheet) return { kind: 'stop', reason: `the sheet "${watch.sheetName}" no longer exists` };
   const settings = platform.settings.read();
-  const whole = readWatched(watch, sheet, settings.extraFields);
+  const whole = readWatched(watch, sheet, settings.extraFields, blocksOn(platform, sheet));
   if (!whole) return { kind: 'nothing' };
   if (watch.headerText && String(whole.header?.[0] ?? '') !== watch.headerText) {
     return {

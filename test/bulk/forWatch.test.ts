@@ -1,4 +1,5 @@
 import type { Settings } from '../../src/api';
+import { frameOf } from '../../src/bulk/blocks';
 import { cancelRun, createWatchRun, watchPlanner } from '../../src/bulk/forWatch';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { readColumn } from '../../src/bulk/plan';
@@ -24,16 +25,19 @@ function world() {
     runner: { id: () => null, ensureId: () => 'trigger', email: () => '' },
     settings: { apiKey: () => null } as Platform['settings'],
     lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
-    heldAfterLosses: () => new Map(),
   });
   return { platform, properties };
 }
+
+/** The block the watch's earlier run wrote: B:E of rows 2 and 3. */
+const WRITTEN = frameOf(testJob('done', { id: 'earlier', origin: 'watch', firstRow: 2, lastRow: 3 }));
 
 /** The watch's plan of column A (header in row 1). */
 function watched(platform: Platform, sheet: MemorySheet) {
   const read = readColumn(
     { sheet, block: { row: 2, column: 1, rows: sheet.rows.length - 1, columns: 1 } },
     false,
+    [WRITTEN],
   );
   return { plan: watchPlanner(platform, SETTINGS, undefined)(read), read, sheet, settings: SETTINGS };
 }
@@ -49,7 +53,18 @@ describe('watchPlanner', () => {
   it('plans as a run does over rows without a result, never waiting for a confirmation (no one is there)', () => {
     const { platform } = world();
     const { plan } = watched(platform, sheetOf());
-    expect(plan).toMatchObject({ mode: 'all', credits: 1, alreadyDone: 1, needsConfirm: false });
+    expect(plan).toMatchObject({ mode: 'new', credits: 1, alreadyDone: 1, needsConfirm: false });
+  });
+
+  it('touches only rows without any status: an ERROR row waits for a person to retry it', () => {
+    const { platform } = world();
+    const sheet = new MemorySheet([
+      ['Profile', 'Email', 'Email status', 'Catch-all', 'Note'],
+      [url(2)],
+      [url(3), '', 'ERROR', '', 'The service failed (HTTP 500).'],
+    ]);
+    const { plan } = watched(platform, sheet);
+    expect(plan).toMatchObject({ mode: 'new', credits: 1, lookupRows: 1, alreadyDone: 1 });
   });
 });
 

@@ -1,6 +1,6 @@
-import { canReuseOutputColumns, cellsAt, choosePlacement, placementOptions } from '../../src/bulk/placement';
+import { canReuse, cellsAt, choosePlacement, placementOptions } from '../../src/bulk/placement';
 import { outputHeaders } from '../../src/core/cells';
-import { columnRead } from '../support/columnRead';
+import { columnRead, owning } from '../support/columnRead';
 
 const TITLES = outputHeaders(false);
 const EXTRA_TITLES = outputHeaders(true);
@@ -15,68 +15,78 @@ describe('cellsAt', () => {
   });
 });
 
-describe('canReuseOutputColumns', () => {
-  it("takes columns titled with the add-on's headers, whatever the rows hold", () => {
-    expect(canReuseOutputColumns([TITLES, ['user text', 'yes', 'no', '']], 0, false)).toBe(true);
+describe('canReuse', () => {
+  /** The output cells of each row (URL cell first, as a read has them) under `header`'s output titles. */
+  const block = (outputs: unknown[][], header: unknown[] | null = ['Profile']) =>
+    read(
+      outputs.map((cells) => [URL, ...cells]),
+      header,
+    );
+
+  it("takes columns titled with the add-on's headers over the add-on's own rows, whatever they hold", () => {
+    expect(canReuse(owning(block([['user text', 'yes', 'no', '']], ['Profile', ...TITLES])), 1, 4)).toBe(
+      true,
+    );
+  });
+
+  it("titles alone do not make a person's rows the add-on's: outside its blocks, their cells are refused", () => {
+    expect(canReuse(block([['user text', 'yes', 'no', '']], ['Profile', ...TITLES]), 1, 4)).toBe(false);
   });
 
   it('takes columns empty in every row', () => {
     expect(
-      canReuseOutputColumns(
-        [
+      canReuse(
+        block([
           ['', '', '', ''],
           [null, undefined, '', ''],
-        ],
-        0,
-        false,
+        ]),
+        1,
+        4,
       ),
     ).toBe(true);
   });
 
   it("refuses a user's column of YES/NO (an upper-case word without an address beside it)", () => {
-    expect(canReuseOutputColumns([['', 'YES', '', '']], null, false)).toBe(false);
+    expect(canReuse(block([['', 'YES', '', '']], null), 1, 4)).toBe(false);
   });
 
   it("refuses a header of the user's above the add-on's own output", () => {
-    expect(
-      canReuseOutputColumns(
-        [
-          ['Notes', '', '', ''],
-          ['', 'NOT_FOUND', '', ''],
-        ],
-        0,
-        false,
-      ),
-    ).toBe(false);
+    expect(canReuse(owning(block([['', 'NOT_FOUND', '', '']], ['Profile', 'Notes'])), 1, 4)).toBe(false);
   });
 
-  it("takes the add-on's own output: a status in every row with anything, a boolean or nothing in Catch-all", () => {
-    const block = [
+  it("takes the add-on's own output inside its recorded blocks, and only there: the look never decides", () => {
+    const outputs = [
       ['', '', '', ''],
       ['jane@acme.test', 'VALID', true, ''],
       ['', 'NOT_FOUND', '', 'no address'],
       ['', '', '', ''],
     ];
-    expect(canReuseOutputColumns(block, 0, false)).toBe(true);
+    expect(canReuse(owning(block(outputs)), 1, 4)).toBe(true);
+    expect(canReuse(block(outputs), 1, 4)).toBe(false);
   });
 
-  it("refuses when one row among the add-on's holds something of the user's", () => {
-    const block = [
+  it("refuses when one row outside the add-on's block holds something of the user's", () => {
+    const outputs = [
       ['jane@acme.test', 'VALID', true, ''],
       ['my note', '', '', ''],
     ];
-    expect(canReuseOutputColumns(block, null, false)).toBe(false);
+    const first = block(outputs);
+    // The block owns row 2 only; row 3's note is the person's.
+    expect(canReuse({ ...first, owned: new Map([[2, [[2, 2]]]]) }, 1, 4)).toBe(false);
+    expect(canReuse(owning(first), 1, 4)).toBe(true);
   });
 
-  it('refuses text in Catch-all (the add-on writes a real boolean there)', () => {
-    expect(canReuseOutputColumns([['jane@acme.test', 'VALID', 'maybe', '']], null, false)).toBe(false);
+  it('reads the owned rows of the columns where they start: a block further right owns nothing beside the URLs', () => {
+    const outputs = [['jane@acme.test', 'VALID', true, '']];
+    expect(canReuse(owning(block(outputs), 3), 1, 4)).toBe(false);
+    expect(canReuse(owning(block([['', ...outputs[0]]]), 3), 2, 4)).toBe(true);
   });
 
   it('looks at the extra columns when the run writes them', () => {
-    const block = [['jane@acme.test', 'VALID', false, '', '', 'user name']];
-    expect(canReuseOutputColumns(block, null, false)).toBe(true);
+    const outputs = [['jane@acme.test', 'VALID', false, '', '', 'user name']];
+    expect(canReuse(owning(block(outputs)), 1, 4)).toBe(true);
     // With Account type and Name, the sixth column is the run's: the user's text there is not free.
-    expect(canReuseOutputColumns([['', '', '', '', '', 'user name']], null, true)).toBe(false);
+    expect(canReuse(block([['', '', '', '', '', 'user name']], null), 1, 6)).toBe(false);
   });
 });
 
@@ -140,7 +150,7 @@ describe('placementOptions', () => {
 
   it("keeps the add-on's four columns and offers to extend them for the extra fields", () => {
     const rows = [[URL, 'jane@acme.test', 'VALID', false, '', 'the user', 'data']];
-    const options = placementOptions(read(rows, ['Profile', ...TITLES, 'Mine', 'Also']), true);
+    const options = placementOptions(owning(read(rows, ['Profile', ...TITLES, 'Mine', 'Also'])), true);
     expect(options).toHaveLength(1);
     expect(options[0]).toMatchObject({
       kind: 'extend',
@@ -153,15 +163,17 @@ describe('placementOptions', () => {
 
   it("reuses the add-on's four columns and the two empty ones after them for the extra fields", () => {
     const rows = [[URL, 'jane@acme.test', 'VALID', false, '']];
-    const options = placementOptions(read(rows, ['Profile', ...TITLES]), true);
+    const options = placementOptions(owning(read(rows, ['Profile', ...TITLES])), true);
     expect(options).toEqual([
       expect.objectContaining({ kind: 'reuse', outputColumn: 2, insertCount: 0, columns: 'B:G' }),
     ]);
   });
 
-  it("reuses all six columns titled with the add-on's headers", () => {
+  it("reuses all six columns titled with the add-on's headers over the add-on's rows", () => {
     const rows = [[URL, 'x@acme.test', 'VALID', true, '', 'professional', 'X']];
-    expect(placementOptions(read(rows, ['Profile', ...EXTRA_TITLES]), true)[0].kind).toBe('reuse');
+    expect(placementOptions(owning(read(rows, ['Profile', ...EXTRA_TITLES]), 2, 6), true)[0].kind).toBe(
+      'reuse',
+    );
   });
 
   it('reads a sheet without a header row', () => {

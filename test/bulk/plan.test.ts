@@ -1,5 +1,7 @@
+import { frameOf } from '../../src/bulk/blocks';
 import { parseRunRequest, readColumn } from '../../src/bulk/plan';
 import { TRIAL_PROFILES } from '../../src/core/limits';
+import { testJob } from '../support/job';
 import { MemorySheet } from '../support/platform';
 
 const url = (n: number) => `https://network.com/in/p${n}`;
@@ -15,7 +17,7 @@ describe('readColumn', () => {
       [url(2), 'Acme', '', '', '', '', '', 'far'],
       [url(3), 'Beta'],
     ]);
-    const read = readColumn(column(sheet, 2, 2), false);
+    const read = readColumn(column(sheet, 2, 2), false, []);
     expect(read).toMatchObject({
       headerRow: 1,
       firstRow: 2,
@@ -29,33 +31,52 @@ describe('readColumn', () => {
 
   it('takes a selected header as the header, and the URLs under it as the rows', () => {
     const sheet = new MemorySheet([['Profile'], [url(2)], [url(3)]]);
-    expect(readColumn(column(sheet, 1, 3), false)).toMatchObject({ headerRow: 1, firstRow: 2, lastRow: 3 });
+    expect(readColumn(column(sheet, 1, 3), false, [])).toMatchObject({
+      headerRow: 1,
+      firstRow: 2,
+      lastRow: 3,
+    });
   });
 
   it('ends a whole-column selection at the last row with data, and its rows at the first and last URL', () => {
     const sheet = new MemorySheet([['Profile'], [''], [url(3)], [''], [url(5)], [''], ['', 'x']]);
-    const read = readColumn(column(sheet, 1, 1_000_000), false);
+    const read = readColumn(column(sheet, 1, 1_000_000), false, []);
     expect(read).toMatchObject({ firstRow: 3, lastRow: 5 });
     expect(read.rows.map((row) => row[0])).toEqual([url(3), '', url(5)]);
   });
 
   it('reads at least the output columns, never past the sheet', () => {
-    const wide = readColumn(column(new MemorySheet([[url(1)]], { columns: 26 }), 1, 1), true);
+    const wide = readColumn(column(new MemorySheet([[url(1)]], { columns: 26 }), 1, 1), true, []);
     expect(wide.rows[0]).toHaveLength(7);
-    const narrow = readColumn(column(new MemorySheet([[url(1)]], { columns: 3 }), 1, 1), true);
+    const narrow = readColumn(column(new MemorySheet([[url(1)]], { columns: 3 }), 1, 1), true, []);
     expect(narrow.rows[0]).toHaveLength(3);
     expect(narrow.maxColumns).toBe(3);
   });
 
   it("reads a formula beside the URLs as the user's, even one showing nothing", () => {
     const sheet = new MemorySheet([[url(1), '=IF(TRUE,"","")']]);
-    expect(readColumn(column(sheet, 1, 1), false).rows[0][1]).toBe('=IF(TRUE,"","")');
+    expect(readColumn(column(sheet, 1, 1), false, []).rows[0][1]).toBe('=IF(TRUE,"","")');
+  });
+
+  it("names the rows the add-on's blocks own beside the URL column, by their first output column", () => {
+    const sheet = new MemorySheet([['Profile'], [url(2)], [url(3)]]);
+    const earlier = frameOf(testJob('done', { id: 'a', outputColumn: 2, firstRow: 2, lastRow: 3 }));
+    const further = frameOf(testJob('done', { id: 'b', outputColumn: 6, firstRow: 2, lastRow: 2 }));
+    const elsewhere = frameOf(testJob('done', { id: 'c', urlColumn: 3, outputColumn: 4 }));
+    const read = readColumn(column(sheet, 2, 2), false, [earlier, further, elsewhere]);
+    expect(read.owned).toEqual(
+      new Map([
+        [2, [[2, 3, 4]]],
+        [6, [[2, 2, 4]]],
+      ]),
+    );
+    expect(readColumn(column(sheet, 2, 2), false, []).owned.size).toBe(0);
   });
 
   it('refuses empty cells and a header without URLs under it, saying what to select', () => {
     const sheet = new MemorySheet([['Profile'], [''], ['', 'x']]);
-    expect(() => readColumn(column(sheet, 1, 3), false)).toThrow(/no profile URLs under the header/);
-    expect(() => readColumn(column(new MemorySheet([[''], ['']]), 1, 2), false)).toThrow(
+    expect(() => readColumn(column(sheet, 1, 3), false, [])).toThrow(/no profile URLs under the header/);
+    expect(() => readColumn(column(new MemorySheet([[''], ['']]), 1, 2), false, [])).toThrow(
       /selected cells are empty/,
     );
   });

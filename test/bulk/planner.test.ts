@@ -1,12 +1,11 @@
 import type { RunRequest, Settings } from '../../src/api';
 import { columnPlanner } from '../../src/bulk/planner';
 import type { ScriptConfig } from '../../src/core/config';
-import { MAX_LOST_SENDS } from '../../src/core/limits';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupPorts } from '../../src/lookup/ports';
-import type { LookupResult } from '../../src/lookup/result';
+import { type LookupResult, unusableAnswer } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
-import { columnRead } from '../support/columnRead';
+import { columnRead, owning } from '../support/columnRead';
 import { testPlatform } from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
@@ -30,11 +29,12 @@ const found: LookupResult = {
 const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private', profile: {} };
 
 const read = (rows: unknown[][]) => columnRead(rows);
+/** A read whose rows an earlier run of the add-on wrote beside the URLs (a recorded block). */
+const ownRead = (rows: unknown[][]) => owning(columnRead(rows));
 
-/** A platform whose result store holds `stored`; `asked` records the store's reads, `held` the losses asked. */
-function world(stored: Map<string, LookupResult>, lost = new Map<string, number>()) {
+/** A platform whose result store holds `stored`; `asked` records the store's reads. */
+function world(stored: Map<string, LookupResult>) {
   const asked: string[][] = [];
-  const heldAsked: Array<{ keys: string[]; atLeast: number }> = [];
   const writable: boolean[] = [];
   const platform: Platform = testPlatform({
     config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
@@ -49,12 +49,8 @@ function world(stored: Map<string, LookupResult>, lost = new Map<string, number>
         },
       } as unknown as LookupPorts;
     },
-    heldAfterLosses: (keys, atLeast) => {
-      heldAsked.push({ keys, atLeast });
-      return new Map(keys.flatMap((k) => (lost.has(k) ? [[k, lost.get(k) as number]] : [])));
-    },
   });
-  return { platform, asked, heldAsked, writable };
+  return { platform, asked, writable };
 }
 
 describe('columnPlanner', () => {
@@ -96,7 +92,7 @@ describe('columnPlanner', () => {
       [url('n'), '', 'NOT_FOUND', '', ''],
     ];
     const retry = { ...ALL, mode: 'retry' as const };
-    const errors = columnPlanner(world(stored).platform, SETTINGS, retry, null)(read(rows));
+    const errors = columnPlanner(world(stored).platform, SETTINGS, retry, null)(ownRead(rows));
     expect(errors).toMatchObject({
       mode: 'retry',
       redo: ['ERROR'],
@@ -109,7 +105,7 @@ describe('columnPlanner', () => {
       SETTINGS,
       { ...retry, includeUnprocessable: true },
       null,
-    )(read(rows));
+    )(ownRead(rows));
     expect(both).toMatchObject({
       redo: ['ERROR', 'UNPROCESSABLE'],
       lookupRows: 2,
@@ -120,22 +116,21 @@ describe('columnPlanner', () => {
     expect(both.placement.kind).not.toBe('insert');
   });
 
-  it('holds back a profile whose answer was lost, asking with the limit of lost sends', () => {
-    const until = Date.UTC(2026, 10, 27, 10);
-    const { platform, heldAsked } = world(new Map(), new Map([[key('e'), until]]));
-    const plan = columnPlanner(
-      platform,
+  it("an ERROR row's unusable answer stored before is free for a run over every row, bought again by a retry", () => {
+    const stored = new Map([[key('e'), unusableAnswer('no "status"')]]);
+    const rows = [
+      [url('e'), '', 'ERROR', '', ''],
+      [url('a'), '', '', '', ''],
+    ];
+    const all = columnPlanner(world(stored).platform, SETTINGS, ALL, null)(ownRead(rows));
+    expect(all).toMatchObject({ lookupRows: 2, knownProfiles: 1, newProfiles: 1, credits: 1 });
+    const retry = columnPlanner(
+      world(stored).platform,
       SETTINGS,
-      ALL,
+      { ...ALL, mode: 'retry' },
       null,
-    )(
-      read([
-        [url('e'), '', 'ERROR', '', ''],
-        [url('a'), '', '', '', ''],
-      ]),
-    );
-    expect(plan).toMatchObject({ waitingRows: 1, waitUntil: until, credits: 1 });
-    expect(heldAsked).toEqual([{ keys: [key('e'), key('a')], atLeast: MAX_LOST_SENDS }]);
+    )(ownRead(rows));
+    expect(retry).toMatchObject({ redo: ['ERROR'], lookupRows: 1, knownProfiles: 0, credits: 1 });
   });
 
   it('starts at once only under the threshold', () => {

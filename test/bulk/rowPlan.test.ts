@@ -1,11 +1,13 @@
 import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/counting';
 import { emptyCounts } from '../../src/bulk/job';
-import { canReuseOutputColumns } from '../../src/bulk/placement';
+import { canReuse } from '../../src/bulk/placement';
 import { isOwnStatus, withFormulaCells } from '../../src/bulk/rowCells';
 import { adjacentRuns, firstWithoutStatus, planRows, writtenResults } from '../../src/bulk/rowPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { OUT, outputHeaders } from '../../src/core/cells';
+import { RETRY_PATH } from '../../src/core/product';
 import { parseNetworkHosts } from '../../src/core/url';
+import { columnRead, owning } from '../support/columnRead';
 
 const A = 'https://network.com/in/a';
 const B = 'https://network.com/in/b';
@@ -37,71 +39,51 @@ describe('isOwnStatus', () => {
   });
 });
 
-describe('canReuseOutputColumns', () => {
+describe('canReuse', () => {
   const titles = outputHeaders(false);
+  /** A read of the URL column with `outputs` beside it (header first when `header` is given). */
+  const block = (outputs: unknown[][], header: unknown[] | null = null) =>
+    columnRead(
+      outputs.map((cells) => [A, ...cells]),
+      header ? ['Profile', ...header] : null,
+    );
 
-  it('reuses columns titled as ours, whatever they hold', () => {
-    expect(canReuseOutputColumns([titles, ['x', 'y', 'z', 'w']], 0, false)).toBe(true);
+  it("reuses columns titled as ours over the add-on's own rows, whatever they hold", () => {
+    expect(canReuse(owning(block([['x', 'y', 'z', 'w']], titles)), 1, 4)).toBe(true);
+    // The titles alone do not make the person's rows the add-on's.
+    expect(canReuse(block([['x', 'y', 'z', 'w']], titles), 1, 4)).toBe(false);
   });
 
-  it('needs every title: with extra fields, the base titles alone are not enough', () => {
-    expect(
-      canReuseOutputColumns(
-        [
-          [...titles, '', ''],
-          ['', '', '', '', '', ''],
-        ],
-        0,
-        true,
-      ),
-    ).toBe(false);
-    expect(canReuseOutputColumns([outputHeaders(true), ['', '', '', '', '', '']], 0, true)).toBe(true);
+  it("with extra fields, every header cell is the add-on's title or empty: a title of the person's is not", () => {
+    expect(canReuse(block([['', '', '', '', '', '']], [...titles, '', '']), 1, 6)).toBe(true);
+    expect(canReuse(block([['', '', '', '', '', '']], [...titles, '', 'Phone']), 1, 6)).toBe(false);
+    expect(canReuse(block([['', '', '', '', '', '']], outputHeaders(true)), 1, 6)).toBe(true);
   });
 
-  it("reuses untitled columns holding only the add-on's output (statuses, booleans in Catch-all)", () => {
-    const block = [
+  it("reuses untitled columns holding the add-on's output (statuses, booleans in Catch-all) inside its blocks", () => {
+    const outputs = [
       ['a@b.test', 'VALID', true, ''],
       ['', '', '', ''],
       ['', 'NOT_FOUND', '', 'No address found for this profile.'],
     ];
-    expect(canReuseOutputColumns(block, null, false)).toBe(true);
+    expect(canReuse(owning(block(outputs)), 1, 4)).toBe(true);
+    expect(canReuse(block(outputs), 1, 4)).toBe(false);
   });
 
-  it("refuses a user's data in any row, or a text in Catch-all, or a non-empty untitled header", () => {
-    expect(canReuseOutputColumns([['a@b.test', 'VALID', 'maybe', '']], null, false)).toBe(false);
-    expect(
-      canReuseOutputColumns(
-        [
-          ['a@b.test', 'VALID', true, ''],
-          ['Acme', 'YES', '', ''],
-        ],
-        null,
-        false,
-      ),
-    ).toBe(false);
-    expect(
-      canReuseOutputColumns(
-        [
-          ['Company', '', '', ''],
-          ['a@b.test', 'VALID', true, ''],
-        ],
-        0,
-        false,
-      ),
-    ).toBe(false);
+  it("refuses a user's data in any row outside the add-on's blocks, or a non-empty untitled header", () => {
+    expect(canReuse(block([['a@b.test', 'VALID', 'maybe', '']]), 1, 4)).toBe(false);
+    const mixed = block([
+      ['a@b.test', 'VALID', true, ''],
+      ['Acme', 'YES', '', ''],
+    ]);
+    expect(canReuse({ ...mixed, owned: new Map([[2, [[1, 1]]]]) }, 1, 4)).toBe(false);
+    expect(canReuse(owning(block([['a@b.test', 'VALID', true, '']], ['Company', '', '', ''])), 1, 4)).toBe(
+      false,
+    );
   });
 
   it('reuses an untitled empty header over own output', () => {
-    expect(
-      canReuseOutputColumns(
-        [
-          ['', '', '', ''],
-          ['a@b.test', 'VALID', false, ''],
-        ],
-        0,
-        false,
-      ),
-    ).toBe(true);
+    expect(canReuse(owning(block([['a@b.test', 'VALID', false, '']], ['', '', '', ''])), 1, 4)).toBe(true);
   });
 });
 
@@ -128,18 +110,30 @@ describe('planRows', () => {
 });
 
 describe('RunScope.mayWrite', () => {
-  it('a row is written only while its output cells are empty or pending', () => {
-    expect(ALL.mayWrite([A, '', '', ''], 1)).toBe(true);
-    expect(ALL.mayWrite([A, 'x', '', ''], 1)).toBe(false); // something of the user's
-    expect(ALL.mayWrite([A, '', 'ERROR', 'boom'], 1)).toBe(true);
-    expect(ALL.mayWrite([A, '', 'ERROR', 'boom'], 2)).toBe(false);
-    expect(ALL.mayWrite([A, 'a@b.test', 'VALID', ''], 1)).toBe(false);
-    expect(ALL.mayWrite(undefined, 1)).toBe(false);
+  /** An ERROR row as the add-on writes it (its own Note), and one whose Note the person typed. */
+  const error = [A, '', 'ERROR', '', `The service failed (HTTP 500). To try again: ${RETRY_PATH}.`];
+  const typed = [A, '', 'ERROR', '', 'boom'];
+
+  it('a row is written only while its output cells are empty, or pending and the add-on owns them', () => {
+    expect(ALL.mayWrite([A, '', '', ''], 1, false)).toBe(true);
+    expect(ALL.mayWrite([A, 'x', '', ''], 1, true)).toBe(false); // something of the user's
+    expect(ALL.mayWrite(error, 1, true)).toBe(true);
+    expect(ALL.mayWrite(error, 2, true)).toBe(false);
+    expect(ALL.mayWrite([A, 'a@b.test', 'VALID', ''], 1, true)).toBe(false);
+    expect(ALL.mayWrite(undefined, 1, true)).toBe(false);
+  });
+
+  it("outside the add-on's blocks, or with a Note the person typed, a row with anything in it is theirs", () => {
+    expect(ALL.mayWrite(error, 1, false)).toBe(false);
+    expect(ALL.mayWrite(typed, 1, true)).toBe(false);
+    // A text in Catch-all: the add-on writes a real boolean there.
+    expect(RECHECK.mayWrite([A, 'a@b.test', 'VALID', 'maybe', ''], 1, true)).toBe(false);
+    expect(RECHECK.mayWrite([A, 'a@b.test', 'VALID', true, ''], 1, true)).toBe(true);
   });
 
   it("a re-check overwrites the add-on's own results only", () => {
-    expect(RECHECK.mayWrite([A, 'a@b.test', 'VALID', ''], 1)).toBe(true);
-    expect(RECHECK.mayWrite([A, 'Acme', 'YES', ''], 1)).toBe(false);
+    expect(RECHECK.mayWrite([A, 'a@b.test', 'VALID', ''], 1, true)).toBe(true);
+    expect(RECHECK.mayWrite([A, 'Acme', 'YES', ''], 1, true)).toBe(false);
   });
 });
 
@@ -239,8 +233,8 @@ describe('withFormulaCells', () => {
     const read = withFormulaCells(values, formulas);
     expect(read[0]).toBe(values[0]);
     expect(read[1]).toEqual(['https://www.network.com/in/b', '=IF(Z3="","",Z3)', '', '', '']);
-    expect(ALL.mayWrite(values[1], 1)).toBe(true);
-    expect(ALL.mayWrite(read[1], 1)).toBe(false);
-    expect(canReuseOutputColumns([read[1].slice(1)], null, false)).toBe(false);
+    expect(ALL.mayWrite(values[1], 1, true)).toBe(true);
+    expect(ALL.mayWrite(read[1], 1, true)).toBe(false);
+    expect(canReuse(columnRead([read[1]], null), 1, 4)).toBe(false);
   });
 });

@@ -3,9 +3,10 @@ import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { columnLetters } from '../../src/core/a1';
+import { RETRY_PATH } from '../../src/core/product';
 import { parseNetworkHosts } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/result';
-import { columnRead } from '../support/columnRead';
+import { columnRead, owning } from '../support/columnRead';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;
@@ -72,7 +73,7 @@ describe('planRun: the numbers before a run', () => {
       [u('bob'), '', 'ERROR', '', 'timed out'],
       [u('cy'), '', 'NOT_FOUND', '', ''],
     ];
-    const plan = planRun(read(rows, ['Profile', ...TITLES]), OPTIONS, store().getMany);
+    const plan = planRun(owning(read(rows, ['Profile', ...TITLES])), OPTIONS, store().getMany);
     expect(plan).toMatchObject({
       alreadyDone: 2,
       lookupRows: 2,
@@ -88,7 +89,11 @@ describe('planRun: the numbers before a run', () => {
       [u('bob'), '', 'NOT_FOUND', '', ''],
     ];
     const s = store({ [key('ann')]: found });
-    const plan = planRun(read(rows, ['Profile', ...TITLES]), { ...OPTIONS, recheck: true }, s.getMany);
+    const plan = planRun(
+      owning(read(rows, ['Profile', ...TITLES])),
+      { ...OPTIONS, recheck: true },
+      s.getMany,
+    );
     expect(plan).toMatchObject({
       recheck: true,
       alreadyDone: 0,
@@ -138,9 +143,9 @@ describe('placements: where the results go and what moves', () => {
   it("finds the add-on's own columns further right (a second run after choosing them)", () => {
     const rows = [[u('ann'), 'Acme', 'ann@acme.test', 'VALID', false, '']];
     const header = ['Profile', 'Company', ...TITLES];
-    const options = placementOptions(read(rows, header), false);
+    const options = placementOptions(owning(read(rows, header), 3), false);
     expect(options[1]).toMatchObject({ kind: 'right', columns: 'C:F', outputColumn: 3 });
-    const plan = planRun(read(rows, header), { ...OPTIONS, chosen: 'right' }, store().getMany);
+    const plan = planRun(owning(read(rows, header), 3), { ...OPTIONS, chosen: 'right' }, store().getMany);
     expect(plan).toMatchObject({ alreadyDone: 1, newProfiles: 0, credits: 0 });
   });
 
@@ -182,15 +187,20 @@ describe('placements: where the results go and what moves', () => {
     ]);
   });
 
+  // SRC BUG (src/bulk/placement.ts `canReuse`, src/bulk/blocks.ts `ownedBeside`): ColumnRead's `owned` keeps a block's
+  // rows by its first output column but not its width, so `canReuse(read, 1, 6)` takes every cell of an owned row in
+  // B:G as the add-on's, though the block of a run without extra fields holds B:E only. The person's 'Phone' in F
+  // is then offered for reuse (B:G, nothing inserted) and the run writes Account type over it (isAddonOutput looks
+  // at Email, status, Catch-all and Note only).
   it("extra fields turned on: the add-on's four columns are reused and only two are added", () => {
     const header = ['Profile', ...TITLES];
     const rows = [[u('ann'), 'ann@acme.test', 'VALID', false, '']];
-    expect(placementOptions(read(rows, header), true)).toMatchObject([
+    expect(placementOptions(owning(read(rows, header)), true)).toMatchObject([
       { kind: 'reuse', columns: 'B:G', insertCount: 0 },
     ]);
     // Data right of the Note column: the two new columns are inserted after it, not six beside the URLs.
     const crowded = [[u('ann'), 'ann@acme.test', 'VALID', false, '', 'Phone']];
-    const [extend] = placementOptions(read(crowded, header), true);
+    const [extend] = placementOptions(owning(read(crowded, header)), true);
     expect(extend).toMatchObject({ kind: 'extend', columns: 'B:G', insertAfter: 5, insertCount: 2 });
     expect(extend.effect).toMatch(/stay in B:E/);
   });
@@ -200,18 +210,18 @@ describe('Retry failed rows', () => {
   const header = ['Profile', ...TITLES];
   const rows = [
     [u('ann'), 'ann@acme.test', 'VALID', false, ''],
-    [u('bob'), '', 'ERROR', '', 'timed out'],
-    [u('cy'), '', 'UNPROCESSABLE', '', 'private'],
+    [u('bob'), '', 'ERROR', '', `The service did not answer in time. To try again: ${RETRY_PATH}.`],
+    [u('cy'), '', 'UNPROCESSABLE', '', 'The service could not process this profile (private).'],
     [u('dee')],
     ['not a url', '', 'INVALID_URL', '', 'Not looked up'],
   ];
 
   it('plans only the ERROR rows; UNPROCESSABLE ones on request, bought again', () => {
     const s = store({ [key('cy')]: unprocessable });
-    const errors = planRun(read(rows, header), { ...OPTIONS, mode: 'retry' }, s.getMany);
+    const errors = planRun(owning(read(rows, header)), { ...OPTIONS, mode: 'retry' }, s.getMany);
     expect(errors).toMatchObject({ redo: ['ERROR'], lookupRows: 1, alreadyDone: 4, credits: 1 });
     const both = planRun(
-      read(rows, header),
+      owning(read(rows, header)),
       { ...OPTIONS, mode: 'retry', includeUnprocessable: true },
       s.getMany,
     );
@@ -224,7 +234,7 @@ describe('Retry failed rows', () => {
   });
 
   it('has nothing to retry without a failed row', () => {
-    const plan = planRun(read([rows[0]], header), { ...OPTIONS, mode: 'retry' }, store().getMany);
+    const plan = planRun(owning(read([rows[0]], header)), { ...OPTIONS, mode: 'retry' }, store().getMany);
     expect(plan.refusal).toMatch(/nothing to retry/);
   });
 
@@ -233,7 +243,7 @@ describe('Retry failed rows', () => {
     const retry = new RunScope({ redo: ['ERROR'], recheck: false, readsOutput: true });
     const plans = planRows(cells, retry, 1, HOSTS);
     expect(plans.map((p) => p.action)).toEqual(['keep', 'lookup', 'keep', 'keep', 'keep']);
-    expect(cells.map((row) => retry.mayWrite(row, 1))).toEqual([false, true, false, false, false]);
+    expect(cells.map((row) => retry.mayWrite(row, 1, true))).toEqual([false, true, false, false, false]);
   });
 });
 
@@ -253,7 +263,7 @@ test('columnLetters', () => {
 test('a retry works in the columns the results are in, further right too: no choice, no new columns', () => {
   const rows = [[u('ann'), 'Acme', '', 'ERROR', '', 'timed out']];
   const header = ['Profile', 'Company', ...TITLES];
-  const plan = planRun(read(rows, header), { ...OPTIONS, mode: 'retry' }, store().getMany);
+  const plan = planRun(owning(read(rows, header), 3), { ...OPTIONS, mode: 'retry' }, store().getMany);
   expect(plan).toMatchObject({ needsChoice: false, lookupRows: 1, credits: 1 });
   expect(plan.placement).toMatchObject({ kind: 'right', columns: 'C:F' });
 });

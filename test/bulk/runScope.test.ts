@@ -3,13 +3,16 @@ import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { parseNetworkHosts } from '../../src/core/url';
-import type { LookupResult } from '../../src/lookup/result';
-import { columnRead } from '../support/columnRead';
+import { type LookupResult, lostAnswer, unusableAnswer } from '../../src/lookup/result';
+import { columnRead, owning } from '../support/columnRead';
 
 const HOSTS = parseNetworkHosts('network.com');
 const u = (slug: string) => `https://www.network.com/in/${slug}`;
 
-/** One row of each kind, in the add-on's own columns beside the URLs (the URL cell, then the output cells). */
+/**
+ * One row of each kind, in the add-on's own columns beside the URLs (the URL cell, then the output cells): a block
+ * of the add-on's recorded there (`read` owns its rows).
+ */
 const ROWS = [
   [u('found'), 'a@x.test', 'VALID', false, ''],
   [u('error'), '', 'ERROR', '', 'boom'],
@@ -20,7 +23,7 @@ const ROWS = [
   ['', '', '', '', ''],
 ];
 
-const read = (rows: unknown[][]) => columnRead(rows, null);
+const read = (rows: unknown[][]) => owning(columnRead(rows, null));
 
 const ALL: PlanOptions = {
   mode: 'all',
@@ -64,7 +67,7 @@ describe('RunScope: one answer to "does this run touch this row"', () => {
     const rows = [[u('a'), '', 'VALID', '', '']]; // a status with its address deleted: not the add-on's result
     expect(planRows(rows, scope, 1, HOSTS)[0].action).toBe('keep');
     expect(countSelection(rows, scope, HOSTS).counts.alreadyDone).toBe(1);
-    expect(scope.mayWrite(rows[0], 1)).toBe(false);
+    expect(scope.mayWrite(rows[0], 1, true)).toBe(false);
   });
 
   it('later passes only pick up rows without a status', () => {
@@ -89,8 +92,45 @@ describe('RunScope: one answer to "does this run touch this row"', () => {
       true,
       true,
     ]);
-    expect([all, recheck, retry].map((scope) => scope.buysAgain)).toEqual([false, true, true]);
     expect([all, recheck, retry].map((scope) => scope.copiesWritten(1))).toEqual([true, false, false]);
     expect([all, recheck, retry].map((scope) => scope.copiesWritten(2))).toEqual([true, true, false]);
+  });
+
+  it('an unusable answer stored before the run is bought again only by a re-check or a retry of ERROR rows', () => {
+    const all = RunScope.forRun(ALL, 'reuse');
+    const recheck = RunScope.forRun({ ...ALL, recheck: true }, 'reuse');
+    const retry = RunScope.forRun({ ...ALL, mode: 'retry' }, 'reuse');
+    const watch = RunScope.forRun({ ...ALL, mode: 'new' }, 'reuse');
+    const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private profile', profile: {} };
+    for (const unusable of [unusableAnswer('no "status"'), lostAnswer('Address unavailable')]) {
+      expect([all, recheck, retry, watch].map((scope) => scope.keepsStored(unusable, false))).toEqual([
+        true,
+        false,
+        false,
+        true,
+      ]);
+      // Stored since the run started: the run's own answer, kept.
+      expect([all, recheck, retry, watch].map((scope) => scope.keepsStored(unusable, true))).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
+    }
+    // A retry of ERROR rows alone keeps an UNPROCESSABLE answer.
+    expect(retry.keepsStored(unprocessable, false)).toBe(true);
+  });
+
+  it("a watch's run (new rows only) touches only rows without any status, in every pass", () => {
+    const planned = RunScope.forRun({ ...ALL, mode: 'new' }, 'reuse');
+    const underWay = RunScope.ofJob({ recheck: false, origin: 'watch' });
+    for (const scope of [planned, underWay]) {
+      expect(scope.newRowsOnly).toBe(true);
+      for (const pass of [1, 2])
+        expect(ROWS.filter((row) => row[0] !== '' && scope.touchesRow(row, pass))).toEqual([ROWS[5]]);
+    }
+    expect(RunScope.ofJob({ recheck: false }).newRowsOnly).toBe(false);
+    const plan = planRun(read(ROWS), { ...ALL, mode: 'new' }, () => new Map());
+    expect(plan).toMatchObject({ alreadyDone: 5, lookupRows: 1, newProfiles: 1 });
   });
 });

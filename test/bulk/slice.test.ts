@@ -21,7 +21,7 @@ import { sheetResultStore } from '../../src/store/resultStore';
 import { testJob } from '../support/job';
 import { memoryCache } from '../support/platform';
 import { found } from '../support/results';
-import { type BulkWorld, bulkWorld, profile, start } from './world';
+import { type BulkWorld, bulkWorld, ownRows, profile, start } from './world';
 
 /** The sidebar's slices, one after another, while the run is running (50 at most). */
 function driveToEnd(platform: Platform, progress: Progress): Progress {
@@ -59,7 +59,10 @@ describe('the bulk run over the platform ports, without the emulator', () => {
     expect(loadJob(platform)?.counts.creditsUsed).toBe(3);
   });
 
-  /** A header with the add-on's titles: a new run writes beside it, in the same columns. */
+  /**
+   * A header with the add-on's titles over rows an earlier run wrote (its recorded block): a new run writes beside
+   * it, in the same columns, where the cells are still the add-on's.
+   */
   const titled = () => ['Profile', ...outputHeaders(false)];
 
   test("a row whose output cell holds the person's formula is never written, and nothing is spent on it", () => {
@@ -70,7 +73,9 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [profile('alan')],
       [profile('edsger')],
     ];
-    const { platform, sheet, sent } = bulkWorld(rows, { row: 1, column: 1, rows: 5, columns: 1 });
+    const world = bulkWorld(rows, { row: 1, column: 1, rows: 5, columns: 1 });
+    ownRows(world, 2, 5);
+    const { platform, sheet, sent } = world;
     const outcome = start(platform);
     expect(outcome.plan?.placement.kind).toBe('reuse');
     // The row without a result sends the run over the range again (its passes); the sidebar's slices end it.
@@ -96,7 +101,9 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [profile('a4')],
       [profile('a5')],
     ];
-    const { platform, sheet } = bulkWorld(rows, { row: 1, column: 1, rows: 6, columns: 1 });
+    const world = bulkWorld(rows, { row: 1, column: 1, rows: 6, columns: 1 });
+    ownRows(world, 2, 6);
+    const { platform, sheet } = world;
     const writes: Array<[number, number]> = [];
     const write = sheet.write.bind(sheet);
     sheet.write = (row, column, values) => {
@@ -111,6 +118,27 @@ describe('the bulk run over the platform ports, without the emulator', () => {
       [5, 2],
     ]);
     expect(sheet.rows[3][1]).toBe('=NOW()');
+  });
+
+  test('a batch lost to a connection failure: each row an ERROR kept as a lost answer, maybe charged, never sent again', () => {
+    const rows = [['Profile'], [profile('ada')], [profile('grace')]];
+    const world = bulkWorld(rows, { row: 1, column: 1, rows: 3, columns: 1 }, { loses: () => true });
+    const { platform, sheet, sent } = world;
+    const outcome = start(platform);
+    expect(outcome.progress.state).toBe('done');
+    expect(sent).toHaveLength(2);
+    for (const row of [1, 2]) {
+      expect(sheet.rows[row][2]).toBe('ERROR');
+      expect(String(sheet.rows[row][4])).toMatch(
+        /The answer was lost on the way: .*may have charged a credit/,
+      );
+      expect(String(sheet.rows[row][4])).toMatch(/To look it up again \(1 credit\)/);
+    }
+    expect(loadJob(platform)?.counts).toMatchObject({ creditsUsed: 0, creditsMaybeLost: 2 });
+    // A run over every row again takes the kept answers as they are: nothing is sent.
+    const again = start(platform);
+    expect(again.plan?.credits).toBe(0);
+    expect(sent).toHaveLength(2);
   });
 
   test('a slice out of time stops at a row and the next one goes on from there: each profile paid once', () => {
@@ -165,7 +193,7 @@ describe('the bulk run over the platform ports, without the emulator', () => {
             untilMs: world.clock.now() + 30_000,
             first: (sendable) => sendable,
           });
-          other.record?.keep([held], [[held, found('p5@example.test')]], [], []);
+          other.record?.keep([held], [[held, found('p5@example.test')]], []);
           cache.remove(claimKey(held));
         },
       },
@@ -202,7 +230,7 @@ test('a row whose profile another execution answers seconds later: the slice wai
       untilMs: clock.now() + 30_000,
       first: (sendable) => sendable,
     });
-    other.record?.keep([held], [[held, found('p5@example.test')]], [], []);
+    other.record?.keep([held], [[held, found('p5@example.test')]], []);
     cache.remove(claimKey(held));
   };
   let holds = 0;

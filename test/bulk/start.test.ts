@@ -1,4 +1,5 @@
 import type { PlacementKind, Settings } from '../../src/api';
+import { type Block, frameOf, parseBlocks } from '../../src/bulk/blocks';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import type { PlannedRun } from '../../src/bulk/plan';
 import { readColumn } from '../../src/bulk/plan';
@@ -6,7 +7,7 @@ import { planRun } from '../../src/bulk/runPlan';
 import { createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
 import type { ScriptConfig } from '../../src/core/config';
 import { stableHash } from '../../src/core/hash';
-import { KEY_PACE_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
+import { BLOCKS_PROPERTY, KEY_PACE_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
 import type { Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
 import { PACE_START } from '../../src/lookup/pace';
@@ -40,11 +41,17 @@ function world(
   return { platform, properties, clock };
 }
 
-/** The plan of column A's rows under a header, its results placed by `chosen`. */
-function planned(sheet: MemorySheet, chosen?: PlacementKind, settings = SETTINGS): PlannedRun {
+/** The plan of column A's rows under a header, its results placed by `chosen`; `blocks`: the add-on's, recorded. */
+function planned(
+  sheet: MemorySheet,
+  chosen?: PlacementKind,
+  settings = SETTINGS,
+  blocks: Block[] = [],
+): PlannedRun {
   const read = readColumn(
     { sheet, block: { row: 2, column: 1, rows: sheet.rows.length - 1, columns: 1 } },
     false,
+    blocks,
   );
   const options = {
     mode: 'all' as const,
@@ -177,6 +184,23 @@ describe('createUnderLock', () => {
     expect(properties.getProperty(RUN_HISTORY_PROPERTY)).toContain('"before"');
     expect(loadJob(platform)?.id).not.toBe('before');
   });
+
+  it("records the cells of the finished run it replaces among the add-on's blocks", () => {
+    const { platform, properties } = world();
+    saveJob(platform, testJob('done', { id: 'before' }));
+    createUnderLock(platform, planned(leads(), 'insert'), 'starter');
+    expect(parseBlocks(properties.getProperty(BLOCKS_PROPERTY)).map((block) => block.id)).toEqual(['before']);
+  });
+
+  it("the run owns the rows of the add-on's blocks where it writes; in inserted columns, none", () => {
+    const earlier = frameOf(testJob('done', { id: 'earlier', outputColumn: 3, firstRow: 2, lastRow: 3 }));
+    const right = world();
+    createUnderLock(right.platform, planned(leads(), 'right', SETTINGS, [earlier]), 'starter');
+    expect(loadJob(right.platform)).toMatchObject({ outputColumn: 3, owns: [[2, 3]] });
+    const insert = world();
+    createUnderLock(insert.platform, planned(leads(), 'insert', SETTINGS, [earlier]), 'starter');
+    expect(loadJob(insert.platform)?.owns).toEqual([]);
+  });
 });
 
 /**
@@ -210,7 +234,6 @@ function starting(sheet: MemorySheet, key: string | null, answer: KeyCheck = { v
     },
     spreadsheet: () => ({ selection: () => selection }) as unknown as SpreadsheetPort,
     lookupPorts: () => ({ store: { getMany: () => new Map() } }) as never,
-    heldAfterLosses: () => new Map(),
     askServiceAboutKey: (asking: string) => {
       asked.push(asking);
       return answer;

@@ -284,7 +284,6 @@ describe('applyFolded', () => {
   const folded = (byRun: Folded['byRun'], endedWindows: string[] = []): Folded => ({
     results: new Map(),
     charges: [],
-    lost: [],
     byRun,
     endedWindows,
     names: [],

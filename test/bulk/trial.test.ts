@@ -16,6 +16,7 @@ function read(profiles: string[]): ColumnRead {
     lastRow: 1 + profiles.length,
     header: ['Profile'],
     rows: profiles.map((slug) => [slug ? `https://network.com/in/${slug}` : '']),
+    owned: new Map(),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type RowAnswer,
   writeWindow,
 } from '../../src/bulk/window';
+import { RETRY_PATH } from '../../src/core/product';
 import { DEFAULT_NETWORK_HOSTS, parseProfileInput } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/result';
 import { MemorySheet } from '../support/platform';
@@ -36,14 +37,23 @@ function keyOf(name: string): string {
 
 const urlRow = (name: string): unknown[] => [profile(name), '', '', '', ''];
 
-/** Plans `rows` from FROM with `share`, `known` answering for the profiles named (and recording what it was asked). */
-function plan(rows: unknown[][], share: number, known: Record<string, RowAnswer> = {}) {
+/**
+ * Plans `rows` from FROM with `share`, `known` answering for the profiles named (and recording what it was asked);
+ * `owns`: the sheet rows whose output cells the add-on owns (none unless given).
+ */
+function plan(
+  rows: unknown[][],
+  share: number,
+  known: Record<string, RowAnswer> = {},
+  owns: (row: number) => boolean = () => false,
+) {
   const asked: string[][] = [];
   const context: PlanContext = {
     scope: SCOPE,
     pass: 1,
     hosts: HOSTS,
     share,
+    owns,
     known: (keys) => {
       asked.push(keys);
       return new Map(
@@ -86,6 +96,32 @@ describe('planWindow', () => {
     expect(window.to).toBe(FROM + 2);
   });
 
+  it("an ERROR row is written over only where the add-on owns it and its cells read as the add-on's", () => {
+    const ours = [
+      profile('b'),
+      '',
+      'ERROR',
+      '',
+      `The service failed (HTTP 500). To try again: ${RETRY_PATH}.`,
+    ];
+    const typed = [profile('c'), '', 'ERROR', '', 'call him on Monday'];
+    const rows = [urlRow('a'), ours, typed];
+    const owned = plan(rows, 10, {}, () => true);
+    expect([...owned.window.unwritable]).toEqual([2]);
+    expect([...owned.window.wanted.keys()]).toEqual(['a', 'b'].map(keyOf));
+    // Outside the add-on's blocks, only empty output cells are written.
+    const notOwned = plan(rows, 10);
+    expect([...notOwned.window.unwritable]).toEqual([1, 2]);
+    expect([...notOwned.window.wanted.keys()]).toEqual(['a'].map(keyOf));
+    // Asked by sheet row, of each row the window would write.
+    const asked: number[] = [];
+    plan(rows, 10, {}, (row) => {
+      asked.push(row);
+      return true;
+    });
+    expect(asked).toEqual([FROM, FROM + 1, FROM + 2]);
+  });
+
   it('rows with a result, blank rows and cells that are not profiles look nothing up, and ask nothing', () => {
     const rows = [
       [profile('a'), 'a@x.test', 'VALID', false, ''],
@@ -119,19 +155,23 @@ describe('writeWindow', () => {
     return { sheet, writes, window: plan(rows, share).window };
   }
 
-  /** Writes `window` with the rows as they are now; answers from `answers` by profile name; `waiting` names. */
+  /**
+   * Writes `window` with the rows as they are now; answers from `answers` by profile name; `waiting` names; `job`
+   * the run's (its `owns`: the rows it may write over).
+   */
   function writeNow(
     sheet: MemorySheet,
     window: PlannedWindow,
     answers: Record<string, RowAnswer>,
     waiting: string[] = [],
     counts: Counts = emptyCounts(),
+    job: Parameters<typeof writeWindow>[1] = JOB,
   ) {
     const now = sheet.rows.slice(FROM - 1, FROM - 1 + window.plans.length).map((row) => row.slice(0, WIDTH));
     const byKey = new Map(Object.entries(answers).map(([name, answer]) => [keyOf(name), answer]));
     const waits = new Set(waiting.map(keyOf));
     const asked: string[] = [];
-    const written = writeWindow(sheet, JOB, window, now, {
+    const written = writeWindow(sheet, job, window, now, {
       scope: SCOPE,
       hosts: HOSTS,
       width: WIDTH,
@@ -220,5 +260,27 @@ describe('writeWindow', () => {
     writeNow(sheet, window, { a: answer('a@x.test') });
     expect(sheet.rows[FROM][1]).toBe('+tricky@x.test');
     expect(sheet.textBlocks.map((block) => [block.row, block.rows])).toContainEqual([FROM, 2]);
+  });
+
+  it("writes over an ERROR row of the add-on's only inside the rows the run owns", () => {
+    const error = ['', 'ERROR', '', `The service failed (HTTP 500). To try again: ${RETRY_PATH}.`];
+    const rows = [
+      [profile('a'), ...error],
+      [profile('b'), ...error],
+    ];
+    const sheet = new MemorySheet([['Profile', 'Email', 'Email status', 'Catch-all', 'Note'], ...rows]);
+    // Planned while both rows were the run's; by the write, the run owns row FROM only.
+    const { window } = plan(rows, 10, {}, () => true);
+    const { counts } = writeNow(
+      sheet,
+      window,
+      { a: answer('a@x.test'), b: answer('b@x.test') },
+      [],
+      emptyCounts(),
+      { ...JOB, owns: [[FROM, FROM]] },
+    );
+    expect(sheet.rows[FROM - 1].slice(1, 3)).toEqual(['a@x.test', 'VALID']);
+    expect(sheet.rows[FROM].slice(1)).toEqual(error);
+    expect(counts.processed).toBe(1);
   });
 });

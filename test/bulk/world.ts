@@ -5,6 +5,7 @@
  * test/e2e/bulk/.
  */
 import type { Settings } from '../../src/api';
+import { frameOf, recordBlock } from '../../src/bulk/blocks';
 import { planFor } from '../../src/bulk/plan';
 import { startRun } from '../../src/bulk/start';
 import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
@@ -12,10 +13,12 @@ import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS } from '../../src/core/limits
 import type { CellBlock } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
+import { serviceError } from '../../src/lookup/result';
 import type { Platform } from '../../src/platform/platform';
 import type { ChargeContext } from '../../src/store/credits';
 import type { SheetResultStore } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
+import { testJob } from '../support/job';
 import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 import { found } from '../support/results';
 import { memoryStorePorts } from '../support/store';
@@ -23,6 +26,8 @@ import { memoryStorePorts } from '../support/store';
 export const profile = (name: string) => `https://www.linkedin.com/in/${name}`;
 /** The address the service in memory finds for a profile URL. */
 export const addressOf = (url: string) => `${url.split('/in/')[1].replace(/\/$/, '')}@example.test`;
+/** What fetchAll's failure after sending says of each answer of its batch. */
+const LOST_CONNECTION = serviceError('transport', 'Address unavailable', { retryable: true });
 
 export interface BulkWorldOptions {
   /** Each request takes this long on the test clock. */
@@ -33,6 +38,8 @@ export interface BulkWorldOptions {
   cache?: DocumentCache | null;
   /** Called before each batch goes out, with the URLs it sends (another execution's work meanwhile). */
   beforeSend?: (urls: string[]) => void;
+  /** Whether the connection fails for this batch after sending: fetchAll throws, every answer of it lost. */
+  loses?: (urls: string[]) => boolean;
 }
 
 /**
@@ -40,7 +47,7 @@ export interface BulkWorldOptions {
  * every URL sent to the service, in order. `lock` is the platform's: a test may replace its members.
  */
 export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkWorldOptions = {}) {
-  const { lookupMs = 0, stepBudgetMs, cache = null, beforeSend = () => {} } = options;
+  const { lookupMs = 0, stepBudgetMs, cache = null, beforeSend = () => {}, loses = () => false } = options;
   const sheet = new MemorySheet(rows);
   const clock = testClock();
   const documentProperties = new MemoryProperties();
@@ -72,6 +79,7 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
         beforeSend(urls);
         sent.push(...urls);
         clock.sleep(lookupMs);
+        if (loses(urls)) return { outcomes: urls.map(() => LOST_CONNECTION), sent: urls.length, lost: true };
         return { outcomes: urls.map((url) => found(addressOf(url))), sent: urls.length, lost: false };
       },
     },
@@ -106,7 +114,6 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
     lookupPorts,
     resultStore,
     foldAnswers: () => resultStore().fold().folded.results.size,
-    heldAfterLosses: () => new Map(),
     askServiceAboutKey: () => ({ valid: true }),
   });
   return { platform, sheet, sent, clock, lock, store, documentProperties };
@@ -118,4 +125,27 @@ export type BulkWorld = ReturnType<typeof bulkWorld>;
 export function start(platform: Platform) {
   const { plan } = planFor(platform, { source: 'selection', mode: 'all' });
   return startRun(platform, { target: plan.target, confirmedCredits: plan.credits });
+}
+
+/**
+ * Records rows `firstRow`..`lastRow` beside column A (B on) as a block of the add-on's (src/bulk/blocks.ts), as an
+ * earlier run over them leaves it: the only cells a run may write over.
+ */
+export function ownRows({ platform, sheet }: BulkWorld, firstRow: number, lastRow: number): void {
+  recordBlock(
+    platform,
+    frameOf(
+      testJob('done', {
+        id: `earlier-${firstRow}-${lastRow}`,
+        sheetId: sheet.id,
+        urlColumn: 1,
+        outputColumn: 2,
+        headerRow: firstRow > 1 ? 1 : null,
+        firstRow,
+        lastRow,
+        maxRows: sheet.maxRows(),
+        maxColumns: sheet.maxColumns(),
+      }),
+    ),
+  );
 }

@@ -1,8 +1,9 @@
 /**
  * The lookup session (src/lookup/session.ts, openLookup) over the real UrlFetchApp transport
- * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and after a
- * fetchAll that threw as a whole, the one-at-a-time re-send that stops at a halting answer and at the deadline,
- * leaving the rest unsent. (=FINDEMAIL and the bulk run use the same session; here no store, claims or gates: a store that records nothing.)
+ * (src/adapters/http.ts), bundled alone and run in the emulator against the sandbox: its retries, and a fetchAll
+ * that threw as a whole: every answer of that batch is kept as lost (the service may have charged each), none is
+ * sent again, and the later batches go on until a halting answer or the deadline, leaving the rest unsent.
+ * (=FINDEMAIL and the bulk run use the same session; here no store, claims or gates: a store that records nothing.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,9 +55,9 @@ function runLookup(urls, endpoint, key, concurrency, budgetMs, retry) {
       getMany: function () { return new Map(); },
       beginSend: function (ask) {
         var noop = function () {};
-        var batch = { toService: noop, keep: noop, drop: noop, endWithoutWriting: noop };
-        return { send: ask.urlKeys, first: ask.first(ask.urlKeys, new Map()), stored: new Map(), elsewhere: [], full: [],
-          lost: new Map(), held: [], batch: batch };
+        var record = { toService: noop, keep: noop, drop: noop, endWithoutWriting: noop };
+        return { send: ask.urlKeys, first: ask.first(ask.urlKeys), stored: new Map(), elsewhere: [], full: [],
+          record: record };
       },
     },
     cache: null,
@@ -94,6 +95,8 @@ async function lookup(
     faults?: FaultConfig;
     credits?: number;
     budgetMs?: number;
+    /** Requests per fetchAll (default 20). */
+    concurrency?: number;
     key?: string;
     /** Runs while the lookup does (the test's moves of the environment's clock). */
     during?: (env: Environment, sandbox: SandboxServer) => Promise<void>;
@@ -109,7 +112,7 @@ async function lookup(
     urls,
     `${sandbox.baseUrl}network_finder`,
     options.key ?? KEY,
-    20,
+    options.concurrency ?? 20,
     options.budgetMs ?? 20_000,
     FAST_RETRY,
   ]);
@@ -145,6 +148,7 @@ it('no retry of 401: one request, and the run halts', async () => {
 });
 
 describe('after a fetchAll that threw as a whole', () => {
+  // Batches of 5: the first five, then the next five, and so on.
   const slugs = [
     'ann-able',
     'ben-baker',
@@ -158,46 +162,74 @@ describe('after a fetchAll that threw as a whole', () => {
     'ivy-ince',
   ];
   const urls = slugs.map(profile);
+  const lostAnswer = {
+    kind: 'unusable',
+    lost: true,
+    message: expect.stringMatching(
+      /^The answer was lost on the way: .+; the service may have charged a credit\.$/,
+    ),
+  };
 
-  it('the one-at-a-time re-send stops at a 402; the rest stay unsent, each paid once', async () => {
-    // 10 in the batch: 9 charged (ivy is reset) leaves 3 credits; the re-sends pay for 3, then get a 402.
-    const report = await lookup(urls, {
-      credits: 12,
+  it('every answer of the batch is kept as lost (the service charged it), none is sent again; the next batch goes on', async () => {
+    // The sandbox looks `lost-answer-…` up, charges it, then resets the connection before the answer.
+    const withLost = [...urls.slice(0, 5), profile('lost-answer-kim-lee'), ...urls.slice(5, 9)];
+    const report = await lookup(withLost, { concurrency: 5 });
+    expect(report.halt).toBeUndefined();
+    for (const url of withLost.slice(0, 5)) expect(report.byUrl.get(url)).toMatchObject({ kind: 'found' });
+    for (const url of withLost.slice(5))
+      expect(report.byUrl.get(url)).toEqual({ ...lostAnswer, profile: {} });
+    expect(report.requestsSent).toBe(10);
+    for (const slug of [...slugs.slice(0, 9), 'lost-answer-kim-lee']) expect(requests(slug)).toHaveLength(1);
+    expect(requests('lost-answer-kim-lee').map((e) => [e.status, e.charged])).toEqual([['reset', 1]]);
+    // Each charged once: the lost batch too (its answers came, but the call threw).
+    expect(sandbox?.service.chargesByUrl()).toEqual(Object.fromEntries(withLost.map((url) => [url, 1])));
+  });
+
+  it('a lost batch does not halt; a 402 in the next one does, the rest stay unsent, each paid at most once', async () => {
+    // The first batch: ivy reset (nothing charged), 4 charged, 2 credits left; the second: 2 charged, then 402s.
+    const ordered = [urls[9], ...urls.slice(0, 9), profile('kay-kent'), profile('lou-lane')];
+    const report = await lookup(ordered, {
+      credits: 6,
+      concurrency: 5,
       faults: { failFirst: { 'ivy-ince': { kind: 'reset', times: 99 } } },
     });
     expect(report.halt).toMatchObject({ error: 'payment_required' });
-    expect(slugs.slice(0, 3).map((s) => report.byUrl.get(profile(s))?.kind)).toEqual([
-      'found',
-      'found',
-      'found',
+    for (const url of ordered.slice(0, 5)) expect(report.byUrl.get(url)).toMatchObject(lostAnswer);
+    expect(ordered.slice(5, 10).map((url) => report.byUrl.get(url))).toEqual([
+      expect.objectContaining({ kind: 'found' }),
+      expect.objectContaining({ kind: 'found' }),
+      expect.objectContaining({ error: 'payment_required' }),
+      expect.objectContaining({ error: 'payment_required' }),
+      expect.objectContaining({ error: 'payment_required' }),
     ]);
-    expect(report.byUrl.get(profile('dan-dunn'))).toMatchObject({ error: 'payment_required' });
-    for (const slug of slugs.slice(4)) expect(report.byUrl.has(profile(slug))).toBe(false);
-    expect(report.requestsSent).toBe(10 + 4);
+    for (const url of ordered.slice(10)) expect(report.byUrl.has(url)).toBe(false);
+    expect(report.requestsSent).toBe(10);
+    for (const slug of slugs) expect(requests(slug)).toHaveLength(1);
     const charges = sandbox?.service.chargesByUrl() ?? {};
-    for (const slug of slugs.slice(0, 3)) expect(charges[profile(slug)]).toBe(2);
-    for (const slug of slugs.slice(3, 9)) expect(charges[profile(slug)]).toBe(1);
+    expect(Object.values(charges)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(charges[profile('ivy-ince')]).toBeUndefined();
   });
 
-  it('the re-send stops at the deadline: URLs not re-sent get no outcome (the caller retries them later)', async () => {
-    // Every request takes 1 s and the deadline is a minute away: once the first re-send is answered, the test moves
-    // the environment's clock past the deadline, so the re-sends stop there, however slow the machine.
-    const report = await lookup(urls, {
+  it('at the deadline the batches stop: URLs not sent get no outcome (the caller sends them later)', async () => {
+    // Every request takes 1 s and the deadline is a minute away: once the first (lost) batch is answered, the test
+    // moves the environment's clock past the deadline, so at most one more batch (already under way) goes out.
+    const many = [...urls, ...Array.from({ length: 10 }, (_, i) => profile(`max-more-${'abcdefghij'[i]}`))];
+    const report = await lookup(many, {
       budgetMs: 60_000,
+      concurrency: 5,
       faults: { latencyMs: 1000, failFirst: { 'ann-able': { kind: 'reset', times: 99 } } },
       during: async (environment, server) => {
-        await waitFor(() => server.service.ledger().length >= 11, 30_000);
+        await waitFor(() => server.service.ledger().length >= 5, 30_000);
         environment.advanceClock(120_000);
       },
     });
-    const resent = report.requestsSent - 10;
-    expect(resent).toBeGreaterThanOrEqual(1);
-    expect(resent).toBeLessThan(10);
-    expect(report.outcomes).toHaveLength(resent);
-    slugs.forEach((slug, index) => {
-      const sentAgain = index < resent;
-      expect(report.byUrl.has(profile(slug))).toBe(sentAgain);
-      expect(requests(slug)).toHaveLength(sentAgain ? 2 : 1);
+    expect([5, 10]).toContain(report.requestsSent);
+    expect(report.outcomes).toHaveLength(report.requestsSent);
+    for (const url of many.slice(0, 5)) expect(report.byUrl.get(url)).toMatchObject(lostAnswer);
+    many.forEach((url, index) => {
+      const sent = index < report.requestsSent;
+      expect(report.byUrl.has(url)).toBe(sent);
+      expect(sandbox?.service.ledger().filter((e) => e.networkUrl === url)).toHaveLength(sent ? 1 : 0);
     });
   });
 });

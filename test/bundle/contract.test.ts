@@ -7,7 +7,7 @@
 import type { ExecutionResult } from '../../emulator';
 import { buildLookupResponse, UNPROCESSABLE_MESSAGE } from '../../sandbox/profiles';
 import { MESSAGES } from '../../sandbox/service';
-import { DEFAULT_RETRY, MAX_LOST_SENDS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
+import { DEFAULT_RETRY, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
 import { withoutStop } from '../../src/core/text';
 import {
   API_KEY_PROPERTY,
@@ -208,34 +208,35 @@ describe('failures retried up to the bound (one world, executions at once)', () 
     expect(requestsFor(shared, 'hal-html')).toHaveLength(DEFAULT_RETRY.maxAttempts);
   });
 
-  // An answer lost on the way (reset, time-out) may have been charged: tried twice at most, never a third time.
-  // The time is the lost mark's end in the spreadsheet's time zone (a date before it on another day).
-  const lostTwice = (cause: string) =>
-    new RegExp(
-      `^${cause.replace(/[().]/g, '\\$&')} Answer lost twice — this profile is not sent again before (\\d+ \\w+ )?\\d\\d:\\d\\d \\(each try may have been charged\\); Retry failed rows after that\\.$`,
-    );
+  // An answer lost on the way (reset, time-out) may have been charged: sent once, kept as lost, never sent again
+  // unasked (only Retry failed rows buys it again).
+  const lost = (cause: string) =>
+    `The answer was lost on the way: ${cause}; the service may have charged a credit. It is not looked up again unless you ask: select its URL, choose Find e-mails for the selected column, then Retry failed rows (1 credit).`;
 
-  it('transport failure (connection reset): ERROR naming the failure, tried twice, no credit', async () => {
-    expect(await rowOf('rex-reset')).toEqual(
-      errorRow(
-        'ERROR',
-        expect.stringMatching(lostTwice('The service could not be reached (Address unavailable).')),
-      ),
-    );
-    expect(requestsFor(shared, 'rex-reset').map((e) => [e.status, e.charged])).toEqual(
-      new Array(MAX_LOST_SENDS).fill(['reset', 0]),
-    );
+  /** A second evaluation of `slug`'s formula: the same cell from the store, and no web request at all. */
+  async function expectKept(slug: string, row: unknown[]): Promise<void> {
+    const fetches = shared.env.fetches.length;
+    expect(await findEmailRow(shared, url(slug))).toEqual(row);
+    expect(shared.env.fetches).toHaveLength(fetches);
+  }
+
+  it('transport failure (connection reset): ERROR saying the answer was lost, sent once, not sent again', async () => {
+    const row = errorRow('ERROR', lost('the service could not be reached (Address unavailable)'));
+    expect(await rowOf('rex-reset')).toEqual(row);
+    expect(requestsFor(shared, 'rex-reset').map((e) => [e.status, e.charged])).toEqual([['reset', 0]]);
+    await expectKept('rex-reset', row);
+    expect(requestsFor(shared, 'rex-reset')).toHaveLength(1);
   });
 
-  it('time-out: ERROR saying the service did not answer in time, tried twice', async () => {
-    expect(await rowOf('tim-slow')).toEqual(
-      errorRow('ERROR', expect.stringMatching(lostTwice('The service did not answer in time (Timeout).'))),
-    );
+  it('time-out: ERROR saying the answer was lost (the service did not answer in time), sent once', async () => {
+    const row = errorRow('ERROR', lost('the service did not answer in time (Timeout)'));
+    expect(await rowOf('tim-slow')).toEqual(row);
     const timedOut = shared.env.fetches.filter((f) => f.error === `Timeout: ${endpoint()}`);
-    expect(timedOut).toHaveLength(MAX_LOST_SENDS);
-    expect(shared.env.fetches.filter((f) => f.error)).toHaveLength(
-      timedOut.length + MAX_LOST_SENDS, // and the resets
-    );
+    expect(timedOut).toHaveLength(1);
+    // The time-out and the reset: the only failed fetches.
+    expect(shared.env.fetches.filter((f) => f.error)).toHaveLength(2);
+    await expectKept('tim-slow', row);
+    expect(shared.env.fetches.filter((f) => f.error)).toHaveLength(2);
   });
 });
 
@@ -275,14 +276,16 @@ describe('answers the sandbox never gives (stub server)', () => {
     expect(stub?.requests).toHaveLength(1);
   });
 
-  it('a 200 with an HTML body: ERROR, not retried', async () => {
+  it('a 200 with an HTML body: ERROR saying it may have charged, kept, not sent again', async () => {
     const w = await openStub(200, '<html><body>Sign in</body></html>', { 'Content-Type': 'text/html' });
-    expect(await findEmailRow(w, url('jane-doe'))).toEqual(
-      errorRow(
-        'ERROR',
-        'The service answered HTTP 200 with a body that is not JSON (a proxy or gateway error page?).',
-      ),
+    const row = errorRow(
+      'ERROR',
+      'The service answered HTTP 200 without a usable result (its body is not JSON); it may have charged a credit. It is not looked up again unless you ask: select its URL, choose Find e-mails for the selected column, then Retry failed rows (1 credit).',
     );
+    expect(await findEmailRow(w, url('jane-doe'))).toEqual(row);
+    expect(stub?.requests).toHaveLength(1);
+    // Kept like a result: the next evaluation shows it again without asking the service.
+    expect(await findEmailRow(w, url('jane-doe'))).toEqual(row);
     expect(stub?.requests).toHaveLength(1);
   });
 

@@ -1,4 +1,4 @@
-import { canReuseOutputColumns } from '../../src/bulk/placement';
+import { canReuse } from '../../src/bulk/placement';
 import { isHeaderText } from '../../src/bulk/rowCells';
 import { planRows } from '../../src/bulk/rowPlan';
 import { RunScope } from '../../src/bulk/runScope';
@@ -6,6 +6,7 @@ import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint }
 import { DEFAULT_RETRY } from '../../src/core/limits';
 import { parseNetworkHosts } from '../../src/core/url';
 import { retryDelayMs } from '../../src/lookup/retry';
+import { columnRead, owning } from '../support/columnRead';
 
 const SANDBOX_HOSTS = parseNetworkHosts('network.com');
 
@@ -43,23 +44,18 @@ describe('job planning', () => {
     expect(isHeaderText(12)).toBe(false);
   });
 
-  it('reuses output columns only when empty or carrying our titles', () => {
-    const empty = [
-      ['', '', '', ''],
-      ['', '', '', ''],
-    ];
-    expect(canReuseOutputColumns(empty, null, false)).toBe(true);
-    const ours = [
-      ['Email', 'Email status', 'Catch-all', 'Note'],
-      ['a@b.test', 'VALID', true, ''],
-    ];
-    expect(canReuseOutputColumns(ours, 0, false)).toBe(true);
-    const userData = [
-      ['Company', '', '', ''],
-      ['Acme', '', '', ''],
-    ];
-    expect(canReuseOutputColumns(userData, 0, false)).toBe(false);
-    expect(canReuseOutputColumns([['', 'x', '', '']], null, false)).toBe(false);
+  it("reuses output columns only when empty or the add-on's own (its titles over its recorded rows)", () => {
+    const read = (rows: unknown[][], header: unknown[] | null) => columnRead(rows, header);
+    const url = 'https://network.com/in/a';
+    expect(canReuse(read([[url], [url, '', '', '', '']], null), 1, 4)).toBe(true);
+    const ours = read(
+      [[url, 'a@b.test', 'VALID', true, '']],
+      ['Profile', 'Email', 'Email status', 'Catch-all', 'Note'],
+    );
+    expect(canReuse(owning(ours), 1, 4)).toBe(true);
+    const userData = read([[url, 'Acme', '', '', '']], ['Profile', 'Company', '', '', '']);
+    expect(canReuse(owning(userData), 1, 4)).toBe(false);
+    expect(canReuse(read([[url, '', 'x', '', '']], null), 1, 4)).toBe(false);
   });
 
   it('plans blank, kept, invalid and pending rows', () => {

@@ -13,8 +13,7 @@ import type {
   WatchStart,
 } from '../../src/api';
 import { REQUEST_OUTLIVES_MS } from '../../src/core/limits';
-import { CREDITS_SHEET, LOST_PROPERTY, RESULTS_SHEET } from '../../src/core/propertyNames';
-import { lostSendsOf } from '../../src/store/lostMarks';
+import { CREDITS_SHEET, RESULTS_SHEET } from '../../src/core/propertyNames';
 import { EDITOR, OWNER, startWorld, url, type World } from '../support/harness';
 import { drive, start } from './bulk/helpers';
 
@@ -183,13 +182,12 @@ describe("removing this spreadsheet's add-on data", () => {
     world.env.advanceClock(until - world.env.now() + 30_000);
     const answering = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
     expect(answering.removed).toBe(false);
-    // Past that minute: the removal settles the record first, so its profile counts one lost answer (maybe
-    // charged) and is never charged a third time.
+    // Past that minute: the removal settles the record first (its profile a lost answer, maybe charged, like any
+    // other result), then removes everything: nothing of the add-on is left.
     world.env.advanceClock(REQUEST_OUTLIVES_MS);
     const removed = (await world.env.run('removeSpreadsheetData', [], world.as())) as DataRemovalResult;
     expect(removed.removed).toBe(true);
-    expect(addonProperties(world)).toEqual([LOST_PROPERTY]);
-    expect(lostSendsOf(props.get(LOST_PROPERTY) ?? '', ['x'], world.env.now())).toEqual(new Map([['x', 1]]));
+    expect(addonProperties(world)).toEqual([]);
     expect(sheetNames(world)).toEqual(['Sheet1']);
   });
 
@@ -202,15 +200,15 @@ describe("removing this spreadsheet's add-on data", () => {
     await w.env.recalculate(w.ss.id);
     expect(w.sandbox.service.totalCharged()).toBe(3);
     const props = w.env.documentProperties(w.ss.id);
-    // A give-back written while the lock was busy, and an answer lost lately: both guard the owner's credits.
+    // A give-back written while the lock was busy guards the owner's credits; the lost-answer marks an earlier
+    // version kept do not any more (an answer lost is kept as a result now): they go with the rest.
     const guards = {
       'pef.giveBack.test': JSON.stringify({
         day: JSON.parse(props.get('pef.formulaSpend') as string).day,
         used: 0,
       }),
-      'pef.lost': props.get('pef.lost') ?? 'x'.repeat(20),
     };
-    props.set(guards);
+    props.set({ ...guards, 'pef.lost': 'x'.repeat(21) });
     const spent = props.get('pef.formulaSpend');
 
     const plan = (await w.env.run('getDataRemovalPlan', [], w.as(EDITOR))) as DataRemovalPlan;
@@ -218,9 +216,9 @@ describe("removing this spreadsheet's add-on data", () => {
     const result = (await w.env.run('removeSpreadsheetData', [], w.as(EDITOR))) as DataRemovalResult;
     expect(result.removed).toBe(true);
     expect(result.message).toContain('and so is what =FINDEMAIL spent today');
-    expect(addonProperties(w).sort()).toEqual(['pef.formulaSpend', 'pef.giveBack.test', 'pef.lost']);
+    expect(addonProperties(w).sort()).toEqual(['pef.formulaSpend', 'pef.giveBack.test']);
     expect(props.get('pef.formulaSpend')).toBe(spent);
-    expect(props.get('pef.lost')).toBe(guards['pef.lost']);
+    expect(props.get('pef.giveBack.test')).toBe(guards['pef.giveBack.test']);
 
     // The limit still counts today's three: two more profiles cost nothing and say so.
     w.env.enter(w.ss.id, 'B5:B6', [['=FINDEMAIL(A5)'], ['=FINDEMAIL(A6)']]);

@@ -267,7 +267,7 @@ describe('daily quotas', () => {
     expect(propertyCalls(first.counts)).toBe(10);
     expect(env.quotaUsage(OWNER).properties).toBe(10);
     const over = await env.execute('readProperties', [1], { user: OWNER });
-    expect(over.error?.message).toBe('Service invoked too many times for one day: properties.');
+    expect(over.error?.message).toBe('Service invoked too many times for one day: graphite property writes.');
     // Quotas are per user.
     expect(await env.run('readProperties', [5], { user: EDITOR })).toBe(5);
     expect(env.quotaUsage(EDITOR).properties).toBe(5);

@@ -98,22 +98,20 @@ describe('interpretLookupResponse', () => {
       { ...found, email_address: `${'a'.repeat(400)}@acme.test` },
       /"email_address" is longer than 320/,
     ],
-  ])('a 200 with %s is ERROR with the reason, never a result, not retried at once', (_name, body, reason) => {
-    const outcome = interpretLookupResponse(200, JSON.stringify(body));
-    expect(outcome).toMatchObject({
-      kind: 'error',
-      error: 'invalid_body',
-      status: 200,
-      retryable: false,
-      effect: 'continue',
-    });
-    expect(outcome.kind === 'error' && outcome.message).toMatch(reason);
-    expect(outcome.kind === 'error' && outcome.message).toMatch(/looked up again on the next run/);
-  });
+  ])(
+    'a 200 with %s is an unusable answer with the reason: kept (maybe charged), not retried',
+    (_name, body, reason) => {
+      const outcome = interpretLookupResponse(200, JSON.stringify(body));
+      expect(outcome).toMatchObject({ kind: 'unusable', lost: false, profile: {} });
+      expect(outcome.kind === 'unusable' && outcome.message).toMatch(reason);
+      expect(outcome.kind === 'unusable' && outcome.message).toMatch(/HTTP 200 without a usable result/);
+      expect(outcome.kind === 'unusable' && outcome.message).toMatch(/may have charged a credit/);
+    },
+  );
 
-  it('a JSON 200 that is not an object (a list, a string) is ERROR', () => {
+  it('a JSON 200 that is not an object (a list, a string) is an unusable answer', () => {
     for (const body of ['[]', '"success"', 'null', '42']) {
-      expect(interpretLookupResponse(200, body)).toMatchObject({ kind: 'error', error: 'invalid_body' });
+      expect(interpretLookupResponse(200, body)).toMatchObject({ kind: 'unusable', lost: false });
     }
   });
 
@@ -181,12 +179,16 @@ describe('interpretLookupResponse', () => {
     );
   });
 
-  it('treats a non-JSON body (a proxy page) as an error, retryable when 5xx', () => {
+  it('treats a non-JSON body (a proxy page) as an error, retryable when 5xx; as an unusable answer with a 200', () => {
     expect(interpretLookupResponse(502, '<html><body>Bad Gateway</body></html>')).toMatchObject({
       error: 'server_error',
       retryable: true,
     });
-    expect(interpretLookupResponse(200, '<html>hi</html>')).toMatchObject({
+    // A 200 may have been charged: its page is kept as an unusable answer, never bought again unasked.
+    const page = interpretLookupResponse(200, '<html>hi</html>');
+    expect(page).toMatchObject({ kind: 'unusable', lost: false });
+    expect(page.kind === 'unusable' && page.message).toMatch(/its body is not JSON/);
+    expect(interpretLookupResponse(418, '<html>hi</html>')).toMatchObject({
       error: 'invalid_body',
       retryable: false,
     });
@@ -209,5 +211,11 @@ describe('interpretFetchException', () => {
       error: 'transport',
       retryable: true,
     });
+  });
+
+  it('too many web requests in a short time: refused before sending, tried again after a pause', () => {
+    expect(
+      interpretFetchException('Exception: Service invoked too many times in a short time: urlfetch.'),
+    ).toMatchObject({ error: 'rate_limited', retryable: true, retryAfterMs: 1000 });
   });
 });

@@ -1,11 +1,9 @@
 /**
  * A result store in memory for the lookup's unit tests, keeping the store's promises to the session (ResultStore,
- * src/lookup/ports.ts): beginSend settles keys stored by now, leaves keys another batch holds to it, holds back a
- * key lost MAX_LOST_SENDS times, and records the rest as one batch (`first` at the service, the others claimed);
- * the batch's keep stores its results and counts its lost answers across executions. The real store over plain
- * objects: test/store/resultStore.test.ts.
+ * src/lookup/ports.ts): beginSend settles keys stored by now, leaves keys another batch holds to it, and records the
+ * rest as one batch (`first` at the service, the others claimed); the batch's keep stores what the service may have
+ * charged (lost answers among them). The real store over plain objects: test/store/resultStore.test.ts.
  */
-import { MAX_LOST_SENDS } from '../../src/core/limits';
 import type { RecordWrites, ResultStore, SendAsk, SendCheck } from '../../src/lookup/ports';
 import type { LookupResult } from '../../src/lookup/result';
 
@@ -17,16 +15,12 @@ export function sendCheck(partial: Partial<SendCheck> = {}): SendCheck {
     stored: new Map(),
     elsewhere: [],
     full: [],
-    lost: new Map(),
-    held: [],
     ...partial,
   };
 }
 
 export interface MemoryStore extends ResultStore {
   results: Map<string, LookupResult>;
-  /** Answers lost to a connection failure, by key, across executions. */
-  lostSends: Map<string, number>;
   /** Keys a batch holds (at the service, or claimed for a later fetchAll). */
   beingSent: Set<string>;
   /** Every beginSend's ask, in order. */
@@ -39,7 +33,6 @@ export interface MemoryStore extends ResultStore {
  */
 export function memoryStore(note: (call: string) => void = () => {}): MemoryStore {
   const results = new Map<string, LookupResult>();
-  const lostSends = new Map<string, number>();
   const beingSent = new Set<string>();
   const asks: SendAsk[] = [];
   const storedOf = (keys: string[]) =>
@@ -48,10 +41,9 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
     );
   const batchOf = (keys: string[]): RecordWrites => ({
     toService: (sent) => note(`toService ${sent.join(',')}`),
-    keep(sent, stored, lost, requeued) {
+    keep(sent, stored, requeued) {
       note(`keep ${stored.map(([key]) => key).join(',')}`);
       for (const [key, result] of stored) results.set(key, result);
-      for (const key of lost) lostSends.set(key, (lostSends.get(key) ?? 0) + 1);
       for (const key of sent) if (!requeued.includes(key)) beingSent.delete(key);
     },
     drop(dropped) {
@@ -62,7 +54,6 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
   });
   return {
     results,
-    lostSends,
     beingSent,
     asks,
     getMany: storedOf,
@@ -76,16 +67,13 @@ export function memoryStore(note: (call: string) => void = () => {}): MemoryStor
       asks.push(ask);
       const check = sendCheck();
       for (const key of ask.urlKeys) {
-        const lost = lostSends.get(key) ?? 0;
-        if (lost) check.lost.set(key, lost);
         const result = results.get(key);
         if (result) check.stored.set(key, result);
         else if (beingSent.has(key)) check.elsewhere.push(key);
-        else if (lost >= MAX_LOST_SENDS) check.held.push(key);
         else check.send.push(key);
       }
       if (check.send.length === 0) return check;
-      const first = new Set(ask.first(check.send, check.lost));
+      const first = new Set(ask.first(check.send));
       check.first = check.send.filter((key) => first.has(key));
       for (const key of check.send) beingSent.add(key);
       check.record = batchOf(check.send);

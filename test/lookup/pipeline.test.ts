@@ -1,16 +1,11 @@
 /**
  * The sending step (src/lookup/pipeline.ts) over plain objects: a transport that answers by script on the fake clock,
  * a store that records its writes, claims in a cache in memory. Each charged answer stored once and before its
- * claim is released, retries after their backoff or Retry-After, a halt that ends the sending, an answer lost twice
- * never sent a third time, keys another execution paid for never sent.
+ * claim is released, retries after their backoff or Retry-After, a halt that ends the sending, an answer lost on
+ * the way kept as such and never sent again, keys another execution paid for never sent.
  */
 
-import {
-  DEFAULT_RETRY,
-  EXECUTION_LIMIT_MS,
-  MAX_LOST_SENDS,
-  RATE_LIMITED_ATTEMPTS,
-} from '../../src/core/limits';
+import { DEFAULT_RETRY, EXECUTION_LIMIT_MS, RATE_LIMITED_ATTEMPTS } from '../../src/core/limits';
 import { fixedBatchSize, sliceBudget } from '../../src/lookup/budget';
 import { claimKey, claimScope } from '../../src/lookup/claims';
 import {
@@ -22,8 +17,14 @@ import {
   settleCheck,
   startSending,
 } from '../../src/lookup/pipeline';
-import type { BatchSizer, LookupPorts, SendBudget, SentBatch } from '../../src/lookup/ports';
-import { type LookupOutcome, type LookupResult, serviceError } from '../../src/lookup/result';
+import type { BatchSizer, KeepsStored, LookupPorts, SendBudget, SentBatch } from '../../src/lookup/ports';
+import {
+  type LookupOutcome,
+  type LookupResult,
+  lostAnswer,
+  serviceError,
+  unusableAnswer,
+} from '../../src/lookup/result';
 import { memoryCache, testClock } from '../support/platform';
 import { found } from '../support/results';
 import { type MemoryStore, memoryStore, sendCheck } from './memoryStore';
@@ -66,7 +67,7 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   const stored: Array<[string, LookupResult]> = [];
   const lostWrites: string[][] = [];
   const store = memoryStore((call) => events.push(call));
-  // What each keep stored and lost, in order.
+  // What each keep stored (lost answers among them), and its lost answers, in order.
   const keep = store.beginSend;
   store.beginSend = (ask) => {
     const check = keep(ask);
@@ -74,10 +75,11 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
     if (record)
       check.record = {
         ...record,
-        keep(sent, results, lost, requeued) {
-          record.keep(sent, results, lost, requeued);
+        keep(sent, results, requeued) {
+          record.keep(sent, results, requeued);
           stored.push(...results);
-          if (lost.length > 0) lostWrites.push([...lost]);
+          const lost = results.filter(([, result]) => result.kind === 'unusable' && result.lost);
+          if (lost.length > 0) lostWrites.push(lost.map(([key]) => key));
         },
       };
     return check;
@@ -123,7 +125,7 @@ function world(keys: string[], script: Script, options: { batchMs?: number; budg
   const run = (): LookupReport => {
     const sending = startSending(request, claims);
     const check = beginSend(ports, request, keys, request.batchSize.next());
-    sendBatches(ports, request, sending, settleCheck(ports, sending, check));
+    sendBatches(ports, request, sending, settleCheck(sending, check));
     return endSending(sending);
   };
   const claimsHeld = () => keys.filter((key) => cacheEntries.has(claimKey(key)));
@@ -234,25 +236,44 @@ describe('sendBatches', () => {
     expect(w.stored).toEqual([]);
   });
 
-  it('a lost batch: its keys go again alone, at most MAX_LOST_SENDS times each, then an ERROR with a time', () => {
+  it('a batch lost to a connection failure: each key is kept as a lost answer, settled, never sent again, no retry', () => {
     const w = world([A, B], () => 'lost');
     const report = w.run();
-    for (const key of [A, B]) expect(w.requests.get(`https://www.${key}`)).toBe(MAX_LOST_SENDS);
-    expect(w.batches[0]).toHaveLength(2);
-    for (const batch of w.batches.slice(1)) expect(batch).toHaveLength(1);
-    expect(report.lostAnswers).toBe(2 + (MAX_LOST_SENDS - 1) * 2);
-    expect(w.lostWrites[0]).toEqual([A, B]);
-    const error = report.outcomes.get(A);
-    expect(error).toMatchObject({ error: 'transport', notBefore: expect.any(Number) });
-    expect(error?.kind === 'error' && error.message).toMatch(/not sent again before \d\d:\d\d/);
+    expect(w.batches).toEqual([[`https://www.${A}`, `https://www.${B}`]]);
+    expect(report.lostAnswers).toBe(2);
+    expect(w.lostWrites).toEqual([[A, B]]);
+    const kept = lostAnswer(reset.message);
+    expect(w.stored).toEqual([
+      [A, kept],
+      [B, kept],
+    ]);
+    expect(report.outcomes.get(A)).toEqual(kept);
+    expect(report.outcomes.get(A)).toMatchObject({ kind: 'unusable', lost: true });
+    expect(w.store.results.get(B)).toEqual(kept);
+    expect(w.store.beingSent.size).toBe(0);
     expect(w.claimsHeld()).toEqual([]);
+    // The next execution finds them kept: nothing is sent.
+    const again = world([A, B], () => found('x@acme.test'));
+    again.store.results.set(A, kept);
+    again.store.results.set(B, kept);
+    expect(again.run().alreadyKept.size).toBe(2);
+    expect(again.batches).toEqual([]);
   });
 
-  it('a key lost once and answered on its second try is stored once', () => {
-    const w = world([A], (_, n) => (n === 1 ? 'lost' : found('ann@acme.test')));
+  it('a 200 with {} is an unusable result: kept, not retried', () => {
+    const odd = unusableAnswer('no "status"');
+    const w = world([A, B], (url) => (url.endsWith('ann') ? odd : found('bob@acme.test')));
     const report = w.run();
-    expect(w.stored).toEqual([[A, found('ann@acme.test')]]);
-    expect(report.outcomes.get(A)).toEqual(found('ann@acme.test'));
+    expect(w.requests.get(`https://www.${A}`)).toBe(1);
+    expect(w.batches).toHaveLength(1);
+    expect(report.outcomes.get(A)).toEqual(odd);
+    expect(w.stored).toEqual([
+      [A, odd],
+      [B, found('bob@acme.test')],
+    ]);
+    expect(report.lostAnswers).toBe(0);
+    expect(w.lostWrites).toEqual([]);
+    expect(w.claimsHeld()).toEqual([]);
   });
 
   it("later batches take no lock: each goes to the service through the batch's own record first", () => {
@@ -306,13 +327,14 @@ describe("beginSend (the claim step's check of the claimed keys)", () => {
   it("asks the store to record them until the claims end, with the caller's re-check time, window and properties", () => {
     const w = world([A], () => found('x@acme.test'));
     const all = { 'pef.v': '1' };
-    beginSend(w.ports, { holdSeconds: 90, storedSince: 5, window: 'slice-1' }, [A, B], 10, all);
+    const keepsStored: KeepsStored = (_result, savedAt) => savedAt >= 5;
+    beginSend(w.ports, { holdSeconds: 90, keepsStored, window: 'slice-1' }, [A, B], 10, all);
     beginSend(w.ports, {}, [C], 10);
     const [first, second] = w.store.asks;
     expect(first).toMatchObject({
       urlKeys: [A, B],
       untilMs: w.clock.now() + 90_000,
-      storedSince: 5,
+      keepsStored,
       window: 'slice-1',
     });
     expect(first.all).toBe(all);
@@ -320,12 +342,11 @@ describe("beginSend (the claim step's check of the claimed keys)", () => {
     expect(second.untilMs).toBe(w.clock.now() + EXECUTION_LIMIT_MS);
   });
 
-  it('the first fetchAll: `firstSize` of the sendable keys (one at least), or a key lost before, alone', () => {
+  it('the first fetchAll: `firstSize` of the sendable keys (one at least)', () => {
     const w = world([A], () => found('x@acme.test'));
     beginSend(w.ports, {}, [A, B, C], 2);
     const [ask] = w.store.asks;
-    expect(ask.first([A, B, C], new Map())).toEqual([A, B]);
-    expect(ask.first([A, B, C], new Map([[C, 1]]))).toEqual([C]);
+    expect(ask.first([A, B, C])).toEqual([A, B]);
     const other = world([A], () => found('x@acme.test'));
     expect(beginSend(other.ports, {}, [A, B], 0).first).toEqual([A]);
   });
@@ -337,7 +358,6 @@ describe('settleCheck', () => {
     const sending = startSending(w.request, w.claims);
     const theirs = found('bob@acme.test');
     const confirmed = settleCheck(
-      w.ports,
       sending,
       sendCheck({ send: [A], first: [A], stored: new Map([[B, theirs]]), elsewhere: [C] }),
     );
@@ -351,47 +371,34 @@ describe('settleCheck', () => {
   it('a key the store cannot keep now is reported unsaved and left unsent', () => {
     const w = world([A, B], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
-    settleCheck(w.ports, sending, sendCheck({ send: [A], first: [A], full: [B] }));
+    settleCheck(sending, sendCheck({ send: [A], first: [A], full: [B] }));
     expect(sending.report.unsaved).toEqual([B]);
     expect(sending.queue.keys).toEqual([A]);
     expect(w.claimsHeld()).toEqual([A]);
   });
 
-  it('a key lost twice before (in any execution) settles as an ERROR until its mark ends, unsent', () => {
+  it('a key kept as a lost answer before settles with it: not sent again, its claim released', () => {
     const w = world([A, B], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
-    const until = w.clock.now() + 3 * 3600_000;
-    settleCheck(
-      w.ports,
+    const kept = lostAnswer('Address unavailable');
+    const confirmed = settleCheck(
       sending,
-      sendCheck({
-        send: [B],
-        first: [B],
-        lost: new Map([[A, MAX_LOST_SENDS]]),
-        lostUntil: new Map([[A, until]]),
-        held: [A],
-      }),
+      sendCheck({ send: [B], first: [B], stored: new Map([[A, kept]]) }),
     );
-    expect(sending.report.outcomes.get(A)).toMatchObject({ error: 'transport', notBefore: until });
+    expect(confirmed.send).toEqual([B]);
+    expect(sending.report.alreadyKept.get(A)).toEqual(kept);
     expect(sending.queue.keys).toEqual([B]);
     expect(w.claimsHeld()).toEqual([B]);
   });
 
-  it("the first fetchAll is the store's `first`; a key lost once before is remembered and goes alone again", () => {
-    const w = world([A, B, C], (url, n) => (url.endsWith('ann') && n === 1 ? 'lost' : found('x@acme.test')));
+  it("the first fetchAll is the store's `first`; the others go together after it", () => {
+    const w = world([A, B, C], () => found('x@acme.test'));
     const sending = startSending(w.request, w.claims);
-    const confirmed = settleCheck(
-      w.ports,
-      sending,
-      sendCheck({ send: [A, B, C], first: [A], lost: new Map([[A, 1]]) }),
-    );
+    const confirmed = settleCheck(sending, sendCheck({ send: [A, B, C], first: [A] }));
     expect(confirmed.send).toEqual([A]);
     expect(sending.queue.keys).toEqual([A, B, C]);
-    expect(sending.queue.lost.get(A)).toBe(1);
     sendBatches(w.ports, w.request, sending, confirmed);
-    // Lost again alone: twice now, an ERROR; the others went together after it.
     expect(w.batches).toEqual([[`https://www.${A}`], [`https://www.${B}`, `https://www.${C}`]]);
-    expect(sending.report.outcomes.get(A)).toMatchObject({ error: 'transport', retryable: false });
   });
 });
 
@@ -429,7 +436,7 @@ describe('two executions at once over one store', () => {
     const run = () => {
       const sending = startSending(request, claimScope(null));
       const check = beginSend(ports, request, keys, 10);
-      sendBatches(ports, request, sending, settleCheck(ports, sending, check));
+      sendBatches(ports, request, sending, settleCheck(sending, check));
       return endSending(sending);
     };
     return { paid, run };

@@ -15,8 +15,8 @@ import { BULK_CLAIM, claimKey, claimScope, FORMULA_CLAIM } from '../../src/looku
 import type { Gate } from '../../src/lookup/gate';
 import { type KeyCheckGate, keyCheckGate } from '../../src/lookup/keyCheck';
 import { loadPace } from '../../src/lookup/pace';
-import type { BatchSample, BatchSizer, LookupPorts, SendBudget } from '../../src/lookup/ports';
-import { type LookupOutcome, serviceError } from '../../src/lookup/result';
+import type { BatchSample, BatchSizer, KeepsStored, LookupPorts, SendBudget } from '../../src/lookup/ports';
+import { type LookupOutcome, lostAnswer, serviceError } from '../../src/lookup/result';
 import {
   claimInHold,
   emptyReport,
@@ -37,7 +37,8 @@ const reset = serviceError('transport', 'The service could not be reached (reset
 
 /**
  * A world of plain objects: a clock that only moves when slept or when a batch "takes" time; a store in memory that
- * keeps lost sends across calls (executions) as ResultStore promises, and checks a batch as beginSend does.
+ * keeps what the service may have charged (lost answers among it) across calls (executions) as ResultStore
+ * promises, and checks a batch as beginSend does.
  */
 function world(
   answer: (url: string, attempt: number) => LookupOutcome | typeof LOST | undefined,
@@ -90,7 +91,6 @@ function world(
     cache,
     store,
     stored: store.results,
-    lostSends: store.lostSends,
     attempts,
     setBusy: (busy: boolean) => {
       lockBusy = busy;
@@ -422,63 +422,32 @@ describe('the one scheduler', () => {
     expect(report.outcomes.has('c')).toBe(false);
   });
 
-  it('a batch lost to a connection failure: each key goes again alone, once; lost twice is an ERROR', () => {
-    // `c`'s connection fails every time: its batch is lost, then its own re-send.
+  it('a batch lost to a connection failure: each key is kept as a lost answer, settled, never sent again, no retry', () => {
+    // `c`'s connection fails: the whole batch's answers are lost (each may have been charged).
     const w = world((url) => (url === 'c' ? LOST : found(url)));
     const report = send(w, ['a', 'b', 'c', 'd']);
-    expect(w.log.filter((line) => line.startsWith('send'))).toEqual([
-      'send a,b,c,d',
-      'send a',
-      'send b',
-      'send c',
-      'send d',
-    ]);
-    expect(report.outcomes.get('a')).toMatchObject({ kind: 'found' });
-    expect(report.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport', retryable: false });
-    expect((report.outcomes.get('c') as { message: string }).message).toMatch(/Answer lost twice/);
-    // Answers that may have been charged and were lost: the four of the batch, then c alone.
-    expect(report.lostAnswers).toBe(5);
-    expect(report.requestsSent).toBe(8);
-    // Remembered by the store (the batch's keep counts the lost sends): c lost twice, the others once.
-    expect(Object.fromEntries(w.lostSends)).toEqual({ a: 1, b: 1, c: 2, d: 1 });
-    // Across executions: c is not sent again (an ERROR at once), a is kept, a key lost once goes alone, first.
-    w.log.length = 0;
-    w.lostSends.set('e', 1);
-    const again = send(w, ['a', 'c', 'e', 'f', 'g']);
-    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send e', 'send f,g']);
-    expect(again.outcomes.get('c')).toMatchObject({ kind: 'error', error: 'transport' });
-    // a was stored: the claim step found it (the caller's inStore), so it was neither claimed nor sent.
-    expect(again.outcomes.has('a')).toBe(false);
-    expect(again.requestsSent).toBe(3);
-  });
-
-  it('never more than two sends of a key may be charged, whatever fails when', () => {
-    // Every pattern of lost batches over three tries of four keys, each key found when its batch is not lost.
-    for (let pattern = 0; pattern < 2 ** 6; pattern++) {
-      let batchNo = 0;
-      const lostBatches = new Set<number>();
-      const w = world(() => found('x@x.test'));
-      const transport = w.ports.transport;
-      const possiblyCharged = new Map<string, number>();
-      w.ports.transport = {
-        sendBatch: (urls, plan) => {
-          const lose = ((pattern >> batchNo) & 1) === 1;
-          if (lose) lostBatches.add(batchNo);
-          batchNo++;
-          for (const url of urls) possiblyCharged.set(url, (possiblyCharged.get(url) ?? 0) + 1);
-          if (lose) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
-          return transport.sendBatch(urls, plan);
-        },
-      };
-      send(w, ['a', 'b', 'c', 'd']);
-      expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(2);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send a,b,c,d']);
+    const kept = lostAnswer(reset.message);
+    for (const key of ['a', 'b', 'c', 'd']) {
+      expect(report.outcomes.get(key)).toEqual(kept);
+      expect(w.stored.get(key)).toEqual(kept);
     }
+    expect(report.outcomes.get('c')).toMatchObject({ kind: 'unusable', lost: true });
+    expect(report.lostAnswers).toBe(4);
+    expect(report.requestsSent).toBe(4);
+    expect(claimsHeld(w)).toEqual([]);
+    // Across executions: the lost answers are kept like results: neither claimed nor sent again.
+    w.log.length = 0;
+    const again = send(w, ['a', 'c', 'e']);
+    expect(w.log.filter((line) => line.startsWith('send'))).toEqual(['send e']);
+    expect(again.outcomes.has('a')).toBe(false);
+    expect(again.outcomes.has('c')).toBe(false);
+    expect(again.requestsSent).toBe(1);
   });
 
-  it('never more than two sends of a key may be charged across executions, whatever fails when', () => {
-    // Three executions over the same four keys (what is stored is not sent again), each batch lost or not as the
-    // pattern says: only the store's memory of lost sends connects the executions.
-    for (let pattern = 0; pattern < 2 ** 10; pattern++) {
+  it('a key is sent once when answers are lost, whatever fails when: a lost answer is never sent again', () => {
+    // Every pattern of lost batches over four batches of one key each, each key found when its batch is not lost.
+    for (let pattern = 0; pattern < 2 ** 4; pattern++) {
       let batchNo = 0;
       const w = world(() => found('x@x.test'));
       const transport = w.ports.transport;
@@ -491,15 +460,38 @@ describe('the one scheduler', () => {
           return transport.sendBatch(urls, plan);
         },
       };
-      // A small budget: an execution may end with a key lost once and not yet sent alone.
+      send(w, ['a', 'b', 'c', 'd'], undefined, 1);
+      expect(Object.fromEntries(possiblyCharged)).toEqual({ a: 1, b: 1, c: 1, d: 1 });
+      expect(w.stored.size).toBe(4);
+    }
+  });
+
+  it('a key is sent at most once across executions when answers are lost, whatever fails when', () => {
+    // Three executions over the same four keys (what is stored, lost answers too, is not sent again), each batch
+    // lost or not as the pattern says.
+    for (let pattern = 0; pattern < 2 ** 3; pattern++) {
+      let batchNo = 0;
+      const w = world(() => found('x@x.test'));
+      const transport = w.ports.transport;
+      const possiblyCharged = new Map<string, number>();
+      w.ports.transport = {
+        sendBatch: (urls, plan) => {
+          const lose = ((pattern >> batchNo++) & 1) === 1;
+          for (const url of urls) possiblyCharged.set(url, (possiblyCharged.get(url) ?? 0) + 1);
+          if (lose) return { outcomes: urls.map(() => reset), sent: urls.length, lost: true };
+          return transport.sendBatch(urls, plan);
+        },
+      };
       for (let run = 0; run < 3; run++) send(w, ['a', 'b', 'c', 'd'], sliceBudget(w.now() + 250), 4);
-      expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(2);
+      expect(Math.max(...possiblyCharged.values())).toBeLessThanOrEqual(1);
     }
   });
 });
 
 describe("a bulk slice's batch: claimed in the slice's own hold of the lock, sent after it", () => {
   const UNTIL_MS = 90_000;
+  /** The slice's run keeps what was stored since it started (at 7). */
+  const keepsStored: KeepsStored = (_result, savedAt) => savedAt >= 7;
 
   /** The claim step of a slice's window over `keys` (the slice holds the lock already: none is taken here). */
   function claimIn(w: ReturnType<typeof world>, keys: string[], all: Record<string, string> = {}) {
@@ -509,7 +501,7 @@ describe("a bulk slice's batch: claimed in the slice's own hold of the lock, sen
       value: BULK_CLAIM,
       claims,
       untilMs: w.now() + UNTIL_MS,
-      storedSince: 7,
+      keepsStored,
       window: 'slice-1',
       all,
     });
@@ -560,22 +552,23 @@ describe("a bulk slice's batch: claimed in the slice's own hold of the lock, sen
       urlKeys: ['a', 'c'],
       untilMs: w.now() + UNTIL_MS,
       window: 'slice-1',
-      storedSince: 7,
+      keepsStored,
     });
     expect(ask.all).toBe(all);
     expect(sent(w)).toEqual([]);
   });
 
-  it('a key lost before goes first, alone; the others wait claimed for the next fetchAll', () => {
+  it('a key kept as a lost answer settles with it, unsent; the others go in the first fetchAll', () => {
     const w = world((url) => found(url));
-    w.lostSends.set('b', 1);
+    const kept = lostAnswer('Address unavailable');
+    w.stored.set('b', kept);
     const step = claimIn(w, ['a', 'b', 'c']);
-    expect(step.claimed.first?.first).toEqual(['b']);
-    expect(step.claimed.first?.send).toEqual(['a', 'b', 'c']);
+    expect(step.claimed.first?.stored.get('b')).toEqual(kept);
+    expect(step.claimed.first?.first).toEqual(['a', 'c']);
     const report = sendIt(w, step);
-    // The rest at the slice's fixed size of one (the request's sizer).
-    expect(sent(w)).toEqual(['send b', 'send a', 'send c']);
-    expect(report.requestsSent).toBe(3);
+    expect(sent(w)).toEqual(['send a,c']);
+    expect(report.alreadyKept.get('b')).toEqual(kept);
+    expect(report.requestsSent).toBe(2);
   });
 
   it('sent after the hold with the lock free or not: its answers kept in the store before the claims go', () => {

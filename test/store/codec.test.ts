@@ -1,5 +1,12 @@
 import { FIELD_LIMITS } from '../../src/core/limits';
-import { boundResult, CUT_MARKER, cut, type LookupResult } from '../../src/lookup/result';
+import {
+  boundResult,
+  CUT_MARKER,
+  cut,
+  type LookupResult,
+  lostAnswer,
+  unusableAnswer,
+} from '../../src/lookup/result';
 import { decodeResult, encodeResult, MAX_ENCODED_BYTES } from '../../src/store/codec';
 
 /** A property value's limit in Apps Script (https://developers.google.com/apps-script/guides/services/quotas). */
@@ -36,6 +43,7 @@ function oversized(kind: LookupResult['kind'], unit: string, length: number): Lo
     return { kind, email: text, emailStatus: text, catchAll: true, accountType: text, profile };
   }
   if (kind === 'unprocessable') return { kind, message: text, profile };
+  if (kind === 'unusable') return { kind, lost: false, message: text, profile };
   return { kind, profile };
 }
 
@@ -73,7 +81,7 @@ describe('stored results are bounded', () => {
     // The costliest code units in JSON + UTF-8: control characters (6 bytes as \u001f), quotes and backslashes
     // (2), CJK (3), emoji (4 per pair), and a lone surrogate (escaped, 6).
     for (const unit of ['\u0001', '"', '\\', '中', '😀', '\ud800', 'a']) {
-      for (const kind of ['found', 'not_found', 'unprocessable'] as const) {
+      for (const kind of ['found', 'not_found', 'unprocessable', 'unusable'] as const) {
         const encoded = encodeResult(oversized(kind, unit, 20_000), Number.MAX_SAFE_INTEGER);
         expect(utf8(encoded)).toBeLessThanOrEqual(MAX_ENCODED_BYTES);
         expect(decodeResult(encoded)?.result.kind).toBe(kind);
@@ -86,5 +94,22 @@ describe('stored results are bounded', () => {
     const encoded = encodeResult({ kind: 'not_found', profile: { name } }, 1_700_000_000_000);
     const decoded = decodeResult(encoded);
     expect(decoded?.result.profile.name).toBe(`${name.slice(0, FIELD_LIMITS.name - 1)}${CUT_MARKER}`);
+  });
+});
+
+describe('an answer the add-on cannot use is kept like a result', () => {
+  it('an unusable 200 and a lost answer read back as they were, told apart, with when they were kept', () => {
+    for (const result of [unusableAnswer('no "status"'), lostAnswer('Address unavailable')]) {
+      const decoded = decodeResult(encodeResult(result, 1_700_000_000_000));
+      expect(decoded).toEqual({ savedAt: 1_700_000_000_000, result });
+    }
+    expect(decodeResult(encodeResult(lostAnswer('x'), 0))?.result).toMatchObject({
+      kind: 'unusable',
+      lost: true,
+    });
+    expect(decodeResult(encodeResult(unusableAnswer('x'), 0))?.result).toMatchObject({
+      kind: 'unusable',
+      lost: false,
+    });
   });
 });

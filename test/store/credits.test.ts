@@ -3,7 +3,7 @@
  * records of formulas read back to the same rows; a row edited by hand is not counted as a charge. Who pays for a
  * batch's records: test/store/batches.test.ts.
  */
-import type { LookupResult } from '../../src/lookup/result';
+import { type LookupResult, lostAnswer, unusableAnswer } from '../../src/lookup/result';
 import {
   type ChargeContext,
   CREDITS_COLUMNS,
@@ -38,6 +38,8 @@ const found: LookupResult = {
 };
 const noAddress: LookupResult = { kind: 'not_found', profile: {} };
 const unprocessable: LookupResult = { kind: 'unprocessable', message: 'private profile', profile: {} };
+const unusable = unusableAnswer('no "status"');
+const lost = lostAnswer('Address unavailable');
 
 test('the header names every column, the outcome in its column', () => {
   expect(CREDITS_HEADER).toHaveLength(CREDITS_COLUMNS);
@@ -48,23 +50,40 @@ test('isoTime: UTC to the second', () => {
   expect(isoTime(NOW)).toBe('2026-11-28T04:05:06Z');
 });
 
-test('every kept result is one charge; found, no address and unprocessable each say so', () => {
-  expect([found, noAddress, unprocessable].map(outcomeOf)).toEqual(['found', 'no address', 'unprocessable']);
+test('every kept result is one charge; found, no address, unprocessable, unusable and lost each say so', () => {
+  expect([found, noAddress, unprocessable, unusable, lost].map(outcomeOf)).toEqual([
+    'found',
+    'no address',
+    'unprocessable',
+    'unusable',
+    'lost',
+  ]);
 });
 
-test('chargeRows: a row per charged result, then a maybe-charged row per lost answer, each with the payer and place', () => {
+test('chargeRows: a row per charged result, unusable and lost answers among them, each with the payer and place', () => {
   const rows = chargeRows(
     RUN,
     [
       ['p/ana', found],
       ['p/bo', noAddress],
+      ['p/dee', unusable],
+      ['p/cy', lost],
+      ['p/cy', lost],
     ],
-    ['p/cy', 'p/cy'],
     NOW,
   );
   expect(rows).toEqual([
     ['2026-11-28T04:05:06Z', 'run', 'ana@example.com', 'p-ana', 'p/ana', 'found', 'job-1 Leads!B2:B9'],
     ['2026-11-28T04:05:06Z', 'run', 'ana@example.com', 'p-ana', 'p/bo', 'no address', 'job-1 Leads!B2:B9'],
+    [
+      '2026-11-28T04:05:06Z',
+      'run',
+      'ana@example.com',
+      'p-ana',
+      'p/dee',
+      'unusable answer (charged)',
+      'job-1 Leads!B2:B9',
+    ],
     [
       '2026-11-28T04:05:06Z',
       'run',
@@ -108,8 +127,8 @@ describe("an earlier version's buffered charges (pef.c.)", () => {
           ['p/ana', found],
           ['p/bo', unprocessable],
           ['p/dee', noAddress],
+          ['p/cy', lost],
         ],
-        ['p/cy'],
         NOW,
       ),
     );
@@ -130,7 +149,7 @@ describe("an earlier version's buffered charges (pef.c.)", () => {
 
 describe('parseChargeRow', () => {
   test('reads a written row back, its time as text or a date', () => {
-    const [row] = chargeRows(RUN, [['p/ana', found]], [], NOW);
+    const [row] = chargeRows(RUN, [['p/ana', found]], NOW);
     const charge = {
       at: Date.UTC(2026, 10, 28, 4, 5, 6),
       source: 'run',
@@ -145,12 +164,17 @@ describe('parseChargeRow', () => {
   });
 
   test('a lost answer reads back as lost', () => {
-    const [row] = chargeRows(FORMULAS_CONTEXT, [], ['p/x'], NOW);
+    const [row] = chargeRows(FORMULAS_CONTEXT, [['p/x', lost]], NOW);
     expect(parseChargeRow(row)?.outcome).toBe('lost');
   });
 
+  test('an unusable answer reads back as unusable', () => {
+    const [row] = chargeRows(FORMULAS_CONTEXT, [['p/x', unusable]], NOW);
+    expect(parseChargeRow(row)?.outcome).toBe('unusable');
+  });
+
   test('rows edited by hand are not charges: a number for a time, an unknown source or outcome, no profile', () => {
-    const [row] = chargeRows(RUN, [['p/ana', found]], [], NOW);
+    const [row] = chargeRows(RUN, [['p/ana', found]], NOW);
     const edited = (column: number, value: unknown) => row.map((cell, i) => (i === column ? value : cell));
     expect(parseChargeRow(edited(0, 46000))).toBeUndefined();
     expect(parseChargeRow(edited(0, 'last Tuesday'))).toBeUndefined();
@@ -174,7 +198,7 @@ test("a watch's note (no profile) is neither a charge nor blank", () => {
   expect(isNoteRow(note)).toBe(true);
   expect(parseChargeRow(note)).toBeUndefined();
   expect(isBlankRow(note)).toBe(false);
-  expect(isNoteRow(chargeRows({ ...RUN, source: 'watch' }, [['p/a', found]], [], NOW)[0])).toBe(false);
+  expect(isNoteRow(chargeRows({ ...RUN, source: 'watch' }, [['p/a', found]], NOW)[0])).toBe(false);
 });
 
 test('a cleared row is blank; a row with anything in it is not', () => {

@@ -3,6 +3,7 @@
  * The log in Apps Script: ../credits/log.test.ts.
  */
 
+import { type LookupResult, lostAnswer } from '../../src/lookup/result';
 import {
   CREDITS_COLUMNS,
   CREDITS_HEADER,
@@ -66,7 +67,12 @@ function hidden(rows = 1000) {
   return { port, made, creations: () => creations };
 }
 
-const rowsOf = (keys: string[]) => chargeRows(FORMULAS_CONTEXT, [], keys, Date.UTC(2026, 10, 27));
+const rowsOf = (keys: string[]) =>
+  chargeRows(
+    FORMULAS_CONTEXT,
+    keys.map((key): [string, LookupResult] => [key, lostAnswer('a connection failed')]),
+    Date.UTC(2026, 10, 27),
+  );
 
 test('the log is made once with its header; each append costs its last row and one write', () => {
   const { port, made, creations } = hidden();

@@ -6,23 +6,17 @@
  * nothing else.
  */
 
-import {
-  lostMarkEnd,
-  PENDING_RESULT_RESERVE_BYTES,
-  PENDING_RESULTS_BUDGET_BYTES,
-} from '../../src/core/limits';
+import { PENDING_RESULT_RESERVE_BYTES, PENDING_RESULTS_BUDGET_BYTES } from '../../src/core/limits';
 import {
   ANSWERS_PREFIX,
   FORMULA_WRITES_PROPERTY,
-  LOST_PROPERTY,
   SENDING_PREFIX,
   TABLE_VERSION_PROPERTY,
 } from '../../src/core/propertyNames';
 import type { SendAsk } from '../../src/lookup/ports';
-import type { LookupResult } from '../../src/lookup/result';
-import { encodeResult } from '../../src/store/codec';
+import { type LookupResult, lostAnswer, unusableAnswer } from '../../src/lookup/result';
+import { decodeResult, encodeResult } from '../../src/store/codec';
 import { type ChargeContext, contextTuple, LOST_OUTCOME_TEXT, parseChargeRow } from '../../src/store/credits';
-import { lostSendsOf, withLostSends } from '../../src/store/lostMarks';
 import type { SheetResultStore } from '../../src/store/ports';
 import { sheetResultStore } from '../../src/store/resultStore';
 import { hashOf } from '../../src/store/table';
@@ -30,6 +24,7 @@ import { found } from '../support/results';
 import { type MemoryStorePorts, memoryStorePorts } from '../support/store';
 
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
+const lost = lostAnswer('Address unavailable');
 
 const RUN: ChargeContext = {
   source: 'run',
@@ -59,6 +54,9 @@ function begin(w: MemoryStorePorts, store: SheetResultStore, urlKeys: string[], 
     ...ask,
   });
 }
+
+/** The results sheet's entry for `key`, read back (undefined when it has none). */
+const inSheet = (w: MemoryStorePorts, key: string) => decodeResult(w.sheet.get(hashOf(key)))?.result;
 
 /** The credits log as [profile, outcome] pairs. */
 const logged = (w: MemoryStorePorts) => w.log.map((row) => [row[4], parseChargeRow(row)?.outcome]);
@@ -147,7 +145,7 @@ describe('beginSend', () => {
     const w = world();
     w.sheet.set(hashOf('a'), encodeResult(found('a@x.test'), w.now() - 60_000));
     const formula = begin(w, sheetResultStore(false, w.io), ['b']);
-    formula.record?.keep(['b'], [['b', notFound]], [], []);
+    formula.record?.keep(['b'], [['b', notFound]], []);
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b', 'c']);
     expect([...check.stored]).toEqual([
       ['a', found('a@x.test')],
@@ -156,31 +154,44 @@ describe('beginSend', () => {
     expect(check.send).toEqual(['c']);
     // A re-check run started after `a` was stored, before `b` was.
     w.later(1);
+    const startedAt = w.now() - 30_000;
     const recheck = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b'], {
-      storedSince: w.now() - 30_000,
+      keepsStored: (_result, savedAt) => savedAt >= startedAt,
     });
     expect(recheck.send).toEqual(['a']);
     expect([...recheck.stored.keys()]).toEqual(['b']);
   });
 
-  it('a key lost MAX_LOST_SENDS times is held until its mark ends: the lost marks and answers lost, not folded yet, add up', () => {
-    const w = world({ [LOST_PROPERTY]: withLostSends(undefined, ['a', 'b'], Date.UTC(2026, 10, 27, 8)) });
-    const lostAt = w.now() - 1_000;
-    w.props.set(`${ANSWERS_PREFIX}1`, JSON.stringify({ t: lostAt, r: [], l: ['a'], b: 1 }));
-    let lostSeen: ReadonlyMap<string, number> = new Map();
-    const check = begin(w, sheetResultStore(false, w.io), ['a', 'b', 'c'], {
-      first: (sendable, lost) => {
-        lostSeen = lost;
-        return sendable;
+  it('`keepsStored` is asked of each stored result with when it was saved: a retry of ERROR rows buys an unusable answer again', () => {
+    const w = world();
+    const savedAt = w.now() - 60_000;
+    w.sheet.set(hashOf('a'), encodeResult(unusableAnswer('no "status"'), savedAt));
+    w.sheet.set(hashOf('b'), encodeResult(notFound, savedAt));
+    const asked: Array<[string, number]> = [];
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b'], {
+      keepsStored: (result, at) => {
+        asked.push([result.kind, at]);
+        return result.kind !== 'unusable';
       },
     });
-    expect(check.held).toEqual(['a']);
-    expect(check.lostUntil?.get('a')).toBe(lostMarkEnd(lostAt));
-    expect(check.send).toEqual(['b', 'c']);
-    expect([...lostSeen]).toEqual([
-      ['a', 2],
-      ['b', 1],
+    expect(asked).toEqual([
+      ['unusable', savedAt],
+      ['not_found', savedAt],
     ]);
+    expect(check.send).toEqual(['a']);
+    expect([...check.stored]).toEqual([['b', notFound]]);
+  });
+
+  it('a key whose answer was lost is kept as a lost answer: it settles with it, never sent again', () => {
+    const w = world();
+    const first = begin(w, sheetResultStore(false, w.io), ['a']);
+    first.record?.keep(['a'], [['a', lost]], []);
+    // An earlier version's lost answer (`l`), not folded yet, stands as one too.
+    w.props.set(`${ANSWERS_PREFIX}1`, JSON.stringify({ t: w.now() - 1_000, r: [], l: ['b'], b: 1 }));
+    const check = begin(w, sheetResultStore(false, w.io), ['a', 'b', 'c']);
+    expect(check.stored.get('a')).toEqual(lost);
+    expect(check.stored.get('b')).toMatchObject({ kind: 'unusable', lost: true });
+    expect(check.send).toEqual(['c']);
   });
 
   it('nothing to send writes nothing and hands no batch', () => {
@@ -199,7 +210,7 @@ describe("the batch's own writes: one call a step, without the lock", () => {
     const batch = check.record as NonNullable<typeof check.record>;
     const writes = () => w.calls.writes;
     const before = writes();
-    batch.keep(['a'], [['a', found('a@x.test')]], [], []);
+    batch.keep(['a'], [['a', found('a@x.test')]], []);
     expect(writes()).toBe(before + 1);
     // Readers find the paid answer at once, before any fold.
     expect(sheetResultStore(false, w.io).readStored(['a']).results.get('a')).toEqual(found('a@x.test'));
@@ -215,17 +226,14 @@ describe("the batch's own writes: one call a step, without the lock", () => {
     expect(w.calls.deletes).toBe(0);
   });
 
-  it('a key requeued after a lost answer stays claimed by the batch; its lost answer counts at once', () => {
+  it('a key requeued stays claimed by the batch; a lost answer is kept at once, not sent again', () => {
     const w = world();
     const check = begin(w, sheetResultStore(true, w.io, RUN), ['a', 'b']);
-    check.record?.keep(['a', 'b'], [], ['a', 'b'], ['a']);
+    check.record?.keep(['a', 'b'], [['b', lost]], ['a']);
     const next = begin(w, sheetResultStore(true, w.io), ['a', 'b']);
     expect(next.elsewhere).toEqual(['a']);
-    expect(next.send).toEqual(['b']);
-    expect([...next.lost]).toEqual([
-      ['a', 1],
-      ['b', 1],
-    ]);
+    expect(next.send).toEqual([]);
+    expect([...next.stored]).toEqual([['b', lost]]);
   });
 
   it("endWithoutWriting marks the batch's records: the next fold frees its window", () => {
@@ -234,7 +242,7 @@ describe("the batch's own writes: one call a step, without the lock", () => {
       window: 'slice-1',
       untilMs: w.now() + 300_000,
     });
-    check.record?.keep(['a'], [['a', notFound]], [], []);
+    check.record?.keep(['a'], [['a', notFound]], []);
     expect(sheetResultStore(true, w.io).fold().folded.endedWindows).toEqual([]);
     check.record?.endWithoutWriting();
     const { folded } = sheetResultStore(true, w.io).fold();
@@ -252,8 +260,8 @@ describe('fold', () => {
       [
         ['a', found('a@x.test')],
         ['b', notFound],
+        ['c', lost],
       ],
-      ['c'],
       [],
     );
     begin(w, sheetResultStore(false, w.io), ['a2'], { untilMs: w.now() + 1_000 });
@@ -271,7 +279,10 @@ describe('fold', () => {
     expect(w.writes).toEqual(['results', 'charges', 'properties', ...folding.map(() => 'delete')]);
     expect(w.deleted.sort()).toEqual(folding.sort());
     expect([...w.props.keys()].filter((name) => folding.includes(name))).toEqual([]);
-    expect([...w.sheet.keys()].sort()).toEqual([hashOf('a'), hashOf('b')].sort());
+    // The lost answers are kept in the sheet like results: no execution sends them again unasked.
+    expect([...w.sheet.keys()].sort()).toEqual(['a', 'a2', 'b', 'c'].map(hashOf).sort());
+    expect(inSheet(w, 'c')).toEqual(lost);
+    expect(inSheet(w, 'a2')).toMatchObject({ kind: 'unusable', lost: true });
     expect(logged(w).sort()).toEqual([
       ['a', 'found'],
       ['a2', 'lost'],
@@ -279,14 +290,8 @@ describe('fold', () => {
       ['c', 'lost'],
     ]);
     expect(folded.byRun.get('r1')).toEqual({ used: 2, found: 1, lost: 1 });
-    // The table's version changes with the results; both lost answers are marked; `all` is the store after it.
+    // The table's version changes with the results; `all` is the store after it.
     expect(w.props.get(TABLE_VERSION_PROPERTY)).toBeTruthy();
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'a2', 'c'], w.now())).toEqual(
-      new Map([
-        ['a2', 1],
-        ['c', 1],
-      ]),
-    );
     expect(all).toEqual(Object.fromEntries(w.props));
   });
 
@@ -317,10 +322,10 @@ describe('fold', () => {
   it('an answer kept while the fold writes the sheets is not deleted with the rest: the next fold takes it', () => {
     const w = world();
     const first = begin(w, sheetResultStore(false, w.io), ['a']);
-    first.record?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    first.record?.keep(['a'], [['a', found('a@x.test')]], []);
     // Another formula, without the lock, keeps its paid answer in the middle of the fold.
     const other = begin(w, sheetResultStore(false, w.io), ['d']);
-    w.meanwhile.push(() => other.record?.keep(['d'], [['d', found('d@x.test')]], [], []));
+    w.meanwhile.push(() => other.record?.keep(['d'], [['d', found('d@x.test')]], []));
     expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
     expect(sheetResultStore(false, w.io).readStored(['d']).results.get('d')).toEqual(found('d@x.test'));
     expect(sheetResultStore(true, w.io).fold().folded.results.size).toBe(1);
@@ -342,8 +347,8 @@ describe('the credits log', () => {
       [
         ['a', found('a@example.com')],
         ['b', notFound],
+        ['c', lost],
       ],
-      ['c'],
       [],
     );
     w.later(60_000);
@@ -374,7 +379,6 @@ describe('the credits log', () => {
         ['b', notFound],
       ],
       [],
-      [],
     );
     expect(w.log).toEqual([]);
     expect([...sheetResultStore(false, w.io).readStored(['a', 'b']).results.keys()]).toEqual(['a', 'b']);
@@ -385,7 +389,7 @@ describe('the credits log', () => {
       ['formulas', 'a', 'found'],
       ['formulas', 'b', 'no address'],
     ]);
-    expect(w.props.get(LOST_PROPERTY)).toBeUndefined();
+    expect([inSheet(w, 'a'), inSheet(w, 'b')]).toEqual([found('a@example.com'), notFound]);
   });
 
   it('a batch whose sender ended first is settled once: a lost answer per key at the service, paid by whom it names', () => {
@@ -395,29 +399,23 @@ describe('the credits log', () => {
       untilMs: w.now() + 60_000,
     });
     w.later(120_000);
-    // Before any fold, the next check counts the lost answers: `a` lost once is sent, alone first.
-    const next = begin(w, sheetResultStore(false, w.io), ['a', 'c'], {
-      first: (sendable, lost) => sendable.filter((key) => lost.get(key)),
-    });
-    expect([...next.lost]).toEqual([['a', 1]]);
-    expect(next.first).toEqual(['a']);
-    expect(next.send).toEqual(['a', 'c']);
+    // Before any fold, the next check finds the keys at the service kept as lost answers: only `c` is sent.
+    const next = begin(w, sheetResultStore(false, w.io), ['a', 'c']);
+    expect(next.stored.get('a')).toMatchObject({ kind: 'unusable', lost: true });
+    expect(next.first).toEqual(['c']);
+    expect(next.send).toEqual(['c']);
     // A writer folds the ended batch: `q`, claimed but never sent, is not charged.
     sheetResultStore(true, w.io).fold();
     expect(w.log.map((row) => [row[1], row[2], row[4], row[5]])).toEqual([
       ['run', RUN.payer, 'a', LOST_OUTCOME_TEXT],
       ['run', RUN.payer, 'b', LOST_OUTCOME_TEXT],
     ]);
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['a', 'b', 'q'], w.now())).toEqual(
-      new Map([
-        ['a', 1],
-        ['b', 1],
-      ]),
-    );
-    // Settled once: the next fold logs nothing more, and the marks do not go up again.
+    expect(inSheet(w, 'a')).toMatchObject({ kind: 'unusable', lost: true });
+    expect(inSheet(w, 'b')).toMatchObject({ kind: 'unusable', lost: true });
+    expect(inSheet(w, 'q')).toBeUndefined();
+    // Settled once: the next fold logs nothing more.
     sheetResultStore(true, w.io).fold();
     expect(w.log).toHaveLength(2);
-    expect(lostSendsOf(w.props.get(LOST_PROPERTY), ['b'], w.now()).get('b')).toBe(1);
   });
 });
 
@@ -425,7 +423,7 @@ describe('reading the store', () => {
   it('readStored finds a result folded between its read of the sheet and its read of the properties', () => {
     const w = world();
     const check = begin(w, sheetResultStore(false, w.io), ['a']);
-    check.record?.keep(['a'], [['a', found('a@x.test')]], [], []);
+    check.record?.keep(['a'], [['a', found('a@x.test')]], []);
     const formula = sheetResultStore(false, w.io);
     const readHashes = w.io.resultsSheet.readHashes;
     let first = true;
@@ -445,8 +443,11 @@ describe('reading the store', () => {
     w.sheet.set(hashOf('a'), encodeResult(notFound, w.now() - 5_000));
     w.sheet.set(hashOf('b'), encodeResult(notFound, w.now() - 5_000));
     // A re-check paid for `b` again: its new answer waits to be folded.
-    const check = begin(w, sheetResultStore(true, w.io, RUN), ['b'], { storedSince: w.now() });
-    check.record?.keep(['b'], [['b', found('b@x.test')]], [], []);
+    const startedAt = w.now();
+    const check = begin(w, sheetResultStore(true, w.io, RUN), ['b'], {
+      keepsStored: (_result, savedAt) => savedAt >= startedAt,
+    });
+    check.record?.keep(['b'], [['b', found('b@x.test')]], []);
     const all = w.io.properties.getProperties();
     const reads = w.calls.reads;
     const inStore = sheetResultStore(true, w.io).lookIn(['a', 'b', 'c'], all);

@@ -3,15 +3,16 @@
  * answered, dropped, endedWithoutWriting), what one read of the document properties says of them (readRecords),
  * and what folding the final ones comes to (fold). The store that writes them: resultStore.test.ts.
  */
-import { lostMarkEnd, PENDING_RESULT_RESERVE_BYTES } from '../../src/core/limits';
+import { PENDING_RESULT_RESERVE_BYTES } from '../../src/core/limits';
 import { ANSWERS_PREFIX, CHARGE_PREFIX, PENDING_PREFIX, SENDING_PREFIX } from '../../src/core/propertyNames';
-import type { LookupResult } from '../../src/lookup/result';
-import { encodeResult } from '../../src/store/codec';
+import { type LookupResult, lostAnswer } from '../../src/lookup/result';
+import { decodeResult, encodeResult } from '../../src/store/codec';
 import {
   type ChargeContext,
   chargeRows,
   contextTuple,
   FORMULAS_CONTEXT,
+  isoTime as isoTimeOf,
   parseChargeRow,
 } from '../../src/store/credits';
 import {
@@ -20,6 +21,7 @@ import {
   dropped,
   endedWithoutWriting,
   fold,
+  lostAt,
   openRecord,
   payerOf,
   readRecords,
@@ -42,6 +44,12 @@ const RUN: ChargeContext = {
   run: 'r1',
 };
 const notFound: LookupResult = { kind: 'not_found', profile: {} };
+/** An answer lost on the way, as a sender keeps it (the service may have charged it). */
+const lost = lostAnswer('Address unavailable');
+/** What an earlier version's lost answer (`l`) reads as, kept at `at`. */
+const lostBefore = (at: number) => encodeResult(lostAnswer('a connection failed'), at);
+/** The lost answer of a key at the service when its record's time ended at `until`. */
+const lostAtEnd = (until: number) => decodeResult(lostAt(until))?.result as LookupResult;
 const clock = () => NOW;
 
 const record = (fields: SendingRecord) => JSON.stringify(fields);
@@ -67,7 +75,7 @@ describe('payerOf', () => {
 });
 
 describe('readRecords', () => {
-  it("an answers property: its results by URL hash, its lost answers counted until their mark's end; always final", () => {
+  it("an answers property: its results by URL hash, an earlier version's lost answers among them as kept lost answers; always final", () => {
     const value = answers({
       t: NOW - 1_000,
       r: [['p/a', encoded(found('a@x.test'))]],
@@ -75,25 +83,24 @@ describe('readRecords', () => {
       c: contextTuple(RUN),
     });
     const read = readRecords({ [`${ANSWERS_PREFIX}1`]: value, 'pef.job': '{}' }, NOW);
-    expect(read.results).toEqual(new Map([[hashOf('p/a'), encoded(found('a@x.test'))]]));
-    expect(read.lost).toEqual(new Map([[hashOf('p/b'), { sends: 1, until: lostMarkEnd(NOW - 1_000) }]]));
+    expect(read.results).toEqual(
+      new Map([
+        [hashOf('p/a'), encoded(found('a@x.test'))],
+        [hashOf('p/b'), lostBefore(NOW - 1_000)],
+      ]),
+    );
     expect(read.held.size).toBe(0);
     expect(read.final.answers).toEqual([{ name: `${ANSWERS_PREFIX}1`, answers: JSON.parse(value) }]);
     // A run's answers wait outside the formulas' budget.
     expect(read.pendingBytes).toBe(0);
   });
 
-  it("lost answers of one key add up, until the latest mark's end; a loss whose mark ended no longer counts", () => {
+  it('a lost answer is kept however long ago it was lost: nothing makes it sendable again', () => {
     const read = readRecords(
-      {
-        [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 60_000, r: [], l: ['p/a'], b: 1 }),
-        [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/a'], b: 1 }),
-        [`${ANSWERS_PREFIX}3`]: answers({ t: NOW - lostMarkEnd(0) - 60_000, r: [], l: ['p/old'], b: 1 }),
-      },
+      { [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 30 * 86_400_000, r: [['p/old', encoded(lost)]], b: 1 }) },
       NOW,
     );
-    expect(read.lost).toEqual(new Map([[hashOf('p/a'), { sends: 2, until: lostMarkEnd(NOW - 1_000) }]]));
-    expect(read.final.answers).toHaveLength(3);
+    expect(read.results).toEqual(new Map([[hashOf('p/old'), encoded(lost)]]));
   });
 
   it("a record at work holds its keys at the service and claimed; a formulas' one reserves their bytes", () => {
@@ -107,7 +114,7 @@ describe('readRecords', () => {
     expect(read.held).toEqual(new Set(['p/a', 'p/b', 'p/c', 'p/d'].map(hashOf)));
     expect(read.pendingBytes).toBe(3 * PENDING_RESULT_RESERVE_BYTES);
     expect(read.final.records).toEqual([]);
-    expect(read.lost.size).toBe(0);
+    expect(read.results.size).toBe(0);
   });
 
   it('a record with nothing claimed is final, nothing lost; past its time its keys at the service are lost answers then', () => {
@@ -120,7 +127,18 @@ describe('readRecords', () => {
     ]);
     expect(read.held.size).toBe(0);
     // Only the key at the service may have been charged; the one still claimed never went out.
-    expect(read.lost).toEqual(new Map([[hashOf('p/a'), { sends: 1, until: lostMarkEnd(NOW - 5_000) }]]));
+    expect(read.results).toEqual(new Map([[hashOf('p/a'), lostAt(NOW - 5_000)]]));
+  });
+
+  it('a key of a record past its time whose answer was kept meanwhile keeps its result, not a lost answer', () => {
+    const result = encoded(found('a@x.test'));
+    const late = record({ u: NOW - 5_000, k: ['p/a'], b: 1 });
+    const kept = answers({ t: NOW - 6_000, r: [['p/a', result]], b: 1 });
+    for (const all of [
+      { [`${SENDING_PREFIX}late`]: late, [`${ANSWERS_PREFIX}1`]: kept },
+      { [`${ANSWERS_PREFIX}1`]: kept, [`${SENDING_PREFIX}late`]: late },
+    ])
+      expect(readRecords(all, NOW).results).toEqual(new Map([[hashOf('p/a'), result]]));
   });
 
   it("an earlier version's blanked record is final; a record that is not one is left alone", () => {
@@ -175,8 +193,8 @@ describe('fold', () => {
           r: [
             ['p/a', encoded(found('a@x.test'))],
             ['p/b', encoded(notFound)],
+            ['p/c', encoded(lost)],
           ],
-          l: ['p/c'],
           c: contextTuple(RUN),
         }),
         [`${ANSWERS_PREFIX}2`]: answers({ t: at, r: [['p/d', encoded(found('d@x.test'))]], b: 1 }),
@@ -184,20 +202,25 @@ describe('fold', () => {
       NOW,
     );
     const folded = fold(read.final, NOW);
-    expect([...folded.results.keys()].sort()).toEqual(['p/a', 'p/b', 'p/d'].map(hashOf).sort());
+    expect([...folded.results.keys()].sort()).toEqual(['p/a', 'p/b', 'p/c', 'p/d'].map(hashOf).sort());
     expect(folded.charges).toEqual([
       ...chargeRows(
         RUN,
         [
           ['p/a', found('a@x.test')],
           ['p/b', notFound],
+          ['p/c', lost],
         ],
-        ['p/c'],
         at,
       ),
-      ...chargeRows(FORMULAS_CONTEXT, [['p/d', found('d@x.test')]], [], at),
+      ...chargeRows(FORMULAS_CONTEXT, [['p/d', found('d@x.test')]], at),
     ]);
-    expect(folded.lost).toEqual([{ keys: ['p/c'], at }]);
+    expect(folded.charges.map((row) => parseChargeRow(row)?.outcome)).toEqual([
+      'found',
+      'no address',
+      'lost',
+      'found',
+    ]);
     expect(folded.byRun).toEqual(
       new Map([
         ['r1', { used: 2, found: 1, lost: 1 }],
@@ -208,24 +231,44 @@ describe('fold', () => {
     expect(folded.endedWindows).toEqual([]);
   });
 
-  it('lost answers are grouped by the time they were lost: each mark counts from its own loss', () => {
+  it('an unusable answer is a result for the sheet and a charge, counted as used', () => {
+    const unusable: LookupResult = { kind: 'unusable', lost: false, message: 'no status', profile: {} };
+    const read = readRecords(
+      { [`${ANSWERS_PREFIX}1`]: answers({ t: NOW, r: [['p/a', encoded(unusable)]], c: contextTuple(RUN) }) },
+      NOW,
+    );
+    const folded = fold(read.final, NOW);
+    expect(folded.results).toEqual(new Map([[hashOf('p/a'), encoded(unusable)]]));
+    expect(folded.charges.map((row) => [row[4], row[5], parseChargeRow(row)?.outcome])).toEqual([
+      ['p/a', 'unusable answer (charged)', 'unusable'],
+    ]);
+    expect(folded.byRun).toEqual(new Map([['r1', { used: 1, found: 0, lost: 0 }]]));
+  });
+
+  it("an earlier version's lost answers (`l`) fold as kept lost answers: results for the sheet, charged as lost at their time", () => {
     const read = readRecords(
       {
         [`${ANSWERS_PREFIX}1`]: answers({ t: NOW - 60_000, r: [], l: ['p/a', 'p/b'], b: 1 }),
-        [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/a'], c: contextTuple(RUN) }),
-        [`${SENDING_PREFIX}1`]: record({ u: NOW - 30_000, k: ['p/c'], b: 1 }),
+        [`${ANSWERS_PREFIX}2`]: answers({ t: NOW - 1_000, r: [], l: ['p/c'], c: contextTuple(RUN) }),
       },
       NOW,
     );
     const folded = fold(read.final, NOW);
-    expect(folded.lost).toEqual([
-      { keys: ['p/a', 'p/b'], at: NOW - 60_000 },
-      { keys: ['p/a'], at: NOW - 1_000 },
-      { keys: ['p/c'], at: NOW - 30_000 },
+    expect(folded.results).toEqual(
+      new Map([
+        [hashOf('p/a'), lostBefore(NOW - 60_000)],
+        [hashOf('p/b'), lostBefore(NOW - 60_000)],
+        [hashOf('p/c'), lostBefore(NOW - 1_000)],
+      ]),
+    );
+    expect(folded.charges.map((row) => [row[0], row[4], parseChargeRow(row)?.outcome])).toEqual([
+      [isoTimeOf(NOW - 60_000), 'p/a', 'lost'],
+      [isoTimeOf(NOW - 60_000), 'p/b', 'lost'],
+      [isoTimeOf(NOW - 1_000), 'p/c', 'lost'],
     ]);
     expect(folded.byRun).toEqual(
       new Map([
-        ['', { used: 0, found: 0, lost: 3 }],
+        ['', { used: 0, found: 0, lost: 2 }],
         ['r1', { used: 0, found: 0, lost: 1 }],
       ]),
     );
@@ -242,7 +285,7 @@ describe('fold', () => {
     expect(folded.names).toEqual([`${ANSWERS_PREFIX}1`]);
   });
 
-  it("a record past its time: its keys at the service are maybe-charged rows now, lost marks from its end, its run's count", () => {
+  it("a record past its time: its keys at the service are kept as lost answers, maybe-charged rows now, its run's count", () => {
     const until = NOW - 5_000;
     const read = readRecords(
       {
@@ -257,9 +300,24 @@ describe('fold', () => {
       NOW,
     );
     const folded = fold(read.final, NOW);
-    expect(folded.charges).toEqual(chargeRows(RUN, [], ['p/a', 'p/b'], NOW));
+    expect(folded.charges).toEqual(
+      chargeRows(
+        RUN,
+        [
+          ['p/a', lostAtEnd(until)],
+          ['p/b', lostAtEnd(until)],
+        ],
+        NOW,
+      ),
+    );
     expect(folded.charges.map((row) => parseChargeRow(row)?.outcome)).toEqual(['lost', 'lost']);
-    expect(folded.lost).toEqual([{ keys: ['p/a', 'p/b'], at: until }]);
+    // Kept as lost answers from its end: never sent again unasked.
+    expect(folded.results).toEqual(
+      new Map([
+        [hashOf('p/a'), lostAt(until)],
+        [hashOf('p/b'), lostAt(until)],
+      ]),
+    );
     expect(folded.byRun.get('r1')).toEqual({ used: 0, found: 0, lost: 2 });
     // Its slice's time is over: its window is free again.
     expect(folded.endedWindows).toEqual(['slice-1']);
@@ -355,8 +413,10 @@ describe("a batch's steps, each the values its sender writes", () => {
     const values = answered(
       own,
       ['p/a', 'p/b', 'p/c'],
-      [['p/a', encoded(found('a@x.test'))]],
-      ['p/b'],
+      [
+        ['p/a', encoded(found('a@x.test'))],
+        ['p/c', encoded(lost)],
+      ],
       ['p/b'],
       NOW,
       clock,
@@ -366,20 +426,22 @@ describe("a batch's steps, each the values its sender writes", () => {
     expect(kept).toHaveLength(1);
     expect(kept[0][1]).toEqual({
       t: NOW,
-      r: [['p/a', encoded(found('a@x.test'))]],
-      l: ['p/b'],
+      r: [
+        ['p/a', encoded(found('a@x.test'))],
+        ['p/c', encoded(lost)],
+      ],
       c: contextTuple(RUN),
     });
-    // Read back: the result is there, the lost answer counts, the requeued key is still this batch's.
+    // Read back: the result and the lost answer are kept, the requeued key is still this batch's.
     const read = readRecords({ ...opened, ...values }, NOW);
     expect(read.results.has(hashOf('p/a'))).toBe(true);
-    expect(read.lost.get(hashOf('p/b'))?.sends).toBe(1);
+    expect(read.results.get(hashOf('p/c'))).toBe(encoded(lost));
     expect(read.held).toEqual(new Set([hashOf('p/b')]));
   });
 
   it('answered with nothing charged and nothing lost writes no answers; every key answered makes the record final', () => {
     const { own, values: opened } = openRecord(['p/a'], [], NOW + 90_000, FORMULAS_CONTEXT, clock);
-    const values = answered(own, ['p/a'], [], [], [], NOW, clock);
+    const values = answered(own, ['p/a'], [], [], NOW, clock);
     expect(answersIn(values)).toEqual([]);
     expect(readRecords({ ...opened, ...values }, NOW).final.records).toHaveLength(1);
   });
@@ -389,8 +451,12 @@ describe("a batch's steps, each the values its sender writes", () => {
     const keys = Array.from({ length: count }, (_, i) => `network.com/in/person-${i}-${'x'.repeat(40)}`);
     const { own } = openRecord(keys, [], NOW + 90_000, FORMULAS_CONTEXT, clock);
     const result: LookupResult = { ...found('someone@example.com'), profile: name ? { name } : {} };
-    const results = keys.slice(20).map((key) => [key, encoded(result)] as [string, string]);
-    const values = answered(own, keys, results, keys.slice(0, 20), [], NOW, clock);
+    // The first 20 answers were lost (kept as such), the others found.
+    const results = [
+      ...keys.slice(20).map((key) => [key, encoded(result)] as [string, string]),
+      ...keys.slice(0, 20).map((key) => [key, encoded(lost)] as [string, string]),
+    ];
+    const values = answered(own, keys, results, [], NOW, clock);
     return { keys, results, values };
   }
 
@@ -400,7 +466,8 @@ describe("a batch's steps, each the values its sender writes", () => {
     expect(kept.length).toBeGreaterThan(1);
     for (const value of Object.values(values)) expect(utf8Bytes(value)).toBeLessThanOrEqual(VALUE_BYTES);
     expect(kept.flatMap((value) => value.r)).toEqual(results);
-    expect(kept.flatMap((value) => value.l ?? [])).toEqual(keys.slice(0, 20));
+    expect(kept.flatMap((value) => value.r.map(([key]) => key)).sort()).toEqual([...keys].sort());
+    expect(kept.flatMap((value) => value.l ?? [])).toEqual([]);
     for (const value of kept) expect(value).toMatchObject({ t: NOW, b: 1 });
   });
 
@@ -424,7 +491,7 @@ describe("a batch's steps, each the values its sender writes", () => {
   it('endedWithoutWriting marks every part, and folding it frees the window at once', () => {
     const keys = Array.from({ length: 60 }, (_, i) => `network.com/in/${i}-${'x'.repeat(200)}`);
     const { own } = openRecord(keys, [], NOW + 90_000, RUN, clock, 'slice-1');
-    const answeredAll = answered(own, keys, [], [], [], NOW, clock);
+    const answeredAll = answered(own, keys, [], [], NOW, clock);
     const values = endedWithoutWriting(own);
     expect(Object.keys(values).sort()).toEqual(own.parts.map((part) => part.name).sort());
     for (const [, part] of recordsIn(values)) expect(part).toMatchObject({ e: 1, w: 'slice-1', k: [] });

@@ -144,7 +144,6 @@ export function creatorStarting(
     } as Platform['settings'],
     config: () => ({ ...base.config(), networkHosts: DEFAULT_NETWORK_HOSTS }),
     lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
-    heldAfterLosses: () => new Map(),
     triggers: base.triggers,
     spreadsheet: () => spreadsheet as SpreadsheetPort,
     askServiceAboutKey: () => ({ valid: true }),

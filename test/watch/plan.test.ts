@@ -3,13 +3,16 @@
  * work, cut to the credits left today; a sheet deleted or a header moved stops the watch rather than writing
  * elsewhere.
  */
+import { frameOf } from '../../src/bulk/blocks';
 import type { ScriptConfig } from '../../src/core/config';
-import type { SheetPort, SpreadsheetPort } from '../../src/core/sheet';
+import { BLOCKS_PROPERTY } from '../../src/core/propertyNames';
+import type { SpreadsheetPort } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
 import type { LookupPorts } from '../../src/lookup/ports';
 import type { Platform } from '../../src/platform/platform';
 import { planWatchedRows, readWatched } from '../../src/watch/plan';
-import { MemorySheet, testPlatform } from '../support/platform';
+import { testJob } from '../support/job';
+import { MemoryProperties, MemorySheet, testPlatform } from '../support/platform';
 import { watchRecord } from './helpers';
 
 const HEADER = ['Profile URL', 'Email', 'Email status', 'Catch-all', 'Note'];
@@ -17,14 +20,33 @@ const profile = (n: number) => `https://www.linkedin.com/in/person-${n}`;
 /** Column B holds the URLs (the watch's column), under its header in row 1. */
 const row = (url: unknown, email = '') => ['', url, email, email ? 'valid' : '', '', ''];
 
-function platformOver(sheet: SheetPort | undefined): Platform {
+/**
+ * A platform over `sheet`, the rows with a result (an address in C) recorded as the block the watch's earlier runs
+ * wrote (src/bulk/blocks.ts): the cells the add-on owns.
+ */
+function platformOver(sheet: MemorySheet | undefined): Platform {
   const spreadsheet = { sheetById: (id: number) => (sheet && id === sheet.id ? sheet : undefined) };
+  const properties = new MemoryProperties();
+  const done = (sheet?.rows ?? []).flatMap((line, index) => (index > 0 && line[2] ? [index + 1] : []));
+  if (sheet && done.length > 0) {
+    const block = testJob('done', {
+      id: 'watch-run',
+      sheetId: sheet.id,
+      urlColumn: 2,
+      outputColumn: 3,
+      firstRow: Math.min(...done),
+      lastRow: Math.max(...done),
+      maxRows: sheet.maxRows(),
+      maxColumns: sheet.maxColumns(),
+    });
+    properties.setProperty(BLOCKS_PROPERTY, JSON.stringify([frameOf(block)]));
+  }
   return testPlatform({
     spreadsheet: () => spreadsheet as SpreadsheetPort,
+    documentProperties: () => properties,
     settings: { read: () => ({ extraFields: false, writeHeader: true }) } as unknown as Platform['settings'],
     config: () => ({ stepBudgetMs: 5_000, networkHosts: DEFAULT_NETWORK_HOSTS }) as ScriptConfig,
     lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
-    heldAfterLosses: () => new Map(),
   });
 }
 
@@ -35,16 +57,16 @@ function leads(rows: unknown[][]): MemorySheet {
 describe('readWatched', () => {
   test('reads from the top row to the last row, with the header found above the URLs', () => {
     const sheet = leads([row(profile(1)), row(profile(2))]);
-    const read = readWatched(watchRecord(), sheet, false);
+    const read = readWatched(watchRecord(), sheet, false, []);
     expect(read).toMatchObject({ headerRow: 1, firstRow: 2, lastRow: 3, urlColumn: 2 });
     expect(read?.rows.map((line) => line[0])).toEqual([profile(1), profile(2)]);
   });
 
   test('nothing under the header, an empty sheet, or a column past the sheet: null', () => {
-    expect(readWatched(watchRecord(), leads([]), false)).toBeNull();
-    expect(readWatched(watchRecord(), new MemorySheet([], { id: 7 }), false)).toBeNull();
-    expect(readWatched(watchRecord({ urlColumn: 40 }), leads([row(profile(1))]), false)).toBeNull();
-    expect(readWatched(watchRecord({ topRow: 9 }), leads([row(profile(1))]), false)).toBeNull();
+    expect(readWatched(watchRecord(), leads([]), false, [])).toBeNull();
+    expect(readWatched(watchRecord(), new MemorySheet([], { id: 7 }), false, [])).toBeNull();
+    expect(readWatched(watchRecord({ urlColumn: 40 }), leads([row(profile(1))]), false, [])).toBeNull();
+    expect(readWatched(watchRecord({ topRow: 9 }), leads([row(profile(1))]), false, [])).toBeNull();
   });
 });
 

@@ -116,25 +116,25 @@ describe('bulk enrichment faults', () => {
   });
 
   it('a re-check paused by a 402 mid-batch writes the paid rows and counts each row once', async () => {
-    const rows = Array.from({ length: 20 }, (_, i) => [
-      url(`ivo-${i}-ruiz`),
-      'old@example.com',
-      'VALID',
-      false,
-      '',
-    ]);
+    const rows = Array.from({ length: 20 }, (_, i) => [url(`ivo-${i}-ruiz`)]);
     world = await startWorld({
-      credits: 9,
-      data: [['Profile', 'Email', 'Email status', 'Catch-all', 'Note'], ...rows],
+      credits: 20,
+      data: [['Profile'], ...rows],
       scriptProperties: { ENRICH_BATCH_SIZE: '10' },
-      faults: { failFirst: { 'ivo-0-ruiz': { kind: '500', times: 1 } } },
     });
+    // The results a first run wrote, then nine credits for the re-check, its first profile answered 500 once.
+    await start(world, 'A1:A21');
+    expect((await drive(world)).state).toBe('done');
+    const first = world.env.values(world.ss.id, 'B2')[0][0];
+    world.sandbox.service.addCredits(ORG, 9);
+    world.sandbox.service.configure({ failFirst: { 'ivo-0-ruiz': { kind: '500', times: 1 } } });
+    world.sandbox.service.resetLedger();
     // Re-checking is chosen when the run starts, not a stored setting.
     await start(world, 'A1:A21', { recheck: true });
     const paused = await drive(world);
     expect(paused).toMatchObject({ state: 'paused', processed: 9, found: 9, creditsUsed: 9 });
     const values = world.env.values(world.ss.id, 'A2:D11');
-    expect(values[0][1]).toBe('old@example.com');
+    expect(values[0][1]).toBe(first);
     expect(mismatches(values.slice(1))).toEqual([]);
     // Ten more credits: the first window comes back to the nine rows written ahead (neither paid nor counted
     // again) and pays for row 1; the next window spends the other nine and pauses again.

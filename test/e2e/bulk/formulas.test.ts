@@ -39,14 +39,19 @@ describe('formula cells are the user data', () => {
     expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
   });
 
-  it('in titled columns, a row whose output cell holds a formula is left, unpaid, and the run says so', async () => {
-    world = await startWorld({ data: [TITLES, ...urls(3, 'vic-wade')] });
-    world.env.enter(world.ss.id, 'B3', [[SHOWS_NOTHING]]);
+  it("in the add-on's columns, a row whose output cell the person replaced with a formula is left by a re-check, unpaid, and the run says so", async () => {
+    world = await startWorld({ data: [['Profile'], ...urls(3, 'vic-wade')] });
     await start(world, 'A1:A4');
+    expect((await drive(world)).state).toBe('done');
+    // Catch-all is the one output column not formatted as plain text: a formula typed there stays a formula.
+    const before = world.env.values(world.ss.id, 'B3:C3');
+    world.env.enter(world.ss.id, 'D3', [[SHOWS_NOTHING]]);
+    world.sandbox.service.resetLedger();
+    await start(world, 'A1:A4', { recheck: true });
     const done = await drive(world);
     expect(done.state).toBe('done');
-    expect(world.env.formulas(world.ss.id, 'B3')).toEqual([[SHOWS_NOTHING]]);
-    expect(world.env.values(world.ss.id, 'C3')).toEqual([['']]);
+    expect(world.env.formulas(world.ss.id, 'D3')).toEqual([[SHOWS_NOTHING]]);
+    expect(world.env.values(world.ss.id, 'B3:C3')).toEqual(before);
     expect(Object.keys(world.charges()).some((key) => key.includes('vic-wade-1'))).toBe(false);
     expect(Object.keys(world.charges())).toHaveLength(2);
     const values = world.env.values(world.ss.id, 'A2:D4');

@@ -31,8 +31,8 @@ it('an edited URL loses its old result; the next run writes the new one; nothing
   const before = world.env.values(world.ss.id, 'A1:F4');
   const edit = await world.env.edit(world.ss.id, 'A3', [[url('dan-fir')]]);
   expect(edit.ok).toBe(true);
-  // One read of the row beside the edit, one clear: no service call from a simple trigger.
-  expect(edit.counts['Range.getValues']).toBe(1);
+  // The row beside the edit and the old URL's stored result read, one clear: no service call from a simple trigger.
+  expect(edit.counts['UrlFetchApp.fetchAll'] ?? 0).toBe(0);
   const after = world.env.values(world.ss.id, 'A1:F4');
   expect(after[2]).toEqual([url('dan-fir'), '', '', '', '', '555-2']);
   for (const row of [0, 1, 3]) expect(after[row]).toEqual(before[row]);

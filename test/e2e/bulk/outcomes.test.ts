@@ -6,7 +6,6 @@
  */
 
 import type { RunHistory, RunPlan, RunSummary } from '../../../src/api';
-import { LOST_MARK_MS } from '../../../src/core/limits';
 import { priceText } from '../../../src/sidebar/words';
 import { type Figures, figuresOf, sentenceFigures } from '../../support/figures';
 import { startWorld, url, type World } from '../../support/harness';
@@ -114,38 +113,36 @@ describe('one classifier of a row outcome', () => {
   });
 });
 
-describe('a profile whose answers were lost twice', () => {
-  it('says until when it waits; the plan of a retry counts it apart instead of promising it', async () => {
+describe('a profile whose answer was lost on the way', () => {
+  it('is sent once, says so in its row, and only Retry failed rows sends it again, at the price its plan shows', async () => {
     const reset = 'rex-reset';
     world = await startWorld({
       data: [['Profile'], [url(reset)], [url('ann-able')]],
+      scriptProperties: { ENRICH_BATCH_SIZE: '1' },
       faults: { failFirst: { [reset]: { kind: 'reset', times: 999 } } },
     });
     await start(world, 'A1:A3');
     const done = await drive(world);
     expect(done.state).toBe('done');
-    const note = String(world.env.values(world.ss.id, 'E2')[0][0]);
-    expect(note).toMatch(
-      /Answer lost twice — this profile is not sent again before (\d+ \w+ )?\d\d:\d\d \(each try may have been charged\); Retry failed rows after that\.$/,
+    expect(done.creditsMaybeLost).toBe(1);
+    expect(world.env.values(world.ss.id, 'C2')[0][0]).toBe('ERROR');
+    expect(String(world.env.values(world.ss.id, 'E2')[0][0])).toMatch(
+      /^The answer was lost on the way: .*; the service may have charged a credit\. To look it up again \(1 credit\): Extensions › Profile Email Finder › Retry failed rows in the selected column\.$/,
     );
-    const until = /before ((\d+ \w+ )?\d\d:\d\d)/.exec(note)?.[1];
+    const sentTo = () => world?.sandbox.service.ledger().filter((entry) => entry.networkUrl?.includes(reset));
+    expect(sentTo()).toHaveLength(1);
+    // A run over the rows again does not buy it again.
+    await start(world, 'A1:A3');
+    expect((await drive(world)).state).toBe('done');
+    expect(sentTo()).toHaveLength(1);
 
     world.env.select(world.ss.id, 'A1:A3');
     const plan = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
-    expect(plan).toMatchObject({ lookupRows: 1, waitingRows: 1, newProfiles: 0, credits: 0 });
-    expect(plan.waitUntilText).toBe(until);
-    expect(priceText(plan)).toBe(
-      `Free: no new profile to look up. 1 row waits until ${until}: their answers were lost twice (each try may have been charged), so they are not sent before then. Retry failed rows after that.`,
-    );
-    const sent = world.sandbox.service.ledger().length;
+    expect(plan).toMatchObject({ lookupRows: 1, newProfiles: 1, credits: 1 });
+    expect(priceText(plan)).toBe('At most 1 credit (1 new profile).');
     await start(world, 'A1:A3', { mode: 'retry' });
     expect((await drive(world)).state).toBe('done');
-    expect(world.sandbox.service.ledger()).toHaveLength(sent);
-
-    // Once the mark ends, the retry's plan prices the profile again.
-    world.env.advanceClock(LOST_MARK_MS + 60_000);
-    const later = (await world.env.run('getRunPlan', [{ mode: 'retry' }], world.as())) as RunPlan;
-    expect(later).toMatchObject({ waitingRows: 0, newProfiles: 1, credits: 1 });
+    expect(sentTo()).toHaveLength(2);
   });
 });
 

@@ -9,7 +9,9 @@
  */
 
 import type { FetchRecord, ServiceCall } from '../../../emulator';
+import { ODD_SLUGS } from '../../../sandbox/profiles';
 import { DEFAULT_STEP_BUDGET_MS } from '../../../src/core/limits';
+import { findEmail } from '../../bundle/helpers';
 import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
@@ -334,7 +336,7 @@ describe('a lock refused: a paid answer is never bought again', () => {
 });
 
 describe('killed and stranded slices', () => {
-  it("A slice killed by the platform during its window's second batch: once its 6 minutes are over, the run ends with no row left empty, each profile paid at most twice", async () => {
+  it("A slice killed by the platform during its window's second batch: once its 6 minutes are over, the run ends with no row left empty, each profile paid at most once: the killed batch's rows ERROR, its answers lost, not bought again", async () => {
     world = await worldWith(urls(300, 'ki-killed'));
     const w = world;
     await start(w, 'A1:A301');
@@ -355,6 +357,13 @@ describe('killed and stranded slices', () => {
     hold(w);
     next.go();
     await batchesHeld(w, 1);
+    // The profiles of the batch at the service when the platform ends the slice.
+    const atService = new Set(
+      unanswered(w)
+        .filter((fetch) => fetch.execId === slice)
+        .map((fetch) => (JSON.parse(fetch.payload ?? '{}') as { network_url: string }).network_url),
+    );
+    expect(atService.size).toBeGreaterThan(0);
     // The platform ends the slice at its time limit while its second batch is at the service.
     expect(w.env.endByTimeLimit('execution')).toBe(1);
     expect((await killed).timedOut).toBe(true);
@@ -364,8 +373,24 @@ describe('killed and stranded slices', () => {
     const done = await drive(w, 100);
     expect(done.state).toBe('done');
     expect({ rowsLeftEmpty: 300 - rowsWritten(w, 'A2:D301').length }).toEqual({ rowsLeftEmpty: 0 });
-    expect(mismatches(w.env.values(w.ss.id, 'A2:D301'))).toEqual([]);
-    expect([...chargesByProfile(w).values()].filter((count) => count > 2)).toEqual([]);
+    // The service charged the killed batch, whose answers never reached a sheet: its rows say so, the others hold
+    // their results.
+    const values = w.env.values(w.ss.id, 'A2:E301');
+    const lostRows = values.filter((row) => atService.has(sentFor(String(row[0]))));
+    expect(lostRows).toHaveLength(atService.size);
+    for (const row of lostRows)
+      expect(row.slice(1)).toEqual([
+        '',
+        'ERROR',
+        '',
+        'The answer was lost on the way: its execution ended before the answer came; the service may have charged a credit. To look it up again (1 credit): Extensions › Profile Email Finder › Retry failed rows in the selected column.',
+      ]);
+    expect(mismatches(values.filter((row) => !atService.has(sentFor(String(row[0])))))).toEqual([]);
+    // Nothing sent twice: a lost answer is not bought again.
+    expect(lookups(w)).toHaveLength(300);
+    expect([...chargesByProfile(w).values()].filter((count) => count > 1)).toEqual([]);
+    expect(done.creditsMaybeLost).toBe(atService.size);
+    expect(done.creditsUsed + done.creditsMaybeLost).toBe(300);
     expectLogEqualsLedger(w);
   });
 
@@ -403,6 +428,51 @@ describe('killed and stranded slices', () => {
     expect({ state: done.state, processed: done.processed }).toEqual({ state: 'done', processed: 150 });
     expectEachPaidOnce(w, 150);
     expect(mismatches(w.env.values(w.ss.id, 'A2:D151'))).toEqual([]);
+  });
+});
+
+describe('an answer lost after its charge', () => {
+  it('A formula and a bulk slice at once, then two formulas at once, three times over, the document cache forgetting: an answer lost after its charge is not bought again', async () => {
+    const inputs = [
+      url(`${ODD_SLUGS.lostAnswer}la-one`),
+      url(`${ODD_SLUGS.lostAnswer}la-two`),
+      ...urls(4, 'la-other').map(([input]) => input),
+    ];
+    world = await worldWith(
+      inputs.map((input) => [input]),
+      { env: { maxConcurrent: 8, cacheEviction: { probability: 1, seed: 3 } } },
+    );
+    const w = world;
+    const evaluate = async (values: string[]) => {
+      const result = await findEmail(
+        w,
+        values.map((value) => [value]),
+      );
+      expect(result.error?.message).toBeUndefined();
+    };
+    for (let round = 0; round < 3; round++) {
+      w.env.documentCache(w.ss.id).entries.clear();
+      w.env.select(w.ss.id, 'A1:A7');
+      const other =
+        round === 0 ? w.env.execute('enrichSelection', [], w.as()) : evaluate([...inputs].reverse());
+      await Promise.all([evaluate(inputs), other]);
+    }
+    expect((await drive(w)).state).not.toBe('running');
+    const sent = new Map<string, number>();
+    for (const entry of lookups(w))
+      sent.set(entry.networkUrl ?? '', (sent.get(entry.networkUrl ?? '') ?? 0) + 1);
+    expect({ sentTwice: [...sent].filter(([, count]) => count > 1) }).toEqual({ sentTwice: [] });
+    expect(sent.get(sentFor(inputs[0]))).toBe(1);
+    expect(sent.get(sentFor(inputs[1]))).toBe(1);
+    expect([...chargesByProfile(w).values()].filter((count) => count > 1)).toEqual([]);
+    // The run's rows of the two say ERROR, their answers lost (as does any row whose answer was in the same
+    // fetchAll: every answer of it was lost); the others hold their results.
+    const values = w.env.values(w.ss.id, 'A2:E7');
+    expect(values.slice(0, 2).map((row) => row[2])).toEqual(['ERROR', 'ERROR']);
+    const failed = values.filter((row) => row[2] === 'ERROR');
+    for (const row of failed) expect(String(row[4])).toMatch(/^The answer was lost on the way: /);
+    expect(mismatches(values.filter((row) => row[2] !== 'ERROR'))).toEqual([]);
+    expectLogEqualsLedger(w);
   });
 });
 

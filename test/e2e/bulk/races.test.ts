@@ -140,16 +140,20 @@ describe('bulk enrichment races', () => {
     expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
   });
 
-  it('spends no credit on a row whose Note cell holds the user text, and says the row has no result', async () => {
-    world = await startWorld({ env: LOCK_QUOTA, data: [TITLES, [url('uma-wolf')], [url('val-xu')]] });
-    world.env.enter(world.ss.id, 'E2', [['call her first']]);
+  it('a re-check spends no credit on a row whose Note the person wrote over, and says the row has no result', async () => {
+    world = await startWorld({ env: LOCK_QUOTA, data: [['Profile'], [url('uma-wolf')], [url('val-xu')]] });
     await start(world, 'A1:A3');
+    expect((await drive(world, 400, QUOTA_WINDOW_MS)).state).toBe('done');
+    const before = world.env.values(world.ss.id, 'B2:D2');
+    world.env.enter(world.ss.id, 'E2', [['call her first']]);
+    world.sandbox.service.resetLedger();
+    await start(world, 'A1:A3', { recheck: true });
     const done = await drive(world, 400, QUOTA_WINDOW_MS);
     expect(done.state).toBe('done');
     expect(Object.keys(world.charges()).filter((key) => key.includes('uma-wolf'))).toEqual([]);
     expect(Object.keys(world.charges())).toHaveLength(1);
     expect(world.env.values(world.ss.id, 'E2')[0][0]).toBe('call her first');
-    expect(world.env.values(world.ss.id, 'C2')[0][0]).toBe('');
+    expect(world.env.values(world.ss.id, 'B2:D2')).toEqual(before);
     expect(done.message).toMatch(/no result/);
   });
 

@@ -2,9 +2,11 @@
  * The credits log: every credit the sandbox's ledger charged is one row of the hidden credits
  * sheet, with the right payer, over a mixed workload: the owner's and an editor's bulk runs (each with their own
  * key), a range formula (the owner's key), and a run whose connections are reset 10 % of the time (each lost answer
- * one "maybe charged" row: a profile lost and sent again appears twice).
+ * one "maybe charged" row: a lost answer is never sent again, so every profile appears once). An answer lost after
+ * the service charged it, and a 200 the add-on cannot use, are each one row, and no later execution buys them again,
+ * whoever runs it and whatever the document cache forgets; only Retry failed rows does, at the price its plan shows.
  */
-import { predictLookup } from '../../../sandbox/profiles';
+import { ODD_SLUGS, predictLookup } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { CREDITS_SHEET } from '../../../src/core/propertyNames';
 import { type Charge, parseChargeRow } from '../../../src/store/credits';
@@ -124,7 +126,7 @@ describe('the credits log', () => {
     expect(new Set(clean.map((c) => c.outcome))).toEqual(new Set(['found', 'no address', 'unprocessable']));
 
     // The owner's run over connections reset 10 % of the time: each sent lookup is a row (a lost one "maybe
-    // charged"), so a lost and re-sent profile appears twice; every credit charged has its row.
+    // charged"); every credit charged has its row.
     world.sandbox.service.configure({ resetRate: 0.1 });
     world.sandbox.service.resetLedger();
     await start(world, 'K1:K41');
@@ -151,7 +153,87 @@ describe('the credits log', () => {
       expect(charged.get(profile) ?? 0).toBeLessThanOrEqual(count);
     }
     expect([...charged.keys()].every((profile) => rows.has(profile))).toBe(true);
-    // A profile whose answer was lost went again (alone): it appears at least twice, the two-charge bound visible.
-    for (const charge of lost) expect(rows.get(sentFor(charge.profile))).toBeGreaterThanOrEqual(2);
+    // A profile whose answer was lost is not sent again: every profile was sent once and has one row.
+    expect(sent).toHaveLength(new Set(sent.map((e) => e.networkUrl)).size);
+    expect([...rows.values()].every((count) => count === 1)).toBe(true);
+    expect(rows.size).toBe(sent.length);
+  });
+
+  it('an answer lost after its charge and a 200 without a result are one row each; no other execution or person buys them again, only Retry failed rows', async () => {
+    const lostAnswer = url(`${ODD_SLUGS.lostAnswer}lu-lost`);
+    const empty = url(`${ODD_SLUGS.empty200}em-empty`);
+    const inputs = [url('an-found'), lostAnswer, empty, url('bo-found')];
+    // A document cache that forgets everything at once: what guards the credits is in the document.
+    world = await startWorld({
+      data: [['Profile', 'Formula'], ...inputs.map((input, i) => [input, `=FINDEMAIL(A${i + 2})`])],
+      env: { cacheEviction: { probability: 1, seed: 3 } },
+    });
+    const w = world;
+    w.env.userProperties(EDITOR).set({ [API_KEY_PROPERTY]: EDITOR_KEY });
+    await w.env.recalculate(w.ss.id);
+    const cells = w.env.values(w.ss.id, 'B2:B5').map((row) => row[0]);
+    expect(cells[1]).toMatch(
+      /^ERROR: The answer was lost on the way: .+; the service may have charged a credit\. It is not looked up again unless you ask: select its URL, choose Find e-mails for the selected column, then Retry failed rows \(1 credit\)\.$/,
+    );
+    expect(cells[2]).toMatch(
+      /^ERROR: The service answered HTTP 200 without a usable result \(.+\); it may have charged a credit\. It is not looked up again/,
+    );
+    expect(lookups(w).map((e) => [e.networkUrl, e.status, e.charged])).toEqual(
+      expect.arrayContaining([
+        [sentFor(lostAnswer), 'reset', 1],
+        [sentFor(empty), 200, 1],
+      ]),
+    );
+    expect(lookups(w)).toHaveLength(4);
+
+    // The cells evaluated again and again, the cache forgetting meanwhile: nothing is sent.
+    for (let again = 0; again < 3; again++) {
+      w.env.documentCache(w.ss.id).entries.clear();
+      await w.env.recalculate(w.ss.id);
+      expect(w.env.values(w.ss.id, 'B2:B5').map((row) => row[0])).toEqual(cells);
+    }
+    expect(lookups(w)).toHaveLength(4);
+
+    // The editor's run over the column (their own key): the four are known, free; two rows ERROR.
+    const editorRun = async (request: Record<string, unknown>) => {
+      w.env.select(w.ss.id, 'A1:A5');
+      const plan = (await w.env.run('getRunPlan', [request], w.as(EDITOR))) as { credits: number };
+      await w.env.run('startRun', [{ ...request, confirmedCredits: plan.credits }], w.as(EDITOR));
+      let progress = (await w.env.run('getEnrichmentProgress', [], w.as(EDITOR))) as { state: string };
+      for (let slice = 0; slice < 100 && progress.state === 'running'; slice++)
+        progress = (await w.env.run('continueEnrichment', [], w.as(EDITOR))) as { state: string };
+      expect(progress.state).toBe('done');
+      return plan.credits;
+    };
+    // The output columns go beside the URLs' (the formulas' column is the person's): read by row.
+    expect(await editorRun({ placement: 'right' })).toBe(0);
+    expect(lookups(w)).toHaveLength(4);
+    const statuses = w.env
+      .values(w.ss.id, 'A2:Z5')
+      .map((row) => row.filter((cell) => cell === 'ERROR').length);
+    expect(statuses).toEqual([0, 1, 1, 0]);
+
+    // The log: one row each, the outcome named.
+    const logged = logOf(w);
+    expect(logged.map((c) => [sentFor(c.profile), c.outcome, c.source])).toEqual(
+      expect.arrayContaining([
+        [sentFor(lostAnswer), 'lost', 'formulas'],
+        [sentFor(empty), 'unusable', 'formulas'],
+      ]),
+    );
+    expect(tally(logged, (c) => sentFor(c.profile))).toEqual(tally(lookups(w), (e) => e.networkUrl ?? ''));
+
+    // Retry failed rows prices the two and buys only them again, on the editor's key.
+    expect(await editorRun({ mode: 'retry' })).toBe(2);
+    const again = lookups(w).slice(4);
+    expect(again.map((e) => [e.networkUrl, e.organization]).sort()).toEqual(
+      [
+        [sentFor(lostAnswer), EDITOR_ORG],
+        [sentFor(empty), EDITOR_ORG],
+      ].sort(),
+    );
+    expect(tally(logOf(w), (c) => `${orgOf(c)} ${sentFor(c.profile)}`)).toEqual(
+      tally(lookups(w), (e) => `${e.organization} ${e.networkUrl}`),
+    );
   });
 });

@@ -124,3 +124,23 @@ it('a range past the limit claims only what the limit grants: the rest are left 
   expect(done.state).toBe('done');
   expect(Object.values(world.charges())).toEqual(new Array(6).fill(1));
 });
+
+it('answers lost after their charge count against the cap: ten new profiles under a cap of 5, three evaluations, at most 5 charged and the spend shown equals the log', async () => {
+  const urls = Array.from({ length: 10 }, (_, i) => url(`lost-answer-cap-${i}`));
+  world = await startWorld({ data: [['URL'], ...urls.map((u) => [u])] });
+  await world.env.run('saveFormulaCap', [{ enabled: true, dailyCap: 5 }], world.as(OWNER));
+  world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A11)']]);
+  for (let evaluation = 0; evaluation < 3; evaluation++) {
+    world.env.enter(world.ss.id, 'B2', [['']]);
+    world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A11)']]);
+    await world.env.recalculate(world.ss.id);
+  }
+  expect(world.sandbox.service.totalCharged()).toBeLessThanOrEqual(5);
+  const log = (await world.env.run('getCreditsSummary', [], world.as(OWNER))) as {
+    today: number;
+    lostToday: number;
+  };
+  const state = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as { usedToday: number };
+  expect(state.usedToday).toBe(log.today + log.lostToday);
+  expect(log.today + log.lostToday).toBe(world.sandbox.service.totalCharged());
+});

@@ -1,7 +1,7 @@
 /**
- * Apps Script's daily PropertiesService quota ("Service invoked too many times for one day:
- * properties.") is a clear cell message or a paused run (reason 'quota'), never a crash or a silent skip; and
- * nothing is paid twice when the day's quota resets.
+ * Apps Script's PropertiesService quotas, in each form reported (the daily "Service invoked too many times for one
+ * day: graphite property writes.", the short-time "… in a short time: properties. …"), are a clear cell message or
+ * a paused run (reason 'quota'), never a crash or a silent skip; and nothing is paid twice when the quota lifts.
  */
 
 import { startWorld, url, type World } from '../../support/harness';
@@ -60,3 +60,24 @@ test('a bulk run past the quota pauses with reason quota; after the reset it fin
   expect(Object.keys(world.charges())).toHaveLength(120);
   expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
 }, 60_000);
+
+test('a bulk run refused for too many property calls in a short time pauses with words that say so, and goes on after', async () => {
+  const rows = Array.from({ length: 30 }, (_, i) => [url(`burst-row-${i}`)]);
+  world = await startWorld({ data: [['Profile'], ...rows], scriptProperties: { ENRICH_BATCH_SIZE: '10' } });
+  let progress = await start(world, 'A1:A31');
+  // From now on Apps Script refuses past 3 property calls a second (its reported short-time limit).
+  world.env.propertiesRateLimit = { calls: 3, windowMs: 1000 };
+  const result = await world.env.execute('continueEnrichment', [], world.as());
+  expect(result.ok).toBe(true);
+  progress = result.value as ProgressView;
+  expect(progress.state).toBe('paused');
+  expect(progress.reason).toBe('quota');
+  expect(progress.message).toMatch(/too many in a short time\)\. Nothing was charged; try again in a minute/);
+  world.env.propertiesRateLimit = undefined;
+  world.env.advanceClock(60_000);
+  progress = (await world.env.run('resumeEnrichment', [], world.as())) as ProgressView;
+  for (let i = 0; i < 40 && progress.state === 'running'; i++)
+    progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+  expect(progress.state).toBe('done');
+  expect(Object.values(world.charges()).every((n) => n === 1)).toBe(true);
+});
