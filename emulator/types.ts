@@ -16,6 +16,17 @@ export interface EnvironmentOptions {
   /** Executions that can run at once (worker threads). Sheets evaluates many custom functions in parallel. */
   maxConcurrent?: number;
   fetchTimeoutMs?: number;
+  /**
+   * Requests of one fetchAll at the service at once, the others waiting for a place: not documented (users report
+   * from "10-20 at once" to the whole batch). Default: every request at once.
+   */
+  fetchAllAtOnce?: number;
+  /**
+   * UrlFetchApp's short-time limit (reported, no figure known: Blacksmoke16/GESI#99): past `calls` requests of a user
+   * within `windowMs` of the environment's clock, the call throws "Service invoked too many times in a short time:
+   * urlfetch. Try Utilities.sleep(1000) between calls." before sending anything.
+   */
+  urlFetchRateLimit?: { calls: number; windowMs: number };
   /** Whose daily quotas apply: a consumer account (gmail.com, the default) or a Google Workspace account. */
   account?: 'consumer' | 'workspace';
   /** UrlFetchApp calls a user may make in a day (default: the account's, 20,000 or 100,000). */

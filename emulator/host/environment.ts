@@ -40,7 +40,13 @@ import { addCounts } from './counts';
 import { CustomFunctionEvaluator } from './custom-functions';
 import { readManifest } from './manifest';
 import { WorkerPool } from './pool';
-import { DAILY_QUOTAS, DailyQuotas, PROPERTIES_SHORT_TIME_MESSAGE, type QuotaKind } from './quotas';
+import {
+  DAILY_QUOTAS,
+  DailyQuotas,
+  PROPERTIES_SHORT_TIME_MESSAGE,
+  type QuotaKind,
+  URLFETCH_SHORT_TIME_MESSAGE,
+} from './quotas';
 import { seededRandom } from './random';
 import { scriptFiles } from './scripts';
 import { SharedState } from './state';
@@ -91,6 +97,8 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly lockRateLimit?: EnvironmentOptions['lockRateLimit'];
   /** PropertiesService's short-time limit (option propertiesRateLimit), and each user's calls in its window. */
   propertiesRateLimit?: EnvironmentOptions['propertiesRateLimit'];
+  urlFetchRateLimit?: EnvironmentOptions['urlFetchRateLimit'];
+  readonly fetchAllAtOnce: number;
   private readonly propertyCalls = new Map<string, number[]>();
   private readonly strictFlush: boolean;
   /** The environment's clock at each Lock call within the rate quota's window. */
@@ -124,6 +132,8 @@ export class Environment extends SharedState implements ServiceHost {
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
     this.lockRateLimit = options.lockRateLimit;
     this.propertiesRateLimit = options.propertiesRateLimit;
+    this.urlFetchRateLimit = options.urlFetchRateLimit;
+    this.fetchAllAtOnce = options.fetchAllAtOnce ?? Number.POSITIVE_INFINITY;
     this.strictFlush = options.strictFlush === true;
     const account = DAILY_QUOTAS[options.account ?? 'consumer'];
     this.quotas = new DailyQuotas({
@@ -601,12 +611,19 @@ export class Environment extends SharedState implements ServiceHost {
   }
 
   chargeQuota(user: string, kind: QuotaKind, calls: number): void {
-    const limit = kind === 'properties' ? this.propertiesRateLimit : undefined;
+    const limit =
+      kind === 'properties'
+        ? this.propertiesRateLimit
+        : kind === 'urlfetch'
+          ? this.urlFetchRateLimit
+          : undefined;
     if (limit) {
       const now = this.now();
-      const recent = (this.propertyCalls.get(user) ?? []).filter((at) => at > now - limit.windowMs);
-      if (recent.length + calls > limit.calls) fail(PROPERTIES_SHORT_TIME_MESSAGE);
-      this.propertyCalls.set(user, [...recent, ...Array(calls).fill(now)]);
+      const key = `${kind} ${user}`;
+      const recent = (this.propertyCalls.get(key) ?? []).filter((at) => at > now - limit.windowMs);
+      if (recent.length + calls > limit.calls)
+        fail(kind === 'properties' ? PROPERTIES_SHORT_TIME_MESSAGE : URLFETCH_SHORT_TIME_MESSAGE);
+      this.propertyCalls.set(key, [...recent, ...Array(calls).fill(now)]);
     }
     this.quotas.charge(user, kind, calls, this.now());
   }

@@ -31,6 +31,10 @@ export const DAILY_QUOTA_MESSAGES: Record<QuotaKind, string> = {
 export const PROPERTIES_SHORT_TIME_MESSAGE =
   'Service invoked too many times in a short time: properties. Try Utilities.sleep(1000) between calls.';
 
+/** Reported past a burst of web requests (Blacksmoke16/GESI#99). */
+export const URLFETCH_SHORT_TIME_MESSAGE =
+  'Service invoked too many times in a short time: urlfetch. Try Utilities.sleep(1000) between calls.';
+
 interface Usage {
   since: number;
   used: Record<QuotaKind, number>;

@@ -36,6 +36,7 @@ export interface ServiceHost {
   readonly scriptCache: CacheStore;
   readonly locks: LockManager;
   readonly fetchTimeoutMs: number;
+  readonly fetchAllAtOnce: number;
   now(): number;
   hasSpreadsheet(id: string): boolean;
   spreadsheet(id: string): SpreadsheetModel;

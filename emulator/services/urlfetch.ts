@@ -22,10 +22,21 @@ export async function urlFetch(
     if (!allowedByManifest(url, host.manifest.urlFetchWhitelist)) fail(notAllowlistedMessage(request.url));
   }
   host.chargeQuota(exec.user, 'urlfetch', requests.length);
-  // fetchAll sends every request at once and answers only when all have ended; one transport failure (or an
-  // HTTP error without muteHttpExceptions) makes the whole call throw, and the other answers are lost.
+  // fetchAll answers only when all its requests have ended, at most fetchAllAtOnce at the service at a time; one
+  // transport failure (or an HTTP error without muteHttpExceptions) makes the whole call throw, the other answers
+  // lost (as users report; the reference does not say).
   const call = ++calls;
-  const settled = await Promise.allSettled(requests.map((request) => fetchOne(host, exec, request, call)));
+  const settled: PromiseSettledResult<FetchResponse>[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < requests.length; index = next++) {
+      settled[index] = await fetchOne(host, exec, requests[index], call).then(
+        (value) => ({ status: 'fulfilled', value }) as const,
+        (reason: unknown) => ({ status: 'rejected', reason }) as const,
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(requests.length, host.fetchAllAtOnce) }, worker));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) throw failure.reason;
   const responses = settled.map((s) => (s as PromiseFulfilledResult<FetchResponse>).value);
