@@ -1,13 +1,11 @@
 /**
- * `npm run check:imports`: the rooms of src/ import downward only, no module imports itself through others (type-only
- * imports count too), and outside src/lookup/ profiles are looked up one way only: src/lookup/session.ts (openLookup).
+ * `npm run check:imports`: the rooms of src/ import downward only, and no module imports itself through others
+ * (type-only imports count too).
  *
  * The layers, bottom up (docs/design.md, "Layers"):
- *   api.ts, core/       the words every room shares; core imports only api.ts
- *   lookup/             the lookup engine over its ports; imports core
- *   store/              what is kept, over ports; imports core and lookup's result and ports
- *   platform/           the ports the features reach Apps Script through (types, and the errors they throw);
- *                       imports core, lookup and store
+ *   api.ts, core/       the words every room shares, and the ports to Apps Script (core/ports.ts); imports api.ts
+ *   lookup/             the service's contract and the result's words; imports core
+ *   store/              what is kept and how a lookup is bought (records, send); imports core and lookup
  *   formula/ bulk/ credits/ settings/ watch/
  *                       the features; import the rooms below, and each other only along FEATURE_EDGES
  *   sidebar/            the browser; imports only api.ts and core
@@ -43,14 +41,6 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'one-way-to-look-up',
-      severity: 'error',
-      comment:
-        "The lookup session's parts (claim step, sending) are its own: outside src/lookup/ look up through openLookup (src/lookup/session.ts).",
-      from: { path: '^src/', pathNot: '^src/lookup/' },
-      to: { path: '^src/lookup/(pipeline|claimStep)\\.ts$' },
-    },
-    {
       name: 'core-at-the-bottom',
       severity: 'error',
       comment: 'src/core/ and src/api.ts are the bottom layer: core imports only core and api.ts.',
@@ -60,36 +50,27 @@ module.exports = {
     {
       name: 'lookup-over-core',
       severity: 'error',
-      comment:
-        'src/lookup/ imports only core and api.ts: what it needs from the rooms above comes through its ports.',
+      comment: 'src/lookup/ imports only core and api.ts.',
       from: { path: '^src/lookup/' },
       to: { path: '^src/', pathNot: '^src/(lookup/|core/|api\\.ts$)' },
     },
     {
-      name: 'store-over-lookup-result',
+      name: 'store-over-lookup',
       severity: 'error',
       comment:
-        "src/store/ imports only core, api.ts and lookup's result and ports (never the wire's reading); Apps Script comes in through the port object src/adapters/ passes it.",
+        'src/store/ imports only core, lookup and api.ts; Apps Script comes in through the Platform it is given.',
       from: { path: '^src/store/' },
-      to: { path: '^src/', pathNot: '^src/(store/|core/|api\\.ts$|lookup/(result|ports)\\.ts$)' },
-    },
-    {
-      name: 'platform-over-store',
-      comment:
-        'src/platform/ holds the ports the features reach Apps Script through: it imports only the rooms below it.',
-      severity: 'error',
-      from: { path: '^src/platform/' },
-      to: { path: '^src/', pathNot: '^src/(platform|store|lookup|core)/|^src/api\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(store/|lookup/|core/|api\\.ts$)' },
     },
     {
       name: 'features-downward',
       severity: 'error',
       comment:
-        'A feature (formula, bulk, credits, settings, watch) imports the rooms below it (Apps Script through src/platform/), not the sidebar, adapters or main.ts.',
+        'A feature (formula, bulk, credits, settings, watch) imports the rooms below it (Apps Script through the Platform of src/core/ports.ts), not the sidebar, adapters or main.ts.',
       from: { path: rooms(FEATURES) },
       to: {
         path: '^src/',
-        pathNot: `^src/(${FEATURES.join('|')}|platform|lookup|store|core)/|^src/api\\.ts$`,
+        pathNot: `^src/(${FEATURES.join('|')}|lookup|store|core)/|^src/api\\.ts$`,
       },
     },
     ...FEATURES.map((feature) => ({

@@ -19,20 +19,6 @@ const shared = {
  * install one. Jest runs a project's globalSetup only when at least one of its tests is selected.
  */
 const BROWSER_TEST_DIRS = ['<rootDir>/test/browser/', '<rootDir>/test/playground/'];
-/**
- * Issue 11 item 4: the tests that rely on claims (and the halt marker's money side) run a second time with a
- * best-effort document cache (entries vanish early, the emulator's `cacheEviction`, set by test/support/harness.ts
- * from PEF_CACHE_EVICTION); the summary line reports their duplicate payments (goal 0).
- * test/e2e/formula/account.test.ts is not among them: with the probe marker gone, more (uncharged) 402 probes go out
- * than it allows.
- */
-const BEST_EFFORT_CACHE_TESTS = [
-  '<rootDir>/test/e2e/formula/billing.test.ts',
-  '<rootDir>/test/e2e/formula/with-bulk.test.ts',
-  '<rootDir>/test/e2e/bulk/races.test.ts',
-  '<rootDir>/test/e2e/store/claims.test.ts',
-];
-
 /** What a unit test may not load, however indirectly: the emulator, the sandbox, the bundle, a browser or a process. */
 const NOT_UNIT = [
   /^(emulator|sandbox|playground|dist|scripts)(\/|$)/,
@@ -97,12 +83,6 @@ module.exports = {
       roots: BROWSER_TEST_DIRS,
       testMatch: ['**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/browser-setup.mjs',
-    },
-    {
-      ...shared,
-      displayName: 'best-effort-cache',
-      testMatch: BEST_EFFORT_CACHE_TESTS,
-      setupFiles: ['<rootDir>/test/support/best-effort-cache.cjs'],
     },
     {
       ...shared,

@@ -34,12 +34,7 @@ import {
   type SpreadsheetSnapshot,
 } from '../emulator/model/spreadsheet';
 import { type Job, progressOf } from '../src/bulk/job';
-import {
-  API_KEY_PROPERTY,
-  JOB_PROPERTY,
-  RUNNER_ID_PROPERTY,
-  SCRIPT_CONFIG_CACHE_KEY,
-} from '../src/core/propertyNames';
+import { API_KEY_PROPERTY, JOB_PROPERTY, RUNNER_ID_PROPERTY } from '../src/core/propertyNames';
 import { describeState, fractionText } from '../src/sidebar/progress';
 import { evaluatePlain, type Operand, parsePlainFormula } from './formula';
 import { errorMessage, HttpError } from './http';
@@ -215,9 +210,6 @@ export async function openWorkbook(options: {
     restoreCache(env.documentCache(ss.id), saved.documentCache, now);
     restoreCache(env.userCache(DEMO_USER), saved.userCache, now);
     restoreCache(env.scriptCache, saved.scriptCache, now);
-    // The sandbox listens on a new port at each start, so API_BASE_URL changed: formulas would keep the old one
-    // from the add-on's copy of the script properties for up to 10 minutes (src/adapters/scriptConfig.ts).
-    env.scriptCache.remove([SCRIPT_CONFIG_CACHE_KEY]);
     env.restoreTriggers(saved.triggers.filter((trigger) => trigger.spreadsheetId === ss.id));
   } else {
     ss = env.createSpreadsheet({

@@ -1,54 +1,29 @@
-/**
- * Settings › Remove this spreadsheet's add-on data: the hidden sheets, the document properties of the add-on (the
- * `pef.` names, nothing else), the document cache entries it can name, and the current user's watch triggers. The
- * person's cells, exported sheets, API key and settings stay, and so do the records that guard the owner's credits:
- * what =FINDEMAIL spent today (else any editor could give formulas another day's limit) and the answers lost lately
- * (else a profile whose answers were lost, maybe charged, is sent again). Refused while a run or a formula is sending.
- */
+/** Removal keeps what =FINDEMAIL spent today: else any editor could give formulas another day's limit. */
 import type { DataRemovalPlan, DataRemovalResult } from './api';
 import { isActive } from './bulk/jobMachine';
 import { loadJob } from './bulk/jobStore';
 import { columnLetters } from './core/a1';
 import { WAITING_AFTER_MS } from './core/limits';
+import type { Platform } from './core/ports';
 import {
-  ACCOUNT_CHECK_KEY,
-  ACCOUNT_OK_KEY,
   CREDITS_SHEET,
-  FORMULA_GIVE_BACK_PREFIX,
   FORMULA_SPEND_PROPERTY,
-  FORMULA_WRITES_REFUSED_KEY,
   HALT_KEY,
   JOB_PROPERTY,
-  PACE_PREFIX,
-  PACE_SCOPES,
   RESULTS_SHEET,
   WATCH_PROPERTY,
 } from './core/propertyNames';
-import type { Platform } from './platform/platform';
 import { CREDITS_FIRST_ROW } from './store/credits';
-import { mayBeAtService } from './store/sendingRecords';
+import { mayBeAtService } from './store/records';
+import { storeOf } from './store/store';
 import { parseWatch } from './watch/store';
 import type { Watch } from './watch/watch';
 
-/** The add-on's names in document properties and the document cache. */
 const ADDON_PREFIX = 'pef.';
 const ADDON_SHEETS = [RESULTS_SHEET, CREDITS_SHEET] as const;
-/** The add-on's names the removal keeps: today's spending of formulas (it guards credits). */
-const guardsCredits = (key: string) =>
-  key === FORMULA_SPEND_PROPERTY || key.startsWith(FORMULA_GIVE_BACK_PREFIX);
-/**
- * The cache entries with a fixed name. Claims (`pef.claim.<hash>`) cannot be listed (CacheService has no key
- * listing): they end by themselves within six minutes, and none is held while nothing is sending.
- */
-const CACHE_KEYS = [
-  HALT_KEY,
-  FORMULA_WRITES_REFUSED_KEY,
-  ACCOUNT_CHECK_KEY,
-  ACCOUNT_OK_KEY,
-  ...Object.values(PACE_SCOPES).map((scope) => PACE_PREFIX + scope),
-];
+const guardsCredits = (key: string) => key === FORMULA_SPEND_PROPERTY;
 
-/** What the spreadsheet holds of the add-on, from one read of its document properties (`addonKeys`: those to remove). */
+/** From one read of the document properties; `addonKeys`: those to remove. */
 interface Holdings {
   properties: Record<string, string>;
   addonKeys: string[];
@@ -82,8 +57,7 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
     }
   }
   if (job && atWork) {
-    // A slice of a paused or cancelled run still holds the run (its last batch, or a wait for the service's
-    // Retry-After): it writes the results and the credits log when it ends.
+    // A paused or cancelled run's slice still at work (its last batch, a Retry-After) writes results and charges.
     const minutes = Math.max(1, Math.ceil((job.leaseUntil - now) / 60_000));
     return `The last run (${job.state}) is still finishing the lookups it had sent: their answers and charges are being written. Press Remove again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}, once the Progress tab no longer says the final count follows.`;
   }
@@ -107,16 +81,14 @@ function columnOf(watch: Watch): string {
 
 const valuesText = (n: number) => `${n.toLocaleString('en-US')} stored ${n === 1 ? 'value' : 'values'}`;
 
-/** A watch that still looks rows up is named on its own; a stopped one is only a record among the stored values. */
+/** A stopped watch is only a record among the stored values. */
 const watching = (held: Holdings): Watch | null => (held.watch?.state === 'watching' ? held.watch : null);
 
-/** The stored values the question and the result count alike: the add-on's names, the watch named apart left out. */
 function storedValues(held: Holdings): number {
   const apart = watching(held) ? WATCH_PROPERTY : undefined;
   return held.addonKeys.filter((key) => key !== apart).length;
 }
 
-/** What removing would take away, for the sidebar to ask first. Nothing changes. */
 export function planDataRemoval(platform: Platform): DataRemovalPlan {
   const held = holdings(platform);
   const items: string[] = [];
@@ -152,29 +124,25 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
 const KEPT =
   "Your cells, exported sheets, API key and settings are kept, and so is what =FINDEMAIL spent today (the Settings tab's daily limit still counts it). A profile looked up again costs a credit again.";
 
-/**
- * Removes the add-on's data from this spreadsheet, holding the document lock (no run or formula stores meanwhile).
- * Asked first in the sidebar; refused while a run or a formula is sending.
- */
 export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
   const done = platform.lock.with(() => {
     const before = holdings(platform);
     const refusal = refusalOf(platform, before.properties);
     if (refusal) return { refusal, held: before };
-    // Batches whose sender ended first are settled before their records go: their charges reach the credits log.
-    platform.resultStore().fold(before.properties);
+    // Batches whose sender ended are settled first: their charges reach the credits log.
+    storeOf(platform).fold(before.properties, true);
     const held = holdings(platform);
     const removedSheets = platform.addonSheets.remove(ADDON_SHEETS);
     if (held.addonKeys.length > 0) {
       const removed = new Set(held.addonKeys);
       const kept = Object.fromEntries(Object.entries(held.properties).filter(([key]) => !removed.has(key)));
-      // One call for every name (a spreadsheet may hold 2,000 results formulas paid for): the others are kept.
+      // One call for every name (a spreadsheet may hold 2,000 results formulas paid for).
       platform.documentProperties().setProperties(kept, true);
     }
     return { refusal: '', held, removedSheets };
   });
   if (done.refusal) return { removed: false, message: done.refusal, triggersLeftWith: '' };
-  platform.documentCache()?.removeAll(CACHE_KEYS);
+  platform.documentCache()?.remove(HALT_KEY);
   const triggersDeleted = platform.triggers.deleteMine();
   const { held } = done;
   const parts: string[] = [];

@@ -1,9 +1,5 @@
-/**
- * The add-on's entry points. scripts/build.ts turns every export of this file into a top-level
- * `function NAME(...)` in dist/Code.js (with the JSDoc below) that delegates into the bundle,
- * because Apps Script only sees top-level function declarations.
- */
-import { appsScript, triggerFolding } from './adapters/platform';
+/** scripts/build.ts makes each export a top-level function of dist/Code.js: Apps Script sees no other. */
+import { appsScript } from './adapters/platform';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
 import type {
   CreditsExport,
@@ -36,9 +32,9 @@ import {
   replaceSingleCells as replaceSingles,
   singleCellColumnState,
 } from './formula/refresh';
-import { foldOnTrigger } from './formula/triggerFold';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
+import { foldFormulas, waitingToFold } from './store/store';
 import * as watch from './watch/entryPoints';
 
 /**
@@ -59,11 +55,7 @@ export function FINDEMAIL(url: unknown, fields?: unknown): unknown {
   return findEmail(appsScript, url, fields);
 }
 
-/**
- * Builds the add-on menu (in AuthMode.NONE too, where it touches nothing else); with the authority to write the
- * spreadsheet, also moves the results formulas paid for into the results sheet.
- * @param {Object} e The open event.
- */
+/** Builds the menu (in AuthMode.NONE too); when it may write, folds formulas' paid results. */
 export function onOpen(e?: unknown): void {
   addAddonMenu([
     [BULK_RUN_ITEM, 'enrichSelection'],
@@ -75,29 +67,26 @@ export function onOpen(e?: unknown): void {
     ['Settings & API key', 'showSettings'],
     ['Help', 'showHelp'],
   ]);
-  foldOnTrigger(e, triggerFolding);
+  if (editable(e)) {
+    const names = appsScript.documentPropertiesOrNull()?.getKeys() ?? [];
+    if (waitingToFold(names)) foldFormulas(appsScript);
+  }
 }
 
-/**
- * Runs when the add-on is installed: builds the menu at once.
- * @param {Object} e The install event.
- */
+/** Builds the menu at once on install. */
 export function onInstall(e?: unknown): void {
   onOpen(e);
 }
 
-/**
- * Simple trigger: clears the add-on's result beside an edited URL, and moves the results formulas paid for into the
- * results sheet when there are any: one read of the document properties for both (nothing in AuthMode.NONE).
- */
+/** Clears the result beside an edited URL and folds formulas' paid results (one read of the properties). */
 export function onEdit(e?: unknown): void {
   const all = editable(e) ? (appsScript.documentPropertiesOrNull()?.getProperties() ?? null) : null;
   if (!all) return;
   clearStaleResults(appsScript, e, all);
-  foldOnTrigger(e, triggerFolding, Object.keys(all));
+  if (waitingToFold(Object.keys(all))) foldFormulas(appsScript);
 }
 
-/** The trigger's event lets it read and write the spreadsheet (AuthMode.LIMITED or FULL, not NONE). */
+/** AuthMode.LIMITED or FULL: the trigger may read and write the spreadsheet. */
 function editable(e: unknown): boolean {
   const mode = String((e as { authMode?: unknown } | undefined)?.authMode ?? '');
   return mode === 'LIMITED' || mode === 'FULL';
@@ -133,7 +122,7 @@ export function getRunPlan(request: unknown): RunPlan {
   return credits.withLookupRecord(appsScript, planFor(appsScript, parseRunRequest(request)).plan);
 }
 
-/** Starts a run when its plan allows (placement chosen, price confirmed); otherwise returns the plan again. */
+/** Starts a run when its plan allows (placement chosen, price confirmed), else returns the plan again. */
 export function startRun(request: unknown): RunStart {
   return enrichment.startRun(appsScript, parseRunRequest(request));
 }
@@ -198,7 +187,7 @@ export function getEnrichmentProgress(): Progress {
   return enrichment.getEnrichmentProgress(appsScript);
 }
 
-/** Enters again the unfinished =FINDEMAIL formulas of the sheet (or of a range selected), so Sheets runs them again. */
+/** Enters again the sheet's (or selected range's) unfinished =FINDEMAIL formulas, so Sheets runs them. */
 export function refreshFormulas(): string {
   const message = refresh(appsScript);
   showToast(message);
@@ -212,10 +201,7 @@ export function replaceSingleCells(): string {
   return message;
 }
 
-/**
- * The Settings tab's word on a column of single =FINDEMAIL cells of the active sheet, read now (null: none, or all
- * done): the tab asks each time it shows.
- */
+/** A column of single =FINDEMAIL cells on the active sheet, read now (null: none, or all done). */
 export function getSingleCells(): SingleCellsState | null {
   return singleCellColumnState(appsScript) ?? null;
 }
@@ -232,10 +218,7 @@ export function getSidebarState(): SidebarState {
   return sidebarState(appsScript);
 }
 
-/**
- * Saves the current user's API key in their user properties.
- * @param {string} key The key as pasted.
- */
+/** Saves the current user's API key in their user properties. */
 export function saveApiKey(key: unknown): SidebarState {
   account.saveApiKey(appsScript, key);
   return sidebarState(appsScript);
@@ -252,38 +235,28 @@ export function checkApiKey(): KeyCheckResult {
   return account.checkApiKey(appsScript);
 }
 
-/**
- * Saves the current user's settings.
- * @param {Object} settings writeHeader, extraFields, startAtOnce, startAtOnceUnder.
- */
+/** Saves the current user's settings. */
 export function saveSettings(settings: unknown): SidebarState {
   account.saveSettings(appsScript, settings);
   return sidebarState(appsScript);
 }
 
-/** What removing this spreadsheet's add-on data would take away, asked first (Settings tab); nothing changes. */
+/** What removing this spreadsheet's add-on data would take away; nothing changes. */
 export function getDataRemovalPlan(): DataRemovalPlan {
   return dataRemoval.planDataRemoval(appsScript);
 }
 
-/**
- * Removes this spreadsheet's add-on data: its hidden sheets, the add-on's document properties, your watch triggers.
- * Your cells and exported sheets stay.
- */
+/** Removes this spreadsheet's add-on data: hidden sheets, document properties, your watch triggers. */
 export function removeSpreadsheetData(): DataRemovalResult {
   return dataRemoval.removeSpreadsheetData(appsScript);
 }
 
-/** The Watch tab: this spreadsheet's watch of a column (who pays, the daily limit, used today, last checked). */
+/** The Watch tab: this spreadsheet's watch of a column. */
 export function getWatchState(): WatchView {
   return watch.getWatchState(appsScript);
 }
 
-/**
- * Starts watching the selected column: new profile URLs are looked up on their own, on your key, within a daily
- * limit of credits.
- * @param {Object} request limit (credits a day), placement (when the sidebar asked for one).
- */
+/** Watches the selected column: new profile URLs are looked up on your key, within a daily limit. */
 export function startWatch(request: unknown): WatchStart {
   return watch.startWatch(appsScript, request);
 }
@@ -293,28 +266,18 @@ export function stopWatch(): WatchView {
   return watch.stopWatchFromSidebar(appsScript);
 }
 
-/**
- * Installable open trigger of a watch, running as its creator: rows an automation tool appended (through the Sheets
- * API, which fires no trigger) are found when someone opens the spreadsheet.
- * @param {Object} e The open event.
- */
+/** A watch's open trigger: finds rows appended through the Sheets API, which fires no trigger. */
 export function onWatchOpen(e?: unknown): string {
   void e;
   return watch.onWatchEvent(appsScript);
 }
 
-/**
- * Installable change trigger of a watch, running as its creator: rows a person typed, pasted or inserted.
- * @param {Object} e The change event.
- */
+/** A watch's change trigger: rows typed, pasted or inserted. */
 export function onWatchChange(e?: unknown): string {
   return watch.onWatchEvent(appsScript, e);
 }
 
-/**
- * Installable form-submit trigger of a watch, running as its creator: a Google Form's new response.
- * @param {Object} e The form-submit event.
- */
+/** A watch's form-submit trigger. */
 export function onWatchFormSubmit(e?: unknown): string {
   void e;
   return watch.onWatchEvent(appsScript);

@@ -1,19 +1,13 @@
-/**
- * The credits log's hidden sheet (its layout and reads: src/store/credits.ts, creditsLog.ts), one per execution,
- * and the visible sheets an export writes in the log's layout.
- */
+/** The credits log's hidden sheet, and the visible sheets an export writes. */
 import { EXPORT_COLUMNS, EXPORT_CREDITS_COLUMN, EXPORT_HEADER, EXPORT_LAYOUT } from '../credits/exportRows';
 import { CREDITS_LOG_LAYOUT } from '../store/credits';
 import { creditsLogOn } from '../store/creditsLog';
 import { hiddenSheet, insertWithLayout } from './hiddenSheet';
 
-/** The credits log, one per execution: it remembers the sheet and its size between appends. */
+/** One per execution: it remembers the sheet and its size between appends. */
 export const creditsLog = creditsLogOn(hiddenSheet(CREDITS_LOG_LAYOUT));
 
-/**
- * A new visible sheet for an export, named `name`, or `name (2)`, `name (3)`… when taken: plain-text columns and the
- * header. The person's sheet stays active. Returns its name.
- */
+/** Named `name`, or `name (2)`… when taken; the person's sheet stays active. */
 export function createExportSheet(name: string): string {
   const ss = SpreadsheetApp.getActiveSpreadsheet();
   const taken = new Set(ss.getSheets().map((sheet) => sheet.getName().toLowerCase()));
@@ -21,16 +15,14 @@ export function createExportSheet(name: string): string {
   for (let n = 2; taken.has(chosen.toLowerCase()); n++) chosen = `${name} (${n})`;
   const sheet = insertWithLayout(ss, chosen, EXPORT_LAYOUT);
   sheet.setFrozenRows(1);
-  // The credits are numbers (a SUM adds them up); every other column stays plain text.
   sheet.getRange(2, EXPORT_CREDITS_COLUMN, sheet.getMaxRows() - 1, 1).setNumberFormat('0');
   return chosen;
 }
 
-/** Writes rows into the export sheet from row `first`, growing it when needed; false when it is gone or not one. */
 export function writeExportRows(sheetName: string, first: number, rows: unknown[][]): boolean {
   const sheet = SpreadsheetApp.getActiveSpreadsheet().getSheetByName(sheetName);
   if (!sheet) return false;
-  // Only a sheet this export made (its header) is written: a name from the sidebar never overwrites other cells.
+  // A name from the sidebar never overwrites other cells.
   const header = sheet.getRange(1, 1, 1, EXPORT_COLUMNS).getValues()[0];
   if (header.join('\t') !== EXPORT_HEADER.join('\t')) return false;
   if (rows.length === 0) return true;

@@ -1,18 +1,11 @@
-/**
- * A sheet of the spreadsheet by name, as the store's hidden sheets (src/store/resultsSheet.ts, creditsLog.ts) read
- * and write it: no layout here but what SheetLayout says.
- */
-import type { HiddenSheet, HiddenSheetRows, SheetLayout } from '../store/ports';
-import { sheetPort } from './sheets';
-import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
+/** A sheet by name, as the store's hidden sheets read and write it. */
+import type { HiddenSheet, HiddenSheetRows, SheetLayout } from '../core/ports';
+import { activeSpreadsheet, sheetPort } from './sheets';
 
 type Spreadsheet = GoogleAppsScript.Spreadsheet.Spreadsheet;
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
 
-/**
- * Inserts a sheet named `name` with `layout`: rows, plain-text columns, its title or header. The person's sheet stays
- * active (Apps Script activates an inserted sheet, apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname).
- */
+/** insertSheet activates the sheet (apps-script/reference/spreadsheet/spreadsheet#insertsheetsheetname). */
 export function insertWithLayout(ss: Spreadsheet, name: string, layout: SheetLayout): Sheet {
   const user = ss.getActiveSheet();
   const sheet = ss.insertSheet(name);
@@ -47,10 +40,7 @@ function rowsOf(sheet: Sheet, layout: SheetLayout): HiddenSheetRows {
   };
 }
 
-/**
- * Protects `sheet` with a warning only: a person's edit asks them to confirm, scripts are not stopped, so every
- * editor's execution still writes it (apps-script/reference/spreadsheet/protection#setWarningOnly(Boolean)).
- */
+/** Warning only: every editor's execution still writes it (apps-script/reference/spreadsheet/protection). */
 function guard(sheet: Sheet, description: string): void {
   try {
     sheet.protect().setDescription(description).setWarningOnly(true);
@@ -62,7 +52,7 @@ function guard(sheet: Sheet, description: string): void {
 export function hiddenSheet(layout: SheetLayout): HiddenSheet {
   return {
     reader: () => {
-      const ss = activeSpreadsheetOrNull();
+      const ss = SpreadsheetApp.getActiveSpreadsheet();
       return (a1) => {
         try {
           return ss?.getRange(`'${layout.name}'!${a1}`).getValues() ?? null;

@@ -1,22 +1,25 @@
-/** The platform the features reach Apps Script through (src/platform/platform.ts), over the real services. */
-
-import { foldedIntoJob } from '../bulk/step';
-import type { Platform } from '../platform/platform';
-import type { Folded } from '../store/ports';
-import { addonSheets } from './addonSheets';
-import { spreadsheetDay, systemClock, timeText } from './clock';
-import { createExportSheet, creditsLog, writeExportRows } from './creditsSheet';
-import { clearHalt, documentCache } from './documentCache';
-import { documentPropertyWritable } from './formulaWrites';
-import { askServiceAboutKey } from './http';
-import { tryWithDocumentLock, withDocumentLock, withDocumentLockRetried } from './lock';
-import { foldAnswers, folding, resultStore, servicePorts } from './ports';
-import { documentProperties, documentPropertiesOrNull, userProperties } from './properties';
-import { ensureRunnerId, runnerEmail, runnerId } from './runner';
-import { readCachedScriptConfig, readScriptConfig } from './scriptConfig';
-import { deleteApiKey, readApiKey, readSettings, writeApiKey, writeSettings } from './settings';
-import { editedCells, spreadsheetPort } from './sheets';
-import { activeSpreadsheet, activeSpreadsheetOrNull } from './spreadsheet';
+/** The Platform (src/core/ports.ts) over Apps Script's services. Nothing is reached before a member is called. */
+import type { Settings } from '../api';
+import { configuredEndpoint, type ScriptConfig } from '../core/config';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS, MAX_BATCH_SIZE } from '../core/limits';
+import type { AddonSheets, DocumentCache, Platform } from '../core/ports';
+import { ADDON_NAME } from '../core/product';
+import {
+  API_KEY_PROPERTY,
+  RUNNER_ID_PROPERTY,
+  SCRIPT_PROPERTY,
+  SETTINGS_PROPERTY,
+} from '../core/propertyNames';
+import { pickSettings } from '../core/settings';
+import { parseNetworkHosts } from '../core/url';
+import { CREDITS_LOG_LAYOUT } from '../store/credits';
+import { creditsLogOn } from '../store/creditsLog';
+import { RESULTS_LAYOUT } from '../store/table';
+import { createExportSheet, writeExportRows } from './creditsSheet';
+import { hiddenSheet } from './hiddenSheet';
+import { fetchTransport } from './http';
+import { documentLock } from './lock';
+import { activeSpreadsheet, activeSpreadsheetOrNull, editedCells, spreadsheetPort } from './sheets';
 import {
   createWatchTriggers,
   deleteMyWatchTriggers,
@@ -25,34 +28,120 @@ import {
 } from './triggers';
 import { confirm, showAlert, showSidebar } from './ui';
 
-/** A bulk run's credits counted in its job when another execution folds its batches. */
-const countInJob = (folded: Folded, all: Record<string, string>) =>
-  foldedIntoJob(folded, all, systemClock.now());
+function timeZone(): string | null {
+  try {
+    return activeSpreadsheet()?.getSpreadsheetTimeZone() || null;
+  } catch {
+    return null;
+  }
+}
 
-/** What the simple triggers fold (the batches formulas and runs paid for). */
-export const triggerFolding = folding(countInJob);
+export function timeText(ms: number, now = Date.now()): string {
+  const zone = timeZone();
+  const tz = zone ?? 'UTC';
+  const day = (at: number) => Utilities.formatDate(new Date(at), tz, 'yyyyMMdd');
+  const text = Utilities.formatDate(new Date(ms), tz, day(ms) === day(now) ? 'HH:mm' : 'd MMM HH:mm');
+  return zone ? text : `${text} UTC`;
+}
 
-/** Apps Script itself. Nothing is reached before a member is called: a custom function pays only for what it uses. */
-export const appsScript: Platform = {
-  clock: { ...systemClock, timeText: (ms) => timeText(ms), day: spreadsheetDay },
-  lock: {
-    with: withDocumentLock,
-    withRetried: (work) => withDocumentLockRetried(systemClock, work),
-    tryWith: (work) => tryWithDocumentLock(work),
+function documentProperties(): GoogleAppsScript.Properties.Properties {
+  const properties = PropertiesService.getDocumentProperties();
+  if (!properties)
+    throw new Error(
+      `This works only inside a spreadsheet: open the spreadsheet, then use Extensions › ${ADDON_NAME} there again.`,
+    );
+  return properties;
+}
+
+let scriptConfig: ScriptConfig | undefined;
+
+function positiveInt(raw: string | undefined): number | undefined {
+  const value = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+}
+
+/** Once per execution (one property call). */
+function readScriptConfig(): ScriptConfig {
+  if (scriptConfig) return scriptConfig;
+  const props = PropertiesService.getScriptProperties().getProperties();
+  scriptConfig = {
+    endpoint: configuredEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl], __API_BASE_URL__, __URL_ALLOWLIST__),
+    stepBudgetMs: positiveInt(props[SCRIPT_PROPERTY.stepBudgetMs]),
+    batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
+    maxConcurrency: Math.min(
+      MAX_BATCH_SIZE,
+      positiveInt(props[SCRIPT_PROPERTY.maxConcurrency]) ?? DEFAULT_MAX_CONCURRENCY,
+    ),
+    findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
+    slices: positiveInt(props[SCRIPT_PROPERTY.slices]),
+    networkHosts: parseNetworkHosts(props[SCRIPT_PROPERTY.networkHosts]),
+  };
+  return scriptConfig;
+}
+
+function userSetting(key: string): string | null {
+  const value = PropertiesService.getUserProperties().getProperty(key);
+  return value && value.trim() !== '' ? value : null;
+}
+
+const documentCache = (): DocumentCache | null => CacheService.getDocumentCache();
+
+const addonSheets: AddonSheets = {
+  present: (names) => names.filter((name) => activeSpreadsheet().getSheetByName(name) !== null),
+  remove(names) {
+    const ss = activeSpreadsheet();
+    return names.filter((name) => {
+      const sheet = ss.getSheetByName(name);
+      if (sheet) ss.deleteSheet(sheet);
+      return sheet !== null;
+    });
   },
+};
+
+export const appsScript: Platform = {
+  clock: {
+    now: () => Date.now(),
+    sleep: (ms) => Utilities.sleep(ms),
+    timeText: (ms) => timeText(ms),
+    day: (ms) => Utilities.formatDate(new Date(ms), timeZone() ?? 'UTC', 'yyyy-MM-dd'),
+  },
+  lock: documentLock,
   documentProperties,
-  documentPropertiesOrNull,
-  userProperties,
+  documentPropertiesOrNull: () => PropertiesService.getDocumentProperties(),
+  userProperties: () => PropertiesService.getUserProperties(),
   documentCache,
   config: readScriptConfig,
-  cachedConfig: readCachedScriptConfig,
-  runner: { id: runnerId, ensureId: ensureRunnerId, email: runnerEmail },
+  runner: {
+    id: () => PropertiesService.getUserProperties().getProperty(RUNNER_ID_PROPERTY),
+    ensureId() {
+      const props = PropertiesService.getUserProperties();
+      const stored = props.getProperty(RUNNER_ID_PROPERTY);
+      if (stored) return stored;
+      const id = Utilities.getUuid();
+      props.setProperty(RUNNER_ID_PROPERTY, id);
+      return id;
+    },
+    email() {
+      try {
+        return Session.getActiveUser().getEmail() || '';
+      } catch {
+        return '';
+      }
+    },
+  },
   settings: {
-    apiKey: readApiKey,
-    saveApiKey: writeApiKey,
-    deleteApiKey,
-    read: readSettings,
-    save: writeSettings,
+    apiKey: () => userSetting(API_KEY_PROPERTY),
+    saveApiKey: (key) => void PropertiesService.getUserProperties().setProperty(API_KEY_PROPERTY, key),
+    deleteApiKey: () => void PropertiesService.getUserProperties().deleteProperty(API_KEY_PROPERTY),
+    read(): Settings {
+      try {
+        return pickSettings(JSON.parse(userSetting(SETTINGS_PROPERTY) ?? ''));
+      } catch {
+        return { ...DEFAULT_SETTINGS };
+      }
+    },
+    save: (settings) =>
+      void PropertiesService.getUserProperties().setProperty(SETTINGS_PROPERTY, JSON.stringify(settings)),
   },
   spreadsheet: () => spreadsheetPort(activeSpreadsheet()),
   spreadsheetOrNull() {
@@ -60,13 +149,13 @@ export const appsScript: Platform = {
     return ss ? spreadsheetPort(ss) : null;
   },
   editedCells,
-  lookupPorts: servicePorts,
-  resultStore: (charges) => resultStore(true, charges),
-  foldAnswers: () => foldAnswers(countInJob),
-  askServiceAboutKey,
-  clearHalt,
-  documentPropertyWritable,
-  creditsLog: { ...creditsLog, createExport: createExportSheet, writeExport: writeExportRows },
+  transport: fetchTransport,
+  resultsSheet: hiddenSheet(RESULTS_LAYOUT),
+  creditsLog: {
+    ...creditsLogOn(hiddenSheet(CREDITS_LOG_LAYOUT)),
+    createExport: createExportSheet,
+    writeExport: writeExportRows,
+  },
   addonSheets,
   ui: { showSidebar, showAlert, confirm },
   triggers: {

@@ -1,5 +1,4 @@
-/** SpreadsheetApp's Spreadsheet, Sheet and Range behind the ports of src/core/sheet.ts. */
-
+/** SpreadsheetApp behind the ports of src/core/sheet.ts. */
 import { a1Of } from '../core/a1';
 import { ADDON_NAME } from '../core/product';
 import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../core/sheet';
@@ -21,7 +20,7 @@ function blockOf(range: Range): CellBlock {
   };
 }
 
-/** `knownId`: the sheet's id when the caller read it already (otherwise read once, when first asked for). */
+/** `knownId`: when the caller read it already (else read once, when first asked for). */
 export function sheetPort(sheet: Sheet, knownId?: number): SheetPort {
   let sheetId = knownId;
   return {
@@ -56,8 +55,7 @@ export function sheetPort(sheet: Sheet, knownId?: number): SheetPort {
 }
 
 function selectionOf(ss: Spreadsheet): Selection | null {
-  // With several ranges selected, getActiveRange() is the last one selected
-  // (apps-script/reference/spreadsheet/spreadsheet#getactiverange).
+  // With several selected, the last one (apps-script/reference/spreadsheet/spreadsheet#getactiverange).
   const range = ss.getActiveRange();
   if (!range) return null;
   return {
@@ -72,7 +70,6 @@ export function spreadsheetPort(ss: Spreadsheet): SpreadsheetPort {
   return {
     id: () => ss.getId(),
     sheetById(sheetId) {
-      // Ids survive renames and moves; a deleted sheet's id is found no more.
       const sheet = ss.getSheets().find((candidate) => candidate.getSheetId() === sheetId);
       return sheet ? sheetPort(sheet, sheetId) : undefined;
     },
@@ -87,9 +84,25 @@ export function spreadsheetPort(ss: Spreadsheet): SpreadsheetPort {
   };
 }
 
-/** The cells an onEdit event reports; null without a range or in AuthMode.NONE (nothing may be read then). */
+/** null without a range or in AuthMode.NONE (nothing may be read then). */
 export function editedCells(event: unknown): EditedCells | null {
   const e = (event ?? {}) as { authMode?: unknown; range?: Range; oldValue?: unknown };
   if (String(e.authMode) === 'NONE' || !e.range) return null;
   return { sheet: sheetPort(e.range.getSheet()), block: blockOf(e.range), oldValue: e.oldValue };
+}
+
+/** Asked once: it does not change during an execution. */
+let active: Spreadsheet | undefined;
+
+export function activeSpreadsheet(): Spreadsheet {
+  active ??= SpreadsheetApp.getActiveSpreadsheet() ?? undefined;
+  return active ?? SpreadsheetApp.getActiveSpreadsheet();
+}
+
+export function activeSpreadsheetOrNull(): Spreadsheet | null {
+  try {
+    return activeSpreadsheet();
+  } catch {
+    return null;
+  }
 }

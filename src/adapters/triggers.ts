@@ -1,15 +1,11 @@
 /**
- * ScriptApp: the installable triggers of a watch (src/watch/). An add-on may hold one trigger of each type per user
- * per document (workspace/add-ons/concepts/editor-triggers); each runs as the person who created it and only they
- * can see it (apps-script/guides/triggers/installable). Creating them needs the script.scriptapp scope.
- *
- * No time-driven trigger: it runs with no active spreadsheet (reported), and opening the spreadsheet by id needs the
- * full `spreadsheets` scope, which the add-on does not ask for (it keeps `spreadsheets.currentonly`).
+ * A watch's triggers: one of each type per user per document (workspace/add-ons/concepts/editor-triggers), run as
+ * and seen by their creator alone (apps-script/guides/triggers/installable). No time-driven one: it runs with no
+ * active spreadsheet (reported), and opening it by id needs more than `spreadsheets.currentonly`.
  */
+import { TriggersRefusedError } from '../core/ports';
 
-import { TriggersRefusedError } from '../platform/errors';
-
-/** The watch's handlers (src/main.ts) by the event that runs them. */
+/** src/main.ts's handlers. */
 export const WATCH_HANDLERS = {
   open: 'onWatchOpen',
   change: 'onWatchChange',
@@ -18,7 +14,6 @@ export const WATCH_HANDLERS = {
 
 const HANDLER_NAMES: readonly string[] = Object.values(WATCH_HANDLERS);
 
-/** This user's watch triggers in this spreadsheet (theirs only: no one sees another person's). */
 function myWatchTriggers(): GoogleAppsScript.Script.Trigger[] {
   const ss = SpreadsheetApp.getActiveSpreadsheet();
   return ScriptApp.getUserTriggers(ss).filter((trigger) =>
@@ -26,10 +21,6 @@ function myWatchTriggers(): GoogleAppsScript.Script.Trigger[] {
   );
 }
 
-/**
- * Creates the open, change and form-submit triggers for this spreadsheet as the current user (any left from an
- * earlier watch of theirs deleted first); returns their ids. Throws TriggersRefusedError when Apps Script refuses.
- */
 export function createWatchTriggers(): string[] {
   deleteMyWatchTriggers();
   const ss = SpreadsheetApp.getActiveSpreadsheet();
@@ -54,20 +45,17 @@ export function createWatchTriggers(): string[] {
   return ids;
 }
 
-/** Deletes the current user's watch triggers in this spreadsheet; how many there were. */
 export function deleteMyWatchTriggers(): number {
   const mine = myWatchTriggers();
   for (const trigger of mine) ScriptApp.deleteTrigger(trigger);
   return mine.length;
 }
 
-/** Deletes the current user's watch triggers of `ids` that still exist (others of theirs stay). */
 export function deleteWatchTriggers(ids: readonly string[]): void {
   for (const trigger of myWatchTriggers())
     if (ids.includes(trigger.getUniqueId())) ScriptApp.deleteTrigger(trigger);
 }
 
-/** Whether the current user's watch triggers of `ids` all still exist. */
 export function watchTriggersPresent(ids: readonly string[]): boolean {
   const present = new Set(myWatchTriggers().map((trigger) => trigger.getUniqueId()));
   return ids.every((id) => present.has(id));

@@ -1,16 +1,10 @@
-/**
- * SpreadsheetApp's UI: the menu's sidebar and help. The sidebar drives a bulk run a person starts; no time-driven
- * trigger drives it (an add-on's time-driven trigger runs without the spreadsheet, which spreadsheets.currentonly
- * cannot open by id; installable triggers do not run in an Editor add-on's test deployment). A watch's installable
- * triggers are src/adapters/triggers.ts.
- */
+/** The sidebar drives a bulk run: installable triggers do not run in an add-on's test deployment. */
 import { TRIAL_PROFILES, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
 import { ADDON_NAME } from '../core/product';
 import { documentLockHeld } from './lock';
 
 export { ADDON_NAME };
 
-/** The view the sidebar opens on: `plan` and `retry` show a run's plan before it starts. */
 export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry' | 'watch';
 
 export function showSidebar(view: SidebarView): void {
@@ -20,7 +14,7 @@ export function showSidebar(view: SidebarView): void {
   SpreadsheetApp.getUi().showSidebar(output);
 }
 
-/** The add-on menu: each item [caption, entry point of src/main.ts]; null is a separator. */
+/** [caption, entry point of src/main.ts]; null is a separator. */
 export function addAddonMenu(items: Array<[string, string] | null>): void {
   const menu = SpreadsheetApp.getUi().createAddonMenu();
   for (const item of items) {
@@ -30,35 +24,28 @@ export function addAddonMenu(items: Array<[string, string] | null>): void {
   menu.addToUi();
 }
 
-/** A short message in the corner of the spreadsheet. */
 export function showToast(message: string): void {
   SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
 }
 
-/**
- * A dialog suspends the script, and "LockService locks don't persist across the suspension"
- * (apps-script/reference/base/ui#alert): one shown while holding the document lock would let another execution in
- * half-way through the work the lock guards. Never so.
- */
+/** "LockService locks don't persist across the suspension" of a dialog (apps-script/reference/base/ui#alert). */
 function notHoldingTheLock(): void {
   if (documentLockHeld()) throw new Error('A dialog cannot be shown while the document lock is held.');
 }
 
-/** A question in a dialog with Yes and No buttons: whether the person pressed Yes. */
 export function confirm(message: string): boolean {
   notHoldingTheLock();
   const ui = SpreadsheetApp.getUi();
   return ui.alert(ADDON_NAME, message, ui.ButtonSet.YES_NO) === ui.Button.YES;
 }
 
-/** A message in a dialog with an OK button (a menu item's answer when it changes nothing). */
 export function showAlert(message: string): void {
   notHoldingTheLock();
   const ui = SpreadsheetApp.getUi();
   ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
 }
 
-/** The privacy policy the build was given (scripts/build.ts), or where to find it. */
+/** The build's (scripts/build.ts), or where to find it. */
 function privacyLink(): string {
   return __PRIVACY_URL__
     ? `The whole privacy policy: <a href="${__PRIVACY_URL__}" target="_blank" rel="noopener">${__PRIVACY_URL__}</a>.`

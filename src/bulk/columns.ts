@@ -1,15 +1,8 @@
-/**
- * The job's cells as one read: the URL cell, then the output cells. The output columns may lie further right than
- * the URL column (the plan's "first empty columns to the right"): the columns between are read and left out.
- */
 import type { SheetPort } from '../core/sheet';
 import type { Job } from './job';
 import { withFormulaCells } from './rowCells';
 
-/**
- * `count` rows from `row`, each the URL cell then `width - 1` output cells; with `formulas`, an output cell holding
- * a formula reads as its formula (user data, never written over).
- */
+/** `count` rows from `row`: the URL cell, then `width - 1` output cells (columns between the two are left out). */
 export function readJobCells(
   sheet: SheetPort,
   job: Pick<Job, 'urlColumn' | 'outputColumn'>,

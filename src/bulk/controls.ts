@@ -1,20 +1,14 @@
-/**
- * The run's controls from the sidebar: continue, resume, pause, cancel, progress. A run belongs to the person who
- * started it: only their executions work on it or change its state; everyone else sees its progress, read-only.
- */
+/** The run's sidebar controls: only its starter drives it; everyone else sees its progress read-only. */
 import type { Progress } from '../api';
+import type { Platform } from '../core/ports';
 import { isPropertiesQuotaError } from '../core/quota';
-import type { Platform } from '../platform/platform';
-import { requestsAtService } from '../store/sendingRecords';
+import { requestsAtService } from '../store/records';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSED_MESSAGE } from './job';
 import { type JobEvent, transition } from './jobMachine';
 import { hasDocument, loadJob, updateJob } from './jobStore';
 import { openingSlice, processSlice, quotaPaused, withSlices } from './slice';
 
-/**
- * Applies the starter's event to the stored job under the lock (the slice working on it picks it up when it
- * saves). Anyone else is refused, with who started the run.
- */
+/** Under the lock; the slice at work picks the change up when it saves. */
 function applyToStored(platform: Platform, event: JobEvent, runnerId: string | null): Job | null {
   return updateJob(platform, (stored) => {
     if (!stored) return stored;
@@ -25,14 +19,12 @@ function applyToStored(platform: Platform, event: JobEvent, runnerId: string | n
   });
 }
 
-/** Called by the sidebar again and again while it is open: the run goes on only while its starter's is. */
-/** The viewer of a run's progress: this user, now. */
 function currentViewer(platform: Platform): { runnerId: string | null; now: number } {
   return { runnerId: platform.runner.id(), now: platform.clock.now() };
 }
 
 export function continueEnrichment(platform: Platform): Progress {
-  // An execution without the spreadsheet (as a time-driven trigger runs, reported) has nothing to do and breaks nothing.
+  // A time-driven trigger may run without the spreadsheet (reported).
   if (!hasDocument(platform))
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
   let viewer: ReturnType<typeof currentViewer>;
@@ -44,7 +36,6 @@ export function continueEnrichment(platform: Platform): Progress {
     if (isPropertiesQuotaError(error)) return quotaPaused(error);
     throw error;
   }
-  // Someone else's run: they see it, and it spends nothing of theirs (processSlice leases only to the starter).
   if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
   return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
 }
@@ -54,9 +45,7 @@ export function resumeEnrichment(platform: Platform): Progress {
   // The lease stays: a slice paused while it waits on the service may still hold it, and then carries on.
   const job = applyToStored(platform, { type: 'resume' }, viewer.runnerId);
   if (job?.state !== 'running') return progressOf(job, viewer);
-  // A slice still at work carries on: Resume answers at once, and the sidebar's drive adds slices beside it.
   if (job.leaseUntil > platform.clock.now()) return withSlices(platform, progressOf(job, viewer), job);
-  // Otherwise as Start: the rest in Resume's own short slice when one batch holds it, else the sidebar's slices.
   return openingSlice(platform, job, viewer.runnerId, job.counts.total - job.counts.processed);
 }
 
@@ -66,11 +55,7 @@ export function pauseEnrichment(platform: Platform): Progress {
   return withInFlight(platform, job, progressOf(job, viewer));
 }
 
-/**
- * The starter's sidebar is being closed (its page's pagehide; the call may never arrive): their running run pauses
- * as Pause does, each slice under way writing the batch it sent, and goes on when their sidebar is open again. A
- * watch's run (driven by its triggers) and someone else's run are left as they are.
- */
+/** The starter's sidebar pagehide (it may never arrive): their run pauses as Pause does; a watch's run stays. */
 export function sidebarClosed(platform: Platform): Progress {
   const viewer = currentViewer(platform);
   const job = updateJob(platform, (stored) => {
@@ -100,10 +85,7 @@ export function getEnrichmentProgress(platform: Platform): Progress {
     : idleProgress();
 }
 
-/**
- * A run paused or cancelled while a slice still works on it (its lease held): the lookups of the batch that slice
- * sent, whose answers may still be charged (the sending records of src/store/sendingRecords.ts).
- */
+/** Paused or cancelled with a lease held: the lookups still at the service, which may yet be charged. */
 function withInFlight(platform: Platform, job: Job | null, progress: Progress): Progress {
   const now = platform.clock.now();
   if (!job || (job.state !== 'paused' && job.state !== 'cancelled') || job.leaseUntil <= now) return progress;

@@ -1,7 +1,4 @@
-/**
- * The bulk run's counts as rows are written, and what a new run finds in its rows. Each row is counted once, by
- * the one classifier (./outcomes.ts); the sentence, the counts and the summary box all render these. Pure.
- */
+/** A run's counts, each row counted once by the one classifier (./outcomes.ts). Pure. */
 import { CELL, OUT } from '../core/cells';
 import { emptyRunCounts, RESULT_KINDS } from '../core/runWords';
 import { isBlankCell, type NetworkHosts, parseProfileInput } from '../core/url';
@@ -11,26 +8,20 @@ import { countAlreadyDone, countKind, kindOfOutcome, kindOfStatus } from './outc
 import { cellText } from './rowCells';
 import type { RunScope } from './runScope';
 
-/** A row written from an outcome. */
 export function countOutcome(counts: Counts, outcome: RowOutcome): void {
   countKind(counts, kindOfOutcome(outcome));
 }
 
-/** A row written as a copy of another row's output (a duplicate URL). */
 export function countCopy(counts: Counts, output: unknown[]): void {
   countKind(counts, kindOfStatus(cellText(output[OUT.status]), output[OUT.email]));
 }
 
-/** What a new run finds in its rows, and whether a normalised URL occurs twice. */
 export interface SelectionCount {
   counts: Counts;
   hasDuplicates: boolean;
 }
 
-/**
- * Rows the run does not touch (src/bulk/runScope.ts) are already done, kept as they are; every other row with
- * something in its URL cell is the run's to process.
- */
+/** Rows the run does not touch are already done; every other non-blank row is the run's. */
 export function countSelection(rows: unknown[][], scope: RunScope, hosts: NetworkHosts): SelectionCount {
   const counts = emptyRunCounts();
   const keys = new Set<string>();
@@ -48,11 +39,7 @@ export function countSelection(rows: unknown[][], scope: RunScope, hosts: Networ
   return { counts, hasDuplicates };
 }
 
-/**
- * The counts a run ends with: the rows it wrote (each once, when written) and those it kept, which a later read
- * cannot tell apart from the rest. The total is the rows in the range at the end (rows inserted during the run
- * and filled by a later pass count), at least those processed; total minus processed rows have no result.
- */
+/** The total: the range's non-blank rows at the end (inserted ones count), at least those processed. */
 export function finalCounts(counts: Counts, rows: unknown[][]): Counts {
   const total = rows.filter((row) => !isBlankCell(row[CELL.url])).length;
   const processed = RESULT_KINDS.reduce((sum, kind) => sum + counts[kind], counts.alreadyDone);

@@ -1,10 +1,6 @@
-/**
- * What the bulk run offers the watch (src/watch/), its one way into this room: a column read and planned as a run
- * plans it, the watch's run created, driven one slice at a time and cancelled, and the run under way. A watch's
- * trigger run is slices of a bulk run over the watched rows.
- */
+/** The watch's (src/watch/) one way into the bulk run: its runs are slices of a bulk run over the watched rows. */
 import type { PlacementKind, Progress, Settings } from '../api';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../core/ports';
 import type { Job } from './job';
 import { isActive, transition } from './jobMachine';
 import { updateJob } from './jobStore';
@@ -23,10 +19,7 @@ export type { ColumnPlanner } from './planner';
 export { checkKeyForRun } from './runKeyCheck';
 export { trialRead } from './trial';
 
-/**
- * The planner of the watch's runs: the bulk run's own (./planner.ts) over every row without a result, none shown
- * first (no one is there to confirm a trigger run's plan: the watch's daily limit bounds it instead).
- */
+/** Rows without a result, no plan shown first (nobody confirms a trigger's run: the watch's daily limit bounds it). */
 export function watchPlanner(
   platform: Platform,
   settings: Settings,
@@ -35,7 +28,7 @@ export function watchPlanner(
   return columnPlanner(platform, settings, { mode: 'new', placement }, Number.POSITIVE_INFINITY);
 }
 
-/** Creates the watch's run over `planned` under the document lock; null when another run is under way. */
+/** Null when another run is under way. */
 export function createWatchRun(
   platform: Platform,
   planned: PlannedRun,
@@ -48,12 +41,10 @@ export function createWatchRun(
   return 'created' in outcome ? outcome.created : null;
 }
 
-/** One slice of the run `jobId`, as its owner `runnerId`. */
 export function driveSlice(platform: Platform, jobId: string, runnerId: string): Progress {
   return processSlice(platform, jobId, runnerId);
 }
 
-/** Cancels the run `jobId` when it is still active (the watch's own run never stays paused). */
 export function cancelRun(platform: Platform, jobId: string): void {
   updateJob(platform, (stored) => {
     if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;

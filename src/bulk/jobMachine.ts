@@ -1,20 +1,8 @@
-/**
- * The bulk run's state machine: `transition` is the only place a job's state changes. Pure: returns a new job
- * (or the same object when the event does not apply in the job's state).
- *
- *   idle ──start──▶ running ──finish──▶ done
- *                   │  ▲  ──pause──▶ paused ──resume──▶ running
- *                   │  └──resume── stopped
- *                   ├──halt(reason)──▶ paused | stopped | cancelled (by the reason)
- *   running, paused, stopped ──cancel──▶ cancelled
- *   any ──replaced──▶ cancelled (a slice's copy of a job that is gone from the store)
- *   running ──sync(stored)──▶ the stored state, when a pause or cancel arrived during a slice
- */
+/** The bulk run's state machine: `transition` is the only place a job's state changes. Pure. */
 import type { JobState, RunReason } from '../api';
 import { runText } from '../core/runWords';
 import type { Counts, Job } from './job';
 
-/** Why a running job halts, and the state that leaves it in. */
 export const HALT_STATE = {
   out_of_credits: 'paused',
   quota: 'paused',
@@ -46,12 +34,7 @@ export const isActive = (state: JobState): boolean => ACTIVE_STATES.includes(sta
 
 const isHalted = (state: JobState): boolean => state === 'paused' || state === 'stopped';
 
-/**
- * The new state; a paused or stopped stretch is timed apart from the working time (`haltedSince`, and `waited` by
- * the reason of the halt when it ends), with `now` the clock's time of the event. A stretch waits from the halt or
- * from the last save after it (`updatedAt`: a slice still at work when Pause came saves its batch's answers), so
- * the time slices worked after a Pause is working time, not waiting.
- */
+/** A halted stretch waits from the halt or the save after it (a slice at work on Pause saves later). */
 function enterAt(
   job: Job,
   state: JobState,
@@ -71,7 +54,6 @@ function enterAt(
   return next;
 }
 
-/** `now`: the clock's time of the event (the working time leaves out paused and stopped stretches). */
 export function transition(job: Job, event: JobEvent, now: number): Job {
   const enter = (to: Job, state: JobState, message: string, reason?: RunReason) =>
     enterAt(to, state, message, reason, now);
@@ -101,12 +83,9 @@ export function transition(job: Job, event: JobEvent, now: number): Job {
   }
 }
 
-/**
- * A cancel stored meanwhile always wins; a stored pause or halt wins over this slice's "running". A user's cancel
- * made while the slice worked reports the slice's counts: what was written and spent up to its end.
- */
+/** A stored cancel always wins (a user's reports the slice's counts); a stored pause or halt wins over "running". */
 function sync(job: Job, stored: StoredState, now: number): Job {
-  // Only the sidebar's controls end a paused stretch (Resume, Cancel): the stored job's stretches count.
+  // Only the sidebar's controls end a paused stretch: the stored job's stretches count.
   const timed: Job = { ...job, waited: stored.waited };
   if (stored.state === 'cancelled') {
     const message = stored.reason === 'user' ? cancelledMessage(job.counts) : stored.message;

@@ -1,9 +1,4 @@
-/**
- * Where a bulk run's results go: the add-on's own (or empty) columns beside the URLs, new columns inserted beside
- * them, the first empty columns further right, or the add-on's columns extended by the extra fields. Pure: computed
- * from one read of the column (the URL cell and every cell right of it).
- */
-
+/** Where a bulk run's results go, from one read of the column (the URL cell and every cell right of it). Pure. */
 import type { Placement, PlacementKind } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
@@ -12,39 +7,32 @@ import { isBlankCell } from '../core/url';
 import { type OwnedRows, ownedColumns } from './blocks';
 import { isBlank } from './rowCells';
 
-/** One read of the column: the header row and the URL rows, each from the URL cell to the last column read. */
+/** Each row from the URL cell to the last column read. */
 export interface ColumnRead {
   sheetName: string;
   urlColumn: number;
-  /** The sheet's column count (getMaxColumns). */
   maxColumns: number;
   headerRow: number | null;
   firstRow: number;
   lastRow: number;
-  /** The header row's cells (URL cell first), or null. */
   header: unknown[] | null;
-  /** Rows firstRow..lastRow, URL cell first. Shorter rows read as blank beyond their end. */
+  /** Shorter rows read as blank beyond their end. */
   rows: unknown[][];
-  /**
-   * The rows the add-on's recorded blocks own beside the URL column, by the first output column (src/bulk/blocks.ts):
-   * the only cells of the person's sheet a run may write over.
-   */
+  /** What the add-on's blocks own, by first output column (./blocks.ts): the only cells a run may write over. */
   owned: ReadonlyMap<number, readonly OwnedRows[]>;
 }
 
-/** Columns `first`..`first + count - 1` as Sheets names them ("B:D"). */
+/** "B:D" */
 function span(first: number, count: number): string {
   return `${columnLetters(first)}:${columnLetters(first + count - 1)}`;
 }
 
-/** The cells of a row at `offset` (from the URL cell) for `width` columns, blank beyond the row's end. */
 export function cellsAt(row: unknown[] | null, offset: number, width: number): unknown[] {
   const cells: unknown[] = [];
   for (let index = 0; index < width; index++) cells.push(row?.[offset + index] ?? '');
   return cells;
 }
 
-/** The output block at `offset`: the header row's cells first (when there is one), then the URL rows'. */
 function blockAt(read: ColumnRead, offset: number, width: number): unknown[][] {
   const rows = read.rows.map((row) => cellsAt(row, offset, width));
   return read.header ? [cellsAt(read.header, offset, width), ...rows] : rows;
@@ -54,10 +42,7 @@ function columnsEmpty(block: unknown[][]): boolean {
   return block.every((row) => row.every(isBlank));
 }
 
-/**
- * The `width` columns at `offset` take a run's results: every URL row's cells there are empty or the add-on's own (a
- * recorded block's, src/bulk/blocks.ts), and the header's cells empty or the add-on's titles.
- */
+/** Every URL row's cells there empty or the add-on's own, and the header's empty or the add-on's titles. */
 export function canReuse(read: ColumnRead, offset: number, width: number): boolean {
   const owned = read.owned.get(read.urlColumn + offset) ?? [];
   const titles = outputHeaders(width > outputHeaders(false).length);
@@ -73,7 +58,6 @@ export function canReuse(read: ColumnRead, offset: number, width: number): boole
   );
 }
 
-/** Where the results can go, from the cells right of the URLs. */
 export function placementOptions(read: ColumnRead, extraFields: boolean): Placement[] {
   const width = outputHeaders(extraFields).length;
   const beside = read.urlColumn + 1;
@@ -101,7 +85,6 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
   return [insertBeside(read, width), firstFreeRight(read, width)];
 }
 
-/** The columns beside the URLs, empty or the add-on's own; those past the sheet's last column are added at its end. */
 function reuse(read: ColumnRead, width: number, adding: boolean): Placement {
   const column = read.urlColumn + 1;
   const missing = columnsPastEdge(read, column, width);
@@ -118,7 +101,6 @@ function reuse(read: ColumnRead, width: number, adding: boolean): Placement {
   };
 }
 
-/** How many of the `width` columns from `column` lie past the sheet's last column. */
 function columnsPastEdge(read: ColumnRead, column: number, width: number): number {
   return Math.max(0, column + width - 1 - read.maxColumns);
 }
@@ -135,7 +117,6 @@ function insertBeside(read: ColumnRead, width: number): Placement {
   };
 }
 
-/** The first `width` adjacent columns right of the URLs that are empty (or the add-on's own) in the run's rows. */
 function firstFreeRight(read: ColumnRead, width: number): Placement {
   let offset = 2;
   while (read.urlColumn + offset <= read.maxColumns && !canReuse(read, offset, width)) offset++;
@@ -154,10 +135,7 @@ function firstFreeRight(read: ColumnRead, width: number): Placement {
   };
 }
 
-/**
- * The placement a run uses: the one chosen in the sidebar (or the first offered). A retry works where the results
- * are: the add-on's columns beside the URLs or further right, never new ones.
- */
+/** A retry works where the results are, never in new columns. */
 export function choosePlacement(placements: Placement[], retry: boolean, chosen?: PlacementKind): Placement {
   const found = retry
     ? placements.find((candidate) => candidate.kind !== 'insert')

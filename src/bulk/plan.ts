@@ -1,18 +1,12 @@
-/**
- * Planning a run from the spreadsheet: the range (the selection or the last run's), one read of its column (the URL
- * cells and every cell right of them, header included) and one read of the result store, handed to ./runPlan.ts.
- */
-
+/** Planning a run from the spreadsheet: its range, one read of its column and of the store, for ./runPlan.ts. */
 import type { PlacementKind, RunPlan, RunRequest, RunTarget, Settings } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders } from '../core/cells';
 import { TRIAL_PROFILES } from '../core/limits';
-import { WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
+import type { Platform } from '../core/ports';
 import type { CellBlock, SheetPort } from '../core/sheet';
 import { isRecord } from '../core/storedJson';
 import { isBlankCell } from '../core/url';
-import { webRequestQuotaNote, webRequestsLeft } from '../core/webRequests';
-import type { Platform } from '../platform/platform';
 import { type Block, ownedBeside, placedOn, readBlocks } from './blocks';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
@@ -21,7 +15,6 @@ import { columnPlanner } from './planner';
 import { isHeaderText, withFormulaCells } from './rowCells';
 import { trialRead } from './trial';
 
-/** A plan with what creating its job needs. */
 export interface PlannedRun {
   plan: RunPlan;
   read: ColumnRead;
@@ -31,13 +24,11 @@ export interface PlannedRun {
 
 const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, then try again.';
 
-/** A block of a sheet: what a run reads. */
 export interface SheetBlock {
   sheet: SheetPort;
   block: CellBlock;
 }
 
-/** The range the request is about, and what to say about the selection. */
 function targetRange(platform: Platform, request: RunRequest): SheetBlock & { note?: string } {
   const ss = platform.spreadsheet();
   const { target } = request;
@@ -79,10 +70,7 @@ function lastRunBlock(job: Job): CellBlock {
   return { row: top, column: job.urlColumn, rows: Math.max(1, job.lastRow - top + 1), columns: 1 };
 }
 
-/**
- * One read of the column: from a row above the selection (a header there) to its last URL, every column right;
- * `blocks`: the add-on's recorded blocks on the sheet, as placed now (src/bulk/blocks.ts).
- */
+/** From a row above the selection (a header there) to its last URL, every column right. */
 export function readColumn(
   { sheet, block }: SheetBlock,
   extraFields: boolean,
@@ -95,8 +83,6 @@ export function readColumn(
   const bottom = Math.min(block.row + block.rows - 1, sheet.lastRow());
   if (bottom < top) throw new Error(EMPTY_SELECTION);
   const blockTop = top > 1 ? top - 1 : top;
-  // Every column to the last one with data (the first empty ones right of the URLs are found there), at least
-  // the output columns beside the URLs.
   const wanted = Math.max(1 + outputHeaders(extraFields).length, sheet.lastColumn() - urlColumn + 1);
   const width = Math.max(1, Math.min(wanted, maxColumns - urlColumn + 1));
   const cells = sheet.valuesAndFormulas({
@@ -111,7 +97,6 @@ export function readColumn(
   let headerRow: number | null = null;
   if (isHeaderText(at(top)[0])) headerRow = top;
   else if (top > 1 && isHeaderText(rows[0][0])) headerRow = top - 1;
-  // The job's rows run from the first to the last non-empty URL cell: its ends identify it later.
   const filled = (row: number) => !isBlankCell(at(row)[0]);
   let firstRow = headerRow === top ? top + 1 : top;
   while (firstRow <= bottom && !filled(firstRow)) firstRow++;
@@ -137,12 +122,11 @@ export function readColumn(
   };
 }
 
-/** The add-on's recorded blocks on `sheet`, as placed now. */
 export function blocksOn(platform: Platform, sheet: SheetPort): Block[] {
   return placedOn(readBlocks(platform.documentProperties()), sheet).placed;
 }
 
-/** Plans the run the request asks for. Throws (with the reason) when there is nothing to plan. */
+/** Throws (with the reason) when there is nothing to plan. */
 export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   const settings = platform.settings.read();
   const { note, ...target } = targetRange(platform, request);
@@ -159,18 +143,11 @@ export function planFor(platform: Platform, request: RunRequest): PlannedRun {
     read = trial;
     plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: newProfiles };
   }
-  const quota = webRequestQuotaNote(
-    plan.refusal ? 0 : plan.newProfiles,
-    webRequestsLeft(platform.userProperties().getProperty(WEB_REQUESTS_PROPERTY), platform.clock.now()),
-    (ms) => platform.clock.timeText(ms),
-  );
-  const notes = [note, quota].filter(Boolean);
-  if (notes.length > 0) plan.note = notes.join(' ');
+  if (note) plan.note = note;
   plan.target = { sheetId: sheet.id, column: block.column, row: block.row, rows: block.rows };
   return { plan, read, sheet, settings };
 }
 
-/** The request as received from the sidebar (plain values), checked. */
 export function parseRunRequest(raw: unknown): RunRequest {
   const record = isRecord(raw) ? raw : {};
   const request: RunRequest = {
@@ -191,7 +168,6 @@ export function parseRunRequest(raw: unknown): RunRequest {
   return request;
 }
 
-/** A plan's target as the sidebar sent it back: whole numbers, or none (the selection is read instead). */
 function parseTarget(raw: unknown): RunTarget | undefined {
   if (!raw || typeof raw !== 'object') return undefined;
   const record = raw as Record<string, unknown>;

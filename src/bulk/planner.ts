@@ -1,20 +1,14 @@
-/**
- * How a run prices a column read, one way for every run (the sidebar's and the watch's): ./runPlan.ts with the run's
- * options, the result store read once per profile.
- */
+/** How every run (the sidebar's and the watch's) prices a column read, the store read once per profile. */
 import type { PlacementKind, RunPlan, RunRequest, Settings } from '../api';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../core/ports';
+import { storeOf } from '../store/store';
 import type { ColumnRead } from './placement';
 import { planRun } from './runPlan';
 import { rememberingStore } from './trial';
 
-/** The plan of a read of the column; `chosen`: the placement asked for (default: the request's). */
 export type ColumnPlanner = (read: ColumnRead, chosen?: PlacementKind) => RunPlan;
 
-/**
- * The planner of a run asked by `request` for a person with `settings`. `startAtOnceUnder`: runs under this many
- * credits start without their plan (null: every run shows it first).
- */
+/** `startAtOnceUnder`: runs under this many credits start without their plan (null: every run shows it first). */
 export function columnPlanner(
   platform: Platform,
   settings: Settings,
@@ -29,7 +23,7 @@ export function columnPlanner(
     startAtOnceUnder,
     hosts: platform.config().networkHosts,
   };
-  const store = platform.lookupPorts(false).store;
+  const store = storeOf(platform);
   const stored = rememberingStore((keys) => store.getMany(keys));
   return (read, chosen = request.placement) => planRun(read, { ...options, chosen }, stored);
 }

@@ -1,15 +1,10 @@
-/**
- * Rows or columns inserted or deleted since the last slice move the job. The sheet's size tells that something
- * moved; the URL cells at the job's ends (and the header) tell where.
- */
-
+/** Inserted or deleted rows and columns move the job: the sheet's size tells that, the end cells and header where. */
 import { CELL } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import { cellHash } from './rowCells';
 
-/** Where a run's cells are, and what finds them again after rows or columns move. */
 export type Frame = Pick<
   Job,
   | 'sheetId'
@@ -26,26 +21,19 @@ export type Frame = Pick<
   | 'headerTexts'
 >;
 
-/** A run's or a block's frame; a run's cursor moves with its rows. */
 type Placed = Frame & { cursor?: number };
 
 export const COLUMNS_MOVED =
   'Columns were inserted or deleted in this sheet during the run, so the add-on can no longer tell where the URLs and its result columns are. Nothing more was written. Start the run again on the URL column: rows with a result are skipped.';
 
-/**
- * Moves the job with the sheet's changes. Returns false when the job can no longer be sure where its cells are:
- * then it must not write anything.
- */
+/** False when the job can no longer be sure where its cells are: then it must not write anything. */
 export function relocate(job: Placed, sheet: SheetPort, width: number): boolean {
   if (!followColumns(job, sheet, width)) return false;
   followRows(job, sheet);
   return true;
 }
 
-/**
- * Columns: the header's marks, where the job left them or shifted by the change, locate the URL column and the
- * output columns (columns inserted or deleted left of the URLs move both; between them, the output columns alone).
- */
+/** The header's marks, unshifted, or shifted with the output columns alone or with both, locate the columns. */
 function followColumns(job: Placed, sheet: SheetPort, width: number): boolean {
   const maxColumns = sheet.maxColumns();
   if (maxColumns === job.maxColumns) return true;
@@ -73,7 +61,6 @@ function followColumns(job: Placed, sheet: SheetPort, width: number): boolean {
   return true;
 }
 
-/** Rows: the URL cells at the job's ends, where they were or shifted by the change. */
 function followRows(job: Placed, sheet: SheetPort): void {
   const maxRows = sheet.maxRows();
   if (maxRows === job.maxRows) return;
@@ -88,22 +75,18 @@ function followRows(job: Placed, sheet: SheetPort): void {
   const bottomMoved = at(job.lastRow + moved) === job.bottomValue;
   const bottomStayed = at(job.lastRow) === job.bottomValue;
   if (topMoved && !topStayed) {
-    // Rows inserted or deleted above the job: everything moved.
     job.firstRow += moved;
     job.lastRow += moved;
     if (job.cursor !== undefined) job.cursor += moved;
     if (job.headerRow !== null) job.headerRow += moved;
   } else if (bottomMoved || !bottomStayed) {
-    // Inside the job's rows (or the ends were edited too, e.g. by a sort in the same pause: then rows are
-    // rather kept than skipped). The final pass re-reads the whole range for rows the cursor passed by.
+    // Inside the rows, or the ends edited too (a sort): rather keep rows than skip them; a later pass re-reads.
     job.lastRow = Math.max(job.firstRow - 1, job.lastRow + moved);
     if (job.cursor !== undefined) job.cursor = Math.min(job.cursor, job.lastRow + 1);
   }
-  // Otherwise the change was below the job: nothing moved.
   job.maxRows = maxRows;
 }
 
-/** Notes the URL cells at the job's ends as the slice leaves them (a sort meanwhile changes them). */
 export function noteEnds(job: Placed, sheet: SheetPort): void {
   if (job.lastRow < job.firstRow) return;
   const cell = (row: number) => sheet.values({ row, column: job.urlColumn, rows: 1, columns: 1 })[0][0];

@@ -1,9 +1,4 @@
-/**
- * Planning a run's rows: what a window does with each row (blank, keep, not a profile, look up) as the run's scope
- * says, whether a row still holds the URL it was planned from, where the next pass starts, the results a duplicate
- * row copies, and the runs of adjacent rows a write covers. Pure. Rows read from the sheet hold the URL cell, then
- * the output cells (offsets in CELL).
- */
+/** Planning a run's rows. Pure. Rows read from the sheet hold the URL cell, then the output cells (offsets in CELL). */
 import { CELL } from '../core/cells';
 import { isBlankCell, type NetworkHosts, parseProfileInput } from '../core/url';
 import { isFinalResult, statusOfRow } from './rowCells';
@@ -15,7 +10,6 @@ export type RowPlan =
   | { action: 'invalid'; reason: string; sent: string }
   | { action: 'lookup'; sent: string; key: string };
 
-/** What to do with each row of a window in this pass: the rows the run does not touch keep what they hold. */
 export function planRows(rows: unknown[][], scope: RunScope, pass: number, hosts: NetworkHosts): RowPlan[] {
   return rows.map((row) => {
     const input = parseProfileInput(row[CELL.url], hosts);
@@ -28,7 +22,7 @@ export function planRows(rows: unknown[][], scope: RunScope, pass: number, hosts
   });
 }
 
-/** True when the row still holds the URL it was planned from (a sort or insertion moves rows between slices). */
+/** A sort or insertion moves rows between slices. */
 export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): boolean {
   if (plan.action === 'lookup') {
     const input = parseProfileInput(cell, hosts);
@@ -38,15 +32,11 @@ export function sameInput(cell: unknown, plan: RowPlan, hosts: NetworkHosts): bo
   return false;
 }
 
-/** The first row of `rows` with a URL and no status yet, or -1. */
 export function firstWithoutStatus(rows: unknown[][]): number {
   return rows.findIndex((row) => !isBlankCell(row[CELL.url]) && statusOfRow(row) === '');
 }
 
-/**
- * Results the add-on wrote in these rows, by normalised URL (the output cells): a duplicate URL gets the same
- * result without a request.
- */
+/** The output cells the add-on wrote, by normalised URL: a duplicate URL copies them. */
 export function writtenResults(rows: unknown[][], hosts: NetworkHosts): Map<string, unknown[]> {
   const results = new Map<string, unknown[]>();
   for (const row of rows) {
@@ -58,7 +48,7 @@ export function writtenResults(rows: unknown[][], hosts: NetworkHosts): Map<stri
   return results;
 }
 
-/** Indices (ascending) grouped into runs of adjacent rows: one write per run, never over a row in between. */
+/** Ascending indices as runs of adjacent rows: one write per run, never over a row in between. */
 export function adjacentRuns(indices: number[]): Array<{ from: number; count: number }> {
   const runs: Array<{ from: number; count: number }> = [];
   for (const index of indices) {

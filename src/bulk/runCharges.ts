@@ -1,5 +1,4 @@
-/** Who pays for a bulk run's lookups, and where they are written: its line in the credits log (src/store/credits.ts). */
-
+/** A bulk run's line in the credits log (src/store/credits.ts). */
 import { columnLetters } from '../core/a1';
 import { stableHash } from '../core/hash';
 import type { ChargeContext } from '../store/credits';
@@ -17,7 +16,7 @@ export function runCharges(
   return {
     source: watch ? 'watch' : 'run',
     payer: job.ownerName || (watch ? "the watch's creator" : "the run's starter"),
-    // A hash: the runner id itself would let whoever reads the log drive the run (src/adapters/runner.ts).
+    // A hash: the runner id itself would let whoever reads the log drive the run.
     payerId: job.ownerId ? stableHash(job.ownerId).slice(0, 8) : '',
     where: watch
       ? `watch ${job.id} · '${job.sheetName}'!${column} ${rows}`

@@ -1,6 +1,4 @@
-/** Why a bulk run halts on a service error, and what the sidebar tells the user to do. Pure. */
 import { SETTINGS_PATH } from '../core/product';
-import { WEB_REQUEST_QUOTA_WORDS } from '../core/webRequests';
 import { type ServiceError, withAdvice } from '../lookup/result';
 import type { HaltReason } from './jobMachine';
 
@@ -25,7 +23,7 @@ export function haltOf(error: ServiceError): { reason: HaltReason; message: stri
         reason: 'quota',
         message: withAdvice(
           error,
-          `${WEB_REQUEST_QUOTA_WORDS}. Wait until it resets, then Resume in the Progress tab.`,
+          'Google allows about 20,000 web requests a day for a consumer account (100,000 for Google Workspace). Wait until it resets, then Resume in the Progress tab.',
         ),
       };
     case 'endpoint_not_found':

@@ -1,16 +1,12 @@
-/**
- * What a run did: its summary when it ends (the counts its progress line showed), the last few
- * runs of the spreadsheet (document properties), and selecting the first failed row.
- */
-
+/** An ended run's summary, the spreadsheet's last runs, and selecting the first failed row. */
 import type { RunHistory, RunSummary } from '../api';
 import { columnLetters } from '../core/a1';
 import { CELL, outputHeaders } from '../core/cells';
+import type { Platform } from '../core/ports';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
 import { FAILED_KINDS } from '../core/runWords';
 import type { SheetPort } from '../core/sheet';
 import { checkedRecord, type FieldSpecs, parseStored } from '../core/storedJson';
-import type { Platform } from '../platform/platform';
 import { readJobCells } from './columns';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
@@ -48,33 +44,30 @@ const SUMMARY_FIELDS: FieldSpecs<RunSummary> = {
   runs: 'number?',
 };
 
-/** The kept summaries (RUN_HISTORY_PROPERTY), newest first; an entry that is not a run's summary is left out. */
+/** Newest first; an entry that is not a run's summary is left out. */
 function readHistory(platform: Platform): RunSummary[] {
   const history = parseStored(platform.documentProperties().getProperty(RUN_HISTORY_PROPERTY));
   if (!Array.isArray(history)) return [];
   return history.flatMap((entry) => checkedRecord<RunSummary>(entry, SUMMARY_FIELDS) ?? []);
 }
 
-/** The rows of the job's range (URL, Email, Email status), or none when its sheet is gone. */
+/** URL, Email, Email status. */
 function jobRows(platform: Platform, job: Job): unknown[][] {
   const sheet = sheetOf(platform, job);
   if (!sheet || job.lastRow < job.firstRow) return [];
   return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
 }
 
-/** The summary of an ended run: the counts its progress line shows (src/bulk/outcomes.ts classified each row). */
 export function summarize(job: Job): RunSummary {
   const column = columnLetters(job.urlColumn);
-  // The watch's runs are said by the column it watches, whatever rows each covered.
   const summary = summaryOf(
     job,
     job.origin === 'watch' ? `${column}:${column}` : `${column}${job.firstRow}:${column}${job.lastRow}`,
   );
-  // A watch's run finds the column's earlier rows done: not its work.
   return job.origin === 'watch' ? { ...summary, alreadyDone: 0 } : summary;
 }
 
-/** Adds an ended run to the history (once). Call it holding the document lock. */
+/** Once per run. Call it holding the document lock. */
 export function recordRun(platform: Platform, job: Job): RunSummary | null {
   if (!ENDED.includes(job.state)) return null;
   const history = readHistory(platform);
@@ -90,7 +83,7 @@ export function recordRun(platform: Platform, job: Job): RunSummary | null {
   return summary;
 }
 
-/** The last run's summary (recorded the first time it is asked for after the run ended) and the history. */
+/** The last run is recorded the first time it is asked for after it ended. */
 export function getRunHistory(platform: Platform): RunHistory {
   const job = loadJob(platform);
   if (job && ENDED.includes(job.state) && !readHistory(platform).some((entry) => entry.id === job.id)) {
@@ -111,7 +104,6 @@ const failed = (row: unknown[]): boolean => {
   return kind !== null && FAILED_KINDS.includes(kind);
 };
 
-/** Selects the first row of the last run that failed (an error, unprocessable, not a profile). */
 export function selectFirstFailedRow(platform: Platform): string {
   const job = loadJob(platform);
   const sheet = job && sheetOf(platform, job);

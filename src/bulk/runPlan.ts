@@ -1,8 +1,4 @@
-/**
- * The plan and the price of a bulk run, before anything in the sheet changes: what each row will cost, where the
- * results will go (./placement.ts), and what moves. Pure: computed from one read of the column (the URL cell and
- * every cell right of it) and one read of the result store (a `stored` callback); ./plan.ts does the reading.
- */
+/** A bulk run's plan and price before anything in the sheet changes. Pure: ./plan.ts does the reading. */
 import type { PlacementKind, PlanCounts, RunMode, RunPlan } from '../api';
 import { columnLetters } from '../core/a1';
 import { outputHeaders, STATUS } from '../core/cells';
@@ -14,43 +10,33 @@ import { RunScope } from './runScope';
 
 export interface PlanOptions {
   mode: RunMode;
-  /** Retry failed rows: UNPROCESSABLE rows too (a new credit each). */
   includeUnprocessable: boolean;
-  /** Look rows with a result up again (a new credit each). */
   recheck: boolean;
   extraFields: boolean;
-  /** Runs under this many credits start without their plan; null: every run shows its plan first. */
   startAtOnceUnder: number | null;
   hosts: NetworkHosts;
-  /** The placement chosen in the sidebar, when there was a choice. */
   chosen?: PlacementKind;
 }
 
-/** What a run looks at in each row: which rows it touches, how to read them, where the output cells are. */
 interface RowScope {
   hosts: NetworkHosts;
   run: RunScope;
-  /** The output block's offset from the URL cell, and its width. */
+  /** The output block's offset from the URL cell. */
   offset: number;
   width: number;
 }
 
-/** The rows counted: the plan's numbers but the profiles' price, and the profiles to price. */
 interface RowTally {
   counts: PlanCounts;
   profileRows: number;
   errorRows: number;
   unprocessableRows: number;
-  /** Profiles of the rows to look up, with their rows. */
+  /** Profiles to look up, with their row counts. */
   wanted: Map<string, number>;
-  /** Profiles of rows that keep a result of the add-on's. */
   written: Set<string>;
 }
 
-/**
- * Plans a run: `stored` reads the result store once for the distinct profiles to look up. Refuses a column with no
- * profile URL at all (the Email column selected by mistake) instead of filling it with INVALID_URL.
- */
+/** Refuses a column with no profile URL (the Email column selected by mistake) rather than fill it with INVALID_URL. */
 export function planRun(
   read: ColumnRead,
   options: PlanOptions,
@@ -92,7 +78,6 @@ export function planRun(
   return plan;
 }
 
-/** Counts the rows by what the run does with them; the profiles' price is left to priceProfiles. */
 function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
   const tally: RowTally = {
     counts: {
@@ -140,7 +125,6 @@ function tallyRow(tally: RowTally, row: unknown[], scope: RowScope): void {
   }
 }
 
-/** Splits the profiles to look up into known (free) and new (a credit each), reading the store once. */
 function priceProfiles(
   tally: RowTally,
   scope: RowScope,

@@ -1,15 +1,9 @@
-/**
- * What a run did, in counters that do not overlap: every row of the run's range is in exactly one of found, no
- * address, unprocessable, not a profile, errors, already done, not processed, blank (./outcomes.ts classifies).
- * Its time: the working time, and the paused or stopped stretches apart. Pure.
- */
-
+/** What a run did, in counters that do not overlap (./outcomes.ts), and its working time. Pure. */
 import type { KindCounts, RunReason, RunSummary } from '../api';
 import { HISTORY_LENGTH } from '../core/limits';
 import { RESULT_KINDS } from '../core/runWords';
 import type { Job } from './job';
 
-/** The summary of an ended run: the figures its progress line shows, and its working time. */
 export function summaryOf(job: Job, range: string): RunSummary {
   const kinds = {} as KindCounts;
   for (const kind of RESULT_KINDS) kinds[kind] = job.counts[kind];
@@ -39,12 +33,7 @@ export function summaryOf(job: Job, range: string): RunSummary {
   };
 }
 
-/**
- * The history with `summary` first (replacing an older entry of the same run): the last HISTORY_LENGTH runs of
- * people, and one line for the watch, its runs of the day summed (a new day starts a new line), so the watch
- * never pushes a person's runs out. `dayOf` tells the day of a time as the watch's daily limit counts it (the
- * spreadsheet's day).
- */
+/** People's last HISTORY_LENGTH runs, and one line summing the watch's runs of the day (it never pushes them out). */
 export function addToHistory(
   history: RunSummary[],
   summary: RunSummary,
@@ -63,11 +52,9 @@ export function addToHistory(
   return all.filter((old) => old === watch || people.includes(old));
 }
 
-/** The watch's line of the day with one more of its runs: the figures summed, the time of the last check. */
 function sumWatchRuns(day: RunSummary, run: RunSummary): RunSummary {
   const sum = { ...run };
   for (const kind of RESULT_KINDS) sum[kind] = day[kind] + run[kind];
-  // The rows a watch's run found done were done by earlier runs (counted there), not today's work.
   sum.alreadyDone = 0;
   sum.creditsSpent = day.creditsSpent + run.creditsSpent;
   sum.creditsMaybeLost = day.creditsMaybeLost + run.creditsMaybeLost;

@@ -1,48 +1,102 @@
 /**
- * One slice of the bulk run: one execution's share of it, batch after batch for one time budget. Between two
- * batches it holds the document lock once (./step.ts): the last window written, the next leased and claimed. Each
- * batch goes out with the lock free, its answers kept in its records first (src/store/sendingRecords.ts). When the
- * slice's last hold is refused, the records say so, and the next hold of any slice frees its window and writes it
- * from the store.
+ * One slice of a bulk run: one execution's share of it, a hold of the document lock between each two batches. A
+ * hold folds what is final (counting the run's credits in its job), writes the slice's last window (each row checked
+ * again right before), and leases the next: rows planned up to the slice's share of the run's pace, their new profiles
+ * claimed in a sending record, all in one write with the job. The batch goes out with the lock free.
  */
 import type { Progress } from '../api';
-import { outputHeaders } from '../core/cells';
-import { stableHash } from '../core/hash';
+import { CELL, outputHeaders } from '../core/cells';
 import {
-  DEFAULT_RETRY,
+  DEFAULT_SLICES,
   DEFAULT_STEP_BUDGET_MS,
   FIRST_SLICE_MAX_MS,
-  FIRST_SLICE_WINDOWS,
   LEASE_MS,
   MAX_BATCH_SIZE,
+  MAX_PASSES,
+  MAX_SLICES,
+  MAX_WINDOW_ROWS,
 } from '../core/limits';
-import { JOB_PROPERTY, KEY_PACE_PROPERTY, WEB_REQUESTS_PROPERTY } from '../core/propertyNames';
+import type { Platform } from '../core/ports';
+import { JOB_PROPERTY } from '../core/propertyNames';
 import { isPropertiesQuotaError, propertiesQuotaMessage } from '../core/quota';
+import type { SheetPort } from '../core/sheet';
 import { withoutStop } from '../core/text';
 import { timeId } from '../core/timeId';
-import { addWebRequests } from '../core/webRequests';
+import type { NetworkHosts } from '../core/url';
 import { redactKey } from '../lookup/apiKey';
-import { sliceBudget } from '../lookup/budget';
-import { checkKeyOfRun } from '../lookup/keyCheck';
-import { keyPaceValue, knowsNothing } from '../lookup/pace';
-import type { BatchSample, BatchSizer, LookupPorts } from '../lookup/ports';
-import { type ServiceError, serviceError } from '../lookup/result';
-import { emptyReport, type LookupReport, sendClaimed } from '../lookup/session';
-import type { Platform } from '../platform/platform';
-import { idleProgress, type Job, progressOf } from './job';
-import type { HaltReason } from './jobMachine';
-import { transition } from './jobMachine';
+import { observe, type Pace } from '../lookup/pace';
+import { serviceError } from '../lookup/result';
+import { type Claim, claim, type KeepsStored, type Report, sendClaimed } from '../store/send';
+import { type Store, storeOf } from '../store/store';
+import { inRanges } from './blocks';
+import { readJobCells } from './columns';
+import { finalCounts } from './counting';
+import { countsShown, idleProgress, type Job, mayDrive, progressOf, type WindowLease } from './job';
+import { cancelledMessage, type HaltReason, transition } from './jobMachine';
 import { loadJob, parseJob, updateJob } from './jobStore';
-import { slicesWorking, windowsLeft } from './lease';
+import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
+import { firstWithoutStatus, writtenResults } from './rowPlan';
 import { runCharges } from './runCharges';
 import { haltOf } from './runHalt';
-import { mostSlices, paceNow, runCap, slicesFor, splitAtLimit } from './runPace';
-import { holdOnce, type Leased, lookForRoom, type Sent, type SliceSetup } from './step';
+import { RunScope } from './runScope';
+import { type PlannedWindow, planWindow, type RowAnswer, writeWindow } from './window';
 
-/** Holds of the lock one slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
+/** The run's pace before anything was seen: a first round of its slices, doubled while the service keeps up. */
+export const PACE_START = 50;
+/** Holds of the lock a slice makes at most (each bounded in time: the loop ends at the slice's deadline anyway). */
 const MOST_HOLDS = 1000;
+/** A window whose profiles other executions are looking up is written again after this (their batch's time). */
+const ELSEWHERE_WAIT_MS = 1000;
 
-/** Works on the job for one budget (`maxBudgetMs`, at most ENRICH_STEP_BUDGET_MS), at most `maxWindows` batches. */
+/** What a slice works with, fixed for the slice. */
+interface Setup {
+  platform: Platform;
+  store: Store;
+  jobId: string;
+  runnerId: string | null;
+  token: string;
+  /** The slice's execution has ended by then: its window and record end then too. */
+  until: number;
+  /** No window is leased after this (the slice's budget). */
+  deadline: number;
+  sheet: SheetPort;
+  width: number;
+  hosts: NetworkHosts;
+  apiKey: string;
+  endpoint: string;
+  /** ENRICH_BATCH_SIZE: the requests of every batch, fixed. */
+  batchSize?: number;
+  /** The most requests of one fetchAll, and the most slices at once. */
+  batchCap: number;
+  slices: number;
+  written?: Map<string, unknown[]>;
+}
+
+/** A window leased, with its claim: sent after the hold, written in the next. */
+interface Leased {
+  window: PlannedWindow;
+  claimed: Claim;
+  share: number;
+  pace: Pace;
+}
+
+interface Sent extends Leased {
+  report: Report;
+}
+
+interface Hold {
+  job: Job | null;
+  next?: Leased;
+  /** Ms to wait before leasing (a Retry-After). */
+  waitMs?: number;
+}
+
+/** BULK_SLICES, or DEFAULT_SLICES, at most MAX_SLICES. */
+export function mostSlices(platform: Platform): number {
+  return Math.min(MAX_SLICES, platform.config().slices ?? DEFAULT_SLICES);
+}
+
+/** Works on the job for one budget (at most ENRICH_STEP_BUDGET_MS), at most `maxWindows` batches. */
 export function processSlice(
   platform: Platform,
   jobId: string,
@@ -59,58 +113,45 @@ export function processSlice(
   }
 }
 
-/**
- * The answer to Start or Resume of the starter's running run (`job`): `lookups` (at most) that go in one fetchAll at
- * the run's pace now are done in a short slice of the call itself; more are left to the sidebar's slices, opened from
- * this answer as many at once as the pace needs, so the sidebar shows the run going on at once.
- */
+/** Start's or Resume's answer: a run of one batch is done in a short slice of the call itself; more, by the sidebar. */
 export function openingSlice(
   platform: Platform,
   job: Job,
   runnerId: string | null,
   lookups: number,
 ): Progress {
-  const config = platform.config();
-  const batch =
-    config.batchSize ??
-    Math.min(config.maxConcurrency, paceNow(job.pace, runCap(config), platform.clock.now()).size);
-  if (lookups <= batch)
-    return processSlice(platform, job.id, runnerId, FIRST_SLICE_MAX_MS, FIRST_SLICE_WINDOWS);
+  if (lookups <= shareOf(platform, job.pace, 1))
+    return processSlice(platform, job.id, runnerId, FIRST_SLICE_MAX_MS, 1);
   return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
 }
 
-/**
- * The slices of a running run its starter's sidebar drives at once: as many as the run's pace is split into
- * (BULK_SLICES, fewer when the pace leaves under SLICE_MIN_SHARE requests to each), and no more than the windows a
- * slice may still find (the slices at work now count).
- */
+/** The slices the starter's sidebar drives at once: BULK_SLICES, no more than the windows left to lease. */
 export function withSlices(platform: Platform, progress: Progress, job?: Job | null): Progress {
   if (progress.state !== 'running' || progress.readOnly || !job) return progress;
-  const config = platform.config();
   const now = platform.clock.now();
-  const most = mostSlices(config);
-  const pace = paceNow(job.pace, runCap(config), now);
-  const working = slicesWorking(job, now);
-  // None at work yet: as many as send the run's pace in whole fetchAlls (one at PACE_START, more at a pace known),
-  // or as it is kept split at a limit the service showed.
-  const whole = Math.ceil(pace.size / config.maxConcurrency);
-  const figure = config.batchSize
-    ? most
-    : working === 0
-      ? Math.min(most, Math.max(whole, splitAtLimit(pace, runCap(config), most)))
-      : slicesFor(most, pace.size);
-  const share = config.batchSize ?? Math.max(1, Math.floor(pace.size / figure));
-  const windows = working + windowsLeft(job, now, share);
-  return { ...progress, slices: Math.max(1, Math.min(figure, windows)) };
+  const share = Math.max(1, shareOf(platform, job.pace));
+  const working = liveWindows(job, now).length;
+  const free = (job.windows ?? []).filter((window) => window.until <= now).length;
+  const unleased = Math.ceil(Math.max(0, job.lastRow - job.cursor + 1) / share);
+  return { ...progress, slices: Math.max(1, Math.min(mostSlices(platform), working + free + unleased)) };
 }
 
-/** The run cannot read or save its state today (Apps Script's properties quota): it waits, nothing is lost. */
+/** The run cannot read or save its state now (Apps Script's properties quota): it waits, nothing is lost. */
 export function quotaPaused(error: unknown): Progress {
   const message = `Paused: ${propertiesQuotaMessage(error)} Results already written stay; the run goes on when you Resume after the limit resets.`;
   return { ...idleProgress(message), state: 'paused', reason: 'quota' };
 }
 
-/** The slice: the checks before any work, then batch after batch, each between two holds of the lock. */
+/**
+ * Requests a slice's batch holds: ENRICH_BATCH_SIZE, else its part of the run's pace among the `slices` sending at
+ * once, within one fetchAll.
+ */
+function shareOf(platform: Platform, pace: Pace | undefined, slices = mostSlices(platform)): number {
+  const config = platform.config();
+  if (config.batchSize) return Math.min(MAX_BATCH_SIZE, config.batchSize);
+  return Math.min(config.maxConcurrency, Math.ceil((pace?.size ?? PACE_START) / slices));
+}
+
 function runSlice(
   platform: Platform,
   jobId: string,
@@ -118,251 +159,356 @@ function runSlice(
   maxBudgetMs: number,
   maxWindows: number,
 ): Job | null {
-  const now = () => platform.clock.now();
-  const started = now();
+  const started = platform.clock.now();
   const job = loadJob(platform);
   if (!job || job.id !== jobId || job.state !== 'running') return job;
-  const ready = checkBeforeWork(platform, job);
-  if ('halt' in ready) return haltJob(platform, jobId, ready.halt.reason, ready.halt.message);
+  const apiKey = platform.settings.apiKey();
+  if (!apiKey)
+    return haltJob(
+      platform,
+      jobId,
+      haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })),
+    );
   const config = platform.config();
-  const budgetMs = Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs);
-  const tally = { sent: 0 };
-  const setup: SliceSetup = {
-    ...ready,
+  if (!config.endpoint.ok)
+    return haltJob(platform, jobId, { reason: 'configuration', message: config.endpoint.message });
+  const ss = platform.spreadsheetOrNull();
+  const sheet = ss?.sheetById(job.sheetId);
+  if (!sheet)
+    return haltJob(
+      platform,
+      jobId,
+      ss
+        ? { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` }
+        : { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' },
+    );
+  const setup: Setup = {
     platform,
+    store: storeOf(platform),
     jobId,
     runnerId,
     token: timeId(started),
-    // An execution ends within EXECUTION_LIMIT_MS of its start (which was before `started`).
     until: started + LEASE_MS,
-    deadline: started + budgetMs,
-    ports: countingRequests(platform.lookupPorts(true, runCharges(job), ready.store), tally),
+    deadline: started + Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs),
+    sheet,
+    width: 1 + outputHeaders(job.extraFields).length,
+    hosts: config.networkHosts,
+    apiKey,
+    endpoint: config.endpoint.endpoint,
     batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),
     batchCap: config.maxConcurrency,
-    slices: mostSlices(config),
-    cap: runCap(config),
+    slices: mostSlices(platform),
   };
-  let last: Job | null = job;
   try {
-    last = holdAndSend(setup, maxWindows) ?? last;
+    return holdAndSend(setup, maxWindows) ?? job;
   } catch (error) {
-    last = haltOnError(platform, jobId, error, ready.apiKey);
-  } finally {
-    // The user's web requests in the quota's 24 hours (src/core/webRequests.ts): the next slice counts its own anyway.
-    const { sent } = tally;
-    if (sent > 0) keepFigure(platform, WEB_REQUESTS_PROPERTY, (count) => addWebRequests(count, sent, now()));
+    if (isPropertiesQuotaError(error)) throw error;
+    const text = redactKey(withoutStop(error instanceof Error ? error.message : String(error)), apiKey);
+    try {
+      return haltJob(platform, jobId, {
+        reason: 'error',
+        message: `Paused after an unexpected error: ${text}. Resume to retry.`,
+      });
+    } catch {
+      return loadJob(platform);
+    }
   }
-  // What the key's service took, for the starter's next run (src/lookup/pace.ts): it only speeds up its start.
-  const pace = last?.pace;
-  const keyHash = stableHash(ready.apiKey);
-  if (pace) keepFigure(platform, KEY_PACE_PROPERTY, (kept) => keyPaceValue(pace, kept, keyHash, now()));
-  return last;
 }
 
 /** Hold, send, hold…: the job as the last hold left it (undefined when no hold got the lock). */
-function holdAndSend(setup: SliceSetup, maxWindows: number): Job | null | undefined {
-  const { clock } = setup.platform;
+function holdAndSend(setup: Setup, maxWindows: number): Job | null | undefined {
+  const { clock, lock } = setup.platform;
   let sent: Sent | undefined;
   let last: Job | null | undefined;
   let windows = 0;
   for (let holds = 0; holds < MOST_HOLDS; holds++) {
     // At least one batch a slice, so a slice always makes progress however small its budget.
     const more = windows === 0 || (windows < maxWindows && clock.now() < setup.deadline);
-    // A batch to write is worth trying the lock again for (a refused one leaves its window to the next slice).
-    const hold = holdOnce(setup, sent, more, sent !== undefined);
-    if (!hold) {
-      sent?.record?.endWithoutWriting();
-      return last;
-    }
+    const work = () => holding(setup, sent, more);
+    // A batch to write is worth trying the lock again for; its answers are kept in its record whatever happens.
+    const hold = sent ? tryRetried(() => lock.withRetried(work)) : lock.tryWith(work)?.value;
+    if (!hold) return last;
     last = hold.job;
     sent = undefined;
     if (hold.waitMs !== undefined) {
-      if (!sleepUntilRoom(setup, hold.waitMs)) return last;
+      if (clock.now() + hold.waitMs >= setup.deadline) return last;
+      clock.sleep(hold.waitMs);
       continue;
     }
     if (!hold.next) return last;
     windows++;
     sent = sendLeased(setup, hold.next);
-    // Nothing went out, its profiles being looked up by other executions: written once theirs may be back, never
-    // leased again and again meanwhile (each a hold of the lock).
-    if (sent.samples.length === 0 && waitsElsewhere(sent.report)) {
-      const pause = Math.min(sent.othersBackMs, setup.deadline - clock.now());
-      if (pause > 0) clock.sleep(pause);
-    }
+    // Nothing went out, its profiles being looked up by other executions: written once theirs may be back.
+    if (sent.report.sent === 0 && sent.claimed.elsewhere.size > 0)
+      clock.sleep(Math.max(0, Math.min(ELSEWHERE_WAIT_MS, setup.deadline - clock.now())));
   }
   return last;
 }
 
-/** Rows of the batch wait on profiles other executions are looking up. */
-function waitsElsewhere(report: LookupReport): boolean {
-  return report.heldBy.size > 0 || report.elsewhere.length > 0;
-}
-
-/**
- * Waits while the run's pace has no room for this slice, looking at the job without the lock (each look one
- * property read, never a LockService call): true when the slice should hold the lock again, false at its deadline.
- */
-function sleepUntilRoom(setup: SliceSetup, firstWaitMs: number): boolean {
-  const { clock } = setup.platform;
-  let waitMs: number | undefined = firstWaitMs;
-  for (let looks = 0; waitMs !== undefined && looks < MOST_HOLDS; looks++) {
-    if (clock.now() + waitMs >= setup.deadline) return false;
-    clock.sleep(waitMs);
-    waitMs = lookForRoom(setup);
-  }
-  return true;
-}
-
-/** The leased window's batch, sent with the lock free; its answers are kept in its records as they come. */
-function sendLeased(setup: SliceSetup, leased: Leased): Sent {
-  const { platform, ports } = setup;
-  const samples: BatchSample[] = [];
-  const first = leased.claimed.first;
-  let notBefore = 0;
-  const size = Math.max(1, first?.first.length ?? 1);
-  const sizer: BatchSizer = {
-    next: () => size,
-    observe: (sample) => samples.push(sample),
-    hold: (until) => {
-      notBefore = Math.max(notBefore, until);
-    },
-  };
-  const stop = serviceError('config', 'The run is no longer running.', { effect: 'pause' });
-  let report = emptyReport();
+function tryRetried<T>(work: () => T): T | undefined {
   try {
-    const halt = checkKeyFirst(setup, leased);
-    // Nothing of the batch went out: its keys leave its records, and the next hold halts the run.
-    if (halt) first?.record?.drop(first.send);
-    report = halt
-      ? { ...report, halt }
-      : sendClaimed(
-          ports,
-          leased.window.wanted,
-          {
-            claimed: new Map(),
-            apiKey: setup.apiKey,
-            endpoint: setup.endpoint,
-            retry: DEFAULT_RETRY,
-            batchSize: sizer,
-            budget: sliceBudget(setup.deadline),
-            holdSeconds: Math.max(1, (setup.until - platform.clock.now()) / 1000),
-            window: setup.token,
-            // Before a retry: a Pause or Cancel meanwhile sends nothing more.
-            beforeBatch: () => (stillRunning(platform, setup.jobId) ? undefined : stop),
-          },
-          leased.claims,
-          leased.claimed,
-          report,
-        );
-  } finally {
-    leased.claims.releaseAll();
+    return work();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'DocumentBusyError') return undefined;
+    throw error;
   }
-  return { ...leased, report, samples, notBefore, record: first?.record };
 }
 
-/**
- * Start's key check met no answer that counts (a 429, a lost connection, a redirect): the run's pace knows
- * nothing, and the first batch of a slice waits for a key check of its own. The error that halts the run, if any.
- */
-function checkKeyFirst(setup: SliceSetup, leased: Leased): ServiceError | undefined {
-  if (!leased.pace || !knowsNothing(leased.pace) || (leased.claimed.first?.send.length ?? 0) === 0)
-    return undefined;
-  const plan = { apiKey: setup.apiKey, endpoint: setup.endpoint };
-  const checked = checkKeyOfRun(setup.ports, leased.pace, setup.cap, plan, sliceBudget(setup.deadline));
-  setup.keyChecked = checked.state;
-  return checked.halt;
+/** The leased window's batch, sent with the lock free; a Pause or Cancel stored meanwhile sends nothing more. */
+function sendLeased(setup: Setup, leased: Leased): Sent {
+  const { platform } = setup;
+  const stop = serviceError('config', 'The run is no longer running.', { effect: 'pause' });
+  const report = sendClaimed(platform, leased.claimed, {
+    apiKey: setup.apiKey,
+    endpoint: setup.endpoint,
+    pace: leased.pace,
+    share: leased.share,
+    cap: setup.batchCap * setup.slices,
+    deadline: setup.deadline,
+    firstGoes: true,
+    beforeBatch: () => {
+      const job = parseJob(platform.documentProperties().getProperty(JOB_PROPERTY));
+      return job?.id === setup.jobId && job.state === 'running' ? undefined : stop;
+    },
+  });
+  return { ...leased, report };
 }
 
-/** The run is still this one and running (one property read, no lock: Pause and Cancel write it under the lock). */
-function stillRunning(platform: Platform, jobId: string): boolean {
-  const job = parseJob(platform.documentProperties().getProperty(JOB_PROPERTY));
-  return job?.id === jobId && job.state === 'running';
-}
-
-type Ready = Pick<SliceSetup, 'store' | 'sheet' | 'width' | 'hosts'> & { apiKey: string; endpoint: string };
-
-/** The checks before any work: the key, the configuration, the sheet. A halt when one fails. */
-function checkBeforeWork(
+function haltJob(
   platform: Platform,
-  job: Job,
-): Ready | { halt: { reason: HaltReason; message: string } } {
-  const apiKey = platform.settings.apiKey();
-  if (!apiKey)
-    return { halt: haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })) };
-  const config = platform.config();
-  if (!config.endpoint.ok) return { halt: { reason: 'configuration', message: config.endpoint.message } };
-  const ss = platform.spreadsheetOrNull();
-  const sheet = ss?.sheetById(job.sheetId);
-  if (!sheet)
-    return ss
-      ? { halt: { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` } }
-      : { halt: { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' } };
-  return {
-    store: platform.resultStore(runCharges(job)),
-    sheet,
-    width: 1 + outputHeaders(job.extraFields).length,
-    hosts: config.networkHosts,
-    apiKey,
-    endpoint: config.endpoint.endpoint,
-  };
-}
-
-function haltJob(platform: Platform, jobId: string, reason: HaltReason, message: string): Job | null {
+  jobId: string,
+  halt: { reason: HaltReason; message: string },
+): Job | null {
   return updateJob(platform, (stored) => {
     if (!stored || stored.id !== jobId) return stored;
     const now = platform.clock.now();
-    return { ...transition(stored, { type: 'halt', reason, message }, now), updatedAt: now };
+    return { ...transition(stored, { type: 'halt', ...halt }, now), updatedAt: now };
   });
 }
 
-/**
- * An unexpected error pauses the run with its text, the starter's key never in it (every editor reads the job's
- * message); the properties quota pauses it with its own words.
- */
-function haltOnError(platform: Platform, jobId: string, error: unknown, apiKey: string): Job | null {
-  if (isPropertiesQuotaError(error)) throw error;
-  const text = redactKey(withoutStop(error instanceof Error ? error.message : String(error)), apiKey);
-  try {
-    return haltJob(platform, jobId, 'error', `Paused after an unexpected error: ${text}. Resume to retry.`);
-  } catch {
-    // The lock busy: the next slice meets the error again, or goes on.
-    return loadJob(platform);
+/** One hold: the fold, the last window written, the next leased; the job and the new record in one write. */
+function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold {
+  const { platform, store } = setup;
+  const now = platform.clock.now();
+  const read = platform.documentProperties().getProperties();
+  const { all } = store.fold(read, true, (folded) => {
+    const job = parseJob(read[JOB_PROPERTY]);
+    const mine = job && folded.byRun.get(job.id);
+    if (!job || !mine) return {} as Record<string, string>;
+    job.counts.creditsUsed += mine.used;
+    job.counts.lookupsFound = (job.counts.lookupsFound ?? 0) + mine.found;
+    job.counts.creditsMaybeLost += mine.lost;
+    return { [JOB_PROPERTY]: JSON.stringify(job) };
+  });
+  const job = parseJob(all[JOB_PROPERTY]);
+  if (!job || job.id !== setup.jobId) return { job };
+  if (sent) writeSent(setup, job, sent, all, now);
+  if (job.state === 'cancelled' && job.reason === 'user') job.message = cancelledMessage(job.counts);
+  let hold: Hold = { job };
+  if (job.state === 'running' && mayDrive(job, setup.runnerId)) {
+    if (takeNext) hold = { job, ...leaseNext(setup, job, all, now) };
+    else if ('pass' in (nextLease(job, now) ?? {})) startNextPass(setup, job, now);
   }
+  // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
+  if (!hold.next && hold.waitMs === undefined && job.state === 'running' && sameFrame(setup.sheet, job))
+    noteEnds(job, setup.sheet);
+  job.updatedAt = now;
+  if (job.state === 'running') {
+    const counts = countsShown(job);
+    job.message = `Working: ${counts.processed} of ${counts.total} rows.`;
+  }
+  platform.documentProperties().setProperties({
+    ...hold.next?.claimed.values,
+    [JOB_PROPERTY]: JSON.stringify(job),
+  });
+  return hold;
 }
 
-/** The lookup's ports, counting into `tally` the web requests their transport sends. */
-function countingRequests(ports: LookupPorts, tally: { sent: number }): LookupPorts {
-  const { transport } = ports;
-  const { checkKey } = transport;
-  const counted = <T extends { sent: number }>(answer: T): T => {
-    tally.sent += answer.sent;
-    return answer;
-  };
-  return {
-    ...ports,
-    transport: {
-      sendBatch: (urls, plan) => counted(transport.sendBatch(urls, plan)),
-      checkKey: checkKey && ((plan) => counted(checkKey.call(transport, plan))),
+/** The slice's last window written and given back (only while still its own), its batches seen by the run's pace. */
+function writeSent(setup: Setup, job: Job, sent: Sent, all: Record<string, string>, now: number): void {
+  const held = (job.windows ?? []).find((window) => window.token === setup.token);
+  if (!held || held.from !== sent.window.from) return;
+  const { report, claimed } = sent;
+  if (!setup.batchSize) {
+    let pace = job.pace ?? { size: PACE_START };
+    for (const seen of report.seen) pace = observe(pace, seen, sent.share, setup.batchCap * setup.slices);
+    job.pace = pace;
+  }
+  const scope = RunScope.ofJob(job);
+  const rows = readJobCells(setup.sheet, job, sent.window.from, sent.window.plans.length, setup.width, true);
+  // Profiles another execution was looking up when the window was planned: their answers, stored by now.
+  const elsewhere = [...claimed.elsewhere.keys()];
+  const late = elsewhere.length > 0 ? knownAnswers(setup, job, elsewhere, all) : new Map<string, RowAnswer>();
+  const written = writeWindow(setup.sheet, job, sent.window, rows, {
+    scope,
+    hosts: setup.hosts,
+    width: setup.width,
+    counts: job.counts,
+    answerOf: (key) => {
+      const outcome = report.outcomes.get(key);
+      if (outcome && (outcome.kind !== 'error' || outcome.effect === 'continue')) return { outcome };
+      const stored = claimed.stored.get(key);
+      return stored ? { outcome: stored } : (sent.window.known.get(key) ?? late.get(key));
     },
-  };
+    waits: (key) => claimed.elsewhere.has(key),
+  });
+  job.windows = (job.windows ?? []).filter((window) => window.token !== setup.token);
+  for (const rows of written.left) job.windows.push({ from: rows.from, to: rows.to, token: '', until: 0 });
+  job.windows.sort((a, b) => a.from - b.from);
+  job.leaseUntil = leaseEnd(job, now);
+  if (report.halt && written.left.length > 0) apply(job, { type: 'halt', ...haltOf(report.halt) }, now);
 }
 
-/** A user property updated from its value: a figure that only informs, so a failure (the quota) ends nothing. */
-function keepFigure(
-  platform: Platform,
-  name: string,
-  next: (value: string | null) => string | undefined,
-): void {
-  try {
-    const properties = platform.userProperties();
-    const value = next(properties.getProperty(name));
-    if (value) properties.setProperty(name, value);
-  } catch {
-    // Nothing is lost but a figure the next run reads.
+/** The answers the run takes as they are for these profiles: stored results its scope keeps, copies of its rows. */
+function knownAnswers(
+  setup: Setup,
+  job: Job,
+  keys: string[],
+  all: Record<string, string>,
+): Map<string, RowAnswer> {
+  const scope = RunScope.ofJob(job);
+  const answers = new Map<string, RowAnswer>();
+  for (const [key, cached] of setup.store.lookIn(keys, all))
+    if (scope.keepsStored(cached.result, cached.savedAt >= job.startedAt))
+      answers.set(key, { outcome: cached.result });
+  if (!scope.copiesWritten(job.pass) || (job.pass === 1 && !job.hasDuplicates)) return answers;
+  setup.written ??= writtenResults(readRange(setup, job, setup.width), setup.hosts);
+  for (const key of keys) {
+    const copy = setup.written.get(key);
+    if (copy && !answers.has(key)) answers.set(key, { copy });
   }
+  return answers;
 }
 
-/** What the user's key's service took, as kept in the user's properties (src/lookup/pace.ts). */
-export function keyPaceFigure(platform: Platform): string | undefined {
-  return platform.userProperties().getProperty(KEY_PACE_PROPERTY) ?? undefined;
+function apply(job: Job, event: Parameters<typeof transition>[1], now: number): void {
+  Object.assign(job, transition(job, event, now));
+}
+
+/** A re-check and a retry buy again some of the results stored before the run started. */
+function keepsStoredOf(job: Job): KeepsStored {
+  const scope = RunScope.ofJob(job);
+  return (result, savedAt) => scope.keepsStored(result, savedAt >= job.startedAt);
+}
+
+function liveWindows(job: Pick<Job, 'windows'>, now: number): WindowLease[] {
+  return (job.windows ?? []).filter((window) => window.until > now);
+}
+
+function leaseEnd(job: Pick<Job, 'windows'>, now: number): number {
+  return Math.max(0, ...liveWindows(job, now).map((window) => window.until));
+}
+
+/** What a slice would lease now: a free window (rows given back), else rows from the cursor, else the pass. */
+function nextLease(
+  job: Job,
+  now: number,
+): { window: WindowLease } | { cursor: true } | { pass: true } | undefined {
+  const free = (job.windows ?? []).find((window) => window.until <= now);
+  if (free) return { window: free };
+  if (job.cursor <= job.lastRow) return { cursor: true };
+  if ((job.windows ?? []).length === 0) return { pass: true };
+  return undefined;
+}
+
+function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: number): Omit<Hold, 'job'> {
+  if (!followSheet(setup, job, now)) return {};
+  const wait = (job.pace?.notBefore ?? 0) - now;
+  for (let pass = 0; pass <= MAX_PASSES; pass++) {
+    const next = nextLease(job, now);
+    if (!next) return {};
+    if ('pass' in next) {
+      if (!startNextPass(setup, job, now)) return {};
+      continue;
+    }
+    if (wait > 0) return { waitMs: wait };
+    const others = new Set(liveWindows(job, now).map((held) => held.token));
+    others.delete(setup.token);
+    const share = Math.max(1, shareOf(setup.platform, job.pace, 1 + others.size));
+    const free = 'window' in next ? next.window : undefined;
+    const from = free?.from ?? job.cursor;
+    const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
+    const window = planWindow(readJobCells(setup.sheet, job, from, count, setup.width, true), from, {
+      scope: RunScope.ofJob(job),
+      pass: job.pass,
+      hosts: setup.hosts,
+      share: free ? Number.POSITIVE_INFINITY : share,
+      known: (keys) => knownAnswers(setup, job, keys, all),
+      owns: (row) => inRanges(job.owns ?? [], row),
+    });
+    const claimed = claim(
+      setup.store,
+      all,
+      {
+        wanted: window.wanted,
+        payer: runCharges(job),
+        until: setup.until,
+        keeps: keepsStoredOf(job),
+        window: setup.token,
+      },
+      () => setup.platform.clock.now(),
+    );
+    const windows = (job.windows ?? []).filter((held) => held.to < window.from || held.from > window.to);
+    job.windows = [
+      ...windows,
+      { from: window.from, to: window.to, token: setup.token, until: setup.until },
+    ].sort((a, b) => a.from - b.from);
+    if (window.to >= job.cursor) job.cursor = window.to + 1;
+    job.leaseUntil = leaseEnd(job, now);
+    return { next: { window, claimed, share, pace: job.pace ?? { size: PACE_START } } };
+  }
+  return {};
+}
+
+/**
+ * Rows or columns inserted or deleted since the job's frame was noted: followed only when no other slice holds a
+ * window (their rows would move under them); true when the job is where the sheet is now.
+ */
+function followSheet(setup: Setup, job: Job, now: number): boolean {
+  const { sheet } = setup;
+  if (sameFrame(sheet, job)) return true;
+  if (liveWindows(job, now).some((window) => window.token !== setup.token)) return false;
+  job.cursor = Math.min(job.cursor, ...(job.windows ?? []).map((window) => window.from));
+  job.windows = [];
+  job.leaseUntil = 0;
+  const before = { first: job.firstRow, last: job.lastRow };
+  if (relocate(job, sheet, setup.width)) {
+    const shift = job.firstRow - before.first;
+    const grown = job.lastRow - before.last - shift;
+    job.owns = job.owns?.map(([first, last]) => [
+      first + shift,
+      last + shift + (last >= before.last ? grown : 0),
+    ]);
+    return true;
+  }
+  apply(job, { type: 'halt', reason: 'sheet_changed', message: COLUMNS_MOVED }, now);
+  return false;
+}
+
+/**
+ * After the last row, no window left: one read of the whole range finds rows still without a result (they moved
+ * during the run, or were inserted): the next pass starts at the first, else the run is done (false).
+ */
+function startNextPass(setup: Setup, job: Job, now: number): boolean {
+  const values = readRange(setup, job, Math.min(setup.width, CELL.status + 1));
+  const pendingIndex = firstWithoutStatus(values);
+  // Retry failed rows and a watch's run have one pass: rows without a status are not theirs to fill.
+  if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
+    const leftPending = pendingIndex >= 0 && !job.redo;
+    apply(job, { type: 'finish', counts: finalCounts(job.counts, values), leftPending }, now);
+    return false;
+  }
+  job.pass++;
+  job.cursor = job.firstRow + pendingIndex;
+  setup.written = undefined;
+  return true;
+}
+
+function readRange(setup: Setup, job: Job, width: number): unknown[][] {
+  const rows = job.lastRow - job.firstRow + 1;
+  return rows > 0 ? readJobCells(setup.sheet, job, job.firstRow, rows, width) : [];
+}
+
+/** The sheet's size is the job's frame: no row or column inserted or deleted since it was noted. */
+function sameFrame(sheet: SheetPort, job: Job): boolean {
+  return sheet.maxRows() === job.maxRows && sheet.maxColumns() === job.maxColumns;
 }

@@ -1,31 +1,22 @@
 /**
- * Results follow their URL: when a person edits or pastes over URL cells, the simple trigger onEdit clears the
- * add-on's result beside each one that now names another profile, so the next run looks the new URL up instead of
- * leaving the old person's address there. Only cells of the add-on's recorded blocks (./blocks.ts) are cleared, on
- * rows whose URL cell holds or held a profile, and only where the cells show the add-on's status; another spelling
- * of the same profile keeps its result.
- *
- * onEdit runs on every edit of every editor, in AuthMode.LIMITED (or NONE: nothing at all), for at most 30 s
- * (apps-script/guides/triggers#restrictions): one property read when the sheet holds no block of the add-on.
+ * Results follow their URL: onEdit clears the add-on's results (in its blocks) beside URL cells naming another profile.
+ * onEdit runs on every edit, in AuthMode.LIMITED, for at most 30 s (apps-script/guides/triggers#restrictions).
  */
-
 import { MAX_EDITED_ROWS } from '../core/limits';
+import type { Platform } from '../core/ports';
 import { BLOCKS_PROPERTY, JOB_PROPERTY } from '../core/propertyNames';
 import type { SheetPort } from '../core/sheet';
 import { type ProfileInput, parseProfileInput } from '../core/url';
 import { enrichmentRow } from '../lookup/cellValues';
 import type { LookupResult } from '../lookup/result';
-import type { Platform } from '../platform/platform';
+import { storeOf } from '../store/store';
 import { type Block, placedOn, recordedBlocks, replacedOn, widthOf } from './blocks';
 import { isActive } from './jobMachine';
 import { loadJob } from './jobStore';
 import { cellText, isBlank, isOwnStatus } from './rowCells';
 import { adjacentRuns } from './rowPlan';
 
-/**
- * Clears the add-on's results beside edited URL cells; `all`: the document properties as the trigger read them
- * (one call). Returns how many rows were cleared.
- */
+/** `all`: the document properties as the trigger read them. Returns how many rows were cleared. */
 export function clearStaleResults(platform: Platform, event: unknown, all: Record<string, string>): number {
   const edit = platform.editedCells(event);
   if (!edit) return 0;
@@ -57,7 +48,6 @@ export function clearStaleResults(platform: Platform, event: unknown, all: Recor
   return cleared;
 }
 
-/** Each row's URL cell, then its output cells: one read when they are side by side. */
 function rowsOf(sheet: SheetPort, owner: Block, row: number, rows: number, width: number): unknown[][] {
   if (owner.outputColumn === owner.urlColumn + 1)
     return sheet.values({ row, column: owner.urlColumn, rows, columns: 1 + width });
@@ -66,11 +56,7 @@ function rowsOf(sheet: SheetPort, owner: Block, row: number, rows: number, width
   return urls.map((url, index) => [url[0], ...outputs[index]]);
 }
 
-/**
- * The rows (indices) whose output cells are exactly what the add-on wrote for another profile than their URL names
- * now: a single cell's edit compares them with the stored result of the URL before (`old`); a paste, which tells no
- * old value, with every stored result, and keeps a row that shows its new URL's own.
- */
+/** Rows showing exactly the add-on's result for another profile: `old`'s (one cell edited), else any stored one. */
 function staleRows(
   platform: Platform,
   rows: unknown[][],
@@ -88,7 +74,7 @@ function staleRows(
   });
   if (candidates.length === 0) return [];
   const written = (result: LookupResult) => enrichmentRow(result, extraFields).map(cellText).join('\u0001');
-  const store = platform.resultStore();
+  const store = storeOf(platform);
   if (old?.kind === 'url') {
     const result = store.getMany([old.key]).get(old.key);
     return result
@@ -106,10 +92,7 @@ function staleRows(
     .map(({ index }) => index);
 }
 
-/**
- * Records where the blocks of `sheetId` are now (they moved with the sheet, or could not be placed), so the next
- * edit finds them without looking again; a run under way keeps its own (its slices move it). Best effort.
- */
+/** Best effort; a run under way keeps its own block (its slices move it). */
 function keepPlaced(platform: Platform, recorded: Block[], sheetId: number, placed: Block[]): void {
   try {
     platform.lock.tryWith(() => {

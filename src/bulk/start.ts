@@ -5,10 +5,10 @@
 
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
-import { stableHash } from '../core/hash';
+import type { Platform } from '../core/ports';
 import { timeId } from '../core/timeId';
-import type { PaceState } from '../lookup/pace';
-import type { Platform } from '../platform/platform';
+import { askAboutKey } from '../lookup/keyCheck';
+import { storeOf } from '../store/store';
 import { frameOf, recordBlock } from './blocks';
 import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, type Viewer } from './job';
@@ -18,9 +18,8 @@ import { type PlannedRun, planFor } from './plan';
 import { cellHash } from './rowCells';
 import { recordRun } from './runHistory';
 import { checkKeyForRun } from './runKeyCheck';
-import { runCap, seedPace } from './runPace';
 import { RunScope, readsOutput } from './runScope';
-import { keyPaceFigure, openingSlice } from './slice';
+import { openingSlice, PACE_START } from './slice';
 
 export function enrichSelection(platform: Platform): Progress {
   return startFromMenu(platform, { source: 'selection', mode: 'all' });
@@ -71,15 +70,13 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
     const keyCheck =
       ready.plan.credits > 0
-        ? checkKeyForRun(then, clock.now, platform.settings.apiKey(), platform.askServiceAboutKey)
+        ? checkKeyForRun(then, platform.settings.apiKey(), (key) => askAboutKey(platform, key))
         : {};
     const keyRefusal = keyCheck.refusal;
     if (keyRefusal)
       return { plan: ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
-    outcome = lock.with(() =>
-      createUnderLock(platform, ready, viewerId, undefined, undefined, keyCheck.acceptedInMs),
-    );
+    outcome = lock.with(() => createUnderLock(platform, ready, viewerId));
   }
   if ('existing' in outcome)
     return alreadyUnderWay(outcome.existing, { runnerId: viewerId, now: clock.now() });
@@ -125,22 +122,24 @@ export function createUnderLock(
   viewerId: string | null,
   origin?: Job['origin'],
   ownerName?: string,
-  keyCheckMs?: number,
 ): StartOutcome {
   const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
-  // The finished run this one replaces goes into the history first, and its cells into the add-on's blocks.
+  // The finished run this one replaces goes into the history first, with what its slices left to fold (a slice
+  // killed at the service), and its cells into the add-on's blocks.
   if (stored) {
+    const mine = storeOf(platform).fold(undefined, true).folded.byRun.get(stored.id);
+    if (mine) {
+      stored.counts.creditsUsed += mine.used;
+      stored.counts.lookupsFound = (stored.counts.lookupsFound ?? 0) + mine.found;
+      stored.counts.creditsMaybeLost += mine.lost;
+    }
     recordRun(platform, stored);
     recordBlock(platform, frameOf(stored));
   }
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
   const owner = { id: viewerId ?? platform.runner.ensureId(), name: ownerName || platform.runner.email() };
-  const { job: created, prepareSheet } = createJob(platform, planned, owner, {
-    origin,
-    last: stored,
-    keyCheckMs,
-  });
+  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(platform, created);
   try {
@@ -159,18 +158,6 @@ function alreadyUnderWay(existing: Job, viewer: Viewer): RunStart {
     : notYourRun(existing);
   const message = `A run is already under way in this spreadsheet (${existing.state}). ${then}`;
   return { plan: null, started: false, progress: { ...progressOf(existing, viewer), message } };
-}
-
-/**
- * The run's pace to start from: where the spreadsheet's last run (`last`) ended, or what the starter's key's service
- * took elsewhere, and Start's key check as the run's own (its slices send none: one request a run that is not a
- * lookup), so the sidebar opens as many slices as that pace needs from the start.
- */
-function runPaceSeed(platform: Platform, now: number, last: Job | null, checkMs?: number): PaceState {
-  const apiKey = platform.settings.apiKey();
-  const key = apiKey ? { hash: stableHash(apiKey), figure: keyPaceFigure(platform) } : undefined;
-  const kept = last ? { pace: last.pace, at: last.updatedAt } : undefined;
-  return seedPace(runCap(platform.config()), now, { last: kept, key, checkMs });
 }
 
 /** Inserts output columns where the plan says; plain-text format; the titles. */
@@ -232,7 +219,7 @@ function createJob(
   platform: Platform,
   planned: PlannedRun,
   owner: { id: string; name: string },
-  from: { origin?: Job['origin']; last: Job | null; keyCheckMs?: number },
+  origin?: Job['origin'],
 ): { job: Job; prepareSheet: () => void } {
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
@@ -286,9 +273,9 @@ function createJob(
     plan: planSummary(plan),
     ownerId: owner.id,
     ownerName: owner.name,
-    pace: runPaceSeed(platform, now, from.last, from.keyCheckMs),
+    pace: { size: PACE_START },
   };
   if (redo) idle.redo = redo;
-  if (from.origin) idle.origin = from.origin;
+  if (origin) idle.origin = origin;
   return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
 }

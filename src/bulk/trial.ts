@@ -1,22 +1,13 @@
-/**
- * "Try 10 rows first": a run over the rows of the first few new profiles of a range only. Its
- * profiles are then known, so the run over the whole range afterwards ("Run the rest") pays none of them again and
- * its plan prices only the rest. Pure.
- */
-
+/** "Try 10 rows first": a run over the rows of a range's first few new profiles only. Pure. */
 import type { RunPlan } from '../api';
 import type { LookupResult } from '../lookup/result';
 import type { ColumnRead } from './placement';
 
-/** The range's first rows `count` long (the job's rows then end at the last of them). */
 export function firstRowsOf(read: ColumnRead, count: number): ColumnRead {
   return { ...read, lastRow: read.firstRow + count - 1, rows: read.rows.slice(0, count) };
 }
 
-/**
- * The shortest first rows of `read` holding `profiles` new profiles (as `planOf` prices them), found by halving;
- * undefined when the whole range holds no more than that (the trial would be the whole run).
- */
+/** The shortest first rows holding `profiles` new profiles, by halving; undefined when that is the whole range. */
 export function trialRead(
   read: ColumnRead,
   planOf: (read: ColumnRead) => RunPlan,
@@ -34,7 +25,7 @@ export function trialRead(
   return firstRowsOf(read, low);
 }
 
-/** The store's answers remembered, so that halving reads each key from the store once. */
+/** Halving reads each key from the store once. */
 export function rememberingStore(
   stored: (keys: string[]) => Map<string, LookupResult>,
 ): (keys: string[]) => Map<string, LookupResult> {

@@ -1,9 +1,4 @@
-/**
- * A slice's window: its rows planned in the hold of the lock that leases it (what each row needs, and the profiles
- * to look up, up to the slice's share: known profiles and duplicates do not use it), then written in the slice's
- * next hold, each row checked again right before (a person may have sorted or typed meanwhile), in runs of adjacent
- * rows, each counted once. The rows it cannot write yet go back to the run (./lease.ts). Pure over the sheet's port.
- */
+/** A slice's window: planned in the hold that leases it, written in the next, each row checked right before. Pure. */
 import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
@@ -11,24 +6,20 @@ import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
 import { inRanges } from './blocks';
 import { countCopy, countOutcome } from './counting';
 import type { Counts, Job } from './job';
-import type { RowsLeft } from './lease';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
 import type { RunScope } from './runScope';
 
-/** What a row of the window gets: an outcome to write, the output another row of the run holds (a copy). */
+export type RowsLeft = { from: number; to: number; waits: boolean };
+
 export type RowAnswer = { outcome: RowOutcome } | { copy: unknown[] };
 
-/** A window as planned in the hold that leased it. */
 export interface PlannedWindow {
   from: number;
   to: number;
-  /** What each row needs, from `from`. */
   plans: RowPlan[];
-  /** Rows whose output cells hold something of the person's: never written, nothing spent on them. */
   unwritable: Set<number>;
-  /** Answers known when planned (stored, or written in another row of the run), by profile. */
   known: Map<string, RowAnswer>;
-  /** Profiles to look up: normalised URL -> the URL as written (what the service gets). */
+  /** Normalised URL -> the URL as written (what the service gets). */
   wanted: Map<string, string>;
 }
 
@@ -36,18 +27,13 @@ export interface PlanContext {
   scope: RunScope;
   pass: number;
   hosts: NetworkHosts;
-  /** Profiles the window looks up at most (the slice's share of the run's pace). */
+  /** Profiles looked up at most. */
   share: number;
-  /** The answers the run takes as they are for these profiles (stored ones it keeps, copies). */
   known(keys: string[]): Map<string, RowAnswer>;
-  /** The add-on owns this row's output cells (a recorded block's): the run may write over them. */
   owns(row: number): boolean;
 }
 
-/**
- * Plans `rows` (read from row `from`: the URL cell, then the output cells) as a window: it ends before the row
- * whose profile would be one more than `share` to look up (at least one row).
- */
+/** The window ends before the row whose profile would be one more than `share` to look up (at least one row). */
 export function planWindow(rows: unknown[][], from: number, context: PlanContext): PlannedWindow {
   const { scope, pass } = context;
   const plans = planRows(rows, scope, pass, context.hosts);
@@ -77,12 +63,7 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
   return { from, to: from + size - 1, plans: plans.slice(0, size), unwritable, known, wanted };
 }
 
-/**
- * Writes the window's rows that have an answer now (`answerOf`; undefined: none yet, and `waits` says whether
- * another execution is looking that profile up), each checked right before: it still holds the URL it was planned
- * from and its output cells nothing of the person's. `rows`: the window's cells as read now. Counts into `counts`;
- * returns the rows left for another slice.
- */
+/** Writes the rows with an answer now (`waits`: another execution looks it up); returns the rows left. */
 export function writeWindow(
   sheet: SheetPort,
   job: Pick<Job, 'outputColumn' | 'extraFields' | 'pass' | 'owns'>,
@@ -113,7 +94,7 @@ export function writeWindow(
       if (plan.action === 'lookup' && context.waits(plan.key)) waiting.add(index);
       return;
     }
-    // Moved, or filled by the person meanwhile: the pass over the range finds the row where it is now.
+    // Moved, or filled meanwhile: a later pass finds the row where it is now.
     const owned = inRanges(job.owns ?? [], window.from + index);
     if (!sameInput(rows[index]?.[CELL.url], plan, hosts) || !scope.mayWrite(rows[index], job.pass, owned))
       return;
@@ -138,7 +119,7 @@ export function writeWindow(
   };
 }
 
-/** One write per run of adjacent rows, never over a row in between (it may hold a formula of the person's). */
+/** Never over a row in between: it may hold a formula of the person's. */
 function writeRuns(
   sheet: SheetPort,
   job: Pick<Job, 'outputColumn'>,

@@ -1,6 +1,3 @@
-/** A1 notation, as Sheets writes it. */
-
-/** Column number (1-based) to its letters: 1 → A, 27 → AA. */
 export function columnLetters(column: number): string {
   let letters = '';
   for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
@@ -8,14 +5,12 @@ export function columnLetters(column: number): string {
   return letters;
 }
 
-/** A column's letters to its number (1-based): A → 1, AA → 27. */
 export function columnNumber(letters: string): number {
   let n = 0;
   for (const letter of letters.toUpperCase()) n = n * 26 + (letter.charCodeAt(0) - 64);
   return n;
 }
 
-/** A block of cells in A1 notation: "B2" for one cell, "B2:C40" for more. */
 export function a1Of(block: { row: number; column: number; rows: number; columns: number }): string {
   const start = `${columnLetters(block.column)}${block.row}`;
   if (block.rows === 1 && block.columns === 1) return start;

@@ -1,8 +1,4 @@
-/**
- * The cells the add-on writes: the enrichment columns' layout, the statuses of its own, the =FINDEMAIL fields, and
- * which text Sheets would read as something else. Pure. (What an outcome shows in them: src/lookup/cellValues.ts.)
- */
-
+/** The cells the add-on writes: the output columns, its own statuses, the =FINDEMAIL fields. Pure. */
 export const STATUS = {
   notFound: 'NOT_FOUND',
   unprocessable: 'UNPROCESSABLE',
@@ -32,16 +28,11 @@ export function textColumnOffsets(count: number): number[] {
   return Object.values(OUT).filter((offset) => offset !== OUT.catchAll && offset < count);
 }
 
-/** Whether a written output row needs the plain-text format first (Catch-all holds a real boolean). */
 export function rowNeedsPlainText(row: unknown[]): boolean {
   return row.some((value, offset) => offset !== OUT.catchAll && reinterpretedBySheets(value));
 }
 
-/**
- * Sheets reads a string written with setValues as if typed: "=…" becomes a formula, "+…"/"-…" a formula or
- * number, "2024-05-01…" a date, "TRUE" a boolean, a leading apostrophe disappears. Such text needs the
- * plain-text format first to stay the text it was. Errs on the side of true (leading space, "@", ".").
- */
+/** setValues reads text as typed ("=…" a formula, "2024-05-01" a date, "TRUE" a boolean, a leading ' lost): errs to true. */
 export function reinterpretedBySheets(value: unknown): boolean {
   return typeof value === 'string' && /^(?:[\s=+\-'@\d.]|(?:true|false)\s*$)/i.test(value);
 }

@@ -1,14 +1,12 @@
-/** The add-on owner's configuration (script properties) and the service's base URL: defaults, validation. Pure. */
-
+/** The add-on owner's configuration (script properties) and the service's base URL. Pure. */
 import type { NetworkHosts } from './url';
 
 export type EndpointResult = { ok: true; endpoint: string; base: string } | { ok: false; message: string };
 
 const HTTPS_BASE = /^https:\/\/[a-z0-9.-]+(?::\d+)?(?:\/[^\s?#]*)?$/i;
-// Plain http is accepted only for the loopback sandbox service.
+// Plain http only for the loopback sandbox.
 const LOOPBACK_BASE = /^http:\/\/(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d+)?(?:\/[^\s?#]*)?$/i;
 
-/** `<base>/network_finder`, tolerating a base with or without a trailing slash. */
 export function resolveEndpoint(base: string | null | undefined): EndpointResult {
   const trimmed = (base ?? '').trim();
   if (trimmed === '') {
@@ -28,21 +26,13 @@ export function resolveEndpoint(base: string | null | undefined): EndpointResult
   return { ok: true, base: `${normalisedBase}/`, endpoint: `${normalisedBase}/network_finder` };
 }
 
-/**
- * The manifest's urlFetchWhitelist for a build's base URL: its https host, or none for the loopback sandbox (the
- * allowlist takes https prefixes only: developers.google.com/apps-script/manifest/allowlist-url).
- */
+/** The manifest's urlFetchWhitelist: https prefixes only (apps-script/manifest/allowlist-url), none for loopback. */
 export function allowlistFor(base: string): string[] | null {
   const https = /^https:\/\/([^/?#]+)\//i.exec(base);
   return https ? [`https://${https[1].toLowerCase()}/`] : null;
 }
 
-/**
- * Whether Apps Script fetches `url` under the manifest's allowlist (null: the manifest has none, any URL). The
- * rules of the allowlist page: a URL matches a prefix when it is the prefix or lies below it (`/api` matches
- * `/api`, `/api/x`, `/api?x`, not `/apix`); hosts compare without case, paths with; `https://*.host/` matches
- * subdomains. Plain http on loopback is the local sandbox, which the emulator (like this check) lets through.
- */
+/** Whether Apps Script fetches `url` under the allowlist (null: none), by that page's rules (`/api` not `/apix`). */
 export function allowedByAllowlist(url: string, allowlist: readonly string[] | null): boolean {
   if (allowlist === null) return true;
   if (LOOPBACK_BASE.test(url)) return true;
@@ -62,11 +52,7 @@ export function allowedByAllowlist(url: string, allowlist: readonly string[] | n
   });
 }
 
-/**
- * The base URL in effect: the script property API_BASE_URL when set, else the build's. An override the manifest's
- * allowlist (fixed at build time) does not cover is refused here, before any request: Apps Script would refuse
- * every fetch to it, which would read as "could not be reached" and be retried.
- */
+/** API_BASE_URL's override, else the build's; one outside the allowlist is refused (every fetch would fail). */
 export function configuredEndpoint(
   override: string | null | undefined,
   buildBase: string,
@@ -81,18 +67,16 @@ export function configuredEndpoint(
   };
 }
 
-/** The add-on owner's configuration in script properties (read by src/adapters/scriptConfig.ts). */
+/** Script properties as read (SCRIPT_PROPERTY names them). */
 export interface ScriptConfig {
   endpoint: EndpointResult;
   stepBudgetMs?: number;
   batchSize?: number;
-  concurrency?: number;
-  /** FETCH_MAX_CONCURRENCY: the adaptive batch size's cap (src/lookup/pace.ts). */
+  /** The adaptive batch size's cap. */
   maxConcurrency: number;
-  /** BULK_SLICES: slices of one bulk run at once, at most (src/core/limits.ts MAX_SLICES bounds it). */
+  /** Bounded by MAX_SLICES. */
   slices?: number;
-  /** FINDEMAIL_BUDGET_MS: lowers =FINDEMAIL's work budget (tests and operators). */
+  /** Lowers =FINDEMAIL's work budget (tests and operators). */
   findEmailBudgetMs?: number;
-  /** NETWORK_HOSTS: the network's domains, whose profile URLs are looked up (src/core/url.ts). */
   networkHosts: NetworkHosts;
 }

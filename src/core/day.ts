@@ -1,11 +1,6 @@
-/** A day as a person reads it. */
-
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/**
- * The first millisecond of the day of `now` as `dayOf` tells days (the spreadsheet's time zone): days only move
- * forward with time, so a binary search over the 48 hours before `now` finds it in about 28 calls of `dayOf`.
- */
+/** The first millisecond of `now`'s day as `dayOf` tells days: a binary search (about 28 calls of `dayOf`). */
 export function startOfDay(now: number, dayOf: (ms: number) => string): number {
   const today = dayOf(now);
   let before = now - 48 * 3600 * 1000; // a time of an earlier day, whatever the zone (offsets stay within 14 h)

@@ -1,4 +1,4 @@
-/** The characters of a hash: two 32-bit halves, each padded to 7 base-36 digits. */
+/** Two 32-bit halves, each padded to 7 base-36 digits. */
 export const HASH_CHARS = 14;
 
 /** A 64-bit FNV-1a hash (as two 32-bit halves) in base 36: short, stable property keys for normalised URLs. */
@@ -16,14 +16,10 @@ export function stableHash(text: string): string {
   );
 }
 
-/** Profile hashes kept for the execution, at most this many. */
 const KEPT_HASHES = 20_000;
 const keptHashes = new Map<string, string>();
 
-/**
- * The stableHash of a normalised profile URL, hashed once an execution: a hold of the lock reads the same records'
- * profiles several times (the fold, the window's plan, the claims), and a fresh execution's code runs cold.
- */
+/** stableHash of a profile URL, once an execution: a hold of the lock reads the same profiles several times. */
 export function profileHash(urlKey: string): string {
   let hash = keptHashes.get(urlKey);
   if (hash === undefined) {

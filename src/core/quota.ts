@@ -1,9 +1,6 @@
-/** Apps Script's PropertiesService quotas, as the add-on tells a person about them. Pure. */
-
 /**
- * The daily quota (50,000 reads and writes a day for consumer accounts, 500,000 for Workspace:
- * apps-script/guides/services/quotas); its one reported text: "Service invoked too many times for one day: graphite
- * property writes." (googleworkspace/apps-script-oauth2#217).
+ * The daily quota (apps-script/guides/services/quotas), reported: "Service invoked too many times for one day:
+ * graphite property writes." (googleworkspace/apps-script-oauth2#217).
  */
 const DAILY = /too many times for one day: [^.]*propert/i;
 /** Reported: "Service invoked too many times in a short time: properties. Try Utilities.sleep(1000) between calls." */
@@ -19,7 +16,6 @@ export const PROPERTIES_QUOTA_MESSAGE =
 const SHORT_TIME_MESSAGE =
   'Apps Script refused more property reads and writes for a moment (too many in a short time). Nothing was charged; try again in a minute.';
 
-/** What to tell a person of a properties quota error (isPropertiesQuotaError). */
 export function propertiesQuotaMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return SHORT_TIME.test(message) ? SHORT_TIME_MESSAGE : PROPERTIES_QUOTA_MESSAGE;

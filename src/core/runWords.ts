@@ -26,32 +26,24 @@ export function emptyRunCounts(): RunCounts {
   };
 }
 
-/**
- * A paused run whose every row has its result (the answers of the batch on its way when Pause came finished it):
- * nothing is left but the run's end, which Resume makes (one read checks that no row moved meanwhile).
- */
+/** A paused run whose every row has its result (the batch on its way at Pause finished it): Resume only ends it. */
 export function pausedWithEveryRow(run: { state: string; total: number; processed: number }): boolean {
   return run.state === 'paused' && run.total > 0 && run.processed >= run.total;
 }
 
-/** What the run's starter reads of such a run, and anyone else. */
 export const EVERY_ROW_PAUSED_MESSAGE =
   'Every row has its result: the answers on their way when you pressed Pause finished the run. Resume ends it (one free read checks that no row moved; nothing is sent unless one did).';
 export const EVERY_ROW_PAUSED_OTHERS =
   'Every row has its result: the answers on their way when its starter pressed Pause finished the run. Their Resume ends it.';
 
-/** Rows the summary offers to select: the failed kinds (errors, unprocessable, not a profile). */
 export const FAILED_KINDS: readonly ResultKind[] = ['error', 'unprocessable', 'notProfile'];
-/** Rows Retry failed rows redoes: errors, and unprocessable ones when asked (a not-a-profile cell needs the user). */
+/** Retry failed rows redoes these (unprocessable when asked); a not-a-profile cell needs the user. */
 export const RETRIED_KINDS: readonly ResultKind[] = ['error', 'unprocessable'];
 
 export const sumOf = (counts: KindCounts, kinds: readonly ResultKind[]): number =>
   kinds.reduce((sum, kind) => sum + counts[kind], 0);
 
-/**
- * Every figure of a run names its unit: rows (the kinds, from this classifier) or lookups and credits (what the
- * service answered and charged). "Found" alone would mean both.
- */
+/** Every figure names its unit, rows or lookups and credits: "found" alone would mean both. */
 const ROWS_WORDS: Record<ResultKind | 'alreadyDone', string> = {
   found: 'with an address',
   noAddress: 'with no address',
@@ -61,10 +53,7 @@ const ROWS_WORDS: Record<ResultKind | 'alreadyDone', string> = {
   alreadyDone: 'already done',
 };
 
-/**
- * "4 rows with an address, 2 rows with no address, 1 row not a profile, 18 rows already done": rows with an
- * address always, the other figures when not 0.
- */
+/** "4 rows with an address, 1 row not a profile, 18 rows already done": the first always, the others when not 0. */
 export function kindsText(counts: KindCounts & Pick<RunCounts, 'alreadyDone'>): string {
   const kinds = [...RESULT_KINDS, 'alreadyDone'] as const;
   return kinds
@@ -73,10 +62,7 @@ export function kindsText(counts: KindCounts & Pick<RunCounts, 'alreadyDone'>): 
     .join(', ');
 }
 
-/**
- * "7 credits used: 5 of 7 lookups found an address (71 %)", and the answers lost to connection failures apart:
- * "…, up to 2 more may have been charged …".
- */
+/** "7 credits used: 5 of 7 lookups found an address (71 %)", and the answers lost to connection failures apart. */
 export function creditsText(
   counts: Pick<RunCounts, 'creditsUsed' | 'creditsMaybeLost' | 'lookupsFound'>,
 ): string {
@@ -100,13 +86,11 @@ export function reusedText(counts: Pick<RunCounts, 'found' | 'lookupsFound'>): s
     : '';
 }
 
-/** A run's figures in sentences: its rows, then its credits and lookups. */
 export function runText(counts: RunCounts): string {
   const reused = reusedText(counts);
   return `${kindsText(counts)}. ${creditsText(counts)}${reused ? `; ${reused}` : ''}`;
 }
 
-/** What a paused or stopped run waited for, by the reason of the halt. */
 const WAITED_FOR: Record<RunReason, string> = {
   user: 'while paused',
   out_of_credits: 'for credits',
@@ -130,7 +114,6 @@ export function timeTakenText(summary: Pick<RunSummary, 'durationMs' | 'waited'>
   return waits.length > 0 ? `${work} of work, ${waits.join(', ')}` : work;
 }
 
-/** "2 h 5 min", "3 min 4 s", "12 s". */
 export function durationText(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 60) return `${seconds} s`;

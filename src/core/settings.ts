@@ -1,11 +1,7 @@
-/** A person's settings as the sidebar sends them, checked. Pure. */
 import type { Settings } from '../api';
 import { DEFAULT_SETTINGS, MAX_START_AT_ONCE_UNDER } from './limits';
 
-/**
- * The settings of `source`, defaults for the rest; other fields are dropped (a `recheck`: re-checking is chosen
- * when a run starts, never kept; an older `confirmAbove`: every run now shows its plan unless startAtOnce is on).
- */
+/** Defaults for the rest; other fields (`recheck`, an older `confirmAbove`) are dropped. */
 export function pickSettings(source: unknown): Settings {
   const record = (source && typeof source === 'object' ? source : {}) as Partial<
     Record<keyof Settings, unknown>

@@ -1,8 +1,4 @@
-/**
- * JSON the add-on kept (a property, a cache entry) read back with its fields checked, never assumed: a record cut
- * short, written by another version or edited by hand reads as nothing (null), not as a typed value it is not.
- * Pure.
- */
+/** Stored JSON read back with its fields checked: a record cut short, of another version or hand-edited is null. Pure. */
 
 type JsonType = 'string' | 'number' | 'boolean' | 'array' | 'object' | 'null';
 
@@ -12,7 +8,6 @@ export type FieldSpec = JsonType | `${JsonType}?` | `${JsonType}|${JsonType}` | 
 /** Every field of T with what it must hold: a field added to T does not compile until its check is written. */
 export type FieldSpecs<T> = { readonly [K in keyof T]-?: FieldSpec };
 
-/** The value `raw` holds, or undefined when there is none or it is not JSON. */
 export function parseStored(raw: string | null | undefined): unknown {
   if (!raw) return undefined;
   try {
@@ -22,7 +17,6 @@ export function parseStored(raw: string | null | undefined): unknown {
   }
 }
 
-/** A JSON object (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -47,7 +41,6 @@ function fits(value: unknown, spec: FieldSpec): boolean {
   return (optional ? spec.slice(0, -1) : spec).split('|').includes(found);
 }
 
-/** The value as a T when it is an object whose every field holds what `fields` says; null otherwise. */
 export function checkedRecord<T extends object>(value: unknown, fields: FieldSpecs<T>): T | null {
   if (!isRecord(value)) return null;
   for (const [name, spec] of Object.entries(fields) as Array<[string, FieldSpec]>)
@@ -55,7 +48,6 @@ export function checkedRecord<T extends object>(value: unknown, fields: FieldSpe
   return value as T;
 }
 
-/** The record stored as `raw` when it is JSON with the fields `fields` says; null otherwise. */
 export function storedRecord<T extends object>(
   raw: string | null | undefined,
   fields: FieldSpecs<T>,

@@ -1,26 +1,22 @@
 /** Wording shared by every message: counts with the right noun, and sentences that end with one full stop. Pure. */
 
-/** "1 credit", "2 credits", "0 rows". */
 export function countText(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
 
-/**
- * The share of lookups that found an address, said the same way wherever it appears (a run's summary, its history
- * line, the Credits tab, a plan's price): "12 of 15 lookups found an address (80 %)".
- */
+/** "12 of 15 lookups found an address (80 %)", the same wherever it appears. */
 export function hitRateText(lookups: number, found: number): string {
   const share = lookups > 0 ? Math.round((100 * found) / lookups) : 0;
   const count = (n: number) => n.toLocaleString('en-US');
   return `${count(found)} of ${count(lookups)} ${lookups === 1 ? 'lookup' : 'lookups'} found an address (${share} %)`;
 }
 
-/** The text without its closing full stop(s), to go inside a sentence that adds its own. */
+/** To go inside a sentence that adds its own. */
 export function withoutStop(text: string): string {
   return text.trim().replace(/[.\s]+$/, '');
 }
 
-/** The text with every web address left out (an internal address means nothing to a person, and may leak). */
+/** An internal address means nothing to a person, and may leak. */
 export function withoutAddresses(text: string): string {
   return text
     .replace(/\b(?:https?|wss?):\/\/\S+/gi, '')
@@ -36,7 +32,7 @@ export function quoteService(said: string | undefined): string {
   return text ? ` The service said: "${text}".` : '';
 }
 
-/** The UTF-8 bytes of `text` (a property value's limit is in bytes: apps-script/guides/services/quotas). */
+/** A property value's limit is in bytes (apps-script/guides/services/quotas). */
 export function utf8Bytes(text: string): number {
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {

@@ -1,25 +1,7 @@
-/**
- * Profile URL recognition and the one canonical spelling of a profile. Pure: no Apps Script or Node globals (the
- * `URL` class does not exist in Apps Script).
- *
- * The network behind the contract's neutral word "network" is the one at linkedin.com. Its member profiles live at
- * `https://www.linkedin.com/in/<public-id>/` (public id: the "custom URL" of the member, letters and digits in any
- * script and hyphens, at most 100 characters, case-insensitive). Accepted spellings of that one profile:
- * - any subdomain of a network domain: `www.`, country subdomains (`uk.`, `de.`, `fr.` …), mobile `m.`;
- * - http or https or no scheme, upper or lower case host, a trailing dot or a default port (80, 443);
- * - `/mwlite/in/<id>` (the lightweight mobile site);
- * - the id in any case, percent-encoded or not (`/in/Jos%C3%A9-M` ≡ `/in/josé-m`);
- * - anything after the id: a language segment (`/in/<id>/en`) or a page of the profile (`/details/experience`,
- *   `/overlay/contact-info`, `/recent-activity/all`), a query (`?originalSubdomain=uk`) and a fragment;
- * - backslashes for slashes (browsers read `\` as `/` in http URLs).
- * Not profiles, rejected for free with the reason: company, school and showcase pages, job posts, posts, groups,
- * events, Sales Navigator and Recruiter links (`/sales/…`, `/talent/…`: their ids open nothing without a seat), and
- * the retired `/pub/<name>/x/y/z` addresses (the network redirects them to an `/in/` address whose id cannot be
- * derived from the old one: the user must open it and copy the new address).
- */
+/** Profile URLs and their one canonical spelling. Pure (Apps Script has no `URL` class). */
 import { MAX_PROFILE_ID_LENGTH, MAX_URL_LENGTH } from './limits';
 
-/** The network's domains as configured (script property NETWORK_HOSTS); `error` when the setting is unusable. */
+/** `error` when NETWORK_HOSTS is unusable. */
 export interface NetworkHosts {
   domains: readonly string[];
   error?: string;
@@ -39,16 +21,13 @@ const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}$/;
 const HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}\.?(?::\d{1,5})?$/i;
 /** Letters, combining marks and digits of any script, hyphens; `_` only occurs in member-id URLs. */
 const PROFILE_ID = /^[\p{L}\p{M}\p{N}_-]+$/u;
-/**
- * `/in/ACoAA…`: a profile addressed by the member's encoded id (Sales Navigator and API links). Unlike a public id,
- * it is case-sensitive, so its case is kept.
- */
+/** `/in/ACoAA…`: the member's encoded id (Sales Navigator and API links), case-sensitive unlike a public id. */
 const MEMBER_ID = /^ACoA[A-Za-z0-9_-]{20,}$/;
 const ERROR_VALUE = /^#(?:N\/A|REF!|VALUE!|ERROR!|NAME\?|DIV\/0!|NUM!|NULL!)/i;
 /** Text with spaces that was meant as a web address: a scheme, or a host followed by a path. */
 const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^\s/]+\.[a-z]{2,63}\/)/i;
 
-/** Pages of the network that are not a person's profile: the first path segment -> what it is. */
+/** Not profiles, by first path segment (Sales Navigator and Recruiter ids open nothing without a seat). */
 const NOT_PROFILES = new Map<string, string>([
   ['company', 'a company page'],
   ['school', 'a school page'],
@@ -65,12 +44,7 @@ const NOT_PROFILES = new Map<string, string>([
   ['pub', 'an old /pub/ profile address (open it and copy the /in/ address it leads to)'],
 ]);
 
-/**
- * Reads the NETWORK_HOSTS script property: a comma-separated list of domains (`linkedin.com,linkedin.cn`); every
- * subdomain of each is accepted. Unset or blank: the network's domain. A leading `www.`, a scheme or a trailing
- * slash is ignored. An unusable entry makes every URL INVALID_URL with the reason (nothing is sent), not silently
- * ignored.
- */
+/** NETWORK_HOSTS (`linkedin.com,linkedin.cn`, subdomains included): an unusable entry fails every URL, not ignored. */
 export function parseNetworkHosts(raw: string | null | undefined): NetworkHosts {
   const entries = (raw ?? '')
     .split(',')
@@ -95,17 +69,11 @@ export function parseNetworkHosts(raw: string | null | undefined): NetworkHosts 
   return { domains: [...new Set(entries)] };
 }
 
-/** A cell with nothing in it (or only spaces): not a row of a run, whatever the network's domains. */
 export function isBlankCell(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
 }
 
-/**
- * Classifies one cell value. For a profile, `key` identifies it whatever its spelling (de-duplication, result store,
- * claims): `https://<network domain>/in/<id>`, the id lower-case and percent-encoded (UTF-8, upper-case hex).
- * `sent` is what the service gets: the canonical address on the domain it was typed on,
- * `https://www.<network domain>/in/<id>/`, the form the network itself shows.
- */
+/** `key` names the profile whatever its spelling (de-duplication, store, claims); `sent` is the form the network shows. */
 export function parseProfileInput(value: unknown, hosts: NetworkHosts): ProfileInput {
   if (isBlankCell(value)) return { kind: 'empty' };
   if (typeof value !== 'string') {
@@ -153,9 +121,8 @@ export function parseProfileInput(value: unknown, hosts: NetworkHosts): ProfileI
   return { kind: 'url', sent: `https://www.${domain}/in/${id.id}/`, key: `https://${domain}/in/${id.id}` };
 }
 
-/** Scheme, host and path of a web address (http or https; no scheme means https). */
 function webAddress(text: string): { host: string; path: string; schemed: boolean } | { reason: string } {
-  // Browsers read a backslash as a slash in http URLs; the query and fragment are dropped anyway.
+  // Browsers read a backslash as a slash in http URLs.
   const slashed = text.replace(/\\/g, '/');
   const scheme = SCHEME.exec(slashed);
   if (scheme && !/^https?$/i.test(scheme[1])) return { reason: `${scheme[1]}: is not a web address` };
@@ -165,7 +132,6 @@ function webAddress(text: string): { host: string; path: string; schemed: boolea
   return { host: parts[2].toLowerCase(), path: parts[3], schemed: scheme !== null };
 }
 
-/** The configured domain this host belongs to (the longest that matches), or undefined. */
 function networkDomain(hostWithPort: string, domains: readonly string[]): string | undefined {
   const port = /:(\d+)$/.exec(hostWithPort)?.[1];
   if (port !== undefined && port !== '80' && port !== '443') return undefined;
@@ -178,7 +144,6 @@ function networkDomain(hostWithPort: string, domains: readonly string[]): string
   return best;
 }
 
-/** The id decoded, checked, lower-cased (member ids keep their case) and percent-encoded again. */
 function canonicalId(raw: string): { id: string } | { reason: string } {
   let decoded: string;
   try {
@@ -204,15 +169,11 @@ function listed(domains: readonly string[]): string {
     : `${domains.slice(0, -1).join(', ')} or ${domains[domains.length - 1]}`;
 }
 
-/** A piece of the user's text quoted in a reason, kept short. */
 function shown(text: string): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-/**
- * True when a cell's text looks like a web address, whatever its site (a header cell is text that does not): a
- * first row holding `https://example.com/about` is data to mark INVALID_URL, not a title.
- */
+/** A web address of any site: a first row holding `https://example.com/about` is data (INVALID_URL), not a header. */
 export function looksLikeUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   const trimmed = value.trim();

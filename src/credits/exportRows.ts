@@ -1,13 +1,9 @@
-/**
- * The rows of an export of the credits log (the Credits tab's Export, a visible sheet a person matches to their own
- * rows): each charge with the profile's URL as written in the sheet beside the one sent to the service, and the
- * credits it cost, so the sheet sums and looks up without reading the log's words. Pure.
- */
+/** The credits log's export: each charge with its URL as the sheet writes it. Pure. */
 import { columnNumber } from '../core/a1';
+import type { SheetLayout } from '../core/ports';
 import type { SheetPort } from '../core/sheet';
 import { type NetworkHosts, parseProfileInput } from '../core/url';
 import type { Charge } from '../store/credits';
-import type { SheetLayout } from '../store/ports';
 
 export const EXPORT_HEADER = [
   'When (UTC)',
@@ -21,7 +17,7 @@ export const EXPORT_HEADER = [
   'Where',
 ];
 export const EXPORT_COLUMNS = EXPORT_HEADER.length;
-/** The credits column (1-based): numbers, so that a SUM adds them up. */
+/** 1-based: numbers, so that a SUM adds them up. */
 export const EXPORT_CREDITS_COLUMN = 8;
 
 export const EXPORT_LAYOUT: SheetLayout = {
@@ -31,18 +27,13 @@ export const EXPORT_LAYOUT: SheetLayout = {
   header: EXPORT_HEADER,
 };
 
-/**
- * One row of the log as the export writes it. A charge costs 1 credit; an answer lost on the way 0 (its outcome says
- * it may have been charged: the Credits tab counts it apart), a note of the watch 0. `written`: the URL as the sheet
- * has it, '' when it is not found there any more.
- */
+/** A lost answer and a watch's note cost 0 (a lost one may have been charged: counted apart); `written` may be ''. */
 export function exportRow(row: readonly unknown[], charge: Charge | undefined, written: string): unknown[] {
   const [when, source, payer, payerId, profile, outcome, where] = row.map((cell) => String(cell ?? ''));
   const credits = charge && charge.outcome !== 'lost' ? 1 : 0;
   return [when, source, payer, payerId, written, profile, outcome, credits, where];
 }
 
-/** The cells of the sheet a run's or a watch's charge names (src/bulk/runCharges.ts), or undefined for formulas. */
 export interface ChargedRange {
   sheetName: string;
   column: string;
@@ -65,13 +56,10 @@ export function chargedRange(where: string): ChargedRange | undefined {
   return undefined;
 }
 
-/** The sheet a person is on is read for formulas' profiles only up to this many cells (one read per export step). */
+/** The active sheet is read for formulas' profiles only up to this (one read per export step). */
 const FORMULAS_LOOK_MAX_CELLS = 200_000;
 
-/**
- * The URLs as written in the spreadsheet of these charges' profiles, by profile: a run's or a watch's from the
- * cells its charge names, formulas' (which name no cell) from the sheet the person is on. One read per range.
- */
+/** By profile: from the cells a charge names; formulas' (no cell) from the active sheet. */
 export function writtenUrls(
   charges: readonly Charge[],
   sheetNamed: (name: string) => SheetPort | undefined,
@@ -105,7 +93,7 @@ export function writtenUrls(
   return written;
 }
 
-/** Adds to `written` each profile URL of these cells, by the profile it is (the first spelling met wins). */
+/** The first spelling met wins. */
 function noteWritten(written: Map<string, string>, cells: unknown[][], hosts: NetworkHosts): void {
   for (const line of cells) {
     for (const value of line) {

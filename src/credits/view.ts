@@ -1,30 +1,26 @@
-/**
- * The sidebar's Credits tab: the credits log summed up (one read of the log), and Export, which copies the log
- * into a new visible sheet a few thousand rows per execution (the sidebar calls again until it is done).
- */
-
+/** The sidebar's Credits tab: the log summed up, and Export a few thousand rows per call. */
 import type { CreditsExport, CreditsExportRequest, CreditsSummary, RunPlan } from '../api';
 import { isActive } from '../bulk/jobMachine';
 import { loadJob } from '../bulk/jobStore';
 import { stableHash } from '../core/hash';
 import { EXPORT_ROWS_PER_CALL } from '../core/limits';
+import type { Platform } from '../core/ports';
 import { isRecord } from '../core/storedJson';
-import type { Platform } from '../platform/platform';
 import { type Charge, CREDITS_FIRST_ROW, isBlankRow, isNoteRow, parseChargeRow } from '../store/credits';
 import { summarizeCredits } from '../store/creditsSummary';
+import { foldFormulas } from '../store/store';
 import { exportRow, writtenUrls } from './exportRows';
 
 export const EXPORT_SHEET_NAME = 'Credits log';
 
-/** The viewer's payer id in the log (src/bulk/runCharges.ts), '' when they never started a run. */
+/** '' when they never started a run. */
 function viewerPayerId(platform: Platform): string {
   const id = platform.runner.id();
   return id ? stableHash(id).slice(0, 8) : '';
 }
 
-/** The log summed up for the viewer; what formulas spent moves into it first. */
 export function creditsSummary(platform: Platform): CreditsSummary {
-  platform.foldAnswers();
+  foldFormulas(platform);
   return summarizeCredits(
     platform.creditsLog.readRows(),
     platform.clock.now(),
@@ -35,10 +31,7 @@ export function creditsSummary(platform: Platform): CreditsSummary {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/**
- * The sidebar's export request as the server takes it: a sheet name (text) and whole, non-negative row counts;
- * anything else is dropped, so a forged request can only start a new export.
- */
+/** Anything but a sheet name and whole row counts is dropped. */
 export function parseExportRequest(input: unknown): CreditsExportRequest {
   const record = isRecord(input) ? input : {};
   const request: CreditsExportRequest = {};
@@ -50,11 +43,10 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
   return request;
 }
 
-/** One step of an export: the first call creates the sheet; each copies up to EXPORT_ROWS_PER_CALL rows. */
 export function exportCreditsLog(platform: Platform, request: CreditsExportRequest = {}): CreditsExport {
   const log = platform.creditsLog;
   if (!request.sheetName) {
-    platform.foldAnswers();
+    foldFormulas(platform);
     const last = log.lastRow();
     if (last < CREDITS_FIRST_ROW) {
       return {
@@ -100,7 +92,7 @@ function step(platform: Platform, state: Required<CreditsExportRequest>): Credit
     if (charge?.outcome === 'lost') lost++;
     if (note) notes++;
   }
-  // The profiles as the person's sheet writes them, so the export matches their rows (the log keeps the one sent).
+  // As the person's sheet writes them (the log keeps the one sent).
   const spreadsheet = platform.spreadsheet();
   const written = writtenUrls(
     kept.flatMap(({ charge }) => (charge ? [charge] : [])),
@@ -136,7 +128,6 @@ function progressText(state: Required<CreditsExportRequest>): string {
 }
 
 function finished(platform: Platform, state: Required<CreditsExportRequest>): string {
-  // The charges as the Credits tab counts them; lost answers and notes are rows of the sheet, not charges.
   const charges = state.written - state.lost - state.notes;
   const besides: string[] = [];
   if (state.lost > 0)
@@ -161,10 +152,7 @@ function finished(platform: Platform, state: Required<CreditsExportRequest>): st
   return parts.join(' ');
 }
 
-/**
- * A plan that may spend credits, with this spreadsheet's record so far (lookups answered, how many found an
- * address): one read of the log's outcome column, none when there is no log.
- */
+/** One read of the log's outcome column. */
 export function withLookupRecord(platform: Platform, plan: RunPlan): RunPlan {
   if (plan.refusal || plan.credits === 0) return plan;
   try {

@@ -1,24 +1,17 @@
-/** "Freeze results": replaces =FINDEMAIL formulas in the selection with their values, so they never run again. */
+/** "Freeze results": =FINDEMAIL formulas in the selection become their values. */
+import { columnNumber } from '../core/a1';
 import { reinterpretedBySheets } from '../core/cells';
+import type { Platform } from '../core/ports';
 import type { CellBlock, SheetPort } from '../core/sheet';
-import type { Platform } from '../platform/platform';
 
 export const USES_FINDEMAIL = /\bFINDEMAIL\s*\(/i;
-/** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only form whose result area follows from the text. */
+/** `=FINDEMAIL(ref)` or `=FINDEMAIL(ref, "fields")`: the only forms whose result area the text tells. */
 const PLAIN_CALL =
   /^=\s*FINDEMAIL\s*\(\s*(?:(?:'(?:[^']|'')+'|[\w.]+)!)?\$?([A-Z]{1,3})\$?(\d+)(?::\$?([A-Z]{1,3})\$?(\d+))?\s*(?:,\s*"([^"]*)"\s*)?\)\s*$/i;
-// Sheets' cell errors (#ERROR!, #REF!, …) and the function's own row errors: such formulas are left to run again.
 const SHOWS_ERROR = /^(?:#(?:ERROR!|REF!|N\/A|VALUE!|NAME\?|DIV\/0!|NUM!|NULL!)$|ERROR(?:: |$))/;
 // What a cell reads while its custom function computes (getValues too): never a result to keep.
 const COMPUTING = 'Loading...';
 
-function columnNumber(letters: string): number {
-  let n = 0;
-  for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64);
-  return n;
-}
-
-/** The cells a formula's result fills (its spill), or undefined when the text does not say. */
 export function resultArea(formula: string, row: number, column: number): CellBlock | undefined {
   const call = PLAIN_CALL.exec(formula.trim());
   if (!call) return formula.includes(':') ? undefined : { row, column, rows: 1, columns: 1 };
@@ -28,7 +21,6 @@ export function resultArea(formula: string, row: number, column: number): CellBl
   return { row, column, rows, columns: fields > 0 ? fields : width };
 }
 
-/** Where a formula's result is, and what it shows there. */
 interface Frozen {
   area: CellBlock;
   values: unknown[][];
@@ -47,15 +39,14 @@ export function freezeResults(platform: Platform): string {
   for (let r = 0; r < formulas.length; r++) {
     for (let c = 0; c < formulas[r].length; c++) {
       const formula = formulas[r][c];
-      if (!formula || !USES_FINDEMAIL.test(formula)) continue; // the user's other formulas stay as they are
+      if (!formula || !USES_FINDEMAIL.test(formula)) continue;
       const area = resultArea(formula, top + r, left + c);
       if (area) candidates.push({ area, formula });
       else unknownShape++;
     }
   }
   if (candidates.length === 0 && unknownShape === 0) return 'No =FINDEMAIL formulas in the selection.';
-
-  // One read covering the selection and every result area, even where a result spills past the selection.
+  // One read covering every result area, even past the selection.
   const below = Math.max(top + formulas.length, ...candidates.map(({ area }) => area.row + area.rows));
   const beyond = Math.max(
     left + (formulas[0]?.length ?? 1),
@@ -66,7 +57,6 @@ export function freezeResults(platform: Platform): string {
       ? sheet.values({ row: top, column: left, rows: below - top, columns: beyond - left })
       : [];
   const valueAt = (row: number, col: number): unknown => values[row - top]?.[col - left] ?? '';
-
   const frozen: Frozen[] = [];
   const kept = { withErrors: 0, computing: 0 };
   for (const { area } of candidates) {
@@ -82,13 +72,11 @@ export function freezeResults(platform: Platform): string {
     else if (cells.some((v) => typeof v === 'string' && SHOWS_ERROR.test(v))) kept.withErrors++;
     else frozen.push({ area, values: block });
   }
-
   if (frozen.length > 0) writeFrozen(sheet, frozen);
-
   return summary(frozen.length, kept, unknownShape);
 }
 
-/** Values as plain text where Sheets would read them as something else, then one setValues per run of areas. */
+/** Plain text where Sheets would read values as something else. */
 function writeFrozen(sheet: SheetPort, frozen: Frozen[]): void {
   const asText: CellBlock[] = [];
   for (const { area, values: block } of frozen) {
@@ -128,7 +116,7 @@ function summary(
   return parts.join(' ');
 }
 
-/** Vertically adjacent result areas of the same columns, written with one setValues each. */
+/** Vertically adjacent areas of the same columns, for one setValues each. */
 function mergeRuns(frozen: Frozen[]): Frozen[] {
   const sorted = frozen.slice().sort((a, b) => a.area.column - b.area.column || a.area.row - b.area.row);
   const runs: Frozen[] = [];

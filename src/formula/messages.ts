@@ -1,9 +1,8 @@
-/** What =FINDEMAIL cells say when they have no result yet, and the errors that stop formulas (401, 402, no key). */
+/** What =FINDEMAIL cells say without a result yet, and the errors that stop formulas. */
 import { HALT_SECONDS } from '../core/limits';
 import { BULK_RUN_PATH, FORMULA_PAYER, REFRESH_PATH, SETTINGS_PATH } from '../core/product';
 import { type ServiceError, serviceError, withAdvice } from '../lookup/result';
 
-/** The "not looked up yet" texts: Extensions › … › Refresh =FINDEMAIL cells enters their formulas again. */
 export const PENDING_MESSAGES = {
   notInTime: `Not looked up in time (no credit spent); use ${REFRESH_PATH} to try again.`,
   otherCell: `Another cell is still looking this profile up; use ${REFRESH_PATH} in a moment to see the result.`,
@@ -20,13 +19,9 @@ export const NOT_IN_TIME = pending(PENDING_MESSAGES.notInTime);
 export const OTHER_CELL = pending(PENDING_MESSAGES.otherCell);
 export const BULK_RUN = pending(PENDING_MESSAGES.bulkRun);
 export const UNSAVED = pending(PENDING_MESSAGES.unsaved);
-/** Custom functions may not write document properties here (src/formula/writeCheck.ts): nothing is sent. */
 export const NO_WRITES = pending(PENDING_MESSAGES.noWrites);
 
-/**
- * True when a cell's value asks for a new evaluation: every such text names the refresh item (the pending texts
- * above, the formulas' daily limit), as a summary `ERROR: …` or a note field.
- */
+/** Every pending text names the refresh item. */
 export function isPendingText(value: unknown): boolean {
   return typeof value === 'string' && value.includes(REFRESH_PATH);
 }
@@ -36,7 +31,6 @@ export function ownerKeyMessage(what: string): string {
 }
 
 export function accountError(error: ServiceError): Error {
-  // The service's own words stay last (withAdvice).
   if (error.error === 'unauthorized') return new Error(withAdvice(error, ownerKeyMessage('').trim()));
   if (error.error === 'payment_required') {
     return new Error(
@@ -49,7 +43,7 @@ export function accountError(error: ServiceError): Error {
   return new Error(error.message);
 }
 
-/** The document lock stayed busy or LockService refused it (its rate quota): nothing was sent for the cell. */
+/** The lock stayed busy or LockService refused it (its rate quota). */
 export const LOCK_BUSY = pending(
   `Not looked up yet: the spreadsheet was busy with many lookups at once. Wait a minute, then use ${REFRESH_PATH}.`,
 );

@@ -1,16 +1,10 @@
-/**
- * "Refresh =FINDEMAIL cells": enters again the =FINDEMAIL formulas that have not finished — a cell showing one of
- * the add-on's "not looked up yet" texts (PENDING_MESSAGES in src/formula/messages.ts) or #ERROR! (the platform's time
- * limit, "too many scripts running simultaneously", a paused formula) — on the whole sheet, unless the person chose a
- * range (more than one cell selected) that holds some: then in that range only. The answer says which. Sheets then
- * runs them again; what was paid for is read back for free.
- */
-
+/** "Refresh =FINDEMAIL cells": pending or #ERROR! formulas entered again, in the selection if it holds some. */
 import type { SingleCellsState } from '../api';
 import { SINGLE_CELLS_LOOK_MAX_CELLS, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
+import type { Platform } from '../core/ports';
 import { REFRESH_PATH } from '../core/product';
 import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
-import type { Platform } from '../platform/platform';
+import { foldFormulas } from '../store/store';
 import {
   longestSingleCellColumn,
   rangeFormula,
@@ -19,8 +13,7 @@ import {
   runStillThere,
   type SingleCellColumn,
 } from './columnOffer';
-import { readFormulaCapState } from './dailyLimit';
-import { capMessage } from './dailyLimitRules';
+import { capMessage, readFormulaCapState } from './dailyLimit';
 import { resultArea, USES_FINDEMAIL } from './freeze';
 import { isPendingText } from './messages';
 
@@ -34,23 +27,19 @@ function unfinished(value: unknown): boolean {
   return value === '#ERROR!' || isPendingText(value);
 }
 
-/**
- * The daily limit's text, while the limit is still reached today: its cells would be refused again, so Refresh
- * leaves them (the text says who may raise it); undefined when formulas may spend.
- */
 function limitStillReached(platform: Platform): string | undefined {
   const { setting, usedToday } = readFormulaCapState(platform);
   const reached = !setting.enabled || usedToday >= setting.dailyCap;
   return reached ? capMessage(setting) : undefined;
 }
 
-/** Unfinished =FINDEMAIL formulas of a block, and those left because the daily limit would refuse them again. */
 interface Found {
   cells: Unfinished[];
+  /** Left: the daily limit would refuse them again. */
   atLimit: number;
 }
 
-/** The unfinished =FINDEMAIL formulas of `block` (their results may spill past it). */
+/** Results may spill past `block`. */
 function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): Found {
   const top = block.row;
   const left = block.column;
@@ -95,16 +84,12 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): F
   return found;
 }
 
-/** The cells holding data, from A1 (getDataRange: A1 alone on an empty sheet). */
+/** As getDataRange: A1 alone on an empty sheet. */
 function dataBlock(sheet: SheetPort): CellBlock {
   return { row: 1, column: 1, rows: Math.max(1, sheet.lastRow()), columns: Math.max(1, sheet.lastColumn()) };
 }
 
-/**
- * Sheets runs a custom function again only when its formula or an input changes (apps-script/guides/sheets/functions;
- * there is no "recalculate" for custom functions), so each formula is cleared, the change flushed, and the same
- * text entered again: the person's formula stays as they wrote it.
- */
+/** A custom function reruns only when its text or an input changes (apps-script/guides/sheets/functions). */
 function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cells: Unfinished[]): void {
   for (const { row, column } of cells) sheet.clear({ row, column, rows: 1, columns: 1 });
   spreadsheet.flush();
@@ -112,17 +97,13 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
   spreadsheet.flush();
 }
 
-/** The question before a column of single cells becomes one range formula. */
 function offerText(run: SingleCellColumn, unfinishedCells: number, ifNo: string): string {
   const count = run.last - run.first + 1;
   const presses = Math.ceil(unfinishedCells / USER_SIMULTANEOUS_EXECUTIONS);
   return `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
 }
 
-/**
- * Asks first (`ifNo`: what happens on No); replaces the run with one range formula when the person takes it. The
- * answer, else undefined.
- */
+/** Undefined on No. */
 function askAndReplace(
   platform: Platform,
   sheet: SheetPort,
@@ -132,7 +113,7 @@ function askAndReplace(
 ): string | undefined {
   const { run } = found;
   if (!platform.ui.confirm(offerText(run, found.unfinished, ifNo))) return undefined;
-  // The dialog waits for the person while collaborators may type, sort or insert rows: the run is read again.
+  // Collaborators may edit while the dialog waits.
   if (!runStillThere(sheet, run))
     return `Nothing changed: ${runA1(run)} changed while the question was open (someone edited, sorted or inserted rows). Use ${again} again to be asked about the column as it is now.`;
   const count = run.last - run.first + 1;
@@ -141,29 +122,6 @@ function askAndReplace(
   return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
 }
 
-/**
- * Past what Sheets runs at once, a column of single cells: offered as one range formula (asked first). The answer
- * when the person took it, else undefined (Refresh goes on as usual).
- */
-function offerRangeFormula(
-  platform: Platform,
-  sheet: SheetPort,
-  unfinishedCells: number,
-): string | undefined {
-  if (unfinishedCells <= USER_SIMULTANEOUS_EXECUTIONS) return undefined;
-  const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), USER_SIMULTANEOUS_EXECUTIONS);
-  return run
-    ? askAndReplace(
-        platform,
-        sheet,
-        { run, unfinished: unfinishedCells },
-        'Refresh enters the unfinished cells again as they are.',
-        REFRESH_PATH,
-      )
-    : undefined;
-}
-
-/** The longest column of single cells on the active sheet, past what Sheets runs at once, and its unfinished cells. */
 function singleCellsOf(
   sheet: SheetPort,
   maxCells = Number.POSITIVE_INFINITY,
@@ -181,10 +139,7 @@ function singleCellsOf(
   return { run, unfinished: values.filter((line) => unfinished(line[0])).length };
 }
 
-/**
- * The sidebar's word on a column of single =FINDEMAIL cells of the active sheet longer than Sheets runs at once,
- * some of them not done; undefined otherwise. (A cell cannot tell: it sees its own input only.)
- */
+/** A cell cannot tell: it sees its own input only. */
 export function singleCellColumnState(platform: Platform): SingleCellsState | undefined {
   const found = singleCellsOf(platform.spreadsheet().activeSheet(), SINGLE_CELLS_LOOK_MAX_CELLS);
   if (!found || found.unfinished === 0) return undefined;
@@ -198,7 +153,6 @@ export function singleCellColumnState(platform: Platform): SingleCellsState | un
   };
 }
 
-/** The sidebar's "Replace with one range formula": asked first, on the active sheet's longest such column. */
 export function replaceSingleCells(platform: Platform): string {
   const sheet = platform.spreadsheet().activeSheet();
   const found = singleCellsOf(sheet);
@@ -217,13 +171,13 @@ export function replaceSingleCells(platform: Platform): string {
 }
 
 export function refreshFormulas(platform: Platform): string {
-  // What formulas paid for moves into the results sheet first: the cells entered again find room to pay for more.
-  platform.foldAnswers();
+  // Folded first, so the cells entered again find room to pay for more.
+  foldFormulas(platform);
   const spreadsheet = platform.spreadsheet();
   const selection = spreadsheet.selection();
   const sheet = selection?.sheet ?? spreadsheet.activeSheet();
   const limitText = limitStillReached(platform);
-  // One cell selected is where the person happens to be, not a range they chose: the whole sheet is refreshed.
+  // One cell selected is where the person happens to be, not a range they chose.
   const chosen = selection && selection.block.rows * selection.block.columns > 1 ? selection : null;
   let found = chosen ? unfinishedIn(sheet, chosen.block, limitText) : { cells: [], atLimit: 0 };
   let where = chosen ? `the selected range ${chosen.a1()}` : '';
@@ -241,15 +195,18 @@ export function refreshFormulas(platform: Platform): string {
       limitNote ||
       `No unfinished =FINDEMAIL cells ${chosen ? `in the selected range ${chosen.a1()} or ` : ''}on the sheet ${sheet.name()}.`
     );
-  const replaced = offerRangeFormula(platform, sheet, cells.length);
-  if (replaced) return replaced;
-  enterFormulasAgain(spreadsheet, sheet, cells);
   const count = cells.length;
+  if (count > USER_SIMULTANEOUS_EXECUTIONS) {
+    const run = longestSingleCellColumn(sheet.formulas(dataBlock(sheet)), USER_SIMULTANEOUS_EXECUTIONS);
+    const ifNo = 'Refresh enters the unfinished cells again as they are.';
+    const replaced = run && askAndReplace(platform, sheet, { run, unfinished: count }, ifNo, REFRESH_PATH);
+    if (replaced) return replaced;
+  }
+  enterFormulasAgain(spreadsheet, sheet, cells);
   const parts = [
     `Entered ${count} unfinished =FINDEMAIL formula${count === 1 ? '' : 's'} of ${where} again: Sheets runs ${count === 1 ? 'it' : 'them'} now; results already paid for cost nothing.`,
   ];
   if (limitNote) parts.push(limitNote);
-  // Each formula is its own execution: past 30 some are refused again before they run.
   if (count > USER_SIMULTANEOUS_EXECUTIONS)
     parts.push(
       `Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person: one range formula such as =FINDEMAIL(A2:A200) instead of a column of single-cell formulas gets them done together. Cells still unfinished can be refreshed again.`,

@@ -1,18 +1,16 @@
-/** The API key as people may see it: masked, redacted from texts, its shape checked before it is stored. Pure. */
+/** The API key as people may see it. Pure. */
 import { API_KEY_MAX_CHARS, API_KEY_MIN_CHARS } from '../core/limits';
 
-/** Replaces every occurrence of the key in a text meant for people or logs. */
 export function redactKey(text: string, apiKey: string | null | undefined): string {
   if (!apiKey || apiKey.length < 4) return text;
   return text.split(apiKey).join(maskKey(apiKey));
 }
 
-/** The only form of a key that ever leaves the user properties: eight dots and the last four characters. */
+/** The only form of a key that ever leaves the user properties. */
 export function maskKey(apiKey: string): string {
   return `••••••••${apiKey.slice(-4)}`;
 }
 
-/** Shape check before a key is stored: printable, no spaces, a plausible length. */
 export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: false; message: string } {
   if (typeof raw !== 'string') return { ok: false, message: 'Paste your API key.' };
   const key = raw.trim();

@@ -1,13 +1,11 @@
-/** How outcomes become cell values: the enrichment columns and the =FINDEMAIL fields. Pure. */
+/** How outcomes become cell values (the enrichment columns, =FINDEMAIL's fields). Pure. */
 import { type FieldName, STATUS } from '../core/cells';
 import { BULK_RUN_ITEM, RETRY_PATH } from '../core/product';
 import { quoteService, withoutStop } from '../core/text';
-import { type LookupResult, type ServiceError, withAdvice } from './result';
+import { type LookupResult, type ProfileInfo, type ServiceError, withAdvice } from './result';
 
-/** Outcome of one row, as the add-on understands it (service results plus local rejections). */
 export type RowOutcome = LookupResult | { kind: 'invalid'; reason: string } | ServiceError;
 
-/** The Email status a row gets for an outcome. */
 export function statusOf(outcome: RowOutcome): string {
   switch (outcome.kind) {
     case 'found':
@@ -43,7 +41,7 @@ export function noteOf(outcome: RowOutcome): string {
   }
 }
 
-/** The Note of a bulk run's row: an error's note also says what to do (a formula cell has its own words). */
+/** A bulk run's Note: an error's also says what to do. */
 function rowNoteOf(outcome: RowOutcome): string {
   if (outcome.kind === 'unusable') return `${outcome.message} To look it up again (1 credit): ${RETRY_PATH}.`;
   if (outcome.kind !== 'error') return noteOf(outcome);
@@ -52,7 +50,7 @@ function rowNoteOf(outcome: RowOutcome): string {
     : withAdvice(outcome, `To try again: ${RETRY_PATH}.`);
 }
 
-/** The enrichment row: Email, Email status, Catch-all (a real boolean, or empty), Note [, Account type, Name]. */
+/** Email, Email status, Catch-all (a real boolean, or empty), Note [, Account type, Name]. */
 export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<string | boolean> {
   const found = outcome.kind === 'found';
   const row: Array<string | boolean> = [
@@ -61,20 +59,18 @@ export function enrichmentRow(outcome: RowOutcome, extraFields: boolean): Array<
     found ? outcome.catchAll : '',
     rowNoteOf(outcome),
   ];
-  if (extraFields) {
-    const profile =
-      outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
-        ? outcome.profile
-        : {};
-    row.push(found ? outcome.accountType : '', profile.name ?? '');
-  }
+  if (extraFields) row.push(found ? outcome.accountType : '', profileOf(outcome).name ?? '');
   return row;
 }
 
-/** What a formula's cell says of an answer it cannot use: it is bought again only when a person asks. */
+function profileOf(outcome: RowOutcome): ProfileInfo {
+  const kind = outcome.kind;
+  return kind === 'found' || kind === 'not_found' || kind === 'unprocessable' ? outcome.profile : {};
+}
+
 export const UNUSABLE_FORMULA_ADVICE = `It is not looked up again unless you ask: select its URL, choose ${BULK_RUN_ITEM}, then Retry failed rows (1 credit).`;
 
-/** The single value of the plain `=FINDEMAIL(url)`: the address, or a marker anyone can filter on. */
+/** The plain `=FINDEMAIL(url)`: the address, or a marker anyone can filter on. */
 export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
   switch (outcome.kind) {
     case 'empty':
@@ -90,17 +86,14 @@ export function summaryValue(outcome: RowOutcome | { kind: 'empty' }): string {
   }
 }
 
-/** One row of `=FINDEMAIL(url, fields)`. Without a `status` field the `email` field carries the marker. */
+/** Without a `status` field the `email` field carries the marker. */
 export function fieldValues(
   outcome: RowOutcome | { kind: 'empty' },
   fields: FieldName[],
 ): Array<string | boolean> {
   if (outcome.kind === 'empty') return fields.map(() => '');
   const hasStatus = fields.includes('status');
-  const profile =
-    outcome.kind === 'found' || outcome.kind === 'not_found' || outcome.kind === 'unprocessable'
-      ? outcome.profile
-      : {};
+  const profile = profileOf(outcome);
   return fields.map((field) => {
     switch (field) {
       case 'email':

@@ -1,23 +1,20 @@
-/**
- * The service contract on the wire (shared/service-spec.md) as pure functions: the request, and the answer read into
- * the result's words (./result.ts): its JSON body and what it means.
- */
-
+/** The service contract on the wire (shared/service-spec.md): the request, and the answer read into ./result.ts. */
 import { FIELD_LIMITS } from '../core/limits';
+import type { RawAnswer } from '../core/ports';
 import { isRecord } from '../core/storedJson';
 import { withoutAddresses, withoutStop } from '../core/text';
+import { redactKey } from './apiKey';
 import {
   boundResult,
   cut,
+  type ErrorKind,
   type LookupOutcome,
   type ProfileInfo,
+  type RunEffect,
   type ServiceError,
   serviceError,
   unusableAnswer,
 } from './result';
-
-// Reading a JSON answer of the service (shared/service-spec.md §2 and §7): the object, its error text, the profile
-// record, and whether a 200 has the contract's success shape.
 
 export function parseJson(body: string): Record<string, unknown> | undefined {
   try {
@@ -30,7 +27,7 @@ export function parseJson(body: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The body's error text, bounded: it reaches notes, the run's message and its stored state. */
+/** Bounded: it reaches notes, the run's message and its stored state. */
 export function errorText(body: Record<string, unknown> | undefined): string | undefined {
   const text = body?.error ?? body?.message;
   return typeof text === 'string' && text.trim() !== '' ? cut(text.trim(), FIELD_LIMITS.message) : undefined;
@@ -45,16 +42,11 @@ export function readProfile(value: unknown): ProfileInfo {
   return profile;
 }
 
-/** Absent, null or of this type. */
 export function optional(value: unknown, type: 'string' | 'boolean'): boolean {
   return value === undefined || value === null || typeof value === type;
 }
 
-/**
- * Why a 200 body is not the contract's success shape (§2.2), or undefined when it is. Required: `status` equal to
- * "success", `email_address` a string or null (empty or null: no address), `profile` an object. The other fields
- * may be absent or null (a not-found answer carries nulls), but when given they have the contract's types.
- */
+/** Why a 200 body is not the contract's success shape (§2.2), or undefined when it is. */
 export function offContract(json: Record<string, unknown>): string | undefined {
   if (json.status !== 'success') {
     return json.status === undefined
@@ -102,30 +94,23 @@ export function buildLookupRequest(endpoint: string, apiKey: string, networkUrl:
   };
 }
 
-/**
- * Checks a key without spending a credit: the contract checks `X-KEY` before the body,
- * so a body without `network_url` gets 401 for a bad key and 400 for a good one.
- */
+/** The contract checks `X-KEY` before the body: without `network_url`, 401 for a bad key, 400 for a good one (free). */
 export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequest {
   return { ...buildLookupRequest(endpoint, apiKey, ''), payload: '{}' };
 }
 
-/** The headers of an answer that matter: where a redirect points, and when to try again after a 429 (and from when). */
 export interface AnswerHeaders {
   location?: string;
   retryAfter?: string;
-  /** The answer's Date: when the service sent it. */
   date?: string;
 }
 
-/** A service's Date this far before `now` is another clock's, not when its answer was sent. */
+/** A Date older than this is another clock's, not when the answer was sent. */
 const DATE_TRUSTED_MS = 60_000;
 
 /**
- * Retry-After as ms from `now`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3); undefined when absent or
- * unreadable. Delay-seconds count from when the answer was received (RFC 9110 §10.2.3): fetchAll returns with its
- * slowest answer, so a 429 that came at once has waited since; its Date (sent then, to the second: a second later
- * at most) says when, never later than `now`. Without a Date, or one more than a minute old, from `now`.
+ * Retry-After (RFC 9110 §10.2.3) as ms from `now`. Delay-seconds count from receipt, and fetchAll returns with its
+ * slowest answer: a fresh Date says when an early 429 came.
  */
 export function parseRetryAfter(value: string | undefined, now: number, date?: string): number | undefined {
   const text = value?.trim() ?? '';
@@ -133,13 +118,11 @@ export function parseRetryAfter(value: string | undefined, now: number, date?: s
   return at >= 0 ? Math.max(0, at - now) : undefined;
 }
 
-/** When an answer sent at `date` (its Date header) was received, at the latest: `now` when that says nothing. */
 function answeredAt(date: string | undefined, now: number): number {
   const sent = date ? Date.parse(date) : Number.NaN;
   return now - sent <= DATE_TRUSTED_MS ? Math.min(now, sent + 1000) : now;
 }
 
-/** Maps one HTTP answer to an outcome. Every status of the contract, and whatever else a proxy may answer. */
 export function interpretLookupResponse(
   status: number,
   body: string,
@@ -148,8 +131,7 @@ export function interpretLookupResponse(
 ): LookupOutcome {
   if (status >= 300 && status < 400) return redirected(status, headers);
   const parsed = parseJson(body);
-  // These statuses mean the same with a web server's or gateway's HTML page as the body (a wrong API_BASE_URL
-  // path answers an HTML 404): classify them by status, not as an unreadable body.
+  // These mean the same with a gateway's HTML page as the body (a wrong API_BASE_URL path answers an HTML 404).
   const statusSays = [401, 402, 404, 429].includes(status);
   if (!parsed && status === 200) return unusableAnswer('its body is not JSON');
   if (!parsed && !statusSays) {
@@ -173,9 +155,8 @@ export function interpretLookupResponse(
   return failure(status, errorText(json), retryAfterMs);
 }
 
-/** followRedirects is false: a redirect means API_BASE_URL is not the service's own address (http for https?). */
+/** A redirect means API_BASE_URL is not the service's own address; where it points stays out (maybe internal). */
 function redirected(status: number, headers: AnswerHeaders): ServiceError {
-  // Where it points is left out: no address in a message (it may be an internal one).
   const to = headers.location ? ' to another address' : '';
   return serviceError(
     'config',
@@ -184,7 +165,6 @@ function redirected(status: number, headers: AnswerHeaders): ServiceError {
   );
 }
 
-/** A 200: a result when it has the contract's shape (§2.2), otherwise ERROR with the reason. */
 function success(json: Record<string, unknown>): LookupOutcome {
   const odd = offContract(json);
   if (odd) return unusableAnswer(odd);
@@ -201,54 +181,32 @@ function success(json: Record<string, unknown>): LookupOutcome {
   });
 }
 
-/** Every status that is neither a result nor a redirect: 400, 401, 402, 404, 429, 5xx and the unexpected. */
+/** The contract's non-result statuses (§7): what each means and does to a run. */
+const FAILURES: Record<number, [ErrorKind, string, RunEffect]> = {
+  400: ['bad_request', 'The service did not accept this profile URL (HTTP 400).', 'continue'],
+  401: ['unauthorized', 'The API key was rejected (HTTP 401).', 'stop'],
+  402: ['payment_required', 'Out of credits (HTTP 402).', 'pause'],
+  404: ['endpoint_not_found', 'The service address is wrong (HTTP 404). Check API_BASE_URL.', 'stop'],
+};
+
 function failure(status: number, said: string | undefined, retryAfterMs: number | undefined): ServiceError {
-  switch (status) {
-    case 400:
-      return serviceError('bad_request', 'The service did not accept this profile URL (HTTP 400).', {
-        status,
-        said,
-      });
-    case 401:
-      return serviceError('unauthorized', 'The API key was rejected (HTTP 401).', {
-        status,
-        effect: 'stop',
-        said,
-      });
-    case 402:
-      return serviceError('payment_required', 'Out of credits (HTTP 402).', {
-        status,
-        effect: 'pause',
-        said,
-      });
-    case 404:
-      return serviceError(
-        'endpoint_not_found',
-        'The service address is wrong (HTTP 404). Check API_BASE_URL.',
-        {
-          status,
-          effect: 'stop',
-          said,
-        },
-      );
-    case 429:
-      return {
-        ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status, retryable: true, said }),
-        retryAfterMs,
-      };
-    default:
-      if (status >= 500) {
-        return serviceError('server_error', `The service failed (HTTP ${status}).`, {
-          status,
-          retryable: true,
-          said,
-        });
-      }
-      return serviceError('unexpected_status', `Unexpected answer HTTP ${status}.`, { status, said });
-  }
+  const known = FAILURES[status];
+  if (known) return serviceError(known[0], known[1], { status, effect: known[2], said });
+  if (status === 429)
+    return {
+      ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status, retryable: true, said }),
+      retryAfterMs,
+    };
+  if (status >= 500)
+    return serviceError('server_error', `The service failed (HTTP ${status}).`, {
+      status,
+      retryable: true,
+      said,
+    });
+  return serviceError('unexpected_status', `Unexpected answer HTTP ${status}.`, { status, said });
 }
 
-/** Classifies an exception thrown by UrlFetchApp (these throw even with muteHttpExceptions). */
+/** UrlFetchApp throws these even with muteHttpExceptions. */
 export function interpretFetchException(message: string): ServiceError {
   const text = message.replace(/^Exception:\s*/, '');
   if (/too many times for one day: urlfetch/i.test(text)) {
@@ -258,19 +216,10 @@ export function interpretFetchException(message: string): ServiceError {
       { effect: 'pause' },
     );
   }
-  // Refused before anything was sent ("Service invoked too many times in a short time: urlfetch", reported:
-  // Blacksmoke16/GESI#99): tried again after a pause, uncharged.
+  // Refused before anything was sent, uncharged (reported: Blacksmoke16/GESI#99).
   if (/too many times in a short time: urlfetch/i.test(text)) {
-    return {
-      ...serviceError(
-        'rate_limited',
-        'Apps Script refused this many web requests at once; they go again shortly.',
-        {
-          retryable: true,
-        },
-      ),
-      retryAfterMs: 1000,
-    };
+    const refused = 'Apps Script refused this many web requests at once; they go again shortly.';
+    return { ...serviceError('rate_limited', refused, { retryable: true }), retryAfterMs: 1000 };
   }
   if (/timeout|timed out/i.test(text)) {
     return serviceError('timeout', `The service did not answer in time${cause(text)}.`, { retryable: true });
@@ -282,4 +231,30 @@ export function interpretFetchException(message: string): ServiceError {
 function cause(text: string): string {
   const words = withoutStop(withoutAddresses(text));
   return words ? ` (${words})` : '';
+}
+
+/** The key masked in every message. */
+export function interpretAnswer(answer: RawAnswer, apiKey: string, now = 0): LookupOutcome {
+  if ('thrown' in answer) return interpretFetchException(redactKey(answer.thrown, apiKey));
+  const outcome = interpretLookupResponse(answer.status, answer.body, answer.headers, now);
+  if (outcome.kind !== 'error') return outcome;
+  const masked: ServiceError = { ...outcome, message: redactKey(outcome.message, apiKey) };
+  if (outcome.said !== undefined) masked.said = redactKey(outcome.said, apiKey);
+  return masked;
+}
+
+/** A 400 (the key passed, the missing URL refused) or a 200 passes; else as a lookup's. */
+export function keyCheckOutcome(answer: RawAnswer, apiKey: string, now: number): ServiceError | undefined {
+  if ('status' in answer && (answer.status === 400 || answer.status === 200)) return undefined;
+  const outcome = interpretAnswer(answer, apiKey, now);
+  return outcome.kind === 'error' ? outcome : undefined;
+}
+
+export function haltsRun(outcome: LookupOutcome | undefined): outcome is ServiceError {
+  return outcome?.kind === 'error' && outcome.effect !== 'continue';
+}
+
+/** Never a lost answer: it may have been charged. */
+export function mayRetry(outcome: LookupOutcome | undefined): boolean {
+  return outcome?.kind === 'error' && outcome.effect === 'continue' && outcome.retryable;
 }

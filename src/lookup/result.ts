@@ -1,9 +1,4 @@
-/**
- * The result's words: what a lookup answers (a result worth keeping, or a service error and what a run does after
- * it), the key check's verdict, and the bounds on every field the add-on keeps. ./contract.ts reads the wire into
- * these.
- */
-
+/** What a lookup answers, the key check's verdict, and the bounds on every kept field (src/core/limits.ts). */
 import { FIELD_LIMITS } from '../core/limits';
 import { quoteService, withoutStop } from '../core/text';
 
@@ -22,12 +17,9 @@ export type Found = {
 };
 export type NotFound = { kind: 'not_found'; profile: ProfileInfo };
 export type Unprocessable = { kind: 'unprocessable'; message: string; profile: ProfileInfo };
-/**
- * An answer the service may have charged but the add-on cannot use: a 200 that breaks the contract, or an answer
- * lost on the way (`lost`). Kept like a result, so no execution buys the profile again unless a person asks.
- */
+/** A 200 off the contract, or a lost answer: maybe charged, so kept like a result (bought again only if asked). */
 export type Unusable = { kind: 'unusable'; lost: boolean; message: string; profile: ProfileInfo };
-/** What the service may have charged a credit for: a result, or an answer the add-on could not use. */
+/** What the service may have charged a credit for. */
 export type LookupResult = Found | NotFound | Unprocessable | Unusable;
 
 export type ErrorKind =
@@ -45,7 +37,7 @@ export type ErrorKind =
   | 'missing_key'
   | 'config';
 
-/** What a whole run does after this error: go on with other rows, pause (resumable later) or stop (needs a fix). */
+/** What a whole run does after the error. */
 export type RunEffect = 'continue' | 'pause' | 'stop';
 
 export interface ServiceError {
@@ -55,13 +47,12 @@ export interface ServiceError {
   message: string;
   retryable: boolean;
   effect: RunEffect;
-  /** A 429's Retry-After, in ms: no request before it has passed. */
   retryAfterMs?: number;
-  /** The service's own words, quoted at the end of `message` (ours first; see withAdvice). */
+  /** The service's own words, quoted at the end of `message`. */
   said?: string;
 }
 
-/** Our words, then `advice` (what to do), then the service's own words quoted once (as the message has them). */
+/** Our words, then `advice`, then the service's own words quoted once. */
 export function withAdvice(error: Pick<ServiceError, 'message' | 'said'>, advice: string): string {
   const at = error.said === undefined ? -1 : error.message.lastIndexOf(QUOTE_START);
   if (at < 0) return `${error.message} ${advice}`;
@@ -72,11 +63,9 @@ const QUOTE_START = ' The service said: "';
 
 export type LookupOutcome = LookupResult | ServiceError;
 
-// Every field of a result the add-on keeps is bounded (src/core/limits.ts FIELD_LIMITS): a longer value is cut.
-
 export const CUT_MARKER = '…';
 
-/** The text itself when within `limit`, else its first `limit - 1` code units (no half surrogate pair) and "…". */
+/** Never cuts a surrogate pair in half. */
 export function cut(text: string, limit: number): string {
   if (text.length <= limit) return text;
   let end = limit - CUT_MARKER.length;
@@ -92,7 +81,6 @@ function boundProfile(profile: ProfileInfo): ProfileInfo {
   return bounded;
 }
 
-/** The result with every field within FIELD_LIMITS. */
 export function boundResult(result: LookupResult): LookupResult {
   const profile = boundProfile(result.profile);
   switch (result.kind) {
@@ -121,7 +109,6 @@ export function boundResult(result: LookupResult): LookupResult {
 
 export type KeyCheck = { valid: true } | { valid: false; message: string } | ServiceError;
 
-/** `message`: our words; `options.said`: the service's, quoted once after them. */
 export function serviceError(
   error: ErrorKind,
   message: string,
@@ -139,7 +126,6 @@ export function serviceError(
   return outcome;
 }
 
-/** A 200 that is not a result: the service may have charged it, so it is kept like one (never bought again unasked). */
 export function unusableAnswer(reason: string): LookupResult {
   return boundResult({
     kind: 'unusable',
@@ -149,7 +135,6 @@ export function unusableAnswer(reason: string): LookupResult {
   });
 }
 
-/** An answer lost on the way (`cause`: what failed): the service may have charged it. */
 export function lostAnswer(cause: string): LookupResult {
   return boundResult({
     kind: 'unusable',
@@ -159,7 +144,6 @@ export function lostAnswer(cause: string): LookupResult {
   });
 }
 
-/** "The service could not…" inside a sentence: "the service could not…". */
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }

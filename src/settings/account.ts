@@ -1,13 +1,13 @@
-/** The sidebar's Settings: the user's key (masked on the way out), settings and the key check (src/sidebarState.ts assembles the whole state). */
-
+/** The sidebar's Settings: the user's key (masked on the way out), settings and the key check. */
 import type { KeyCheckResult, SidebarState } from '../api';
+import type { Platform } from '../core/ports';
 import { KEY_SOURCE } from '../core/product';
+import { HALT_KEY } from '../core/propertyNames';
 import { pickSettings } from '../core/settings';
 import { quoteService } from '../core/text';
 import { checkKeyShape, maskKey, redactKey } from '../lookup/apiKey';
-import type { Platform } from '../platform/platform';
+import { askAboutKey } from '../lookup/keyCheck';
 
-/** The sidebar's state as this room knows it: the person's key (masked), settings, and a configuration error. */
 export type AccountState = Omit<SidebarState, 'progress' | 'formulas'>;
 
 export function accountState(platform: Platform): AccountState {
@@ -25,18 +25,18 @@ export function saveApiKey(platform: Platform, raw: unknown): void {
   const shape = checkKeyShape(raw);
   if (!shape.ok) throw new Error(shape.message);
   platform.settings.saveApiKey(shape.key);
-  platform.clearHalt();
+  platform.documentCache()?.remove(HALT_KEY);
 }
 
 export function removeApiKey(platform: Platform): void {
   platform.settings.deleteApiKey();
 }
 
-/** Asks the service about the saved key without spending a credit (see buildKeyCheckRequest). */
+/** Spends no credit (buildKeyCheckRequest). */
 export function checkApiKey(platform: Platform): KeyCheckResult {
   const key = platform.settings.apiKey();
   if (!key) return { ok: false, message: `No API key is saved yet. Get one in ${KEY_SOURCE}.` };
-  const check = platform.askServiceAboutKey(key);
+  const check = askAboutKey(platform, key);
   if ('config' in check) return { ok: false, message: check.config };
   if ('valid' in check) {
     if (!check.valid) {
@@ -49,7 +49,7 @@ export function checkApiKey(platform: Platform): KeyCheckResult {
       };
     }
     // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
-    platform.clearHalt();
+    platform.documentCache()?.remove(HALT_KEY);
     return { ok: true, message: 'The API key works. Checking it spent no credit.' };
   }
   return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };

@@ -2,7 +2,7 @@
 import { dayText } from '../core/day';
 import { MAX_EXPORT_STEPS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { $, button, setText, showError } from './dom';
+import { $, button, listItem, onClick, setText, showError, showText } from './dom';
 import type { CreditsExport, CreditsSummary, RunPlan } from './types';
 import { creditsRunLine, recordText } from './words';
 
@@ -10,18 +10,6 @@ const count = (n: number) => n.toLocaleString('en-US');
 const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
 
 let exporting = false;
-
-function item(text: string, detail?: string): HTMLLIElement {
-  const li = document.createElement('li');
-  li.textContent = text;
-  if (detail) {
-    const when = document.createElement('div');
-    when.className = 'when';
-    when.textContent = detail;
-    li.append(when);
-  }
-  return li;
-}
 
 function sourceLine(source: CreditsSummary['sources'][number]): string {
   const you = source.mine ? ' (you)' : '';
@@ -36,33 +24,30 @@ function sourceLine(source: CreditsSummary['sources'][number]): string {
 }
 
 export function renderCredits(summary: CreditsSummary): void {
-  $('credits-none').hidden = summary.hasLog && summary.total + summary.lostTotal > 0;
-  $('credits-body').hidden = !$('credits-none').hidden;
+  const none = !(summary.hasLog && summary.total + summary.lostTotal > 0);
+  $('credits-none').hidden = !none;
+  $('credits-body').hidden = none;
   setText('credits-today-label', summary.day ? `Today (${dayText(summary.day)})` : 'Today');
   setText('credits-today', count(summary.today));
   setText('credits-7', count(summary.last7));
   setText('credits-30', count(summary.last30));
   setText('credits-total', count(summary.total));
-  $('credits-lost').hidden = summary.lostTotal === 0;
-  setText(
+  showText(
     'credits-lost',
     `Answers lost to connection failures (each may have been charged): ${count(summary.lostToday)} today, ${count(summary.lost7)} in 7 days, ${count(summary.lost30)} in 30 days, ${count(summary.lostTotal)} in all.`,
+    summary.lostTotal !== 0,
   );
-  const sources = $('credits-sources');
-  sources.textContent = '';
-  for (const source of summary.sources) sources.append(item(sourceLine(source)));
-  const runs = $('credits-runs');
-  runs.textContent = '';
+  $('credits-sources').replaceChildren(...summary.sources.map((source) => listItem(sourceLine(source))));
   $('credits-runs-block').hidden = summary.runs.length === 0;
-  for (const run of summary.runs)
-    runs.append(item(creditsRunLine(run), new Date(run.lastAt).toLocaleString()));
-  const record = recordText(summary.total, summary.found);
-  $('credits-record').hidden = record === '';
-  setText('credits-record', record);
-  $('credits-unreadable').hidden = summary.unreadable === 0;
-  setText(
+  $('credits-runs').replaceChildren(
+    ...summary.runs.map((run) => listItem(creditsRunLine(run), new Date(run.lastAt).toLocaleString())),
+  );
+  showText('credits-record', recordText(summary.total, summary.found));
+  const rows = summary.unreadable === 1 ? 'row' : 'rows';
+  showText(
     'credits-unreadable',
-    `${count(summary.unreadable)} ${summary.unreadable === 1 ? 'row' : 'rows'} of the log could not be read (edited by hand) and ${summary.unreadable === 1 ? 'is' : 'are'} left out of these figures.`,
+    `${count(summary.unreadable)} ${rows} of the log could not be read (edited by hand) and ${summary.unreadable === 1 ? 'is' : 'are'} left out of these figures.`,
+    summary.unreadable !== 0,
   );
 }
 
@@ -74,7 +59,7 @@ export async function loadCredits(): Promise<void> {
   }
 }
 
-/** Exports the credits log into a new sheet, step by step, its progress in `statusId`; whether it got to the end. */
+/** Exports the credits log into a new sheet step by step, its progress in `statusId`; true when it got to the end. */
 export async function exportLog(statusId = 'credits-export-status'): Promise<boolean> {
   if (exporting) return false;
   exporting = true;
@@ -100,8 +85,8 @@ export async function exportLog(statusId = 'credits-export-status'): Promise<boo
 }
 
 export function setupCredits(): void {
-  button('credits-export').addEventListener('click', () => void exportLog());
-  button('credits-refresh').addEventListener('click', () => void loadCredits());
+  onClick('credits-export', () => void exportLog());
+  onClick('credits-refresh', () => void loadCredits());
 }
 
 /** Under a plan's price: a lookup costs a credit found or not, and this spreadsheet's record so far. */

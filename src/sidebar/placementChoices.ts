@@ -1,15 +1,19 @@
 /** The radio buttons of the places a run's results may go (the plan's and the watch's), each with what it moves. */
+import { $ } from './dom';
 import type { Placement, PlacementKind } from './types';
 
+/** Into #`box`-placements (hidden without `placements`), as radio buttons of the group `group`. */
 export function renderPlacementChoices(
-  list: HTMLElement,
-  placements: readonly Placement[],
+  box: 'plan' | 'watch',
   group: string,
+  placements: readonly Placement[] | undefined,
   chosen: PlacementKind | undefined,
   onChoose: (kind: PlacementKind) => void,
 ): void {
+  const list = $(`${box}-placement-list`);
   list.textContent = '';
-  for (const choice of placements) {
+  $(`${box}-placements`).hidden = !placements;
+  for (const choice of placements ?? []) {
     const row = document.createElement('div');
     row.className = 'choice';
     const radio = document.createElement('input');

@@ -3,13 +3,11 @@ import { pausedWithEveryRow } from '../core/runWords';
 import type { Progress, RunReason } from './types';
 
 interface StateWords {
-  /** Short state for the heading, e.g. "Paused: out of credits". */
   label: string;
   /** CSS class: the state itself. */
   tone: Progress['state'];
 }
 
-/** The heading of a paused or stopped run, by the machine-readable reason the server gives. */
 const HALTED: Partial<Record<RunReason, string>> = {
   out_of_credits: 'Paused: out of credits',
   quota: 'Paused: daily limit of service calls reached',
@@ -19,40 +17,30 @@ const HALTED: Partial<Record<RunReason, string>> = {
   configuration: 'Stopped: the add-on is misconfigured',
 };
 
-/** The state in words (the server's message itself is shown in full below the counts). */
+/** Nobody's sidebar drives it: nothing moves until the starter's sidebar is open again. */
+const closedSidebar = (p: Progress): StateWords => ({
+  label: p.readOnly
+    ? "Paused: its starter's sidebar is closed"
+    : 'Paused: the sidebar was closed — open it to go on',
+  tone: 'paused',
+});
+
+/** The heading's state in words (the server's message is shown in full below the counts). */
 export function describeState(progress: Progress): StateWords {
-  switch (progress.state) {
-    case 'idle':
-      return { label: 'No run yet', tone: 'idle' };
-    case 'running':
-      // Nobody's sidebar drives it: nothing moves until the starter's sidebar is open again.
-      if (progress.waiting && progress.readOnly)
-        return { label: "Paused: its starter's sidebar is closed", tone: 'paused' };
-      return progress.waiting
-        ? { label: 'Paused: the sidebar was closed — open it to go on', tone: 'paused' }
-        : { label: 'Running', tone: 'running' };
-    case 'paused':
-    case 'stopped': {
-      // The answers on their way at Pause finished every row: only the run's end is left (Resume makes it).
-      if (pausedWithEveryRow(progress)) return { label: 'Every row has its result', tone: 'paused' };
-      if (progress.reason === 'sidebar_closed')
-        return progress.readOnly
-          ? { label: "Paused: its starter's sidebar is closed", tone: 'paused' }
-          : { label: 'Paused: the sidebar was closed — open it to go on', tone: 'paused' };
-      const label =
-        (progress.reason && HALTED[progress.reason]) || (progress.state === 'paused' ? 'Paused' : 'Stopped');
-      return { label, tone: progress.state };
-    }
-    case 'cancelled':
-      return { label: 'Cancelled', tone: 'cancelled' };
-    case 'done':
-      return { label: 'Done', tone: 'done' };
-    default:
-      return { label: String(progress.state), tone: 'idle' };
+  const { state, reason } = progress;
+  if (state === 'running')
+    return progress.waiting ? closedSidebar(progress) : { label: 'Running', tone: state };
+  if (state === 'paused' || state === 'stopped') {
+    // The answers on their way at Pause finished every row: only the run's end is left (Resume makes it).
+    if (pausedWithEveryRow(progress)) return { label: 'Every row has its result', tone: 'paused' };
+    if (reason === 'sidebar_closed') return closedSidebar(progress);
+    return { label: (reason && HALTED[reason]) || (state === 'paused' ? 'Paused' : 'Stopped'), tone: state };
   }
+  if (state === 'cancelled' || state === 'done')
+    return { label: state === 'done' ? 'Done' : 'Cancelled', tone: state };
+  return { label: state === 'idle' ? 'No run yet' : String(state), tone: 'idle' };
 }
 
-/** Whole percent of rows processed, 0..100. */
 export function percentDone(progress: Progress): number {
   if (progress.state === 'done') return 100;
   if (!(progress.total > 0)) return 0;
@@ -65,7 +53,6 @@ export function fractionText(progress: Progress): string {
   return `${progress.processed} of ${progress.total} ${rows} processed (${percentDone(progress)}%)`;
 }
 
-/** The credits count: what was charged, and apart what may have been charged for answers lost on the way. */
 export function creditsShown(progress: Pick<Progress, 'creditsUsed' | 'creditsMaybeLost'>): string {
   const lost = progress.creditsMaybeLost ?? 0;
   return lost > 0
@@ -73,11 +60,8 @@ export function creditsShown(progress: Pick<Progress, 'creditsUsed' | 'creditsMa
     : String(progress.creditsUsed);
 }
 
-/** Paused because its starter's sidebar was closed: their sidebar, open again, resumes it. */
 export const pausedByClosedSidebar = (p: Progress): boolean =>
   !p.readOnly && p.state === 'paused' && p.reason === 'sidebar_closed';
-
-/** Under way: running, paused or stopped (someone else's run too). */
 export const isUnderWay = (p: Progress): boolean =>
   p.state === 'running' || p.state === 'paused' || p.state === 'stopped';
 // Only the person who started a run can pause, resume or cancel it.
@@ -86,14 +70,13 @@ export const canResume = (p: Progress): boolean =>
   !p.readOnly && (p.state === 'paused' || p.state === 'stopped');
 export const canCancel = (p: Progress): boolean => !p.readOnly && isUnderWay(p);
 
-/** For someone who did not start the run: who did, and that only they can act on it. */
 export function ownerNotice(p: Progress): string {
   if (!p.readOnly || !isUnderWay(p)) return '';
   const waiting = p.waiting ? ' It goes on while their sidebar is open.' : '';
   return `Started by ${p.startedBy ?? 'another editor'}; only they can run, pause or resume it. It spends nothing of yours.${waiting}`;
 }
 
-/** Why a running run goes slower than it could: its batches are held small (paceReason in src/lookup/pace.ts). */
+/** Why a running run goes slower than it could (paceReason in src/lookup/pace.ts). */
 export function paceNotice(p: Progress): string {
   if (p.state !== 'running') return '';
   if (p.paceReason === 'connection_failures')
@@ -103,17 +86,13 @@ export function paceNotice(p: Progress): string {
   return '';
 }
 
-/** For the starter: what closing the sidebar does to a running run. */
 export function driverNotice(p: Progress): string {
   return !p.readOnly && p.state === 'running'
     ? 'Keep this sidebar open: it drives the run. Closing it pauses the run; opening the sidebar again resumes it.'
     : '';
 }
 
-/**
- * Paused or cancelled with a batch on its way: how many lookups were already sent and may still be charged (the
- * final figure follows when they are back); '' otherwise.
- */
+/** Paused or cancelled with a batch on its way: the lookups already sent, which may still be charged. */
 export function inFlightText(p: Progress): string {
   if (p.inFlight === undefined || (p.state !== 'paused' && p.state !== 'cancelled')) return '';
   const sent = p.inFlight;

@@ -1,10 +1,7 @@
-/**
- * Settings › Remove this spreadsheet's add-on data: asks first, naming what goes (from the server's plan), offers to
- * export the credits log before, then removes and says what was removed and what stayed.
- */
+/** Settings › Remove this spreadsheet's add-on data: asks first naming what goes, offers to export the credits log. */
 import { call } from './client';
 import { exportLog } from './credits';
-import { $, button, setMessage, setText } from './dom';
+import { $, button, listItem, onClick, setMessage, setText } from './dom';
 import { acceptState, withButtons } from './settings';
 import { loadHistory } from './summary';
 
@@ -29,13 +26,7 @@ async function askFirst(): Promise<void> {
     return;
   }
   setText('remove-data-intro', 'Remove from this spreadsheet:');
-  const list = $('remove-data-items');
-  list.textContent = '';
-  for (const item of plan.items) {
-    const line = document.createElement('li');
-    line.textContent = item;
-    list.append(line);
-  }
+  $('remove-data-items').replaceChildren(...plan.items.map((item) => listItem(item)));
   button('remove-data-export').hidden = !plan.creditsLog;
   setText('remove-data-export-status', '');
   $('remove-data-confirm').hidden = false;
@@ -45,7 +36,7 @@ async function askFirst(): Promise<void> {
 async function remove(): Promise<void> {
   const result = await call('removeSpreadsheetData');
   setMessage('remove-data-message', result.message, result.removed ? 'ok' : 'bad');
-  // The run's state and the recent runs went with the rest: the sidebar shows the spreadsheet as it is now.
+  // The run's state and the recent runs went with the rest.
   if (result.removed) {
     acceptState(await call('getSidebarState'));
     await loadHistory();
@@ -53,19 +44,20 @@ async function remove(): Promise<void> {
 }
 
 export function setupDataRemoval(): void {
-  button('remove-data').addEventListener('click', () => {
+  onClick('remove-data', () => {
     setMessage('remove-data-message', '');
     closeConfirm();
     void withButtons(BUTTONS, askFirst);
   });
-  button('remove-data-no').addEventListener('click', () => {
+  onClick('remove-data-no', () => {
     closeConfirm();
     button('remove-data').focus();
   });
-  button('remove-data-export').addEventListener('click', () => {
-    void withButtons(BUTTONS, () => exportLog('remove-data-export-status'));
-  });
-  button('remove-data-yes').addEventListener('click', () => {
+  onClick(
+    'remove-data-export',
+    () => void withButtons(BUTTONS, () => exportLog('remove-data-export-status')),
+  );
+  onClick('remove-data-yes', () => {
     closeConfirm();
     void withButtons(BUTTONS, remove);
   });

@@ -1,55 +1,52 @@
 /** The Settings tab: the API key (only ever received masked), the settings and the formulas' limit. */
 import { DEFAULT_SETTINGS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { $, button, clearError, input, setMessage, setText, showError, wholeNumber } from './dom';
+import { $, button, clearError, input, onClick, setMessage, setText, showError, wholeNumber } from './dom';
 import { setProgress } from './progressView';
 import { ui } from './state';
 import type { Settings, SidebarState } from './types';
 import { formulaUseText, singleCellsText } from './words';
 
 export function renderAccount(): void {
-  if (!ui.account) return;
+  const account = ui.account;
+  if (!account) return;
   const status = $('key-status');
   status.textContent = '';
-  if (ui.account.hasKey) {
-    status.append('Saved API key: ');
+  if (account.hasKey) {
     const masked = document.createElement('span');
     masked.className = 'masked';
     masked.id = 'masked-key';
-    masked.textContent = ui.account.maskedKey;
-    status.append(masked);
-  } else {
-    status.append('No API key saved yet.');
-  }
-  button('remove-key').disabled = !ui.account.hasKey;
-  button('check-key').disabled = !ui.account.hasKey;
-  if (!ui.account.hasKey) $('remove-confirm').hidden = true;
-  const configError = $('config-error');
-  configError.textContent = ui.account.configError;
-  configError.hidden = !ui.account.configError;
-  setText('formulas-used', formulaUseText(ui.account.formulas));
-  const singleCells = ui.account.singleCells;
-  $('single-cells').hidden = !singleCells;
-  setText('single-cells-text', singleCells ? singleCellsText(singleCells) : '');
+    masked.textContent = account.maskedKey;
+    status.append('Saved API key: ', masked);
+  } else status.append('No API key saved yet.');
+  button('remove-key').disabled = !account.hasKey;
+  button('check-key').disabled = !account.hasKey;
+  if (!account.hasKey) $('remove-confirm').hidden = true;
+  setText('config-error', account.configError);
+  $('config-error').hidden = !account.configError;
+  setText('formulas-used', formulaUseText(account.formulas));
+  $('single-cells').hidden = !account.singleCells;
+  setText('single-cells-text', account.singleCells ? singleCellsText(account.singleCells) : '');
 }
 
 /** The form fields follow the server's settings (after loading or saving, not while the user types). */
 function fillForms(): void {
   if (!ui.account) return;
-  input('write-header').checked = ui.account.settings.writeHeader;
-  input('extra-fields').checked = ui.account.settings.extraFields;
-  input('start-at-once').checked = ui.account.settings.startAtOnce;
-  input('start-under').value = String(ui.account.settings.startAtOnceUnder);
-  input('start-under').disabled = !ui.account.settings.startAtOnce;
-  input('formulas-enabled').checked = ui.account.formulas.setting.enabled;
-  input('formulas-cap').value = String(ui.account.formulas.setting.dailyCap);
+  const { settings, formulas } = ui.account;
+  input('write-header').checked = settings.writeHeader;
+  input('extra-fields').checked = settings.extraFields;
+  input('start-at-once').checked = settings.startAtOnce;
+  input('start-under').value = String(settings.startAtOnceUnder);
+  input('start-under').disabled = !settings.startAtOnce;
+  input('formulas-enabled').checked = formulas.setting.enabled;
+  input('formulas-cap').value = String(formulas.setting.dailyCap);
 }
 
 export function acceptState(state: SidebarState, forms = false): void {
   ui.account = state;
   renderAccount();
   if (forms) fillForms();
-  // A drive loop owns the progress while it runs; otherwise the server's latest word is shown.
+  // A drive loop owns the progress while it runs.
   if (!ui.driving && state.progress) setProgress(state.progress);
 }
 
@@ -74,18 +71,15 @@ export async function withButtons<T>(ids: string[], work: () => Promise<T>): Pro
 
 const KEY_BUTTONS = ['save-key', 'check-key', 'remove-key'];
 
-export function setupSettings(): void {
-  setupKeyForm();
-  setupRemoveKey();
-  setupSettingsForm();
-  setupFormulasForm();
-  setupSingleCells();
+function onSubmit(id: string, submit: () => void): void {
+  $(id).addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit();
+  });
 }
 
-/** Save and Check of the API key. */
-function setupKeyForm(): void {
-  $('key-form').addEventListener('submit', (event) => {
-    event.preventDefault();
+export function setupSettings(): void {
+  onSubmit('key-form', () => {
     const field = input('api-key');
     setMessage('key-message', '');
     void withButtons(KEY_BUTTONS, async () => {
@@ -95,8 +89,7 @@ function setupKeyForm(): void {
       setMessage('key-message', `API key saved: ${state.maskedKey}. Press Check to test it.`, 'ok');
     });
   });
-
-  button('check-key').addEventListener('click', () => {
+  onClick('check-key', () => {
     setMessage('key-message', 'Checking the API key…');
     void withButtons(KEY_BUTTONS, async () => {
       try {
@@ -108,20 +101,16 @@ function setupKeyForm(): void {
       }
     });
   });
-}
-
-/** Remove asks first: the key is gone for every run and check until saved again. */
-function setupRemoveKey(): void {
-  button('remove-key').addEventListener('click', () => {
+  onClick('remove-key', () => {
     setMessage('key-message', '');
     $('remove-confirm').hidden = false;
     button('remove-no').focus();
   });
-  button('remove-no').addEventListener('click', () => {
+  onClick('remove-no', () => {
     $('remove-confirm').hidden = true;
     button('remove-key').focus();
   });
-  button('remove-yes').addEventListener('click', () => {
+  onClick('remove-yes', () => {
     $('remove-confirm').hidden = true;
     void withButtons(KEY_BUTTONS, async () => {
       acceptState(await call('removeApiKey'));
@@ -133,14 +122,16 @@ function setupRemoveKey(): void {
       );
     });
   });
+  setupSettingsForm();
+  setupFormulasForm();
+  setupSingleCells();
 }
 
 function setupSettingsForm(): void {
   input('start-at-once').addEventListener('change', () => {
     input('start-under').disabled = !input('start-at-once').checked;
   });
-  $('settings-form').addEventListener('submit', (event) => {
-    event.preventDefault();
+  onSubmit('settings-form', () => {
     setMessage('settings-message', '');
     const startAtOnce = input('start-at-once').checked;
     const startAtOnceUnder = wholeNumber('start-under');
@@ -166,10 +157,8 @@ function setupSettingsForm(): void {
   });
 }
 
-/** The formulas' daily limit for this spreadsheet. */
 function setupFormulasForm(): void {
-  $('formulas-form').addEventListener('submit', (event) => {
-    event.preventDefault();
+  onSubmit('formulas-form', () => {
     setMessage('formulas-message', '');
     const dailyCap = wholeNumber('formulas-cap');
     if (dailyCap === undefined) {
@@ -188,10 +177,7 @@ function setupFormulasForm(): void {
 
 let lookingAtSingleCells = false;
 
-/**
- * The notice on a column of single =FINDEMAIL cells, read again: each time the Settings tab shows, and when the
- * person comes back to the sidebar from the sheet (cells filled or refreshed there meanwhile).
- */
+/** The notice on a column of single =FINDEMAIL cells, read again (cells filled or refreshed in the sheet meanwhile). */
 export async function refreshSingleCells(): Promise<void> {
   if (!ui.account || lookingAtSingleCells) return;
   lookingAtSingleCells = true;
@@ -211,11 +197,10 @@ function setupSingleCells(): void {
   window.addEventListener('focus', () => {
     if (ui.currentView === 'settings') void refreshSingleCells();
   });
-  button('replace-single-cells').addEventListener('click', () => {
+  onClick('replace-single-cells', () => {
     setMessage('single-cells-message', '');
     void withButtons(['replace-single-cells'], async () => {
-      const message = await call('replaceSingleCells');
-      setMessage('single-cells-message', message, 'ok');
+      setMessage('single-cells-message', await call('replaceSingleCells'), 'ok');
       acceptState(await call('getSidebarState'));
     });
   });

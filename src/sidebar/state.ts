@@ -6,11 +6,8 @@ export const ui: {
   account: SidebarState | null;
   progress: Progress;
   currentView: View;
-  /** A drive loop is running (src/sidebar/drive.ts). */
   driving: boolean;
-  /** A Pause, Resume or Cancel call is on its way. */
   runActionBusy: boolean;
-  /** Start's call is on its way (the server checks the key, prepares the sheet, works a first slice). */
   starting: boolean;
   /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
   pendingAction: 'pauseEnrichment' | 'cancelEnrichment' | null;

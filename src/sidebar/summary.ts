@@ -1,7 +1,7 @@
 /** What a run did when it ends, and the last few runs. */
 import { reusedText } from '../core/runWords';
 import { call, failureMessage } from './client';
-import { $, button, setText, showError } from './dom';
+import { $, button, listItem, setText, showError, showText } from './dom';
 import { creditsShown } from './progress';
 import { ui } from './state';
 import { renderTrialResult } from './trial';
@@ -37,7 +37,6 @@ export async function loadHistory(): Promise<void> {
   renderSummary();
 }
 
-/** The last run's summary when it has ended (counters that do not overlap), and the recent runs. */
 export function renderSummary(): void {
   const last = ui.history?.last;
   // Not while a slice still writes the run's last rows: the box comes with the final count.
@@ -58,13 +57,9 @@ export function renderSummary(): void {
       creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
     );
     setText('sum-time', timeTakenText(last));
-    // Below the box: the lookups' hit rate and the rows that reused an address, when the run had either.
-    const lookups = summaryCreditsText(last);
-    $('sum-lookups').hidden = last.creditsSpent === 0 && reusedText(last) === '';
-    setText('sum-lookups', lookups);
-    setText('sum-lookups', summaryCreditsText(last));
-    button('select-failed').hidden = failedRows(last) === 0;
-    setText('select-failed', selectFailedLabel(last));
+    const lookups = !(last.creditsSpent === 0 && reusedText(last) === '');
+    showText('sum-lookups', summaryCreditsText(last), lookups);
+    showText('select-failed', selectFailedLabel(last), failedRows(last) !== 0);
     button('retry-failed').hidden = retriedRows(last) === 0;
   }
   const list = $('history');
@@ -72,13 +67,7 @@ export function renderSummary(): void {
   const entries = ui.history?.history ?? [];
   $('history-block').hidden = entries.length === 0;
   for (const entry of entries) {
-    const item = document.createElement('li');
-    item.textContent = historyLine(entry);
-    const when = document.createElement('div');
-    when.className = 'when';
     const time = new Date(entry.endedAt).toLocaleString();
-    when.textContent = entry.origin === 'watch' ? `Last check: ${time}` : time;
-    item.append(when);
-    list.append(item);
+    list.append(listItem(historyLine(entry), entry.origin === 'watch' ? `Last check: ${time}` : time));
   }
 }

@@ -1,6 +1,6 @@
 /** The sidebar's tabs (Settings, Progress, Credits, Watch) and switching between them. */
 import { loadCredits } from './credits';
-import { $, button } from './dom';
+import { $, button, onClick } from './dom';
 import { follow } from './drive';
 import { refreshProgress, renderRunNotice } from './progressView';
 import { refreshSingleCells } from './settings';
@@ -43,5 +43,5 @@ export function setupTabs(): void {
       showView(tabs[next].dataset.view as View, true);
     });
   }
-  button('run-notice-open').addEventListener('click', () => showView('progress', true));
+  onClick('run-notice-open', () => showView('progress', true));
 }

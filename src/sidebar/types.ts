@@ -1,16 +1,9 @@
-/**
- * The server functions the sidebar calls (src/main.ts's exports) and the shapes they return (src/api.ts): types
- * only, nothing of the server reaches the page's bundle.
- */
-
+/** The server functions the sidebar calls and the shapes they return: types only, no server code in the page. */
 export type * from '../api';
 
 import type * as Main from '../main';
 
-/**
- * The server functions the sidebar may call: src/main.ts's exports themselves (a type-only import, never bundled
- * into the page), so a renamed function, a changed argument or return type fails the type check here.
- */
+/** src/main.ts's exports themselves: a renamed function or a changed argument or return type fails the type check. */
 export type ServerApi = typeof Main;
 
 /** The sidebar's tabs. The page may open on `plan` or `retry`: the Progress tab, showing a run's plan first. */

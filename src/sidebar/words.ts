@@ -1,5 +1,4 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
-
 import { rangeText } from '../core/a1';
 import { dayText } from '../core/day';
 import {
@@ -12,7 +11,7 @@ import {
   sumOf,
   timeTakenText,
 } from '../core/runWords';
-import { countText, hitRateText } from '../core/text';
+import { countText, hitRateText, withoutStop } from '../core/text';
 import type {
   CreditsSummary,
   FormulaCapState,
@@ -27,11 +26,9 @@ export { countText, durationText, hitRateText, timeTakenText };
 /** "At most 35 credits." / "Free: nothing to look up." */
 export function priceText(plan: RunPlan): string {
   if (plan.refusal) return '';
-  const price =
-    plan.credits === 0
-      ? 'Free: no new profile to look up.'
-      : `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
-  return price;
+  return plan.credits === 0
+    ? 'Free: no new profile to look up.'
+    : `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
 }
 
 /** "Sheet1!A2:A41: results in B:E." */
@@ -53,7 +50,6 @@ export function startLabel(plan: RunPlan): string {
   return plan.credits > 0 ? `Start: up to ${countText(plan.credits, 'credit')}` : 'Start (free)';
 }
 
-/** The plan a running run started with, in one line. */
 export function runPlanText(plan: PlanSummary): string {
   const parts = [
     `${countText(plan.newProfiles, 'new profile')} (at most ${countText(plan.credits, 'credit')})`,
@@ -64,15 +60,10 @@ export function runPlanText(plan: PlanSummary): string {
   return `${kind}: ${parts.join(', ')}. Results in ${plan.columns}.`;
 }
 
-/** The failed rows a summary counts (for Retry failed rows and Select the first failed row). */
-export function failedRows(summary: RunSummary): number {
-  return sumOf(summary, FAILED_KINDS);
-}
+export const failedRows = (summary: RunSummary): number => sumOf(summary, FAILED_KINDS);
+export const retriedRows = (summary: RunSummary): number => sumOf(summary, RETRIED_KINDS);
 
-/**
- * The button that selects the first failed row, naming only the kinds the run has: "Select the first row with an
- * error, unprocessable or not a profile".
- */
+/** "Select the first row with an error, unprocessable or not a profile": only the kinds the run has. */
 export function selectFailedLabel(summary: RunSummary): string {
   const kinds: string[] = [];
   if (summary.error > 0) kinds.push('with an error');
@@ -83,18 +74,13 @@ export function selectFailedLabel(summary: RunSummary): string {
   return `Select the first row ${listed}`;
 }
 
-/** The rows Retry failed rows may redo. */
-export function retriedRows(summary: RunSummary): number {
-  return sumOf(summary, RETRIED_KINDS);
-}
-
 export function summaryTitle(summary: RunSummary): string {
   if (summary.origin === 'watch') return 'What the watch did today';
   const what = summary.retry ? 'What the retry did' : 'What the run did';
   return summary.state === 'cancelled' ? `${what} before it was cancelled` : what;
 }
 
-/** A run's credits, its lookups' hit rate and the rows that reused an address, as its summary box says them. */
+/** A run's credits, its lookups' hit rate and the rows that reused an address. */
 export function summaryCreditsText(summary: RunSummary): string {
   const credits = creditsText({
     creditsUsed: summary.creditsSpent,
@@ -105,11 +91,8 @@ export function summaryCreditsText(summary: RunSummary): string {
   return `${credits}${reused ? `; ${reused}` : ''}.`;
 }
 
-/** One line of the history: rows, then credits and lookups, then time. */
 export function historyLine(summary: RunSummary): string {
-  const parts = [kindsText(summary)];
-  parts.push(withoutFinalStop(summaryCreditsText(summary)));
-  parts.push(timeTakenText(summary));
+  const parts = [kindsText(summary), withoutStop(summaryCreditsText(summary)), timeTakenText(summary)];
   const where = rangeText(summary.sheetName, summary.range);
   if (summary.origin === 'watch') {
     const checks = countText(summary.runs ?? 1, 'run');
@@ -119,8 +102,6 @@ export function historyLine(summary: RunSummary): string {
   const state = summary.state === 'cancelled' ? 'cancelled, ' : '';
   return `${where} (${kind}${state}${parts.join('; ')})`;
 }
-
-const withoutFinalStop = (text: string) => text.replace(/\.$/, '');
 
 const count = (n: number) => n.toLocaleString('en-US');
 

@@ -1,20 +1,19 @@
-/** Compact, versioned JSON for cached lookup results (property values are limited to 9 KB; every byte counts toward 500 KB). */
-
+/** Compact, versioned JSON for cached lookup results (a property value holds 9 KB, all of them 500 KB). */
 import { FIELD_LIMITS } from '../core/limits';
 import { parseStored } from '../core/storedJson';
-import type { CachedResult } from '../lookup/ports';
 import { boundResult, type LookupResult } from '../lookup/result';
 
-// Version 2 stores savedAt in milliseconds: a re-check must tell a result stored a moment before its run started
-// from one the run stored itself. Version 1 (seconds) is still read.
+/** A re-check buys again what was stored before it started. */
+export interface CachedResult {
+  result: LookupResult;
+  savedAt: number;
+}
+
+// Version 2 is in ms: a re-check tells a result stored just before its run from its own. Version 1: seconds.
 const VERSION = 2;
 const SECONDS_VERSION = 1;
 
-/**
- * The most UTF-8 bytes an encoded result can take: every field at its bound (FIELD_LIMITS), each code unit written
- * as at most 6 bytes (JSON's `\u001f` escape; a non-ASCII code unit is at most 3 bytes, a surrogate pair 4), and
- * the array's fixed part. Far below a property value's 9 KB, so no answer can make a batch's write fail.
- */
+/** 6 bytes a code unit (JSON's `\u001f`), far below a property's 9 KB. */
 export const MAX_ENCODED_BYTES =
   6 *
     (FIELD_LIMITS.name +

@@ -1,28 +1,14 @@
-/**
- * The credits log: one row per credit the add-on spent (or may have spent), in the hidden credits sheet
- * (CREDITS_SHEET, written by ./creditsLog.ts under the document lock, in the same locked write as the results).
- * Pure: the layout, the rows, the buffered records of formulas, and reading the rows back.
- *
- *   row 1        the header (CREDITS_HEADER)
- *   rows 2 ..    When (ISO, UTC) | Source (run, formulas, watch) | Paid by | Payer id | Profile | Outcome | Where
- *
- * A result stored is one charge (found, no address, unprocessable); each answer lost to a connection failure is one
- * "maybe charged" row (the service may have charged it): a profile lost and sent again appears twice.
- * Every charge waits in its batch's answers (./batches.ts) until a writing execution folds it into the sheet with
- * its results; an answer lost is a row too, and so is each key of a batch whose sender ended first.
- */
+/** The credits log: a row per credit spent or maybe spent (an answer lost), below CREDITS_HEADER. Pure. */
+import type { SheetLayout } from '../core/ports';
 import { CREDITS_SHEET } from '../core/propertyNames';
 import { parseStored } from '../core/storedJson';
 import type { LookupResult } from '../lookup/result';
-import type { SheetLayout } from './ports';
 
 export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];
 export const CREDITS_COLUMNS = CREDITS_HEADER.length;
 export const CREDITS_FIRST_ROW = 2;
-/** Column of the outcome. */
 export const OUTCOME_COLUMN = 6;
 
-/** The log's sheet as made when missing (an export's sheet too, under its own name): the header, plain text. */
 export const CREDITS_LAYOUT: SheetLayout = {
   name: CREDITS_SHEET,
   rows: 0,
@@ -30,7 +16,6 @@ export const CREDITS_LAYOUT: SheetLayout = {
   header: CREDITS_HEADER,
 };
 
-/** The hidden credits log's sheet: its layout, guarded by a warning (an export is not). */
 export const CREDITS_LOG_LAYOUT: SheetLayout = {
   ...CREDITS_LAYOUT,
   guard:
@@ -54,20 +39,17 @@ const OUTCOME_LETTER: Record<ChargeOutcome, string> = {
   lost: 'l',
 };
 
-/** What spent a credit: a person's run, =FINDEMAIL formulas, or a watch's run on new rows (src/watch/). */
 export type ChargeSource = 'run' | 'formulas' | 'watch';
 const CHARGE_SOURCES: readonly string[] = ['run', 'formulas', 'watch'];
 
-/** Who pays for what an execution sends, and where it is written. */
 export interface ChargeContext {
   source: ChargeSource;
-  /** The person whose run it is (their e-mail address when Apps Script gives it), or whose key formulas use. */
+  /** Their e-mail address when Apps Script gives it, or whose key formulas use. */
   payer: string;
-  /** A short id of the run's owner (a hash of their runner id: the id itself lets its holder drive the run). */
+  /** A hash of the owner's runner id: the id itself lets its holder drive the run. */
   payerId: string;
-  /** The run's id and range, or the formulas' cell when known. */
   where: string;
-  /** The run's id (none for formulas): a sending record and its answers name the run they count for. */
+  /** None for formulas. */
   run?: string;
 }
 
@@ -90,7 +72,7 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** The log rows of one stored batch: what the service may have charged, a row each. */
+/** What the service may have charged, a row each. */
 export function chargeRows(
   context: ChargeContext,
   entries: Array<[string, LookupResult]>,
@@ -108,13 +90,13 @@ export function chargeRows(
   return entries.map(([key, result]) => row(key, outcomeOf(result)));
 }
 
-/** Who pays for a batch, as its records keep it (./batches.ts `c`): source, payer, id, where, the run's id. */
+/** As a batch's records keep it. */
 export function contextTuple(context: ChargeContext): string[] {
   const tuple = [context.source, context.payer, context.payerId, context.where];
   return context.run ? [...tuple, context.run] : tuple;
 }
 
-/** The log rows of formulas' charges as an earlier version kept them (CHARGE_PREFIX); none when malformed. */
+/** Formulas' charges as an earlier version kept them (CHARGE_PREFIX); none when malformed. */
 export function rowsOfBuffered(raw: string): string[][] {
   const record = parseStored(raw);
   if (!Array.isArray(record)) return [];
@@ -132,7 +114,6 @@ export function rowsOfBuffered(raw: string): string[][] {
   return rows;
 }
 
-/** One row of the log as read back. */
 export interface Charge {
   at: number;
   source: ChargeSource;
@@ -145,7 +126,7 @@ export interface Charge {
 
 const OUTCOME_BY_TEXT = new Map(Object.entries(OUTCOME_TEXT).map(([outcome, text]) => [text, outcome]));
 
-/** A row of the credits sheet as a charge; undefined when it is not one (edited by hand, or blank). */
+/** undefined when it is not one (edited by hand, or blank). */
 export function parseChargeRow(row: readonly unknown[]): Charge | undefined {
   const [when, source, payer, payerId, profile, outcomeText, where] = row;
   const at =
@@ -164,12 +145,12 @@ export function parseChargeRow(row: readonly unknown[]): Charge | undefined {
   };
 }
 
-/** A note of the watch (it stopped, and why): Source "watch" and no profile. Neither a charge nor unreadable. */
+/** A watch's note: Source "watch" and no profile. Neither a charge nor unreadable. */
 export function isNoteRow(row: readonly unknown[]): boolean {
   return row[1] === 'watch' && (row[4] === '' || row[4] === null || row[4] === undefined) && row[5] !== '';
 }
 
-/** A row left blank (cleared by hand): neither a charge nor an unreadable one. */
+/** Cleared by hand: neither a charge nor unreadable. */
 export function isBlankRow(row: readonly unknown[]): boolean {
   return row.every((cell) => cell === '' || cell === null || cell === undefined);
 }

@@ -1,10 +1,9 @@
-/**
- * The credits log's sheet (layout: ./credits.ts) over its port: appended to holding the document lock, read in one
- * read of its rows.
- */
+/** The credits log's sheet over its port: appended to holding the document lock. */
 import { CREDITS_LOG_GROW_ROWS } from '../core/limits';
+import type { CreditsLogSheet, HiddenSheet, HiddenSheetRows } from '../core/ports';
 import { CREDITS_COLUMNS, CREDITS_FIRST_ROW, OUTCOME_COLUMN } from './credits';
-import type { CreditsLog, HiddenSheet, HiddenSheetRows } from './ports';
+
+export type CreditsLog = Omit<CreditsLogSheet, 'createExport' | 'writeExport'>;
 
 export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
   return {
@@ -33,20 +32,14 @@ export function creditsLogOn(hidden: HiddenSheet): CreditsLog {
   };
 }
 
-/** The log's rows below its header, `columns` columns from `column`, in one read. */
 function logBlock(sheet: HiddenSheetRows, column: number, columns: number): unknown[][] {
   const last = sheet.lastRow();
   if (last < CREDITS_FIRST_ROW) return [];
   return sheet.values({ row: CREDITS_FIRST_ROW, column, rows: last - CREDITS_FIRST_ROW + 1, columns });
 }
 
-/** Appends rows at the log's end, creating the sheet when missing. */
 function appenderOn(hidden: HiddenSheet): (rows: string[][]) => void {
-  /**
-   * The log sheet and its row count as this execution last saw them: a batch's append then costs its last row and
-   * one write. The row count only grows (the add-on inserts rows, never deletes them): a stale one is read again
-   * before rows are inserted.
-   */
+  /** As last seen (it only grows): a batch's append costs its last row and one write. */
   let known: { sheet: HiddenSheetRows; maxRows: number } | null = null;
 
   const append = (rows: string[][]) => {
@@ -57,7 +50,7 @@ function appenderOn(hidden: HiddenSheet): (rows: string[][]) => void {
     const { sheet } = known;
     const first = Math.max(CREDITS_FIRST_ROW, sheet.lastRow() + 1);
     const last = first + rows.length - 1;
-    // Rows go in at the sheet's end only: read its size again first (another execution may have grown it).
+    // Another execution may have grown it.
     if (last > known.maxRows) known.maxRows = sheet.maxRows();
     const { maxRows } = known;
     if (last > maxRows) {
@@ -74,7 +67,7 @@ function appenderOn(hidden: HiddenSheet): (rows: string[][]) => void {
       append(rows);
     } catch (error) {
       if (!known) throw error;
-      // The sheet this execution knew was deleted or changed meanwhile: look it up (or create it) again, once.
+      // Deleted or changed meanwhile: look it up (or create it) again, once.
       known = null;
       append(rows);
     }

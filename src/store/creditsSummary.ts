@@ -1,5 +1,4 @@
-/** The credits log summed up (the sidebar's Credits tab, a run's plan): one pass over its rows. Pure. */
-
+/** The credits log summed up in one pass. Pure. */
 import type { CreditsRun, CreditsSource, CreditsSummary } from '../api';
 import { unquotedRange } from '../core/a1';
 import { startOfDay } from '../core/day';
@@ -26,16 +25,13 @@ export function emptyCreditsSummary(hasLog: boolean): CreditsSummary {
   };
 }
 
-/** The run's id and range from a charge's Where ("run <id> · <range>"). */
+/** "run <id> · <range>" */
 export function runOfWhere(where: string): { runId: string; range: string } | undefined {
   const match = /^run (\S+) · (.*)$/.exec(where);
   return match ? { runId: match[1], range: unquotedRange(match[2]) } : undefined;
 }
 
-/**
- * Sums the log's rows (null: there is no log) at `now`; `viewerPayerId`: the viewer's payer id in the log (their
- * runs are marked theirs); `dayOf`: the day of a time, the spreadsheet's (what "today" counts, as the daily limits do).
- */
+/** `rows` null: no log; `dayOf` tells the spreadsheet's days. */
 export function summarizeCredits(
   rows: readonly unknown[][] | null,
   now: number,

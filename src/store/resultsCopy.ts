@@ -1,20 +1,16 @@
 /**
- * What this execution knows of the results sheet, so it reads the sheet no more than it must: the whole sheet as
- * last read (a bulk slice's snapshot), and the hashes found absent, each valid while the table version
- * (TABLE_VERSION_PROPERTY, read from the document properties first) is the one they were read at. A writer changes
- * the version with every write; this execution's own writes keep its copies current (followOwnWrite). The version
- * counts the merges of the log into the bucket rows (tableVersion): while the count is the same, another writer
- * only appended to the log, so the whole copy reads the log's new rows alone.
+ * This execution's copies of the results sheet, valid while TABLE_VERSION_PROPERTY (read first) is the one they were
+ * read at. The version counts the log's merges into the buckets: while it is the same, other writers only appended.
  */
-import type { ResultsSheet } from './ports';
+import type { ResultsSheet } from './resultsSheet';
 
 export interface ResultsCopy {
   sheet: ResultsSheet;
-  /** The whole sheet as last read, valid while the table version is `wholeVersion`; its log's rows read. */
+  /** Valid at `wholeVersion`; `logRows`: the log's rows read. */
   whole: Map<string, string> | null;
   wholeVersion?: string;
   logRows?: number;
-  /** Hashes known to be absent from the sheet at table version `absentVersion`. */
+  /** Hashes absent from the sheet at `absentVersion`. */
   absent: Set<string>;
   absentVersion?: string;
 }
@@ -23,10 +19,7 @@ export function resultsCopy(sheet: ResultsSheet): ResultsCopy {
   return { sheet, whole: null, absent: new Set<string>() };
 }
 
-/**
- * The sheet's results of these hashes as of `version` (read after the properties that gave it): from the
- * whole copy when it is current, else from their bucket rows; remembers which are absent.
- */
+/** `version`: read before the sheet. From the whole copy when current, else their bucket rows. */
 export function fromSheet(copy: ResultsCopy, hashes: string[], version: string): Map<string, string> {
   const found = new Map<string, string>();
   const { whole, absent } = copy;
@@ -45,11 +38,7 @@ export function fromSheet(copy: ResultsCopy, hashes: string[], version: string):
   return found;
 }
 
-/**
- * Every result in the sheet as of `version`: the whole copy, current as it is, or with the log's new rows when only
- * the log changed since (the same count of merges: an append; a writer holds the document lock, so no merge runs
- * meanwhile), else read again.
- */
+/** The whole copy, plus the log's new rows when only the log changed since (a writer holds the lock), else read. */
 export function wholeSheet(copy: ResultsCopy, version: string): Map<string, string> {
   if (copy.whole && copy.wholeVersion === version) return copy.whole;
   const appended = copy.whole && copy.logRows !== undefined && sameBuckets(copy.wholeVersion, version);
@@ -62,15 +51,12 @@ export function wholeSheet(copy: ResultsCopy, version: string): Map<string, stri
   return whole;
 }
 
-/**
- * The table version after a write of results over `before` (TABLE_VERSION_PROPERTY): `<merges>~<id>`, the count
- * of merges of the log into the bucket rows, one more when this write merged (`merged`); a new `id` each write.
- */
+/** `<merges>~<id>`: the log's merges into the buckets, and a new `id` each write. */
 export function tableVersion(before: string, merged: boolean, id: string): string {
   return `${(mergesOf(before) ?? 0) + (merged ? 1 : 0)}~${id}`;
 }
 
-/** Two table versions with the same bucket rows: the same count of merges (a version without one: unknown). */
+/** The same count of merges (a version without one: unknown). */
 function sameBuckets(a: string | undefined, b: string): boolean {
   const merges = a === undefined ? undefined : mergesOf(a);
   return merges !== undefined && merges === mergesOf(b);
@@ -81,7 +67,7 @@ function mergesOf(version: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** After this execution wrote `added` at table version `before` (now `after`): its own copies stay current. */
+/** This execution's own write keeps its copies current. */
 export function followOwnWrite(
   copy: ResultsCopy,
   before: string,
@@ -92,7 +78,6 @@ export function followOwnWrite(
   if (copy.whole && copy.wholeVersion === before) {
     for (const [hash, encoded] of added) copy.whole.set(hash, encoded);
     copy.wholeVersion = after;
-    // Merged with the log into the buckets (the log empty now), or appended at the log's end, read up to there.
     if (merged) copy.logRows = 0;
     else if (copy.logRows !== undefined) copy.logRows += added.size;
   }

@@ -1,10 +1,6 @@
-/**
- * The hidden results sheet (layout: ./table.ts) over its port. Any execution reads it (custom functions may read
- * other sheets of their spreadsheet); only executions that may write the spreadsheet write it, holding the
- * document lock (./resultStore.ts).
- */
+/** The hidden results sheet over its port; written holding the document lock. */
 import { LOG_COMPACT_AT, LOG_ROWS, READ_ALL_BUCKETS_ABOVE } from '../core/limits';
-import type { HiddenSheet, ResultsRead, ResultsSheet } from './ports';
+import type { HiddenSheet } from '../core/ports';
 import {
   BUCKETS,
   bucketOf,
@@ -15,6 +11,20 @@ import {
   TABLE_ROWS,
 } from './table';
 
+export interface ResultsRead {
+  results: Map<string, string>;
+  logRows: number;
+}
+
+export interface ResultsSheet {
+  readHashes(hashes: string[]): Map<string, string>;
+  readAll(): ResultsRead;
+  /** From `logRow` on (0: its first row), in one read. */
+  readLogFrom(logRow: number): ResultsRead;
+  /** Creates the sheet when missing; true when it merged the log into the buckets. Holding the lock. */
+  appendResults(added: Map<string, string>): boolean;
+}
+
 export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
   return {
     readHashes: (hashes) => readHashes(sheet, hashes),
@@ -24,10 +34,7 @@ export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
   };
 }
 
-/**
- * The results (hash -> encoded) of these hashes found in the sheet: the log first (a compaction running
- * meanwhile moves results from the log into the buckets, never the other way), then their bucket rows.
- */
+/** The log is read first: a compaction meanwhile moves results from the log into the buckets, never back. */
 function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
   const found = new Map<string, string>();
   if (hashes.length === 0) return found;
@@ -49,32 +56,26 @@ function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
   return found;
 }
 
-/** Every result in the sheet (hash -> encoded), in one read. */
 function readAll(sheet: HiddenSheet): ResultsRead {
   const rows = sheet.reader()(`${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
   const log = rows.slice(BUCKETS);
   return { results: parseRows(log, parseRows(rows.slice(0, BUCKETS)), true), logRows: rowsIn(log) };
 }
 
-/** The results of the log's rows from `logRow` on, in one read. */
 function readLogFrom(sheet: HiddenSheet, logRow: number): ResultsRead {
   if (logRow >= LOG_ROWS) return { results: new Map(), logRows: logRow };
   const rows = sheet.reader()(`A${LOG_FIRST_ROW + logRow}:B${TABLE_ROWS}`) ?? [];
   return { results: parseRows(rows, new Map(), true), logRows: logRow + rowsIn(rows) };
 }
 
-/** Log rows up to the last that holds a result (the log is written without gaps: ./table.ts). */
+/** The log is written without gaps. */
 function rowsIn(log: unknown[][]): number {
   for (let index = log.length - 1; index >= 0; index--)
     if (String(log[index][0] ?? '') !== '') return index + 1;
   return 0;
 }
 
-/**
- * Adds results (hash -> encoded) to the sheet, creating it when missing. Call holding the document lock.
- * Appends to the log in one write; when the log would pass LOG_COMPACT_AT, merges the log and the new results
- * into the bucket rows (one read, one write) and empties the log.
- */
+/** Past LOG_COMPACT_AT, merges log and results into the buckets. */
 function appendResults(hidden: HiddenSheet, added: Map<string, string>): boolean {
   if (added.size === 0) return false;
   const sheet = hidden.findOrCreate();

@@ -1,20 +1,13 @@
 /**
- * The layout of the hidden results sheet (./resultsSheet.ts reads and writes it). Pure.
- *
- *   row 1                      a title (the sheet is the add-on's; editing it loses results)
- *   rows 2 .. BUCKETS+1        one row per hash bucket: its results, one line each (`<hash><encoded result>`),
- *                              in column A, spilling into B, C… when a cell would pass CELL_CHARS
- *   rows LOG_FIRST_ROW ..      the log: results appended since the last compaction, one per row (A hash, B result)
- *
- * A lookup reads the few bucket rows of its keys plus the log (at most LOG_ROWS short rows), never the whole
- * table; a write appends to the log in one call, and when the log is full one compaction merges it into the
- * buckets (one read and one write of the bucket rows).
+ * The layout of the hidden results sheet. Pure.
+ *   row 1                  a title
+ *   rows 2 .. BUCKETS+1    one row per hash bucket: a line per result (`<hash><encoded>`), A then B, C… past CELL_CHARS
+ *   rows LOG_FIRST_ROW ..  the log: results appended since the last compaction (A hash, B result)
  */
-
 import { HASH_CHARS, profileHash } from '../core/hash';
 import { CELL_CHARS, LOG_ROWS } from '../core/limits';
+import type { SheetLayout } from '../core/ports';
 import { RESULTS_SHEET } from '../core/propertyNames';
-import type { SheetLayout } from './ports';
 
 /** Hash buckets: at 100,000 results about 25 per bucket (~3 KB a cell). */
 export const BUCKETS = 4096;
@@ -23,7 +16,6 @@ export const LOG_FIRST_ROW = FIRST_BUCKET_ROW + BUCKETS;
 export const TABLE_ROWS = LOG_FIRST_ROW + LOG_ROWS - 1;
 export const TABLE_TITLE = 'Profile Email Finder: paid results. Do not edit or delete.';
 
-/** The sheet as made when missing: the title, the bucket and log rows, two plain-text columns. */
 export const RESULTS_LAYOUT: SheetLayout = {
   name: RESULTS_SHEET,
   rows: TABLE_ROWS,
@@ -33,17 +25,13 @@ export const RESULTS_LAYOUT: SheetLayout = {
     'Profile Email Finder keeps the paid results here: editing, sorting or deleting this sheet forgets them, and those profiles are paid again.',
 };
 
-/** The HASH_CHARS-character key of a normalised URL in the table. */
 export const hashOf = profileHash;
 
 export function bucketOf(hash: string): number {
   return Number.parseInt(hash.slice(0, 6), 36) % BUCKETS;
 }
 
-/**
- * Adds the results in `rows` to `into` (hash -> encoded): bucket rows (cells of `<hash><encoded>` lines) or,
- * with `log`, log rows ([hash, encoded]; later rows win).
- */
+/** With `log`, of log rows (later rows win). */
 export function parseRows(
   rows: unknown[][],
   into = new Map<string, string>(),
@@ -57,10 +45,7 @@ export function parseRows(
   return into;
 }
 
-/**
- * The bucket rows (BUCKETS of them, as read) after merging `added` (hash -> encoded) into them: every row as
- * wide as the widest, a bucket's lines packed into cells of at most CELL_CHARS characters.
- */
+/** Cells of at most CELL_CHARS characters, every row as wide as the widest. */
 export function mergeIntoBuckets(rows: unknown[][], added: Map<string, string>): unknown[][] {
   const touched = new Map<number, Map<string, string>>();
   for (const [hash, encoded] of added) {

@@ -1,8 +1,4 @@
-/**
- * What a watch's next run covers: the watched column read once (as a bulk run reads its range), planned by the bulk
- * run's own planner (src/bulk/forWatch.ts: only rows without a result, known profiles free, the same placement), then
- * cut to the rows that need work and to the credits left today.
- */
+/** What a watch's next run covers: the column planned by the bulk run's planner, cut to the work and today's credits. */
 import type { RunPlan } from '../api';
 import {
   type Block,
@@ -14,11 +10,10 @@ import {
   watchPlanner,
 } from '../bulk/forWatch';
 import { columnLetters } from '../core/a1';
+import type { Platform } from '../core/ports';
 import type { SheetPort } from '../core/sheet';
-import type { Platform } from '../platform/platform';
 import type { Watch } from './watch';
 
-/** The rows that wait for the next day: the first one's A1 address, and how many in all. */
 export interface WaitingRows {
   first: string;
   rows: number;
@@ -30,7 +25,7 @@ export type WatchPlan =
   | { kind: 'stop'; reason: string }
   | { kind: 'run'; planned: PlannedRun };
 
-/** The watched column as the watch reads it: from its top row to the sheet's last row; null when it holds nothing. */
+/** From the top row to the sheet's last row; null when it holds nothing. */
 export function readWatched(
   watch: Pick<Watch, 'topRow' | 'urlColumn'>,
   sheet: SheetPort,
@@ -43,19 +38,17 @@ export function readWatched(
     const block = { row: watch.topRow, column: watch.urlColumn, rows: last - watch.topRow + 1, columns: 1 };
     return readColumn({ sheet, block }, extraFields, blocks);
   } catch {
-    // No profile URL (or nothing) under the header yet: nothing to do.
     return null;
   }
 }
 
-/** The rows from index `from` of the read (the job's rows then start there). */
 function rowsFrom(read: ColumnRead, from: number): ColumnRead {
   return { ...read, firstRow: read.firstRow + from, rows: read.rows.slice(from) };
 }
 
 const work = (plan: RunPlan) => plan.lookupRows + plan.notProfiles;
 
-/** The rows from the first one a run would work on (rows above it are done): found by halving. */
+/** The rows from the first one a run would work on, found by halving. */
 function fromFirstWork(read: ColumnRead, planOf: (read: ColumnRead) => RunPlan, whole: RunPlan): ColumnRead {
   let low = 0;
   let high = read.rows.length - 1;

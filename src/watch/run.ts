@@ -1,9 +1,4 @@
-/**
- * One trigger run of a watch (open, change, form submit), as its creator: the watched rows planned (./plan.ts),
- * then a bulk run over them created and driven slice by slice as the sidebar drives one (the same job, claims,
- * result store and credits log), within the execution's time. Rows left wait for the next trigger run.
- */
-
+/** One trigger run of a watch, as its creator: a bulk run over the planned rows, driven slice by slice while time lasts. */
 import type { Progress, RunReason } from '../api';
 import {
   cancelRun,
@@ -16,8 +11,8 @@ import {
 } from '../bulk/forWatch';
 import { a1Of } from '../core/a1';
 import { DEFAULT_STEP_BUDGET_MS, WATCH_MAX_ROUNDS, WATCH_RUN_BUDGET_MS } from '../core/limits';
+import type { Platform } from '../core/ports';
 import { withoutStop } from '../core/text';
-import type { Platform } from '../platform/platform';
 import { planWatchedRows, type WaitingRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
@@ -32,7 +27,7 @@ import {
   watchNoteRow,
 } from './watch';
 
-/** How a trigger run ended (for the execution log and the tests). */
+/** For the execution log. */
 export type WatchRunEnd =
   | 'no spreadsheet'
   | 'not watching'
@@ -40,21 +35,14 @@ export type WatchRunEnd =
   | 'up to date'
   | 'limit'
   | 'waiting for a run'
-  /** Another execution's slice holds the lease of the watch's run: that one plans again when it ends. */
   | 'leased elsewhere'
-  /** Between this plan and its run, another execution created a run first. */
   | 'another run first'
-  /** The creator cancelled the watch's run in the sidebar: the next change or opening plans again. */
   | 'cancelled'
-  /** The run halted for a reason that leaves the watch on (the quota, an error): the next event tries again. */
   | 'tries again later'
   | 'stopped'
   | 'time';
 
-/**
- * Whether a halt of the watch's run stops the watch (the key or the account cannot pay, or the sheet is gone), by
- * every halt reason: a new reason does not compile until it is decided here.
- */
+/** Nothing can pay, or the sheet is gone: a new reason does not compile until decided. */
 const STOPS_WATCH: Record<Exclude<RunReason, 'user'>, boolean> = {
   key_rejected: true,
   no_key: true,
@@ -88,7 +76,7 @@ export function runWatch(platform: Platform): WatchRunEnd {
   return 'time';
 }
 
-/** Today's watch (a new day starts its count again), or null when it stopped or is not this user's. */
+/** null when it stopped or is not this user's. */
 function todaysWatch(platform: Platform, me: string): Watch | null {
   const day = platform.clock.day(platform.clock.now());
   const watch = updateWatch(platform, (stored) => (stored ? onDay(stored, day) : stored));
@@ -108,7 +96,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
       return 'waiting for a run';
     }
     if (job.state !== 'running') return settle(platform, job.id, job);
-    // Another trigger run works on it now: that run plans again when it ends, and finds these rows.
+    // That trigger run plans again when it ends, and finds these rows.
     if (job.leaseUntil > platform.clock.now()) return 'leased elsewhere';
     return drive(platform, job.id, me, hasTime);
   }
@@ -149,7 +137,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
   return drive(platform, created.id, me, hasTime);
 }
 
-/** Slices of the watch's run while the execution has time; its credits counted in the day's total after each. */
+/** The day's total counts the credits after each slice. */
 function drive(platform: Platform, jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   let progress: Progress | undefined;
   do {
@@ -167,10 +155,8 @@ function drive(platform: Platform, jobId: string, me: string, hasTime: () => boo
   return job && job.id === jobId ? settle(platform, jobId, job) : 'again';
 }
 
-/** The watch's run ended: done (the next round plans again), or halted (the watch stops, or waits for the next event). */
 function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'again' {
   if (job.state === 'done') return 'again';
-  // Cancelled by its creator in the sidebar: nothing more now; the next change or opening plans again.
   if (job.state === 'cancelled' && job.reason === 'user') return 'cancelled';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
@@ -186,7 +172,7 @@ function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'aga
   return 'tries again later';
 }
 
-/** The day's limit reached: said in the sidebar, and once a day as a note in the credits log. */
+/** Said in the sidebar, and once a day as a note in the credits log. */
 function limitReached(platform: Platform, waiting: WaitingRows): void {
   const now = platform.clock.now();
   platform.lock.with(() => {
@@ -209,11 +195,7 @@ function note(platform: Platform, message: string): void {
   );
 }
 
-/**
- * Stops the watch and says why, in the sidebar and in the credits log (a note row, no charge); `by`: the person who
- * stopped it, else the watch stopped itself. Whoever stops it, the creator's triggers go: at once when this runs as
- * the creator, otherwise at their next trigger run (only they can delete them).
- */
+/** `by`: who, else itself. The creator's triggers go now or at their next run. */
 export function stopWatch(platform: Platform, reason: string, by?: string): Watch | null {
   const now = platform.clock.now();
   const stopped = platform.lock.with(() => {

@@ -1,7 +1,7 @@
-/** The spreadsheet's watch in document properties (one small JSON value), read and changed under the document lock. */
+/** The spreadsheet's watch in document properties, changed under the document lock. */
+import type { Platform } from '../core/ports';
 import { WATCH_PROPERTY } from '../core/propertyNames';
 import { type FieldSpecs, storedRecord } from '../core/storedJson';
-import type { Platform } from '../platform/platform';
 import type { Watch } from './watch';
 
 const WATCH_FIELDS: FieldSpecs<Watch> = {
@@ -28,7 +28,6 @@ const WATCH_FIELDS: FieldSpecs<Watch> = {
   triggerIds: 'array',
 };
 
-/** The watch kept as `raw` (WATCH_PROPERTY's value), or null when there is none or it is not a watch's record. */
 export function parseWatch(raw: string | null | undefined): Watch | null {
   return storedRecord<Watch>(raw, WATCH_FIELDS);
 }
@@ -37,12 +36,12 @@ export function loadWatch(platform: Platform): Watch | null {
   return parseWatch(platform.documentProperties().getProperty(WATCH_PROPERTY));
 }
 
-/** Stores the watch. Call it holding the document lock. */
+/** Holding the document lock. */
 export function saveWatch(platform: Platform, watch: Watch): void {
   platform.documentProperties().setProperty(WATCH_PROPERTY, JSON.stringify(watch));
 }
 
-/** Runs `update` on the freshest stored watch under the document lock and stores what it returns (null: nothing). */
+/** Under the document lock; `update` returning null stores nothing. */
 export function updateWatch(
   platform: Platform,
   update: (stored: Watch | null) => Watch | null,

@@ -1,9 +1,4 @@
-/**
- * A watch: one column of one sheet whose new profile URLs are looked up on their own, by installable triggers
- * running as the person who started it (their key, their credits), within a daily limit of credits they set.
- * Pure: the stored record, the day's count, and every sentence a person reads about it.
- */
-
+/** A column whose new profile URLs triggers look up as its starter, within a daily limit. Pure. */
 import type { PlacementKind, WatchView } from '../api';
 import { columnLetters } from '../core/a1';
 import { dayText } from '../core/day';
@@ -11,42 +6,41 @@ import { stableHash } from '../core/hash';
 import { MAX_WATCH_LIMIT } from '../core/limits';
 import { isoTime } from '../store/credits';
 
-/** The record in document properties (WATCH_PROPERTY): one watch per spreadsheet at a time. */
+/** One watch per spreadsheet at a time. */
 export interface Watch {
   sheetId: number;
   sheetName: string;
   urlColumn: number;
-  /** The first row the watch reads (a header there or right above it is found as a run finds it). */
+  /** A header there or right above it is found as a run finds it. */
   topRow: number;
-  /** The header cell's text when the watch started, to notice the column moved or deleted. */
+  /** To notice the column moved or deleted. */
   headerText: string;
-  /** Where results go: the kind chosen at the start; after the first run, the columns it wrote. */
+  /** The kind chosen at the start; after the first run, the columns it wrote. */
   placement?: PlacementKind;
   outputColumn?: number;
-  /** Credits a day, at most (the day in the spreadsheet's time zone). */
+  /** Credits a day (the spreadsheet's time zone). */
   limit: number;
-  /** The creator's runner id (the platform's `runner.id()`): only their trigger runs work. */
+  /** `runner.id()`: only their trigger runs work. */
   creatorId: string;
   creatorName: string;
   startedAt: number;
   state: 'watching' | 'stopped';
-  /** The day (yyyy-MM-dd, the spreadsheet's time zone) `usedToday` counts. */
+  /** yyyy-MM-dd, what `usedToday` counts. */
   day: string;
   usedToday: number;
-  /** The watch's run under way (a bulk-run job), and its credits already counted in `usedToday`. */
+  /** The run under way, and its credits already counted in `usedToday`. */
   jobId?: string;
   jobCredits: number;
   lastCheckedAt?: number;
-  /** The rows of the watch's last run, in A1 ("C2", "C2:C5"): what the last check looked up. */
+  /** The last run's rows ("C2:C5"). */
   lastRows?: string;
-  /** The day the credits log last got the note that the limit was reached. */
+  /** The day the credits log last noted the limit reached. */
   limitNotedDay?: string;
   message: string;
-  /** The creator's trigger ids (only the creator can see or delete them). */
+  /** Only the creator can see or delete them. */
   triggerIds: string[];
 }
 
-/** The limit as typed: a whole number from 1 to MAX_WATCH_LIMIT, or an error a person can act on. */
 export function parseLimit(raw: unknown): number | { error: string } {
   const value = typeof raw === 'string' ? Number(raw.trim()) : raw;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_WATCH_LIMIT) {
@@ -57,17 +51,15 @@ export function parseLimit(raw: unknown): number | { error: string } {
   return value;
 }
 
-/** The watch on `day`: the count starts again on a new day. */
 export function onDay(watch: Watch, day: string): Watch {
   return watch.day === day ? watch : { ...watch, day, usedToday: 0 };
 }
 
-/** Credits the watch may still spend today. */
 export function remainingToday(watch: Watch): number {
   return Math.max(0, watch.limit - watch.usedToday);
 }
 
-/** The watch after its run `jobId` has spent `credits` in all: only what is new is added to today's count. */
+/** `credits`: the run's in all; only what is new is added to today's count. */
 export function countJobCredits(watch: Watch, jobId: string, credits: number): Watch {
   const before = watch.jobId === jobId ? watch.jobCredits : 0;
   return {
@@ -85,7 +77,7 @@ export function watchedColumn(watch: Pick<Watch, 'sheetName' | 'urlColumn'>): st
 
 const credits = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'credit' : 'credits'}`;
 
-/** The day's limit reached; `waiting`: the rows that wait, named by the first one's address ("B12 and 3 more rows"). */
+/** `waiting`: named by the first one's address ("B12 and 3 more rows"). */
 export function limitReachedMessage(watch: Watch, waiting?: { first: string; rows: number }): string {
   const rows = !waiting
     ? 'new rows wait'
@@ -95,7 +87,6 @@ export function limitReachedMessage(watch: Watch, waiting?: { first: string; row
   return `Today's limit of ${credits(watch.limit)} is reached: ${rows} until tomorrow (the spreadsheet's time zone), then the watch goes on by itself. To look them up now, select them and choose Find e-mails.`;
 }
 
-/** What each editor's sidebar shows of the watch; `viewerId`: the viewer's runner id. */
 export function watchView(
   watch: Watch | null,
   viewer: { runnerId: string | null; hasKey: boolean },
@@ -140,22 +131,20 @@ export function watchView(
   return view;
 }
 
-/** A run's halt message said of the watch: what to do is to start it again, not to Resume a run. */
+/** Start the watch again, not Resume a run. */
 export function forTheWatch(message: string): string {
   return message.replace(/\bthen Resume\b[^.]*\./g, 'then start the watch again in the Watch tab.');
 }
 
-/** The credits-log note of the day's limit reached (once a day). */
 export function limitNote(watch: Watch): string {
   return `watch paused until tomorrow: today's limit of ${credits(watch.limit)} reached`;
 }
 
-/** The credits-log note of a watch that stopped (or was stopped), and why. */
 export function stopNote(reason: string): string {
   return `watch stopped: ${reason}`;
 }
 
-/** A note row of the credits log (src/store/credits.ts: Source "watch", no profile): not a charge. */
+/** Source "watch", no profile: not a charge. */
 export function watchNoteRow(watch: Watch, text: string, now: number): string[] {
   const payerId = watch.creatorId ? stableHash(watch.creatorId).slice(0, 8) : '';
   const column = columnLetters(watch.urlColumn);

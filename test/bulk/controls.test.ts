@@ -7,8 +7,8 @@ import {
 } from '../../src/bulk/controls';
 import type { Job } from '../../src/bulk/job';
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
+import type { Platform } from '../../src/core/ports';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
-import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
 import { freeLock, MemoryProperties, testClock, testPlatform } from '../support/platform';
 

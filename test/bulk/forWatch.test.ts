@@ -4,11 +4,17 @@ import { cancelRun, createWatchRun, watchPlanner } from '../../src/bulk/forWatch
 import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import { readColumn } from '../../src/bulk/plan';
 import type { ScriptConfig } from '../../src/core/config';
+import type { Platform } from '../../src/core/ports';
 import { parseNetworkHosts } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
-import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
-import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
 const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
@@ -24,7 +30,7 @@ function world() {
     config: () => ({ networkHosts: HOSTS, maxConcurrency: 100 }) as ScriptConfig,
     runner: { id: () => null, ensureId: () => 'trigger', email: () => '' },
     settings: { apiKey: () => null } as Platform['settings'],
-    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
+    resultsSheet: memoryHiddenSheet(),
   });
   return { platform, properties };
 }

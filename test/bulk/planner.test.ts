@@ -1,12 +1,14 @@
 import type { RunRequest, Settings } from '../../src/api';
 import { columnPlanner } from '../../src/bulk/planner';
 import type { ScriptConfig } from '../../src/core/config';
+import type { Platform } from '../../src/core/ports';
 import { parseNetworkHosts } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
 import { type LookupResult, unusableAnswer } from '../../src/lookup/result';
-import type { Platform } from '../../src/platform/platform';
+import { encodeResult } from '../../src/store/codec';
+import { resultsSheetOn } from '../../src/store/resultsSheet';
+import { hashOf } from '../../src/store/table';
 import { columnRead, owning } from '../support/columnRead';
-import { testPlatform } from '../support/platform';
+import { MemoryProperties, memoryHiddenSheet, testClock, testPlatform } from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
 const url = (slug: string) => `https://www.network.com/in/${slug}`;
@@ -32,30 +34,30 @@ const read = (rows: unknown[][]) => columnRead(rows);
 /** A read whose rows an earlier run of the add-on wrote beside the URLs (a recorded block). */
 const ownRead = (rows: unknown[][]) => owning(columnRead(rows));
 
-/** A platform whose result store holds `stored`; `asked` records the store's reads. */
+/** A platform whose results sheet holds `stored`; `reads` counts the sheet's reads. */
 function world(stored: Map<string, LookupResult>) {
-  const asked: string[][] = [];
-  const writable: boolean[] = [];
+  const resultsSheet = memoryHiddenSheet();
+  resultsSheetOn(resultsSheet).appendResults(
+    new Map([...stored].map(([k, result]) => [hashOf(k), encodeResult(result, 0)])),
+  );
+  const counted = { reads: 0 };
+  const reader = resultsSheet.reader;
+  resultsSheet.reader = () => {
+    counted.reads++;
+    return reader();
+  };
   const platform: Platform = testPlatform({
     config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
-    lookupPorts: (canWrite: boolean) => {
-      writable.push(canWrite);
-      return {
-        store: {
-          getMany: (keys: string[]) => {
-            asked.push(keys);
-            return new Map(keys.flatMap((k) => (stored.has(k) ? [[k, stored.get(k) as LookupResult]] : [])));
-          },
-        },
-      } as unknown as LookupPorts;
-    },
+    documentProperties: () => new MemoryProperties(),
+    clock: testClock(),
+    resultsSheet,
   });
-  return { platform, asked, writable };
+  return { platform, counted };
 }
 
 describe('columnPlanner', () => {
   it('prices each new profile once, a stored one free, and reads the store once per profile across plans', () => {
-    const { platform, asked, writable } = world(new Map([[key('k'), found]]));
+    const { platform, counted } = world(new Map([[key('k'), found]]));
     const plan = columnPlanner(platform, SETTINGS, ALL, null);
     const rows = [[url('a')], [url('A/')], [url('k')], [url('b')]];
     const first = plan(read(rows));
@@ -66,14 +68,15 @@ describe('columnPlanner', () => {
       duplicateRows: 1,
       needsConfirm: true,
     });
+    const afterFirst = counted.reads;
     plan(read(rows.slice(0, 2)));
+    expect(counted.reads).toBe(afterFirst);
     plan(read([...rows, [url('c')]]));
-    expect(asked).toEqual([[key('a'), key('k'), key('b')], [key('c')]]);
-    expect(writable).toEqual([false]);
+    expect(counted.reads).toBeGreaterThan(afterFirst);
   });
 
   it('pays again for stored results in a re-check, without reading the store', () => {
-    const { platform, asked } = world(new Map([[key('k'), found]]));
+    const { platform, counted } = world(new Map([[key('k'), found]]));
     const plan = columnPlanner(
       platform,
       SETTINGS,
@@ -81,7 +84,7 @@ describe('columnPlanner', () => {
       null,
     )(read([[url('k')], [url('a')]]));
     expect(plan).toMatchObject({ recheck: true, credits: 2, knownProfiles: 0 });
-    expect(asked).toEqual([]);
+    expect(counted.reads).toBe(0);
   });
 
   it('retries ERROR rows only, and UNPROCESSABLE ones too when asked, paying again for those', () => {

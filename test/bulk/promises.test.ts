@@ -4,8 +4,8 @@
  * properties only (never in a message a person reads), and another editor sees no raw error text.
  */
 import { continueEnrichment, getEnrichmentProgress } from '../../src/bulk/controls';
+import type { Platform } from '../../src/core/ports';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
-import type { Platform } from '../../src/platform/platform';
 import { bulkWorld, profile, start } from './world';
 
 /** The key bulkWorld's person saved (./world.ts). */

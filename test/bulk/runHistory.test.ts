@@ -1,9 +1,9 @@
 import type { Job } from '../../src/bulk/job';
 import { saveJob } from '../../src/bulk/jobStore';
 import { getRunHistory, recordRun, selectFirstFailedRow, summarize } from '../../src/bulk/runHistory';
+import type { Platform } from '../../src/core/ports';
 import { RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
 import type { CellBlock, SpreadsheetPort } from '../../src/core/sheet';
-import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
 import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
 

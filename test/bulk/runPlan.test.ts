@@ -187,11 +187,6 @@ describe('placements: where the results go and what moves', () => {
     ]);
   });
 
-  // SRC BUG (src/bulk/placement.ts `canReuse`, src/bulk/blocks.ts `ownedBeside`): ColumnRead's `owned` keeps a block's
-  // rows by its first output column but not its width, so `canReuse(read, 1, 6)` takes every cell of an owned row in
-  // B:G as the add-on's, though the block of a run without extra fields holds B:E only. The person's 'Phone' in F
-  // is then offered for reuse (B:G, nothing inserted) and the run writes Account type over it (isAddonOutput looks
-  // at Email, status, Catch-all and Note only).
   it("extra fields turned on: the add-on's four columns are reused and only two are added", () => {
     const header = ['Profile', ...TITLES];
     const rows = [[u('ann'), 'ann@acme.test', 'VALID', false, '']];

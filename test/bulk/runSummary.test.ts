@@ -7,11 +7,11 @@ import { countText, withoutStop } from '../../src/core/text';
 import {
   capMessage,
   DEFAULT_FORMULA_CAP_SETTING,
-  giveBack,
   parseCapSetting,
   parseSpend,
-  reserve,
-} from '../../src/formula/dailyLimitRules';
+  roomLeft,
+  spendValue,
+} from '../../src/formula/dailyLimit';
 
 /** The day of a time in UTC, and in a spreadsheet 10 hours ahead of it. */
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -132,19 +132,17 @@ describe('messages', () => {
 describe('formula cap', () => {
   const day = '2024-05-01';
 
-  it('reserves up to the cap, across executions, and gives back what was not charged', () => {
+  it('leaves room up to the cap, and gives back what was not charged, never below zero', () => {
     const policy = { enabled: true, dailyCap: 10 };
-    const first = reserve({ day, used: 0 }, policy, 7);
-    expect(first).toEqual({ granted: 7, next: { day, used: 7 } });
-    const second = reserve(first.next, policy, 7);
-    expect(second).toEqual({ granted: 3, next: { day, used: 10 } });
-    expect(reserve(second.next, policy, 1).granted).toBe(0);
-    expect(giveBack(second.next, 2)).toEqual({ day, used: 8 });
-    expect(giveBack({ day, used: 1 }, 5)).toEqual({ day, used: 0 });
+    expect(roomLeft({ day, used: 0 }, policy)).toBe(10);
+    expect(roomLeft({ day, used: 7 }, policy)).toBe(3);
+    expect(roomLeft({ day, used: 12 }, policy)).toBe(0);
+    expect(parseSpend(spendValue({ day, used: 10 }, -2), day)).toEqual({ day, used: 8 });
+    expect(parseSpend(spendValue({ day, used: 1 }, -5), day)).toEqual({ day, used: 0 });
   });
 
-  it('turned off, nothing is granted; a new day starts from zero', () => {
-    expect(reserve({ day, used: 0 }, { enabled: false, dailyCap: 10 }, 1).granted).toBe(0);
+  it('turned off, there is no room; a new day starts from zero', () => {
+    expect(roomLeft({ day, used: 0 }, { enabled: false, dailyCap: 10 })).toBe(0);
     expect(parseSpend(JSON.stringify({ day: '2024-04-30', used: 9 }), day)).toEqual({ day, used: 0 });
     expect(parseSpend(JSON.stringify({ day, used: 9 }), day)).toEqual({ day, used: 9 });
     expect(parseSpend('not json', day)).toEqual({ day, used: 0 });

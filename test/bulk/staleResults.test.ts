@@ -1,19 +1,24 @@
 import { type Block, frameOf } from '../../src/bulk/blocks';
 import { clearStaleResults } from '../../src/bulk/staleResults';
 import type { ScriptConfig } from '../../src/core/config';
+import type { Platform } from '../../src/core/ports';
 import { BLOCKS_PROPERTY } from '../../src/core/propertyNames';
 import type { EditedCells } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
 import { enrichmentRow } from '../../src/lookup/cellValues';
 import type { LookupResult } from '../../src/lookup/result';
-import type { Platform } from '../../src/platform/platform';
 import { encodeResult } from '../../src/store/codec';
-import { sheetResultStore } from '../../src/store/resultStore';
+import { resultsSheetOn } from '../../src/store/resultsSheet';
 import { hashOf } from '../../src/store/table';
 import { testJob } from '../support/job';
-import { freeLock, MemoryProperties, MemorySheet, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  testPlatform,
+} from '../support/platform';
 import { found } from '../support/results';
-import { memoryStorePorts } from '../support/store';
 
 const HOSTS = parseNetworkHosts('network.com');
 const A = 'https://network.com/in/a';
@@ -62,14 +67,17 @@ function platformFor(
 ) {
   const properties = new MemoryProperties();
   if (blocks.length > 0) properties.setProperty(BLOCKS_PROPERTY, JSON.stringify(blocks));
-  const store = memoryStorePorts({ documentProperties: properties });
-  for (const [key, result] of Object.entries(stored)) store.sheet.set(hashOf(key), encodeResult(result, 0));
+  const resultsSheet = memoryHiddenSheet();
+  resultsSheetOn(resultsSheet).appendResults(
+    new Map(Object.entries(stored).map(([key, result]) => [hashOf(key), encodeResult(result, 0)])),
+  );
   properties.calls = 0;
   const platform: Platform = testPlatform({
     editedCells: () => (block ? { sheet, block, ...(oldValue === undefined ? {} : { oldValue }) } : null),
     config: () => ({ networkHosts: HOSTS }) as ScriptConfig,
     documentProperties: () => properties,
-    resultStore: () => sheetResultStore(false, store.io),
+    resultsSheet,
+    clock: { now: () => 0 } as Platform['clock'],
     lock: freeLock,
   });
   return { platform, properties };

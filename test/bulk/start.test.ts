@@ -5,23 +5,36 @@ import type { PlannedRun } from '../../src/bulk/plan';
 import { readColumn } from '../../src/bulk/plan';
 import { planRun } from '../../src/bulk/runPlan';
 import { createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
-import type { ScriptConfig } from '../../src/core/config';
-import { stableHash } from '../../src/core/hash';
-import { BLOCKS_PROPERTY, KEY_PACE_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
+import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
+import type { Platform } from '../../src/core/ports';
+import { BLOCKS_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
 import type { Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
-import { PACE_START } from '../../src/lookup/pace';
-import type { KeyCheck } from '../../src/lookup/result';
-import type { Platform } from '../../src/platform/platform';
 import { testJob } from '../support/job';
-import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  memoryTransport,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 const HOSTS = parseNetworkHosts('network.com');
 const SETTINGS: Settings = { writeHeader: true, extraFields: false, startAtOnce: false, startAtOnceUnder: 0 };
 const url = (n: number) => `https://network.com/in/p${n}`;
 
+/** What the service answers a good key's check (a request without `network_url`). */
+const KEY_GOOD = { status: 400, body: '{"message":"network_url is required"}' };
+
 /** FETCH_MAX_CONCURRENCY 100 and three slices: the run's pace is capped at 300 requests at once. */
-const CONFIG = { networkHosts: HOSTS, maxConcurrency: 100, slices: 3 } as ScriptConfig;
+const CONFIG = {
+  networkHosts: HOSTS,
+  maxConcurrency: 100,
+  slices: 3,
+  endpoint: resolveEndpoint('https://api.example.test/v1'),
+} as ScriptConfig;
 
 /** The starter's platform: their key `key` (none: null), their user properties `user`. */
 function world(
@@ -37,6 +50,7 @@ function world(
     config: () => CONFIG,
     runner: { id: () => 'starter', ensureId: () => 'starter', email: () => 'ann@acme.test' },
     settings: { apiKey: () => key } as Platform['settings'],
+    resultsSheet: memoryHiddenSheet(),
   });
   return { platform, properties, clock };
 }
@@ -150,33 +164,6 @@ describe('createUnderLock', () => {
     expect(loadJob(platform)).toBeNull();
   });
 
-  it("starts the run's pace at PACE_START within the run's cap when nothing is known of the key", () => {
-    const { platform } = world();
-    createUnderLock(platform, planned(leads(), 'insert'), 'starter');
-    expect(loadJob(platform)?.pace).toMatchObject({ size: PACE_START, ceiling: 300, requests: 0 });
-  });
-
-  it("starts the run's pace where the key's service was limited elsewhere, Start's key check counted as its request", () => {
-    const user = new MemoryProperties();
-    const { platform, clock } = world(new MemoryProperties(), 'key-1', user);
-    const figure = { key: stableHash('key-1'), allowed: 30, at: clock.now() - 60_000 };
-    user.setProperty(KEY_PACE_PROPERTY, JSON.stringify(figure));
-    createUnderLock(platform, planned(leads(), 'insert'), 'starter', undefined, undefined, 120);
-    // The ceiling met elsewhere: the size starts there, not above it; the key check is one clean request.
-    expect(loadJob(platform)?.pace).toMatchObject({ size: 30, ceiling: 30, requests: 1, clean: 1 });
-  });
-
-  it("ignores another key's figure: the pace starts at PACE_START", () => {
-    const user = new MemoryProperties();
-    const { platform, clock } = world(new MemoryProperties(), 'key-1', user);
-    user.setProperty(
-      KEY_PACE_PROPERTY,
-      JSON.stringify({ key: stableHash('key-2'), allowed: 30, at: clock.now() }),
-    );
-    createUnderLock(platform, planned(leads(), 'insert'), 'starter');
-    expect(loadJob(platform)?.pace).toMatchObject({ size: PACE_START, ceiling: 300 });
-  });
-
   it('records the finished run it replaces in the history first', () => {
     const { platform, properties } = world();
     saveJob(platform, testJob('done', { id: 'before' }));
@@ -207,7 +194,11 @@ describe('createUnderLock', () => {
  * A platform where `sheet`'s rows 2.. of column A are selected, the starter's key is `key` and the service answers a
  * key check with `answer`; `asked` counts the key checks, `shown` what the person saw.
  */
-function starting(sheet: MemorySheet, key: string | null, answer: KeyCheck = { valid: true }) {
+function starting(
+  sheet: MemorySheet,
+  key: string | null,
+  answer: { status: number; body: string } = KEY_GOOD,
+) {
   const properties = new MemoryProperties();
   const clock = testClock();
   const asked: string[] = [];
@@ -233,10 +224,13 @@ function starting(sheet: MemorySheet, key: string | null, answer: KeyCheck = { v
       save: () => {},
     },
     spreadsheet: () => ({ selection: () => selection }) as unknown as SpreadsheetPort,
-    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as never,
-    askServiceAboutKey: (asking: string) => {
-      asked.push(asking);
-      return answer;
+    resultsSheet: memoryHiddenSheet(),
+    transport: {
+      ...memoryTransport(),
+      checkKey: ({ apiKey }) => {
+        asked.push(apiKey);
+        return answer;
+      },
     },
     ui: {
       showAlert: (text: string) => shown.push(`alert: ${text}`),
@@ -267,7 +261,10 @@ describe('startRun', () => {
 
   it('refuses a key the service rejects, leaving the sheet as it was and no job', () => {
     const sheet = leads();
-    const { platform, asked } = starting(sheet, 'sk_test_key_9876', { valid: false, message: 'revoked' });
+    const { platform, asked } = starting(sheet, 'sk_test_key_9876', {
+      status: 401,
+      body: '{"message":"revoked"}',
+    });
     const start = startRun(platform, { ...request, placement: 'insert', confirmedCredits: 2 });
     expect(start.keyRefusal).toMatch(/rejected your API key/);
     expect(start.keyRefusal).not.toContain('sk_test_key_9876');

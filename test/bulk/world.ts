@@ -1,6 +1,6 @@
 /**
- * A spreadsheet for the bulk run's unit tests: one sheet over rows in memory, the real result store over plain
- * ports (test/support/store.ts), a service in memory that finds `<name>@example.test` for each profile, a lock that
+ * A spreadsheet for the bulk run's unit tests: one sheet over rows in memory, the real store over hidden sheets in
+ * memory, a service in memory (test/support/platform.ts) that finds `<name>@example.test` for each profile, a lock that
  * is free unless the test says otherwise, a clock the test moves. No emulator: the run in Apps Script is in
  * test/e2e/bulk/.
  */
@@ -10,27 +10,25 @@ import { planFor } from '../../src/bulk/plan';
 import { startRun } from '../../src/bulk/start';
 import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS } from '../../src/core/limits';
+import type { DocumentCache, Platform } from '../../src/core/ports';
 import type { CellBlock } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import type { DocumentCache, LookupPorts } from '../../src/lookup/ports';
-import { serviceError } from '../../src/lookup/result';
-import type { Platform } from '../../src/platform/platform';
-import type { ChargeContext } from '../../src/store/credits';
-import type { SheetResultStore } from '../../src/store/ports';
-import { sheetResultStore } from '../../src/store/resultStore';
+import { creditsLogOn } from '../../src/store/creditsLog';
 import { testJob } from '../support/job';
-import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
-import { found } from '../support/results';
-import { memoryStorePorts } from '../support/store';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  memoryTransport,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 export const profile = (name: string) => `https://www.linkedin.com/in/${name}`;
-/** The address the service in memory finds for a profile URL. */
-export const addressOf = (url: string) => `${url.split('/in/')[1].replace(/\/$/, '')}@example.test`;
-/** What fetchAll's failure after sending says of each answer of its batch. */
-const LOST_CONNECTION = serviceError('transport', 'Address unavailable', { retryable: true });
 
 export interface BulkWorldOptions {
-  /** Each request takes this long on the test clock. */
+  /** Each batch takes this long on the test clock. */
   lookupMs?: number;
   stepBudgetMs?: number;
   /** BULK_SLICES. */
@@ -38,8 +36,6 @@ export interface BulkWorldOptions {
   cache?: DocumentCache | null;
   /** Called before each batch goes out, with the URLs it sends (another execution's work meanwhile). */
   beforeSend?: (urls: string[]) => void;
-  /** Whether the connection fails for this batch after sending: fetchAll throws, every answer of it lost. */
-  loses?: (urls: string[]) => boolean;
 }
 
 /**
@@ -47,13 +43,18 @@ export interface BulkWorldOptions {
  * every URL sent to the service, in order. `lock` is the platform's: a test may replace its members.
  */
 export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkWorldOptions = {}) {
-  const { lookupMs = 0, stepBudgetMs, cache = null, beforeSend = () => {}, loses = () => false } = options;
+  const { lookupMs = 0, stepBudgetMs, cache = null, beforeSend = () => {} } = options;
   const sheet = new MemorySheet(rows);
   const clock = testClock();
   const documentProperties = new MemoryProperties();
   const userProperties = new MemoryProperties();
-  const store = memoryStorePorts({ documentProperties, clock });
-  const sent: string[] = [];
+  const transport = memoryTransport({
+    clock,
+    before: (urls) => {
+      beforeSend(urls);
+      clock.sleep(lookupMs);
+    },
+  });
   const settings: Settings = { ...DEFAULT_SETTINGS };
   const config: ScriptConfig = {
     endpoint: resolveEndpoint('https://api.example.test/v1'),
@@ -63,27 +64,8 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
     slices: options.slices,
   };
   const lock: Platform['lock'] = { ...freeLock };
-  const resultStore = (charges?: ChargeContext): SheetResultStore =>
-    sheetResultStore(true, store.io, charges);
-  const lookupPorts = (
-    writable: boolean,
-    charges?: ChargeContext,
-    given?: SheetResultStore,
-  ): LookupPorts => ({
-    store: given ?? sheetResultStore(writable, store.io, charges),
-    cache,
-    lock: { tryWith: (work) => lock.tryWith(work) },
-    clock,
-    transport: {
-      sendBatch: (urls) => {
-        beforeSend(urls);
-        sent.push(...urls);
-        clock.sleep(lookupMs);
-        if (loses(urls)) return { outcomes: urls.map(() => LOST_CONNECTION), sent: urls.length, lost: true };
-        return { outcomes: urls.map((url) => found(addressOf(url))), sent: urls.length, lost: false };
-      },
-    },
-  });
+  const log: string[][] = [];
+  const creditsSheet = memoryHiddenSheet();
   const spreadsheet = {
     id: () => 'spreadsheet-1',
     sheetById: (id: number) => (id === sheet.id ? sheet : undefined),
@@ -111,12 +93,16 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
     },
     spreadsheet: () => spreadsheet,
     spreadsheetOrNull: () => spreadsheet,
-    lookupPorts,
-    resultStore,
-    foldAnswers: () => resultStore().fold().folded.results.size,
-    askServiceAboutKey: () => ({ valid: true }),
+    transport,
+    resultsSheet: memoryHiddenSheet(),
+    creditsLog: {
+      ...creditsLogOn(creditsSheet),
+      append: (rows) => {
+        log.push(...rows);
+      },
+    } as Platform['creditsLog'],
   });
-  return { platform, sheet, sent, clock, lock, store, documentProperties };
+  return { platform, sheet, sent: transport.sent, clock, lock, log, documentProperties };
 }
 
 export type BulkWorld = ReturnType<typeof bulkWorld>;

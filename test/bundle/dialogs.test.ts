@@ -21,7 +21,7 @@ beforeAll(() => {
     stdin: {
       contents: [
         "export { confirm } from './src/adapters/ui';",
-        "export { tryWithDocumentLock } from './src/adapters/lock';",
+        "export { documentLock } from './src/adapters/lock';",
       ].join('\n'),
       resolveDir: ROOT,
       loader: 'ts',
@@ -37,7 +37,7 @@ beforeAll(() => {
 function askOutside() { return Adapters.confirm('Go on?'); }
 function askHoldingTheLock() {
   try {
-    Adapters.tryWithDocumentLock(function () { return Adapters.confirm('Go on?'); }, undefined, false);
+    Adapters.documentLock.with(function () { return Adapters.confirm('Go on?'); });
     return 'asked';
   } catch (e) {
     return e.message;

@@ -6,7 +6,7 @@
  */
 import { buildLookupResponse } from '../../sandbox/profiles';
 import { DEFAULT_RETRY } from '../../src/core/limits';
-import { retryDelayMs } from '../../src/lookup/retry';
+import { retryDelayMs } from '../../src/store/send';
 import { startWorld, url, type World } from '../support/harness';
 import { findEmail, findEmailRow, requestsFor } from './helpers';
 
@@ -84,12 +84,12 @@ it('always 500 (`broken`): exactly maxAttempts requests, spaced by the growing b
   for (let n = 1; n < entries.length; n++) {
     // Try n+1 starts at least the backoff delay after try n started (a lower bound: no timing race).
     const gap = entries[n].startedAt - entries[n - 1].startedAt;
-    expect(gap).toBeGreaterThanOrEqual(retryDelayMs(DEFAULT_RETRY, n + 1) - 5);
+    expect(gap).toBeGreaterThanOrEqual(retryDelayMs(n + 1) - 5);
   }
 });
 
 it('the backoff grows exponentially and is capped by maxDelayMs', () => {
-  const delays = Array.from({ length: 12 }, (_, i) => retryDelayMs(DEFAULT_RETRY, i + 2));
+  const delays = Array.from({ length: 12 }, (_, i) => retryDelayMs(i + 2));
   expect(delays[1]).toBe(delays[0] * 2);
   expect(Math.max(...delays)).toBe(DEFAULT_RETRY.maxDelayMs);
   // The worst case a custom function can spend sleeping stays far inside its 30 s limit.
@@ -121,10 +121,10 @@ describe('fetchAll: one reset in a batch of 10 loses every answer of it', () => 
   }
 
   async function runBatch(times: number) {
-    // A fixed batch of 10 (FETCH_CONCURRENCY): the adaptive pace would start a fresh range at one request.
+    // Batches of 10 at most (FETCH_MAX_CONCURRENCY).
     world = await startWorld({
       faults: { latencyMs: [0, 30], failFirst: { [failing]: { kind: 'reset', times } } },
-      scriptProperties: { FETCH_CONCURRENCY: '10' },
+      scriptProperties: { FETCH_MAX_CONCURRENCY: '10' },
     });
     // A first formula proves the account works, so the range's 10 URLs then go out in one fetchAll
     // (on a cold account =FINDEMAIL checks it with a single request first).

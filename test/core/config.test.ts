@@ -3,9 +3,8 @@ import { isHeaderText } from '../../src/bulk/rowCells';
 import { planRows } from '../../src/bulk/rowPlan';
 import { RunScope } from '../../src/bulk/runScope';
 import { allowedByAllowlist, allowlistFor, configuredEndpoint, resolveEndpoint } from '../../src/core/config';
-import { DEFAULT_RETRY } from '../../src/core/limits';
 import { parseNetworkHosts } from '../../src/core/url';
-import { retryDelayMs } from '../../src/lookup/retry';
+import { retryDelayMs } from '../../src/store/send';
 import { columnRead, owning } from '../support/columnRead';
 
 const SANDBOX_HOSTS = parseNetworkHosts('network.com');
@@ -98,7 +97,7 @@ describe('job planning', () => {
 
 describe('retry delays', () => {
   it('grow exponentially and stay bounded', () => {
-    const delays = [2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(DEFAULT_RETRY, attempt));
+    const delays = [2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(attempt));
     expect(delays).toEqual([500, 1000, 2000, 4000, 4000, 4000]);
   });
 });

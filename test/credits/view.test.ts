@@ -6,16 +6,23 @@
 import type { RunPlan } from '../../src/api';
 import { stableHash } from '../../src/core/hash';
 import { EXPORT_ROWS_PER_CALL } from '../../src/core/limits';
+import type { CreditsLogSheet, Platform } from '../../src/core/ports';
 import { JOB_PROPERTY } from '../../src/core/propertyNames';
 import type { SheetPort, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
 import { EXPORT_HEADER } from '../../src/credits/exportRows';
 import { exportCreditsLog, withLookupRecord } from '../../src/credits/view';
-import type { CreditsLogSheet, Platform } from '../../src/platform/platform';
 import { LOST_OUTCOME_TEXT } from '../../src/store/credits';
 import { summarizeCredits } from '../../src/store/creditsSummary';
 import { testJob } from '../support/job';
-import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -88,9 +95,13 @@ describe('the Credits export over a credits log port', () => {
       spreadsheet: () => spreadsheetOf(sheets),
       config: () => ({ networkHosts: parseNetworkHosts('network.com') }) as ReturnType<Platform['config']>,
       documentProperties: () => document,
-      foldAnswers: () => {
-        kept++;
-        return 0;
+      resultsSheet: memoryHiddenSheet(),
+      lock: {
+        ...freeLock,
+        tryWith: (work) => {
+          kept++;
+          return { value: work() };
+        },
       },
     });
     return { platform, kept: () => kept };
@@ -166,7 +177,7 @@ describe('the Credits export over a credits log port', () => {
           where,
         ]),
     );
-    // What formulas paid for is folded into the log once, before the export reads where it ends.
+    // What formulas paid for is folded into the log once (one hold of the lock), before the export reads where it ends.
     expect(kept()).toBe(1);
   });
 

@@ -200,15 +200,8 @@ describe("removing this spreadsheet's add-on data", () => {
     await w.env.recalculate(w.ss.id);
     expect(w.sandbox.service.totalCharged()).toBe(3);
     const props = w.env.documentProperties(w.ss.id);
-    // A give-back written while the lock was busy guards the owner's credits; the lost-answer marks an earlier
-    // version kept do not any more (an answer lost is kept as a result now): they go with the rest.
-    const guards = {
-      'pef.giveBack.test': JSON.stringify({
-        day: JSON.parse(props.get('pef.formulaSpend') as string).day,
-        used: 0,
-      }),
-    };
-    props.set({ ...guards, 'pef.lost': 'x'.repeat(21) });
+    // The lost-answer marks go with the rest.
+    props.set({ 'pef.lost': 'x'.repeat(21) });
     const spent = props.get('pef.formulaSpend');
 
     const plan = (await w.env.run('getDataRemovalPlan', [], w.as(EDITOR))) as DataRemovalPlan;
@@ -216,9 +209,8 @@ describe("removing this spreadsheet's add-on data", () => {
     const result = (await w.env.run('removeSpreadsheetData', [], w.as(EDITOR))) as DataRemovalResult;
     expect(result.removed).toBe(true);
     expect(result.message).toContain('and so is what =FINDEMAIL spent today');
-    expect(addonProperties(w).sort()).toEqual(['pef.formulaSpend', 'pef.giveBack.test']);
+    expect(addonProperties(w)).toEqual(['pef.formulaSpend']);
     expect(props.get('pef.formulaSpend')).toBe(spent);
-    expect(props.get('pef.giveBack.test')).toBe(guards['pef.giveBack.test']);
 
     // The limit still counts today's three: two more profiles cost nothing and say so.
     w.env.enter(w.ss.id, 'B5:B6', [['=FINDEMAIL(A5)'], ['=FINDEMAIL(A6)']]);

@@ -7,10 +7,17 @@
 import { a1Of } from '../../src/core/a1';
 import { FORMULA_SPEND_PROPERTY } from '../../src/core/propertyNames';
 import type { CellBlock, Selection, SpreadsheetPort } from '../../src/core/sheet';
-import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimitRules';
+import { capMessage, DEFAULT_FORMULA_CAP_SETTING } from '../../src/formula/dailyLimit';
 import { PENDING_MESSAGES } from '../../src/formula/messages';
 import { refreshFormulas } from '../../src/formula/refresh';
-import { MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 /** A profile URL as a person pastes it. */
 function url(slug: string): string {
@@ -67,7 +74,8 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer =
   document.values.set(FORMULA_SPEND_PROPERTY, JSON.stringify({ day: '2026-11-27', used: spent }));
   return testPlatform({
     spreadsheet: () => spreadsheet,
-    foldAnswers: () => 0,
+    lock: freeLock,
+    resultsSheet: memoryHiddenSheet(),
     userProperties: () => user,
     documentProperties: () => document,
     clock: testClock(Date.UTC(2026, 10, 27, 9)),

@@ -1,5 +1,5 @@
-/** The key check's one reading (src/adapters/http.ts), the sidebar's and a session's: what passes, what is refused. */
-import { keyCheckOutcome } from '../../src/adapters/http';
+/** The key check's one reading (src/lookup/contract.ts), the sidebar's and a session's: what passes, what is refused. */
+import { keyCheckOutcome } from '../../src/lookup/contract';
 
 const KEY = 'k-123456789abcdef';
 

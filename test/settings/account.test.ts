@@ -5,8 +5,7 @@
 import type { Settings } from '../../src/api';
 import type { ScriptConfig } from '../../src/core/config';
 import { DEFAULT_SETTINGS, MAX_START_AT_ONCE_UNDER } from '../../src/core/limits';
-import type { KeyCheck } from '../../src/lookup/result';
-import { serviceError } from '../../src/lookup/result';
+import type { RawAnswer } from '../../src/core/ports';
 import {
   accountState,
   checkApiKey,
@@ -14,7 +13,7 @@ import {
   saveApiKey,
   saveSettings,
 } from '../../src/settings/account';
-import { testPlatform } from '../support/platform';
+import { memoryTransport, testClock, testPlatform } from '../support/platform';
 
 const KEY = 'sk_live_ABCDEFGH12345678wxyz';
 
@@ -25,7 +24,7 @@ function world({
     endpoint: 'https://api.example.com/network_finder',
     base: 'https://api.example.com',
   } as ScriptConfig['endpoint'],
-  answer = { valid: true } as KeyCheck | { config: string },
+  answer = { status: 400, body: '{"message":"network_url is required"}' } as RawAnswer,
 } = {}) {
   const stored = { key, settings: { ...DEFAULT_SETTINGS } as Settings };
   const events: string[] = [];
@@ -48,12 +47,20 @@ function world({
       },
     },
     config: () => ({ endpoint }) as ScriptConfig,
-    clearHalt() {
-      events.push('clear halt');
-    },
-    askServiceAboutKey(value) {
-      asked.push(value);
-      return answer;
+    clock: testClock(),
+    documentCache: () => ({
+      get: () => null,
+      put: () => {},
+      remove: () => {
+        events.push('clear halt');
+      },
+    }),
+    transport: {
+      ...memoryTransport(),
+      checkKey: ({ apiKey }) => {
+        asked.push(apiKey);
+        return answer;
+      },
     },
   });
   return { platform, stored, events, asked };
@@ -131,7 +138,10 @@ describe('checkApiKey', () => {
   });
 
   test("a rejected key: the service's words are quoted, the key in them masked, the halt kept", () => {
-    const w = world({ key: KEY, answer: { valid: false, message: `Key ${KEY} is revoked` } });
+    const w = world({
+      key: KEY,
+      answer: { status: 401, body: JSON.stringify({ message: `Key ${KEY} is revoked` }) },
+    });
     const result = checkApiKey(w.platform);
     expect(result.ok).toBe(false);
     expect(result.message).toContain('rejected this API key');
@@ -141,13 +151,13 @@ describe('checkApiKey', () => {
   });
 
   test("the owner's configuration is wrong: its message, and no halt lifted", () => {
-    const w = world({ key: KEY, answer: { config: 'The add-on has no service address.' } });
+    const w = world({ key: KEY, endpoint: { ok: false, message: 'The add-on has no service address.' } });
     expect(checkApiKey(w.platform)).toEqual({ ok: false, message: 'The add-on has no service address.' });
     expect(w.events).toEqual([]);
   });
 
   test('the check could not be made (a timeout): says so with the key masked, no halt lifted', () => {
-    const w = world({ key: KEY, answer: serviceError('timeout', `No answer for ${KEY} in time.`) });
+    const w = world({ key: KEY, answer: { thrown: `Timeout: No answer for ${KEY} in time.` } });
     const result = checkApiKey(w.platform);
     expect(result.ok).toBe(false);
     expect(result.message).toMatch(/^Could not check the API key: /);

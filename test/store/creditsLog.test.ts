@@ -3,6 +3,7 @@
  * The log in Apps Script: ../credits/log.test.ts.
  */
 
+import type { HiddenSheet, HiddenSheetRows } from '../../src/core/ports';
 import { type LookupResult, lostAnswer } from '../../src/lookup/result';
 import {
   CREDITS_COLUMNS,
@@ -12,7 +13,6 @@ import {
   FORMULAS_CONTEXT,
 } from '../../src/store/credits';
 import { creditsLogOn } from '../../src/store/creditsLog';
-import type { HiddenSheet, HiddenSheetRows } from '../../src/store/ports';
 
 /** A sheet as an array of rows, with its size; `calls` counts what the log asks of it. */
 function fakeSheet(rows: number) {

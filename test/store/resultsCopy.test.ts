@@ -3,7 +3,6 @@
  * result another execution wrote is never missed (and paid again); this execution's own writes keep it current.
  */
 
-import type { ResultsSheet } from '../../src/store/ports';
 import {
   followOwnWrite,
   fromSheet,
@@ -11,6 +10,7 @@ import {
   tableVersion,
   wholeSheet,
 } from '../../src/store/resultsCopy';
+import type { ResultsSheet } from '../../src/store/resultsSheet';
 
 function sheetOf(rows: Record<string, string>) {
   const table = new Map(Object.entries(rows));

@@ -3,7 +3,7 @@
  * log, the log merged into the buckets when full with nothing lost, and no sheet made by a read.
  */
 import { LOG_COMPACT_AT, READ_ALL_BUCKETS_ABOVE } from '../../src/core/limits';
-import type { HiddenSheet, HiddenSheetRows } from '../../src/store/ports';
+import type { HiddenSheet, HiddenSheetRows } from '../../src/core/ports';
 import { resultsSheetOn } from '../../src/store/resultsSheet';
 import { bucketOf, FIRST_BUCKET_ROW, hashOf, LOG_FIRST_ROW, TABLE_ROWS } from '../../src/store/table';
 import { MemorySheet } from '../support/platform';

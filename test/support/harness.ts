@@ -6,7 +6,6 @@
  *   try { await world.env.run('enrichSelection', [], world.as()); } finally { await world.close(); }
  */
 
-import { appendFileSync } from 'node:fs';
 import { Environment, type EnvironmentOptions, type RunOptions, type SpreadsheetModel } from '../../emulator';
 import { type SandboxServer, startSandbox } from '../../sandbox/server';
 import type { FaultConfig } from '../../sandbox/service';
@@ -87,24 +86,6 @@ export interface World {
   close(): Promise<void>;
 }
 
-/**
- * The best-effort cache run (jest project "best-effort-cache"): PEF_CACHE_EVICTION, a
- * probability, makes every world's document cache drop entries early, as CacheService may.
- */
-function bestEffortCache(): Pick<EnvironmentOptions, 'cacheEviction'> {
-  const probability = Number(process.env.PEF_CACHE_EVICTION);
-  return probability > 0 ? { cacheEviction: { probability, seed: 7 } } : {};
-}
-
-/** In the best-effort cache run: each world's profiles and duplicate payments, for the run's closing line. */
-function recordDuplicates(charges: Record<string, number>): void {
-  const ledger = process.env.PEF_DUPLICATE_LEDGER;
-  if (!ledger || !(Number(process.env.PEF_CACHE_EVICTION) > 0)) return;
-  const counts = Object.values(charges);
-  const duplicates = counts.reduce((sum, n) => sum + Math.max(0, n - 1), 0);
-  appendFileSync(ledger, `${JSON.stringify({ profiles: counts.length, duplicates })}\n`);
-}
-
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const sandbox = await startSandbox({
     port: 0,
@@ -118,7 +99,6 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   let env: Environment | undefined;
   try {
     env = new Environment({
-      ...bestEffortCache(),
       ...options.env,
       scriptProperties: {
         API_BASE_URL: sandbox.baseUrl,
@@ -140,7 +120,6 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       as: (user = OWNER, extra = {}) => ({ user, spreadsheetId: ss.id, ...extra }),
       charges: () => sandbox.service.chargesByUrl(),
       async close() {
-        recordDuplicates(sandbox.service.chargesByUrl());
         const slips = [...said, ...cellTexts(ss)].flatMap((text) => [
           ...slipsIn(text),
           ...(text.includes(OWNER_KEY) || text.includes(EDITOR_KEY) ? [`an API key in: ${text}`] : []),

@@ -1,12 +1,21 @@
 /**
- * A platform (src/platform/platform.ts) of plain objects, for unit tests of the features without the emulator:
+ * A platform (src/core/ports.ts) of plain objects, for unit tests of the features without the emulator:
  * properties in memory, a sheet over an array of rows, a lock that is always free (or busy), a clock the test moves.
  * A member a test did not give throws when used, so a test states everything its code reaches.
  */
 
+import { columnNumber } from '../../src/core/a1';
+import type {
+  Clock,
+  DocumentCache,
+  HiddenSheet,
+  HiddenSheetRows,
+  Platform,
+  Properties,
+  RawAnswer,
+  Transport,
+} from '../../src/core/ports';
 import type { CellBlock, SheetPort } from '../../src/core/sheet';
-import type { DocumentCache } from '../../src/lookup/ports';
-import type { Platform, PlatformClock, Properties } from '../../src/platform/platform';
 
 /** Properties in memory; `calls` counts every call, as the quota does. */
 export class MemoryProperties implements Properties {
@@ -43,47 +52,21 @@ export class MemoryProperties implements Properties {
   }
 }
 
-/**
- * A document cache over `entries` (no expiry, no size limit). `before` sees each call, its name and the keys it names,
- * before it runs: a test records the calls there, or throws to make one fail. A plain object, so a test may spread
- * it and replace a member.
- */
-export function memoryCache(
-  entries = new Map<string, string>(),
-  before: (call: keyof DocumentCache, keys: string[]) => void = () => {},
-): DocumentCache {
+/** A document cache over `entries` (no expiry, no size limit). */
+export function memoryCache(entries = new Map<string, string>()): DocumentCache {
   return {
-    get: (key) => {
-      before('get', [key]);
-      return entries.get(key) ?? null;
-    },
-    getAll: (keys) => {
-      before('getAll', keys);
-      return Object.fromEntries(
-        keys.filter((key) => entries.has(key)).map((key) => [key, entries.get(key) as string]),
-      );
-    },
-    putAll: (values) => {
-      before('putAll', Object.keys(values));
-      for (const [key, value] of Object.entries(values)) entries.set(key, value);
-    },
+    get: (key) => entries.get(key) ?? null,
     put: (key, value) => {
-      before('put', [key]);
       entries.set(key, value);
     },
     remove: (key) => {
-      before('remove', [key]);
       entries.delete(key);
-    },
-    removeAll: (keys) => {
-      before('removeAll', keys);
-      for (const key of keys) entries.delete(key);
     },
   };
 }
 
 /** A clock the test moves; sleeping moves it. */
-export function testClock(start = Date.UTC(2026, 10, 27, 9)): PlatformClock & { at: number } {
+export function testClock(start = Date.UTC(2026, 10, 27, 9)): Clock & { at: number } {
   const clock = {
     at: start,
     now: () => clock.at,
@@ -215,3 +198,79 @@ export const freeLock: Platform['lock'] = {
   withRetried: (work) => work(),
   tryWith: (work) => ({ value: work() }),
 };
+
+/** One of the add-on's hidden sheets in memory: `sheet` is null until it is made. */
+export function memoryHiddenSheet(): HiddenSheet & { sheet: MemorySheet | null; rows: unknown[][] } {
+  const rows: unknown[][] = [];
+  const hidden = {
+    sheet: null as MemorySheet | null,
+    rows,
+    reader: () => (a1: string) => {
+      if (!hidden.sheet) return null;
+      const match = /^([A-Z]*)(\d+):([A-Z]*)(\d+)$/.exec(a1);
+      if (!match) throw new Error(`The test's hidden sheet reads no range ${a1}.`);
+      const first = match[1] ? columnNumber(match[1]) : 1;
+      const last = match[3] ? columnNumber(match[3]) : hidden.sheet.maxColumns();
+      const top = Number(match[2]);
+      const bottom = Math.min(Number(match[4]), hidden.sheet.maxRows());
+      return hidden.sheet.values({
+        row: top,
+        column: first,
+        rows: bottom - top + 1,
+        columns: last - first + 1,
+      });
+    },
+    find: () => hidden.sheet && rowsOf(hidden.sheet),
+    findOrCreate: () => {
+      hidden.sheet ??= new MemorySheet(rows);
+      return rowsOf(hidden.sheet);
+    },
+  };
+  return hidden;
+}
+
+function rowsOf(sheet: MemorySheet): HiddenSheetRows {
+  return {
+    lastRow: () => sheet.lastRow(),
+    maxRows: () => sheet.maxRows(),
+    maxColumns: () => sheet.maxColumns(),
+    values: (block) => sheet.values(block),
+    write: (row, column, values) => sheet.write(row, column, values),
+    clear: (block) => sheet.clear(block),
+    addRows: () => {},
+    addColumns: (after, count) => sheet.insertColumnsAfter(after, count),
+  };
+}
+
+/**
+ * A service in memory: each URL's answer is `answer(url)` (a 200 finding `<name>@example.test` unless given);
+ * `sent` lists every URL sent, in order; `before` sees each batch before it goes out (it may throw).
+ */
+export function memoryTransport(
+  options: { answer?: (url: string) => RawAnswer; before?: (urls: string[]) => void; clock?: Clock } = {},
+): Transport & { sent: string[] } {
+  const sent: string[] = [];
+  const answer =
+    options.answer ??
+    ((url: string) => ({
+      status: 200,
+      body: JSON.stringify({
+        status: 'success',
+        network_url: url,
+        email_address: `${url.split('/in/')[1]?.replace(/\/$/, '')}@example.test`,
+        email_status: 'VALID',
+        account_type: 'professional',
+        is_catch_all: false,
+        profile: { network_url: url },
+      }),
+    }));
+  return {
+    sent,
+    fetchAll: (urls) => {
+      options.before?.([...urls]);
+      sent.push(...urls);
+      return { answers: urls.map(answer), at: options.clock?.now() ?? 0 };
+    },
+    checkKey: () => ({ status: 400, body: '{"message":"network_url is required"}' }),
+  };
+}

@@ -5,12 +5,11 @@
  * either nothing of the start (no watch, none of its triggers) or the watch with exactly the triggers that exist.
  */
 
+import type { Platform } from '../../src/core/ports';
+import { DocumentBusyError } from '../../src/core/ports';
 import { WATCH_PROPERTY } from '../../src/core/propertyNames';
-import type { KeyCheck } from '../../src/lookup/result';
-import { DocumentBusyError } from '../../src/platform/errors';
-import type { Platform } from '../../src/platform/platform';
 import { getWatchState, startWatch, stopWatchFromSidebar } from '../../src/watch/entryPoints';
-import { testPlatform } from '../support/platform';
+import { memoryTransport, testPlatform } from '../support/platform';
 import {
   CREATOR,
   CREATOR_EMAIL,
@@ -72,11 +71,16 @@ describe('starting a watch', () => {
    * emulator's tests).
    */
   function starter(doc: WatchedDocument, { keyValid = true, clock = doc.clock } = {}): Platform {
-    const key: KeyCheck = keyValid ? { valid: true } : { valid: false, message: 'Unknown key' };
     return creatorStarting(doc, [], {
       clock,
       triggers: { ...doc.as(CREATOR).triggers, create: () => ['t1', 't2', 't3'] },
-      askServiceAboutKey: () => key,
+      transport: {
+        ...memoryTransport(),
+        checkKey: () =>
+          keyValid
+            ? { status: 400, body: '{"message":"network_url is required"}' }
+            : { status: 401, body: '{"message":"Unknown key"}' },
+      },
     });
   }
 

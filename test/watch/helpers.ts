@@ -2,16 +2,23 @@
  * A watch over the test platform (test/support/platform.ts), without the emulator: the document's properties in
  * memory, the credits log as an array, each user's watch triggers counted, a clock the test moves.
  */
-import type { ScriptConfig } from '../../src/core/config';
+import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
+import type { Clock, Platform } from '../../src/core/ports';
 import { JOB_PROPERTY, WATCH_PROPERTY } from '../../src/core/propertyNames';
 import type { SpreadsheetPort } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
-import type { Platform, PlatformClock } from '../../src/platform/platform';
 import { parseWatch } from '../../src/watch/store';
 import type { Watch } from '../../src/watch/watch';
 import { testJob } from '../support/job';
-import { freeLock, MemoryProperties, MemorySheet, testClock, testPlatform } from '../support/platform';
+import {
+  freeLock,
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  memoryTransport,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 
 export const CREATOR = 'runner-creator';
 export const CREATOR_EMAIL = 'creator@example.com';
@@ -19,7 +26,7 @@ export const EDITOR = 'runner-editor';
 export const EDITOR_EMAIL = 'editor@example.com';
 
 /** The clock of a spreadsheet whose time zone is 10 hours ahead of UTC (no summer time), at `utc`. */
-export function clockTenHoursAhead(utc: number): PlatformClock & { at: number } {
+export function clockTenHoursAhead(utc: number): Clock & { at: number } {
   const clock = testClock(utc);
   clock.day = (ms) => new Date(ms + 10 * 3_600_000).toISOString().slice(0, 10);
   return clock;
@@ -76,7 +83,7 @@ export class WatchedDocument {
       email = '',
       clock = this.clock,
       apiKey = null,
-    }: { email?: string; clock?: PlatformClock; apiKey?: string | null } = {},
+    }: { email?: string; clock?: Clock; apiKey?: string | null } = {},
   ): Platform {
     return testPlatform({
       clock,
@@ -142,11 +149,15 @@ export function creatorStarting(
       ...base.settings,
       read: () => ({ extraFields: false, writeHeader: true }),
     } as Platform['settings'],
-    config: () => ({ ...base.config(), networkHosts: DEFAULT_NETWORK_HOSTS }),
-    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
+    config: () => ({
+      ...base.config(),
+      networkHosts: DEFAULT_NETWORK_HOSTS,
+      endpoint: resolveEndpoint('https://api.example.test/v1'),
+    }),
+    resultsSheet: memoryHiddenSheet(),
+    transport: memoryTransport(),
     triggers: base.triggers,
     spreadsheet: () => spreadsheet as SpreadsheetPort,
-    askServiceAboutKey: () => ({ valid: true }),
     ...given,
   });
 }

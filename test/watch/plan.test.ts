@@ -5,14 +5,19 @@
  */
 import { frameOf } from '../../src/bulk/blocks';
 import type { ScriptConfig } from '../../src/core/config';
+import type { Platform } from '../../src/core/ports';
 import { BLOCKS_PROPERTY } from '../../src/core/propertyNames';
 import type { SpreadsheetPort } from '../../src/core/sheet';
 import { DEFAULT_NETWORK_HOSTS } from '../../src/core/url';
-import type { LookupPorts } from '../../src/lookup/ports';
-import type { Platform } from '../../src/platform/platform';
 import { planWatchedRows, readWatched } from '../../src/watch/plan';
 import { testJob } from '../support/job';
-import { MemoryProperties, MemorySheet, testPlatform } from '../support/platform';
+import {
+  MemoryProperties,
+  MemorySheet,
+  memoryHiddenSheet,
+  testClock,
+  testPlatform,
+} from '../support/platform';
 import { watchRecord } from './helpers';
 
 const HEADER = ['Profile URL', 'Email', 'Email status', 'Catch-all', 'Note'];
@@ -46,7 +51,8 @@ function platformOver(sheet: MemorySheet | undefined): Platform {
     documentProperties: () => properties,
     settings: { read: () => ({ extraFields: false, writeHeader: true }) } as unknown as Platform['settings'],
     config: () => ({ stepBudgetMs: 5_000, networkHosts: DEFAULT_NETWORK_HOSTS }) as ScriptConfig,
-    lookupPorts: () => ({ store: { getMany: () => new Map() } }) as unknown as LookupPorts,
+    resultsSheet: memoryHiddenSheet(),
+    clock: testClock(),
   });
 }
 

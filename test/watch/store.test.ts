@@ -1,6 +1,7 @@
 /** The watch's record in document properties (src/watch/store.ts), over the test platform: no emulator. */
+
+import { DocumentBusyError } from '../../src/core/ports';
 import { WATCH_PROPERTY } from '../../src/core/propertyNames';
-import { DocumentBusyError } from '../../src/platform/errors';
 import { loadWatch, saveWatch, updateWatch } from '../../src/watch/store';
 import { freeLock, MemoryProperties, testPlatform } from '../support/platform';
 import { watchRecord } from './helpers';

@@ -2,9 +2,10 @@
  * The 30-second limit: =FINDEMAIL starts no batch that would end past its budget, caches after every batch (so
  * what was paid for survives even an execution that is ended, whose batch at the service is kept as lost answers,
  * never bought again unasked), and cells waiting for each other never pay twice.
- * FINDEMAIL_BUDGET_MS (a script property) lowers the 26 s budget where a test needs it to run out.
+ * The budget runs out on the emulator's clock while the sandbox holds a batch.
  */
 import { normalizeProfileUrl } from '../../../sandbox/profiles';
+import { FORMULA_WORK_BUDGET_MS } from '../../../src/core/limits';
 import { waitFor } from '../../sandbox/helpers';
 import { startWorld, url, type World } from '../../support/harness';
 import { column, emailOf, lookups } from './helpers';
@@ -28,24 +29,33 @@ function profiles(prefix: string, n: number): string[] {
 test('URLs that do not fit the budget say "Refresh =FINDEMAIL cells", are not cached, and the next evaluation finishes', async () => {
   const urls = profiles('budget', 12);
   world = await startWorld({
-    faults: { latencyMs: 200 },
-    scriptProperties: { FINDEMAIL_BUDGET_MS: '800', FETCH_CONCURRENCY: '2' },
+    scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
-  // A warm worker, so the budget goes to requests (1 account check + 6 batches of 2 at 200 ms do not fit in 800 ms).
-  await world.env.run('FINDEMAIL', [''], world.as(undefined, { authMode: 'CUSTOM_FUNCTION' }));
+  // The second batch of 2 is held at the service while the emulator's clock passes most of the budget: no batch
+  // fits what is left after it.
+  const service = world.sandbox.service;
   world.env.enter(world.ss.id, 'B2', [['=FINDEMAIL(A2:A13)']]);
-  const first = await world.env.recalculate(world.ss.id);
+  const release = service.hold(2);
+  let first: Awaited<ReturnType<typeof world.env.recalculate>>;
+  try {
+    const evaluation = world.env.recalculate(world.ss.id);
+    await waitFor(() => service.held > 0, 20_000);
+    world.env.passTime(FORMULA_WORK_BUDGET_MS - 2000);
+    release();
+    first = await evaluation;
+  } finally {
+    release();
+  }
   expect(first.results[0].ok).toBe(true);
   const shown = column(world, 'B2:B13');
   const done = shown.filter((value, i) => value === emailOf(urls[i])).length;
-  expect(done).toBeLessThan(12);
+  expect(done).toBe(4);
   expect(shown.filter((value) => value === NOT_IN_TIME)).toHaveLength(12 - done);
   expect(Object.keys(world.charges())).toHaveLength(done);
 
-  // Each later evaluation only asks for what is left, until every row is found; nothing is charged twice.
-  // Bounded generously: on a loaded machine an evaluation may run out of budget before it starts a batch.
-  for (let i = 0; i < 40 && column(world, 'B2:B13').includes(NOT_IN_TIME); i++) {
+  // The next evaluation only asks for what is left; nothing is charged twice.
+  for (let i = 0; i < 3 && column(world, 'B2:B13').includes(NOT_IN_TIME); i++) {
     const before = new Set(lookups(world).map((entry) => entry.networkUrl));
     await world.env.recalculate(world.ss.id);
     for (const entry of lookups(world).slice(before.size)) expect(before.has(entry.networkUrl)).toBe(false);
@@ -59,7 +69,7 @@ test('an execution ended by the time limit keeps what it paid for; its last batc
   const urls = profiles('killed', 24);
   world = await startWorld({
     faults: { latencyMs: 150 },
-    scriptProperties: { FETCH_CONCURRENCY: '2' },
+    scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
   // Three batches of 2 pass; the fourth is held by the test, and the platform ends the execution (its time limit)
@@ -84,7 +94,7 @@ test('an execution ended by the time limit keeps what it paid for; its last batc
   // Claims of the ended execution expire (they outlive any execution); then the rest is looked up.
   world.env.advanceClock(40_000);
   await world.env.recalculate(world.ss.id);
-  // The batch in flight when the execution was ended (FETCH_CONCURRENCY = 2 URLs) was charged, its answers lost:
+  // The batch in flight when the execution was ended (FETCH_MAX_CONCURRENCY = 2 URLs) was charged, its answers lost:
   // its cells say so; every other cell has its address.
   const shown = column(world, 'B2:B25');
   const lost = urls.filter((_, i) => shown[i] === LOST_WITH_EXECUTION);
@@ -107,7 +117,7 @@ test('overlapping ranges evaluated at once: the shared URLs are sent by one cell
   world = await startWorld({
     faults: { latencyMs: 150 },
     // The default budget: a cell waiting for another cell's URLs must get them in time.
-    scriptProperties: { FETCH_CONCURRENCY: '2' },
+    scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
   world.env.enter(world.ss.id, 'B2:E2', [

@@ -46,14 +46,15 @@ function lockCalls(counts: Record<string, number>): number {
 const NOT_DONE = /^ERROR: /;
 
 describe('a new spreadsheet at the platform limit', () => {
-  it('100 new profiles at 1 s: answered in one evaluation, in at most 5 service calls (key check and one batch)', async () => {
+  it('100 new profiles at 1 s: answered in one evaluation, in at most 2 batches, each paid once', async () => {
     const urls = profiles('eve-hundred', 100);
     world = await openRange(urls, { faults: { latencyMs: 1000 } });
     const report = await world.env.recalculate(world.ss.id);
     expect(report.results[0]).toMatchObject({ ok: true, timedOut: false });
     expect(column(world, 'B2:B101').filter((value) => NOT_DONE.test(String(value)))).toEqual([]);
-    expect(lookupBatches(world)).toEqual([100]);
-    expect(serviceCalls(world)).toBeLessThanOrEqual(5);
+    // The first batch fits the time left were fetchAll to run 10 at once at 4 s (its parallelism is undocumented);
+    // the second is sized by what the first took.
+    expect(serviceCalls(world)).toBeLessThanOrEqual(2);
     expect(world.sandbox.service.totalCharged()).toBe(100);
   }, 60_000);
 

@@ -1,11 +1,10 @@
 /**
- * The key check of a =FINDEMAIL range through dist/Code.js: a range of new URLs whose formula pace knows nothing
- * sends one free key check before its first paid batch, then all its new profiles (up to the cap) in one batch
- * (src/lookup/pace.ts: no ramp before a fault is seen); cells of one URL and small ranges send none; a 401 the
- * check meets is the cells' message, with nothing paid. At 10 % of connections reset no profile is sent or charged
- * more than once: an answer lost on the way is kept as lost, not sent again by a later evaluation.
+ * A =FINDEMAIL range's key through dist/Code.js: no key check of its own (a 401 is free): a range of new URLs goes
+ * out in one batch; a 401 is the cells' message, nothing paid, and halts the formulas for that key. At 10 % of
+ * connections reset no profile is sent or charged more than once: an answer lost on the way is kept as lost, not sent
+ * again by a later evaluation.
  */
-import { buildLookupResponse, predictLookup } from '../../../sandbox/profiles';
+import { predictLookup } from '../../../sandbox/profiles';
 import type { LedgerEntry } from '../../../sandbox/service';
 import { type Stub, startStub } from '../../bundle/helpers';
 import { startWorld, url, type World } from '../../support/harness';
@@ -42,16 +41,13 @@ async function openRange(urls: string[], options: Parameters<typeof startWorld>[
 }
 
 describe('the key check of a =FINDEMAIL range', () => {
-  it('fault-free on a new spreadsheet: one free key check, then all 40 new profiles in one batch', async () => {
+  it('fault-free on a new spreadsheet: all 40 new profiles in one batch, no key check', async () => {
     const urls = profiles('fay-probe', 40);
     world = await openRange(urls, { faults: { latencyMs: 100 } });
     const report = await world.env.recalculate(world.ss.id);
     expect(report.results.every((result) => result.ok)).toBe(true);
     expect(column(world, 'B2:B41').every((value, i) => answered(value, urls[i]))).toBe(true);
-    const checks = keyChecks(world);
-    expect(checks.map((entry) => [entry.status, entry.charged])).toEqual([[400, 0]]);
-    for (const lookup of lookups(world)) expect(checks[0].endedAt).toBeLessThanOrEqual(lookup.startedAt);
-    // The key check passed: no account check alone first, and no ramp.
+    expect(keyChecks(world)).toEqual([]);
     expect(batches(world)).toEqual([40]);
     expect(world.sandbox.service.totalCharged()).toBe(40);
   });
@@ -72,17 +68,11 @@ describe('the key check of a =FINDEMAIL range', () => {
     expect(keyChecks(world)).toEqual([]);
   });
 
-  it('a key refused at the key check: the cells say so, no lookup sent', async () => {
-    stub = await startStub((request) => {
-      const body = JSON.parse(request.body || '{}') as { network_url?: string };
-      if (!body.network_url || body.network_url)
-        return {
-          status: 401,
-          body: JSON.stringify({ error: 'Unauthorized: Invalid API Key or Organization not found.' }),
-        };
-      const answer = buildLookupResponse(body.network_url);
-      return { status: answer.status, body: JSON.stringify(answer.body) };
-    });
+  it('a key the service refuses: the cells say so, nothing is paid, and the next cell sends nothing', async () => {
+    stub = await startStub(() => ({
+      status: 401,
+      body: JSON.stringify({ error: 'Unauthorized: Invalid API Key or Organization not found.' }),
+    }));
     const urls = profiles('rex-probe', 11);
     world = await startWorld({
       data: [['URL'], ...urls.map((u) => [u])],
@@ -91,13 +81,14 @@ describe('the key check of a =FINDEMAIL range', () => {
     world.env.enter(world.ss.id, 'C2', [['=FINDEMAIL(A3:A12)']]);
     await world.env.recalculate(world.ss.id);
     expect(cellError(world, 'C2')).toMatch(/API key was rejected/);
-    // The one free key check only: no lookup.
-    expect(stub.requests.map((request) => request.body)).toEqual(['{}']);
+    // One batch, every answer a 401 (the service charges none).
+    const sent = stub.requests.length;
+    expect(sent).toBeLessThanOrEqual(10);
     // Formulas are halted for the key: a cell evaluated next sends nothing.
     world.env.enter(world.ss.id, 'D2', [['=FINDEMAIL(A2)']]);
     await world.env.recalculate(world.ss.id);
     expect(cellError(world, 'D2')).toMatch(/API key was rejected/);
-    expect(stub.requests).toHaveLength(1);
+    expect(stub.requests).toHaveLength(sent);
   });
 
   it('40 profiles at 10 % of connections reset, over 8 seeds: none sent or charged more than once, even evaluated again', async () => {

@@ -5,7 +5,7 @@
  */
 
 import { propertyCalls, spreadsheetCalls } from '../../../emulator';
-import { PENDING_PREFIX, RESULTS_SHEET } from '../../../src/core/propertyNames';
+import { ANSWERS_PREFIX, RESULTS_SHEET } from '../../../src/core/propertyNames';
 import { encodeResult } from '../../../src/store/codec';
 import { startWorld, url, type World } from '../../support/harness';
 import { column, emailOf, fillDown } from '../formula/helpers';
@@ -45,8 +45,8 @@ describe('the results sheet', () => {
     expect(column(world, 'C1:C5')).toEqual(expected);
     expect(world.sandbox.service.totalCharged()).toBe(0);
     for (const result of report.results) {
-      // No property call: the configuration from the script cache, the results from the sheet alone.
-      expect(propertyCalls(result.counts)).toBe(0);
+      // One property call, the configuration (script properties): the results from the sheet alone.
+      expect(propertyCalls(result.counts)).toBe(1);
       // The log and one bucket row per distinct URL (each a getRange and a getValues), and the spreadsheet.
       const urls = result.fn === 'FINDEMAIL' && (result.counts['Range.getValues'] ?? 0);
       expect(urls).toBeLessThanOrEqual(1 + 5);
@@ -65,8 +65,8 @@ describe('the results sheet', () => {
     world.env.documentCache(world.ss.id).entries.clear();
     const again = await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
-    // One property call (the buffer); the configuration came from the script cache (test/e2e/store/configCache.test.ts).
-    expect(propertyCalls(again.results[0].counts)).toBe(1);
+    // Two property calls: the configuration and the buffer.
+    expect(propertyCalls(again.results[0].counts)).toBe(2);
     // The sidebar opens (a writing execution): the buffer moves into the hidden sheet.
     await world.env.run('getSidebarState', [], world.as());
     expect(answersWaiting(world)).toEqual([]);
@@ -75,22 +75,30 @@ describe('the results sheet', () => {
     expect(world.ss.activeSheet().name).not.toBe(RESULTS_SHEET);
     const cached = await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);
-    // A cached evaluation in the sheet: no property call.
-    expect(propertyCalls(cached.results[0].counts)).toBe(0);
+    // A cached evaluation in the sheet: the configuration's property call only.
+    expect(propertyCalls(cached.results[0].counts)).toBe(1);
     expect(world.sandbox.service.totalCharged()).toBe(1);
   });
 
   it('a full buffer: formulas send nothing new and say why, until a writing execution saves it', async () => {
     const fresh = url('new-person-two');
     world = await startWorld({ data: [[fresh]] });
-    // 260 KB of results paid by formulas and not yet saved (over the 250 KB budget), as an earlier version kept them.
+    // 260 KB of answers paid by formulas and not yet saved (over the 250 KB budget), 20 to a property.
     const props = world.env.documentProperties(world.ss.id);
     const waiting: Record<string, string> = {};
-    for (let i = 0; i < 1300; i++) {
-      waiting[`${PENDING_PREFIX}${String(i).padStart(14, '0')}`] = encodeResult(
-        { ...found(`w${i}@wait.test`), profile: { name: 'N'.repeat(150) } },
-        Date.now(),
-      );
+    for (let part = 0; part < 65; part++) {
+      const r = Array.from({ length: 20 }, (_, i) => [
+        keyOf(url(`waiting-${part * 20 + i}`)),
+        encodeResult(
+          { ...found(`w${part * 20 + i}@wait.test`), profile: { name: 'N'.repeat(150) } },
+          Date.now(),
+        ),
+      ]);
+      waiting[`${ANSWERS_PREFIX}${String(part).padStart(14, '0')}`] = JSON.stringify({
+        t: Date.now(),
+        r,
+        b: 1,
+      });
     }
     props.set(waiting);
     expect(props.bytes()).toBeGreaterThan(250 * 1024);
@@ -99,7 +107,7 @@ describe('the results sheet', () => {
     expect(String(column(world, 'B1:B1')[0])).toMatch(/no credit spent.*wait to be saved.*Settings/i);
     expect(world.sandbox.service.totalCharged()).toBe(0);
     await world.env.run('getSidebarState', [], world.as());
-    expect(propertyNames(world, PENDING_PREFIX)).toEqual([]);
+    expect(propertyNames(world, ANSWERS_PREFIX)).toEqual([]);
     expect(sheetResults(world).size).toBe(1300);
     await world.env.recalculate(world.ss.id);
     expect(column(world, 'B1:B1')).toEqual([emailOf(fresh)]);

@@ -1,0 +1,130 @@
+/**
+ * Everything the service may have charged: the hidden results sheet, and until folded there, ./records.ts. A fold
+ * writes the sheets first, then deletes the properties, so nothing paid for is lost whatever stops it.
+ */
+import type { Platform } from '../core/ports';
+import { ANSWERS_PREFIX, SENDING_PREFIX, TABLE_VERSION_PROPERTY } from '../core/propertyNames';
+import { timeId } from '../core/timeId';
+import type { LookupResult } from '../lookup/result';
+import { type CachedResult, decodeResult } from './codec';
+import { type Folded, fold, readRecords } from './records';
+import {
+  followOwnWrite,
+  fromSheet,
+  type ResultsCopy,
+  resultsCopy,
+  tableVersion,
+  wholeSheet,
+} from './resultsCopy';
+import { resultsSheetOn } from './resultsSheet';
+import { hashOf } from './table';
+
+type Properties = Readonly<Record<string, string>>;
+
+export type { CachedResult } from './codec';
+
+export type Store = ReturnType<typeof storeOf>;
+
+/** What one execution read of the results sheet is kept for it (./resultsCopy.ts). */
+export function storeOf(
+  platform: Pick<Platform, 'documentProperties' | 'clock' | 'resultsSheet' | 'creditsLog'>,
+) {
+  const copy: ResultsCopy = resultsCopy(resultsSheetOn(platform.resultsSheet));
+  const props = () => platform.documentProperties();
+  const now = () => platform.clock.now();
+
+  /** A writer keeps the whole sheet, a reader reads its rows. */
+  const sheetResults = (hashes: string[], all: Properties, whole: boolean) =>
+    whole
+      ? wholeSheet(copy, all[TABLE_VERSION_PROPERTY] ?? '')
+      : fromSheet(copy, hashes, all[TABLE_VERSION_PROPERTY] ?? '');
+
+  /** `all`: the properties read in this hold. */
+  function lookIn(keys: string[], all: Properties, whole = true): Map<string, CachedResult> {
+    const pending = readRecords(all, now()).results;
+    const hashes = keys.map(hashOf);
+    const inSheet = sheetResults(
+      hashes.filter((hash) => !pending.has(hash)),
+      all,
+      whole,
+    );
+    const found = new Map<string, CachedResult>();
+    keys.forEach((key, index) => {
+      const cached = decodeResult(pending.get(hashes[index]) ?? inSheet.get(hashes[index]));
+      if (cached) found.set(key, cached);
+    });
+    return found;
+  }
+
+  return {
+    lookIn,
+    /** The sheet first (no property call), then one read of the properties (`all`) for the keys it lacks. */
+    read(keys: string[]): { results: Map<string, CachedResult>; all?: Record<string, string> } {
+      const hashes = keys.map(hashOf);
+      const first = fromSheet(copy, hashes, copy.absentVersion ?? '');
+      const results = new Map<string, CachedResult>();
+      keys.forEach((key, index) => {
+        const cached = decodeResult(first.get(hashes[index]));
+        if (cached) results.set(key, cached);
+      });
+      if (results.size === keys.length) return { results };
+      const all = props().getProperties();
+      const lacking = keys.filter((key) => !results.has(key));
+      for (const [key, cached] of lookIn(lacking, all, false)) results.set(key, cached);
+      return { results, all };
+    },
+    getMany(keys: string[]): Map<string, LookupResult> {
+      return new Map([...this.read(keys).results].map(([key, cached]) => [key, cached.result]));
+    },
+    allResults(): LookupResult[] {
+      const all = props().getProperties();
+      const merged = new Map([
+        ...wholeSheet(copy, all[TABLE_VERSION_PROPERTY] ?? ''),
+        ...readRecords(all, now()).results,
+      ]);
+      return [...merged.values()].flatMap((encoded) => decodeResult(encoded)?.result ?? []);
+    },
+    /** Holding the lock, in a writing execution. `runs`: also runs' sends; `also`: more properties in the same call. */
+    fold(
+      read: Record<string, string> | undefined,
+      runs: boolean,
+      also: (folded: Folded) => Record<string, string> = () => ({}),
+    ): { all: Record<string, string>; folded: Folded } {
+      const all = { ...(read ?? props().getProperties()) };
+      const folded = fold(readRecords(all, now()).final, now(), runs);
+      const values = also(folded);
+      if (folded.names.length === 0 && Object.keys(values).length === 0) return { all, folded };
+      const merged = copy.sheet.appendResults(folded.results);
+      platform.creditsLog.append(folded.charges);
+      const before = all[TABLE_VERSION_PROPERTY] ?? '';
+      if (folded.results.size > 0)
+        values[TABLE_VERSION_PROPERTY] = tableVersion(before, merged, timeId(now()));
+      if (Object.keys(values).length > 0) props().setProperties(values);
+      Object.assign(all, values);
+      for (const name of folded.names) {
+        props().deleteProperty(name);
+        delete all[name];
+      }
+      if (values[TABLE_VERSION_PROPERTY])
+        followOwnWrite(copy, before, values[TABLE_VERSION_PROPERTY], folded.results, merged);
+      return { all, folded };
+    },
+  };
+}
+
+/** In a writing execution; never throws. */
+export function foldFormulas(
+  platform: Pick<Platform, 'documentProperties' | 'clock' | 'resultsSheet' | 'creditsLog' | 'lock'>,
+): number {
+  try {
+    return (
+      platform.lock.tryWith(() => storeOf(platform).fold(undefined, false).folded.results.size)?.value ?? 0
+    );
+  } catch {
+    return 0;
+  }
+}
+
+export function waitingToFold(names: readonly string[]): boolean {
+  return names.some((name) => name.startsWith(ANSWERS_PREFIX) || name.startsWith(SENDING_PREFIX));
+}
