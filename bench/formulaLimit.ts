@@ -2,6 +2,7 @@
  * Scenario 9 of `npm run bench`: =FINDEMAIL at the platform's limit (bench/README.md, "9."), each figure on a new
  * spreadsheet against a sandbox of its own; `--only=formula` runs it alone.
  */
+import type { EnvironmentOptions } from '../emulator';
 import { type SandboxServer, startSandbox } from '../sandbox/server';
 import type { LatencySetting } from '../sandbox/service';
 import {
@@ -39,6 +40,11 @@ const FORMULA_TARGETS = {
 const MAX_EVALUATIONS = 3;
 /** The one slow lookup of scenario 9d, in ms: its latency plus the sandbox's `slow` fault. */
 const SLOW_ANSWER_MS = 26_000;
+/**
+ * Rows a-d measured a second time with this many requests of one fetchAll at the service at once (the emulator's
+ * `fetchAllAtOnce`; Apps Script documents none, users report from 10-20 at once to the whole batch).
+ */
+const FETCH_ALL_AT_ONCE = 10;
 
 /** Resolves once the sandbox has no request in flight (at most SLOW_ANSWER_MS + 5 s). */
 async function settled(sandbox: SandboxServer): Promise<void> {
@@ -54,9 +60,11 @@ async function benchRangeFormula(
   latency: LatencySetting,
   evaluations: number,
   faults: { slowUrl?: string } = {},
+  /** The emulator's options besides the script properties (`fetchAllAtOnce`). */
+  environment: Omit<EnvironmentOptions, 'scriptProperties'> = {},
 ) {
   const urls = foundProfiles(count, tag);
-  const { env, ssId, last } = newSpreadsheet(sandbox, urls);
+  const { env, ssId, last } = newSpreadsheet(sandbox, urls, environment);
   try {
     env.enter(ssId, 'B2', [[`=FINDEMAIL(A2:A${last})`]]);
     sandbox.service.configure({
@@ -141,7 +149,6 @@ async function benchDroppedConnections(
   };
 }
 
-/** Scenario 9: each figure of the formula path at the platform's limit, each on a new spreadsheet. */
 /** Runs `work` against a sandbox of its own (its own ledger, latency and faults), closed after. */
 async function onOwnSandbox<T>(credits: number, work: (sandbox: SandboxServer) => Promise<T>): Promise<T> {
   const sandbox = await startSandbox({
@@ -157,7 +164,8 @@ async function onOwnSandbox<T>(credits: number, work: (sandbox: SandboxServer) =
 
 /**
  * Scenario 9: each figure of the formula path on a new spreadsheet, each against a sandbox of its own: the two timed
- * against the 30 s limit alone, the others at once (they mostly wait for the sandbox's latency).
+ * against the 30 s limit alone, the others at once (they mostly wait for the sandbox's latency); then rows a-d again
+ * with FETCH_ALL_AT_ONCE requests of a fetchAll at the service at once, in the same order.
  */
 export async function runFormulaScenarios(
   config: Config,
@@ -172,7 +180,8 @@ export async function runFormulaScenarios(
   console.log(
     `9. =FINDEMAIL at the platform's limit: ${measured ? '' : `a. ${scale.a} new profiles at 1 s; `}` +
       `b. ${scale.b} at 2–4 s; c. ${scale.c} at 1 s; d. ${scale.d} at 1 s, one answered in ${SLOW_ANSWER_MS / 1000} s; ` +
-      `e. single cells; f. bulk runs over ${config.droppedRows.low} and ${config.droppedRows.high} rows, 1 % and 10 % of connections dropped…`,
+      `e. single cells; f. bulk runs over ${config.droppedRows.low} and ${config.droppedRows.high} rows, 1 % and 10 % of connections dropped; ` +
+      `then a-d again at ${FETCH_ALL_AT_ONCE} requests of a fetchAll at once…`,
   );
   const own = <T>(name: string, work: (sandbox: SandboxServer) => Promise<T>) =>
     timed(name, () => onOwnSandbox(credits, work));
@@ -191,7 +200,29 @@ export async function runFormulaScenarios(
     own('dropped1', (sandbox) => benchDroppedConnections(config, sandbox, deadline, 0.01, 'x')),
     own('dropped10', (sandbox) => benchDroppedConnections(config, sandbox, deadline, 0.1, 'y')),
   ]);
-  return { range100, range200, range500, slow, locks, dropped };
+  // Rows a-d again, fewer requests of a fetchAll at the service at once: the same profiles, latencies and order.
+  deadline.check(`scenario 9 at ${FETCH_ALL_AT_ONCE} at once`);
+  const atOnce = { fetchAllAtOnce: FETCH_ALL_AT_ONCE };
+  const range100AtOnce = await own('formula100AtOnce', (sandbox) =>
+    benchRangeFormula(sandbox, scale.a, 'fa', 1000, 1, {}, atOnce),
+  );
+  const slowAtOnce = await own('formulaSlowAtOnce', (sandbox) =>
+    benchRangeFormula(sandbox, scale.d, 'fd', 1000, 1, { slowUrl }, atOnce),
+  );
+  const [range200AtOnce, range500AtOnce] = await Promise.all([
+    own('formula200AtOnce', (sandbox) =>
+      benchRangeFormula(sandbox, scale.b, 'fb', [2000, 4000], MAX_EVALUATIONS, {}, atOnce),
+    ),
+    own('formula500AtOnce', (sandbox) => benchRangeFormula(sandbox, scale.c, 'fc', 1000, 1, {}, atOnce)),
+  ]);
+  const fewerAtOnce = {
+    fetchAllAtOnce: FETCH_ALL_AT_ONCE,
+    range100: range100AtOnce,
+    range200: range200AtOnce,
+    range500: range500AtOnce,
+    slow: slowAtOnce,
+  };
+  return { range100, range200, range500, slow, locks, dropped, fewerAtOnce };
 }
 
 type FormulaFigures = Awaited<ReturnType<typeof runFormulaScenarios>>;
@@ -206,9 +237,13 @@ const seconds = (ms: number) => `${fmt(ms / 1000, 1)} s`;
 const describeRound = (round: Evaluation, profiles: number) =>
   `${round.answered}/${profiles} in ${seconds(round.ms)}${round.killed ? ' (KILLED at the limit)' : round.error ? ` (failed: ${round.error})` : ''}`;
 
-/** The table of scenario 9, one row per figure, each with its target and pass or FAIL. */
-export function reportFormula(figures: FormulaFigures): void {
-  const { range100, range200, range500, slow, locks, dropped } = figures;
+/** Rows a-d of scenario 9: the range formulas. */
+type RangeRows = Pick<FormulaFigures, 'range100' | 'range200' | 'range500' | 'slow'>;
+type Line = [what: string, measured: string, target: string, said: string];
+
+/** Rows a-d, each with its target and pass or FAIL; `variant` names the verdicts of a second measure of them. */
+function rangeLines(figures: RangeRows, variant = ''): Line[] {
+  const { range100, range200, range500, slow } = figures;
   const t = FORMULA_TARGETS;
   const a = range100.rounds[0];
   const b = range200.rounds;
@@ -216,13 +251,13 @@ export function reportFormula(figures: FormulaFigures): void {
   const d = slow.rounds[0];
   const bAllBySecond = b.slice(0, 2).some((round) => round.answered === range200.profiles);
   const dInTime = !d.killed && !d.error && d.ms < t.limitMs;
-  const lines: Array<[string, string, string, string]> = [
+  return [
     [
       `a. =FINDEMAIL(A2:A${range100.profiles + 1}), ${range100.profiles} new profiles at 1 s, 1st evaluation`,
       `${seconds(a.ms)}, ${a.answered} answered, ${a.fetchAllCalls} fetchAll (lookups: ${a.lookupBatches.join(', ') || 'none'})`,
       `< ${t.rangeSeconds} s`,
       passFail(
-        '9a range of 100 at 1 s',
+        `9a range of 100 at 1 s${variant}`,
         !a.killed && a.ms < t.rangeSeconds * 1000 && a.answered === range100.profiles,
       ),
     ],
@@ -231,7 +266,7 @@ export function reportFormula(figures: FormulaFigures): void {
       b.map((round) => describeRound(round, range200.profiles)).join(' → '),
       `≥ ${t.firstEvaluationShare * 100} % in the 1st, all by the 2nd`,
       passFail(
-        '9b range of 200 at 2-4 s',
+        `9b range of 200 at 2-4 s${variant}`,
         b[0].answered >= t.firstEvaluationShare * range200.profiles && bAllBySecond,
       ),
     ],
@@ -239,14 +274,42 @@ export function reportFormula(figures: FormulaFigures): void {
       `c. ${range500.profiles} new profiles at 1 s, 1st evaluation`,
       `${describeRound(c, range500.profiles)}, ${c.fetchAllCalls} fetchAll`,
       'all in the 1st',
-      passFail('9c range of 500 at 1 s', c.answered === range500.profiles),
+      passFail(`9c range of 500 at 1 s${variant}`, c.answered === range500.profiles),
     ],
     [
       `d. ${slow.profiles} new profiles at 1 s, one answered in ${SLOW_ANSWER_MS / 1000} s`,
       describeRound(d, slow.profiles),
       `returns inside ${t.limitMs / 1000} s, the other ${slow.profiles - 1} answered`,
-      passFail('9d one 26 s answer', dInTime && d.answered >= slow.profiles - 1),
+      passFail(`9d one 26 s answer${variant}`, dInTime && d.answered >= slow.profiles - 1),
     ],
+  ];
+}
+
+/** Credits and peak requests in flight of rows a-d. */
+function rangeCredits({ range100, range200, range500, slow }: RangeRows): string {
+  const most = Math.max(
+    range100.maxChargesPerUrl,
+    range200.maxChargesPerUrl,
+    range500.maxChargesPerUrl,
+    slow.maxChargesPerUrl,
+  );
+  return (
+    `credits: a ${range100.credits}, b ${range200.credits}, c ${range500.credits}, d ${slow.credits} (max for one profile ${most}); ` +
+    `peak requests in flight a ${range100.peakInFlight}, b ${range200.peakInFlight}, c ${range500.peakInFlight}, d ${slow.peakInFlight}`
+  );
+}
+
+/**
+ * The table of scenario 9, one row per figure, each with its target and pass or FAIL; rows a-d each followed by
+ * their second measure at FETCH_ALL_AT_ONCE requests of a fetchAll at once.
+ */
+export function reportFormula(figures: FormulaFigures): void {
+  const { locks, dropped, fewerAtOnce } = figures;
+  const t = FORMULA_TARGETS;
+  const atOnce = `at ${fewerAtOnce.fetchAllAtOnce} at once`;
+  const ranges = rangeLines(figures);
+  const rangesAtOnce = rangeLines(fewerAtOnce, `, ${atOnce}`);
+  const lines: Line[] = [
     [
       'e. Lock calls (tryLock, waitLock, releaseLock, hasLock) of a new single cell, first cell of a new spreadsheet / a later one',
       `${locks.first.lockCalls} / ${locks.later.lockCalls}`,
@@ -256,7 +319,7 @@ export function reportFormula(figures: FormulaFigures): void {
         Math.max(locks.first.lockCalls, locks.later.lockCalls) <= t.lockCallsPerCell,
       ),
     ],
-    ...dropped.map((run): [string, string, string, string] => {
+    ...dropped.map((run): Line => {
       const limit = run.resetRate < 0.05 ? t.creditsPerProfileAt1Percent : t.creditsPerProfileAt10Percent;
       return [
         `f. bulk run, ${run.profiles} new profiles, ${run.resetRate * 100} % of connections dropped, credits per profile (most for one)`,
@@ -270,14 +333,18 @@ export function reportFormula(figures: FormulaFigures): void {
     }),
   ];
   console.log(
-    "\n9. =FINDEMAIL at the platform's limit (issue 23), each on a new spreadsheet; seconds as the emulator measured the execution\n",
+    "\n9. =FINDEMAIL at the platform's limit (issue 23), each on a new spreadsheet; seconds as the emulator measured the execution; " +
+      `rows a-d also ${atOnce} (requests of one fetchAll at the service at once; otherwise all)\n`,
   );
+  ranges.forEach(([what, measured, target, said], index) => {
+    const [, measuredAtOnce, , saidAtOnce] = rangesAtOnce[index];
+    console.log(`   ${what}:\n      ${measured} — target ${target}: ${said}`);
+    console.log(`      ${atOnce}: ${measuredAtOnce} — target ${target}: ${saidAtOnce}`);
+  });
   for (const [what, measured, target, said] of lines)
     console.log(`   ${what}:\n      ${measured} — target ${target}: ${said}`);
-  console.log(
-    `\n   credits: a ${range100.credits}, b ${range200.credits}, c ${range500.credits}, d ${slow.credits} (max for one profile ${Math.max(range100.maxChargesPerUrl, range200.maxChargesPerUrl, range500.maxChargesPerUrl, slow.maxChargesPerUrl)}); ` +
-      `peak requests in flight a ${range100.peakInFlight}, b ${range200.peakInFlight}, c ${range500.peakInFlight}, d ${slow.peakInFlight}`,
-  );
+  console.log(`\n   ${rangeCredits(figures)}`);
+  console.log(`   ${atOnce}: ${rangeCredits(fewerAtOnce)}`);
 }
 
 /** `--only=formula`: scenario 9 alone, its figures written to the output file. */

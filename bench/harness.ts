@@ -45,8 +45,6 @@ export interface Config {
   rateLimit: RateLimit;
   /** 4: the first rows of scenario 3's sheet, run against the rate limit (its 429s come with the first batches). */
   limitedRows: number;
-  /** 4b: the first rows of that sheet on a new spreadsheet, against the rate limit, the key seen by scenario 4. */
-  seenKeyRows: number;
   tailRangeRows: number;
   naiveTailCells: number;
   /** 6: a bulk run over a big sheet, in short slices. */
@@ -82,7 +80,6 @@ export function parseArgs(argv: string[]): Config {
         naiveTailRows: 8,
         rateLimit: { maxInFlight: 12, retryAfterSeconds: 1 },
         limitedRows: 150,
-        seenKeyRows: 100,
         tailRangeRows: 60,
         naiveTailCells: 16,
         scaleRows: 2000,
@@ -113,7 +110,6 @@ export function parseArgs(argv: string[]): Config {
         // The whole sheet: what a first batch meets above the service's limit is a fixed cost, so the share of
         // requests answered 429 is measured over a run of a real length (about 4 minutes of the bench).
         limitedRows: 1000,
-        seenKeyRows: 500,
         tailRangeRows: 500,
         naiveTailCells: 48,
         scaleRows: 20_000,

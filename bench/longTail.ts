@@ -1,7 +1,6 @@
 /**
- * Scenarios 3-4 of `npm run bench`: a bulk run over 1,000 rows at seconds of latency with a long tail (3), the same
- * against the rate-limited sandbox (4), and on a new spreadsheet with the key seen by 4 (4b), against the naive
- * baseline; `--only=tail` runs them alone.
+ * Scenarios 3-4 of `npm run bench`: a bulk run over 1,000 rows at seconds of latency with a long tail (3) and the
+ * same against the rate-limited sandbox (4), against the naive baseline; `--only=tail` runs them alone.
  */
 import type { SandboxServer } from '../sandbox/server';
 import type { RateLimit } from '../sandbox/service';
@@ -28,12 +27,10 @@ async function benchTail(
   urls: string[],
   deadline: Deadline,
   rateLimit?: RateLimit,
-  keyPace?: string,
 ) {
   const addon = await benchAddonBulk(config, sandbox, urls, deadline, {
     latency: config.tailLatency,
     rateLimit,
-    keyPace,
   });
   return { addon, rateLimited: addon.rateLimited / Math.max(1, addon.requests + addon.rateLimited) };
 }
@@ -51,11 +48,6 @@ export async function runTail(
   console.log(`3. Bulk enrichment: ${config.tailRows} rows at ${tailText}…`);
   deadline.check('the long-tail bench');
   const tail = await timed('tailAddon', () => benchTail(config, sandbox, tailUrls, deadline));
-  console.log(`3b. The same ${config.tailRows} rows on a new spreadsheet, the key seen by 3…`);
-  deadline.check('the long-tail bench, the key seen before');
-  const tailSeen = await timed('tailSeenKeyAddon', () =>
-    benchTail(config, sandbox, tailUrls, deadline, undefined, tail.addon.keyPace),
-  );
   const naiveTail = await timed('tailNaive', () =>
     benchNaiveBulk(config, sandbox, naiveDir, tailUrls, deadline, {
       latency: config.tailLatency,
@@ -69,44 +61,16 @@ export async function runTail(
   const limited = await timed('limitedAddon', () =>
     benchTail(config, sandbox, tailUrls.slice(0, config.limitedRows), deadline, config.rateLimit),
   );
-  console.log(
-    `4b. The first ${config.seenKeyRows} rows on a new spreadsheet against that sandbox, the key seen by 4…`,
-  );
-  deadline.check('the rate-limited bench, the key seen before');
-  const seenKey = await timed('seenKeyAddon', () =>
-    benchTail(
-      config,
-      sandbox,
-      tailUrls.slice(0, config.seenKeyRows),
-      deadline,
-      config.rateLimit,
-      limited.addon.keyPace,
-    ),
-  );
   const tailRatio = tail.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-  const tailSeenRatio = tailSeen.addon.rowsPerMinute / naiveTail.rowsPerMinute;
   const limitedRatio = limited.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-  const seenKeyRatio = seenKey.addon.rowsPerMinute / naiveTail.rowsPerMinute;
-  return {
-    tail,
-    tailSeen,
-    naiveTail,
-    limited,
-    seenKey,
-    tailText,
-    tailRatio,
-    tailSeenRatio,
-    limitedRatio,
-    seenKeyRatio,
-  };
+  return { tail, naiveTail, limited, tailText, tailRatio, limitedRatio };
 }
 
 /** The table of scenarios 3-4, their verdicts, and the fetchAll calls of each run as the sandbox saw them. */
 type TailFigures = Awaited<ReturnType<typeof runTail>>;
 
 export function reportTail(config: Config, figures: TailFigures): void {
-  const { tail, tailSeen, naiveTail, limited, seenKey, tailText, tailRatio, tailSeenRatio } = figures;
-  const { limitedRatio, seenKeyRatio } = figures;
+  const { tail, naiveTail, limited, tailText, tailRatio, limitedRatio } = figures;
   const limit = config.rateLimit.maxInFlight;
   console.log(
     `\n3-4. Bulk enrichment — ${config.tailRows} rows (${tail.addon.distinctUrls} distinct URLs), latency ${tailText}; ` +
@@ -117,100 +81,60 @@ export function reportTail(config: Config, figures: TailFigures): void {
       [
         '',
         'add-on',
-        'add-on, new spreadsheet, key seen in 3',
         `add-on, first ${config.limitedRows} rows, 429 above ${limit} in flight`,
-        `add-on, new spreadsheet, key seen in 4, first ${config.seenKeyRows} rows`,
         'naive baseline',
       ],
       [
         'wall time (s)',
         fmt(tail.addon.wallMs / 1000, 1),
-        fmt(tailSeen.addon.wallMs / 1000, 1),
         fmt(limited.addon.wallMs / 1000, 1),
-        fmt(seenKey.addon.wallMs / 1000, 1),
         `${fmt(naiveTail.extrapolatedMsForAllRows / 1000, 0)} (extrap.)`,
       ],
       [
         'rows per minute',
         fmt(tail.addon.rowsPerMinute, 0),
-        fmt(tailSeen.addon.rowsPerMinute, 0),
         fmt(limited.addon.rowsPerMinute, 0),
-        fmt(seenKey.addon.rowsPerMinute, 0),
         fmt(naiveTail.rowsPerMinute, 1),
       ],
-      [
-        'ratio',
-        `${fmt(tailRatio, 1)}x`,
-        `${fmt(tailSeenRatio, 1)}x`,
-        `${fmt(limitedRatio, 1)}x`,
-        `${fmt(seenKeyRatio, 1)}x`,
-        '1x',
-      ],
+      ['ratio', `${fmt(tailRatio, 1)}x`, `${fmt(limitedRatio, 1)}x`, '1x'],
       [
         'fetchAll calls / peak in flight',
         `${tail.addon.fetchAllCalls} / ${tail.addon.peakInFlight}`,
-        `${tailSeen.addon.fetchAllCalls} / ${tailSeen.addon.peakInFlight}`,
         `${limited.addon.fetchAllCalls} / ${limited.addon.peakInFlight}`,
-        `${seenKey.addon.fetchAllCalls} / ${seenKey.addon.peakInFlight}`,
         `${naiveTail.requests} fetch / 1`,
       ],
       [
         'requests answered 429',
         `${tail.addon.rateLimited}`,
-        `${tailSeen.addon.rateLimited}`,
         `${limited.addon.rateLimited} of ${limited.addon.requests + limited.addon.rateLimited} (${fmt(100 * limited.rateLimited, 1)} %)`,
-        `${seenKey.addon.rateLimited} of ${seenKey.addon.requests + seenKey.addon.rateLimited} (${fmt(100 * seenKey.rateLimited, 1)} %)`,
         '0',
       ],
       [
         'LockService calls / 1,000 rows',
         fmt(tail.addon.lockCallsPer1000Rows, 0),
-        fmt(tailSeen.addon.lockCallsPer1000Rows, 0),
         fmt(limited.addon.lockCallsPer1000Rows, 0),
-        fmt(seenKey.addon.lockCallsPer1000Rows, 0),
         '0',
       ],
-      [
-        'slices at once (peak)',
-        String(tail.addon.peakSlices),
-        String(tailSeen.addon.peakSlices),
-        String(limited.addon.peakSlices),
-        String(seenKey.addon.peakSlices),
-        '1',
-      ],
-      [
-        'rows ERROR',
-        String(tail.addon.errorRows),
-        String(tailSeen.addon.errorRows),
-        String(limited.addon.errorRows),
-        String(seenKey.addon.errorRows),
-        '0',
-      ],
+      ['slices at once (peak)', String(tail.addon.peakSlices), String(limited.addon.peakSlices), '1'],
+      ['rows ERROR', String(tail.addon.errorRows), String(limited.addon.errorRows), '0'],
       [
         'credits / distinct URL',
         fmt(tail.addon.credits / tail.addon.distinctUrls, 2),
-        fmt(tailSeen.addon.credits / tailSeen.addon.distinctUrls, 2),
         fmt(limited.addon.credits / limited.addon.distinctUrls, 2),
-        fmt(seenKey.addon.credits / seenKey.addon.distinctUrls, 2),
         `${fmt(naiveTail.wholeSheetCreditsPerDistinctUrl, 2)} (1 per row)`,
       ],
     ]),
   );
   console.log(
     `\n   ratio ${fmt(tailRatio, 1)}x — target ≥ 50x: ${verdict('long-tail ratio', tailRatio >= 50)}; ` +
-      `key seen before ${fmt(tailSeenRatio, 1)}x — target ≥ 150x: ${verdict('long-tail ratio, key seen before', tailSeenRatio >= 150)}; ` +
       `rate-limited: ${limited.addon.finalState}, ${fmt(100 * limited.rateLimited, 1)} % answered 429 — target ≤ 5 %: ` +
       `${verdict('429 share', limited.rateLimited <= 0.05)}; rows ERROR ${limited.addon.errorRows}` +
       `\n   rate-limited ratio ${fmt(limitedRatio, 1)}x — target ≥ 20x: ${verdict('rate-limited ratio', limitedRatio >= 20)}` +
-      ` (one slice waits for the slowest of each batch of ${limit}); key seen before: ${seenKey.addon.finalState}, ` +
-      `${fmt(100 * seenKey.rateLimited, 1)} % answered 429 — target ≤ 2 %: ` +
-      `${verdict('429 share, key seen before', seenKey.rateLimited <= 0.02)}; rows ERROR ${seenKey.addon.errorRows}`,
+      ` (one slice waits for the slowest of each batch of ${limit})`,
   );
   for (const [name, run] of [
     ['3', tail],
-    ['3b', tailSeen],
     ['4', limited],
-    ['4b', seenKey],
   ] as const) {
     const batches = run.addon.timeline
       .map(
@@ -224,18 +148,13 @@ export function reportTail(config: Config, figures: TailFigures): void {
 
 /** The figures of scenarios 3-4 as the output file keeps them (without per-method counts and per-slice samples). */
 export function tailSummary(figures: TailFigures) {
-  const { tail, tailSeen, naiveTail, limited, seenKey, tailRatio, tailSeenRatio, limitedRatio } = figures;
-  const { seenKeyRatio } = figures;
+  const { tail, naiveTail, limited, tailRatio, limitedRatio } = figures;
   return {
     addon: summary(tail.addon),
-    seenKeyAddon: summary(tailSeen.addon),
-    seenKeyAddonRatio: tailSeenRatio,
     rateLimited: { ...summary(limited.addon), share429: limited.rateLimited },
     naive: summary(naiveTail),
     ratio: tailRatio,
     rateLimitedRatio: limitedRatio,
-    seenKey: { ...summary(seenKey.addon), share429: seenKey.rateLimited },
-    seenKeyRatio,
   };
 }
 

@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     const { findEmail, naiveCells } = range;
 
     const tailFigures = await runTail(config, sandbox, naiveDir, deadline, timed);
-    const { tail, limited, seenKey, tailText, tailRatio, limitedRatio } = tailFigures;
+    const { tail, limited, tailText, tailRatio, limitedRatio } = tailFigures;
     const rangeTailFigures = await runRangeTail(config, sandbox, naiveDir, deadline, timed, tailText);
     const { rangeTail, naiveCellsTail } = rangeTailFigures;
 
@@ -161,8 +161,6 @@ async function main(): Promise<void> {
       limitedFinished:
         limited.addon.finalState === 'done' && limited.addon.rowsWithStatus === limited.addon.rows,
       limitedNoErrorRow: limited.addon.errorRows === 0,
-      seenKeyFinished:
-        seenKey.addon.finalState === 'done' && seenKey.addon.rowsWithStatus === seenKey.addon.rows,
       ...rangeTailChecks(rangeTailFigures),
       scaleFinished: scale.addon.finalState === 'done' && scale.addon.rowsWithStatus === scale.rows,
       coldloadRan: coldload.ok,
@@ -172,7 +170,6 @@ async function main(): Promise<void> {
       tailRatioAtLeast50x: tailRatio >= 50,
       limited429AtMost5Percent: limited.rateLimited <= 0.05,
       limitedRatioAtLeast20x: limitedRatio >= 20,
-      seenKey429AtMost2Percent: seenKey.rateLimited <= 0.02,
       scaleTimeFlat: scaleTimeFlat(scale),
       scaleMemoryFlat: scaleMemoryFlat(scale),
     };

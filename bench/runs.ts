@@ -5,6 +5,7 @@
 import {
   addCounts,
   Environment,
+  type EnvironmentOptions,
   type ExecutionResult,
   type RecalcReport,
   SIMULTANEOUS_EXECUTIONS_PER_USER as SIMULTANEOUS_PER_USER,
@@ -14,8 +15,7 @@ import { normalizeProfileUrl } from '../sandbox/profiles';
 import type { SandboxServer } from '../sandbox/server';
 import type { LatencySetting, RateLimit } from '../sandbox/service';
 import type { Progress } from '../src/api';
-import { DEFAULT_MAX_CONCURRENCY, EARLY_LOOK_MS, EARLY_LOOKS, PROGRESS_LOOK_MS } from '../src/core/limits';
-import { KEY_PACE_PROPERTY } from '../src/core/propertyNames';
+import { DEFAULT_MAX_CONCURRENCY, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS } from '../src/core/limits';
 import {
   ADDON,
   type Config,
@@ -48,10 +48,16 @@ export function sheetOfUrls(env: Environment, key: string, urls: string[]) {
 
 /**
  * A new spreadsheet in an environment of its own (no document property, no cache, no pace kept), `urls` in column
- * A, the owner's key in the owner's user properties.
+ * A, the owner's key in the owner's user properties; `options` for the emulator besides the script properties
+ * (`fetchAllAtOnce`: requests of one fetchAll at the service at once).
  */
-export function newSpreadsheet(sandbox: SandboxServer, urls: string[]) {
+export function newSpreadsheet(
+  sandbox: SandboxServer,
+  urls: string[],
+  options: Omit<EnvironmentOptions, 'scriptProperties'> = {},
+) {
   const env = new Environment({
+    ...options,
     scriptProperties: { API_BASE_URL: sandbox.baseUrl, NETWORK_HOSTS: SANDBOX_NETWORK_HOSTS },
   });
   const ss = sheetOfUrls(env, ADDON.key, urls);
@@ -67,8 +73,6 @@ export interface Scenario {
   /** The share of requests whose connection the sandbox drops (its `reset` fault). */
   resetRate?: number;
   scriptProperties?: Record<string, string>;
-  /** The owner's KEY_PACE_PROPERTY from an earlier run (what the key's service took): the key seen before. */
-  keyPace?: string;
 }
 
 /** One execution of a bulk run: how long it took, the rows it added, and the bench process's memory after it. */
@@ -98,7 +102,6 @@ export async function benchAddonBulk(
   });
   try {
     const ss = sheetOfUrls(env, ADDON.key, urls);
-    if (scenario.keyPace) env.userProperties(OWNER).set({ [KEY_PACE_PROPERTY]: scenario.keyPace });
     const last = urls.length + 1;
     env.select(ss.id, `A2:A${last}`);
     sandbox.service.configure({
@@ -124,92 +127,108 @@ export async function benchAddonBulk(
     const plan = await env.execute('getRunPlan', [{}], { spreadsheetId: ss.id });
     if (!plan.ok) throw failure(plan);
     const confirmedCredits = (plan.value as { credits: number }).credits;
-    const result = await env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
+    // The sidebar looks at the progress while Start's own slice works (src/sidebar/plan.ts: lookWhile).
+    const starting = env.execute('startRun', [{ confirmedCredits }], { spreadsheetId: ss.id });
+    const startLooks = looksWhile(env, ss.id, starting);
+    const result = await starting;
     addCounts(counts, result.counts);
-    if (!result.ok) throw failure(result);
+    if (!result.ok) {
+      await startLooks;
+      throw failure(result);
+    }
     let progress = (result.value as { progress: Progress }).progress;
     sample(performance.now() - started, undefined, progress);
     let calls = 1;
     let finishedAt: number | undefined = progress.state === 'running' ? undefined : performance.now();
     let peakSlices = 1;
-    // As the sidebar does (src/sidebar/drive.ts): continue until the job is no longer running, as many calls at
-    // once as the server's figure of slices says (a lane past the figure ends); a run ended in one answer is shown
-    // once every lane is in.
+    // As the sidebar does (src/sidebar/drive.ts drive): calls continueEnrichment in as many lanes at once as the
+    // server's latest figure of slices says (Start's answer, a slice's, a progress look's), nothing more; a lane past
+    // the figure ends, and so does one whose figure the other calls under way cover (the first waits instead); a run
+    // ended in one answer is shown once every lane's last answer is in.
     const open = new Set<number>();
     const all: Promise<void>[] = [];
-    let ended = false;
-    // continueEnrichment calls under way.
-    let underWay = 0;
-    // As the sidebar's lanes waiting before their next call: woken when the run ends.
-    let wakeIdle = () => {};
-    const runEnded = new Promise<void>((resolve) => {
-      wakeIdle = resolve;
-    });
-    const widen = (figure: number) => {
-      for (let index = 0; index < Math.max(1, figure); index++) {
-        if (open.has(index)) continue;
+    // continueEnrichment calls under way (the sidebar's slicesUnderWay).
+    const underWay = new Set<Promise<unknown>>();
+    const figureOf = (seen: Progress) => Math.max(1, seen.slices ?? 1);
+    let figure = figureOf(progress);
+    // The run ended (paused, stopped, done) in one lane's answer: the furthest such answer.
+    let ended: Progress | undefined;
+    const going = () => progress.state === 'running' && !ended && calls < MAX_ADDON_CALLS;
+    const widen = () => {
+      for (let index = 0; index < figure; index++) {
+        if (open.has(index) || (index > 0 && underWay.size >= figure)) continue;
         open.add(index);
         peakSlices = Math.max(peakSlices, open.size);
-        all.push(lane(index));
+        const opened = lane(index);
+        // Awaited in order below; meanwhile a lane's failure is not an unhandled rejection.
+        opened.catch(() => undefined);
+        all.push(opened);
       }
     };
-    const lane = async (index: number): Promise<void> => {
+    async function lane(index: number): Promise<void> {
+      const first = index === 0;
+      let idleRounds = 0;
       let answered = progress.processed;
       try {
-        while (progress.state === 'running' && !ended && calls < MAX_ADDON_CALLS) {
+        while (going()) {
           deadline.check('the add-on bulk run');
           const sliceStart = performance.now();
           calls++;
-          underWay++;
-          const sliced = await env
+          const work: Promise<ExecutionResult> = env
             .execute('continueEnrichment', [], {
               spreadsheetId: ss.id,
               timeLimitMs: Math.max(1000, Math.min(env.limits.executionMs, deadline.left)),
             })
-            .finally(() => underWay--);
+            .finally(() => underWay.delete(work));
+          underWay.add(work);
+          widen();
+          const sliced = await work;
           addCounts(counts, sliced.counts);
           if (!sliced.ok) throw failure(sliced);
           const next = sliced.value as Progress;
-          const moved = next.processed !== answered;
-          answered = next.processed;
           const before = progress;
-          if (next.state !== 'running' || next.processed >= progress.processed) progress = next;
-          sample(performance.now() - sliceStart, before, progress);
           if (next.state !== 'running') {
-            ended = true;
-            wakeIdle();
+            if (!ended || figuresOf(next) >= figuresOf(ended)) ended = next;
+            sample(performance.now() - sliceStart, before, next);
             return;
           }
-          const figure = next.slices ?? 1;
-          if (index >= figure) return;
-          widen(figure);
-          // As the sidebar: no progress, or the other lanes' calls are all the slices the run has work for.
-          if (!moved || underWay >= figure)
-            await Promise.race([new Promise((resolve) => setTimeout(resolve, 1000)), runEnded]);
+          // Answers of lanes arrive in any order: a running run's count only goes up.
+          if (next.processed >= progress.processed) progress = next;
+          sample(performance.now() - sliceStart, before, progress);
+          figure = figureOf(next);
+          // The other calls under way cover the figure: one lane fewer, or the first waits.
+          const covered = underWay.size >= figure;
+          if (index >= figure || (covered && !first)) return;
+          // Or no progress: the next call waits for another's answer, or a while.
+          idleRounds = next.processed === answered ? idleRounds + 1 : 0;
+          answered = next.processed;
+          if (covered || idleRounds > 0)
+            await raceSleep(Math.min(MAX_IDLE_WAIT_MS, 1000 * Math.max(1, idleRounds)), [...underWay]);
         }
       } finally {
         open.delete(index);
       }
-    };
-    // As the sidebar's looks at the progress while its first slice works: the server's figure of slices with them.
-    let looking = true;
-    const looks = (async () => {
-      for (let look = 0; looking && look < 100_000; look++) {
-        const wait = look < EARLY_LOOKS ? EARLY_LOOK_MS : PROGRESS_LOOK_MS;
-        await new Promise((resolve) => setTimeout(resolve, wait));
-        if (!looking) return;
-        const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ss.id });
-        const now = view.value as Progress | undefined;
-        if (view.ok && now?.state === 'running' && !ended) widen(now.slices ?? 1);
-      }
+    }
+    // As the sidebar does from Start's answer: as many lanes as the server's figure says.
+    if (progress.state === 'running') widen();
+    const lanesSettled = (async () => {
+      for (let settled = 0; settled < all.length; settled++) await all[settled];
     })();
-    // As the sidebar does from Start's answer: as many slices at once as the server's figure says.
-    if (progress.state === 'running') widen(progress.slices ?? 1);
-    for (let settled = 0; settled < all.length; settled++) await all[settled];
+    // As the sidebar's looks at the progress while its calls work (lookWhile): the server's figure with them.
+    const looks = looksWhile(env, ss.id, lanesSettled, going, (seen) => {
+      figure = figureOf(seen);
+      widen();
+    });
+    try {
+      await lanesSettled;
+    } catch (error) {
+      await Promise.all([startLooks, looks]);
+      throw error;
+    }
+    if (ended) progress = ended;
     // The run's end as the sidebar shows it: once every lane's last answer is in.
     finishedAt ??= performance.now();
-    looking = false;
-    await looks;
+    await Promise.all([startLooks, looks]);
     // Until the sidebar shows the run's end, not until the bench's idle lanes and looks wake up after it.
     const wallMs = (finishedAt ?? performance.now()) - started;
     const ledger = ledgerOf(sandbox, ADDON.org);
@@ -265,7 +284,6 @@ export async function benchAddonBulk(
       maxChargesPerUrl: ledger.maxChargesPerUrl,
       statuses: ledger.statuses,
       counts,
-      keyPace: env.userProperties(OWNER).get(KEY_PACE_PROPERTY) ?? undefined,
     };
   } finally {
     await env.close();
@@ -342,6 +360,58 @@ export async function benchNaiveBulk(
     };
   } finally {
     await env.close();
+  }
+}
+
+/** How far an answer went (src/sidebar/drive.ts figuresOf): rows and credits only go up while the run goes on. */
+function figuresOf(progress: Progress): number {
+  return progress.processed + progress.creditsUsed + progress.creditsMaybeLost;
+}
+
+/**
+ * As the sidebar's lookWhile (src/sidebar/drive.ts): while `work` is on its way and `current()`, a look at the
+ * progress every PROGRESS_LOOK_MS; `looked` hears each look of the same run while it and the run are running.
+ * Resolves once `work` has settled (at once then, not at the next look's time).
+ */
+async function looksWhile(
+  env: Environment,
+  ssId: string,
+  work: Promise<unknown>,
+  current: () => boolean = () => true,
+  looked: (seen: Progress) => void = () => {},
+): Promise<void> {
+  let pending = true;
+  const settled = work.then(
+    () => {
+      pending = false;
+    },
+    () => {
+      pending = false;
+    },
+  );
+  const going = () => pending && current();
+  let runId: string | undefined;
+  for (let look = 0; going() && look < 100_000; look++) {
+    await raceSleep(PROGRESS_LOOK_MS, [settled]);
+    if (!going()) return;
+    const view = await env.execute('getEnrichmentProgress', [], { spreadsheetId: ssId });
+    const seen = view.value as Progress | undefined;
+    if (!going() || !view.ok || !seen || seen.readOnly || seen.state !== 'running') continue;
+    runId ??= seen.runId;
+    if (seen.runId === runId) looked(seen);
+  }
+}
+
+/** Waits `ms`, or less when one of `wakers` settles first (its timer then cleared). */
+async function raceSleep(ms: number, wakers: Promise<unknown>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([wait, ...wakers]).catch(() => undefined);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
