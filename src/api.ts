@@ -179,7 +179,7 @@ export interface RunRequest {
   /** Look up rows that already have a result again (a credit each), this run only. */
   recheck?: boolean;
   placement?: PlacementKind;
-  /** Only the rows of the first this many new profiles (src/bulk/trial.ts). */
+  /** Only the rows of the first this many new profiles (src/bulk/plan.ts). */
   trial?: number;
   /** The price the user confirmed; a plan whose price differs now is shown again. */
   confirmedCredits?: number;
@@ -194,16 +194,13 @@ export interface RunStart {
   keyRefusal?: string;
 }
 
-export interface RunSummary extends KindCounts {
+export interface RunSummary extends Omit<RunCounts, 'total' | 'processed' | 'creditsUsed'> {
   id: string;
   state: JobState;
   retry: boolean;
   sheetName: string;
   range: string;
-  alreadyDone: number;
   creditsSpent: number;
-  creditsMaybeLost: number;
-  lookupsFound?: number;
   startedAt: number;
   endedAt: number;
   /** From start to end without the paused and stopped stretches. */
@@ -242,15 +239,11 @@ export interface CreditsSource {
   lost: number;
 }
 
-export interface CreditsRun {
+export interface CreditsRun extends Omit<CreditsSource, 'source'> {
   runId: string;
   range: string;
-  payer: string;
-  mine: boolean;
   lastAt: number;
-  credits: number;
   found: number;
-  lost: number;
 }
 
 export interface CreditsSummary {

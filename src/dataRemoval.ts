@@ -2,7 +2,6 @@
 import type { DataRemovalPlan, DataRemovalResult } from './api';
 import { isActive } from './bulk/jobMachine';
 import { loadJob } from './bulk/jobStore';
-import { columnLetters } from './core/a1';
 import { WAITING_AFTER_MS } from './core/limits';
 import type { Platform } from './core/ports';
 import {
@@ -13,32 +12,28 @@ import {
   RESULTS_SHEET,
   WATCH_PROPERTY,
 } from './core/propertyNames';
+import { numberText } from './core/text';
 import { CREDITS_FIRST_ROW } from './store/credits';
 import { mayBeAtService } from './store/records';
 import { storeOf } from './store/store';
 import { parseWatch } from './watch/store';
-import type { Watch } from './watch/watch';
+import { payerOf, type Watch, watchedColumn } from './watch/watch';
 
 const ADDON_PREFIX = 'pef.';
 const ADDON_SHEETS = [RESULTS_SHEET, CREDITS_SHEET] as const;
-const guardsCredits = (key: string) => key === FORMULA_SPEND_PROPERTY;
 
-/** From one read of the document properties; `addonKeys`: those to remove. */
-interface Holdings {
-  properties: Record<string, string>;
-  addonKeys: string[];
-  sheets: string[];
-  watch: Watch | null;
-}
-
-function holdings(platform: Platform): Holdings {
+/** From one read of the document properties: `addonKeys` to remove, and the watch (a stopped one is only a record). */
+function holdings(platform: Platform) {
   const properties = platform.documentProperties().getProperties();
   const addonKeys = Object.keys(properties).filter(
-    (key) => key.startsWith(ADDON_PREFIX) && !guardsCredits(key),
+    (key) => key.startsWith(ADDON_PREFIX) && key !== FORMULA_SPEND_PROPERTY,
   );
-  const watch = parseWatch(properties[WATCH_PROPERTY]);
+  const stored = parseWatch(properties[WATCH_PROPERTY]);
+  const watch = stored?.state === 'watching' ? stored : null;
   return { properties, addonKeys, sheets: platform.addonSheets.present(ADDON_SHEETS), watch };
 }
+
+type Holdings = ReturnType<typeof holdings>;
 
 /** Why nothing may be removed now (a run at work, a formula's batch on its way), or ''. */
 function refusalOf(platform: Platform, properties: Record<string, string>): string {
@@ -67,26 +62,11 @@ function refusalOf(platform: Platform, properties: Record<string, string>): stri
   return '';
 }
 
-function watchOwnedBy(platform: Platform, watch: Watch | null): 'mine' | 'theirs' | 'none' {
-  if (!watch) return 'none';
-  return watch.creatorId === platform.runner.id() ? 'mine' : 'theirs';
-}
+const mine = (platform: Platform, watch: Watch) => watch.creatorId === platform.runner.id();
 
-const payerOf = (watch: Watch) => watch.creatorName || 'the editor who started it';
-
-function columnOf(watch: Watch): string {
-  const letters = columnLetters(watch.urlColumn);
-  return `${watch.sheetName}!${letters}:${letters}`;
-}
-
-const valuesText = (n: number) => `${n.toLocaleString('en-US')} stored ${n === 1 ? 'value' : 'values'}`;
-
-/** A stopped watch is only a record among the stored values. */
-const watching = (held: Holdings): Watch | null => (held.watch?.state === 'watching' ? held.watch : null);
-
+/** A watching watch's record is said apart. */
 function storedValues(held: Holdings): number {
-  const apart = watching(held) ? WATCH_PROPERTY : undefined;
-  return held.addonKeys.filter((key) => key !== apart).length;
+  return held.addonKeys.filter((key) => !held.watch || key !== WATCH_PROPERTY).length;
 }
 
 export function planDataRemoval(platform: Platform): DataRemovalPlan {
@@ -100,19 +80,19 @@ export function planDataRemoval(platform: Platform): DataRemovalPlan {
     items.push(
       `The hidden sheet ${CREDITS_SHEET}: the credits log. Export it first (below, or in the Credits tab) to keep a copy.`,
     );
-  const watch = watching(held);
+  const { watch } = held;
   if (watch) {
     const who = payerOf(watch);
     items.push(
-      watchOwnedBy(platform, watch) === 'mine'
-        ? `Your watch of ${columnOf(watch)} and its triggers: new rows are no longer looked up.`
-        : `The watch of ${columnOf(watch)}, paid by ${who}: new rows are no longer looked up. Apps Script lets only ${who} delete their triggers; they delete themselves the next time they run.`,
+      mine(platform, watch)
+        ? `Your watch of ${watchedColumn(watch)} and its triggers: new rows are no longer looked up.`
+        : `The watch of ${watchedColumn(watch)}, paid by ${who}: new rows are no longer looked up. Apps Script lets only ${who} delete their triggers; they delete themselves the next time they run.`,
     );
   }
   const others = storedValues(held);
   if (others > 0)
     items.push(
-      `${valuesText(others)} in the spreadsheet's document properties, such as the last run and its history and results formulas paid for that wait to be saved. What =FINDEMAIL spent today stays, so the daily limit of formulas still counts it.`,
+      `${numberText(others, 'stored value')} in the spreadsheet's document properties, such as the last run and its history and results formulas paid for that wait to be saved. What =FINDEMAIL spent today stays, so the daily limit of formulas still counts it.`,
     );
   return {
     items,
@@ -128,7 +108,7 @@ export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
   const done = platform.lock.with(() => {
     const before = holdings(platform);
     const refusal = refusalOf(platform, before.properties);
-    if (refusal) return { refusal, held: before };
+    if (refusal) return refusal;
     // Batches whose sender ended are settled first: their charges reach the credits log.
     storeOf(platform).fold(before.properties, true);
     const held = holdings(platform);
@@ -139,23 +119,23 @@ export function removeSpreadsheetData(platform: Platform): DataRemovalResult {
       // One call for every name (a spreadsheet may hold 2,000 results formulas paid for).
       platform.documentProperties().setProperties(kept, true);
     }
-    return { refusal: '', held, removedSheets };
+    return { held, removedSheets };
   });
-  if (done.refusal) return { removed: false, message: done.refusal, triggersLeftWith: '' };
+  if (typeof done === 'string') return { removed: false, message: done, triggersLeftWith: '' };
   platform.documentCache()?.remove(HALT_KEY);
   const triggersDeleted = platform.triggers.deleteMine();
-  const { held } = done;
+  const { held, removedSheets } = done;
   const parts: string[] = [];
-  if (done.removedSheets && done.removedSheets.length > 0)
+  if (removedSheets.length > 0)
     parts.push(
-      `the hidden ${done.removedSheets.length === 1 ? 'sheet' : 'sheets'} ${done.removedSheets.join(' and ')}`,
+      `the hidden ${removedSheets.length === 1 ? 'sheet' : 'sheets'} ${removedSheets.join(' and ')}`,
     );
-  const watch = watching(held);
-  if (watch) parts.push(`the watch of ${columnOf(watch)}`);
-  if (storedValues(held) > 0) parts.push(`${valuesText(storedValues(held))} of the add-on`);
+  const { watch } = held;
+  if (watch) parts.push(`the watch of ${watchedColumn(watch)}`);
+  if (storedValues(held) > 0) parts.push(`${numberText(storedValues(held), 'stored value')} of the add-on`);
   if (triggersDeleted > 0)
     parts.push(`your ${triggersDeleted === 1 ? 'trigger' : `${triggersDeleted} triggers`} of the watch`);
-  const theirs = watch && watchOwnedBy(platform, watch) === 'theirs' ? payerOf(watch) : '';
+  const theirs = watch && !mine(platform, watch) ? payerOf(watch) : '';
   const removed =
     parts.length > 0
       ? `Removed from this spreadsheet: ${parts.join(', ')}.`

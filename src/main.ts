@@ -1,23 +1,8 @@
 /** scripts/build.ts makes each export a top-level function of dist/Code.js: Apps Script sees no other. */
 import { appsScript } from './adapters/platform';
 import { addAddonMenu, showHelp as openHelp, showSidebar, showToast } from './adapters/ui';
-import type {
-  CreditsExport,
-  CreditsSummary,
-  DataRemovalPlan,
-  DataRemovalResult,
-  FormulaCapState,
-  KeyCheckResult,
-  Progress,
-  RunHistory,
-  RunPlan,
-  RunStart,
-  SidebarState,
-  SingleCellsState,
-  WatchStart,
-  WatchView,
-} from './api';
-import * as enrichment from './bulk';
+import type * as api from './api';
+import * as enrichment from './bulk/controls';
 import { parseRunRequest, planFor } from './bulk/plan';
 import * as runHistory from './bulk/runHistory';
 import { clearStaleResults } from './bulk/staleResults';
@@ -27,11 +12,7 @@ import * as dataRemoval from './dataRemoval';
 import * as formulaCap from './formula/dailyLimit';
 import { findEmail } from './formula/findEmail';
 import { freezeResults as freeze } from './formula/freeze';
-import {
-  refreshFormulas as refresh,
-  replaceSingleCells as replaceSingles,
-  singleCellColumnState,
-} from './formula/refresh';
+import * as refresh from './formula/refresh';
 import * as account from './settings/account';
 import { sidebarState } from './sidebarState';
 import { foldFormulas, waitingToFold } from './store/store';
@@ -108,27 +89,27 @@ export function showHelp(): void {
 }
 
 /** Starts a run over the selected column of profile URLs and opens its progress view. */
-export function enrichSelection(): Progress {
+export function enrichSelection(): api.Progress {
   return enrichment.enrichSelection(appsScript);
 }
 
 /** Retries only the selected column's rows whose status is ERROR. */
-export function retryFailedRows(): Progress {
+export function retryFailedRows(): api.Progress {
   return enrichment.retryFailedRows(appsScript);
 }
 
 /** The plan and the price of a run (src/bulk/runPlan.ts RunRequest); nothing in the sheet changes. */
-export function getRunPlan(request: unknown): RunPlan {
+export function getRunPlan(request: unknown): api.RunPlan {
   return credits.withLookupRecord(appsScript, planFor(appsScript, parseRunRequest(request)).plan);
 }
 
 /** Starts a run when its plan allows (placement chosen, price confirmed), else returns the plan again. */
-export function startRun(request: unknown): RunStart {
+export function startRun(request: unknown): api.RunStart {
   return enrichment.startRun(appsScript, parseRunRequest(request));
 }
 
 /** The last run's summary and the spreadsheet's last few runs. */
-export function getRunHistory(): RunHistory {
+export function getRunHistory(): api.RunHistory {
   return runHistory.getRunHistory(appsScript);
 }
 
@@ -138,131 +119,125 @@ export function selectFirstFailedRow(): string {
 }
 
 /** The credits log summed up: the sidebar's Credits tab. */
-export function getCreditsSummary(): CreditsSummary {
+export function getCreditsSummary(): api.CreditsSummary {
   return credits.creditsSummary(appsScript);
 }
 
 /** One step of exporting the credits log into a new visible sheet (the sidebar calls again until done). */
-export function exportCreditsLog(request: unknown): CreditsExport {
+export function exportCreditsLog(request: unknown): api.CreditsExport {
   return credits.exportCreditsLog(appsScript, credits.parseExportRequest(request));
 }
 
 /** The formulas' spending cap in this spreadsheet and what they spent today. */
-export function getFormulaCap(): FormulaCapState {
+export function getFormulaCap(): api.FormulaCapState {
   return formulaCap.readFormulaCapState(appsScript);
 }
 
 /** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
-export function saveFormulaCap(setting: unknown): FormulaCapState {
+export function saveFormulaCap(setting: unknown): api.FormulaCapState {
   return formulaCap.saveFormulaCapSetting(appsScript, setting);
 }
 
 /** Processes the next slice of this spreadsheet's run (called by the sidebar again and again). */
-export function continueEnrichment(): Progress {
+export function continueEnrichment(): api.Progress {
   return enrichment.continueEnrichment(appsScript);
 }
 
 /** Resumes a paused or stopped run. */
-export function resumeEnrichment(): Progress {
+export function resumeEnrichment(): api.Progress {
   return enrichment.resumeEnrichment(appsScript);
 }
 
 /** Pauses the run; results so far are kept. */
-export function pauseEnrichment(): Progress {
+export function pauseEnrichment(): api.Progress {
   return enrichment.pauseEnrichment(appsScript);
 }
 
 /** The sidebar is being closed (best effort: the call may not arrive): the person's running run pauses. */
-export function sidebarClosed(): Progress {
+export function sidebarClosed(): api.Progress {
   return enrichment.sidebarClosed(appsScript);
 }
 
 /** Cancels the run; results so far are kept. */
-export function cancelEnrichment(): Progress {
+export function cancelEnrichment(): api.Progress {
   return enrichment.cancelEnrichment(appsScript);
 }
 
 /** The run's progress for the sidebar. */
-export function getEnrichmentProgress(): Progress {
+export function getEnrichmentProgress(): api.Progress {
   return enrichment.getEnrichmentProgress(appsScript);
 }
 
 /** Enters again the sheet's (or selected range's) unfinished =FINDEMAIL formulas, so Sheets runs them. */
 export function refreshFormulas(): string {
-  const message = refresh(appsScript);
-  showToast(message);
-  return message;
+  return showToast(refresh.refreshFormulas(appsScript));
 }
 
 /** The sidebar's offer: a column of single =FINDEMAIL cells becomes one range formula (asked first). */
 export function replaceSingleCells(): string {
-  const message = replaceSingles(appsScript);
-  showToast(message);
-  return message;
+  return showToast(refresh.replaceSingleCells(appsScript));
 }
 
 /** A column of single =FINDEMAIL cells on the active sheet, read now (null: none, or all done). */
-export function getSingleCells(): SingleCellsState | null {
-  return singleCellColumnState(appsScript) ?? null;
+export function getSingleCells(): api.SingleCellsState | null {
+  return refresh.singleCellColumnState(appsScript) ?? null;
 }
 
 /** Replaces =FINDEMAIL formulas in the selection with their values. */
 export function freezeResults(): string {
-  const message = freeze(appsScript);
-  showToast(message);
-  return message;
+  return showToast(freeze(appsScript));
 }
 
 /** The sidebar's state: masked key, settings, progress. */
-export function getSidebarState(): SidebarState {
+export function getSidebarState(): api.SidebarState {
   return sidebarState(appsScript);
 }
 
 /** Saves the current user's API key in their user properties. */
-export function saveApiKey(key: unknown): SidebarState {
+export function saveApiKey(key: unknown): api.SidebarState {
   account.saveApiKey(appsScript, key);
   return sidebarState(appsScript);
 }
 
 /** Removes the current user's API key. */
-export function removeApiKey(): SidebarState {
+export function removeApiKey(): api.SidebarState {
   account.removeApiKey(appsScript);
   return sidebarState(appsScript);
 }
 
 /** Checks the saved key with the service without spending a credit. */
-export function checkApiKey(): KeyCheckResult {
+export function checkApiKey(): api.KeyCheckResult {
   return account.checkApiKey(appsScript);
 }
 
 /** Saves the current user's settings. */
-export function saveSettings(settings: unknown): SidebarState {
+export function saveSettings(settings: unknown): api.SidebarState {
   account.saveSettings(appsScript, settings);
   return sidebarState(appsScript);
 }
 
 /** What removing this spreadsheet's add-on data would take away; nothing changes. */
-export function getDataRemovalPlan(): DataRemovalPlan {
+export function getDataRemovalPlan(): api.DataRemovalPlan {
   return dataRemoval.planDataRemoval(appsScript);
 }
 
 /** Removes this spreadsheet's add-on data: hidden sheets, document properties, your watch triggers. */
-export function removeSpreadsheetData(): DataRemovalResult {
+export function removeSpreadsheetData(): api.DataRemovalResult {
   return dataRemoval.removeSpreadsheetData(appsScript);
 }
 
 /** The Watch tab: this spreadsheet's watch of a column. */
-export function getWatchState(): WatchView {
+export function getWatchState(): api.WatchView {
   return watch.getWatchState(appsScript);
 }
 
 /** Watches the selected column: new profile URLs are looked up on your key, within a daily limit. */
-export function startWatch(request: unknown): WatchStart {
+export function startWatch(request: unknown): api.WatchStart {
   return watch.startWatch(appsScript, request);
 }
 
 /** Stops this spreadsheet's watch (any editor may). */
-export function stopWatch(): WatchView {
+export function stopWatch(): api.WatchView {
   return watch.stopWatchFromSidebar(appsScript);
 }
 

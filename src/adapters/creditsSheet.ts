@@ -1,11 +1,6 @@
 /** The credits log's hidden sheet, and the visible sheets an export writes. */
 import { EXPORT_COLUMNS, EXPORT_CREDITS_COLUMN, EXPORT_HEADER, EXPORT_LAYOUT } from '../credits/exportRows';
-import { CREDITS_LOG_LAYOUT } from '../store/credits';
-import { creditsLogOn } from '../store/creditsLog';
-import { hiddenSheet, insertWithLayout } from './hiddenSheet';
-
-/** One per execution: it remembers the sheet and its size between appends. */
-export const creditsLog = creditsLogOn(hiddenSheet(CREDITS_LOG_LAYOUT));
+import { insertWithLayout } from './hiddenSheet';
 
 /** Named `name`, or `name (2)`… when taken; the person's sheet stays active. */
 export function createExportSheet(name: string): string {

@@ -1,7 +1,6 @@
 /** The Platform (src/core/ports.ts) over Apps Script's services. Nothing is reached before a member is called. */
-import type { Settings } from '../api';
 import { configuredEndpoint, type ScriptConfig } from '../core/config';
-import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SETTINGS, MAX_BATCH_SIZE } from '../core/limits';
+import { DEFAULT_MAX_CONCURRENCY, MAX_BATCH_SIZE } from '../core/limits';
 import type { AddonSheets, DocumentCache, Platform } from '../core/ports';
 import { ADDON_NAME } from '../core/product';
 import {
@@ -11,6 +10,7 @@ import {
   SETTINGS_PROPERTY,
 } from '../core/propertyNames';
 import { pickSettings } from '../core/settings';
+import { parseStored } from '../core/storedJson';
 import { parseNetworkHosts } from '../core/url';
 import { CREDITS_LOG_LAYOUT } from '../store/credits';
 import { creditsLogOn } from '../store/creditsLog';
@@ -20,12 +20,7 @@ import { hiddenSheet } from './hiddenSheet';
 import { fetchTransport } from './http';
 import { documentLock } from './lock';
 import { activeSpreadsheet, activeSpreadsheetOrNull, editedCells, spreadsheetPort } from './sheets';
-import {
-  createWatchTriggers,
-  deleteMyWatchTriggers,
-  deleteWatchTriggers,
-  watchTriggersPresent,
-} from './triggers';
+import { watchTriggers } from './triggers';
 import { confirm, showAlert, showSidebar } from './ui';
 
 function timeZone(): string | null {
@@ -64,16 +59,14 @@ function positiveInt(raw: string | undefined): number | undefined {
 function readScriptConfig(): ScriptConfig {
   if (scriptConfig) return scriptConfig;
   const props = PropertiesService.getScriptProperties().getProperties();
+  const int = (name: keyof typeof SCRIPT_PROPERTY) => positiveInt(props[SCRIPT_PROPERTY[name]]);
   scriptConfig = {
     endpoint: configuredEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl], __API_BASE_URL__, __URL_ALLOWLIST__),
-    stepBudgetMs: positiveInt(props[SCRIPT_PROPERTY.stepBudgetMs]),
-    batchSize: positiveInt(props[SCRIPT_PROPERTY.batchSize]),
-    maxConcurrency: Math.min(
-      MAX_BATCH_SIZE,
-      positiveInt(props[SCRIPT_PROPERTY.maxConcurrency]) ?? DEFAULT_MAX_CONCURRENCY,
-    ),
-    findEmailBudgetMs: positiveInt(props[SCRIPT_PROPERTY.findEmailBudgetMs]),
-    slices: positiveInt(props[SCRIPT_PROPERTY.slices]),
+    stepBudgetMs: int('stepBudgetMs'),
+    batchSize: int('batchSize'),
+    maxConcurrency: Math.min(MAX_BATCH_SIZE, int('maxConcurrency') ?? DEFAULT_MAX_CONCURRENCY),
+    findEmailBudgetMs: int('findEmailBudgetMs'),
+    slices: int('slices'),
     networkHosts: parseNetworkHosts(props[SCRIPT_PROPERTY.networkHosts]),
   };
   return scriptConfig;
@@ -133,13 +126,7 @@ export const appsScript: Platform = {
     apiKey: () => userSetting(API_KEY_PROPERTY),
     saveApiKey: (key) => void PropertiesService.getUserProperties().setProperty(API_KEY_PROPERTY, key),
     deleteApiKey: () => void PropertiesService.getUserProperties().deleteProperty(API_KEY_PROPERTY),
-    read(): Settings {
-      try {
-        return pickSettings(JSON.parse(userSetting(SETTINGS_PROPERTY) ?? ''));
-      } catch {
-        return { ...DEFAULT_SETTINGS };
-      }
-    },
+    read: () => pickSettings(parseStored(userSetting(SETTINGS_PROPERTY))),
     save: (settings) =>
       void PropertiesService.getUserProperties().setProperty(SETTINGS_PROPERTY, JSON.stringify(settings)),
   },
@@ -158,10 +145,5 @@ export const appsScript: Platform = {
   },
   addonSheets,
   ui: { showSidebar, showAlert, confirm },
-  triggers: {
-    create: createWatchTriggers,
-    deleteMine: deleteMyWatchTriggers,
-    delete: deleteWatchTriggers,
-    present: watchTriggersPresent,
-  },
+  triggers: watchTriggers,
 };

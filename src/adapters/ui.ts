@@ -1,11 +1,8 @@
 /** The sidebar drives a bulk run: installable triggers do not run in an add-on's test deployment. */
 import { TRIAL_PROFILES, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
+import type { SidebarView } from '../core/ports';
 import { ADDON_NAME } from '../core/product';
 import { documentLockHeld } from './lock';
-
-export { ADDON_NAME };
-
-export type SidebarView = 'settings' | 'progress' | 'plan' | 'retry' | 'watch';
 
 export function showSidebar(view: SidebarView): void {
   const template = HtmlService.createTemplateFromFile('Sidebar');
@@ -24,24 +21,25 @@ export function addAddonMenu(items: Array<[string, string] | null>): void {
   menu.addToUi();
 }
 
-export function showToast(message: string): void {
+/** Returns the message, for the sidebar that asked. */
+export function showToast(message: string): string {
   SpreadsheetApp.getActiveSpreadsheet().toast(message, ADDON_NAME);
+  return message;
 }
 
 /** "LockService locks don't persist across the suspension" of a dialog (apps-script/reference/base/ui#alert). */
-function notHoldingTheLock(): void {
+function dialogUi(): GoogleAppsScript.Base.Ui {
   if (documentLockHeld()) throw new Error('A dialog cannot be shown while the document lock is held.');
+  return SpreadsheetApp.getUi();
 }
 
 export function confirm(message: string): boolean {
-  notHoldingTheLock();
-  const ui = SpreadsheetApp.getUi();
+  const ui = dialogUi();
   return ui.alert(ADDON_NAME, message, ui.ButtonSet.YES_NO) === ui.Button.YES;
 }
 
 export function showAlert(message: string): void {
-  notHoldingTheLock();
-  const ui = SpreadsheetApp.getUi();
+  const ui = dialogUi();
   ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
 }
 

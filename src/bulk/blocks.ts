@@ -7,12 +7,11 @@ import { PROPERTY_RECORD_BYTES } from '../core/limits';
 import type { Properties } from '../core/ports';
 import { BLOCKS_PROPERTY, JOB_PROPERTY } from '../core/propertyNames';
 import type { SheetPort } from '../core/sheet';
+import { isRecord, parseStored } from '../core/storedJson';
 import { utf8Bytes } from '../core/text';
 import type { Job } from './job';
 import { parseJob } from './jobStore';
-import { type Frame, relocate } from './relocate';
-
-export type { Frame } from './relocate';
+import { FRAME_FIELDS, type Frame, relocate } from './relocate';
 
 export type Block = Frame & { id: string };
 
@@ -21,42 +20,30 @@ export function widthOf(frame: Pick<Frame, 'extraFields'>): number {
 }
 
 export function frameOf(job: Job): Block {
-  return {
-    id: job.id,
-    sheetId: job.sheetId,
-    urlColumn: job.urlColumn,
-    outputColumn: job.outputColumn,
-    extraFields: job.extraFields,
-    headerRow: job.headerRow,
-    firstRow: job.firstRow,
-    lastRow: job.lastRow,
-    maxRows: job.maxRows,
-    maxColumns: job.maxColumns,
-    topValue: job.topValue,
-    bottomValue: job.bottomValue,
-    headerTexts: job.headerTexts,
-  };
+  return { id: job.id, ...(Object.fromEntries(FRAME_FIELDS.map((field) => [field, job[field]])) as Frame) };
 }
 
+const NUMBER_FIELDS = [
+  'sheetId',
+  'urlColumn',
+  'outputColumn',
+  'firstRow',
+  'lastRow',
+  'maxRows',
+  'maxColumns',
+];
+
 function isBlock(value: unknown): value is Block {
-  const block = value as Block;
   return (
-    typeof block === 'object' &&
-    block !== null &&
-    typeof block.id === 'string' &&
-    ['sheetId', 'urlColumn', 'outputColumn', 'firstRow', 'lastRow', 'maxRows', 'maxColumns'].every(
-      (field) => typeof (block as unknown as Record<string, unknown>)[field] === 'number',
-    )
+    isRecord(value) &&
+    typeof value.id === 'string' &&
+    NUMBER_FIELDS.every((field) => typeof value[field] === 'number')
   );
 }
 
 export function parseBlocks(raw: string | null | undefined): Block[] {
-  try {
-    const parsed: unknown = JSON.parse(raw ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter(isBlock) : [];
-  } catch {
-    return [];
-  }
+  const parsed = parseStored(raw);
+  return Array.isArray(parsed) ? parsed.filter(isBlock) : [];
 }
 
 /** Newest first, replacing the entry of `block`'s run. */
@@ -112,16 +99,6 @@ export function placedOn(blocks: readonly Block[], sheet: SheetPort): { placed: 
 
 export function replacedOn(blocks: readonly Block[], sheetId: number, placed: readonly Block[]): Block[] {
   return fitting([...placed, ...blocks.filter((block) => block.sheetId !== sheetId)]);
-}
-
-export function blockAt(blocks: readonly Block[], row: number, column: number): Block | undefined {
-  return blocks.find(
-    (block) =>
-      row >= block.firstRow &&
-      row <= block.lastRow &&
-      column >= block.outputColumn &&
-      column < block.outputColumn + widthOf(block) - 1,
-  );
 }
 
 /** ColumnRead's `owned`: the rows and widths the blocks beside `urlColumn` own, by first output column. */

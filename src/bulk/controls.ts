@@ -1,21 +1,19 @@
 /** The run's sidebar controls: only its starter drives it; everyone else sees its progress read-only. */
 import type { Progress } from '../api';
 import type { Platform } from '../core/ports';
-import { isPropertiesQuotaError } from '../core/quota';
 import { requestsAtService } from '../store/records';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, SIDEBAR_CLOSED_MESSAGE } from './job';
-import { type JobEvent, transition } from './jobMachine';
-import { hasDocument, loadJob, updateJob } from './jobStore';
+import type { JobEvent } from './jobMachine';
+import { hasDocument, loadJob, transitionStored } from './jobStore';
 import { openingSlice, processSlice, quotaPaused, withSlices } from './slice';
+
+export { enrichSelection, retryFailedRows, startRun } from './start';
 
 /** Under the lock; the slice at work picks the change up when it saves. */
 function applyToStored(platform: Platform, event: JobEvent, runnerId: string | null): Job | null {
-  return updateJob(platform, (stored) => {
-    if (!stored) return stored;
+  return transitionStored(platform, event, (stored) => {
     if (!mayDrive(stored, runnerId)) throw new Error(notYourRun(stored));
-    const now = platform.clock.now();
-    const next = transition(stored, event, now);
-    return next === stored ? stored : { ...next, updatedAt: now };
+    return true;
   });
 }
 
@@ -27,17 +25,12 @@ export function continueEnrichment(platform: Platform): Progress {
   // A time-driven trigger may run without the spreadsheet (reported).
   if (!hasDocument(platform))
     return idleProgress('No spreadsheet in this run: a run goes on while its sidebar is open.');
-  let viewer: ReturnType<typeof currentViewer>;
-  let job: Job | null;
-  try {
-    viewer = currentViewer(platform);
-    job = loadJob(platform);
-  } catch (error) {
-    if (isPropertiesQuotaError(error)) return quotaPaused(error);
-    throw error;
-  }
-  if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
-  return withSlices(platform, processSlice(platform, job.id, viewer.runnerId));
+  return quotaPaused(() => {
+    const viewer = currentViewer(platform);
+    const job = loadJob(platform);
+    if (job?.state !== 'running' || !mayDrive(job, viewer.runnerId)) return progressOf(job, viewer);
+    return processSlice(platform, job.id, viewer.runnerId);
+  });
 }
 
 export function resumeEnrichment(platform: Platform): Progress {
@@ -58,17 +51,11 @@ export function pauseEnrichment(platform: Platform): Progress {
 /** The starter's sidebar pagehide (it may never arrive): their run pauses as Pause does; a watch's run stays. */
 export function sidebarClosed(platform: Platform): Progress {
   const viewer = currentViewer(platform);
-  const job = updateJob(platform, (stored) => {
-    if (stored?.state !== 'running' || stored.origin === 'watch' || !mayDrive(stored, viewer.runnerId))
-      return stored;
-    const now = platform.clock.now();
-    const halted = transition(
-      stored,
-      { type: 'halt', reason: 'sidebar_closed', message: SIDEBAR_CLOSED_MESSAGE },
-      now,
-    );
-    return { ...halted, updatedAt: now };
-  });
+  const job = transitionStored(
+    platform,
+    { type: 'halt', reason: 'sidebar_closed', message: SIDEBAR_CLOSED_MESSAGE },
+    (stored) => stored.state === 'running' && stored.origin !== 'watch' && mayDrive(stored, viewer.runnerId),
+  );
   return progressOf(job, viewer);
 }
 

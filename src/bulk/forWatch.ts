@@ -1,12 +1,9 @@
 /** The watch's (src/watch/) one way into the bulk run: its runs are slices of a bulk run over the watched rows. */
-import type { PlacementKind, Progress, Settings } from '../api';
+import type { PlacementKind, Settings } from '../api';
 import type { Platform } from '../core/ports';
 import type { Job } from './job';
-import { isActive, transition } from './jobMachine';
-import { updateJob } from './jobStore';
-import type { PlannedRun } from './plan';
-import { type ColumnPlanner, columnPlanner } from './planner';
-import { processSlice } from './slice';
+import { transitionStored } from './jobStore';
+import { type ColumnPlanner, columnPlanner, type PlannedRun } from './plan';
 import { createUnderLock } from './start';
 
 export type { Block } from './blocks';
@@ -14,10 +11,9 @@ export type { Job } from './job';
 export { isActive } from './jobMachine';
 export { hasDocument, loadJob } from './jobStore';
 export type { ColumnRead } from './placement';
-export { blocksOn, type PlannedRun, readColumn } from './plan';
-export type { ColumnPlanner } from './planner';
-export { checkKeyForRun } from './runKeyCheck';
-export { trialRead } from './trial';
+export { blocksOn, type ColumnPlanner, type PlannedRun, readColumn, trialRead } from './plan';
+export { processSlice as driveSlice } from './slice';
+export { checkKeyForRun } from './start';
 
 /** Rows without a result, no plan shown first (nobody confirms a trigger's run: the watch's daily limit bounds it). */
 export function watchPlanner(
@@ -41,14 +37,6 @@ export function createWatchRun(
   return 'created' in outcome ? outcome.created : null;
 }
 
-export function driveSlice(platform: Platform, jobId: string, runnerId: string): Progress {
-  return processSlice(platform, jobId, runnerId);
-}
-
 export function cancelRun(platform: Platform, jobId: string): void {
-  updateJob(platform, (stored) => {
-    if (!stored || stored.id !== jobId || !isActive(stored.state)) return stored;
-    const now = platform.clock.now();
-    return { ...transition(stored, { type: 'cancel' }, now), updatedAt: now };
-  });
+  transitionStored(platform, { type: 'cancel' }, (stored) => stored.id === jobId);
 }

@@ -49,7 +49,7 @@ export interface Job {
   ownerId: string;
   /** Their e-mail address when Apps Script gives it. */
   ownerName?: string;
-  /** The latest end of a window lease: some slice works on the run until then. */
+  /** The latest end of a window lease (set with `windows`): some slice works on the run until then. */
   leaseUntil: number;
   /** Rows from `cursor` on were never leased in this pass. */
   windows?: WindowLease[];

@@ -1,6 +1,8 @@
 /** The bulk run's state machine: `transition` is the only place a job's state changes. Pure. */
 import type { JobState, RunReason } from '../api';
+import { SETTINGS_PATH } from '../core/product';
 import { runText } from '../core/runWords';
+import { type ServiceError, withAdvice } from '../lookup/result';
 import type { Counts, Job } from './job';
 
 export const HALT_STATE = {
@@ -18,30 +20,22 @@ export const HALT_STATE = {
 
 export type HaltReason = keyof typeof HALT_STATE;
 
+export type Halt = { reason: HaltReason; message: string };
+
 export type JobEvent =
   | { type: 'start' }
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'cancel' }
   | { type: 'halt'; reason: HaltReason; message: string }
-  | { type: 'finish'; counts: Counts; leftPending: boolean }
-  | { type: 'replaced' }
-  | { type: 'sync'; stored: StoredState };
-
-export const ACTIVE_STATES: readonly JobState[] = ['running', 'paused', 'stopped'];
-
-export const isActive = (state: JobState): boolean => ACTIVE_STATES.includes(state);
+  | { type: 'finish'; counts: Counts; leftPending: boolean };
 
 const isHalted = (state: JobState): boolean => state === 'paused' || state === 'stopped';
 
+export const isActive = (state: JobState): boolean => state === 'running' || isHalted(state);
+
 /** A halted stretch waits from the halt or the save after it (a slice at work on Pause saves later). */
-function enterAt(
-  job: Job,
-  state: JobState,
-  message: string,
-  reason: RunReason | undefined,
-  now: number,
-): Job {
+function entered(job: Job, now: number, state: JobState, message: string, reason?: RunReason): Job {
   const next: Job = { ...job, state, message };
   if (reason) next.reason = reason;
   else delete next.reason;
@@ -55,52 +49,26 @@ function enterAt(
 }
 
 export function transition(job: Job, event: JobEvent, now: number): Job {
-  const enter = (to: Job, state: JobState, message: string, reason?: RunReason) =>
-    enterAt(to, state, message, reason, now);
+  const enter = (state: JobState, message: string, reason?: RunReason) =>
+    entered(job, now, state, message, reason);
   switch (event.type) {
     case 'start':
-      return job.state === 'idle' ? enter(job, 'running', job.message) : job;
+      return job.state === 'idle' ? enter('running', job.message) : job;
     case 'pause':
       return job.state === 'running'
-        ? enter(job, 'paused', 'Paused. Resume to continue where it stopped.', 'user')
+        ? enter('paused', 'Paused. Resume to continue where it stopped.', 'user')
         : job;
     case 'resume':
-      return job.state === 'paused' || job.state === 'stopped' ? enter(job, 'running', 'Resuming…') : job;
+      return job.state === 'paused' || job.state === 'stopped' ? enter('running', 'Resuming…') : job;
     case 'cancel':
-      return isActive(job.state) ? enter(job, 'cancelled', cancelledMessage(job.counts), 'user') : job;
+      return isActive(job.state) ? enter('cancelled', cancelledMessage(job.counts), 'user') : job;
     case 'halt':
-      return job.state === 'running'
-        ? enter(job, HALT_STATE[event.reason], event.message, event.reason)
-        : job;
+      return job.state === 'running' ? enter(HALT_STATE[event.reason], event.message, event.reason) : job;
     case 'finish':
       return job.state === 'running'
-        ? { ...enter(job, 'done', doneMessage(event.counts, event.leftPending)), counts: event.counts }
+        ? { ...enter('done', doneMessage(event.counts, event.leftPending)), counts: event.counts }
         : job;
-    case 'replaced':
-      return job.state === 'cancelled' ? job : enter(job, 'cancelled', job.message, job.reason);
-    case 'sync':
-      return sync(job, event.stored, now);
   }
-}
-
-/** A stored cancel always wins (a user's reports the slice's counts); a stored pause or halt wins over "running". */
-function sync(job: Job, stored: StoredState, now: number): Job {
-  // Only the sidebar's controls end a paused stretch: the stored job's stretches count.
-  const timed: Job = { ...job, waited: stored.waited };
-  if (stored.state === 'cancelled') {
-    const message = stored.reason === 'user' ? cancelledMessage(job.counts) : stored.message;
-    return { ...enterAt(timed, 'cancelled', message, stored.reason, now), ...times(stored) };
-  }
-  if (job.state === 'running' && stored.state !== 'running') {
-    return { ...enterAt(timed, stored.state, stored.message, stored.reason, now), ...times(stored) };
-  }
-  return JSON.stringify(job.waited) === JSON.stringify(stored.waited) ? job : timed;
-}
-
-type StoredState = Pick<Job, 'state' | 'message' | 'reason' | 'waited' | 'haltedSince'>;
-
-function times(stored: StoredState): Pick<Job, 'waited' | 'haltedSince'> {
-  return { waited: stored.waited, haltedSince: stored.haltedSince };
 }
 
 export function cancelledMessage(counts: Counts): string {
@@ -113,4 +81,28 @@ function doneMessage(counts: Counts, leftPending: boolean): string {
   return leftPending || left > 0
     ? `${done} Some rows have no result (they moved during the run, or their result cells hold other data): run it again for them.`
     : done;
+}
+
+const KEY_ADVICE = `Save a valid key in ${SETTINGS_PATH}, then Resume.`;
+
+/** The service errors that halt a run with advice: why, and what to do. */
+const ADVISED: Partial<Record<ServiceError['error'], [HaltReason, string]>> = {
+  payment_required: [
+    'out_of_credits',
+    'Rows not yet processed stay empty. Add credits to your account, then Resume.',
+  ],
+  unauthorized: ['key_rejected', KEY_ADVICE],
+  missing_key: ['no_key', KEY_ADVICE],
+  quota: [
+    'quota',
+    'Google allows about 20,000 web requests a day for a consumer account (100,000 for Google Workspace). Wait until it resets, then Resume in the Progress tab.',
+  ],
+};
+
+/** The halt a service error makes of the run. */
+export function haltOf(error: ServiceError): Halt {
+  const advised = ADVISED[error.error];
+  if (advised) return { reason: advised[0], message: withAdvice(error, advised[1]) };
+  const stops = error.error === 'endpoint_not_found' || error.error === 'config' || error.effect === 'stop';
+  return { reason: stops ? 'configuration' : 'error', message: error.message };
 }

@@ -3,6 +3,7 @@ import type { Platform } from '../core/ports';
 import { JOB_PROPERTY } from '../core/propertyNames';
 import { type FieldSpecs, storedRecord } from '../core/storedJson';
 import type { Job } from './job';
+import { type JobEvent, transition } from './jobMachine';
 
 /** A time-driven trigger may run without a document. */
 export function hasDocument(platform: Platform): boolean {
@@ -56,8 +57,7 @@ export function loadJob(platform: Platform): Job | null {
 }
 
 /** Call it holding the document lock. */
-export function saveJob(platform: Platform, job: Job | null): void {
-  if (!job) return;
+export function saveJob(platform: Platform, job: Job): void {
   platform.documentProperties().setProperties({ [JOB_PROPERTY]: JSON.stringify(job) });
 }
 
@@ -66,18 +66,26 @@ export function deleteJob(platform: Platform): void {
   platform.documentProperties().deleteProperty(JOB_PROPERTY);
 }
 
-/** `update` under the lock on the stored job; returning it unchanged writes nothing. `retried`: retries a busy lock. */
-export function updateJob(
-  platform: Platform,
-  update: (stored: Job | null) => Job | null,
-  retried = false,
-): Job | null {
-  const { lock } = platform;
-  const locked = <T>(work: () => T): T => (retried ? lock.withRetried(work) : lock.with(work));
-  return locked(() => {
+/** `update` under the lock on the stored job; returning it unchanged writes nothing. */
+export function updateJob(platform: Platform, update: (stored: Job | null) => Job | null): Job | null {
+  return platform.lock.with(() => {
     const stored = loadJob(platform);
     const next = update(stored);
-    if (next !== stored) saveJob(platform, next);
+    if (next && next !== stored) saveJob(platform, next);
     return next;
+  });
+}
+
+/** `event` on the stored job when it `applies` (which may throw to refuse it), saved with its time if it changed it. */
+export function transitionStored(
+  platform: Platform,
+  event: JobEvent,
+  applies: (stored: Job) => boolean,
+): Job | null {
+  return updateJob(platform, (stored) => {
+    if (!stored || !applies(stored)) return stored;
+    const now = platform.clock.now();
+    const next = transition(stored, event, now);
+    return next === stored ? stored : { ...next, updatedAt: now };
   });
 }

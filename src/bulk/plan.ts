@@ -7,13 +7,14 @@ import type { Platform } from '../core/ports';
 import type { CellBlock, SheetPort } from '../core/sheet';
 import { isRecord } from '../core/storedJson';
 import { isBlankCell } from '../core/url';
+import type { LookupResult } from '../lookup/result';
+import { storeOf } from '../store/store';
 import { type Block, ownedBeside, placedOn, readBlocks } from './blocks';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import type { ColumnRead } from './placement';
-import { columnPlanner } from './planner';
 import { isHeaderText, withFormulaCells } from './rowCells';
-import { trialRead } from './trial';
+import { planRun } from './runPlan';
 
 export interface PlannedRun {
   plan: RunPlan;
@@ -23,6 +24,7 @@ export interface PlannedRun {
 }
 
 const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, then try again.';
+const NO_URLS_UNDER_HEADER = 'There are no profile URLs under the header: select the URLs, then try again.';
 
 export interface SheetBlock {
   sheet: SheetPort;
@@ -48,21 +50,14 @@ function targetRange(platform: Platform, request: RunRequest): SheetBlock & { no
   const selection = ss.selection();
   if (!selection)
     throw new Error('Select the cells with profile URLs (one column), then choose Find e-mails again.');
+  const { sheet, block } = selection;
   const notes: string[] = [];
   const rangeCount = selection.rangeCount();
-  if (rangeCount > 1) {
+  if (rangeCount > 1)
     notes.push(`${rangeCount} ranges are selected: using ${selection.a1()}, the last one selected.`);
-  }
-  if (selection.block.columns > 1) {
-    notes.push(
-      `Several columns are selected: using the first one (${columnLetters(selection.block.column)}).`,
-    );
-  }
-  return {
-    sheet: selection.sheet,
-    block: selection.block,
-    note: notes.length > 0 ? notes.join(' ') : undefined,
-  };
+  if (block.columns > 1)
+    notes.push(`Several columns are selected: using the first one (${columnLetters(block.column)}).`);
+  return { sheet, block, note: notes.length > 0 ? notes.join(' ') : undefined };
 }
 
 function lastRunBlock(job: Job): CellBlock {
@@ -102,13 +97,7 @@ export function readColumn(
   while (firstRow <= bottom && !filled(firstRow)) firstRow++;
   let lastRow = bottom;
   while (lastRow >= firstRow && !filled(lastRow)) lastRow--;
-  if (firstRow > lastRow) {
-    throw new Error(
-      headerRow === null
-        ? EMPTY_SELECTION
-        : 'There are no profile URLs under the header: select the URLs, then try again.',
-    );
-  }
+  if (firstRow > lastRow) throw new Error(headerRow === null ? EMPTY_SELECTION : NO_URLS_UNDER_HEADER);
   return {
     sheetName: sheet.name(),
     urlColumn,
@@ -124,6 +113,74 @@ export function readColumn(
 
 export function blocksOn(platform: Platform, sheet: SheetPort): Block[] {
   return placedOn(readBlocks(platform.documentProperties()), sheet).placed;
+}
+
+export type ColumnPlanner = (read: ColumnRead, chosen?: PlacementKind) => RunPlan;
+
+/**
+ * How every run (the sidebar's and the watch's) prices a column read, the store read once per profile.
+ * `startAtOnceUnder`: runs under this many credits start without their plan (null: every run shows it first).
+ */
+export function columnPlanner(
+  platform: Platform,
+  settings: Settings,
+  request: Pick<RunRequest, 'mode' | 'includeUnprocessable' | 'recheck' | 'placement'>,
+  startAtOnceUnder: number | null,
+): ColumnPlanner {
+  const options = {
+    mode: request.mode ?? 'all',
+    includeUnprocessable: request.includeUnprocessable === true,
+    recheck: request.recheck === true,
+    extraFields: settings.extraFields,
+    startAtOnceUnder,
+    hosts: platform.config().networkHosts,
+  };
+  const store = storeOf(platform);
+  const stored = rememberingStore((keys) => store.getMany(keys));
+  return (read, chosen = request.placement) => planRun(read, { ...options, chosen }, stored);
+}
+
+/** Halving reads each key from the store once. */
+export function rememberingStore(
+  stored: (keys: string[]) => Map<string, LookupResult>,
+): (keys: string[]) => Map<string, LookupResult> {
+  const known = new Map<string, LookupResult | null>();
+  return (keys) => {
+    const unknown = keys.filter((key) => !known.has(key));
+    if (unknown.length > 0) {
+      const found = stored(unknown);
+      for (const key of unknown) known.set(key, found.get(key) ?? null);
+    }
+    const answer = new Map<string, LookupResult>();
+    for (const key of keys) {
+      const result = known.get(key);
+      if (result) answer.set(key, result);
+    }
+    return answer;
+  };
+}
+
+/** "Try 10 rows first": a run over the rows of a range's first few new profiles only. */
+export function firstRowsOf(read: ColumnRead, count: number): ColumnRead {
+  return { ...read, lastRow: read.firstRow + count - 1, rows: read.rows.slice(0, count) };
+}
+
+/** The shortest first rows holding `profiles` new profiles, by halving; undefined when that is the whole range. */
+export function trialRead(
+  read: ColumnRead,
+  planOf: (read: ColumnRead) => RunPlan,
+  profiles: number,
+  whole: RunPlan,
+): ColumnRead | undefined {
+  if (whole.newProfiles <= profiles) return undefined;
+  let low = 1;
+  let high = read.rows.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (planOf(firstRowsOf(read, middle)).newProfiles >= profiles) high = middle;
+    else low = middle + 1;
+  }
+  return firstRowsOf(read, low);
 }
 
 /** Throws (with the reason) when there is nothing to plan. */
@@ -156,34 +213,21 @@ export function parseRunRequest(raw: unknown): RunRequest {
     includeUnprocessable: record.includeUnprocessable === true,
     recheck: record.recheck === true,
   };
-  if (['reuse', 'insert', 'right', 'extend'].includes(String(record.placement))) {
+  if (['reuse', 'insert', 'right', 'extend'].includes(String(record.placement)))
     request.placement = record.placement as PlacementKind;
-  }
   if (record.trial === true || record.trial === TRIAL_PROFILES) request.trial = TRIAL_PROFILES;
   const target = parseTarget(record.target);
   if (target) request.target = target;
-  if (typeof record.confirmedCredits === 'number' && record.confirmedCredits >= 0) {
+  if (typeof record.confirmedCredits === 'number' && record.confirmedCredits >= 0)
     request.confirmedCredits = record.confirmedCredits;
-  }
   return request;
 }
 
 function parseTarget(raw: unknown): RunTarget | undefined {
-  if (!raw || typeof raw !== 'object') return undefined;
-  const record = raw as Record<string, unknown>;
-  const whole = (value: unknown, min: number) =>
-    typeof value === 'number' && Number.isInteger(value) && value >= min;
-  if (
-    !whole(record.sheetId, 0) ||
-    !whole(record.column, 1) ||
-    !whole(record.row, 1) ||
-    !whole(record.rows, 1)
-  )
-    return undefined;
-  return {
-    sheetId: record.sheetId as number,
-    column: record.column as number,
-    row: record.row as number,
-    rows: record.rows as number,
-  };
+  const record = isRecord(raw) ? raw : {};
+  const whole = (key: keyof RunTarget, min: number) =>
+    typeof record[key] === 'number' && Number.isInteger(record[key]) && record[key] >= min;
+  if (!whole('sheetId', 0) || !whole('column', 1) || !whole('row', 1) || !whole('rows', 1)) return undefined;
+  const { sheetId, column, row, rows } = record as unknown as RunTarget;
+  return { sheetId, column, row, rows };
 }

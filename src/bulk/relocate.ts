@@ -1,25 +1,26 @@
 /** Inserted or deleted rows and columns move the job: the sheet's size tells that, the end cells and header where. */
 import { CELL } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
-import { readJobCells } from './columns';
 import type { Job } from './job';
-import { cellHash } from './rowCells';
+import { cellHash, readJobCells } from './rowCells';
 
-export type Frame = Pick<
-  Job,
-  | 'sheetId'
-  | 'urlColumn'
-  | 'outputColumn'
-  | 'extraFields'
-  | 'headerRow'
-  | 'firstRow'
-  | 'lastRow'
-  | 'maxRows'
-  | 'maxColumns'
-  | 'topValue'
-  | 'bottomValue'
-  | 'headerTexts'
->;
+/** What a job's frame holds: where its cells are, and what tells where they went. */
+export const FRAME_FIELDS = [
+  'sheetId',
+  'urlColumn',
+  'outputColumn',
+  'extraFields',
+  'headerRow',
+  'firstRow',
+  'lastRow',
+  'maxRows',
+  'maxColumns',
+  'topValue',
+  'bottomValue',
+  'headerTexts',
+] as const;
+
+export type Frame = Pick<Job, (typeof FRAME_FIELDS)[number]>;
 
 type Placed = Frame & { cursor?: number };
 

@@ -1,8 +1,50 @@
-/** What a row's cells say. Pure. A row read from the sheet: the URL cell, then the output cells (offsets in CELL). */
-import { CELL, OUT, STATUS } from '../core/cells';
+/** What a row's cells say (pure), and reading them: the URL cell, then the output cells (offsets in CELL). */
+import type { ResultKind } from '../api';
+import { CELL, OUT, STATUS, textColumnOffsets } from '../core/cells';
 import { stableHash } from '../core/hash';
 import { ADDON_NAME } from '../core/product';
+import type { CellBlock, SheetPort } from '../core/sheet';
 import { looksLikeUrl } from '../core/url';
+import type { Job } from './job';
+
+/** `count` rows from `row`: the URL cell, then `width - 1` output cells (columns between the two are left out). */
+export function readJobCells(
+  sheet: SheetPort,
+  job: Pick<Job, 'urlColumn' | 'outputColumn'>,
+  row: number,
+  count: number,
+  width: number,
+  formulas = false,
+): unknown[][] {
+  if (count <= 0) return [];
+  const gap = Math.max(0, job.outputColumn - job.urlColumn - 1);
+  const block = { row, column: job.urlColumn, rows: count, columns: width + gap };
+  let values: unknown[][];
+  if (formulas) {
+    const read = sheet.valuesAndFormulas(block);
+    values = withFormulaCells(read.values, read.formulas);
+  } else values = sheet.values(block);
+  return gap === 0 ? values : values.map((cells) => [cells[0], ...cells.slice(1 + gap)]);
+}
+
+/** `rows` rows from `row` of the `outputs` output cells from `outputColumn` that hold plain text (not Catch-all). */
+export function textCells(row: number, rows: number, outputColumn: number, outputs: number): CellBlock[] {
+  return textColumnOffsets(outputs).map((offset) => ({
+    row,
+    column: outputColumn + offset,
+    rows,
+    columns: 1,
+  }));
+}
+
+/** The job's whole range. */
+export function readJobRange(
+  sheet: SheetPort,
+  job: Pick<Job, 'urlColumn' | 'outputColumn' | 'firstRow' | 'lastRow'>,
+  width: number,
+): unknown[][] {
+  return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, width);
+}
 
 /** A date by its time, so equal dates compare equal. */
 export function cellText(value: unknown): string {
@@ -30,17 +72,18 @@ export function isBlank(value: unknown): boolean {
   return value === '' || value === null || value === undefined;
 }
 
-const NO_ADDRESS_STATUSES: string[] = [
-  STATUS.notFound,
-  STATUS.unprocessable,
-  STATUS.invalidUrl,
-  STATUS.error,
-];
+/** The add-on's markers of a row without an address, with the kind of outcome each counts as (./outcomes.ts). */
+export const STATUS_KINDS = new Map<string, ResultKind>([
+  [STATUS.notFound, 'noAddress'],
+  [STATUS.unprocessable, 'unprocessable'],
+  [STATUS.invalidUrl, 'notProfile'],
+  [STATUS.error, 'error'],
+]);
 
 /** One of the add-on's markers, or the service's `email_status` (an upper-case word) beside an address. */
 export function isOwnStatus(value: unknown, email: unknown): boolean {
   if (typeof value !== 'string') return false;
-  if (NO_ADDRESS_STATUSES.includes(value)) return true;
+  if (STATUS_KINDS.has(value)) return true;
   return /^[A-Z][A-Z_]{1,30}$/.test(value) && typeof email === 'string' && /^[^\s@]+@[^\s@]+$/.test(email);
 }
 
@@ -51,7 +94,7 @@ export function isAddonOutput(output: unknown[]): boolean {
   if (!isOwnStatus(status, output[OUT.email])) return false;
   if (!(isBlank(catchAll) || typeof catchAll === 'boolean')) return false;
   const note = cellText(output[OUT.note]);
-  if (!NO_ADDRESS_STATUSES.includes(String(status))) return note === '';
+  if (!STATUS_KINDS.has(String(status))) return note === '';
   return ADDON_NOTES.some((pattern) => pattern.test(note));
 }
 

@@ -15,9 +15,8 @@ export function planRows(rows: unknown[][], scope: RunScope, pass: number, hosts
     const input = parseProfileInput(row[CELL.url], hosts);
     if (input.kind === 'empty') return { action: 'blank' };
     if (!scope.touchesRow(row, pass)) return { action: 'keep' };
-    if (input.kind === 'invalid') {
+    if (input.kind === 'invalid')
       return { action: 'invalid', reason: input.reason, sent: String(row[CELL.url]) };
-    }
     return { action: 'lookup', sent: input.sent, key: input.key };
   });
 }

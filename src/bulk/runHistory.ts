@@ -1,24 +1,18 @@
-/** An ended run's summary, the spreadsheet's last runs, and selecting the first failed row. */
-import type { RunHistory, RunSummary } from '../api';
+/** A run's summary (counters that do not overlap, ./outcomes.ts; its working time), the last runs, the first failed row. */
+import type { KindCounts, RunHistory, RunReason, RunSummary } from '../api';
 import { columnLetters } from '../core/a1';
 import { CELL, outputHeaders } from '../core/cells';
+import { HISTORY_LENGTH } from '../core/limits';
 import type { Platform } from '../core/ports';
 import { RUN_HISTORY_PROPERTY } from '../core/propertyNames';
-import { FAILED_KINDS } from '../core/runWords';
-import type { SheetPort } from '../core/sheet';
+import { FAILED_KINDS, RESULT_KINDS } from '../core/runWords';
 import { checkedRecord, type FieldSpecs, parseStored } from '../core/storedJson';
-import { readJobCells } from './columns';
 import type { Job } from './job';
 import { loadJob } from './jobStore';
 import { kindOfStatus } from './outcomes';
-import { cellText } from './rowCells';
-import { addToHistory, summaryOf } from './runSummary';
+import { cellText, readJobRange } from './rowCells';
 
 const ENDED = ['done', 'cancelled'];
-
-function sheetOf(platform: Platform, job: Job): SheetPort | undefined {
-  return platform.spreadsheet().sheetById(job.sheetId);
-}
 
 const SUMMARY_FIELDS: FieldSpecs<RunSummary> = {
   id: 'string',
@@ -51,20 +45,69 @@ function readHistory(platform: Platform): RunSummary[] {
   return history.flatMap((entry) => checkedRecord<RunSummary>(entry, SUMMARY_FIELDS) ?? []);
 }
 
-/** URL, Email, Email status. */
-function jobRows(platform: Platform, job: Job): unknown[][] {
-  const sheet = sheetOf(platform, job);
-  if (!sheet || job.lastRow < job.firstRow) return [];
-  return readJobCells(sheet, job, job.firstRow, job.lastRow - job.firstRow + 1, CELL.status + 1);
-}
-
 export function summarize(job: Job): RunSummary {
   const column = columnLetters(job.urlColumn);
-  const summary = summaryOf(
-    job,
-    job.origin === 'watch' ? `${column}:${column}` : `${column}${job.firstRow}:${column}${job.lastRow}`,
-  );
-  return job.origin === 'watch' ? { ...summary, alreadyDone: 0 } : summary;
+  const watch = job.origin === 'watch';
+  const kinds = {} as KindCounts;
+  for (const kind of RESULT_KINDS) kinds[kind] = job.counts[kind];
+  const endedAt = job.updatedAt;
+  const waited: Partial<Record<RunReason, number>> = { ...job.waited };
+  if (job.haltedSince !== undefined) {
+    const why = job.reason ?? 'user';
+    waited[why] = (waited[why] ?? 0) + Math.max(0, endedAt - job.haltedSince);
+  }
+  const waitedMs = Object.values(waited).reduce((sum, ms) => sum + (ms ?? 0), 0);
+  return {
+    id: job.id,
+    state: job.state,
+    retry: Boolean(job.redo),
+    sheetName: job.sheetName,
+    range: watch ? `${column}:${column}` : `${column}${job.firstRow}:${column}${job.lastRow}`,
+    ...kinds,
+    alreadyDone: watch ? 0 : job.counts.alreadyDone,
+    creditsSpent: job.counts.creditsUsed,
+    creditsMaybeLost: job.counts.creditsMaybeLost ?? 0,
+    ...(job.counts.lookupsFound === undefined ? {} : { lookupsFound: job.counts.lookupsFound }),
+    startedAt: job.startedAt,
+    endedAt,
+    durationMs: Math.max(0, endedAt - job.startedAt - waitedMs),
+    waited,
+    ...(watch ? { origin: 'watch' as const, runs: 1 } : {}),
+  };
+}
+
+/** People's last HISTORY_LENGTH runs, and one line summing the watch's runs of the day (it never pushes them out). */
+export function addToHistory(
+  history: RunSummary[],
+  summary: RunSummary,
+  dayOf: (ms: number) => string,
+): RunSummary[] {
+  let entry = summary;
+  const earlier = history.filter((old) => old.id !== summary.id);
+  if (summary.origin === 'watch') {
+    const day = dayOf(summary.endedAt);
+    const today = earlier.find((old) => old.origin === 'watch' && dayOf(old.endedAt) === day);
+    if (today) entry = sumWatchRuns(today, summary);
+  }
+  const all = [entry, ...earlier.filter((old) => !(entry.origin === 'watch' && old.origin === 'watch'))];
+  const people = all.filter((old) => old.origin !== 'watch').slice(0, HISTORY_LENGTH);
+  const watch = all.find((old) => old.origin === 'watch');
+  return all.filter((old) => old === watch || people.includes(old));
+}
+
+function sumWatchRuns(day: RunSummary, run: RunSummary): RunSummary {
+  const sum = { ...run };
+  for (const kind of RESULT_KINDS) sum[kind] = day[kind] + run[kind];
+  sum.alreadyDone = 0;
+  sum.creditsSpent = day.creditsSpent + run.creditsSpent;
+  sum.creditsMaybeLost = day.creditsMaybeLost + run.creditsMaybeLost;
+  if (day.lookupsFound !== undefined && run.lookupsFound !== undefined)
+    sum.lookupsFound = day.lookupsFound + run.lookupsFound;
+  else delete sum.lookupsFound;
+  sum.startedAt = day.startedAt;
+  sum.durationMs = day.durationMs + run.durationMs;
+  sum.runs = (day.runs ?? 1) + (run.runs ?? 1);
+  return sum;
 }
 
 /** Once per run. Call it holding the document lock. */
@@ -85,18 +128,16 @@ export function recordRun(platform: Platform, job: Job): RunSummary | null {
 
 /** The last run is recorded the first time it is asked for after it ended. */
 export function getRunHistory(platform: Platform): RunHistory {
-  const job = loadJob(platform);
-  if (job && ENDED.includes(job.state) && !readHistory(platform).some((entry) => entry.id === job.id)) {
+  const stored = loadJob(platform);
+  const job = stored && ENDED.includes(stored.state) ? stored : null;
+  if (job && !readHistory(platform).some((entry) => entry.id === job.id)) {
     // Cancelled while a slice works: its counts arrive when it saves (the summary is recorded after that).
-    if (job.leaseUntil > platform.clock.now())
-      return { last: summarize(job), history: readHistory(platform) };
-    const last = platform.lock.with(() => recordRun(platform, job));
+    const busy = job.leaseUntil > platform.clock.now();
+    const last = busy ? summarize(job) : platform.lock.with(() => recordRun(platform, job));
     return { last, history: readHistory(platform) };
   }
   const history = readHistory(platform);
-  const last =
-    job && ENDED.includes(job.state) ? (history.find((entry) => entry.id === job.id) ?? null) : null;
-  return { last, history };
+  return { last: job ? (history.find((entry) => entry.id === job.id) ?? null) : null, history };
 }
 
 const failed = (row: unknown[]): boolean => {
@@ -106,9 +147,10 @@ const failed = (row: unknown[]): boolean => {
 
 export function selectFirstFailedRow(platform: Platform): string {
   const job = loadJob(platform);
-  const sheet = job && sheetOf(platform, job);
+  const sheet = job && platform.spreadsheet().sheetById(job.sheetId);
   if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
-  const rows = jobRows(platform, job);
+  // URL, Email, Email status.
+  const rows = readJobRange(sheet, job, CELL.status + 1);
   const index = rows.findIndex(failed);
   if (index < 0) return 'No row of the last run failed.';
   const row = job.firstRow + index;

@@ -15,11 +15,6 @@ export interface RunScopeSettings {
   newRowsOnly?: boolean;
 }
 
-export function redoStatuses(mode: RunMode, includeUnprocessable: boolean): string[] | null {
-  if (mode !== 'retry') return null;
-  return includeUnprocessable ? [STATUS.error, STATUS.unprocessable] : [STATUS.error];
-}
-
 export function readsOutput(kind: PlacementKind): boolean {
   return kind !== 'insert';
 }
@@ -41,8 +36,9 @@ export class RunScope {
     run: { mode: RunMode; includeUnprocessable: boolean; recheck: boolean },
     placement: PlacementKind,
   ): RunScope {
+    const failed = run.includeUnprocessable ? [STATUS.error, STATUS.unprocessable] : [STATUS.error];
     return new RunScope({
-      redo: redoStatuses(run.mode, run.includeUnprocessable),
+      redo: run.mode === 'retry' ? failed : null,
       recheck: run.mode === 'all' && run.recheck,
       readsOutput: readsOutput(placement),
       newRowsOnly: run.mode === 'new',

@@ -5,7 +5,9 @@
  * claimed in a sending record, all in one write with the job. The batch goes out with the lock free.
  */
 import type { Progress } from '../api';
-import { CELL, outputHeaders } from '../core/cells';
+import { columnLetters } from '../core/a1';
+import { CELL } from '../core/cells';
+import { stableHash } from '../core/hash';
 import {
   DEFAULT_SLICES,
   DEFAULT_STEP_BUDGET_MS,
@@ -26,18 +28,17 @@ import type { NetworkHosts } from '../core/url';
 import { redactKey } from '../lookup/apiKey';
 import { observe, type Pace } from '../lookup/pace';
 import { serviceError } from '../lookup/result';
-import { type Claim, claim, type KeepsStored, type Report, sendClaimed } from '../store/send';
+import type { ChargeContext } from '../store/credits';
+import { type Claim, claim, type Report, sendClaimed } from '../store/send';
 import { type Store, storeOf } from '../store/store';
-import { inRanges } from './blocks';
-import { readJobCells } from './columns';
-import { finalCounts } from './counting';
+import { inRanges, widthOf } from './blocks';
 import { countsShown, idleProgress, type Job, mayDrive, progressOf, type WindowLease } from './job';
-import { cancelledMessage, type HaltReason, transition } from './jobMachine';
+import { cancelledMessage, type Halt, haltOf, transition } from './jobMachine';
 import { loadJob, parseJob, updateJob } from './jobStore';
+import { addFolded, finalCounts } from './outcomes';
 import { COLUMNS_MOVED, noteEnds, relocate } from './relocate';
+import { readJobCells, readJobRange } from './rowCells';
 import { firstWithoutStatus, writtenResults } from './rowPlan';
-import { runCharges } from './runCharges';
-import { haltOf } from './runHalt';
 import { RunScope } from './runScope';
 import { type PlannedWindow, planWindow, type RowAnswer, writeWindow } from './window';
 
@@ -66,9 +67,8 @@ interface Setup {
   endpoint: string;
   /** ENRICH_BATCH_SIZE: the requests of every batch, fixed. */
   batchSize?: number;
-  /** The most requests of one fetchAll, and the most slices at once. */
-  batchCap: number;
-  slices: number;
+  /** The most requests of one fetchAll, times the most slices at once. */
+  cap: number;
   written?: Map<string, unknown[]>;
 }
 
@@ -104,13 +104,10 @@ export function processSlice(
   maxBudgetMs = Number.POSITIVE_INFINITY,
   maxWindows = Number.POSITIVE_INFINITY,
 ): Progress {
-  try {
+  return quotaPaused(() => {
     const job = runSlice(platform, jobId, runnerId, maxBudgetMs, maxWindows);
     return withSlices(platform, progressOf(job, { runnerId, now: platform.clock.now() }), job);
-  } catch (error) {
-    if (isPropertiesQuotaError(error)) return quotaPaused(error);
-    throw error;
-  }
+  });
 }
 
 /** Start's or Resume's answer: a run of one batch is done in a short slice of the call itself; more, by the sidebar. */
@@ -128,18 +125,22 @@ export function openingSlice(
 /** The slices the starter's sidebar drives at once: BULK_SLICES, no more than the windows left to lease. */
 export function withSlices(platform: Platform, progress: Progress, job?: Job | null): Progress {
   if (progress.state !== 'running' || progress.readOnly || !job) return progress;
-  const now = platform.clock.now();
   const share = Math.max(1, shareOf(platform, job.pace));
-  const working = liveWindows(job, now).length;
-  const free = (job.windows ?? []).filter((window) => window.until <= now).length;
+  // Windows held or given back, and the rows never leased.
+  const windows = (job.windows ?? []).length;
   const unleased = Math.ceil(Math.max(0, job.lastRow - job.cursor + 1) / share);
-  return { ...progress, slices: Math.max(1, Math.min(mostSlices(platform), working + free + unleased)) };
+  return { ...progress, slices: Math.max(1, Math.min(mostSlices(platform), windows + unleased)) };
 }
 
-/** The run cannot read or save its state now (Apps Script's properties quota): it waits, nothing is lost. */
-export function quotaPaused(error: unknown): Progress {
-  const message = `Paused: ${propertiesQuotaMessage(error)} Results already written stay; the run goes on when you Resume after the limit resets.`;
-  return { ...idleProgress(message), state: 'paused', reason: 'quota' };
+/** `work`, unless the run cannot read or save its state (Apps Script's properties quota): then it waits, nothing lost. */
+export function quotaPaused(work: () => Progress): Progress {
+  try {
+    return work();
+  } catch (error) {
+    if (!isPropertiesQuotaError(error)) throw error;
+    const message = `Paused: ${propertiesQuotaMessage(error)} Results already written stay; the run goes on when you Resume after the limit resets.`;
+    return { ...idleProgress(message), state: 'paused', reason: 'quota' };
+  }
 }
 
 /**
@@ -162,22 +163,16 @@ function runSlice(
   const started = platform.clock.now();
   const job = loadJob(platform);
   if (!job || job.id !== jobId || job.state !== 'running') return job;
+  const halt = (why: Halt) => haltJob(platform, jobId, why);
   const apiKey = platform.settings.apiKey();
   if (!apiKey)
-    return haltJob(
-      platform,
-      jobId,
-      haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })),
-    );
+    return halt(haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })));
   const config = platform.config();
-  if (!config.endpoint.ok)
-    return haltJob(platform, jobId, { reason: 'configuration', message: config.endpoint.message });
+  if (!config.endpoint.ok) return halt({ reason: 'configuration', message: config.endpoint.message });
   const ss = platform.spreadsheetOrNull();
   const sheet = ss?.sheetById(job.sheetId);
   if (!sheet)
-    return haltJob(
-      platform,
-      jobId,
+    return halt(
       ss
         ? { reason: 'sheet_missing', message: `The sheet "${job.sheetName}" no longer exists.` }
         : { reason: 'no_spreadsheet', message: 'Waiting for the spreadsheet to be open.' },
@@ -191,24 +186,21 @@ function runSlice(
     until: started + LEASE_MS,
     deadline: started + Math.min(config.stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS, maxBudgetMs),
     sheet,
-    width: 1 + outputHeaders(job.extraFields).length,
+    width: widthOf(job),
     hosts: config.networkHosts,
     apiKey,
     endpoint: config.endpoint.endpoint,
     batchSize: config.batchSize && Math.min(MAX_BATCH_SIZE, config.batchSize),
-    batchCap: config.maxConcurrency,
-    slices: mostSlices(platform),
+    cap: config.maxConcurrency * mostSlices(platform),
   };
   try {
     return holdAndSend(setup, maxWindows) ?? job;
   } catch (error) {
     if (isPropertiesQuotaError(error)) throw error;
     const text = redactKey(withoutStop(error instanceof Error ? error.message : String(error)), apiKey);
+    const message = `Paused after an unexpected error: ${text}. Resume to retry.`;
     try {
-      return haltJob(platform, jobId, {
-        reason: 'error',
-        message: `Paused after an unexpected error: ${text}. Resume to retry.`,
-      });
+      return halt({ reason: 'error', message });
     } catch {
       return loadJob(platform);
     }
@@ -263,22 +255,18 @@ function sendLeased(setup: Setup, leased: Leased): Sent {
     endpoint: setup.endpoint,
     pace: leased.pace,
     share: leased.share,
-    cap: setup.batchCap * setup.slices,
+    cap: setup.cap,
     deadline: setup.deadline,
     firstGoes: true,
     beforeBatch: () => {
-      const job = parseJob(platform.documentProperties().getProperty(JOB_PROPERTY));
+      const job = loadJob(platform);
       return job?.id === setup.jobId && job.state === 'running' ? undefined : stop;
     },
   });
   return { ...leased, report };
 }
 
-function haltJob(
-  platform: Platform,
-  jobId: string,
-  halt: { reason: HaltReason; message: string },
-): Job | null {
+function haltJob(platform: Platform, jobId: string, halt: Halt): Job | null {
   return updateJob(platform, (stored) => {
     if (!stored || stored.id !== jobId) return stored;
     const now = platform.clock.now();
@@ -295,9 +283,7 @@ function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold 
     const job = parseJob(read[JOB_PROPERTY]);
     const mine = job && folded.byRun.get(job.id);
     if (!job || !mine) return {} as Record<string, string>;
-    job.counts.creditsUsed += mine.used;
-    job.counts.lookupsFound = (job.counts.lookupsFound ?? 0) + mine.found;
-    job.counts.creditsMaybeLost += mine.lost;
+    addFolded(job.counts, mine);
     return { [JOB_PROPERTY]: JSON.stringify(job) };
   });
   const job = parseJob(all[JOB_PROPERTY]);
@@ -331,16 +317,15 @@ function writeSent(setup: Setup, job: Job, sent: Sent, all: Record<string, strin
   const { report, claimed } = sent;
   if (!setup.batchSize) {
     let pace = job.pace ?? { size: PACE_START };
-    for (const seen of report.seen) pace = observe(pace, seen, sent.share, setup.batchCap * setup.slices);
+    for (const seen of report.seen) pace = observe(pace, seen, sent.share, setup.cap);
     job.pace = pace;
   }
-  const scope = RunScope.ofJob(job);
   const rows = readJobCells(setup.sheet, job, sent.window.from, sent.window.plans.length, setup.width, true);
   // Profiles another execution was looking up when the window was planned: their answers, stored by now.
   const elsewhere = [...claimed.elsewhere.keys()];
   const late = elsewhere.length > 0 ? knownAnswers(setup, job, elsewhere, all) : new Map<string, RowAnswer>();
   const written = writeWindow(setup.sheet, job, sent.window, rows, {
-    scope,
+    scope: RunScope.ofJob(job),
     hosts: setup.hosts,
     width: setup.width,
     counts: job.counts,
@@ -350,12 +335,9 @@ function writeSent(setup: Setup, job: Job, sent: Sent, all: Record<string, strin
       const stored = claimed.stored.get(key);
       return stored ? { outcome: stored } : (sent.window.known.get(key) ?? late.get(key));
     },
-    waits: (key) => claimed.elsewhere.has(key),
   });
-  job.windows = (job.windows ?? []).filter((window) => window.token !== setup.token);
-  for (const rows of written.left) job.windows.push({ from: rows.from, to: rows.to, token: '', until: 0 });
-  job.windows.sort((a, b) => a.from - b.from);
-  job.leaseUntil = leaseEnd(job, now);
+  const given = written.left.map((run) => ({ ...run, token: '', until: 0 }));
+  setWindows(job, [...(job.windows ?? []).filter((window) => window.token !== setup.token), ...given], now);
   if (report.halt && written.left.length > 0) apply(job, { type: 'halt', ...haltOf(report.halt) }, now);
 }
 
@@ -372,7 +354,7 @@ function knownAnswers(
     if (scope.keepsStored(cached.result, cached.savedAt >= job.startedAt))
       answers.set(key, { outcome: cached.result });
   if (!scope.copiesWritten(job.pass) || (job.pass === 1 && !job.hasDuplicates)) return answers;
-  setup.written ??= writtenResults(readRange(setup, job, setup.width), setup.hosts);
+  setup.written ??= writtenResults(readJobRange(setup.sheet, job, setup.width), setup.hosts);
   for (const key of keys) {
     const copy = setup.written.get(key);
     if (copy && !answers.has(key)) answers.set(key, { copy });
@@ -384,18 +366,31 @@ function apply(job: Job, event: Parameters<typeof transition>[1], now: number): 
   Object.assign(job, transition(job, event, now));
 }
 
-/** A re-check and a retry buy again some of the results stored before the run started. */
-function keepsStoredOf(job: Job): KeepsStored {
-  const scope = RunScope.ofJob(job);
-  return (result, savedAt) => scope.keepsStored(result, savedAt >= job.startedAt);
+/** A bulk run's line in the credits log (src/store/credits.ts). */
+export function runCharges(job: Job): ChargeContext {
+  const column = columnLetters(job.urlColumn);
+  const watch = job.origin === 'watch';
+  const rows = job.firstRow === job.lastRow ? `row ${job.firstRow}` : `rows ${job.firstRow}–${job.lastRow}`;
+  return {
+    source: watch ? 'watch' : 'run',
+    payer: job.ownerName || (watch ? "the watch's creator" : "the run's starter"),
+    // A hash: the runner id itself would let whoever reads the log drive the run.
+    payerId: job.ownerId ? stableHash(job.ownerId).slice(0, 8) : '',
+    where: watch
+      ? `watch ${job.id} · '${job.sheetName}'!${column} ${rows}`
+      : `run ${job.id} · '${job.sheetName}'!${column}${job.firstRow}:${column}${job.lastRow}`,
+    run: job.id,
+  };
 }
 
 function liveWindows(job: Pick<Job, 'windows'>, now: number): WindowLease[] {
   return (job.windows ?? []).filter((window) => window.until > now);
 }
 
-function leaseEnd(job: Pick<Job, 'windows'>, now: number): number {
-  return Math.max(0, ...liveWindows(job, now).map((window) => window.until));
+/** The windows sorted, and the end of the latest lease. */
+function setWindows(job: Job, windows: WindowLease[], now: number): void {
+  job.windows = windows.sort((a, b) => a.from - b.from);
+  job.leaseUntil = Math.max(0, ...liveWindows(job, now).map((window) => window.until));
 }
 
 /** What a slice would lease now: a free window (rows given back), else rows from the cursor, else the pass. */
@@ -427,8 +422,9 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
     const free = 'window' in next ? next.window : undefined;
     const from = free?.from ?? job.cursor;
     const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
+    const scope = RunScope.ofJob(job);
     const window = planWindow(readJobCells(setup.sheet, job, from, count, setup.width, true), from, {
-      scope: RunScope.ofJob(job),
+      scope,
       pass: job.pass,
       hosts: setup.hosts,
       share: free ? Number.POSITIVE_INFINITY : share,
@@ -442,18 +438,16 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
         wanted: window.wanted,
         payer: runCharges(job),
         until: setup.until,
-        keeps: keepsStoredOf(job),
+        // A re-check and a retry buy again some of the results stored before the run started.
+        keeps: (result, savedAt) => scope.keepsStored(result, savedAt >= job.startedAt),
         window: setup.token,
       },
       () => setup.platform.clock.now(),
     );
-    const windows = (job.windows ?? []).filter((held) => held.to < window.from || held.from > window.to);
-    job.windows = [
-      ...windows,
-      { from: window.from, to: window.to, token: setup.token, until: setup.until },
-    ].sort((a, b) => a.from - b.from);
+    const lease = { from: window.from, to: window.to, token: setup.token, until: setup.until };
+    const apart = (job.windows ?? []).filter((held) => held.to < lease.from || held.from > lease.to);
+    setWindows(job, [...apart, lease], now);
     if (window.to >= job.cursor) job.cursor = window.to + 1;
-    job.leaseUntil = leaseEnd(job, now);
     return { next: { window, claimed, share, pace: job.pace ?? { size: PACE_START } } };
   }
   return {};
@@ -489,7 +483,7 @@ function followSheet(setup: Setup, job: Job, now: number): boolean {
  * during the run, or were inserted): the next pass starts at the first, else the run is done (false).
  */
 function startNextPass(setup: Setup, job: Job, now: number): boolean {
-  const values = readRange(setup, job, Math.min(setup.width, CELL.status + 1));
+  const values = readJobRange(setup.sheet, job, Math.min(setup.width, CELL.status + 1));
   const pendingIndex = firstWithoutStatus(values);
   // Retry failed rows and a watch's run have one pass: rows without a status are not theirs to fill.
   if (pendingIndex < 0 || job.pass >= MAX_PASSES || job.redo) {
@@ -501,11 +495,6 @@ function startNextPass(setup: Setup, job: Job, now: number): boolean {
   job.cursor = job.firstRow + pendingIndex;
   setup.written = undefined;
   return true;
-}
-
-function readRange(setup: Setup, job: Job, width: number): unknown[][] {
-  const rows = job.lastRow - job.firstRow + 1;
-  return rows > 0 ? readJobCells(setup.sheet, job, job.firstRow, rows, width) : [];
 }
 
 /** The sheet's size is the job's frame: no row or column inserted or deleted since it was noted. */

@@ -4,20 +4,23 @@
  */
 
 import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
-import { CELL, outputHeaders, textColumnOffsets } from '../core/cells';
+import { CELL, outputHeaders } from '../core/cells';
 import type { Platform } from '../core/ports';
+import { KEY_SOURCE, SETTINGS_PATH } from '../core/product';
+import { quoteService } from '../core/text';
 import { timeId } from '../core/timeId';
+import { redactKey } from '../lookup/apiKey';
 import { askAboutKey } from '../lookup/keyCheck';
+import type { KeyCheck } from '../lookup/result';
 import { storeOf } from '../store/store';
 import { frameOf, recordBlock } from './blocks';
-import { countSelection } from './counting';
 import { idleProgress, type Job, mayDrive, notYourRun, progressOf, type Viewer } from './job';
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
+import { addFolded, countSelection } from './outcomes';
 import { type PlannedRun, planFor } from './plan';
-import { cellHash } from './rowCells';
+import { cellHash, textCells } from './rowCells';
 import { recordRun } from './runHistory';
-import { checkKeyForRun } from './runKeyCheck';
 import { RunScope, readsOutput } from './runScope';
 import { openingSlice, PACE_START } from './slice';
 
@@ -49,7 +52,7 @@ function startFromMenu(platform: Platform, request: RunRequest): Progress {
  * What starting a run found under the lock: a run under way, a run created, a plan that waits for the user, or a
  * plan that may start once the starter's key is checked.
  */
-export type StartOutcome =
+type StartOutcome =
   | { existing: Job }
   | { created: Job; plan: RunPlan }
   | { plan: RunPlan }
@@ -68,11 +71,10 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
     // The plan may start: the starter's key first (one free key check, outside the lock; no request when none is
     // saved), so a key the service refuses leaves the sheet as it was, with no header, column or job. A run that
     // will send no lookup (its rows known, or all waiting) needs no key and sends nothing.
-    const keyCheck =
+    const keyRefusal =
       ready.plan.credits > 0
-        ? checkKeyForRun(then, platform.settings.apiKey(), (key) => askAboutKey(platform, key))
-        : {};
-    const keyRefusal = keyCheck.refusal;
+        ? checkKeyForRun(then, platform.settings.apiKey(), (key) => askAboutKey(platform, key)).refusal
+        : undefined;
     if (keyRefusal)
       return { plan: ready.plan, started: false, progress: idleProgress(keyRefusal), keyRefusal };
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
@@ -80,22 +82,15 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
   }
   if ('existing' in outcome)
     return alreadyUnderWay(outcome.existing, { runnerId: viewerId, now: clock.now() });
+  const { plan } = outcome;
   if (!('created' in outcome)) {
-    const plan = 'ready' in outcome ? outcome.ready.plan : outcome.plan;
-    return {
-      plan,
-      started: false,
-      progress: idleProgress(plan.refusal ?? 'Check the plan in the sidebar, then start the run.'),
-    };
+    const message = plan.refusal ?? 'Check the plan in the sidebar, then start the run.';
+    return { plan, started: false, progress: idleProgress(message) };
   }
   const { created } = outcome;
   // A run of one batch's lookups is done in a short first slice; a longer one is driven by the sidebar, open now,
   // from Start's answer (no trigger: none is needed).
-  return {
-    plan: outcome.plan,
-    started: true,
-    progress: openingSlice(platform, created, created.ownerId, outcome.plan.credits),
-  };
+  return { plan, started: true, progress: openingSlice(platform, created, created.ownerId, plan.credits) };
 }
 
 /** Holding the document lock: the plan, unless a run is under way; `ready` when nothing more is asked of the user. */
@@ -122,28 +117,24 @@ export function createUnderLock(
   viewerId: string | null,
   origin?: Job['origin'],
   ownerName?: string,
-): StartOutcome {
+): Extract<StartOutcome, { existing: Job } | { created: Job }> {
   const stored = loadJob(platform);
   if (stored && isActive(stored.state)) return { existing: stored };
   // The finished run this one replaces goes into the history first, with what its slices left to fold (a slice
   // killed at the service), and its cells into the add-on's blocks.
   if (stored) {
     const mine = storeOf(platform).fold(undefined, true).folded.byRun.get(stored.id);
-    if (mine) {
-      stored.counts.creditsUsed += mine.used;
-      stored.counts.lookupsFound = (stored.counts.lookupsFound ?? 0) + mine.found;
-      stored.counts.creditsMaybeLost += mine.lost;
-    }
+    if (mine) addFolded(stored.counts, mine);
     recordRun(platform, stored);
     recordBlock(platform, frameOf(stored));
   }
   // The run belongs to whoever starts it: their id goes into the job, and only their executions drive it.
   const owner = { id: viewerId ?? platform.runner.ensureId(), name: ownerName || platform.runner.email() };
-  const { job: created, prepareSheet } = createJob(platform, planned, owner, origin);
+  const created = createJob(platform, planned, owner, origin);
   // The job's state is saved first: if it cannot be, the sheet is left untouched.
   saveJob(platform, created);
   try {
-    prepareSheet();
+    prepareSheet(planned);
   } catch (error) {
     deleteJob(platform);
     throw error;
@@ -161,28 +152,18 @@ function alreadyUnderWay(existing: Job, viewer: Viewer): RunStart {
 }
 
 /** Inserts output columns where the plan says; plain-text format; the titles. */
-function prepareSheetFor(planned: PlannedRun): () => void {
-  const { sheet, read, settings } = planned;
-  const { placement } = planned.plan;
+function prepareSheet({ sheet, read, settings, plan }: PlannedRun): void {
+  const { placement } = plan;
   const titles = outputHeaders(settings.extraFields);
-  return () => {
-    // Never overwrite the user's data: the plan inserts columns, or uses empty ones further right.
-    if (placement.insertAfter !== null && placement.insertCount > 0)
-      sheet.insertColumnsAfter(placement.insertAfter, placement.insertCount);
-    // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
-    // The Catch-all column keeps real booleans.
-    const rows = read.lastRow - read.firstRow + 1;
-    sheet.formatAsText(
-      textColumnOffsets(titles.length).map((offset) => ({
-        row: read.firstRow,
-        column: placement.outputColumn + offset,
-        rows,
-        columns: 1,
-      })),
-    );
-    if (read.headerRow !== null && settings.writeHeader)
-      sheet.write(read.headerRow, placement.outputColumn, [titles]);
-  };
+  // Never overwrite the user's data: the plan inserts columns, or uses empty ones further right.
+  if (placement.insertAfter !== null && placement.insertCount > 0)
+    sheet.insertColumnsAfter(placement.insertAfter, placement.insertCount);
+  // Service values are written as plain text so an address such as =HYPERLINK(...) can never become a formula.
+  // The Catch-all column keeps real booleans.
+  const rows = read.lastRow - read.firstRow + 1;
+  sheet.formatAsText(textCells(read.firstRow, rows, placement.outputColumn, titles.length));
+  if (read.headerRow !== null && settings.writeHeader)
+    sheet.write(read.headerRow, placement.outputColumn, [titles]);
 }
 
 /** A row as the job reads it: the URL cell, then the output cells where the plan puts them (empty if inserted). */
@@ -220,11 +201,10 @@ function createJob(
   planned: PlannedRun,
   owner: { id: string; name: string },
   origin?: Job['origin'],
-): { job: Job; prepareSheet: () => void } {
+): Job {
   const { plan, read, sheet, settings } = planned;
   const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
-  const redo = plan.redo ?? undefined;
   const scope = new RunScope({
     redo: plan.redo,
     recheck: plan.recheck,
@@ -234,6 +214,7 @@ function createJob(
   const { counts, hasDuplicates } = countSelection(dataRows, scope, platform.config().networkHosts);
   const titles = outputHeaders(settings.extraFields);
   const header = read.header ? jobCells(planned, read.header) : null;
+  const owned = plan.placement.kind === 'insert' ? [] : (read.owned.get(plan.placement.outputColumn) ?? []);
   const now = platform.clock.now();
   const idle: Job = {
     id: timeId(now, 1e6),
@@ -256,13 +237,7 @@ function createJob(
       ? [header[CELL.url], ...(settings.writeHeader ? titles : header.slice(CELL.email))].map(cellHash)
       : null,
     hasDuplicates,
-    owns:
-      plan.placement.kind === 'insert'
-        ? []
-        : [...(read.owned.get(plan.placement.outputColumn) ?? [])].map(([first, last]): [number, number] => [
-            first,
-            last,
-          ]),
+    owns: owned.map(([first, last]): [number, number] => [first, last]),
     state: 'idle',
     message: plan.note ?? 'Starting…',
     counts,
@@ -275,7 +250,28 @@ function createJob(
     ownerName: owner.name,
     pace: { size: PACE_START },
   };
-  if (redo) idle.redo = redo;
+  if (plan.redo) idle.redo = plan.redo;
   if (origin) idle.origin = origin;
-  return { job: transition(idle, { type: 'start' }, now), prepareSheet: prepareSheetFor(planned) };
+  return transition(idle, { type: 'start' }, now);
+}
+
+/** Refuses a missing key or a 401 from one free check (`ask`); any other answer lets the run start. Pure. */
+export function checkKeyForRun(
+  then: string,
+  key: string | null,
+  ask: (key: string) => KeyCheck | { config: string },
+): { refusal?: string } {
+  if (!key) {
+    return {
+      refusal: `No API key is saved for you, so the run did not start and nothing in the sheet changed. Get a key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.`,
+    };
+  }
+  const check = ask(key);
+  if (!('valid' in check) || check.valid) return {};
+  return {
+    refusal: redactKey(
+      `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.${quoteService(check.message)}`,
+      key,
+    ),
+  };
 }

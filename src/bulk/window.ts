@@ -1,15 +1,14 @@
 /** A slice's window: planned in the hold that leases it, written in the next, each row checked right before. Pure. */
-import { CELL, rowNeedsPlainText, textColumnOffsets } from '../core/cells';
+import { CELL, rowNeedsPlainText } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
 import { inRanges } from './blocks';
-import { countCopy, countOutcome } from './counting';
 import type { Counts, Job } from './job';
+import { countCopy, countOutcome } from './outcomes';
+import { textCells } from './rowCells';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
 import type { RunScope } from './runScope';
-
-export type RowsLeft = { from: number; to: number; waits: boolean };
 
 export type RowAnswer = { outcome: RowOutcome } | { copy: unknown[] };
 
@@ -38,16 +37,13 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
   const { scope, pass } = context;
   const plans = planRows(rows, scope, pass, context.hosts);
   const unwritable = new Set<number>();
+  const keys = new Set<string>();
   plans.forEach((plan, index) => {
     if (plan.action === 'keep' || plan.action === 'blank') return;
     if (!scope.mayWrite(rows[index], pass, context.owns(from + index))) unwritable.add(index);
+    else if (plan.action === 'lookup') keys.add(plan.key);
   });
-  const keys = [
-    ...new Set(
-      plans.flatMap((plan, index) => (plan.action === 'lookup' && !unwritable.has(index) ? [plan.key] : [])),
-    ),
-  ];
-  const known = keys.length > 0 ? context.known(keys) : new Map<string, RowAnswer>();
+  const known = keys.size > 0 ? context.known([...keys]) : new Map<string, RowAnswer>();
   const wanted = new Map<string, string>();
   let size = plans.length;
   for (let index = 0; index < plans.length; index++) {
@@ -63,7 +59,7 @@ export function planWindow(rows: unknown[][], from: number, context: PlanContext
   return { from, to: from + size - 1, plans: plans.slice(0, size), unwritable, known, wanted };
 }
 
-/** Writes the rows with an answer now (`waits`: another execution looks it up); returns the rows left. */
+/** Writes the rows with an answer now; returns the runs of rows left. */
 export function writeWindow(
   sheet: SheetPort,
   job: Pick<Job, 'outputColumn' | 'extraFields' | 'pass' | 'owns'>,
@@ -75,14 +71,12 @@ export function writeWindow(
     width: number;
     counts: Counts;
     answerOf(key: string): RowAnswer | undefined;
-    waits(key: string): boolean;
   },
-): { left: RowsLeft[] } {
+): { left: Array<{ from: number; to: number }> } {
   const { scope, hosts, counts } = context;
   const outputs: unknown[][] = rows.map((row) => row.slice(CELL.email));
   const changed: number[] = [];
   const left: number[] = [];
-  const waiting = new Set<number>();
   window.plans.forEach((plan, index) => {
     if (plan.action === 'keep' || plan.action === 'blank' || window.unwritable.has(index)) return;
     const answer: RowAnswer | undefined =
@@ -91,7 +85,6 @@ export function writeWindow(
         : context.answerOf(plan.key);
     if (!answer) {
       left.push(index);
-      if (plan.action === 'lookup' && context.waits(plan.key)) waiting.add(index);
       return;
     }
     // Moved, or filled meanwhile: a later pass finds the row where it is now.
@@ -108,15 +101,8 @@ export function writeWindow(
     changed.push(index);
   });
   writeRuns(sheet, job, window.from, context.width, adjacentRuns(changed), outputs);
-  return {
-    left: adjacentRuns(left).map((run) => ({
-      from: window.from + run.from,
-      to: window.from + run.from + run.count - 1,
-      waits: Array.from({ length: run.count }, (_, offset) => run.from + offset).every((index) =>
-        waiting.has(index),
-      ),
-    })),
-  };
+  const at = (run: { from: number; count: number }) => window.from + run.from;
+  return { left: adjacentRuns(left).map((run) => ({ from: at(run), to: at(run) + run.count - 1 })) };
 }
 
 /** Never over a row in between: it may hold a formula of the person's. */
@@ -128,21 +114,11 @@ function writeRuns(
   runs: Array<{ from: number; count: number }>,
   outputs: unknown[][],
 ): void {
-  const risky = runs.some((run) => outputs.slice(run.from, run.from + run.count).some(rowNeedsPlainText));
-  if (risky) {
-    // Rows inserted during the run lack the plain-text format set at the start.
-    const textColumns = textColumnOffsets(width - 1);
+  // Rows inserted during the run lack the plain-text format set at the start.
+  if (runs.some((run) => outputs.slice(run.from, run.from + run.count).some(rowNeedsPlainText)))
     sheet.formatAsText(
-      runs.flatMap((run) =>
-        textColumns.map((offset) => ({
-          row: from + run.from,
-          column: job.outputColumn + offset,
-          rows: run.count,
-          columns: 1,
-        })),
-      ),
+      runs.flatMap((run) => textCells(from + run.from, run.count, job.outputColumn, width - 1)),
     );
-  }
   for (const run of runs)
     sheet.write(from + run.from, job.outputColumn, outputs.slice(run.from, run.from + run.count));
 }

@@ -52,22 +52,17 @@ export function parseFields(
   spec: unknown,
 ): { ok: true; fields: FieldName[] | null } | { ok: false; message: string } {
   if (spec === undefined || spec === null || spec === '') return { ok: true, fields: null };
-  if (typeof spec !== 'string') {
-    return {
-      ok: false,
-      message: `fields must be text such as "email,status,catch_all". Valid fields: ${FIELD_NAMES.join(', ')}.`,
-    };
-  }
+  const valid = `Valid fields: ${FIELD_NAMES.join(', ')}.`;
+  if (typeof spec !== 'string')
+    return { ok: false, message: `fields must be text such as "email,status,catch_all". ${valid}` };
   const names = spec
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '');
   const unknown = names.filter((name) => !(FIELD_NAMES as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
-    return {
-      ok: false,
-      message: `Unknown field${unknown.length === 1 ? '' : 's'} ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}. Valid fields: ${FIELD_NAMES.join(', ')}.`,
-    };
+    const given = unknown.map((n) => `"${n}"`).join(', ') || '(none given)';
+    return { ok: false, message: `Unknown field${unknown.length === 1 ? '' : 's'} ${given}. ${valid}` };
   }
   return { ok: true, fields: names as FieldName[] };
 }

@@ -16,6 +16,11 @@ export function stableHash(text: string): string {
   );
 }
 
+/** A payer as the credits log names one ('' for none): the runner id itself lets its holder drive the run. */
+export function payerIdOf(runnerId: string | null): string {
+  return runnerId ? stableHash(runnerId).slice(0, 8) : '';
+}
+
 const KEPT_HASHES = 20_000;
 const keptHashes = new Map<string, string>();
 

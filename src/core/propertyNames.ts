@@ -21,8 +21,6 @@ export const TABLE_VERSION_PROPERTY = 'pef.v';
 export const RESULTS_SHEET = '_pef_results';
 
 export const CREDITS_SHEET = '_pef_credits';
-/** An earlier version's formula charges: folded into the credits log. */
-export const CHARGE_PREFIX = 'pef.c.';
 
 /** The last runs' summaries, newest first. */
 export const RUN_HISTORY_PROPERTY = 'pef.runs';

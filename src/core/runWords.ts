@@ -2,17 +2,11 @@
 import type { KindCounts, ResultKind, RunCounts, RunReason, RunSummary } from '../api';
 import { countText, hitRateText } from './text';
 
-export const RESULT_KINDS: readonly ResultKind[] = [
-  'found',
-  'noAddress',
-  'unprocessable',
-  'notProfile',
-  'error',
-];
-
 export function emptyKinds(): KindCounts {
   return { found: 0, noAddress: 0, unprocessable: 0, notProfile: 0, error: 0 };
 }
+
+export const RESULT_KINDS = Object.keys(emptyKinds()) as readonly ResultKind[];
 
 export function emptyRunCounts(): RunCounts {
   return {

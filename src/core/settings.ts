@@ -7,9 +7,8 @@ export function pickSettings(source: unknown): Settings {
     Record<keyof Settings, unknown>
   >;
   const settings: Settings = { ...DEFAULT_SETTINGS };
-  if (typeof record.writeHeader === 'boolean') settings.writeHeader = record.writeHeader;
-  if (typeof record.extraFields === 'boolean') settings.extraFields = record.extraFields;
-  if (typeof record.startAtOnce === 'boolean') settings.startAtOnce = record.startAtOnce;
+  for (const key of ['writeHeader', 'extraFields', 'startAtOnce'] as const)
+    if (typeof record[key] === 'boolean') settings[key] = record[key];
   const under = Number(record.startAtOnceUnder);
   if (record.startAtOnceUnder !== undefined && record.startAtOnceUnder !== '' && Number.isInteger(under)) {
     settings.startAtOnceUnder = Math.max(1, Math.min(MAX_START_AT_ONCE_UNDER, under));

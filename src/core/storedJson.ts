@@ -21,23 +21,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function typeOf(value: unknown): JsonType | 'undefined' | 'other' {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  const type = typeof value;
-  return type === 'string' ||
-    type === 'number' ||
-    type === 'boolean' ||
-    type === 'object' ||
-    type === 'undefined'
-    ? type
-    : 'other';
-}
-
 function fits(value: unknown, spec: FieldSpec): boolean {
   const optional = spec.endsWith('?');
-  const found = typeOf(value);
-  if (found === 'undefined') return optional;
+  if (value === undefined) return optional;
+  const found = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
   return (optional ? spec.slice(0, -1) : spec).split('|').includes(found);
 }
 

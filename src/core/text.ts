@@ -4,11 +4,15 @@ export function countText(count: number, one: string, many = `${one}s`): string 
   return `${count} ${count === 1 ? one : many}`;
 }
 
+/** countText with the count as people read large ones: "1,200 credits". */
+export function numberText(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+}
+
 /** "12 of 15 lookups found an address (80 %)", the same wherever it appears. */
 export function hitRateText(lookups: number, found: number): string {
   const share = lookups > 0 ? Math.round((100 * found) / lookups) : 0;
-  const count = (n: number) => n.toLocaleString('en-US');
-  return `${count(found)} of ${count(lookups)} ${lookups === 1 ? 'lookup' : 'lookups'} found an address (${share} %)`;
+  return `${found.toLocaleString('en-US')} of ${numberText(lookups, 'lookup')} found an address (${share} %)`;
 }
 
 /** To go inside a sentence that adds its own. */

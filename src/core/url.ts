@@ -7,8 +7,7 @@ export interface NetworkHosts {
   error?: string;
 }
 
-export const DEFAULT_NETWORK_DOMAIN = 'linkedin.com';
-export const DEFAULT_NETWORK_HOSTS: NetworkHosts = { domains: [DEFAULT_NETWORK_DOMAIN] };
+export const DEFAULT_NETWORK_HOSTS: NetworkHosts = { domains: ['linkedin.com'] };
 
 export type ProfileInput =
   | { kind: 'empty' }
@@ -69,6 +68,8 @@ export function parseNetworkHosts(raw: string | null | undefined): NetworkHosts 
   return { domains: [...new Set(entries)] };
 }
 
+const invalid = (reason: string): ProfileInput => ({ kind: 'invalid', reason });
+
 export function isBlankCell(value: unknown): boolean {
   return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
 }
@@ -77,47 +78,36 @@ export function isBlankCell(value: unknown): boolean {
 export function parseProfileInput(value: unknown, hosts: NetworkHosts): ProfileInput {
   if (isBlankCell(value)) return { kind: 'empty' };
   if (typeof value !== 'string') {
-    if (value instanceof Date || Object.prototype.toString.call(value) === '[object Date]') {
-      return { kind: 'invalid', reason: 'a date is not a profile URL' };
-    }
-    if (typeof value === 'number' || typeof value === 'boolean') {
-      return { kind: 'invalid', reason: `${String(value)} is not a profile URL` };
-    }
-    return { kind: 'invalid', reason: 'not a profile URL' };
+    if (value instanceof Date || Object.prototype.toString.call(value) === '[object Date]')
+      return invalid('a date is not a profile URL');
+    if (typeof value === 'number' || typeof value === 'boolean')
+      return invalid(`${String(value)} is not a profile URL`);
+    return invalid('not a profile URL');
   }
   const trimmed = value.trim();
-  if (trimmed.length > MAX_URL_LENGTH) {
-    return { kind: 'invalid', reason: `longer than ${MAX_URL_LENGTH} characters, not a profile URL` };
-  }
-  if (ERROR_VALUE.test(trimmed)) {
-    return { kind: 'invalid', reason: `the cell holds an error (${trimmed}), not a profile URL` };
-  }
-  if (/\s/.test(trimmed)) {
-    return {
-      kind: 'invalid',
-      reason: URL_LIKE.test(trimmed) ? 'contains spaces, not a profile URL' : 'not a web address',
-    };
-  }
+  if (trimmed.length > MAX_URL_LENGTH)
+    return invalid(`longer than ${MAX_URL_LENGTH} characters, not a profile URL`);
+  if (ERROR_VALUE.test(trimmed)) return invalid(`the cell holds an error (${trimmed}), not a profile URL`);
+  if (/\s/.test(trimmed))
+    return invalid(URL_LIKE.test(trimmed) ? 'contains spaces, not a profile URL' : 'not a web address');
   const address = webAddress(trimmed);
-  if ('reason' in address) return { kind: 'invalid', reason: address.reason };
-  if (hosts.error) return { kind: 'invalid', reason: hosts.error };
+  if ('reason' in address) return invalid(address.reason);
+  if (hosts.error) return invalid(hosts.error);
   const domain = networkDomain(address.host, hosts.domains);
   const segments = address.path.split('/').filter((segment) => segment !== '');
-  if (!domain)
-    return { kind: 'invalid', reason: `not a profile URL of ${listed(hosts.domains)}: ${shown(trimmed)}` };
-  if (segments.length === 0) return { kind: 'invalid', reason: 'a site address without a profile path' };
+  if (!domain) return invalid(`not a profile URL of ${listed(hosts.domains)}: ${shown(trimmed)}`);
+  if (segments.length === 0) return invalid('a site address without a profile path');
   const first = segments[0].toLowerCase();
   const idAt = first === 'in' ? 1 : first === 'mwlite' && segments[1]?.toLowerCase() === 'in' ? 2 : -1;
   const rawId = idAt > 0 ? segments[idAt] : undefined;
   if (rawId === undefined) {
     const expected = `(a profile URL is ${domain}/in/<name>)`;
     const page = NOT_PROFILES.get(first);
-    return page
-      ? { kind: 'invalid', reason: `${page}, not a person's profile ${expected}` }
-      : { kind: 'invalid', reason: `not a profile URL ${expected}: ${shown(trimmed)}` };
+    if (page) return invalid(`${page}, not a person's profile ${expected}`);
+    return invalid(`not a profile URL ${expected}: ${shown(trimmed)}`);
   }
   const id = canonicalId(rawId);
-  if ('reason' in id) return { kind: 'invalid', reason: id.reason };
+  if ('reason' in id) return invalid(id.reason);
   return { kind: 'url', sent: `https://www.${domain}/in/${id.id}/`, key: `https://${domain}/in/${id.id}` };
 }
 

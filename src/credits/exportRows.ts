@@ -34,15 +34,8 @@ export function exportRow(row: readonly unknown[], charge: Charge | undefined, w
   return [when, source, payer, payerId, written, profile, outcome, credits, where];
 }
 
-export interface ChargedRange {
-  sheetName: string;
-  column: string;
-  first: number;
-  last: number;
-}
-
 /** `run <id> · 'Leads'!A2:A110`, `watch <id> · 'Leads'!A rows 2–110` or `… row 5`. */
-export function chargedRange(where: string): ChargedRange | undefined {
+function chargedRange(where: string) {
   const run = /· '(.+)'!([A-Z]+)(\d+):[A-Z]+(\d+)$/.exec(where);
   if (run) return { sheetName: run[1], column: run[2], first: Number(run[3]), last: Number(run[4]) };
   const watch = /· '(.+)'!([A-Z]+) rows? (\d+)(?:–(\d+))?$/.exec(where);

@@ -3,7 +3,7 @@
  * so one range formula replaces them (apps-script/guides/sheets/functions, "Optimizing custom functions").
  */
 import { columnLetters } from '../core/a1';
-import type { SheetPort } from '../core/sheet';
+import type { CellBlock, SheetPort } from '../core/sheet';
 
 /** `=FINDEMAIL(A2)`, `=FINDEMAIL($A$2)` */
 const SINGLE_CELL = /^=\s*FINDEMAIL\s*\(\s*\$?([A-Z]{1,3})\$?(\d+)\s*\)\s*$/i;
@@ -26,6 +26,15 @@ export function runA1(run: SingleCellColumn): string {
   return `${letters}${run.first}:${letters}${run.last}`;
 }
 
+export function runBlock(run: SingleCellColumn): CellBlock {
+  return { row: run.first, column: run.column, rows: run.last - run.first + 1, columns: 1 };
+}
+
+function singleCall(formula: string, row: number): { input: string; offset: number } | undefined {
+  const call = SINGLE_CELL.exec(formula.trim());
+  return call ? { input: call[1].toUpperCase(), offset: Number(call[2]) - row } : undefined;
+}
+
 /** `formulas` from A1. */
 export function longestSingleCellColumn(formulas: string[][], atLeast: number): SingleCellColumn | undefined {
   let best: SingleCellColumn | undefined;
@@ -34,37 +43,33 @@ export function longestSingleCellColumn(formulas: string[][], atLeast: number): 
   for (let c = 0; c < columns; c++) {
     let run: SingleCellColumn | undefined;
     for (let r = 0; r <= formulas.length; r++) {
-      const call = SINGLE_CELL.exec((formulas[r]?.[c] ?? '').trim());
       const row = r + 1;
-      const input = call?.[1].toUpperCase();
-      const offset = call ? Number(call[2]) - row : 0;
-      if (call && run && run.input === input && run.offset === offset && run.last === row - 1) {
+      const call = singleCall(formulas[r]?.[c] ?? '', row);
+      if (call && run && run.input === call.input && run.offset === call.offset && run.last === row - 1) {
         run.last = row;
         continue;
       }
       if (run && run.last - run.first + 1 > (best ? best.last - best.first + 1 : atLeast)) best = run;
-      run = call && input ? { column: c + 1, first: row, last: row, input, offset } : undefined;
+      run = call && { column: c + 1, first: row, last: row, ...call };
     }
   }
   return best;
 }
 
-function holdsRunCell(run: SingleCellColumn, row: number, formula: string): boolean {
-  const call = SINGLE_CELL.exec(formula.trim());
-  return call !== null && call[1].toUpperCase() === run.input && Number(call[2]) - row === run.offset;
-}
-
 export function runStillThere(sheet: SheetPort, run: SingleCellColumn): boolean {
-  const rows = run.last - run.first + 1;
-  const formulas = sheet.formulas({ row: run.first, column: run.column, rows, columns: 1 });
-  if (formulas.length !== rows) return false;
-  for (let r = 0; r < rows; r++) if (!holdsRunCell(run, run.first + r, formulas[r]?.[0] ?? '')) return false;
+  const block = runBlock(run);
+  const formulas = sheet.formulas(block);
+  if (formulas.length !== block.rows) return false;
+  for (let r = 0; r < block.rows; r++) {
+    const call = singleCall(formulas[r]?.[0] ?? '', run.first + r);
+    if (call?.input !== run.input || call.offset !== run.offset) return false;
+  }
   return true;
 }
 
 export function replaceWithRange(sheet: SheetPort, run: SingleCellColumn): string {
   const formula = rangeFormula(run);
-  sheet.clear({ row: run.first, column: run.column, rows: run.last - run.first + 1, columns: 1 });
+  sheet.clear(runBlock(run));
   sheet.setFormula(run.first, run.column, formula);
   return formula;
 }

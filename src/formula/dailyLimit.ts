@@ -7,7 +7,7 @@ import { DEFAULT_FORMULA_DAILY_CAP, MAX_FORMULA_DAILY_CAP } from '../core/limits
 import type { Platform } from '../core/ports';
 import { REFRESH_PATH } from '../core/product';
 import { FORMULA_CAP_SETTING_PREFIX, FORMULA_SPEND_PROPERTY } from '../core/propertyNames';
-import { isRecord, storedRecord } from '../core/storedJson';
+import { isRecord, parseStored, storedRecord } from '../core/storedJson';
 
 export const DEFAULT_FORMULA_CAP_SETTING: FormulaCapSetting = {
   enabled: true,
@@ -48,6 +48,8 @@ export function capMessage(setting: FormulaCapSetting): string {
   return `The daily limit for =FINDEMAIL in this spreadsheet is reached (${setting.dailyCap} ${setting.dailyCap === 1 ? 'credit' : 'credits'} today; no credit spent). It resets at midnight in the spreadsheet's time zone (File > Settings); the owner can raise it in the add-on's Settings tab. Then use ${REFRESH_PATH}.`;
 }
 
+const today = (platform: Platform) => platform.clock.day(platform.clock.now());
+
 function capSettingProperty(platform: Platform): string {
   return FORMULA_CAP_SETTING_PREFIX + platform.spreadsheet().id();
 }
@@ -55,9 +57,7 @@ function capSettingProperty(platform: Platform): string {
 /** In a custom function: the owner's. */
 export function readCapSetting(platform: Platform): FormulaCapSetting {
   try {
-    return parseCapSetting(
-      JSON.parse(platform.userProperties().getProperty(capSettingProperty(platform)) ?? ''),
-    );
+    return parseCapSetting(parseStored(platform.userProperties().getProperty(capSettingProperty(platform))));
   } catch {
     return { ...DEFAULT_FORMULA_CAP_SETTING };
   }
@@ -73,17 +73,14 @@ export function giveBack(platform: Platform, credits: number): void {
   try {
     platform.lock.tryWith(() => {
       const props = platform.documentProperties();
-      const spend = parseSpend(
-        props.getProperty(FORMULA_SPEND_PROPERTY),
-        platform.clock.day(platform.clock.now()),
-      );
+      const spend = parseSpend(props.getProperty(FORMULA_SPEND_PROPERTY), today(platform));
       props.setProperty(FORMULA_SPEND_PROPERTY, spendValue(spend, -credits));
     });
   } catch {}
 }
 
 export function readFormulaCapState(platform: Platform): FormulaCapState {
-  const day = platform.clock.day(platform.clock.now());
+  const day = today(platform);
   const spend = parseSpend(platform.documentProperties().getProperty(FORMULA_SPEND_PROPERTY), day);
   return { setting: readCapSetting(platform), usedToday: spend.used, day: spend.day };
 }

@@ -106,6 +106,10 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
   const config = platform.config();
   const setting = readCapSetting(platform);
   const left = new Set(run.wanted.keys());
+  const settle = (key: string, outcome: RowOutcome) => {
+    run.outcomes.set(key, outcome);
+    left.delete(key);
+  };
   const others = new Map<string, 'formulas' | 'run'>();
   let lockBusy = false;
   for (let refusals = 0, polls = 0; left.size > 0 && clock.now() < run.end && refusals + polls < 40; ) {
@@ -151,13 +155,13 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
     }
     lockBusy = false;
     const made = claimed;
-    for (const [key, result] of made.stored) settle(run, left, key, result);
-    for (const key of made.unsaved) settle(run, left, key, UNSAVED);
+    for (const [key, result] of made.stored) settle(key, result);
+    for (const key of made.unsaved) settle(key, UNSAVED);
     const refusal = serviceError('config', capMessage(setting));
-    for (const key of made.over) settle(run, left, key, refusal);
+    for (const key of made.over) settle(key, refusal);
     for (const [key, holder] of made.elsewhere) others.set(key, holder);
     if (!writable) {
-      for (const key of made.mine) settle(run, left, key, NO_WRITES);
+      for (const key of made.mine) settle(key, NO_WRITES);
       break;
     }
     if (made.mine.length > 0) {
@@ -172,7 +176,7 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
       let charged = 0;
       for (const [key, outcome] of report.outcomes) {
         if (outcome.kind !== 'error') charged++;
-        settle(run, left, key, outcome);
+        settle(key, outcome);
       }
       giveBack(platform, made.mine.length - charged);
       if (report.halt) {
@@ -192,12 +196,10 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
     if (clock.now() + pause >= run.end) break;
     clock.sleep(pause);
   }
+  const late = lockBusy ? LOCK_BUSY : NOT_IN_TIME;
   for (const key of left) {
     const holder = others.get(key);
-    run.outcomes.set(
-      key,
-      holder === 'run' ? BULK_RUN : holder ? OTHER_CELL : lockBusy ? LOCK_BUSY : NOT_IN_TIME,
-    );
+    run.outcomes.set(key, holder === 'run' ? BULK_RUN : holder ? OTHER_CELL : late);
   }
 }
 
@@ -208,9 +210,4 @@ function throwIfHalted(platform: Platform, apiKey: string): void {
     keyHash: 'string',
   });
   if (halted?.keyHash === stableHash(apiKey)) throw new Error(halted.message);
-}
-
-function settle(run: Execution, left: Set<string>, key: string, outcome: RowOutcome): void {
-  run.outcomes.set(key, outcome);
-  left.delete(key);
 }

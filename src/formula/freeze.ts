@@ -21,6 +21,19 @@ export function resultArea(formula: string, row: number, column: number): CellBl
   return { row, column, rows, columns: fields > 0 ? fields : width };
 }
 
+/** The formulas using FINDEMAIL of `formulas` (read from `top`, `left`), with `area` when the text tells it. */
+export function findEmailCells(formulas: string[][], top: number, left: number) {
+  const cells: Array<{ row: number; column: number; formula: string; area?: CellBlock }> = [];
+  for (let r = 0; r < formulas.length; r++)
+    for (let c = 0; c < formulas[r].length; c++) {
+      const formula = formulas[r][c];
+      const [row, column] = [top + r, left + c];
+      if (formula && USES_FINDEMAIL.test(formula))
+        cells.push({ row, column, formula, area: resultArea(formula, row, column) });
+    }
+  return cells;
+}
+
 interface Frozen {
   area: CellBlock;
   values: unknown[][];
@@ -31,62 +44,46 @@ export function freezeResults(platform: Platform): string {
   if (!selection)
     throw new Error('Select the cells with =FINDEMAIL formulas (and their results), then try again.');
   const { sheet, block: selected } = selection;
-  const top = selected.row;
-  const left = selected.column;
+  const { row: top, column: left } = selected;
   const formulas = sheet.formulas(selected);
-  const candidates: Array<{ area: CellBlock; formula: string }> = [];
-  let unknownShape = 0;
-  for (let r = 0; r < formulas.length; r++) {
-    for (let c = 0; c < formulas[r].length; c++) {
-      const formula = formulas[r][c];
-      if (!formula || !USES_FINDEMAIL.test(formula)) continue;
-      const area = resultArea(formula, top + r, left + c);
-      if (area) candidates.push({ area, formula });
-      else unknownShape++;
-    }
-  }
-  if (candidates.length === 0 && unknownShape === 0) return 'No =FINDEMAIL formulas in the selection.';
+  const cells = findEmailCells(formulas, top, left);
+  if (cells.length === 0) return 'No =FINDEMAIL formulas in the selection.';
+  const areas = cells.flatMap(({ area }) => area ?? []);
   // One read covering every result area, even past the selection.
-  const below = Math.max(top + formulas.length, ...candidates.map(({ area }) => area.row + area.rows));
+  const below = Math.max(top + formulas.length, ...areas.map((area) => area.row + area.rows));
   const beyond = Math.max(
     left + (formulas[0]?.length ?? 1),
-    ...candidates.map(({ area }) => area.column + area.columns),
+    ...areas.map((area) => area.column + area.columns),
   );
   const values =
-    candidates.length > 0
+    areas.length > 0
       ? sheet.values({ row: top, column: left, rows: below - top, columns: beyond - left })
       : [];
   const valueAt = (row: number, col: number): unknown => values[row - top]?.[col - left] ?? '';
   const frozen: Frozen[] = [];
   const kept = { withErrors: 0, computing: 0 };
-  for (const { area } of candidates) {
-    const block: unknown[][] = [];
-    for (let r = 0; r < area.rows; r++) {
-      const line: unknown[] = [];
-      for (let c = 0; c < area.columns; c++) line.push(valueAt(area.row + r, area.column + c));
-      block.push(line);
-    }
-    const cells = block.flat();
+  for (const area of areas) {
+    const block = Array.from({ length: area.rows }, (_, r) =>
+      Array.from({ length: area.columns }, (_, c) => valueAt(area.row + r, area.column + c)),
+    );
+    const shown = block.flat();
     // Any cell of the area: a range result still computing may show its old spill below a Loading... anchor.
-    if (cells.includes(COMPUTING)) kept.computing++;
-    else if (cells.some((v) => typeof v === 'string' && SHOWS_ERROR.test(v))) kept.withErrors++;
+    if (shown.includes(COMPUTING)) kept.computing++;
+    else if (shown.some((v) => typeof v === 'string' && SHOWS_ERROR.test(v))) kept.withErrors++;
     else frozen.push({ area, values: block });
   }
   if (frozen.length > 0) writeFrozen(sheet, frozen);
-  return summary(frozen.length, kept, unknownShape);
+  return summary(frozen.length, kept, cells.length - areas.length);
 }
 
 /** Plain text where Sheets would read values as something else. */
 function writeFrozen(sheet: SheetPort, frozen: Frozen[]): void {
   const asText: CellBlock[] = [];
-  for (const { area, values: block } of frozen) {
-    for (let r = 0; r < block.length; r++) {
-      for (let c = 0; c < block[r].length; c++) {
+  for (const { area, values: block } of frozen)
+    for (let r = 0; r < block.length; r++)
+      for (let c = 0; c < block[r].length; c++)
         if (reinterpretedBySheets(block[r][c]))
           asText.push({ row: area.row + r, column: area.column + c, rows: 1, columns: 1 });
-      }
-    }
-  }
   if (asText.length) sheet.formatAsText(asText);
   for (const run of mergeRuns(frozen)) sheet.write(run.area.row, run.area.column, run.values);
 }

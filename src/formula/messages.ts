@@ -33,12 +33,8 @@ export function ownerKeyMessage(what: string): string {
 export function accountError(error: ServiceError): Error {
   if (error.error === 'unauthorized') return new Error(withAdvice(error, ownerKeyMessage('').trim()));
   if (error.error === 'payment_required') {
-    return new Error(
-      withAdvice(
-        error,
-        `Formulas spend the credits of ${FORMULA_PAYER}. After a top-up, press Check in ${SETTINGS_PATH} (Settings tab), then use ${REFRESH_PATH}. Without Check, formulas call the service again after ${HALT_SECONDS / 60} minutes at the earliest.`,
-      ),
-    );
+    const advice = `Formulas spend the credits of ${FORMULA_PAYER}. After a top-up, press Check in ${SETTINGS_PATH} (Settings tab), then use ${REFRESH_PATH}. Without Check, formulas call the service again after ${HALT_SECONDS / 60} minutes at the earliest.`;
+    return new Error(withAdvice(error, advice));
   }
   return new Error(error.message);
 }

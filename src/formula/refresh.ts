@@ -10,11 +10,12 @@ import {
   rangeFormula,
   replaceWithRange,
   runA1,
+  runBlock,
   runStillThere,
   type SingleCellColumn,
 } from './columnOffer';
 import { capMessage, readFormulaCapState } from './dailyLimit';
-import { resultArea, USES_FINDEMAIL } from './freeze';
+import { findEmailCells } from './freeze';
 import { isPendingText } from './messages';
 
 interface Unfinished {
@@ -41,35 +42,21 @@ interface Found {
 
 /** Results may spill past `block`. */
 function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): Found {
-  const top = block.row;
-  const left = block.column;
-  const formulas = sheet.formulas(block);
-  const candidates: Array<{ area: CellBlock; formula: string }> = [];
-  for (let r = 0; r < formulas.length; r++) {
-    for (let c = 0; c < formulas[r].length; c++) {
-      const formula = formulas[r][c];
-      if (!formula || !USES_FINDEMAIL.test(formula)) continue;
-      const area = resultArea(formula, top + r, left + c) ?? {
-        row: top + r,
-        column: left + c,
-        rows: 1,
-        columns: 1,
-      };
-      candidates.push({ area, formula });
-    }
-  }
+  const { row: top, column: left } = block;
+  const candidates = findEmailCells(sheet.formulas(block), top, left).map((cell) => ({
+    ...cell,
+    area: cell.area ?? { row: cell.row, column: cell.column, rows: 1, columns: 1 },
+  }));
   if (candidates.length === 0) return { cells: [], atLimit: 0 };
-  const bottom = Math.min(
-    sheet.maxRows(),
-    Math.max(...candidates.map(({ area }) => area.row + area.rows)) - 1,
-  );
+  const areas = candidates.map(({ area }) => area);
+  const bottom = Math.min(sheet.maxRows(), Math.max(...areas.map((area) => area.row + area.rows)) - 1);
   const right = Math.min(
     sheet.maxColumns(),
-    Math.max(...candidates.map(({ area }) => area.column + area.columns)) - 1,
+    Math.max(...areas.map((area) => area.column + area.columns)) - 1,
   );
   const values = sheet.values({ row: top, column: left, rows: bottom - top + 1, columns: right - left + 1 });
   const found: Found = { cells: [], atLimit: 0 };
-  for (const { area, formula } of candidates) {
+  for (const { row, column, area, formula } of candidates) {
     let open = false;
     let refused = false;
     for (let r = area.row; r < area.row + area.rows; r++)
@@ -78,7 +65,7 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): F
         if (limitText && typeof value === 'string' && value.includes(limitText)) refused = true;
         else if (unfinished(value)) open = true;
       }
-    if (open) found.cells.push({ row: area.row, column: area.column, formula });
+    if (open) found.cells.push({ row, column, formula });
     else if (refused) found.atLimit++;
   }
   return found;
@@ -97,45 +84,36 @@ function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cell
   spreadsheet.flush();
 }
 
-function offerText(run: SingleCellColumn, unfinishedCells: number, ifNo: string): string {
-  const count = run.last - run.first + 1;
-  const presses = Math.ceil(unfinishedCells / USER_SIMULTANEOUS_EXECUTIONS);
-  return `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${unfinishedCells} of them not done. Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
-}
+/** A column of single cells, and how many of them are not done. */
+type Offer = { run: SingleCellColumn; unfinished: number };
 
 /** Undefined on No. */
 function askAndReplace(
   platform: Platform,
   sheet: SheetPort,
-  found: { run: SingleCellColumn; unfinished: number },
+  found: Offer,
   ifNo: string,
   again: string,
 ): string | undefined {
   const { run } = found;
-  if (!platform.ui.confirm(offerText(run, found.unfinished, ifNo))) return undefined;
+  const count = run.last - run.first + 1;
+  const presses = Math.ceil(found.unfinished / USER_SIMULTANEOUS_EXECUTIONS);
+  const offer = `${runA1(run)} holds ${count} single =FINDEMAIL cells, ${found.unfinished} of them not done. Sheets runs at most ${USER_SIMULTANEOUS_EXECUTIONS} formulas at once for one person, so they need about ${presses} Refreshes.\n\nReplace them with one range formula, ${rangeFormula(run)} in the first cell, which looks them up together? Results already paid for show again at no cost; column ${run.input} is not changed.\n\nNo: ${ifNo}`;
+  if (!platform.ui.confirm(offer)) return undefined;
   // Collaborators may edit while the dialog waits.
   if (!runStillThere(sheet, run))
     return `Nothing changed: ${runA1(run)} changed while the question was open (someone edited, sorted or inserted rows). Use ${again} again to be asked about the column as it is now.`;
-  const count = run.last - run.first + 1;
   const formula = replaceWithRange(sheet, run);
   platform.spreadsheet().flush();
   return `Replaced the ${count} single =FINDEMAIL cells of ${runA1(run)} with one range formula, ${formula}: Sheets runs it now; results already paid for cost nothing. If some cells still say they were not looked up, use ${REFRESH_PATH} again.`;
 }
 
-function singleCellsOf(
-  sheet: SheetPort,
-  maxCells = Number.POSITIVE_INFINITY,
-): { run: SingleCellColumn; unfinished: number } | undefined {
+function singleCellsOf(sheet: SheetPort, maxCells = Number.POSITIVE_INFINITY): Offer | undefined {
   const block = dataBlock(sheet);
   if (block.rows * block.columns > maxCells) return undefined;
   const run = longestSingleCellColumn(sheet.formulas(block), USER_SIMULTANEOUS_EXECUTIONS);
   if (!run) return undefined;
-  const values = sheet.values({
-    row: run.first,
-    column: run.column,
-    rows: run.last - run.first + 1,
-    columns: 1,
-  });
+  const values = sheet.values(runBlock(run));
   return { run, unfinished: values.filter((line) => unfinished(line[0])).length };
 }
 
@@ -158,14 +136,9 @@ export function replaceSingleCells(platform: Platform): string {
   const found = singleCellsOf(sheet);
   if (!found)
     return `No column of more than ${USER_SIMULTANEOUS_EXECUTIONS} single =FINDEMAIL cells on this sheet: open the sheet that holds them, then use this button again.`;
+  const again = 'Replace with one range formula in the Settings tab';
   return (
-    askAndReplace(
-      platform,
-      sheet,
-      found,
-      'nothing changes.',
-      'Replace with one range formula in the Settings tab',
-    ) ??
+    askAndReplace(platform, sheet, found, 'nothing changes.', again) ??
     `Nothing changed. ${REFRESH_PATH} enters the unfinished cells again, about ${USER_SIMULTANEOUS_EXECUTIONS} at a time.`
   );
 }

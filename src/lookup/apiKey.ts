@@ -12,20 +12,14 @@ export function maskKey(apiKey: string): string {
 }
 
 export function checkKeyShape(raw: unknown): { ok: true; key: string } | { ok: false; message: string } {
-  if (typeof raw !== 'string') return { ok: false, message: 'Paste your API key.' };
-  const key = raw.trim();
-  if (key === '') return { ok: false, message: 'Paste your API key.' };
-  if (key.length < API_KEY_MIN_CHARS || key.length > API_KEY_MAX_CHARS) {
-    return {
-      ok: false,
-      message: `That does not look like an API key (expected ${API_KEY_MIN_CHARS} to ${API_KEY_MAX_CHARS} characters).`,
-    };
-  }
-  if (!/^[\x21-\x7e]+$/.test(key)) {
-    return {
-      ok: false,
-      message: 'An API key has no spaces or special characters; copy it again from API settings.',
-    };
-  }
+  const key = typeof raw === 'string' ? raw.trim() : '';
+  const refused = (message: string) => ({ ok: false as const, message });
+  if (key === '') return refused('Paste your API key.');
+  if (key.length < API_KEY_MIN_CHARS || key.length > API_KEY_MAX_CHARS)
+    return refused(
+      `That does not look like an API key (expected ${API_KEY_MIN_CHARS} to ${API_KEY_MAX_CHARS} characters).`,
+    );
+  if (!/^[\x21-\x7e]+$/.test(key))
+    return refused('An API key has no spaces or special characters; copy it again from API settings.');
   return { ok: true, key };
 }

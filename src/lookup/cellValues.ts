@@ -92,27 +92,16 @@ export function fieldValues(
   fields: FieldName[],
 ): Array<string | boolean> {
   if (outcome.kind === 'empty') return fields.map(() => '');
-  const hasStatus = fields.includes('status');
+  const found = outcome.kind === 'found' ? outcome : undefined;
   const profile = profileOf(outcome);
-  return fields.map((field) => {
-    switch (field) {
-      case 'email':
-        return outcome.kind === 'found' ? outcome.email : hasStatus ? '' : summaryValue(outcome);
-      case 'status':
-        return statusOf(outcome);
-      case 'catch_all':
-        return outcome.kind === 'found' ? outcome.catchAll : '';
-      case 'account_type':
-        return outcome.kind === 'found' ? outcome.accountType : '';
-      case 'name':
-        return profile.name ?? '';
-      case 'updated_at':
-        return profile.updatedAt ?? '';
-      // 'note'
-      default:
-        return outcome.kind === 'unusable'
-          ? `${outcome.message} ${UNUSABLE_FORMULA_ADVICE}`
-          : noteOf(outcome);
-    }
-  });
+  const values: Record<FieldName, string | boolean> = {
+    email: found ? found.email : fields.includes('status') ? '' : summaryValue(outcome),
+    status: statusOf(outcome),
+    catch_all: found ? found.catchAll : '',
+    account_type: found ? found.accountType : '',
+    name: profile.name ?? '',
+    updated_at: profile.updatedAt ?? '',
+    note: outcome.kind === 'unusable' ? `${outcome.message} ${UNUSABLE_FORMULA_ADVICE}` : noteOf(outcome),
+  };
+  return fields.map((field) => values[field]);
 }

@@ -1,7 +1,7 @@
 /** The service contract on the wire (shared/service-spec.md): the request, and the answer read into ./result.ts. */
 import { FIELD_LIMITS } from '../core/limits';
 import type { RawAnswer } from '../core/ports';
-import { isRecord } from '../core/storedJson';
+import { isRecord, parseStored } from '../core/storedJson';
 import { withoutAddresses, withoutStop } from '../core/text';
 import { redactKey } from './apiKey';
 import {
@@ -17,14 +17,8 @@ import {
 } from './result';
 
 export function parseJson(body: string): Record<string, unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseStored(body);
+  return isRecord(parsed) ? parsed : undefined;
 }
 
 /** Bounded: it reaches notes, the run's message and its stored state. */
@@ -34,11 +28,10 @@ export function errorText(body: Record<string, unknown> | undefined): string | u
 }
 
 export function readProfile(value: unknown): ProfileInfo {
-  if (!value || typeof value !== 'object') return {};
-  const record = value as Record<string, unknown>;
   const profile: ProfileInfo = {};
-  if (typeof record.name === 'string' && record.name.trim() !== '') profile.name = record.name.trim();
-  if (typeof record.updated_at === 'string') profile.updatedAt = record.updated_at;
+  if (!isRecord(value)) return profile;
+  if (typeof value.name === 'string' && value.name.trim() !== '') profile.name = value.name.trim();
+  if (typeof value.updated_at === 'string') profile.updatedAt = value.updated_at;
   return profile;
 }
 
@@ -158,11 +151,8 @@ export function interpretLookupResponse(
 /** A redirect means API_BASE_URL is not the service's own address; where it points stays out (maybe internal). */
 function redirected(status: number, headers: AnswerHeaders): ServiceError {
   const to = headers.location ? ' to another address' : '';
-  return serviceError(
-    'config',
-    `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`,
-    { status, effect: 'stop' },
-  );
+  const message = `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`;
+  return serviceError('config', message, { status, effect: 'stop' });
 }
 
 function success(json: Record<string, unknown>): LookupOutcome {
@@ -192,17 +182,10 @@ const FAILURES: Record<number, [ErrorKind, string, RunEffect]> = {
 function failure(status: number, said: string | undefined, retryAfterMs: number | undefined): ServiceError {
   const known = FAILURES[status];
   if (known) return serviceError(known[0], known[1], { status, effect: known[2], said });
+  const retry = { status, retryable: true, said };
   if (status === 429)
-    return {
-      ...serviceError('rate_limited', 'Too many requests (HTTP 429).', { status, retryable: true, said }),
-      retryAfterMs,
-    };
-  if (status >= 500)
-    return serviceError('server_error', `The service failed (HTTP ${status}).`, {
-      status,
-      retryable: true,
-      said,
-    });
+    return { ...serviceError('rate_limited', 'Too many requests (HTTP 429).', retry), retryAfterMs };
+  if (status >= 500) return serviceError('server_error', `The service failed (HTTP ${status}).`, retry);
   return serviceError('unexpected_status', `Unexpected answer HTTP ${status}.`, { status, said });
 }
 
@@ -210,11 +193,8 @@ function failure(status: number, said: string | undefined, retryAfterMs: number 
 export function interpretFetchException(message: string): ServiceError {
   const text = message.replace(/^Exception:\s*/, '');
   if (/too many times for one day: urlfetch/i.test(text)) {
-    return serviceError(
-      'quota',
-      `Apps Script's daily limit of web requests is used up${cause(text)}. It resets within 24 hours.`,
-      { effect: 'pause' },
-    );
+    const usedUp = `Apps Script's daily limit of web requests is used up${cause(text)}. It resets within 24 hours.`;
+    return serviceError('quota', usedUp, { effect: 'pause' });
   }
   // Refused before anything was sent, uncharged (reported: Blacksmoke16/GESI#99).
   if (/too many times in a short time: urlfetch/i.test(text)) {

@@ -83,28 +83,16 @@ function boundProfile(profile: ProfileInfo): ProfileInfo {
 
 export function boundResult(result: LookupResult): LookupResult {
   const profile = boundProfile(result.profile);
-  switch (result.kind) {
-    case 'found':
-      return {
-        kind: 'found',
-        email: cut(result.email, FIELD_LIMITS.email),
-        emailStatus: cut(result.emailStatus, FIELD_LIMITS.status),
-        catchAll: result.catchAll,
-        accountType: cut(result.accountType, FIELD_LIMITS.status),
-        profile,
-      };
-    case 'not_found':
-      return { kind: 'not_found', profile };
-    case 'unprocessable':
-      return { kind: 'unprocessable', message: cut(result.message, FIELD_LIMITS.message), profile };
-    case 'unusable':
-      return {
-        kind: 'unusable',
-        lost: result.lost,
-        message: cut(result.message, FIELD_LIMITS.message),
-        profile,
-      };
-  }
+  if (result.kind === 'not_found') return { kind: 'not_found', profile };
+  if (result.kind !== 'found')
+    return { ...result, message: cut(result.message, FIELD_LIMITS.message), profile };
+  return {
+    ...result,
+    email: cut(result.email, FIELD_LIMITS.email),
+    emailStatus: cut(result.emailStatus, FIELD_LIMITS.status),
+    accountType: cut(result.accountType, FIELD_LIMITS.status),
+    profile,
+  };
 }
 
 export type KeyCheck = { valid: true } | { valid: false; message: string } | ServiceError;
@@ -126,24 +114,19 @@ export function serviceError(
   return outcome;
 }
 
+function unusable(lost: boolean, message: string): LookupResult {
+  return boundResult({ kind: 'unusable', lost, message, profile: {} });
+}
+
 export function unusableAnswer(reason: string): LookupResult {
-  return boundResult({
-    kind: 'unusable',
-    lost: false,
-    message: `The service answered HTTP 200 without a usable result (${reason}); it may have charged a credit.`,
-    profile: {},
-  });
+  return unusable(
+    false,
+    `The service answered HTTP 200 without a usable result (${reason}); it may have charged a credit.`,
+  );
 }
 
 export function lostAnswer(cause: string): LookupResult {
-  return boundResult({
-    kind: 'unusable',
-    lost: true,
-    message: `The answer was lost on the way: ${lowerFirst(withoutStop(cause))}; the service may have charged a credit.`,
-    profile: {},
-  });
-}
-
-function lowerFirst(text: string): string {
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  const stated = withoutStop(cause);
+  const why = stated.charAt(0).toLowerCase() + stated.slice(1);
+  return unusable(true, `The answer was lost on the way: ${why}; the service may have charged a credit.`);
 }

@@ -38,21 +38,16 @@ export function checkApiKey(platform: Platform): KeyCheckResult {
   if (!key) return { ok: false, message: `No API key is saved yet. Get one in ${KEY_SOURCE}.` };
   const check = askAboutKey(platform, key);
   if ('config' in check) return { ok: false, message: check.config };
-  if ('valid' in check) {
-    if (!check.valid) {
-      return {
-        ok: false,
-        message: redactKey(
-          `The service rejected this API key. Get a valid key in ${KEY_SOURCE}, then save it here.${quoteService(check.message)}`,
-          key,
-        ),
-      };
-    }
-    // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
-    platform.documentCache()?.remove(HALT_KEY);
-    return { ok: true, message: 'The API key works. Checking it spent no credit.' };
+  if (!('valid' in check))
+    return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };
+  if (!check.valid) {
+    const said = quoteService(check.message);
+    const message = `The service rejected this API key. Get a valid key in ${KEY_SOURCE}, then save it here.${said}`;
+    return { ok: false, message: redactKey(message, key) };
   }
-  return { ok: false, message: redactKey(`Could not check the API key: ${check.message}`, key) };
+  // A top-up or a new key: formulas paused after a 401 or 402 may call the service again at once.
+  platform.documentCache()?.remove(HALT_KEY);
+  return { ok: true, message: 'The API key works. Checking it spent no credit.' };
 }
 
 export function saveSettings(platform: Platform, input: unknown): void {

@@ -2,16 +2,13 @@
 import { dayText } from '../core/day';
 import { MAX_EXPORT_STEPS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { $, button, listItem, onClick, setText, showError, showText } from './dom';
-import type { CreditsExport, CreditsSummary, RunPlan } from './types';
-import { creditsRunLine, recordText } from './words';
+import { $, button, listItem, onClick, orShowError, setText, showError, showText } from './dom';
+import type { CreditsExport, CreditsSource, CreditsSummary, RunPlan } from './types';
+import { count, creditsRunLine, recordText } from './words';
 
-const count = (n: number) => n.toLocaleString('en-US');
 const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
 
-let exporting = false;
-
-function sourceLine(source: CreditsSummary['sources'][number]): string {
+function sourceLine(source: CreditsSource): string {
   const you = source.mine ? ' (you)' : '';
   const who =
     source.source === 'formulas'
@@ -23,7 +20,7 @@ function sourceLine(source: CreditsSummary['sources'][number]): string {
   return `${who}: ${credits(source.credits)}${lost}`;
 }
 
-export function renderCredits(summary: CreditsSummary): void {
+function renderCredits(summary: CreditsSummary): void {
   const none = !(summary.hasLog && summary.total + summary.lostTotal > 0);
   $('credits-none').hidden = !none;
   $('credits-body').hidden = none;
@@ -52,36 +49,28 @@ export function renderCredits(summary: CreditsSummary): void {
 }
 
 export async function loadCredits(): Promise<void> {
-  try {
-    renderCredits(await call('getCreditsSummary'));
-  } catch (error) {
-    showError(`Could not read the credits log: ${failureMessage(error)}`);
-  }
+  const summary = await orShowError(call('getCreditsSummary'), 'Could not read the credits log');
+  if (summary) renderCredits(summary);
 }
 
 /** Exports the credits log into a new sheet step by step, its progress in `statusId`; true when it got to the end. */
 export async function exportLog(statusId = 'credits-export-status'): Promise<boolean> {
-  if (exporting) return false;
-  exporting = true;
   const exportButton = button('credits-export');
+  if (exportButton.disabled) return false;
   exportButton.disabled = true;
   setText(statusId, 'Exporting…');
+  let step: CreditsExport | undefined;
   try {
-    let step: CreditsExport = await call('exportCreditsLog', {});
-    setText(statusId, step.message);
-    for (let n = 0; !step.done && n < MAX_EXPORT_STEPS; n++) {
-      step = await call('exportCreditsLog', step);
+    for (let n = 0; n <= MAX_EXPORT_STEPS && !step?.done; n++) {
+      step = await call('exportCreditsLog', step ?? {});
       setText(statusId, step.message);
     }
-    return step.done;
   } catch (error) {
     setText(statusId, '');
     showError(`The export stopped: ${failureMessage(error)}`);
-    return false;
-  } finally {
-    exporting = false;
-    exportButton.disabled = false;
   }
+  exportButton.disabled = false;
+  return !!step?.done;
 }
 
 export function setupCredits(): void {

@@ -1,10 +1,10 @@
 /** The sidebar drives its user's running run (continueEnrichment again and again) and watches someone else's. */
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
 import { call, failureMessage } from './client';
-import { clearError, every, showError, sleep } from './dom';
+import { clearError, every, orShowError, showError, sleep } from './dom';
 import { isUnderWay, pausedByClosedSidebar } from './progress';
 import { refreshProgress, renderProgress, setProgress } from './progressView';
-import { ui } from './state';
+import { type Halt, ui } from './state';
 import type { Progress } from './types';
 
 /** Bumped by Pause and Cancel: a drive of an older generation stops and discards its answers. */
@@ -12,11 +12,8 @@ let generation = 0;
 let watching = false;
 /** continueEnrichment calls under way of any drive: a page runs 10 calls at once, a click must find one free. */
 const slicesUnderWay = new Set<Promise<Progress>>();
-
 /** Apps Script refused an execution ("too many scripts running simultaneously", "invoked too many times"). */
-export function tooManyExecutions(message: string): boolean {
-  return /too many scripts running simultaneously|invoked too many times/i.test(message);
-}
+const TOO_MANY_EXECUTIONS = /too many scripts running simultaneously|invoked too many times/i;
 
 /**
  * While the run is running, calls continueEnrichment in as many lanes at once as the server's latest figure of
@@ -60,7 +57,7 @@ export async function drive(): Promise<void> {
         } catch (error) {
           if (mine !== generation) return refreshAfterActions();
           const message = failureMessage(error);
-          if (tooManyExecutions(message) && !first) return;
+          if (!first && TOO_MANY_EXECUTIONS.test(message)) return;
           if (++failures >= DRIVE_ATTEMPTS) {
             if (first) showError(`The run could not go on: ${message} Press Resume to try again.`);
             return;
@@ -203,9 +200,7 @@ function refreshAfterActions(): void {
 }
 
 /** Pause and Cancel stop the drive loop first, so the server's answer to them is the last word shown. */
-export async function runAction(
-  fn: 'pauseEnrichment' | 'resumeEnrichment' | 'cancelEnrichment',
-): Promise<void> {
+export async function runAction(fn: Halt | 'resumeEnrichment'): Promise<void> {
   if (fn !== 'resumeEnrichment') {
     generation++;
     ui.driving = false;
@@ -215,18 +210,15 @@ export async function runAction(
   clearError();
   // Pressed while Start's call is on its way: the run may not exist yet; Start's answer sends it again then.
   const starting = ui.starting && fn !== 'resumeEnrichment';
-  try {
-    const next = await call(fn);
+  const next = await orShowError(call(fn));
+  if (next) {
     generation++;
     ui.driving = false;
-    if (starting && next.state === 'idle') ui.pendingAction = fn as 'pauseEnrichment' | 'cancelEnrichment';
+    if (starting && next.state === 'idle') ui.pendingAction = fn as Halt;
     else setProgress(next);
-  } catch (error) {
-    showError(failureMessage(error));
-  } finally {
-    ui.runActionBusy = false;
-    renderProgress();
   }
+  ui.runActionBusy = false;
+  renderProgress();
   if (ui.starting) return;
   if (ui.progress.inFlight !== undefined) void awaitFinalCount();
   follow();

@@ -18,25 +18,32 @@ let planRequest: RunRequest = {};
 let planBusy = false;
 const planAgain = (change: RunRequest) => void requestPlan({ ...planRequest, ...change }, false);
 
-/** Shows the plan of `request`; `autoStart`: starts at once when it needs nothing of the user. */
-export async function requestPlan(request: RunRequest, autoStart: boolean): Promise<void> {
+/** One call of the plan's at a time, its buttons disabled meanwhile; a failure shows in the error banner. */
+async function planWork(work: () => Promise<void>): Promise<void> {
   if (planBusy) return;
   planBusy = true;
-  planRequest = request;
   clearError();
   renderPlanButtons();
   try {
-    const next = await call('getRunPlan', request);
-    showPlan(next);
-    // One with nothing to do waits: re-check is offered.
-    const work = next.lookupRows + next.notProfiles > 0;
-    if (autoStart && work && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
+    await work();
   } catch (error) {
     showError(failureMessage(error));
   } finally {
     planBusy = false;
     renderPlanButtons();
   }
+}
+
+/** Shows the plan of `request`; `autoStart`: starts at once when it needs nothing of the user. */
+export function requestPlan(request: RunRequest, autoStart: boolean): Promise<void> {
+  return planWork(async () => {
+    planRequest = request;
+    const next = await call('getRunPlan', request);
+    showPlan(next);
+    // One with nothing to do waits: re-check is offered.
+    const work = next.lookupRows + next.notProfiles > 0;
+    if (autoStart && work && !next.refusal && !next.needsChoice && !next.needsConfirm) await startPlanned();
+  });
 }
 
 function showPlan(next: RunPlan): void {
@@ -80,17 +87,13 @@ function showPlan(next: RunPlan): void {
 function renderPlanButtons(): void {
   const ready = !!plan && !plan.refusal && (!plan.needsChoice || !!planRequest.placement);
   button('plan-start').disabled = planBusy || !ready;
-  button('plan-cancel').disabled = planBusy;
-  button('plan-trial').disabled = planBusy;
-  input('plan-recheck').disabled = planBusy;
-  input('plan-unprocessable').disabled = planBusy;
+  for (const id of ['plan-cancel', 'plan-trial', 'plan-recheck', 'plan-unprocessable'])
+    button(id).disabled = planBusy;
 }
 
 /** The progress shown while the run starts: its plan, and the counts its job starts with (src/bulk/counting.ts). */
 function startingProgress(shown: RunPlan): Progress {
-  const { range, rows, newProfiles, knownProfiles, notProfiles, blanks, alreadyDone, credits } = shown;
-  const { columns, effect } = shown.placement;
-  const counts = { range, rows, newProfiles, knownProfiles, notProfiles, blanks, alreadyDone, credits };
+  const { rows, blanks, alreadyDone, placement } = shown;
   return {
     ...emptyRunCounts(),
     state: 'running',
@@ -98,7 +101,7 @@ function startingProgress(shown: RunPlan): Progress {
     total: rows - blanks,
     processed: alreadyDone,
     alreadyDone,
-    plan: { ...counts, columns, effect, retry: shown.mode === 'retry', recheck: shown.recheck },
+    plan: { ...shown, columns: placement.columns, effect: placement.effect, retry: shown.mode === 'retry' },
   };
 }
 
@@ -113,6 +116,10 @@ async function startPlanned(): Promise<void> {
   if (!plan) return;
   const shown = plan;
   const before = ui.progress;
+  const back = (again: RunPlan) => {
+    setProgress(before);
+    showPlan(again);
+  };
   hidePlan();
   ui.starting = true;
   ui.pendingAction = null;
@@ -122,8 +129,7 @@ async function startPlanned(): Promise<void> {
     result = await lookWhile(call('startRun', { ...planRequest, confirmedCredits: shown.credits }));
   } catch (error) {
     ui.pendingAction = null;
-    setProgress(before);
-    showPlan(shown);
+    back(shown);
     throw error;
   } finally {
     ui.starting = false;
@@ -142,12 +148,10 @@ async function startPlanned(): Promise<void> {
     if (ui.progress.state === 'running') follow();
     else void loadHistory();
   } else if (result.keyRefusal) {
-    setProgress(before);
-    showPlan(shown);
+    back(shown);
     showText('plan-refusal', result.keyRefusal, true);
   } else if (result.plan) {
-    setProgress(before);
-    showPlan(result.plan);
+    back(result.plan);
     showError('The sheet changed since the plan was made: check the new plan, then start again.');
   } else {
     setProgress(result.progress);
@@ -156,18 +160,7 @@ async function startPlanned(): Promise<void> {
 }
 
 export function setupPlan(): void {
-  onClick('plan-start', () => {
-    if (planBusy) return;
-    planBusy = true;
-    renderPlanButtons();
-    clearError();
-    startPlanned()
-      .catch((error) => showError(failureMessage(error)))
-      .finally(() => {
-        planBusy = false;
-        renderPlanButtons();
-      });
-  });
+  onClick('plan-start', () => void planWork(startPlanned));
   onClick('plan-cancel', () => {
     hidePlan();
     button('new-run').focus();

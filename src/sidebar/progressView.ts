@@ -1,7 +1,7 @@
 /** The Progress tab's run: its state, bar, counts and buttons, and the notice on the Settings tab. */
 import { rangeText } from '../core/a1';
-import { call, failureMessage } from './client';
-import { $, button, setText, showError, showText } from './dom';
+import { call } from './client';
+import { $, button, orShowError, setText, showText } from './dom';
 import {
   canCancel,
   canPause,
@@ -21,6 +21,12 @@ import { loadHistory, renderCounts, renderSummary } from './summary';
 import type { Progress } from './types';
 import { runPlanText } from './words';
 
+/** The run's message while a Pause or Cancel pressed during Start waits for the run to exist. */
+const PENDING = {
+  pauseEnrichment: 'Pausing: the run pauses as soon as it has started.',
+  cancelEnrichment: 'Cancelling: the run stops as soon as it has started.',
+};
+
 export function setProgress(next: Progress): void {
   const isEnded = next.state === 'done' || next.state === 'cancelled';
   // An ended run's message changes once more when a slice still at work saves its counts: the box follows.
@@ -32,27 +38,18 @@ export function setProgress(next: Progress): void {
 }
 
 export async function refreshProgress(): Promise<void> {
-  try {
-    const next = await call('getEnrichmentProgress');
-    if (!ui.driving) setProgress(next);
-  } catch (error) {
-    showError(failureMessage(error));
-  }
+  const next = await orShowError(call('getEnrichmentProgress'));
+  if (next && !ui.driving) setProgress(next);
 }
 
 export function renderProgress(): void {
   const p = ui.progress;
   const words = describeState(p);
-  const state = $('run-state');
-  state.textContent = words.label;
-  state.className = `state ${words.tone}`;
+  setText('run-state', words.label);
+  $('run-state').className = `state ${words.tone}`;
   setText('run-title', p.origin === 'watch' ? "The watch's last check" : 'Bulk run');
   const { sheetName, plan } = p;
-  showText(
-    'run-sheet',
-    !sheetName ? '' : plan ? rangeText(sheetName, plan.range) : `Sheet: ${sheetName}`,
-    !!sheetName,
-  );
+  showText('run-sheet', !sheetName ? '' : plan ? rangeText(sheetName, plan.range) : `Sheet: ${sheetName}`);
   const percent = percentDone(p);
   const bar = $('run-bar');
   bar.setAttribute('aria-valuenow', String(percent));
@@ -61,20 +58,17 @@ export function renderProgress(): void {
   bar.classList.toggle('halted', p.state === 'paused' || p.state === 'stopped');
   $('run-bar-fill').style.width = `${percent}%`;
   setText('run-fraction', fractionText(p));
-  showText('run-plan', plan ? runPlanText(plan) : '', !!plan);
+  showText('run-plan', plan ? runPlanText(plan) : '');
   renderCounts('count', p);
   setText('count-credits', creditsShown(p));
-  setText('run-message', inFlightText(p) || pendingText() || p.message);
+  setText('run-message', inFlightText(p) || (ui.pendingAction && PENDING[ui.pendingAction]) || p.message);
   showText('run-owner', ownerNotice(p) || driverNotice(p));
   // The help below says the same as the driver's notice: one of them at a time.
   $('progress-help').hidden = driverNotice(p) !== '';
   showText('run-pace', paceNotice(p));
   // The server's message cannot point at the Settings tab: it has no sidebar.
-  $('run-key-hint').hidden = !(
-    (p.reason === 'no_key' || p.reason === 'key_rejected') &&
-    p.state === 'stopped' &&
-    !p.readOnly
-  );
+  const keyMissing = p.reason === 'no_key' || p.reason === 'key_rejected';
+  $('run-key-hint').hidden = !(keyMissing && p.state === 'stopped' && !p.readOnly);
   // Pause and Cancel are there from Start on; Resume also restarts a running run whose drive gave up after failures.
   const stalled = p.state === 'running' && !p.readOnly && !ui.driving && !ui.starting;
   const shown = {
@@ -102,10 +96,4 @@ export function renderRunNotice(): void {
       ? 'A run is under way in this spreadsheet.'
       : `The run in this spreadsheet is not going on (${describeState(ui.progress).label}).`,
   );
-}
-
-function pendingText(): string {
-  if (ui.pendingAction === 'pauseEnrichment') return 'Pausing: the run pauses as soon as it has started.';
-  if (ui.pendingAction === 'cancelEnrichment') return 'Cancelling: the run stops as soon as it has started.';
-  return '';
 }

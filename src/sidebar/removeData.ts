@@ -1,36 +1,24 @@
 /** Settings › Remove this spreadsheet's add-on data: asks first naming what goes, offers to export the credits log. */
 import { call } from './client';
 import { exportLog } from './credits';
-import { $, button, listItem, onClick, setMessage, setText } from './dom';
-import { acceptState, withButtons } from './settings';
+import { $, button, confirmBox, listItem, onClick, setMessage, setText, withButtons } from './dom';
+import { acceptState } from './settings';
 import { loadHistory } from './summary';
 
 const BUTTONS = ['remove-data', 'remove-data-yes', 'remove-data-export'];
 
-function closeConfirm(): void {
-  $('remove-data-confirm').hidden = true;
-}
-
-async function askFirst(): Promise<void> {
+async function askFirst(openConfirm: () => void): Promise<void> {
   const plan = await call('getDataRemovalPlan');
-  if (plan.refusal) {
-    setMessage('remove-data-message', plan.refusal, 'bad');
-    return;
-  }
-  if (plan.items.length === 0) {
-    setMessage(
-      'remove-data-message',
-      'This spreadsheet holds no data of the add-on: nothing to remove.',
-      'ok',
-    );
+  if (plan.refusal || plan.items.length === 0) {
+    const nothing = 'This spreadsheet holds no data of the add-on: nothing to remove.';
+    setMessage('remove-data-message', plan.refusal || nothing, plan.refusal ? 'bad' : 'ok');
     return;
   }
   setText('remove-data-intro', 'Remove from this spreadsheet:');
   $('remove-data-items').replaceChildren(...plan.items.map((item) => listItem(item)));
   button('remove-data-export').hidden = !plan.creditsLog;
   setText('remove-data-export-status', '');
-  $('remove-data-confirm').hidden = false;
-  button('remove-data-no').focus();
+  openConfirm();
 }
 
 async function remove(): Promise<void> {
@@ -44,21 +32,16 @@ async function remove(): Promise<void> {
 }
 
 export function setupDataRemoval(): void {
+  const openConfirm = confirmBox('remove-data-confirm', 'remove-data', 'remove-data-no');
   onClick('remove-data', () => {
     setMessage('remove-data-message', '');
-    closeConfirm();
-    void withButtons(BUTTONS, askFirst);
+    $('remove-data-confirm').hidden = true;
+    void withButtons(BUTTONS, () => askFirst(openConfirm));
   });
-  onClick('remove-data-no', () => {
-    closeConfirm();
-    button('remove-data').focus();
-  });
-  onClick(
-    'remove-data-export',
-    () => void withButtons(BUTTONS, () => exportLog('remove-data-export-status')),
-  );
+  const exportFirst = () => exportLog('remove-data-export-status');
+  onClick('remove-data-export', () => void withButtons(BUTTONS, exportFirst));
   onClick('remove-data-yes', () => {
-    closeConfirm();
+    $('remove-data-confirm').hidden = true;
     void withButtons(BUTTONS, remove);
   });
 }

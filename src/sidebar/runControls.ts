@@ -1,8 +1,7 @@
 /** The Progress tab's buttons: Pause, Resume, Cancel (asked first), the key hint and Select failed rows. */
 import { call } from './client';
-import { $, button, clearError, input, onClick, setMessage } from './dom';
+import { $, clearError, confirmBox, input, onClick, setMessage, withButtons } from './dom';
 import { drive, pauseOnClose, runAction } from './drive';
-import { withButtons } from './settings';
 import { ui } from './state';
 import { showView } from './tabs';
 
@@ -10,14 +9,7 @@ export function setupProgress(): void {
   pauseOnClose();
   onClick('pause', () => void runAction('pauseEnrichment'));
   // Cancel asks first; the run goes on meanwhile.
-  onClick('cancel', () => {
-    $('cancel-confirm').hidden = false;
-    button('cancel-no').focus();
-  });
-  onClick('cancel-no', () => {
-    $('cancel-confirm').hidden = true;
-    button('cancel').focus();
-  });
+  onClick('cancel', confirmBox('cancel-confirm', 'cancel', 'cancel-no'));
   onClick('cancel-yes', () => {
     $('cancel-confirm').hidden = true;
     void runAction('cancelEnrichment');

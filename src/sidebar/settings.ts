@@ -1,26 +1,34 @@
 /** The Settings tab: the API key (only ever received masked), the settings and the formulas' limit. */
+import { dayText } from '../core/day';
 import { DEFAULT_SETTINGS } from '../core/limits';
-import { call, failureMessage } from './client';
-import { $, button, clearError, input, onClick, setMessage, setText, showError, wholeNumber } from './dom';
+import { countText } from '../core/text';
+import { call } from './client';
+import { $, button, input, make, onClick, onSubmit, setMessage, setText, withButtons } from './dom';
 import { setProgress } from './progressView';
 import { ui } from './state';
-import type { Settings, SidebarState } from './types';
-import { formulaUseText, singleCellsText } from './words';
+import type { FormulaCapState, Settings, SidebarState, SingleCellsState } from './types';
 
-export function renderAccount(): void {
+/** "Used today (27 Nov): 12 of 500 credits." */
+function formulaUseText(state: FormulaCapState): string {
+  const today = `Used today (${dayText(state.day)})`;
+  if (!state.setting.enabled)
+    return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
+  return `${today}: ${state.usedToday} of ${countText(state.setting.dailyCap, 'credit')}.`;
+}
+
+/** A column of single =FINDEMAIL cells past what Sheets runs at once: how many, and what one range formula does. */
+function singleCellsText(state: SingleCellsState): string {
+  return `${state.range} holds ${state.cells} single =FINDEMAIL cells, ${state.unfinished} of them not done: Sheets runs at most ${state.atOnce} formulas at once for one person, so each Refresh =FINDEMAIL cells finishes about ${state.atOnce}. One range formula, ${state.formula}, looks them all up together (you are asked first; results already paid for cost nothing, the inputs are not changed).`;
+}
+
+function renderAccount(): void {
   const account = ui.account;
   if (!account) return;
-  const status = $('key-status');
-  status.textContent = '';
-  if (account.hasKey) {
-    const masked = document.createElement('span');
-    masked.className = 'masked';
-    masked.id = 'masked-key';
-    masked.textContent = account.maskedKey;
-    status.append('Saved API key: ', masked);
-  } else status.append('No API key saved yet.');
-  button('remove-key').disabled = !account.hasKey;
-  button('check-key').disabled = !account.hasKey;
+  const masked = make('span', { className: 'masked', id: 'masked-key', textContent: account.maskedKey });
+  $('key-status').replaceChildren(
+    ...(account.hasKey ? ['Saved API key: ', masked] : ['No API key saved yet.']),
+  );
+  for (const id of ['remove-key', 'check-key']) button(id).disabled = !account.hasKey;
   if (!account.hasKey) $('remove-confirm').hidden = true;
   setText('config-error', account.configError);
   $('config-error').hidden = !account.configError;
@@ -50,39 +58,22 @@ export function acceptState(state: SidebarState, forms = false): void {
   if (!ui.driving && state.progress) setProgress(state.progress);
 }
 
-/** Runs one server call for a button: disables the buttons meanwhile, shows a failure as the error banner. */
-export async function withButtons<T>(ids: string[], work: () => Promise<T>): Promise<T | undefined> {
-  const buttons = ids.map(button);
-  const before = buttons.map((b) => b.disabled);
-  for (const b of buttons) b.disabled = true;
-  clearError();
-  try {
-    return await work();
-  } catch (error) {
-    showError(failureMessage(error));
-    return undefined;
-  } finally {
-    buttons.forEach((b, index) => {
-      b.disabled = before[index];
-    });
-    renderAccount();
-  }
+/** withButtons, then the account shown again: the key's buttons follow the key saved or removed. */
+const withAccount = (ids: string[], work: () => Promise<unknown>) =>
+  withButtons(ids, work).then(renderAccount);
+
+function wholeNumber(id: string): number | undefined {
+  const value = Number(input(id).value);
+  return input(id).value.trim() !== '' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 const KEY_BUTTONS = ['save-key', 'check-key', 'remove-key'];
-
-function onSubmit(id: string, submit: () => void): void {
-  $(id).addEventListener('submit', (event) => {
-    event.preventDefault();
-    submit();
-  });
-}
 
 export function setupSettings(): void {
   onSubmit('key-form', () => {
     const field = input('api-key');
     setMessage('key-message', '');
-    void withButtons(KEY_BUTTONS, async () => {
+    void withAccount(KEY_BUTTONS, async () => {
       const state = await call('saveApiKey', field.value);
       field.value = '';
       acceptState(state);
@@ -91,14 +82,12 @@ export function setupSettings(): void {
   });
   onClick('check-key', () => {
     setMessage('key-message', 'Checking the API key…');
-    void withButtons(KEY_BUTTONS, async () => {
-      try {
-        const result = await call('checkApiKey');
-        setMessage('key-message', result.message, result.ok ? 'ok' : 'bad');
-      } catch (error) {
+    void withAccount(KEY_BUTTONS, async () => {
+      const result = await call('checkApiKey').catch((error) => {
         setMessage('key-message', '');
         throw error;
-      }
+      });
+      setMessage('key-message', result.message, result.ok ? 'ok' : 'bad');
     });
   });
   onClick('remove-key', () => {
@@ -112,7 +101,7 @@ export function setupSettings(): void {
   });
   onClick('remove-yes', () => {
     $('remove-confirm').hidden = true;
-    void withButtons(KEY_BUTTONS, async () => {
+    void withAccount(KEY_BUTTONS, async () => {
       acceptState(await call('removeApiKey'));
       input('api-key').value = '';
       setMessage(
@@ -135,7 +124,7 @@ function setupSettingsForm(): void {
     setMessage('settings-message', '');
     const startAtOnce = input('start-at-once').checked;
     const startAtOnceUnder = wholeNumber('start-under');
-    if (startAtOnce && !(startAtOnceUnder !== undefined && startAtOnceUnder >= 1)) {
+    if (startAtOnce && (startAtOnceUnder ?? 0) < 1) {
       setMessage(
         'settings-message',
         'Type a whole number of credits, 1 or more, to start runs under.',
@@ -150,7 +139,7 @@ function setupSettingsForm(): void {
       startAtOnceUnder:
         startAtOnceUnder ?? ui.account?.settings.startAtOnceUnder ?? DEFAULT_SETTINGS.startAtOnceUnder,
     };
-    void withButtons(['save-settings'], async () => {
+    void withAccount(['save-settings'], async () => {
       acceptState(await call('saveSettings', settings), true);
       setMessage('settings-message', 'Settings saved. They apply to the next run you start.', 'ok');
     });
@@ -166,7 +155,7 @@ function setupFormulasForm(): void {
       return;
     }
     const enabled = input('formulas-enabled').checked;
-    void withButtons(['save-formulas'], async () => {
+    void withAccount(['save-formulas'], async () => {
       const formulas = await call('saveFormulaCap', { enabled, dailyCap });
       if (ui.account) ui.account = { ...ui.account, formulas };
       fillForms();
@@ -199,7 +188,7 @@ function setupSingleCells(): void {
   });
   onClick('replace-single-cells', () => {
     setMessage('single-cells-message', '');
-    void withButtons(['replace-single-cells'], async () => {
+    void withAccount(['replace-single-cells'], async () => {
       setMessage('single-cells-message', await call('replaceSingleCells'), 'ok');
       acceptState(await call('getSidebarState'));
     });

@@ -2,26 +2,19 @@
 import { emptyRunCounts } from '../core/runWords';
 import type { Progress, RunHistory, SidebarState, View } from './types';
 
-export const ui: {
-  account: SidebarState | null;
-  progress: Progress;
-  currentView: View;
-  driving: boolean;
-  runActionBusy: boolean;
-  starting: boolean;
-  /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
-  pendingAction: 'pauseEnrichment' | 'cancelEnrichment' | null;
-  history: RunHistory | null;
-  /** The ended run's figures changed since its summary was read: the box waits for it to be read again. */
-  summaryStale: boolean;
-} = {
-  account: null,
-  progress: { state: 'idle', message: '', ...emptyRunCounts() },
-  currentView: 'settings',
+/** Pause and Cancel, the server functions that halt a run. */
+export type Halt = 'pauseEnrichment' | 'cancelEnrichment';
+
+export const ui = {
+  account: null as SidebarState | null,
+  progress: { state: 'idle', message: '', ...emptyRunCounts() } as Progress,
+  currentView: 'settings' as View,
   driving: false,
   runActionBusy: false,
   starting: false,
-  pendingAction: null,
-  history: null,
+  /** Pause or Cancel pressed before the run's job existed: sent again as soon as Start has answered. */
+  pendingAction: null as Halt | null,
+  history: null as RunHistory | null,
+  /** The ended run's figures changed since its summary was read: the box waits for it to be read again. */
   summaryStale: false,
 };

@@ -1,20 +1,12 @@
 /** What a run did when it ends, and the last few runs. */
-import { reusedText } from '../core/runWords';
-import { call, failureMessage } from './client';
-import { $, button, listItem, setText, showError, showText } from './dom';
+import { FAILED_KINDS, RETRIED_KINDS, reusedText, sumOf, timeTakenText } from '../core/runWords';
+import { call } from './client';
+import { $, button, listItem, orShowError, setText, showText } from './dom';
 import { creditsShown } from './progress';
 import { ui } from './state';
 import { renderTrialResult } from './trial';
 import type { KindCounts } from './types';
-import {
-  failedRows,
-  historyLine,
-  retriedRows,
-  selectFailedLabel,
-  summaryCreditsText,
-  summaryTitle,
-  timeTakenText,
-} from './words';
+import { historyLine, selectFailedLabel, summaryCreditsText, summaryTitle } from './words';
 
 /** The figures of the one classifier (src/bulk/outcomes.ts), the same in the progress counts and the summary box. */
 export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
@@ -27,13 +19,10 @@ export function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alr
 }
 
 export async function loadHistory(): Promise<void> {
-  try {
-    ui.history = await call('getRunHistory');
-    ui.summaryStale = false;
-  } catch (error) {
-    showError(failureMessage(error));
-    return;
-  }
+  const history = await orShowError(call('getRunHistory'));
+  if (!history) return;
+  ui.history = history;
+  ui.summaryStale = false;
   renderSummary();
 }
 
@@ -47,27 +36,24 @@ export function renderSummary(): void {
     !ui.summaryStale &&
     (ui.progress.state === 'done' || ui.progress.state === 'cancelled');
   $('summary').hidden = !shown;
-  renderTrialResult(last ?? undefined, shown);
+  renderTrialResult(last, shown);
   $('run-counts').hidden = shown;
   if (last && shown) {
     setText('summary-title', summaryTitle(last));
     renderCounts('sum', last);
-    setText(
-      'sum-credits',
-      creditsShown({ creditsUsed: last.creditsSpent, creditsMaybeLost: last.creditsMaybeLost }),
-    );
+    const { creditsSpent: creditsUsed, creditsMaybeLost } = last;
+    setText('sum-credits', creditsShown({ creditsUsed, creditsMaybeLost }));
     setText('sum-time', timeTakenText(last));
-    const lookups = !(last.creditsSpent === 0 && reusedText(last) === '');
-    showText('sum-lookups', summaryCreditsText(last), lookups);
-    showText('select-failed', selectFailedLabel(last), failedRows(last) !== 0);
-    button('retry-failed').hidden = retriedRows(last) === 0;
+    showText('sum-lookups', summaryCreditsText(last), creditsUsed !== 0 || reusedText(last) !== '');
+    showText('select-failed', selectFailedLabel(last), sumOf(last, FAILED_KINDS) !== 0);
+    button('retry-failed').hidden = sumOf(last, RETRIED_KINDS) === 0;
   }
-  const list = $('history');
-  list.textContent = '';
   const entries = ui.history?.history ?? [];
   $('history-block').hidden = entries.length === 0;
-  for (const entry of entries) {
-    const time = new Date(entry.endedAt).toLocaleString();
-    list.append(listItem(historyLine(entry), entry.origin === 'watch' ? `Last check: ${time}` : time));
-  }
+  $('history').replaceChildren(
+    ...entries.map((entry) => {
+      const time = new Date(entry.endedAt).toLocaleString();
+      return listItem(historyLine(entry), entry.origin === 'watch' ? `Last check: ${time}` : time);
+    }),
+  );
 }

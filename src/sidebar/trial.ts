@@ -1,9 +1,9 @@
 /** "Try 10 rows first"; once the trial is done, its share found and "Run the rest" (priced again: none paid twice). */
 import { rangeText } from '../core/a1';
 import { TRIAL_PROFILES } from '../core/limits';
+import { hitRateText } from '../core/text';
 import { $, button, setText, showText } from './dom';
 import type { RunPlan, RunRequest, RunSummary } from './types';
-import { hitRateText } from './words';
 
 /** The trial under way or last ended in this sidebar, and the request of the whole run. */
 let trial: { runId: string; rest: RunRequest } | null = null;
@@ -24,7 +24,6 @@ export function renderTrialOffer(plan: RunPlan, request: RunRequest): void {
     plan.trialOf === undefined
       ? ''
       : `A trial: the first ${plan.newProfiles} of the ${plan.trialOf} new profiles (${rangeText(plan.sheetName, plan.range)}). When it ends, Run the rest prices the others.`,
-    plan.trialOf !== undefined,
   );
 }
 
@@ -37,11 +36,11 @@ export function noteStarted(request: RunRequest, runId: string | undefined): voi
 }
 
 /** Under the summary of an ended run: the trial's share found and Run the rest, when it was this sidebar's trial. */
-export function renderTrialResult(last: RunSummary | undefined, shown: boolean): void {
-  const isTrial = shown && !!last && !!trial && trial.runId === last.id && last.state === 'done';
+export function renderTrialResult(last: RunSummary | null | undefined, shown: boolean): void {
+  const isTrial = shown && !!last && trial?.runId === last.id && last.state === 'done';
   $('trial-result').hidden = !isTrial;
   button('run-rest').hidden = !isTrial;
-  if (!isTrial || !last) return;
+  if (!isTrial) return;
   // Rows for a run from before lookups were counted.
   const answered = last.found + last.noAddress + last.unprocessable;
   setText(

@@ -3,11 +3,11 @@
  * Start (the selected column, a daily limit) for a person with a saved key when no watch runs.
  */
 import { WATCH_INTERVAL_MS } from '../core/limits';
-import { call, failureMessage } from './client';
-import { $, button, every, input, onClick, setMessage, setText, showError, showText } from './dom';
+import { call } from './client';
+import { $, button, every, input, onClick, orShowError, setMessage, setText, showText } from './dom';
 import { renderPlacementChoices } from './placementChoices';
 import { ui } from './state';
-import type { Placement, PlacementKind, WatchView } from './types';
+import type { PlacementKind, WatchView } from './types';
 
 let chosen: PlacementKind | undefined;
 let busy = false;
@@ -15,7 +15,7 @@ let following = false;
 /** The watch's status when Start answered: the start's message holds only until the watch's state moves on. */
 let statusAtStart: string | null = null;
 
-export function renderWatch(view: WatchView): void {
+function renderWatch(view: WatchView): void {
   if (statusAtStart !== null && view.status !== statusAtStart) {
     statusAtStart = null;
     setMessage('watch-start-message', '');
@@ -32,20 +32,10 @@ export function renderWatch(view: WatchView): void {
     );
 }
 
-function renderPlacements(placements: Placement[] | undefined): void {
-  const choices = placements && placements.length >= 2 ? placements : undefined;
-  renderPlacementChoices('watch', 'watch-placement', choices, chosen, (kind) => {
-    chosen = kind;
-  });
-}
-
 export async function loadWatch(): Promise<void> {
-  try {
-    setMessage('watch-start-message', '');
-    renderWatch(await call('getWatchState'));
-  } catch (error) {
-    showError(`Could not read the watch: ${failureMessage(error)}`);
-  }
+  setMessage('watch-start-message', '');
+  const view = await orShowError(call('getWatchState'), 'Could not read the watch');
+  if (view) renderWatch(view);
   if (following) return;
   // While the tab is open its state is read again now and then (one short execution each).
   following = true;
@@ -54,8 +44,8 @@ export async function loadWatch(): Promise<void> {
     () => ui.currentView === 'watch',
     async () => {
       if (busy) return;
-      const view = await call('getWatchState');
-      if (ui.currentView === 'watch' && !busy) renderWatch(view);
+      const next = await call('getWatchState');
+      if (ui.currentView === 'watch' && !busy) renderWatch(next);
     },
   ).then(() => {
     following = false;
@@ -63,53 +53,41 @@ export async function loadWatch(): Promise<void> {
 }
 
 /** One call of Start or Stop at a time, its button disabled meanwhile. */
-async function act(
-  id: string,
-  work: () => Promise<void>,
-  failed: string,
-  onFailure = () => {},
-): Promise<void> {
+async function act(id: string, failed: string, work: () => Promise<void>): Promise<void> {
   if (busy) return;
   busy = true;
   button(id).disabled = true;
-  try {
-    await work();
-  } catch (error) {
-    onFailure();
-    showError(`${failed}: ${failureMessage(error)}`);
-  } finally {
-    busy = false;
-    button(id).disabled = false;
-  }
+  await orShowError(work(), failed);
+  busy = false;
+  button(id).disabled = false;
 }
 
 export function setupWatch(): void {
   $('watch-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    void act(
-      'watch-start',
-      async () => {
-        setMessage('watch-start-message', 'Starting…');
-        const answer = await call('startWatch', { limit: input('watch-limit').value, placement: chosen });
-        statusAtStart = null;
-        renderWatch(answer.view);
-        renderPlacements(answer.started ? undefined : answer.placements);
-        setMessage('watch-start-message', answer.message, answer.started ? 'ok' : 'bad');
-        if (answer.started) statusAtStart = answer.view.status;
-      },
-      'The watch did not start',
-      () => setMessage('watch-start-message', ''),
-    );
+    void act('watch-start', 'The watch did not start', async () => {
+      setMessage('watch-start-message', 'Starting…');
+      const request = { limit: input('watch-limit').value, placement: chosen };
+      const answer = await call('startWatch', request).catch((error) => {
+        setMessage('watch-start-message', '');
+        throw error;
+      });
+      statusAtStart = null;
+      renderWatch(answer.view);
+      const placements = answer.started ? undefined : answer.placements;
+      const choices = placements && placements.length >= 2 ? placements : undefined;
+      renderPlacementChoices('watch', 'watch-placement', choices, chosen, (kind) => {
+        chosen = kind;
+      });
+      setMessage('watch-start-message', answer.message, answer.started ? 'ok' : 'bad');
+      if (answer.started) statusAtStart = answer.view.status;
+    });
   });
   onClick('watch-stop', () => {
-    void act(
-      'watch-stop',
-      async () => {
-        renderWatch(await call('stopWatch'));
-        setMessage('watch-start-message', '');
-      },
-      'The watch did not stop',
-    );
+    void act('watch-stop', 'The watch did not stop', async () => {
+      renderWatch(await call('stopWatch'));
+      setMessage('watch-start-message', '');
+    });
   });
   onClick('watch-refresh', () => void loadWatch());
 }

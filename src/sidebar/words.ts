@@ -1,27 +1,8 @@
 /** How a plan, a run's summary and the history read in the sidebar. Pure (no DOM). */
 import { rangeText } from '../core/a1';
-import { dayText } from '../core/day';
-import {
-  creditsText,
-  durationText,
-  FAILED_KINDS,
-  kindsText,
-  RETRIED_KINDS,
-  reusedText,
-  sumOf,
-  timeTakenText,
-} from '../core/runWords';
+import { creditsText, kindsText, reusedText, timeTakenText } from '../core/runWords';
 import { countText, hitRateText, withoutStop } from '../core/text';
-import type {
-  CreditsSummary,
-  FormulaCapState,
-  PlanSummary,
-  RunPlan,
-  RunSummary,
-  SingleCellsState,
-} from './types';
-
-export { countText, durationText, hitRateText, timeTakenText };
+import type { CreditsRun, PlanSummary, RunPlan, RunSummary } from './types';
 
 /** "At most 35 credits." / "Free: nothing to look up." */
 export function priceText(plan: RunPlan): string {
@@ -60,9 +41,6 @@ export function runPlanText(plan: PlanSummary): string {
   return `${kind}: ${parts.join(', ')}. Results in ${plan.columns}.`;
 }
 
-export const failedRows = (summary: RunSummary): number => sumOf(summary, FAILED_KINDS);
-export const retriedRows = (summary: RunSummary): number => sumOf(summary, RETRIED_KINDS);
-
 /** "Select the first row with an error, unprocessable or not a profile": only the kinds the run has. */
 export function selectFailedLabel(summary: RunSummary): string {
   const kinds: string[] = [];
@@ -82,11 +60,8 @@ export function summaryTitle(summary: RunSummary): string {
 
 /** A run's credits, its lookups' hit rate and the rows that reused an address. */
 export function summaryCreditsText(summary: RunSummary): string {
-  const credits = creditsText({
-    creditsUsed: summary.creditsSpent,
-    creditsMaybeLost: summary.creditsMaybeLost,
-    lookupsFound: summary.lookupsFound,
-  });
+  const { creditsSpent: creditsUsed, creditsMaybeLost, lookupsFound } = summary;
+  const credits = creditsText({ creditsUsed, creditsMaybeLost, lookupsFound });
   const reused = reusedText(summary);
   return `${credits}${reused ? `; ${reused}` : ''}.`;
 }
@@ -103,10 +78,10 @@ export function historyLine(summary: RunSummary): string {
   return `${where} (${kind}${state}${parts.join('; ')})`;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+export const count = (n: number) => n.toLocaleString('en-US');
 
 /** The Credits tab's line of a run: "Leads!A2:A22: 15 credits, 12 of 15 lookups found an address (80 %)". */
-export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
+export function creditsRunLine(run: CreditsRun): string {
   const rate = run.credits > 0 ? `, ${hitRateText(run.credits, run.found)}` : '';
   const lost = run.lost > 0 ? `, ${count(run.lost)} lost` : '';
   return `${run.range}: ${countText(run.credits, 'credit')}${rate}${lost} — ${run.payer}${run.mine ? ' (you)' : ''}`;
@@ -115,17 +90,4 @@ export function creditsRunLine(run: CreditsSummary['runs'][number]): string {
 /** This spreadsheet's record, the same words under a plan's price and in the Credits tab ('' before any lookup). */
 export function recordText(lookups: number, found: number): string {
   return lookups > 0 ? `Here so far: ${hitRateText(lookups, found)}.` : '';
-}
-
-/** "Used today (27 Nov): 12 of 500 credits." */
-export function formulaUseText(state: FormulaCapState): string {
-  const today = `Used today (${dayText(state.day)})`;
-  if (!state.setting.enabled)
-    return `New lookups by formulas are off. ${today}: ${countText(state.usedToday, 'credit')}.`;
-  return `${today}: ${state.usedToday} of ${countText(state.setting.dailyCap, 'credit')}.`;
-}
-
-/** A column of single =FINDEMAIL cells past what Sheets runs at once: how many, and what one range formula does. */
-export function singleCellsText(state: SingleCellsState): string {
-  return `${state.range} holds ${state.cells} single =FINDEMAIL cells, ${state.unfinished} of them not done: Sheets runs at most ${state.atOnce} formulas at once for one person, so each Refresh =FINDEMAIL cells finishes about ${state.atOnce}. One range formula, ${state.formula}, looks them all up together (you are asked first; results already paid for cost nothing, the inputs are not changed).`;
 }

@@ -42,34 +42,24 @@ export function decodeResult(text: string | null | undefined): CachedResult | un
   if (!Array.isArray(row) || (row[0] !== VERSION && row[0] !== SECONDS_VERSION)) return undefined;
   const [version, kind, , , stored]: unknown[] = row;
   if (typeof stored !== 'number') return undefined;
-  const str = (index: number) => {
-    const cell: unknown = row[index];
-    return typeof cell === 'string' ? cell : '';
-  };
+  const str = (index: number): string => (typeof row[index] === 'string' ? row[index] : '');
   const savedAt = version === SECONDS_VERSION ? stored * 1000 : stored;
   const [name, updatedAt] = [str(2), str(3)];
   const profile = { ...(name ? { name } : {}), ...(updatedAt ? { updatedAt } : {}) };
-  switch (kind) {
-    case 'f':
-      return {
-        savedAt,
-        result: {
-          kind: 'found',
-          email: str(5),
-          emailStatus: str(6),
-          catchAll: row[7] === 1,
-          accountType: str(8),
-          profile,
-        },
-      };
-    case 'n':
-      return { savedAt, result: { kind: 'not_found', profile } };
-    case 'u':
-      return { savedAt, result: { kind: 'unprocessable', message: str(5), profile } };
-    case 'x':
-    case 'l':
-      return { savedAt, result: { kind: 'unusable', lost: kind === 'l', message: str(5), profile } };
-    default:
-      return undefined;
-  }
+  let result: LookupResult;
+  if (kind === 'f')
+    result = {
+      kind: 'found',
+      email: str(5),
+      emailStatus: str(6),
+      catchAll: row[7] === 1,
+      accountType: str(8),
+      profile,
+    };
+  else if (kind === 'n') result = { kind: 'not_found', profile };
+  else if (kind === 'u') result = { kind: 'unprocessable', message: str(5), profile };
+  else if (kind === 'x' || kind === 'l')
+    result = { kind: 'unusable', lost: kind === 'l', message: str(5), profile };
+  else return undefined;
+  return { savedAt, result };
 }

@@ -1,7 +1,6 @@
 /** The credits log: a row per credit spent or maybe spent (an answer lost), below CREDITS_HEADER. Pure. */
 import type { SheetLayout } from '../core/ports';
 import { CREDITS_SHEET } from '../core/propertyNames';
-import { parseStored } from '../core/storedJson';
 import type { LookupResult } from '../lookup/result';
 
 export const CREDITS_HEADER = ['When (UTC)', 'Source', 'Paid by', 'Payer id', 'Profile', 'Outcome', 'Where'];
@@ -9,15 +8,11 @@ export const CREDITS_COLUMNS = CREDITS_HEADER.length;
 export const CREDITS_FIRST_ROW = 2;
 export const OUTCOME_COLUMN = 6;
 
-export const CREDITS_LAYOUT: SheetLayout = {
+export const CREDITS_LOG_LAYOUT: SheetLayout = {
   name: CREDITS_SHEET,
   rows: 0,
   columns: CREDITS_COLUMNS,
   header: CREDITS_HEADER,
-};
-
-export const CREDITS_LOG_LAYOUT: SheetLayout = {
-  ...CREDITS_LAYOUT,
   guard:
     'Profile Email Finder logs every credit spent here: editing, sorting or deleting this sheet loses that record (Credits tab).',
 };
@@ -30,13 +25,6 @@ const OUTCOME_TEXT: Record<ChargeOutcome, string> = {
   unprocessable: 'unprocessable',
   unusable: 'unusable answer (charged)',
   lost: LOST_OUTCOME_TEXT,
-};
-const OUTCOME_LETTER: Record<ChargeOutcome, string> = {
-  found: 'f',
-  'no address': 'n',
-  unprocessable: 'u',
-  unusable: 'x',
-  lost: 'l',
 };
 
 export type ChargeSource = 'run' | 'formulas' | 'watch';
@@ -53,10 +41,9 @@ export interface ChargeContext {
   run?: string;
 }
 
-export const FORMULAS_PAYER = "the spreadsheet owner's key";
 export const FORMULAS_CONTEXT: ChargeContext = {
   source: 'formulas',
-  payer: FORMULAS_PAYER,
+  payer: "the spreadsheet owner's key",
   payerId: 'formulas',
   where: '=FINDEMAIL',
 };
@@ -78,40 +65,21 @@ export function chargeRows(
   entries: Array<[string, LookupResult]>,
   now: number,
 ): string[][] {
-  const row = (key: string, outcome: ChargeOutcome) => [
+  return entries.map(([key, result]) => [
     isoTime(now),
     context.source,
     context.payer,
     context.payerId,
     key,
-    OUTCOME_TEXT[outcome],
+    OUTCOME_TEXT[outcomeOf(result)],
     context.where,
-  ];
-  return entries.map(([key, result]) => row(key, outcomeOf(result)));
+  ]);
 }
 
 /** As a batch's records keep it. */
 export function contextTuple(context: ChargeContext): string[] {
   const tuple = [context.source, context.payer, context.payerId, context.where];
   return context.run ? [...tuple, context.run] : tuple;
-}
-
-/** Formulas' charges as an earlier version kept them (CHARGE_PREFIX); none when malformed. */
-export function rowsOfBuffered(raw: string): string[][] {
-  const record = parseStored(raw);
-  if (!Array.isArray(record)) return [];
-  const [when, items]: unknown[] = record;
-  if (typeof when !== 'number' || !Array.isArray(items)) return [];
-  const byLetter = new Map(Object.entries(OUTCOME_LETTER).map(([outcome, letter]) => [letter, outcome]));
-  const rows: string[][] = [];
-  for (const item of items) {
-    const outcome = typeof item === 'string' ? byLetter.get(item[0]) : undefined;
-    if (!outcome) continue;
-    const at = isoTime(when);
-    const { source, payer, payerId, where } = FORMULAS_CONTEXT;
-    rows.push([at, source, payer, payerId, item.slice(1), OUTCOME_TEXT[outcome as ChargeOutcome], where]);
-  }
-  return rows;
 }
 
 export interface Charge {
@@ -145,12 +113,14 @@ export function parseChargeRow(row: readonly unknown[]): Charge | undefined {
   };
 }
 
+const isEmpty = (cell: unknown) => cell === '' || cell === null || cell === undefined;
+
 /** A watch's note: Source "watch" and no profile. Neither a charge nor unreadable. */
 export function isNoteRow(row: readonly unknown[]): boolean {
-  return row[1] === 'watch' && (row[4] === '' || row[4] === null || row[4] === undefined) && row[5] !== '';
+  return row[1] === 'watch' && isEmpty(row[4]) && row[5] !== '';
 }
 
 /** Cleared by hand: neither a charge nor unreadable. */
 export function isBlankRow(row: readonly unknown[]): boolean {
-  return row.every((cell) => cell === '' || cell === null || cell === undefined);
+  return row.every(isEmpty);
 }

@@ -6,24 +6,8 @@ import { CREDITS_RUNS_SHOWN } from '../core/limits';
 import { isBlankRow, isNoteRow, parseChargeRow } from './credits';
 
 const DAY_MS = 24 * 3600 * 1000;
-
-export function emptyCreditsSummary(hasLog: boolean): CreditsSummary {
-  return {
-    hasLog,
-    today: 0,
-    last7: 0,
-    last30: 0,
-    total: 0,
-    lostToday: 0,
-    lost7: 0,
-    lost30: 0,
-    lostTotal: 0,
-    found: 0,
-    sources: [],
-    runs: [],
-    unreadable: 0,
-  };
-}
+const SPENT_COUNTS = ['total', 'today', 'last7', 'last30'] as const;
+const LOST_COUNTS = ['lostTotal', 'lostToday', 'lost7', 'lost30'] as const;
 
 /** "run <id> · <range>" */
 export function runOfWhere(where: string): { runId: string; range: string } | undefined {
@@ -38,7 +22,22 @@ export function summarizeCredits(
   viewerPayerId: string,
   dayOf: (ms: number) => string,
 ): CreditsSummary {
-  const summary = { ...emptyCreditsSummary(rows !== null), day: dayOf(now) };
+  const summary: CreditsSummary = {
+    hasLog: rows !== null,
+    today: 0,
+    last7: 0,
+    last30: 0,
+    total: 0,
+    lostToday: 0,
+    lost7: 0,
+    lost30: 0,
+    lostTotal: 0,
+    found: 0,
+    sources: [],
+    runs: [],
+    unreadable: 0,
+    day: dayOf(now),
+  };
   if (!rows) return summary;
   const midnight = startOfDay(now, dayOf);
   const sources = new Map<string, CreditsSource>();
@@ -51,18 +50,12 @@ export function summarizeCredits(
     }
     const lost = charge.outcome === 'lost';
     const age = now - charge.at;
-    if (lost) {
-      summary.lostTotal++;
-      if (charge.at >= midnight) summary.lostToday++;
-      if (age < 7 * DAY_MS) summary.lost7++;
-      if (age < 30 * DAY_MS) summary.lost30++;
-    } else {
-      summary.total++;
-      if (charge.outcome === 'found') summary.found++;
-      if (charge.at >= midnight) summary.today++;
-      if (age < 7 * DAY_MS) summary.last7++;
-      if (age < 30 * DAY_MS) summary.last30++;
-    }
+    const [total, today, last7, last30] = lost ? LOST_COUNTS : SPENT_COUNTS;
+    summary[total]++;
+    if (charge.outcome === 'found') summary.found++;
+    if (charge.at >= midnight) summary[today]++;
+    if (age < 7 * DAY_MS) summary[last7]++;
+    if (age < 30 * DAY_MS) summary[last30]++;
     const mine = charge.source !== 'formulas' && charge.payerId !== '' && charge.payerId === viewerPayerId;
     const sourceKey = `${charge.source} ${charge.payerId} ${charge.payer}`;
     const source = sources.get(sourceKey) ?? {
@@ -72,8 +65,7 @@ export function summarizeCredits(
       credits: 0,
       lost: 0,
     };
-    if (lost) source.lost++;
-    else source.credits++;
+    source[lost ? 'lost' : 'credits']++;
     sources.set(sourceKey, source);
     const run = charge.source === 'run' ? runOfWhere(charge.where) : undefined;
     if (!run) continue;
@@ -87,8 +79,7 @@ export function summarizeCredits(
       lost: 0,
     };
     entry.lastAt = Math.max(entry.lastAt, charge.at);
-    if (lost) entry.lost++;
-    else entry.credits++;
+    entry[lost ? 'lost' : 'credits']++;
     if (charge.outcome === 'found') entry.found++;
     runs.set(run.runId, entry);
   }

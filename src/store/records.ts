@@ -46,10 +46,6 @@ export function parseRecord(raw: string | null | undefined): SendingRecord | und
 
 type Payer = Pick<SendingRecord, 'b' | 'c'>;
 
-function payerFields(payer: ChargeContext): Payer {
-  return payer.source === 'formulas' ? { b: 1 } : { c: contextTuple(payer) };
-}
-
 export function payerOf(stored: Payer): ChargeContext {
   const [source, payer, payerId, where, run] = stored.c ?? [];
   if (stored.b || !stored.c) return FORMULAS_CONTEXT;
@@ -120,10 +116,8 @@ function recordsIn(all: Readonly<Record<string, string>>): SendingRecord[] {
 
 /** A record at work, or one whose sender ended within the time a sent request may outlive it. */
 export function mayBeAtService(all: Readonly<Record<string, string>>, now: number): boolean {
-  return recordsIn(all).some((record) =>
-    record.u > now
-      ? record.k.length + (record.q?.length ?? 0) > 0
-      : record.k.length > 0 && record.u + REQUEST_OUTLIVES_MS > now,
+  return recordsIn(all).some(
+    (record) => !isFinal(record, now) || (record.k.length > 0 && record.u + REQUEST_OUTLIVES_MS > now),
   );
 }
 
@@ -156,8 +150,7 @@ export function fold(final: RecordsRead['final'], now: number, runs: boolean): F
     folded.charges.push(...chargeRows(payer, entries, at));
     const counts = folded.byRun.get(payer.run ?? '') ?? { used: 0, found: 0, lost: 0 };
     for (const [, result] of entries) {
-      if (result.kind === 'unusable' && result.lost) counts.lost++;
-      else counts.used++;
+      counts[result.kind === 'unusable' && result.lost ? 'lost' : 'used']++;
       if (result.kind === 'found') counts.found++;
     }
     folded.byRun.set(payer.run ?? '', counts);
@@ -191,7 +184,7 @@ export function openRecord(
   const parts = inChunks(claimed, jsonBytes).map((keys) => ({ name: SENDING_PREFIX + timeId(now()), keys }));
   const own: OwnRecord = {
     until,
-    payer: payerFields(payer),
+    payer: payer.source === 'formulas' ? { b: 1 } : { c: contextTuple(payer) },
     parts,
     atService: new Set(),
     claimed: new Set(claimed),

@@ -3,6 +3,7 @@
  * read at. The version counts the log's merges into the buckets: while it is the same, other writers only appended.
  */
 import type { ResultsSheet } from './resultsSheet';
+import { entriesOf } from './table';
 
 export interface ResultsCopy {
   sheet: ResultsSheet;
@@ -21,19 +22,12 @@ export function resultsCopy(sheet: ResultsSheet): ResultsCopy {
 
 /** `version`: read before the sheet. From the whole copy when current, else their bucket rows. */
 export function fromSheet(copy: ResultsCopy, hashes: string[], version: string): Map<string, string> {
-  const found = new Map<string, string>();
   const { whole, absent } = copy;
-  if (whole && copy.wholeVersion === version) {
-    for (const hash of hashes) {
-      const value = whole.get(hash);
-      if (value !== undefined) found.set(hash, value);
-    }
-    return found;
-  }
+  if (whole && copy.wholeVersion === version) return entriesOf(whole, hashes);
   if (copy.absentVersion !== version) absent.clear();
   copy.absentVersion = version;
   const unknown = hashes.filter((hash) => !absent.has(hash));
-  for (const [hash, encoded] of copy.sheet.readHashes(unknown)) found.set(hash, encoded);
+  const found = copy.sheet.readHashes(unknown);
   for (const hash of unknown) if (!found.has(hash)) absent.add(hash);
   return found;
 }
@@ -41,7 +35,9 @@ export function fromSheet(copy: ResultsCopy, hashes: string[], version: string):
 /** The whole copy, plus the log's new rows when only the log changed since (a writer holds the lock), else read. */
 export function wholeSheet(copy: ResultsCopy, version: string): Map<string, string> {
   if (copy.whole && copy.wholeVersion === version) return copy.whole;
-  const appended = copy.whole && copy.logRows !== undefined && sameBuckets(copy.wholeVersion, version);
+  const merges = mergesOf(copy.wholeVersion);
+  const appended =
+    copy.whole && copy.logRows !== undefined && merges !== undefined && merges === mergesOf(version);
   const read = appended ? copy.sheet.readLogFrom(copy.logRows ?? 0) : copy.sheet.readAll();
   const whole = appended && copy.whole ? copy.whole : new Map<string, string>();
   for (const [hash, encoded] of read.results) whole.set(hash, encoded);
@@ -56,14 +52,9 @@ export function tableVersion(before: string, merged: boolean, id: string): strin
   return `${(mergesOf(before) ?? 0) + (merged ? 1 : 0)}~${id}`;
 }
 
-/** The same count of merges (a version without one: unknown). */
-function sameBuckets(a: string | undefined, b: string): boolean {
-  const merges = a === undefined ? undefined : mergesOf(a);
-  return merges !== undefined && merges === mergesOf(b);
-}
-
-function mergesOf(version: string): number | undefined {
-  const match = /^(\d+)~/.exec(version);
+/** The count of merges in a version; undefined when it has none (unknown). */
+function mergesOf(version: string | undefined): number | undefined {
+  const match = /^(\d+)~/.exec(version ?? '');
   return match ? Number(match[1]) : undefined;
 }
 

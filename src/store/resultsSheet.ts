@@ -4,6 +4,7 @@ import type { HiddenSheet } from '../core/ports';
 import {
   BUCKETS,
   bucketOf,
+  entriesOf,
   FIRST_BUCKET_ROW,
   LOG_FIRST_ROW,
   mergeIntoBuckets,
@@ -25,47 +26,54 @@ export interface ResultsSheet {
   appendResults(added: Map<string, string>): boolean;
 }
 
-export function resultsSheetOn(sheet: HiddenSheet): ResultsSheet {
+export function resultsSheetOn(hidden: HiddenSheet): ResultsSheet {
   return {
-    readHashes: (hashes) => readHashes(sheet, hashes),
-    readAll: () => readAll(sheet),
-    readLogFrom: (logRow) => readLogFrom(sheet, logRow),
-    appendResults: (added) => appendResults(sheet, added),
+    /** The log is read first: a compaction meanwhile moves results from the log into the buckets, never back. */
+    readHashes(hashes) {
+      if (hashes.length === 0) return new Map();
+      const read = hidden.reader();
+      const log = read(`A${LOG_FIRST_ROW}:B${TABLE_ROWS}`);
+      if (!log) return new Map();
+      const all = new Map<string, string>();
+      const buckets = [...new Set(hashes.map(bucketOf))];
+      if (buckets.length > READ_ALL_BUCKETS_ABOVE)
+        parseRows(read(`${FIRST_BUCKET_ROW}:${LOG_FIRST_ROW - 1}`) ?? [], all);
+      else
+        for (const bucket of buckets)
+          parseRows(read(`${FIRST_BUCKET_ROW + bucket}:${FIRST_BUCKET_ROW + bucket}`) ?? [], all);
+      return entriesOf(parseRows(log, all, true), hashes);
+    },
+    readAll() {
+      const rows = hidden.reader()(`${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
+      const log = rows.slice(BUCKETS);
+      return { results: parseRows(log, parseRows(rows.slice(0, BUCKETS)), true), logRows: rowsIn(log) };
+    },
+    readLogFrom(logRow) {
+      if (logRow >= LOG_ROWS) return { results: new Map(), logRows: logRow };
+      const rows = hidden.reader()(`A${LOG_FIRST_ROW + logRow}:B${TABLE_ROWS}`) ?? [];
+      return { results: parseRows(rows, new Map(), true), logRows: logRow + rowsIn(rows) };
+    },
+    /** Past LOG_COMPACT_AT, merges log and results into the buckets. */
+    appendResults(added) {
+      if (added.size === 0) return false;
+      const sheet = hidden.findOrCreate();
+      const logLength = Math.max(0, sheet.lastRow() - (LOG_FIRST_ROW - 1));
+      if (logLength + added.size <= LOG_COMPACT_AT) {
+        sheet.write(LOG_FIRST_ROW + logLength, 1, [...added]);
+        return false;
+      }
+      const width = sheet.maxColumns();
+      const table = sheet.values({ row: FIRST_BUCKET_ROW, column: 1, rows: TABLE_ROWS - 1, columns: width });
+      const merged = parseRows(table.slice(BUCKETS), new Map(), true);
+      for (const [hash, encoded] of added) merged.set(hash, encoded);
+      const buckets = mergeIntoBuckets(table.slice(0, BUCKETS), merged);
+      const wide = buckets[0].length;
+      if (wide > width) sheet.addColumns(width, wide - width);
+      sheet.write(FIRST_BUCKET_ROW, 1, buckets);
+      if (logLength > 0) sheet.clear({ row: LOG_FIRST_ROW, column: 1, rows: logLength, columns: 2 });
+      return true;
+    },
   };
-}
-
-/** The log is read first: a compaction meanwhile moves results from the log into the buckets, never back. */
-function readHashes(sheet: HiddenSheet, hashes: string[]): Map<string, string> {
-  const found = new Map<string, string>();
-  if (hashes.length === 0) return found;
-  const read = sheet.reader();
-  const log = read(`A${LOG_FIRST_ROW}:B${TABLE_ROWS}`);
-  if (!log) return found;
-  const all = new Map<string, string>();
-  const buckets = [...new Set(hashes.map(bucketOf))];
-  if (buckets.length > READ_ALL_BUCKETS_ABOVE)
-    parseRows(read(`${FIRST_BUCKET_ROW}:${LOG_FIRST_ROW - 1}`) ?? [], all);
-  else
-    for (const bucket of buckets)
-      parseRows(read(`${FIRST_BUCKET_ROW + bucket}:${FIRST_BUCKET_ROW + bucket}`) ?? [], all);
-  parseRows(log, all, true);
-  for (const hash of hashes) {
-    const value = all.get(hash);
-    if (value !== undefined) found.set(hash, value);
-  }
-  return found;
-}
-
-function readAll(sheet: HiddenSheet): ResultsRead {
-  const rows = sheet.reader()(`${FIRST_BUCKET_ROW}:${TABLE_ROWS}`) ?? [];
-  const log = rows.slice(BUCKETS);
-  return { results: parseRows(log, parseRows(rows.slice(0, BUCKETS)), true), logRows: rowsIn(log) };
-}
-
-function readLogFrom(sheet: HiddenSheet, logRow: number): ResultsRead {
-  if (logRow >= LOG_ROWS) return { results: new Map(), logRows: logRow };
-  const rows = sheet.reader()(`A${LOG_FIRST_ROW + logRow}:B${TABLE_ROWS}`) ?? [];
-  return { results: parseRows(rows, new Map(), true), logRows: logRow + rowsIn(rows) };
 }
 
 /** The log is written without gaps. */
@@ -73,25 +81,4 @@ function rowsIn(log: unknown[][]): number {
   for (let index = log.length - 1; index >= 0; index--)
     if (String(log[index][0] ?? '') !== '') return index + 1;
   return 0;
-}
-
-/** Past LOG_COMPACT_AT, merges log and results into the buckets. */
-function appendResults(hidden: HiddenSheet, added: Map<string, string>): boolean {
-  if (added.size === 0) return false;
-  const sheet = hidden.findOrCreate();
-  const logLength = Math.max(0, sheet.lastRow() - (LOG_FIRST_ROW - 1));
-  if (logLength + added.size <= LOG_COMPACT_AT) {
-    sheet.write(LOG_FIRST_ROW + logLength, 1, [...added]);
-    return false;
-  }
-  const width = sheet.maxColumns();
-  const table = sheet.values({ row: FIRST_BUCKET_ROW, column: 1, rows: TABLE_ROWS - 1, columns: width });
-  const merged = parseRows(table.slice(BUCKETS), new Map(), true);
-  for (const [hash, encoded] of added) merged.set(hash, encoded);
-  const buckets = mergeIntoBuckets(table.slice(0, BUCKETS), merged);
-  const wide = buckets[0].length;
-  if (wide > width) sheet.addColumns(width, wide - width);
-  sheet.write(FIRST_BUCKET_ROW, 1, buckets);
-  if (logLength > 0) sheet.clear({ row: LOG_FIRST_ROW, column: 1, rows: logLength, columns: 2 });
-  return true;
 }

@@ -83,8 +83,7 @@ export function claim(
     } else made.unsaved.push(key);
   }
   if (made.mine.length === 0) return made;
-  const opened = openRecord(made.mine, ask.until, ask.payer, now, ask.window);
-  return { ...made, values: opened.values, own: opened.own };
+  return { ...made, ...openRecord(made.mine, ask.until, ask.payer, now, ask.window) };
 }
 
 export interface Policy {

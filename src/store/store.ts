@@ -33,40 +33,23 @@ export function storeOf(
   const props = () => platform.documentProperties();
   const now = () => platform.clock.now();
 
-  /** A writer keeps the whole sheet, a reader reads its rows. */
-  const sheetResults = (hashes: string[], all: Properties, whole: boolean) =>
-    whole
-      ? wholeSheet(copy, all[TABLE_VERSION_PROPERTY] ?? '')
-      : fromSheet(copy, hashes, all[TABLE_VERSION_PROPERTY] ?? '');
+  const versionIn = (all: Properties) => all[TABLE_VERSION_PROPERTY] ?? '';
 
-  /** `all`: the properties read in this hold. */
+  /** `all`: the properties read in this hold. A writer keeps the whole sheet, a reader reads its rows. */
   function lookIn(keys: string[], all: Properties, whole = true): Map<string, CachedResult> {
     const pending = readRecords(all, now()).results;
-    const hashes = keys.map(hashOf);
-    const inSheet = sheetResults(
-      hashes.filter((hash) => !pending.has(hash)),
-      all,
-      whole,
-    );
-    const found = new Map<string, CachedResult>();
-    keys.forEach((key, index) => {
-      const cached = decodeResult(pending.get(hashes[index]) ?? inSheet.get(hashes[index]));
-      if (cached) found.set(key, cached);
-    });
-    return found;
+    const version = versionIn(all);
+    const unfolded = keys.map(hashOf).filter((hash) => !pending.has(hash));
+    const inSheet = whole ? wholeSheet(copy, version) : fromSheet(copy, unfolded, version);
+    return decoded(keys, (hash) => pending.get(hash) ?? inSheet.get(hash));
   }
 
   return {
     lookIn,
     /** The sheet first (no property call), then one read of the properties (`all`) for the keys it lacks. */
     read(keys: string[]): { results: Map<string, CachedResult>; all?: Record<string, string> } {
-      const hashes = keys.map(hashOf);
-      const first = fromSheet(copy, hashes, copy.absentVersion ?? '');
-      const results = new Map<string, CachedResult>();
-      keys.forEach((key, index) => {
-        const cached = decodeResult(first.get(hashes[index]));
-        if (cached) results.set(key, cached);
-      });
+      const first = fromSheet(copy, keys.map(hashOf), copy.absentVersion ?? '');
+      const results = decoded(keys, (hash) => first.get(hash));
       if (results.size === keys.length) return { results };
       const all = props().getProperties();
       const lacking = keys.filter((key) => !results.has(key));
@@ -78,10 +61,7 @@ export function storeOf(
     },
     allResults(): LookupResult[] {
       const all = props().getProperties();
-      const merged = new Map([
-        ...wholeSheet(copy, all[TABLE_VERSION_PROPERTY] ?? ''),
-        ...readRecords(all, now()).results,
-      ]);
+      const merged = new Map([...wholeSheet(copy, versionIn(all)), ...readRecords(all, now()).results]);
       return [...merged.values()].flatMap((encoded) => decodeResult(encoded)?.result ?? []);
     },
     /** Holding the lock, in a writing execution. `runs`: also runs' sends; `also`: more properties in the same call. */
@@ -96,7 +76,7 @@ export function storeOf(
       if (folded.names.length === 0 && Object.keys(values).length === 0) return { all, folded };
       const merged = copy.sheet.appendResults(folded.results);
       platform.creditsLog.append(folded.charges);
-      const before = all[TABLE_VERSION_PROPERTY] ?? '';
+      const before = versionIn(all);
       if (folded.results.size > 0)
         values[TABLE_VERSION_PROPERTY] = tableVersion(before, merged, timeId(now()));
       if (Object.keys(values).length > 0) props().setProperties(values);
@@ -110,6 +90,15 @@ export function storeOf(
       return { all, folded };
     },
   };
+}
+
+function decoded(keys: string[], encodedAt: (hash: string) => string | undefined): Map<string, CachedResult> {
+  const found = new Map<string, CachedResult>();
+  for (const key of keys) {
+    const cached = decodeResult(encodedAt(hashOf(key)));
+    if (cached) found.set(key, cached);
+  }
+  return found;
 }
 
 /** In a writing execution; never throws. */

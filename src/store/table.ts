@@ -45,6 +45,11 @@ export function parseRows(
   return into;
 }
 
+/** The entries of `hashes` that `from` holds. */
+export function entriesOf(from: ReadonlyMap<string, string>, hashes: readonly string[]): Map<string, string> {
+  return new Map(hashes.filter((hash) => from.has(hash)).map((hash) => [hash, from.get(hash) as string]));
+}
+
 /** Cells of at most CELL_CHARS characters, every row as wide as the widest. */
 export function mergeIntoBuckets(rows: unknown[][], added: Map<string, string>): unknown[][] {
   const touched = new Map<number, Map<string, string>>();

@@ -24,11 +24,6 @@ export function getWatchState(platform: Platform): WatchView {
 
 const TEST_DEPLOYMENT = `The watch needs triggers, and Google runs none in a test deployment of an add-on: install the add-on from its listing (a private or unlisted one will do) to watch a column. Until then, select new rows and choose Find e-mails.`;
 
-interface StartRequest {
-  limit?: unknown;
-  placement?: unknown;
-}
-
 interface CheckedStart {
   watch: Omit<Watch, 'triggerIds'>;
   column: string;
@@ -39,14 +34,13 @@ interface CheckedStart {
 type Refusal = { refusal: string } & Partial<WatchStart>;
 
 export function startWatch(platform: Platform, raw: unknown): WatchStart {
-  const request: StartRequest = raw && typeof raw === 'object' ? raw : {};
   const refuse = ({ refusal, ...extra }: Refusal): WatchStart => ({
     started: false,
     view: getWatchState(platform),
     message: refusal,
     ...extra,
   });
-  const checked = checkStart(platform, request);
+  const checked = checkStart(platform, raw && typeof raw === 'object' ? raw : {});
   if ('refusal' in checked) return refuse(checked);
   const { column, waiting } = checked;
   let saved: boolean;
@@ -70,7 +64,10 @@ export function startWatch(platform: Platform, raw: unknown): WatchStart {
 }
 
 /** In the order a person fixes them. */
-function checkStart(platform: Platform, request: StartRequest): CheckedStart | Refusal {
+function checkStart(
+  platform: Platform,
+  request: { limit?: unknown; placement?: unknown },
+): CheckedStart | Refusal {
   const limit = parseLimit(request.limit);
   if (typeof limit !== 'number') return { refusal: limit.error };
   const current = loadWatch(platform);
@@ -155,8 +152,7 @@ function headerTextAt(sheet: SheetPort, topRow: number, column: number): string 
 }
 
 export function stopWatchFromSidebar(platform: Platform): WatchView {
-  const who = platform.runner.email() || 'an editor';
-  stopWatch(platform, 'stopped from the Watch tab', who);
+  stopWatch(platform, 'stopped from the Watch tab', platform.runner.email() || 'an editor');
   return getWatchState(platform);
 }
 

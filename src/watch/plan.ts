@@ -12,12 +12,7 @@ import {
 import { columnLetters } from '../core/a1';
 import type { Platform } from '../core/ports';
 import type { SheetPort } from '../core/sheet';
-import type { Watch } from './watch';
-
-export interface WaitingRows {
-  first: string;
-  rows: number;
-}
+import type { WaitingRows, Watch } from './watch';
 
 export type WatchPlan =
   | { kind: 'nothing' }

@@ -13,7 +13,7 @@ import { a1Of } from '../core/a1';
 import { DEFAULT_STEP_BUDGET_MS, WATCH_MAX_ROUNDS, WATCH_RUN_BUDGET_MS } from '../core/limits';
 import type { Platform } from '../core/ports';
 import { withoutStop } from '../core/text';
-import { planWatchedRows, type WaitingRows } from './plan';
+import { planWatchedRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
   countJobCredits,
@@ -22,7 +22,7 @@ import {
   limitReachedMessage,
   onDay,
   remainingToday,
-  stopNote,
+  type WaitingRows,
   type Watch,
   watchNoteRow,
 } from './watch';
@@ -63,14 +63,14 @@ export function runWatch(platform: Platform): WatchRunEnd {
   const watch = loadWatch(platform);
   if (watch?.state !== 'watching' || !me || me !== watch.creatorId) {
     // The creator's triggers of a watch stopped by someone else (or replaced by another editor's) go away here.
-    if (me && (watch?.state !== 'watching' || watch.creatorId !== me)) platform.triggers.deleteMine();
+    if (me) platform.triggers.deleteMine();
     return watch?.state === 'watching' ? 'not the creator' : 'not watching';
   }
   const started = platform.clock.now();
   const stepMs = platform.config().stepBudgetMs ?? DEFAULT_STEP_BUDGET_MS;
-  for (let round = 0; round < WATCH_MAX_ROUNDS; round++) {
-    if (platform.clock.now() - started + stepMs > WATCH_RUN_BUDGET_MS) return 'time';
-    const end = watchStep(platform, me, () => platform.clock.now() - started + stepMs <= WATCH_RUN_BUDGET_MS);
+  const hasTime = () => platform.clock.now() - started + stepMs <= WATCH_RUN_BUDGET_MS;
+  for (let round = 0; round < WATCH_MAX_ROUNDS && hasTime(); round++) {
+    const end = watchStep(platform, me, hasTime);
     if (end !== 'again') return end;
   }
   return 'time';
@@ -79,7 +79,7 @@ export function runWatch(platform: Platform): WatchRunEnd {
 /** null when it stopped or is not this user's. */
 function todaysWatch(platform: Platform, me: string): Watch | null {
   const day = platform.clock.day(platform.clock.now());
-  const watch = updateWatch(platform, (stored) => (stored ? onDay(stored, day) : stored));
+  const watch = updateWatch(platform, (stored) => onDay(stored, day));
   return watch && watch.state === 'watching' && watch.creatorId === me ? watch : null;
 }
 
@@ -95,7 +95,7 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
       );
       return 'waiting for a run';
     }
-    if (job.state !== 'running') return settle(platform, job.id, job);
+    if (job.state !== 'running') return settle(platform, job);
     // That trigger run plans again when it ends, and finds these rows.
     if (job.leaseUntil > platform.clock.now()) return 'leased elsewhere';
     return drive(platform, job.id, me, hasTime);
@@ -116,24 +116,20 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
   }
   const created = createWatchRun(platform, plan.planned, me, watch.creatorName);
   if (!created) return 'another run first';
-  updateWatch(platform, (stored) =>
-    stored
-      ? {
-          ...stored,
-          jobId: created.id,
-          jobCredits: 0,
-          lastRows: a1Of({
-            row: created.firstRow,
-            column: created.urlColumn,
-            rows: created.lastRow - created.firstRow + 1,
-            columns: 1,
-          }),
-          outputColumn: created.outputColumn,
-          // The columns exist now: later runs find them as the add-on's own.
-          placement: plan.planned.plan.placement.kind === 'right' ? 'right' : 'reuse',
-        }
-      : stored,
-  );
+  updateWatch(platform, (stored) => ({
+    ...stored,
+    jobId: created.id,
+    jobCredits: 0,
+    lastRows: a1Of({
+      row: created.firstRow,
+      column: created.urlColumn,
+      rows: created.lastRow - created.firstRow + 1,
+      columns: 1,
+    }),
+    outputColumn: created.outputColumn,
+    // The columns exist now: later runs find them as the add-on's own.
+    placement: plan.planned.plan.placement.kind === 'right' ? 'right' : 'reuse',
+  }));
   return drive(platform, created.id, me, hasTime);
 }
 
@@ -141,26 +137,26 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
 function drive(platform: Platform, jobId: string, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   let progress: Progress | undefined;
   do {
-    const leasedBefore = loadJob(platform)?.leaseUntil ?? 0;
-    if (leasedBefore > platform.clock.now()) return 'leased elsewhere';
+    if ((loadJob(platform)?.leaseUntil ?? 0) > platform.clock.now()) return 'leased elsewhere';
     progress = driveSlice(platform, jobId, me);
     const spent = progress.creditsUsed + progress.creditsMaybeLost;
-    updateWatch(platform, (stored) =>
-      stored ? { ...countJobCredits(stored, jobId, spent), lastCheckedAt: platform.clock.now() } : stored,
-    );
+    updateWatch(platform, (stored) => ({
+      ...countJobCredits(stored, jobId, spent),
+      lastCheckedAt: platform.clock.now(),
+    }));
     if (progress.state !== 'running') break;
   } while (hasTime());
   if (progress.state === 'running') return 'time';
   const job = loadJob(platform);
-  return job && job.id === jobId ? settle(platform, jobId, job) : 'again';
+  return job && job.id === jobId ? settle(platform, job) : 'again';
 }
 
-function settle(platform: Platform, jobId: string, job: Job): WatchRunEnd | 'again' {
+function settle(platform: Platform, job: Job): WatchRunEnd | 'again' {
   if (job.state === 'done') return 'again';
   if (job.state === 'cancelled' && job.reason === 'user') return 'cancelled';
   const reason = job.reason ?? 'error';
   // The watch's own run never stays paused: another person's run could not start beside it.
-  if (isActive(job.state)) cancelRun(platform, jobId);
+  if (isActive(job.state)) cancelRun(platform, job.id);
   if (reason !== 'user' && STOPS_WATCH[reason]) {
     stopWatch(platform, withoutStop(forTheWatch(job.message)));
     return 'stopped';
@@ -190,9 +186,7 @@ function limitReached(platform: Platform, waiting: WaitingRows): void {
 }
 
 function note(platform: Platform, message: string): void {
-  updateWatch(platform, (stored) =>
-    stored ? { ...stored, message, lastCheckedAt: platform.clock.now() } : stored,
-  );
+  updateWatch(platform, (stored) => ({ ...stored, message, lastCheckedAt: platform.clock.now() }));
 }
 
 /** `by`: who, else itself. The creator's triggers go now or at their next run. */
@@ -206,7 +200,8 @@ export function stopWatch(platform: Platform, reason: string, by?: string): Watc
       : `Stopped by itself: ${reason}.`;
     const next: Watch = { ...stored, state: 'stopped', message, lastCheckedAt: now };
     saveWatch(platform, next);
-    platform.creditsLog.append([watchNoteRow(next, stopNote(by ? `stopped by ${by}` : reason), now)]);
+    const note = `watch stopped: ${by ? `stopped by ${by}` : reason}`;
+    platform.creditsLog.append([watchNoteRow(next, note, now)]);
     return next;
   });
   if (stopped && stopped.creatorId === platform.runner.id()) platform.triggers.deleteMine();

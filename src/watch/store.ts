@@ -41,14 +41,11 @@ export function saveWatch(platform: Platform, watch: Watch): void {
   platform.documentProperties().setProperty(WATCH_PROPERTY, JSON.stringify(watch));
 }
 
-/** Under the document lock; `update` returning null stores nothing. */
-export function updateWatch(
-  platform: Platform,
-  update: (stored: Watch | null) => Watch | null,
-): Watch | null {
+/** Under the document lock; without a stored watch, `update` is not called and nothing is stored. */
+export function updateWatch(platform: Platform, update: (stored: Watch) => Watch): Watch | null {
   return platform.lock.with(() => {
     const stored = loadWatch(platform);
-    const next = update(stored);
+    const next = stored && update(stored);
     if (next && next !== stored) saveWatch(platform, next);
     return next;
   });

@@ -2,8 +2,9 @@
 import type { PlacementKind, WatchView } from '../api';
 import { columnLetters } from '../core/a1';
 import { dayText } from '../core/day';
-import { stableHash } from '../core/hash';
+import { payerIdOf } from '../core/hash';
 import { MAX_WATCH_LIMIT } from '../core/limits';
+import { numberText } from '../core/text';
 import { isoTime } from '../store/credits';
 
 /** One watch per spreadsheet at a time. */
@@ -70,21 +71,27 @@ export function countJobCredits(watch: Watch, jobId: string, credits: number): W
   };
 }
 
+export const payerOf = (watch: Pick<Watch, 'creatorName'>) =>
+  watch.creatorName || 'the editor who started it';
+
 export function watchedColumn(watch: Pick<Watch, 'sheetName' | 'urlColumn'>): string {
   const column = columnLetters(watch.urlColumn);
   return `${watch.sheetName}!${column}:${column}`;
 }
 
-const credits = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'credit' : 'credits'}`;
+/** Rows a watch's limit keeps waiting, named by the first one's address ("B12 and 3 more rows"). */
+export interface WaitingRows {
+  first: string;
+  rows: number;
+}
 
-/** `waiting`: named by the first one's address ("B12 and 3 more rows"). */
-export function limitReachedMessage(watch: Watch, waiting?: { first: string; rows: number }): string {
+export function limitReachedMessage(watch: Watch, waiting?: WaitingRows): string {
   const rows = !waiting
     ? 'new rows wait'
     : waiting.rows === 1
       ? `row ${waiting.first} waits`
       : `${waiting.first} and ${waiting.rows - 1} more ${waiting.rows === 2 ? 'row' : 'rows'} below it wait`;
-  return `Today's limit of ${credits(watch.limit)} is reached: ${rows} until tomorrow (the spreadsheet's time zone), then the watch goes on by itself. To look them up now, select them and choose Find e-mails.`;
+  return `Today's limit of ${numberText(watch.limit, 'credit')} is reached: ${rows} until tomorrow (the spreadsheet's time zone), then the watch goes on by itself. To look them up now, select them and choose Find e-mails.`;
 }
 
 export function watchView(
@@ -102,7 +109,7 @@ export function watchView(
     };
   }
   const mine = viewer.runnerId !== null && viewer.runnerId === watch.creatorId;
-  const payer = watch.creatorName || 'the editor who started it';
+  const payer = payerOf(watch);
   const column = watchedColumn(watch);
   const view: WatchView = {
     state: watch.state,
@@ -126,7 +133,7 @@ export function watchView(
     return view;
   }
   const checked = times.lastChecked ? `, last checked ${times.lastChecked}` : ', not checked yet';
-  view.status = `Watching ${column} for new rows — paid by ${payer}${mine ? ' (you)' : ''}, up to ${credits(watch.limit)} a day, ${watch.usedToday.toLocaleString('en-US')} used today (${dayText(watch.day)})${checked}.`;
+  view.status = `Watching ${column} for new rows — paid by ${payer}${mine ? ' (you)' : ''}, up to ${numberText(watch.limit, 'credit')} a day, ${watch.usedToday.toLocaleString('en-US')} used today (${dayText(watch.day)})${checked}.`;
   if (watch.usedToday >= watch.limit) view.limitReached = true;
   return view;
 }
@@ -137,17 +144,12 @@ export function forTheWatch(message: string): string {
 }
 
 export function limitNote(watch: Watch): string {
-  return `watch paused until tomorrow: today's limit of ${credits(watch.limit)} reached`;
-}
-
-export function stopNote(reason: string): string {
-  return `watch stopped: ${reason}`;
+  return `watch paused until tomorrow: today's limit of ${numberText(watch.limit, 'credit')} reached`;
 }
 
 /** Source "watch", no profile: not a charge. */
 export function watchNoteRow(watch: Watch, text: string, now: number): string[] {
-  const payerId = watch.creatorId ? stableHash(watch.creatorId).slice(0, 8) : '';
   const column = columnLetters(watch.urlColumn);
   const where = `watch · '${watch.sheetName}'!${column}:${column}`;
-  return [isoTime(now), 'watch', watch.creatorName, payerId, '', text, where];
+  return [isoTime(now), 'watch', watch.creatorName, payerIdOf(watch.creatorId), '', text, where];
 }

@@ -1,4 +1,4 @@
-import { readJobCells } from '../../src/bulk/columns';
+import { readJobCells } from '../../src/bulk/rowCells';
 import { MemorySheet } from '../support/platform';
 
 const A = 'https://network.com/in/a';

@@ -1,4 +1,4 @@
-import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/counting';
+import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/outcomes';
 import { RunScope } from '../../src/bulk/runScope';
 import { emptyRunCounts } from '../../src/core/runWords';
 import { parseNetworkHosts } from '../../src/core/url';

@@ -1,7 +1,7 @@
 import type { JobState } from '../../src/api';
 import { emptyCounts } from '../../src/bulk/job';
 import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
-import { summaryOf } from '../../src/bulk/runSummary';
+import { summarize } from '../../src/bulk/runHistory';
 import { timeTakenText } from '../../src/core/runWords';
 import { testJob as job } from '../support/job';
 
@@ -25,7 +25,6 @@ function moves(changes: Partial<Record<JobState, JobState>>): Record<JobState, J
     JobState | '='
   >;
 }
-const every = (to: JobState) => moves(Object.fromEntries(STATES.map((state) => [state, to])));
 const active = (to: JobState) => moves({ running: to, paused: to, stopped: to });
 
 /** Every event, and the state it leads to from each state. */
@@ -50,18 +49,6 @@ const TABLE: Array<[string, JobEvent, Record<JobState, JobState | '='>]> = [
     moves({ running: 'cancelled' }),
   ],
   ['finish', { type: 'finish', counts: finished, leftPending: false }, moves({ running: 'done' })],
-  ['replaced', { type: 'replaced' }, { ...every('cancelled'), cancelled: '=' }],
-  [
-    'sync(paused)',
-    { type: 'sync', stored: { state: 'paused', message: 'p', reason: 'user' } },
-    moves({ running: 'paused' }),
-  ],
-  [
-    'sync(cancelled)',
-    { type: 'sync', stored: { state: 'cancelled', message: 'c', reason: 'user' } },
-    every('cancelled'),
-  ],
-  ['sync(running)', { type: 'sync', stored: { state: 'running', message: 'r' } }, moves({})],
 ];
 
 describe('transition: every event from every state', () => {
@@ -124,45 +111,6 @@ describe('what a transition carries', () => {
       transition(job('running'), { type: 'finish', counts: finished, leftPending: false }, 5000).message,
     ).not.toMatch(/Some rows/);
   });
-
-  it('a stored cancel wins with its message; a stored halt reaches a running slice with its reason', () => {
-    const cancelled = transition(
-      job('running'),
-      {
-        type: 'sync',
-        stored: { state: 'cancelled', message: 'c', reason: 'user' },
-      },
-      5000,
-    );
-    // A user's cancel made during the slice reports what the slice wrote and spent by its end.
-    expect(cancelled).toMatchObject({
-      state: 'cancelled',
-      message:
-        'Cancelled: 2 rows with an address, 1 row with no address. 3 credits used: 2 of 3 lookups found an address (67 %). Results written so far are kept.',
-      reason: 'user',
-    });
-    const replacedBySheetChange = transition(
-      job('running'),
-      {
-        type: 'sync',
-        stored: { state: 'cancelled', message: 'c', reason: 'sheet_changed' },
-      },
-      5000,
-    );
-    expect(replacedBySheetChange).toMatchObject({ state: 'cancelled', message: 'c' });
-    const halted = transition(
-      job('running'),
-      {
-        type: 'sync',
-        stored: { state: 'stopped', message: 's', reason: 'key_rejected' },
-      },
-      5000,
-    );
-    expect(halted).toMatchObject({ state: 'stopped', message: 's', reason: 'key_rejected' });
-    // The slice's own halt is not undone by a stored "running".
-    const own = job('paused', { reason: 'out_of_credits' });
-    expect(transition(own, { type: 'sync', stored: { state: 'running', message: 'r' } }, 5000)).toBe(own);
-  });
 });
 
 describe('working time', () => {
@@ -176,7 +124,7 @@ describe('working time', () => {
     run = transition(run, { type: 'pause' }, 30_000);
     run = transition(run, { type: 'cancel' }, 40_000);
     expect(run.waited).toEqual({ key_rejected: 26_000, user: 10_000 });
-    const summary = summaryOf({ ...run, updatedAt: 40_000 }, 'A2:A9');
+    const summary = summarize({ ...run, updatedAt: 40_000 });
     expect(summary.durationMs).toBe(4_000);
     expect(timeTakenText(summary)).toBe('4 s of work, waited 26 s for a key, waited 10 s while paused');
     expect(timeTakenText({ durationMs: 12_000, waited: {} })).toBe('12 s');
@@ -189,23 +137,10 @@ describe('working time', () => {
     run = { ...run, updatedAt: 5_000 };
     run = { ...transition(run, { type: 'resume' }, 47_000), updatedAt: 47_000 };
     expect(run.waited).toEqual({ user: 42_000 });
-    const summary = summaryOf(
-      {
-        ...transition(run, { type: 'finish', counts: run.counts, leftPending: false }, 48_000),
-        updatedAt: 48_000,
-      },
-      'A2:A9',
-    );
+    const summary = summarize({
+      ...transition(run, { type: 'finish', counts: run.counts, leftPending: false }, 48_000),
+      updatedAt: 48_000,
+    });
     expect(timeTakenText(summary)).toBe('6 s of work, waited 42 s while paused');
-  });
-
-  it("a slice's save keeps the stretches the sidebar's controls timed", () => {
-    const stored = { state: 'paused' as const, message: 'p', reason: 'user' as const, haltedSince: 7_000 };
-    const synced = transition(
-      job('running', { waited: {} }),
-      { type: 'sync', stored: { ...stored, waited: { user: 5 } } },
-      9_000,
-    );
-    expect(synced).toMatchObject({ state: 'paused', haltedSince: 7_000, waited: { user: 5 } });
   });
 });

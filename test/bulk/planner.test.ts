@@ -1,5 +1,5 @@
 import type { RunRequest, Settings } from '../../src/api';
-import { columnPlanner } from '../../src/bulk/planner';
+import { columnPlanner } from '../../src/bulk/plan';
 import type { ScriptConfig } from '../../src/core/config';
 import type { Platform } from '../../src/core/ports';
 import { parseNetworkHosts } from '../../src/core/url';

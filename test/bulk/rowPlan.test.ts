@@ -1,5 +1,5 @@
-import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/counting';
 import { emptyCounts } from '../../src/bulk/job';
+import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/outcomes';
 import { canReuse } from '../../src/bulk/placement';
 import { isOwnStatus, withFormulaCells } from '../../src/bulk/rowCells';
 import { adjacentRuns, firstWithoutStatus, planRows, writtenResults } from '../../src/bulk/rowPlan';

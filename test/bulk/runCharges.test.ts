@@ -1,4 +1,4 @@
-import { runCharges } from '../../src/bulk/runCharges';
+import { runCharges } from '../../src/bulk/slice';
 import { stableHash } from '../../src/core/hash';
 import { testJob } from '../support/job';
 

@@ -1,5 +1,5 @@
 /** A run halted by the service or a platform quota: each message names where to resume, the watch's its own tab. */
-import { haltOf } from '../../src/bulk/runHalt';
+import { haltOf } from '../../src/bulk/jobMachine';
 import { serviceError } from '../../src/lookup/result';
 import { forTheWatch } from '../../src/watch/watch';
 

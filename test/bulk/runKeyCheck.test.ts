@@ -1,4 +1,4 @@
-import { checkKeyForRun } from '../../src/bulk/runKeyCheck';
+import { checkKeyForRun } from '../../src/bulk/start';
 import { serviceError } from '../../src/lookup/result';
 
 const KEY = 'sk_live_abcdefgh1234';

@@ -1,4 +1,4 @@
-import { countSelection } from '../../src/bulk/counting';
+import { countSelection } from '../../src/bulk/outcomes';
 import { planRows } from '../../src/bulk/rowPlan';
 import { type PlanOptions, planRun } from '../../src/bulk/runPlan';
 import { RunScope } from '../../src/bulk/runScope';

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../src/api';
 import { kindOfOutcome, kindOfStatus } from '../../src/bulk/outcomes';
-import { addToHistory } from '../../src/bulk/runSummary';
+import { addToHistory } from '../../src/bulk/runHistory';
 import { HISTORY_LENGTH } from '../../src/core/limits';
 import { durationText } from '../../src/core/runWords';
 import { countText, withoutStop } from '../../src/core/text';

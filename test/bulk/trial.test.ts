@@ -1,6 +1,6 @@
 import type { RunPlan } from '../../src/api';
 import type { ColumnRead } from '../../src/bulk/placement';
-import { firstRowsOf, rememberingStore, trialRead } from '../../src/bulk/trial';
+import { firstRowsOf, rememberingStore, trialRead } from '../../src/bulk/plan';
 import type { LookupResult } from '../../src/lookup/result';
 
 const notFound: LookupResult = { kind: 'not_found', profile: {} };

@@ -156,20 +156,18 @@ describe('writeWindow', () => {
   }
 
   /**
-   * Writes `window` with the rows as they are now; answers from `answers` by profile name; `waiting` names; `job`
-   * the run's (its `owns`: the rows it may write over).
+   * Writes `window` with the rows as they are now; answers from `answers` by profile name; `job` the run's (its
+   * `owns`: the rows it may write over).
    */
   function writeNow(
     sheet: MemorySheet,
     window: PlannedWindow,
     answers: Record<string, RowAnswer>,
-    waiting: string[] = [],
     counts: Counts = emptyCounts(),
     job: Parameters<typeof writeWindow>[1] = JOB,
   ) {
     const now = sheet.rows.slice(FROM - 1, FROM - 1 + window.plans.length).map((row) => row.slice(0, WIDTH));
     const byKey = new Map(Object.entries(answers).map(([name, answer]) => [keyOf(name), answer]));
-    const waits = new Set(waiting.map(keyOf));
     const asked: string[] = [];
     const written = writeWindow(sheet, job, window, now, {
       scope: SCOPE,
@@ -180,7 +178,6 @@ describe('writeWindow', () => {
         asked.push(key);
         return byKey.get(key) ?? window.known.get(key);
       },
-      waits: (key) => waits.has(key),
     });
     return { written, counts, asked };
   }
@@ -206,17 +203,13 @@ describe('writeWindow', () => {
     expect(written.left).toEqual([]);
   });
 
-  it('rows without an answer yet go back as runs; a run waits only when another execution looks up all its profiles', () => {
+  it('rows without an answer yet go back as runs', () => {
     const rows = ['a', 'b', 'c', 'd', 'e', 'f'].map(urlRow);
     const { sheet, window } = over(rows);
-    const { written, counts } = writeNow(sheet, window, { a: answer('a@x.test'), d: answer('d@x.test') }, [
-      'b',
-      'c',
-      'f',
-    ]);
+    const { written, counts } = writeNow(sheet, window, { a: answer('a@x.test'), d: answer('d@x.test') });
     expect(written.left).toEqual([
-      { from: FROM + 1, to: FROM + 2, waits: true },
-      { from: FROM + 4, to: FROM + 5, waits: false },
+      { from: FROM + 1, to: FROM + 2 },
+      { from: FROM + 4, to: FROM + 5 },
     ]);
     expect(counts.processed).toBe(2);
     expect(sheet.rows[FROM].slice(1)).toEqual(['', '', '', '']);
@@ -275,7 +268,6 @@ describe('writeWindow', () => {
       sheet,
       window,
       { a: answer('a@x.test'), b: answer('b@x.test') },
-      [],
       emptyCounts(),
       { ...JOB, owns: [[FROM, FROM]] },
     );

@@ -296,6 +296,49 @@ describe('daily quotas', () => {
   });
 });
 
+describe('UrlFetchApp.fetchAll', () => {
+  /** A loopback server answering 204 after `ms`, counting the requests at it at once. */
+  async function slowServer(ms: number): Promise<{ url: string; most: () => number; total: () => number }> {
+    let now = 0;
+    let most = 0;
+    let total = 0;
+    const server = http.createServer((_req, res) => {
+      total++;
+      most = Math.max(most, ++now);
+      setTimeout(() => {
+        now--;
+        res.writeHead(204).end();
+      }, ms);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    return { url, most: () => most, total: () => total };
+  }
+
+  it('fetchAllAtOnce: at most that many requests of one fetchAll are at the service at a time, all answered', async () => {
+    const server = await slowServer(30);
+    const env = environment({ fetchAllAtOnce: 10 });
+    const urls = Array.from({ length: 35 }, (_, i) => `${server.url}?${i}`);
+    expect(await env.run('fetchAllUrls', [urls])).toEqual(new Array(35).fill(204));
+    expect(server.most()).toBe(10);
+  });
+
+  it('urlFetchRateLimit: past it the call throws the reported short-time message before sending anything', async () => {
+    const server = await slowServer(0);
+    const env = environment({ urlFetchRateLimit: { calls: 5, windowMs: 60_000 } });
+    const urls = Array.from({ length: 4 }, (_, i) => `${server.url}?${i}`);
+    expect(await env.run('fetchAllUrls', [urls])).toHaveLength(4);
+    const refused = await env.execute('fetchAllUrls', [urls]);
+    expect(refused.error?.message).toBe(
+      'Service invoked too many times in a short time: urlfetch. Try Utilities.sleep(1000) between calls.',
+    );
+    expect(server.total()).toBe(4);
+    env.advanceClock(60_000);
+    expect(await env.run('fetchAllUrls', [urls])).toHaveLength(4);
+  });
+});
+
 describe('the best-effort cache mode', () => {
   const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
 
@@ -577,6 +620,27 @@ describe('custom functions and the executions around them', () => {
     );
     await env.recalculate(ss.id, { cells: again.map((a1) => ({ a1 })) });
     expect(env.values(ss.id, 'A1:A40').every(([v]) => v === 'done')).toBe(true);
+  });
+
+  it('counts every kind of execution toward the 30: a sidebar call past them is refused with the same message', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    env.enter(
+      ss.id,
+      'A1:A30',
+      Array.from({ length: 30 }, () => ['=SLOWCF()']),
+    );
+    const recalculating = env.recalculate(ss.id);
+    for (let i = 0; i < 1000 && env.runningExecutions(OWNER) < 30; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const call = await env.execute('tick', [], { spreadsheetId: ss.id, user: OWNER });
+    env.scriptProperties.set({ go: '1' });
+    await recalculating;
+    expect(call.ok).toBe(false);
+    expect(call.error?.message).toBe(TOO_MANY_SIMULTANEOUS_MESSAGE);
+    expect(call.counts).toEqual({});
+    // Another user's calls are theirs to count.
+    expect((await env.execute('tick', [], { spreadsheetId: ss.id, user: EDITOR })).ok).toBe(true);
   });
 
   it('counts executions, not threads: with 6 worker threads (a small machine), still 30 run at once and the rest are refused', async () => {

@@ -1,6 +1,6 @@
 /** Notes and messages in a person's words, and the check every test world runs on them. */
 
-import { haltOf } from '../../src/bulk/runHalt';
+import { haltOf } from '../../src/bulk/jobMachine';
 import { enrichmentRow } from '../../src/lookup/cellValues';
 import { interpretFetchException, interpretLookupResponse } from '../../src/lookup/contract';
 import type { ServiceError } from '../../src/lookup/result';

@@ -22,7 +22,7 @@ import {
   waitFor,
 } from './helpers';
 
-const ROWS = 600;
+const ROWS = 300;
 /** The run's bound to its end at 2–4 s a lookup: a few batches per slice, four slices at once. */
 const RUN_MS = 150_000;
 /** After the batches on their way are answered: longer than one lookup's latency (4 s), nothing may be sent. */
@@ -61,7 +61,7 @@ async function shown(page: Page): Promise<Shown | undefined> {
 describe('slices of one run at once in the playground', () => {
   const opened = useBrowser();
 
-  test('600 rows at 2–4 s: one progress line moving forward, Pause stops every slice, Resume goes on to Done, Credits equal the ledger', async () => {
+  test('300 rows at 2–4 s: one progress line moving forward, Pause stops every slice, Resume goes on to Done, Credits equal the ledger', async () => {
     opened.stateDir = tempStateDir();
     // The add-on's own pace and slice budget (no ENRICH_BATCH_SIZE): the sidebar grows to four slices at once.
     opened.playground = await startPlayground({ port: 0, stateDir: opened.stateDir, credits: 1000 });

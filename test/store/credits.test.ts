@@ -1,7 +1,6 @@
 /**
- * The credits log's rows: one per credit spent or maybe spent, who paid and where; an earlier version's buffered
- * records of formulas read back to the same rows; a row edited by hand is not counted as a charge. Who pays for a
- * batch's records: test/store/batches.test.ts.
+ * The credits log's rows: one per credit spent or maybe spent, who paid and where; a row edited by hand is not
+ * counted as a charge. Who pays for a batch's records: test/store/batches.test.ts.
  */
 import { type LookupResult, lostAnswer, unusableAnswer } from '../../src/lookup/result';
 import {
@@ -18,7 +17,6 @@ import {
   OUTCOME_COLUMN,
   outcomeOf,
   parseChargeRow,
-  rowsOfBuffered,
 } from '../../src/store/credits';
 
 const NOW = Date.UTC(2026, 10, 28, 4, 5, 6, 789);
@@ -115,36 +113,6 @@ test("contextTuple: who pays as a batch's records keep it, the run's id last whe
     'job-1 Leads!B2:B9',
     'job-1',
   ]);
-});
-
-describe("an earlier version's buffered charges (pef.c.)", () => {
-  test("read back to the rows the log would have had, with the time of the batch, as the formulas'", () => {
-    const record = JSON.stringify([NOW, ['fp/ana', 'up/bo', 'np/dee', 'lp/cy']]);
-    expect(rowsOfBuffered(record)).toEqual(
-      chargeRows(
-        FORMULAS_CONTEXT,
-        [
-          ['p/ana', found],
-          ['p/bo', unprocessable],
-          ['p/dee', noAddress],
-          ['p/cy', lost],
-        ],
-        NOW,
-      ),
-    );
-  });
-
-  test('a malformed record gives no rows; an item of an unknown letter is skipped', () => {
-    expect(rowsOfBuffered('not json')).toEqual([]);
-    expect(rowsOfBuffered(JSON.stringify({ at: NOW }))).toEqual([]);
-    expect(rowsOfBuffered(JSON.stringify(['yesterday', ['fp/a']]))).toEqual([]);
-    expect(
-      rowsOfBuffered(JSON.stringify([NOW, ['fp/a', 'zp/b', 7, 'lp/c']])).map((r) => [r[4], r[5]]),
-    ).toEqual([
-      ['p/a', 'found'],
-      ['p/c', LOST_OUTCOME_TEXT],
-    ]);
-  });
 });
 
 describe('parseChargeRow', () => {

@@ -8,7 +8,7 @@ import { type LookupResult, lostAnswer } from '../../src/lookup/result';
 import {
   CREDITS_COLUMNS,
   CREDITS_HEADER,
-  CREDITS_LAYOUT,
+  CREDITS_LOG_LAYOUT,
   chargeRows,
   FORMULAS_CONTEXT,
 } from '../../src/store/credits';
@@ -58,7 +58,7 @@ function hidden(rows = 1000) {
     findOrCreate: () => {
       if (!exists) {
         creations++;
-        made.cells.push([...(CREDITS_LAYOUT.header ?? [])]);
+        made.cells.push([...(CREDITS_LOG_LAYOUT.header ?? [])]);
         exists = true;
       }
       return made.rowsPort;

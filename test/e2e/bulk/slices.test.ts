@@ -30,6 +30,7 @@ import {
   mismatches,
   type ProgressView,
   sheetOf,
+  start,
   urls,
 } from './helpers';
 
@@ -438,5 +439,23 @@ describe('several slices of one run at once', () => {
     expect(lookups(world)).toHaveLength(3 * BATCH);
     expect([...chargesByProfile(world).values()].every((count) => count === 1)).toBe(true);
     expectLogEqualsLedger(world);
+  });
+
+  it('with fetchAll running 10 requests at once, every slice ends inside its budget; the run finishes, each profile paid once', async () => {
+    const BUDGET_MS = 5_000;
+    world = await startWorld({
+      data: [['Profile'], ...urls(200, 'sly-ten')],
+      faults: { latencyMs: 500 },
+      env: { fetchAllAtOnce: 10 },
+      scriptProperties: { ENRICH_STEP_BUDGET_MS: String(BUDGET_MS) },
+    });
+    const first = await start(world, 'A1:A201');
+    const done = first.state === 'running' ? await drive(world) : first;
+    expect(done.state).toBe('done');
+    const slices = world.env.executions.filter((execution) => execution.fn === 'continueEnrichment');
+    expect(slices.length).toBeGreaterThan(1);
+    // A batch's time is the service's (10 at once at 500 ms), the margin one batch's loading and writing.
+    for (const slice of slices) expect(slice.durationMs).toBeLessThanOrEqual(BUDGET_MS + 1_500);
+    expectEachPaidOnce(world, 200);
   });
 });

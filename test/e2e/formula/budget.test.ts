@@ -29,6 +29,7 @@ function profiles(prefix: string, n: number): string[] {
 test('URLs that do not fit the budget say "Refresh =FINDEMAIL cells", are not cached, and the next evaluation finishes', async () => {
   const urls = profiles('budget', 12);
   world = await startWorld({
+    env: { fetchAllAtOnce: 10 },
     scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
   });
@@ -68,6 +69,7 @@ test('URLs that do not fit the budget say "Refresh =FINDEMAIL cells", are not ca
 test('an execution ended by the time limit keeps what it paid for; its last batch is shown lost and nothing is paid again', async () => {
   const urls = profiles('killed', 24);
   world = await startWorld({
+    env: { fetchAllAtOnce: 10 },
     faults: { latencyMs: 150 },
     scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
     data: [['URL'], ...urls.map((u) => [u])],
@@ -115,6 +117,7 @@ test('an execution ended by the time limit keeps what it paid for; its last batc
 test('overlapping ranges evaluated at once: the shared URLs are sent by one cell only', async () => {
   const urls = profiles('overlap', 8);
   world = await startWorld({
+    env: { fetchAllAtOnce: 10 },
     faults: { latencyMs: 150 },
     // The default budget: a cell waiting for another cell's URLs must get them in time.
     scriptProperties: { FETCH_MAX_CONCURRENCY: '2' },
@@ -142,6 +145,7 @@ test('a long tail of slow answers: no batch starts that a plausible slow answer 
   const slowestAnswerMs = 3000;
   const urls = Array.from({ length: 150 }, (_, i) => url(`tail-end-${i}`));
   world = await startWorld({
+    env: { fetchAllAtOnce: 10 },
     faults: { latencyMs: { medianMs: 700, p99Ms: 2500, maxMs: slowestAnswerMs } },
     scriptProperties: { FINDEMAIL_BUDGET_MS: '8000' },
     data: [['URL'], ...urls.map((u) => [u])],

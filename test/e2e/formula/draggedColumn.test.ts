@@ -12,7 +12,7 @@ import { OWNER, startWorld, url, type World } from '../../support/harness';
 import { chargedTwice } from '../bulk/helpers';
 import { column, emailOf, fillDown } from './helpers';
 
-const ROWS = 100;
+const ROWS = 70;
 /** Refresh presses at most (each enters the unfinished cells again; 30 run at once). */
 const MAX_REFRESHES = 30;
 const CONNECTION_BLAMED = /Connections to the service failed|Answer lost/;
