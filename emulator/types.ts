@@ -62,8 +62,8 @@ export interface EnvironmentOptions {
    */
   customFunctionDocumentWrites?: 'allowed' | 'refused';
   /**
-   * Executions one user may have running at once (default 30, apps-script/guides/services/quotas): a custom function
-   * past it is refused before its code runs, its cell `#ERROR!` with Apps Script's message.
+   * Executions one user may have running at once, of every kind (default 30, apps-script/guides/services/quotas): one
+   * past it is refused before its code runs (a cell shows `#ERROR!`, a sidebar call fails) with Apps Script's message.
    */
   simultaneousExecutionsPerUser?: number;
   /**

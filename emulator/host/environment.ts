@@ -252,8 +252,9 @@ export class Environment extends SharedState implements ServiceHost {
     };
     if (exec.spreadsheetId) this.spreadsheet(exec.spreadsheetId);
     const running = this.running.get(exec.user) ?? 0;
-    if (kind === 'custom' && running >= this.simultaneousPerUser) {
-      // The script's code never runs: the cell shows #ERROR! with this message (apps-script/guides/services/quotas).
+    if (running >= this.simultaneousPerUser) {
+      // Every kind counts ("too many scripts executing at once, although not necessarily the same script",
+      // apps-script/guides/services/quotas): the script's code never runs; a cell shows #ERROR! with this message.
       const refused: ExecutionResult = {
         id: exec.id,
         fn,
