@@ -33,13 +33,9 @@ export function cellsAt(row: unknown[] | null, offset: number, width: number): u
   return cells;
 }
 
-function blockAt(read: ColumnRead, offset: number, width: number): unknown[][] {
-  const rows = read.rows.map((row) => cellsAt(row, offset, width));
-  return read.header ? [cellsAt(read.header, offset, width), ...rows] : rows;
-}
-
-function columnsEmpty(block: unknown[][]): boolean {
-  return block.every((row) => row.every(isBlank));
+/** Those columns empty in the header and in every row. */
+function emptyAt(read: ColumnRead, offset: number, width: number): boolean {
+  return [read.header, ...read.rows].every((row) => cellsAt(row, offset, width).every(isBlank));
 }
 
 /** Every URL row's cells there empty or the add-on's own, and the header's empty or the add-on's titles. */
@@ -66,9 +62,9 @@ export function placementOptions(read: ColumnRead, extraFields: boolean): Placem
   if (extraFields) {
     // The add-on's own four columns stay; only Account type and Name are added.
     const base = outputHeaders(false).length;
-    if (!columnsEmpty(blockAt(read, 1, base)) && canReuse(read, 1, base)) {
+    if (!emptyAt(read, 1, base) && canReuse(read, 1, base)) {
       const after = read.urlColumn + base;
-      if (columnsEmpty(blockAt(read, 1 + base, width - base))) return [reuse(read, width, true)];
+      if (emptyAt(read, 1 + base, width - base)) return [reuse(read, width, true)];
       const count = width - base;
       return [
         {

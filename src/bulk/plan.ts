@@ -26,12 +26,10 @@ export interface PlannedRun {
 const EMPTY_SELECTION = 'The selected cells are empty: select the profile URLs, then try again.';
 const NO_URLS_UNDER_HEADER = 'There are no profile URLs under the header: select the URLs, then try again.';
 
-export interface SheetBlock {
-  sheet: SheetPort;
-  block: CellBlock;
-}
-
-function targetRange(platform: Platform, request: RunRequest): SheetBlock & { note?: string } {
+function targetRange(
+  platform: Platform,
+  request: RunRequest,
+): { sheet: SheetPort; block: CellBlock; note?: string } {
   const ss = platform.spreadsheet();
   const { target } = request;
   if (target) {
@@ -67,13 +65,12 @@ function lastRunBlock(job: Job): CellBlock {
 
 /** From a row above the selection (a header there) to its last URL, every column right. */
 export function readColumn(
-  { sheet, block }: SheetBlock,
+  { sheet, block }: { sheet: SheetPort; block: CellBlock },
   extraFields: boolean,
   blocks: readonly Block[],
 ): ColumnRead {
-  const urlColumn = block.column;
+  const { row: top, column: urlColumn } = block;
   const maxColumns = sheet.maxColumns();
-  const top = block.row;
   // A whole-column selection (A:A) ends at the sheet's last row with data, not at row 1,000,000.
   const bottom = Math.min(block.row + block.rows - 1, sheet.lastRow());
   if (bottom < top) throw new Error(EMPTY_SELECTION);
@@ -187,18 +184,16 @@ export function trialRead(
 export function planFor(platform: Platform, request: RunRequest): PlannedRun {
   const settings = platform.settings.read();
   const { note, ...target } = targetRange(platform, request);
-  const whole = readColumn(target, settings.extraFields, blocksOn(platform, target.sheet));
   const { sheet, block } = target;
+  let read = readColumn(target, settings.extraFields, blocksOn(platform, sheet));
   const startAtOnceUnder = settings.startAtOnce ? settings.startAtOnceUnder : null;
   const planOf = columnPlanner(platform, settings, request, startAtOnceUnder);
-  let plan = planOf(whole);
-  let read = whole;
+  let plan = planOf(read);
   // A trial keeps the whole range's placement: "Run the rest" then writes beside the trial's results.
   const trial = request.trial && !plan.refusal ? trialRead(read, planOf, request.trial, plan) : undefined;
   if (trial) {
-    const newProfiles = plan.newProfiles;
+    plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: plan.newProfiles };
     read = trial;
-    plan = { ...planOf(trial, request.placement ?? plan.placement.kind), trialOf: newProfiles };
   }
   if (note) plan.note = note;
   plan.target = { sheetId: sheet.id, column: block.column, row: block.row, rows: block.rows };

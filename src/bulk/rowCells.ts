@@ -19,11 +19,8 @@ export function readJobCells(
   if (count <= 0) return [];
   const gap = Math.max(0, job.outputColumn - job.urlColumn - 1);
   const block = { row, column: job.urlColumn, rows: count, columns: width + gap };
-  let values: unknown[][];
-  if (formulas) {
-    const read = sheet.valuesAndFormulas(block);
-    values = withFormulaCells(read.values, read.formulas);
-  } else values = sheet.values(block);
+  const read = formulas ? sheet.valuesAndFormulas(block) : undefined;
+  const values = read ? withFormulaCells(read.values, read.formulas) : sheet.values(block);
   return gap === 0 ? values : values.map((cells) => [cells[0], ...cells.slice(1 + gap)]);
 }
 

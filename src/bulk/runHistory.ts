@@ -48,8 +48,7 @@ function readHistory(platform: Platform): RunSummary[] {
 export function summarize(job: Job): RunSummary {
   const column = columnLetters(job.urlColumn);
   const watch = job.origin === 'watch';
-  const kinds = {} as KindCounts;
-  for (const kind of RESULT_KINDS) kinds[kind] = job.counts[kind];
+  const kinds = Object.fromEntries(RESULT_KINDS.map((kind) => [kind, job.counts[kind]])) as KindCounts;
   const endedAt = job.updatedAt;
   const waited: Partial<Record<RunReason, number>> = { ...job.waited };
   if (job.haltedSince !== undefined) {
@@ -117,12 +116,8 @@ export function recordRun(platform: Platform, job: Job): RunSummary | null {
   const recorded = history.find((entry) => entry.id === job.id);
   if (recorded) return recorded;
   const summary = summarize(job);
-  platform
-    .documentProperties()
-    .setProperty(
-      RUN_HISTORY_PROPERTY,
-      JSON.stringify(addToHistory(history, summary, (ms) => platform.clock.day(ms))),
-    );
+  const updated = addToHistory(history, summary, (ms) => platform.clock.day(ms));
+  platform.documentProperties().setProperty(RUN_HISTORY_PROPERTY, JSON.stringify(updated));
   return summary;
 }
 
@@ -140,18 +135,16 @@ export function getRunHistory(platform: Platform): RunHistory {
   return { last: job ? (history.find((entry) => entry.id === job.id) ?? null) : null, history };
 }
 
-const failed = (row: unknown[]): boolean => {
-  const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
-  return kind !== null && FAILED_KINDS.includes(kind);
-};
-
 export function selectFirstFailedRow(platform: Platform): string {
   const job = loadJob(platform);
   const sheet = job && platform.spreadsheet().sheetById(job.sheetId);
   if (!job || !sheet) return 'There is no run to look at in this spreadsheet.';
   // URL, Email, Email status.
   const rows = readJobRange(sheet, job, CELL.status + 1);
-  const index = rows.findIndex(failed);
+  const index = rows.findIndex((row) => {
+    const kind = kindOfStatus(cellText(row[CELL.status]), row[CELL.email]);
+    return kind !== null && FAILED_KINDS.includes(kind);
+  });
   if (index < 0) return 'No row of the last run failed.';
   const row = job.firstRow + index;
   const width = job.outputColumn - job.urlColumn + outputHeaders(job.extraFields).length;

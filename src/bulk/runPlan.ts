@@ -18,24 +18,6 @@ export interface PlanOptions {
   chosen?: PlacementKind;
 }
 
-interface RowScope {
-  hosts: NetworkHosts;
-  run: RunScope;
-  /** The output block's offset from the URL cell. */
-  offset: number;
-  width: number;
-}
-
-interface RowTally {
-  counts: PlanCounts;
-  profileRows: number;
-  errorRows: number;
-  unprocessableRows: number;
-  /** Profiles to look up, with their row counts. */
-  wanted: Map<string, number>;
-  written: Set<string>;
-}
-
 /** Refuses a column with no profile URL (the Email column selected by mistake) rather than fill it with INVALID_URL. */
 export function planRun(
   read: ColumnRead,
@@ -46,15 +28,54 @@ export function planRun(
   const retry = options.mode === 'retry';
   const placement = choosePlacement(placements, retry, options.chosen);
   const run = RunScope.forRun(options, placement.kind);
-  const scope: RowScope = {
-    hosts: options.hosts,
-    run,
-    offset: placement.outputColumn - read.urlColumn,
-    width: outputHeaders(options.extraFields).length,
+  const offset = placement.outputColumn - read.urlColumn;
+  const width = outputHeaders(options.extraFields).length;
+  const counts: PlanCounts = {
+    rows: read.rows.length,
+    blanks: 0,
+    alreadyDone: 0,
+    notProfiles: 0,
+    lookupRows: 0,
+    newProfiles: 0,
+    knownProfiles: 0,
+    duplicateRows: 0,
   };
-  const tally = tallyRows(read.rows, scope);
-  priceProfiles(tally, scope, stored);
-  const { counts, errorRows, unprocessableRows } = tally;
+  let profileRows = 0;
+  let errorRows = 0;
+  let unprocessableRows = 0;
+  /** Profiles to look up, with their row counts. */
+  const wanted = new Map<string, number>();
+  const written = new Set<string>();
+  for (const row of read.rows) {
+    const input = parseProfileInput(row[0], options.hosts);
+    if (input.kind === 'empty') {
+      counts.blanks++;
+      continue;
+    }
+    if (input.kind === 'url') profileRows++;
+    const output = run.readsOutput ? cellsAt(row, offset, width) : [];
+    const status = cellText(output[1]);
+    const own = isOwnStatus(status, output[0]);
+    if (own && status === STATUS.error) errorRows++;
+    if (own && status === STATUS.unprocessable) unprocessableRows++;
+    if (!run.touches(status, output[0], 1)) {
+      counts.alreadyDone++;
+      if (input.kind === 'url' && isFinalResult(status, output[0])) written.add(input.key);
+    } else if (input.kind === 'invalid') counts.notProfiles++;
+    else {
+      counts.lookupRows++;
+      wanted.set(input.key, (wanted.get(input.key) ?? 0) + 1);
+    }
+  }
+  const keys = [...wanted.keys()];
+  const known = keys.length > 0 && !run.recheck ? stored(keys) : new Map<string, LookupResult>();
+  for (const [key, rows] of wanted) {
+    const result = known.get(key);
+    if ((result && run.keepsStored(result, false)) || (run.copiesWritten(1) && written.has(key)))
+      counts.knownProfiles++;
+    else counts.newProfiles++;
+    counts.duplicateRows += rows - 1;
+  }
   const credits = counts.newProfiles;
   const plan: RunPlan = {
     ...counts,
@@ -72,80 +93,11 @@ export function planRun(
     errorRows,
     unprocessableRows,
   };
-  if (tally.profileRows === 0) plan.refusal = noProfilesMessage(read);
-  else if (run.redo && counts.lookupRows === 0)
+  if (profileRows === 0) {
+    const emails = read.rows.some((row) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cellText(row[0]).trim()));
+    const what = emails ? 'e-mail addresses, not profile URLs' : 'no profile URL';
+    plan.refusal = `Column ${columnLetters(read.urlColumn)} holds ${what}: nothing was changed. Select the column with the profile URLs, then try again.`;
+  } else if (run.redo && counts.lookupRows === 0)
     plan.refusal = `No row of ${plan.range} has the status ${run.redo.join(' or ')}: nothing to retry.`;
   return plan;
-}
-
-function tallyRows(rows: unknown[][], scope: RowScope): RowTally {
-  const tally: RowTally = {
-    counts: {
-      rows: rows.length,
-      blanks: 0,
-      alreadyDone: 0,
-      notProfiles: 0,
-      lookupRows: 0,
-      newProfiles: 0,
-      knownProfiles: 0,
-      duplicateRows: 0,
-    },
-    profileRows: 0,
-    errorRows: 0,
-    unprocessableRows: 0,
-    wanted: new Map<string, number>(),
-    written: new Set<string>(),
-  };
-  for (const row of rows) tallyRow(tally, row, scope);
-  return tally;
-}
-
-function tallyRow(tally: RowTally, row: unknown[], scope: RowScope): void {
-  const { counts } = tally;
-  const input = parseProfileInput(row[0], scope.hosts);
-  if (input.kind === 'empty') {
-    counts.blanks++;
-    return;
-  }
-  if (input.kind === 'url') tally.profileRows++;
-  const output = scope.run.readsOutput ? cellsAt(row, scope.offset, scope.width) : [];
-  const status = cellText(output[1]);
-  const own = isOwnStatus(status, output[0]);
-  if (own && status === STATUS.error) tally.errorRows++;
-  if (own && status === STATUS.unprocessable) tally.unprocessableRows++;
-  if (!scope.run.touches(status, output[0], 1)) {
-    counts.alreadyDone++;
-    if (input.kind === 'url' && isFinalResult(status, output[0])) tally.written.add(input.key);
-    return;
-  }
-  if (input.kind === 'invalid') counts.notProfiles++;
-  else {
-    counts.lookupRows++;
-    tally.wanted.set(input.key, (tally.wanted.get(input.key) ?? 0) + 1);
-  }
-}
-
-function priceProfiles(
-  tally: RowTally,
-  scope: RowScope,
-  stored: (keys: string[]) => Map<string, LookupResult>,
-): void {
-  const { run } = scope;
-  const keys = [...tally.wanted.keys()];
-  const known = keys.length > 0 && !run.recheck ? stored(keys) : new Map<string, LookupResult>();
-  for (const key of keys) {
-    const result = known.get(key);
-    const free =
-      (result && run.keepsStored(result, false)) || (run.copiesWritten(1) && tally.written.has(key));
-    if (free) tally.counts.knownProfiles++;
-    else tally.counts.newProfiles++;
-    tally.counts.duplicateRows += (tally.wanted.get(key) ?? 1) - 1;
-  }
-}
-
-function noProfilesMessage(read: ColumnRead): string {
-  const column = columnLetters(read.urlColumn);
-  const emails = read.rows.filter((row) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(cellText(row[0]).trim())).length;
-  const what = emails > 0 ? 'e-mail addresses, not profile URLs' : 'no profile URL';
-  return `Column ${column} holds ${what}: nothing was changed. Select the column with the profile URLs, then try again.`;
 }

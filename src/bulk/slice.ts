@@ -163,7 +163,12 @@ function runSlice(
   const started = platform.clock.now();
   const job = loadJob(platform);
   if (!job || job.id !== jobId || job.state !== 'running') return job;
-  const halt = (why: Halt) => haltJob(platform, jobId, why);
+  const halt = (why: Halt) =>
+    updateJob(platform, (stored) => {
+      if (!stored || stored.id !== jobId) return stored;
+      const now = platform.clock.now();
+      return { ...transition(stored, { type: 'halt', ...why }, now), updatedAt: now };
+    });
   const apiKey = platform.settings.apiKey();
   if (!apiKey)
     return halt(haltOf(serviceError('missing_key', 'No API key is saved for you.', { effect: 'stop' })));
@@ -266,14 +271,6 @@ function sendLeased(setup: Setup, leased: Leased): Sent {
   return { ...leased, report };
 }
 
-function haltJob(platform: Platform, jobId: string, halt: Halt): Job | null {
-  return updateJob(platform, (stored) => {
-    if (!stored || stored.id !== jobId) return stored;
-    const now = platform.clock.now();
-    return { ...transition(stored, { type: 'halt', ...halt }, now), updatedAt: now };
-  });
-}
-
 /** One hold: the fold, the last window written, the next leased; the job and the new record in one write. */
 function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold {
   const { platform, store } = setup;
@@ -293,7 +290,7 @@ function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold 
   let hold: Hold = { job };
   if (job.state === 'running' && mayDrive(job, setup.runnerId)) {
     if (takeNext) hold = { job, ...leaseNext(setup, job, all, now) };
-    else if ('pass' in (nextLease(job, now) ?? {})) startNextPass(setup, job, now);
+    else if (nextLease(job, now) === 'pass') startNextPass(setup, job, now);
   }
   // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
   if (!hold.next && hold.waitMs === undefined && job.state === 'running' && sameFrame(setup.sheet, job))
@@ -322,8 +319,7 @@ function writeSent(setup: Setup, job: Job, sent: Sent, all: Record<string, strin
   }
   const rows = readJobCells(setup.sheet, job, sent.window.from, sent.window.plans.length, setup.width, true);
   // Profiles another execution was looking up when the window was planned: their answers, stored by now.
-  const elsewhere = [...claimed.elsewhere.keys()];
-  const late = elsewhere.length > 0 ? knownAnswers(setup, job, elsewhere, all) : new Map<string, RowAnswer>();
+  const late = knownAnswers(setup, job, [...claimed.elsewhere.keys()], all);
   const written = writeWindow(setup.sheet, job, sent.window, rows, {
     scope: RunScope.ofJob(job),
     hosts: setup.hosts,
@@ -348,8 +344,9 @@ function knownAnswers(
   keys: string[],
   all: Record<string, string>,
 ): Map<string, RowAnswer> {
-  const scope = RunScope.ofJob(job);
   const answers = new Map<string, RowAnswer>();
+  if (keys.length === 0) return answers;
+  const scope = RunScope.ofJob(job);
   for (const [key, cached] of setup.store.lookIn(keys, all))
     if (scope.keepsStored(cached.result, cached.savedAt >= job.startedAt))
       answers.set(key, { outcome: cached.result });
@@ -394,14 +391,11 @@ function setWindows(job: Job, windows: WindowLease[], now: number): void {
 }
 
 /** What a slice would lease now: a free window (rows given back), else rows from the cursor, else the pass. */
-function nextLease(
-  job: Job,
-  now: number,
-): { window: WindowLease } | { cursor: true } | { pass: true } | undefined {
+function nextLease(job: Job, now: number): WindowLease | 'cursor' | 'pass' | undefined {
   const free = (job.windows ?? []).find((window) => window.until <= now);
-  if (free) return { window: free };
-  if (job.cursor <= job.lastRow) return { cursor: true };
-  if ((job.windows ?? []).length === 0) return { pass: true };
+  if (free) return free;
+  if (job.cursor <= job.lastRow) return 'cursor';
+  if ((job.windows ?? []).length === 0) return 'pass';
   return undefined;
 }
 
@@ -411,7 +405,7 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
   for (let pass = 0; pass <= MAX_PASSES; pass++) {
     const next = nextLease(job, now);
     if (!next) return {};
-    if ('pass' in next) {
+    if (next === 'pass') {
       if (!startNextPass(setup, job, now)) return {};
       continue;
     }
@@ -419,7 +413,7 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
     const others = new Set(liveWindows(job, now).map((held) => held.token));
     others.delete(setup.token);
     const share = Math.max(1, shareOf(setup.platform, job.pace, 1 + others.size));
-    const free = 'window' in next ? next.window : undefined;
+    const free = next === 'cursor' ? undefined : next;
     const from = free?.from ?? job.cursor;
     const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
     const scope = RunScope.ofJob(job);
@@ -458,14 +452,12 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
  * window (their rows would move under them); true when the job is where the sheet is now.
  */
 function followSheet(setup: Setup, job: Job, now: number): boolean {
-  const { sheet } = setup;
-  if (sameFrame(sheet, job)) return true;
+  if (sameFrame(setup.sheet, job)) return true;
   if (liveWindows(job, now).some((window) => window.token !== setup.token)) return false;
   job.cursor = Math.min(job.cursor, ...(job.windows ?? []).map((window) => window.from));
-  job.windows = [];
-  job.leaseUntil = 0;
+  setWindows(job, [], now);
   const before = { first: job.firstRow, last: job.lastRow };
-  if (relocate(job, sheet, setup.width)) {
+  if (relocate(job, setup.sheet, setup.width)) {
     const shift = job.firstRow - before.first;
     const grown = job.lastRow - before.last - shift;
     job.owns = job.owns?.map(([first, last]) => [

@@ -3,7 +3,7 @@
  * when the plan allows, the job, the output columns and the counts of the rows as they are.
  */
 
-import type { PlanSummary, Progress, RunPlan, RunRequest, RunStart } from '../api';
+import type { Progress, RunPlan, RunRequest, RunStart } from '../api';
 import { CELL, outputHeaders } from '../core/cells';
 import type { Platform } from '../core/ports';
 import { KEY_SOURCE, SETTINGS_PATH } from '../core/product';
@@ -14,7 +14,7 @@ import { askAboutKey } from '../lookup/keyCheck';
 import type { KeyCheck } from '../lookup/result';
 import { storeOf } from '../store/store';
 import { frameOf, recordBlock } from './blocks';
-import { idleProgress, type Job, mayDrive, notYourRun, progressOf, type Viewer } from './job';
+import { idleProgress, type Job, mayDrive, notYourRun, progressOf } from './job';
 import { isActive, transition } from './jobMachine';
 import { deleteJob, loadJob, saveJob } from './jobStore';
 import { addFolded, countSelection } from './outcomes';
@@ -80,8 +80,16 @@ export function startRun(platform: Platform, request: RunRequest, then = 'press 
     // Check and create under one lock: two quick clicks must not create two jobs (nor insert columns twice).
     outcome = lock.with(() => createUnderLock(platform, ready, viewerId));
   }
-  if ('existing' in outcome)
-    return alreadyUnderWay(outcome.existing, { runnerId: viewerId, now: clock.now() });
+  if ('existing' in outcome) {
+    // Another run under way: its progress, and whether this user may drive it.
+    const { existing } = outcome;
+    const viewer = { runnerId: viewerId, now: clock.now() };
+    const next = mayDrive(existing, viewerId)
+      ? 'Resume or cancel it before starting another.'
+      : notYourRun(existing);
+    const message = `A run is already under way in this spreadsheet (${existing.state}). ${next}`;
+    return { plan: null, started: false, progress: { ...progressOf(existing, viewer), message } };
+  }
   const { plan } = outcome;
   if (!('created' in outcome)) {
     const message = plan.refusal ?? 'Check the plan in the sidebar, then start the run.';
@@ -142,15 +150,6 @@ export function createUnderLock(
   return { created, plan: planned.plan };
 }
 
-/** The answer when another run is under way: its progress, and whether this user may drive it. */
-function alreadyUnderWay(existing: Job, viewer: Viewer): RunStart {
-  const then = mayDrive(existing, viewer.runnerId)
-    ? 'Resume or cancel it before starting another.'
-    : notYourRun(existing);
-  const message = `A run is already under way in this spreadsheet (${existing.state}). ${then}`;
-  return { plan: null, started: false, progress: { ...progressOf(existing, viewer), message } };
-}
-
 /** Inserts output columns where the plan says; plain-text format; the titles. */
 function prepareSheet({ sheet, read, settings, plan }: PlannedRun): void {
   const { placement } = plan;
@@ -179,23 +178,6 @@ function jobCells(planned: PlannedRun, row: unknown[]): unknown[] {
   return cells;
 }
 
-function planSummary(plan: RunPlan): PlanSummary {
-  return {
-    range: plan.range,
-    rows: plan.rows,
-    newProfiles: plan.newProfiles,
-    knownProfiles: plan.knownProfiles,
-    notProfiles: plan.notProfiles,
-    blanks: plan.blanks,
-    alreadyDone: plan.alreadyDone,
-    credits: plan.credits,
-    columns: plan.placement.columns,
-    effect: plan.placement.effect,
-    retry: plan.mode === 'retry',
-    recheck: plan.recheck,
-  };
-}
-
 function createJob(
   platform: Platform,
   planned: PlannedRun,
@@ -203,7 +185,6 @@ function createJob(
   origin?: Job['origin'],
 ): Job {
   const { plan, read, sheet, settings } = planned;
-  const { urlColumn, firstRow, lastRow } = read;
   const dataRows = read.rows.map((row) => jobCells(planned, row));
   const scope = new RunScope({
     redo: plan.redo,
@@ -220,14 +201,14 @@ function createJob(
     id: timeId(now, 1e6),
     sheetId: sheet.id,
     sheetName: sheet.name(),
-    urlColumn,
-    firstRow,
-    lastRow,
+    urlColumn: read.urlColumn,
+    firstRow: read.firstRow,
+    lastRow: read.lastRow,
     headerRow: read.headerRow,
     outputColumn: plan.placement.outputColumn,
     extraFields: settings.extraFields,
     recheck: plan.recheck,
-    cursor: firstRow,
+    cursor: read.firstRow,
     pass: 1,
     maxRows: sheet.maxRows(),
     maxColumns: sheet.maxColumns() + plan.placement.insertCount,
@@ -245,7 +226,20 @@ function createJob(
     updatedAt: now,
     leaseUntil: 0,
     // The results the run leaves alone: its summary counts what it added beyond these.
-    plan: planSummary(plan),
+    plan: {
+      range: plan.range,
+      rows: plan.rows,
+      newProfiles: plan.newProfiles,
+      knownProfiles: plan.knownProfiles,
+      notProfiles: plan.notProfiles,
+      blanks: plan.blanks,
+      alreadyDone: plan.alreadyDone,
+      credits: plan.credits,
+      columns: plan.placement.columns,
+      effect: plan.placement.effect,
+      retry: plan.mode === 'retry',
+      recheck: plan.recheck,
+    },
     ownerId: owner.id,
     ownerName: owner.name,
     pace: { size: PACE_START },
@@ -261,17 +255,11 @@ export function checkKeyForRun(
   key: string | null,
   ask: (key: string) => KeyCheck | { config: string },
 ): { refusal?: string } {
-  if (!key) {
-    return {
-      refusal: `No API key is saved for you, so the run did not start and nothing in the sheet changed. Get a key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.`,
-    };
-  }
+  const advice = `so the run did not start and nothing in the sheet changed. Get a ${key ? 'valid ' : ''}key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.`;
+  if (!key) return { refusal: `No API key is saved for you, ${advice}` };
   const check = ask(key);
   if (!('valid' in check) || check.valid) return {};
   return {
-    refusal: redactKey(
-      `The service rejected your API key, so the run did not start and nothing in the sheet changed. Get a valid key in ${KEY_SOURCE}, save it in ${SETTINGS_PATH}, then ${then}.${quoteService(check.message)}`,
-      key,
-    ),
+    refusal: redactKey(`The service rejected your API key, ${advice}${quoteService(check.message)}`, key),
   };
 }

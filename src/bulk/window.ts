@@ -100,25 +100,15 @@ export function writeWindow(
     }
     changed.push(index);
   });
-  writeRuns(sheet, job, window.from, context.width, adjacentRuns(changed), outputs);
+  // Never over a row in between: it may hold a formula of the person's.
+  const runs = adjacentRuns(changed);
   const at = (run: { from: number; count: number }) => window.from + run.from;
-  return { left: adjacentRuns(left).map((run) => ({ from: at(run), to: at(run) + run.count - 1 })) };
-}
-
-/** Never over a row in between: it may hold a formula of the person's. */
-function writeRuns(
-  sheet: SheetPort,
-  job: Pick<Job, 'outputColumn'>,
-  from: number,
-  width: number,
-  runs: Array<{ from: number; count: number }>,
-  outputs: unknown[][],
-): void {
+  const cells = (run: { from: number; count: number }) => outputs.slice(run.from, run.from + run.count);
   // Rows inserted during the run lack the plain-text format set at the start.
-  if (runs.some((run) => outputs.slice(run.from, run.from + run.count).some(rowNeedsPlainText)))
+  if (runs.some((run) => cells(run).some(rowNeedsPlainText)))
     sheet.formatAsText(
-      runs.flatMap((run) => textCells(from + run.from, run.count, job.outputColumn, width - 1)),
+      runs.flatMap((run) => textCells(at(run), run.count, job.outputColumn, context.width - 1)),
     );
-  for (const run of runs)
-    sheet.write(from + run.from, job.outputColumn, outputs.slice(run.from, run.from + run.count));
+  for (const run of runs) sheet.write(at(run), job.outputColumn, cells(run));
+  return { left: adjacentRuns(left).map((run) => ({ from: at(run), to: at(run) + run.count - 1 })) };
 }

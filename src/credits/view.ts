@@ -34,8 +34,6 @@ export function parseExportRequest(input: unknown): CreditsExportRequest {
   return request;
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
-
 export function exportCreditsLog(platform: Platform, request: CreditsExportRequest = {}): CreditsExport {
   const log = platform.creditsLog;
   const whole = (n: number | undefined) => Math.floor(Number(n) || 0);
@@ -91,14 +89,11 @@ function step(platform: Platform, state: Required<CreditsExportRequest>): Credit
     );
   }
   next.written += plain.length;
-  const done = next.next > state.last;
-  return { ...next, done, message: done ? finished(platform, next) : progressText(next) };
-}
-
-function progressText(state: Required<CreditsExportRequest>): string {
-  const copied = state.next - CREDITS_FIRST_ROW;
-  const total = state.last - CREDITS_FIRST_ROW + 1;
-  return `Exporting into "${state.sheetName}": ${count(copied)} of ${count(total)} rows…`;
+  if (next.next > state.last) return { ...next, done: true, message: finished(platform, next) };
+  const copied = (next.next - CREDITS_FIRST_ROW).toLocaleString('en-US');
+  const total = (state.last - CREDITS_FIRST_ROW + 1).toLocaleString('en-US');
+  const message = `Exporting into "${state.sheetName}": ${copied} of ${total} rows…`;
+  return { ...next, done: false, message };
 }
 
 function finished(platform: Platform, state: Required<CreditsExportRequest>): string {

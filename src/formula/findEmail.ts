@@ -18,8 +18,8 @@ import { type ProfileInput, parseProfileInput } from '../core/url';
 import { fieldValues, type RowOutcome, summaryValue } from '../lookup/cellValues';
 import { serviceError } from '../lookup/result';
 import { FORMULAS_CONTEXT } from '../store/credits';
-import { claim, sendClaimed } from '../store/send';
-import { type Store, storeOf } from '../store/store';
+import { type Claim, claim, sendClaimed } from '../store/send';
+import { storeOf } from '../store/store';
 import { capMessage, giveBack, parseSpend, readCapSetting, roomLeft, spendValue } from './dailyLimit';
 import {
   accountError,
@@ -70,8 +70,10 @@ export function findEmail(platform: Platform, value: Cell | Cell[][], fieldsSpec
   return isRange ? values : values[0][0];
 }
 
+/** Sends what no one holds; waits a little for what other cells hold; says why for the rest. */
 function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, RowOutcome> {
-  const started = platform.clock.now();
+  const { clock } = platform;
+  const started = clock.now();
   const outcomes = new Map<string, RowOutcome>();
   const wanted = new Map<string, string>();
   for (const input of inputs)
@@ -87,37 +89,19 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
   if (!apiKey) throw new Error(ownerKeyMessage('No API key is saved for the formulas of this spreadsheet.'));
   throwIfHalted(platform, apiKey);
   const end = started + Math.min(FORMULA_WORK_BUDGET_MS, config.findEmailBudgetMs ?? FORMULA_WORK_BUDGET_MS);
-  lookUp(platform, store, { wanted, outcomes, apiKey, endpoint: config.endpoint.endpoint, started, end });
-  return outcomes;
-}
-
-interface Execution {
-  wanted: Map<string, string>;
-  outcomes: Map<string, RowOutcome>;
-  apiKey: string;
-  endpoint: string;
-  started: number;
-  end: number;
-}
-
-/** Sends what no one holds; waits a little for what other cells hold; says why for the rest. */
-function lookUp(platform: Platform, store: Store, run: Execution): void {
-  const { clock } = platform;
-  const config = platform.config();
   const setting = readCapSetting(platform);
-  const left = new Set(run.wanted.keys());
+  // `wanted`: the keys not settled yet.
   const settle = (key: string, outcome: RowOutcome) => {
-    run.outcomes.set(key, outcome);
-    left.delete(key);
+    outcomes.set(key, outcome);
+    wanted.delete(key);
   };
   const others = new Map<string, 'formulas' | 'run'>();
   let lockBusy = false;
-  for (let refusals = 0, polls = 0; left.size > 0 && clock.now() < run.end && refusals + polls < 40; ) {
-    const ask = new Map([...left].map((key) => [key, run.wanted.get(key) ?? key]));
-    let claimed: ReturnType<typeof claim> | undefined;
+  for (let refusals = 0, polls = 0; wanted.size > 0 && clock.now() < end && refusals + polls < 40; ) {
+    let claimed: Claim | undefined;
     let writable = true;
     const held = platform.lock.tryWith(() => {
-      throwIfHalted(platform, run.apiKey);
+      throwIfHalted(platform, apiKey);
       const props = platform.documentProperties();
       const all = props.getProperties();
       const spend = parseSpend(all[FORMULA_SPEND_PROPERTY], clock.day(clock.now()));
@@ -125,9 +109,9 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
         store,
         all,
         {
-          wanted: ask,
+          wanted: new Map(wanted),
           payer: FORMULAS_CONTEXT,
-          until: run.started + FORMULA_RECORD_MS,
+          until: started + FORMULA_RECORD_MS,
           bounded: true,
           limit: roomLeft(spend, setting),
         },
@@ -144,63 +128,62 @@ function lookUp(platform: Platform, store: Store, run: Execution): void {
         // Whether a custom function may write document properties is not documented.
         writable = false;
       }
-    }, run.end);
+    }, end);
     if (!held || !claimed) {
       lockBusy = true;
       // LockService's rate quota refuses for a while: the pause doubles.
       const pause = Math.round(FORMULA_LOCK_PAUSE_MS * 2 ** Math.min(refusals++, 4) * (1 + Math.random()));
-      if (clock.now() + 2 * pause >= run.end) break;
+      if (clock.now() + 2 * pause >= end) break;
       clock.sleep(pause);
       continue;
     }
     lockBusy = false;
-    const made = claimed;
-    for (const [key, result] of made.stored) settle(key, result);
-    for (const key of made.unsaved) settle(key, UNSAVED);
+    for (const [key, result] of claimed.stored) settle(key, result);
+    for (const key of claimed.unsaved) settle(key, UNSAVED);
     const refusal = serviceError('config', capMessage(setting));
-    for (const key of made.over) settle(key, refusal);
-    for (const [key, holder] of made.elsewhere) others.set(key, holder);
+    for (const key of claimed.over) settle(key, refusal);
+    for (const [key, holder] of claimed.elsewhere) others.set(key, holder);
     if (!writable) {
-      for (const key of made.mine) settle(key, NO_WRITES);
+      for (const key of claimed.mine) settle(key, NO_WRITES);
       break;
     }
-    if (made.mine.length > 0) {
-      const report = sendClaimed(platform, made, {
-        apiKey: run.apiKey,
-        endpoint: run.endpoint,
+    if (claimed.mine.length > 0) {
+      const report = sendClaimed(platform, claimed, {
+        apiKey,
+        endpoint: config.endpoint.endpoint,
         pace: { size: config.maxConcurrency },
         share: config.maxConcurrency,
         cap: config.maxConcurrency,
-        deadline: run.end,
+        deadline: end,
       });
       let charged = 0;
       for (const [key, outcome] of report.outcomes) {
         if (outcome.kind !== 'error') charged++;
         settle(key, outcome);
       }
-      giveBack(platform, made.mine.length - charged);
+      giveBack(platform, claimed.mine.length - charged);
       if (report.halt) {
+        const error = accountError(report.halt);
         if (report.halt.error === 'unauthorized' || report.halt.error === 'payment_required') {
-          const message = accountError(report.halt).message;
-          platform
-            .documentCache()
-            ?.put(HALT_KEY, JSON.stringify({ message, keyHash: stableHash(run.apiKey) }), HALT_SECONDS);
+          const halted = JSON.stringify({ message: error.message, keyHash: stableHash(apiKey) });
+          platform.documentCache()?.put(HALT_KEY, halted, HALT_SECONDS);
         }
-        throw accountError(report.halt);
+        throw error;
       }
       if (report.unsent.length > 0) break;
     }
     // A bulk run's batch may take a minute: only other cells are waited for.
-    if (![...made.elsewhere.values()].includes('formulas')) break;
+    if (![...claimed.elsewhere.values()].includes('formulas')) break;
     const pause = Math.min(POLL_MAX_MS, POLL_FIRST_MS * 2 ** polls++);
-    if (clock.now() + pause >= run.end) break;
+    if (clock.now() + pause >= end) break;
     clock.sleep(pause);
   }
   const late = lockBusy ? LOCK_BUSY : NOT_IN_TIME;
-  for (const key of left) {
+  for (const key of wanted.keys()) {
     const holder = others.get(key);
-    run.outcomes.set(key, holder === 'run' ? BULK_RUN : holder ? OTHER_CELL : late);
+    outcomes.set(key, holder === 'run' ? BULK_RUN : holder ? OTHER_CELL : late);
   }
+  return outcomes;
 }
 
 /** A 401 or 402 another cell met for this key in the last HALT_SECONDS. */

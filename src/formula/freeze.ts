@@ -73,7 +73,7 @@ export function freezeResults(platform: Platform): string {
     else frozen.push({ area, values: block });
   }
   if (frozen.length > 0) writeFrozen(sheet, frozen);
-  return summary(frozen.length, kept, cells.length - areas.length);
+  return summary(frozen.length, kept.withErrors, kept.computing, cells.length - areas.length);
 }
 
 /** Plain text where Sheets would read values as something else. */
@@ -88,11 +88,7 @@ function writeFrozen(sheet: SheetPort, frozen: Frozen[]): void {
   for (const run of mergeRuns(frozen)) sheet.write(run.area.row, run.area.column, run.values);
 }
 
-function summary(
-  frozen: number,
-  { withErrors, computing }: { withErrors: number; computing: number },
-  unknownShape: number,
-): string {
+function summary(frozen: number, withErrors: number, computing: number, unknownShape: number): string {
   const parts = [
     frozen > 0
       ? `Froze ${frozen} =FINDEMAIL formula${frozen === 1 ? '' : 's'}: the results are now plain values and will not run again.`

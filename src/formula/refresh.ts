@@ -28,20 +28,8 @@ function unfinished(value: unknown): boolean {
   return value === '#ERROR!' || isPendingText(value);
 }
 
-function limitStillReached(platform: Platform): string | undefined {
-  const { setting, usedToday } = readFormulaCapState(platform);
-  const reached = !setting.enabled || usedToday >= setting.dailyCap;
-  return reached ? capMessage(setting) : undefined;
-}
-
-interface Found {
-  cells: Unfinished[];
-  /** Left: the daily limit would refuse them again. */
-  atLimit: number;
-}
-
-/** Results may spill past `block`. */
-function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): Found {
+/** Results may spill past `block`. `atLimit`: cells left, the daily limit would refuse them again. */
+function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string) {
   const { row: top, column: left } = block;
   const candidates = findEmailCells(sheet.formulas(block), top, left).map((cell) => ({
     ...cell,
@@ -55,7 +43,7 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string): F
     Math.max(...areas.map((area) => area.column + area.columns)) - 1,
   );
   const values = sheet.values({ row: top, column: left, rows: bottom - top + 1, columns: right - left + 1 });
-  const found: Found = { cells: [], atLimit: 0 };
+  const found = { cells: [] as Unfinished[], atLimit: 0 };
   for (const { row, column, area, formula } of candidates) {
     let open = false;
     let refused = false;
@@ -149,7 +137,8 @@ export function refreshFormulas(platform: Platform): string {
   const spreadsheet = platform.spreadsheet();
   const selection = spreadsheet.selection();
   const sheet = selection?.sheet ?? spreadsheet.activeSheet();
-  const limitText = limitStillReached(platform);
+  const { setting, usedToday } = readFormulaCapState(platform);
+  const limitText = !setting.enabled || usedToday >= setting.dailyCap ? capMessage(setting) : undefined;
   // One cell selected is where the person happens to be, not a range they chose.
   const chosen = selection && selection.block.rows * selection.block.columns > 1 ? selection : null;
   let found = chosen ? unfinishedIn(sheet, chosen.block, limitText) : { cells: [], atLimit: 0 };

@@ -16,11 +16,6 @@ import {
   unusableAnswer,
 } from './result';
 
-export function parseJson(body: string): Record<string, unknown> | undefined {
-  const parsed = parseStored(body);
-  return isRecord(parsed) ? parsed : undefined;
-}
-
 /** Bounded: it reaches notes, the run's message and its stored state. */
 export function errorText(body: Record<string, unknown> | undefined): string | undefined {
   const text = body?.error ?? body?.message;
@@ -65,37 +60,23 @@ export function offContract(json: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-export interface HttpRequest {
-  url: string;
-  method: 'post';
-  contentType: 'application/json';
-  headers: { 'X-KEY': string };
-  payload: string;
-  muteHttpExceptions: true;
-  followRedirects: false;
-}
+export type HttpRequest = ReturnType<typeof buildLookupRequest>;
 
-export function buildLookupRequest(endpoint: string, apiKey: string, networkUrl: string): HttpRequest {
+export function buildLookupRequest(endpoint: string, apiKey: string, networkUrl: string) {
   return {
     url: endpoint,
-    method: 'post',
-    contentType: 'application/json',
+    method: 'post' as const,
+    contentType: 'application/json' as const,
     headers: { 'X-KEY': apiKey },
     payload: JSON.stringify({ network_url: networkUrl }),
-    muteHttpExceptions: true,
-    followRedirects: false,
+    muteHttpExceptions: true as const,
+    followRedirects: false as const,
   };
 }
 
 /** The contract checks `X-KEY` before the body: without `network_url`, 401 for a bad key, 400 for a good one (free). */
 export function buildKeyCheckRequest(endpoint: string, apiKey: string): HttpRequest {
   return { ...buildLookupRequest(endpoint, apiKey, ''), payload: '{}' };
-}
-
-export interface AnswerHeaders {
-  location?: string;
-  retryAfter?: string;
-  date?: string;
 }
 
 /** A Date older than this is another clock's, not when the answer was sent. */
@@ -107,23 +88,21 @@ const DATE_TRUSTED_MS = 60_000;
  */
 export function parseRetryAfter(value: string | undefined, now: number, date?: string): number | undefined {
   const text = value?.trim() ?? '';
-  const at = /^\d+$/.test(text) ? answeredAt(date, now) + 1000 * Number(text) : Date.parse(text);
-  return at >= 0 ? Math.max(0, at - now) : undefined;
-}
-
-function answeredAt(date: string | undefined, now: number): number {
   const sent = date ? Date.parse(date) : Number.NaN;
-  return now - sent <= DATE_TRUSTED_MS ? Math.min(now, sent + 1000) : now;
+  const answeredAt = now - sent <= DATE_TRUSTED_MS ? Math.min(now, sent + 1000) : now;
+  const at = /^\d+$/.test(text) ? answeredAt + 1000 * Number(text) : Date.parse(text);
+  return at >= 0 ? Math.max(0, at - now) : undefined;
 }
 
 export function interpretLookupResponse(
   status: number,
   body: string,
-  headers: AnswerHeaders = {},
+  headers: { location?: string; retryAfter?: string; date?: string } = {},
   now = 0,
 ): LookupOutcome {
-  if (status >= 300 && status < 400) return redirected(status, headers);
-  const parsed = parseJson(body);
+  if (status >= 300 && status < 400) return redirected(status, headers.location);
+  const stored = parseStored(body);
+  const parsed = isRecord(stored) ? stored : undefined;
   // These mean the same with a gateway's HTML page as the body (a wrong API_BASE_URL path answers an HTML 404).
   const statusSays = [401, 402, 404, 429].includes(status);
   if (!parsed && status === 200) return unusableAnswer('its body is not JSON');
@@ -136,21 +115,19 @@ export function interpretLookupResponse(
   }
   const json = parsed ?? {};
   if (status === 200) return success(json);
-  if (status === 422) {
-    const said = errorText(json);
+  if (status === 422)
     return boundResult({
       kind: 'unprocessable',
-      message: typeof json.message === 'string' ? json.message : (said ?? 'Unprocessable profile'),
+      message: typeof json.message === 'string' ? json.message : (errorText(json) ?? 'Unprocessable profile'),
       profile: readProfile(json.profile),
     });
-  }
   const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now, headers.date) : undefined;
   return failure(status, errorText(json), retryAfterMs);
 }
 
 /** A redirect means API_BASE_URL is not the service's own address; where it points stays out (maybe internal). */
-function redirected(status: number, headers: AnswerHeaders): ServiceError {
-  const to = headers.location ? ' to another address' : '';
+function redirected(status: number, location: string | undefined): ServiceError {
+  const to = location ? ' to another address' : '';
   const message = `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`;
   return serviceError('config', message, { status, effect: 'stop' });
 }

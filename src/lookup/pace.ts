@@ -4,7 +4,7 @@ import type { PaceReason } from '../api';
 export interface Pace {
   /** A run's: across its slices. */
   size: number;
-  /** What pushed back last: from then on the figure grows a little at a time. */
+  /** What pushed back last: after a 429 the figure holds (the service said its limit), else it creeps up. */
   reason?: PaceReason;
   /** The latest Retry-After (epoch ms). */
   notBefore?: number;
@@ -39,8 +39,9 @@ export function observe(pace: Pace, seen: BatchSeen, share: number, cap: number)
   } else if (seen.lost || failing) {
     next.size = Math.max(1, pace.size - Math.ceil(seen.sent / 2));
     next.reason = 'connection_failures';
-  } else if (seen.sent >= share) {
-    // Doubles each round until a push-back, then creeps up one a batch, so probing the limit costs few refusals.
+  } else if (seen.sent >= share && pace.reason !== 'rate_limited') {
+    // Doubles each round until a push-back; after lost connections it creeps up one a batch. Past a 429 it holds:
+    // each probe above the service's limit would stop the whole run for a Retry-After.
     next.size = Math.min(cap, pace.size + (pace.reason ? 1 : share));
     if (next.size >= cap) delete next.reason;
   }

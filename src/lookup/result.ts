@@ -74,15 +74,11 @@ export function cut(text: string, limit: number): string {
   return text.slice(0, end) + CUT_MARKER;
 }
 
-function boundProfile(profile: ProfileInfo): ProfileInfo {
-  const bounded: ProfileInfo = {};
-  if (profile.name !== undefined) bounded.name = cut(profile.name, FIELD_LIMITS.name);
-  if (profile.updatedAt !== undefined) bounded.updatedAt = cut(profile.updatedAt, FIELD_LIMITS.updatedAt);
-  return bounded;
-}
-
 export function boundResult(result: LookupResult): LookupResult {
-  const profile = boundProfile(result.profile);
+  const { name, updatedAt } = result.profile;
+  const profile: ProfileInfo = {};
+  if (name !== undefined) profile.name = cut(name, FIELD_LIMITS.name);
+  if (updatedAt !== undefined) profile.updatedAt = cut(updatedAt, FIELD_LIMITS.updatedAt);
   if (result.kind === 'not_found') return { kind: 'not_found', profile };
   if (result.kind !== 'found')
     return { ...result, message: cut(result.message, FIELD_LIMITS.message), profile };

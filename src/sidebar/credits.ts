@@ -1,12 +1,10 @@
 /** The Credits tab: what the credits log says (by period, by source, the last runs), and Export. */
 import { dayText } from '../core/day';
 import { MAX_EXPORT_STEPS } from '../core/limits';
-import { call, failureMessage } from './client';
-import { $, button, listItem, onClick, orShowError, setText, showError, showText } from './dom';
-import type { CreditsExport, CreditsSource, CreditsSummary, RunPlan } from './types';
+import { numberText } from '../core/text';
+import { $, button, listItem, onClick, orShowError, setText, showText } from './dom';
+import { type CreditsExport, type CreditsSource, type CreditsSummary, call, type RunPlan } from './types';
 import { count, creditsRunLine, recordText } from './words';
-
-const credits = (n: number) => `${count(n)} ${n === 1 ? 'credit' : 'credits'}`;
 
 function sourceLine(source: CreditsSource): string {
   const you = source.mine ? ' (you)' : '';
@@ -17,7 +15,7 @@ function sourceLine(source: CreditsSource): string {
         ? `Watch of new rows, paid by ${source.payer}${you}`
         : `Runs of ${source.payer}${you}`;
   const lost = source.lost > 0 ? `, ${count(source.lost)} lost (maybe charged)` : '';
-  return `${who}: ${credits(source.credits)}${lost}`;
+  return `${who}: ${numberText(source.credits, 'credit')}${lost}`;
 }
 
 function renderCredits(summary: CreditsSummary): void {
@@ -40,10 +38,9 @@ function renderCredits(summary: CreditsSummary): void {
     ...summary.runs.map((run) => listItem(creditsRunLine(run), new Date(run.lastAt).toLocaleString())),
   );
   showText('credits-record', recordText(summary.total, summary.found));
-  const rows = summary.unreadable === 1 ? 'row' : 'rows';
   showText(
     'credits-unreadable',
-    `${count(summary.unreadable)} ${rows} of the log could not be read (edited by hand) and ${summary.unreadable === 1 ? 'is' : 'are'} left out of these figures.`,
+    `${numberText(summary.unreadable, 'row')} of the log could not be read (edited by hand) and ${summary.unreadable === 1 ? 'is' : 'are'} left out of these figures.`,
     summary.unreadable !== 0,
   );
 }
@@ -60,14 +57,10 @@ export async function exportLog(statusId = 'credits-export-status'): Promise<boo
   exportButton.disabled = true;
   setText(statusId, 'Exporting…');
   let step: CreditsExport | undefined;
-  try {
-    for (let n = 0; n <= MAX_EXPORT_STEPS && !step?.done; n++) {
-      step = await call('exportCreditsLog', step ?? {});
-      setText(statusId, step.message);
-    }
-  } catch (error) {
-    setText(statusId, '');
-    showError(`The export stopped: ${failureMessage(error)}`);
+  for (let n = 0; n <= MAX_EXPORT_STEPS && !step?.done; n++) {
+    step = await orShowError(call('exportCreditsLog', step ?? {}), 'The export stopped');
+    setText(statusId, step?.message ?? '');
+    if (!step) break;
   }
   exportButton.disabled = false;
   return !!step?.done;

@@ -1,5 +1,5 @@
 /** The page's elements and messages. Every text from the server goes in through textContent, never as HTML. */
-import { failureMessage } from './client';
+import { failureMessage } from './types';
 
 export function $(id: string): HTMLElement {
   const element = document.getElementById(id);
@@ -54,10 +54,8 @@ export function listItem(text: string, detail?: string): HTMLLIElement {
 }
 
 export function setMessage(id: string, text: string, tone: 'ok' | 'bad' | '' = ''): void {
-  const element = $(id);
-  element.textContent = text;
-  element.classList.toggle('ok', tone === 'ok');
-  element.classList.toggle('bad', tone === 'bad');
+  setText(id, text);
+  for (const name of ['ok', 'bad']) $(id).classList.toggle(name, tone === name);
 }
 
 export function showError(text: string): void {

@@ -1,11 +1,10 @@
 /** The sidebar drives its user's running run (continueEnrichment again and again) and watches someone else's. */
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
-import { call, failureMessage } from './client';
 import { clearError, every, orShowError, showError, sleep } from './dom';
 import { isUnderWay, pausedByClosedSidebar } from './progress';
 import { refreshProgress, renderProgress, setProgress } from './progressView';
 import { type Halt, ui } from './state';
-import type { Progress } from './types';
+import { call, failureMessage, type Progress } from './types';
 
 /** Bumped by Pause and Cancel: a drive of an older generation stops and discards its answers. */
 let generation = 0;
@@ -114,9 +113,7 @@ export async function drive(): Promise<void> {
 }
 
 /** How far an answer went: rows and credits only go up while the run goes on. */
-function figuresOf(progress: Progress): number {
-  return progress.processed + progress.creditsUsed + progress.creditsMaybeLost;
-}
+const figuresOf = (p: Progress) => p.processed + p.creditsUsed + p.creditsMaybeLost;
 
 /**
  * While `work` (calls working on this user's run) is on its way, shows the progress its slices save after each batch
@@ -214,7 +211,7 @@ export async function runAction(fn: Halt | 'resumeEnrichment'): Promise<void> {
   if (next) {
     generation++;
     ui.driving = false;
-    if (starting && next.state === 'idle') ui.pendingAction = fn as Halt;
+    if (starting && next.state === 'idle') ui.pendingAction = fn;
     else setProgress(next);
   }
   ui.runActionBusy = false;

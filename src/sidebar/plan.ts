@@ -1,17 +1,16 @@
-/** A run's plan and price, shown before it starts (the Progress tab). */
+/** A run's plan and price, shown before it starts; "Try 10 rows first", then "Run the rest" (priced again). */
+import { rangeText } from '../core/a1';
+import { TRIAL_PROFILES } from '../core/limits';
 import { emptyRunCounts } from '../core/runWords';
-import { call, failureMessage } from './client';
 import { missesText } from './credits';
-import { $, button, clearError, input, onClick, setText, showError, showText } from './dom';
+import { $, button, clearError, input, onClick, orShowError, setText, showError, showText } from './dom';
 import { awaitFinalCount, follow, lookWhile, runAction } from './drive';
 import { renderPlacementChoices } from './placementChoices';
-import { setProgress } from './progressView';
+import { loadHistory, renderSummary, setProgress } from './progressView';
 import { ui } from './state';
-import { loadHistory, renderSummary } from './summary';
 import { showView } from './tabs';
-import { noteStarted, renderTrialOffer, restRequest, trialRequest } from './trial';
-import type { Progress, RunPlan, RunRequest, RunStart } from './types';
-import { confirmText, planTitle, priceText, startLabel, whereText } from './words';
+import { call, type RunPlan, type RunRequest, type RunStart } from './types';
+import { confirmText, priceText, startLabel } from './words';
 
 let plan: RunPlan | null = null;
 let planRequest: RunRequest = {};
@@ -24,14 +23,9 @@ async function planWork(work: () => Promise<void>): Promise<void> {
   planBusy = true;
   clearError();
   renderPlanButtons();
-  try {
-    await work();
-  } catch (error) {
-    showError(failureMessage(error));
-  } finally {
-    planBusy = false;
-    renderPlanButtons();
-  }
+  await orShowError(work());
+  planBusy = false;
+  renderPlanButtons();
 }
 
 /** Shows the plan of `request`; `autoStart`: starts at once when it needs nothing of the user. */
@@ -55,8 +49,8 @@ function showPlan(next: RunPlan): void {
   $('plan').hidden = false;
   $('run').hidden = true;
   if (ui.currentView !== 'progress') showView('progress');
-  setText('plan-title', planTitle(next));
-  setText('plan-where', whereText(next));
+  setText('plan-title', next.mode === 'retry' ? 'Retry failed rows' : 'Before the run');
+  setText('plan-where', `${rangeText(next.sheetName, next.range)}: results in ${next.placement.columns}.`);
   showText('plan-note', next.note ?? '');
   showText('plan-refusal', next.refusal ?? '');
   setText('plan-rows', String(next.rows));
@@ -80,7 +74,17 @@ function showPlan(next: RunPlan): void {
   input('plan-unprocessable').checked = (next.redo ?? []).length > 1;
   showText('plan-confirm', confirmText(next), confirmText(next) !== '' && !next.refusal);
   setText('plan-start', startLabel(next));
-  renderTrialOffer(next, planRequest);
+  // No second trial for the rest of one (the same cells planned again).
+  const { target } = planRequest;
+  const restOfTrial = !!target && JSON.stringify(target) === JSON.stringify(ui.trial?.rest.target);
+  const trialOffered = !next.refusal && next.mode === 'all' && !planRequest.trial && !restOfTrial;
+  button('plan-trial').hidden = !(trialOffered && next.newProfiles > TRIAL_PROFILES);
+  showText(
+    'plan-trial-note',
+    next.trialOf === undefined
+      ? ''
+      : `A trial: the first ${next.newProfiles} of the ${next.trialOf} new profiles (${rangeText(next.sheetName, next.range)}). When it ends, Run the rest prices the others.`,
+  );
   renderPlanButtons();
 }
 
@@ -89,20 +93,6 @@ function renderPlanButtons(): void {
   button('plan-start').disabled = planBusy || !ready;
   for (const id of ['plan-cancel', 'plan-trial', 'plan-recheck', 'plan-unprocessable'])
     button(id).disabled = planBusy;
-}
-
-/** The progress shown while the run starts: its plan, and the counts its job starts with (src/bulk/counting.ts). */
-function startingProgress(shown: RunPlan): Progress {
-  const { rows, blanks, alreadyDone, placement } = shown;
-  return {
-    ...emptyRunCounts(),
-    state: 'running',
-    message: 'Starting: checking your API key, then the first rows…',
-    total: rows - blanks,
-    processed: alreadyDone,
-    alreadyDone,
-    plan: { ...shown, columns: placement.columns, effect: placement.effect, retry: shown.mode === 'retry' },
-  };
 }
 
 function hidePlan(): void {
@@ -123,7 +113,17 @@ async function startPlanned(): Promise<void> {
   hidePlan();
   ui.starting = true;
   ui.pendingAction = null;
-  setProgress(startingProgress(shown));
+  // While it starts: its plan, and the counts its job starts with (src/bulk/counting.ts).
+  const { rows, blanks, alreadyDone, placement } = shown;
+  setProgress({
+    ...emptyRunCounts(),
+    state: 'running',
+    message: 'Starting: checking your API key, then the first rows…',
+    total: rows - blanks,
+    processed: alreadyDone,
+    alreadyDone,
+    plan: { ...shown, columns: placement.columns, effect: placement.effect, retry: shown.mode === 'retry' },
+  });
   let result: RunStart;
   try {
     result = await lookWhile(call('startRun', { ...planRequest, confirmedCredits: shown.credits }));
@@ -137,9 +137,10 @@ async function startPlanned(): Promise<void> {
   const pending = ui.pendingAction;
   ui.pendingAction = null;
   if (result.started) {
-    noteStarted(planRequest, result.progress.runId);
+    const { runId } = result.progress;
+    ui.trial = planRequest.trial && runId ? { runId, rest: { ...planRequest, trial: undefined } } : null;
     // A Pause or Cancel pressed meanwhile already brought its own answer: the later of the two is shown.
-    const halted = ui.progress.runId === result.progress.runId && ui.progress.state !== 'running';
+    const halted = ui.progress.runId === runId && ui.progress.state !== 'running';
     if (!(halted && result.progress.state === 'running')) setProgress(result.progress);
     ui.history = null;
     renderSummary();
@@ -165,17 +166,13 @@ export function setupPlan(): void {
     hidePlan();
     button('new-run').focus();
   });
-  input('plan-recheck').addEventListener('change', () =>
-    planAgain({ recheck: input('plan-recheck').checked }),
-  );
-  input('plan-unprocessable').addEventListener('change', () =>
-    planAgain({ includeUnprocessable: input('plan-unprocessable').checked }),
-  );
+  const options = { 'plan-recheck': 'recheck', 'plan-unprocessable': 'includeUnprocessable' } as const;
+  for (const [id, option] of Object.entries(options))
+    input(id).addEventListener('change', () => planAgain({ [option]: input(id).checked }));
   onClick('new-run', () => void requestPlan({ source: 'selection', mode: 'all' }, true));
-  onClick('plan-trial', () => void requestPlan(trialRequest(planRequest), false));
+  onClick('plan-trial', () => planAgain({ trial: TRIAL_PROFILES, confirmedCredits: undefined }));
   onClick('run-rest', () => {
-    const rest = restRequest();
-    if (rest) void requestPlan(rest, false);
+    if (ui.trial) void requestPlan(ui.trial.rest, false);
   });
   onClick('retry-failed', () => void requestPlan({ source: 'lastRun', mode: 'retry' }, false));
 }

@@ -36,9 +36,7 @@ export function describeState(progress: Progress): StateWords {
     if (reason === 'sidebar_closed') return closedSidebar(progress);
     return { label: (reason && HALTED[reason]) || (state === 'paused' ? 'Paused' : 'Stopped'), tone: state };
   }
-  if (state === 'cancelled' || state === 'done')
-    return { label: state === 'done' ? 'Done' : 'Cancelled', tone: state };
-  return { label: state === 'idle' ? 'No run yet' : String(state), tone: 'idle' };
+  return { label: { idle: 'No run yet', cancelled: 'Cancelled', done: 'Done' }[state], tone: state };
 }
 
 export function percentDone(progress: Progress): number {

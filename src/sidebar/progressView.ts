@@ -1,7 +1,8 @@
-/** The Progress tab's run: its state, bar, counts and buttons, and the notice on the Settings tab. */
+/** The Progress tab's run (and its notice on Settings); once it has ended, what it did and the last few runs. */
 import { rangeText } from '../core/a1';
-import { call } from './client';
-import { $, button, orShowError, setText, showText } from './dom';
+import { FAILED_KINDS, RETRIED_KINDS, reusedText, sumOf, timeTakenText } from '../core/runWords';
+import { countText, hitRateText } from '../core/text';
+import { $, button, listItem, orShowError, setText, showText } from './dom';
 import {
   canCancel,
   canPause,
@@ -17,9 +18,8 @@ import {
   percentDone,
 } from './progress';
 import { ui } from './state';
-import { loadHistory, renderCounts, renderSummary } from './summary';
-import type { Progress } from './types';
-import { runPlanText } from './words';
+import { call, type KindCounts, type Progress, type RunSummary } from './types';
+import { historyLine, runPlanText, selectFailedLabel, summaryCreditsText, summaryTitle } from './words';
 
 /** The run's message while a Pause or Cancel pressed during Start waits for the run to exist. */
 const PENDING = {
@@ -96,4 +96,64 @@ export function renderRunNotice(): void {
       ? 'A run is under way in this spreadsheet.'
       : `The run in this spreadsheet is not going on (${describeState(ui.progress).label}).`,
   );
+}
+
+/** The figures of the one classifier (src/bulk/outcomes.ts), the same in the progress counts and the summary box. */
+function renderCounts(prefix: 'count' | 'sum', counts: KindCounts & { alreadyDone: number }): void {
+  setText(`${prefix}-found`, String(counts.found));
+  setText(`${prefix}-no-address`, String(counts.noAddress));
+  setText(`${prefix}-unprocessable`, String(counts.unprocessable));
+  setText(`${prefix}-invalid`, String(counts.notProfile));
+  setText(`${prefix}-errors`, String(counts.error));
+  setText(`${prefix}-done`, String(counts.alreadyDone));
+}
+
+export async function loadHistory(): Promise<void> {
+  const history = await orShowError(call('getRunHistory'));
+  if (!history) return;
+  ui.history = history;
+  ui.summaryStale = false;
+  renderSummary();
+}
+
+export function renderSummary(): void {
+  const last = ui.history?.last;
+  // Not while a slice still writes the run's last rows: the box comes with the final count.
+  const shown =
+    !!last &&
+    last.id === ui.progress.runId &&
+    ui.progress.inFlight === undefined &&
+    !ui.summaryStale &&
+    (ui.progress.state === 'done' || ui.progress.state === 'cancelled');
+  const isTrial = shown && last?.state === 'done' && ui.trial?.runId === last.id;
+  $('summary').hidden = !shown;
+  $('trial-result').hidden = !isTrial;
+  button('run-rest').hidden = !isTrial;
+  $('run-counts').hidden = shown;
+  if (last && shown) {
+    setText('summary-title', summaryTitle(last));
+    renderCounts('sum', last);
+    const { creditsSpent: creditsUsed, creditsMaybeLost } = last;
+    setText('sum-credits', creditsShown({ creditsUsed, creditsMaybeLost }));
+    setText('sum-time', timeTakenText(last));
+    showText('sum-lookups', summaryCreditsText(last), creditsUsed !== 0 || reusedText(last) !== '');
+    showText('select-failed', selectFailedLabel(last), sumOf(last, FAILED_KINDS) !== 0);
+    button('retry-failed').hidden = sumOf(last, RETRIED_KINDS) === 0;
+    if (isTrial) setText('trial-result', trialText(last));
+  }
+  const entries = ui.history?.history ?? [];
+  $('history-block').hidden = entries.length === 0;
+  $('history').replaceChildren(
+    ...entries.map((entry) => {
+      const time = new Date(entry.endedAt).toLocaleString();
+      return listItem(historyLine(entry), entry.origin === 'watch' ? `Last check: ${time}` : time);
+    }),
+  );
+}
+
+/** A trial's share found (in rows for a run from before lookups were counted). */
+function trialText(last: RunSummary): string {
+  if (last.lookupsFound !== undefined) return `Trial: ${hitRateText(last.creditsSpent, last.lookupsFound)}.`;
+  const answered = last.found + last.noAddress + last.unprocessable;
+  return `Trial: ${last.found} of ${countText(answered, 'row')} looked up got an address.`;
 }

@@ -1,9 +1,9 @@
 /** Settings › Remove this spreadsheet's add-on data: asks first naming what goes, offers to export the credits log. */
-import { call } from './client';
 import { exportLog } from './credits';
 import { $, button, confirmBox, listItem, onClick, setMessage, setText, withButtons } from './dom';
+import { loadHistory } from './progressView';
 import { acceptState } from './settings';
-import { loadHistory } from './summary';
+import { call } from './types';
 
 const BUTTONS = ['remove-data', 'remove-data-yes', 'remove-data-export'];
 

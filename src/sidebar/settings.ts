@@ -2,11 +2,10 @@
 import { dayText } from '../core/day';
 import { DEFAULT_SETTINGS } from '../core/limits';
 import { countText } from '../core/text';
-import { call } from './client';
 import { $, button, input, make, onClick, onSubmit, setMessage, setText, withButtons } from './dom';
 import { setProgress } from './progressView';
 import { ui } from './state';
-import type { FormulaCapState, Settings, SidebarState, SingleCellsState } from './types';
+import { call, type FormulaCapState, type Settings, type SidebarState, type SingleCellsState } from './types';
 
 /** "Used today (27 Nov): 12 of 500 credits." */
 function formulaUseText(state: FormulaCapState): string {
@@ -83,10 +82,7 @@ export function setupSettings(): void {
   onClick('check-key', () => {
     setMessage('key-message', 'Checking the API key…');
     void withAccount(KEY_BUTTONS, async () => {
-      const result = await call('checkApiKey').catch((error) => {
-        setMessage('key-message', '');
-        throw error;
-      });
+      const result = await call('checkApiKey').finally(() => setMessage('key-message', ''));
       setMessage('key-message', result.message, result.ok ? 'ok' : 'bad');
     });
   });
@@ -170,15 +166,13 @@ let lookingAtSingleCells = false;
 export async function refreshSingleCells(): Promise<void> {
   if (!ui.account || lookingAtSingleCells) return;
   lookingAtSingleCells = true;
-  try {
-    const singleCells = await call('getSingleCells');
-    if (ui.account) ui.account = { ...ui.account, singleCells: singleCells ?? undefined };
+  // A failed look leaves the notice as it was; the next look reads it again.
+  const singleCells = await call('getSingleCells').catch(() => false as const);
+  if (singleCells !== false && ui.account) {
+    ui.account = { ...ui.account, singleCells: singleCells ?? undefined };
     renderAccount();
-  } catch {
-    // The notice stays as it was; the next look reads it again.
-  } finally {
-    lookingAtSingleCells = false;
   }
+  lookingAtSingleCells = false;
 }
 
 /** The offer of one range formula in place of a column of single cells (the server asks first). */

@@ -1,19 +1,47 @@
 /**
- * The sidebar page: tabs.ts, settings.ts, plan.ts, progressView.ts and summary.ts (the views), drive.ts (the drive
- * and watch loops, Pause, Resume, Cancel), runControls.ts; state.ts holds what they share, dom.ts the DOM helpers.
+ * The sidebar page: tabs.ts, settings.ts, plan.ts, progressView.ts (the views), drive.ts (the drive and watch loops,
+ * Pause, Resume, Cancel), the Progress tab's buttons; state.ts holds what they share, dom.ts the DOM helpers.
  */
-import { call } from './client';
 import { setupCredits } from './credits';
-import { $, clearError, onClick, orShowError } from './dom';
-import { follow } from './drive';
+import { $, clearError, confirmBox, input, onClick, orShowError, setMessage, withButtons } from './dom';
+import { drive, follow, pauseOnClose, runAction } from './drive';
 import { requestPlan, setupPlan } from './plan';
 import { renderProgress } from './progressView';
 import { setupDataRemoval } from './removeData';
-import { setupProgress } from './runControls';
 import { acceptState, setupSettings } from './settings';
 import { ui } from './state';
 import { setupTabs, showView } from './tabs';
+import { call } from './types';
 import { setupWatch } from './watch';
+
+/** The Progress tab's buttons: Pause, Resume, Cancel (asked first), the key hint and Select failed rows. */
+function setupProgress(): void {
+  pauseOnClose();
+  onClick('pause', () => void runAction('pauseEnrichment'));
+  // Cancel asks first; the run goes on meanwhile.
+  onClick('cancel', confirmBox('cancel-confirm', 'cancel', 'cancel-no'));
+  onClick('cancel-yes', () => {
+    $('cancel-confirm').hidden = true;
+    void runAction('cancelEnrichment');
+  });
+  onClick('resume', () => {
+    // A running run without a loop (it gave up after failures): drive it again.
+    if (ui.progress.state === 'running') {
+      clearError();
+      void drive();
+    } else void runAction('resumeEnrichment');
+  });
+  onClick('run-key-open', () => {
+    showView('settings', true);
+    input('api-key').focus();
+  });
+  onClick('select-failed', () => {
+    setMessage('summary-message', '');
+    void withButtons(['select-failed'], async () =>
+      setMessage('summary-message', await call('selectFirstFailedRow')),
+    );
+  });
+}
 
 async function start(): Promise<void> {
   setupTabs();

@@ -29,18 +29,14 @@ export function showView(view: View, focusTab = false): void {
 
 export function setupTabs(): void {
   const tabs = [button('tab-settings'), button('tab-progress'), button('tab-credits'), button('tab-watch')];
-  for (const tab of tabs) {
+  for (const [index, tab] of tabs.entries()) {
     tab.addEventListener('click', () => showView(tab.dataset.view as View));
     tab.addEventListener('keydown', (event) => {
-      const index = tabs.indexOf(tab);
-      let next = -1;
-      if (event.key === 'ArrowRight') next = (index + 1) % tabs.length;
-      else if (event.key === 'ArrowLeft') next = (index - 1 + tabs.length) % tabs.length;
-      else if (event.key === 'Home') next = 0;
-      else if (event.key === 'End') next = tabs.length - 1;
-      if (next < 0) return;
+      const moves: Record<string, number> = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: -1 };
+      const next = moves[event.key];
+      if (next === undefined) return;
       event.preventDefault();
-      showView(tabs[next].dataset.view as View, true);
+      showView(tabs[(next + tabs.length) % tabs.length].dataset.view as View, true);
     });
   }
   onClick('run-notice-open', () => showView('progress', true));

@@ -3,14 +3,14 @@
  * Start (the selected column, a daily limit) for a person with a saved key when no watch runs.
  */
 import { WATCH_INTERVAL_MS } from '../core/limits';
-import { call } from './client';
 import { $, button, every, input, onClick, orShowError, setMessage, setText, showText } from './dom';
 import { renderPlacementChoices } from './placementChoices';
 import { ui } from './state';
-import type { PlacementKind, WatchView } from './types';
+import { call, type PlacementKind, type WatchView } from './types';
 
 let chosen: PlacementKind | undefined;
-let busy = false;
+/** Start or Stop on its way: its button is disabled meanwhile. */
+const busy = () => button('watch-start').disabled || button('watch-stop').disabled;
 let following = false;
 /** The watch's status when Start answered: the start's message holds only until the watch's state moves on. */
 let statusAtStart: string | null = null;
@@ -39,26 +39,20 @@ export async function loadWatch(): Promise<void> {
   if (following) return;
   // While the tab is open its state is read again now and then (one short execution each).
   following = true;
-  void every(
-    WATCH_INTERVAL_MS,
-    () => ui.currentView === 'watch',
-    async () => {
-      if (busy) return;
-      const next = await call('getWatchState');
-      if (ui.currentView === 'watch' && !busy) renderWatch(next);
-    },
-  ).then(() => {
-    following = false;
+  const open = () => ui.currentView === 'watch';
+  await every(WATCH_INTERVAL_MS, open, async () => {
+    if (busy()) return;
+    const next = await call('getWatchState');
+    if (open() && !busy()) renderWatch(next);
   });
+  following = false;
 }
 
-/** One call of Start or Stop at a time, its button disabled meanwhile. */
+/** One call of Start or Stop at a time. */
 async function act(id: string, failed: string, work: () => Promise<void>): Promise<void> {
-  if (busy) return;
-  busy = true;
+  if (busy()) return;
   button(id).disabled = true;
   await orShowError(work(), failed);
-  busy = false;
   button(id).disabled = false;
 }
 
@@ -68,10 +62,7 @@ export function setupWatch(): void {
     void act('watch-start', 'The watch did not start', async () => {
       setMessage('watch-start-message', 'Starting…');
       const request = { limit: input('watch-limit').value, placement: chosen };
-      const answer = await call('startWatch', request).catch((error) => {
-        setMessage('watch-start-message', '');
-        throw error;
-      });
+      const answer = await call('startWatch', request).finally(() => setMessage('watch-start-message', ''));
       statusAtStart = null;
       renderWatch(answer.view);
       const placements = answer.started ? undefined : answer.placements;

@@ -12,15 +12,6 @@ export function priceText(plan: RunPlan): string {
     : `At most ${countText(plan.credits, 'credit')} (${countText(plan.newProfiles, 'new profile')}).`;
 }
 
-/** "Sheet1!A2:A41: results in B:E." */
-export function whereText(plan: RunPlan): string {
-  return `${rangeText(plan.sheetName, plan.range)}: results in ${plan.placement.columns}.`;
-}
-
-export function planTitle(plan: RunPlan): string {
-  return plan.mode === 'retry' ? 'Retry failed rows' : 'Before the run';
-}
-
 /** Why a run that would have started at once (the user's setting) waits for Start: '' when the setting is off. */
 export function confirmText(plan: RunPlan): string {
   if (plan.startAtOnceUnder === null || !plan.needsConfirm) return '';

@@ -181,28 +181,23 @@ export function openRecord(
   now: () => number,
   window?: string,
 ): { own: OwnRecord; values: Record<string, string> } {
-  const parts = inChunks(claimed, jsonBytes).map((keys) => ({ name: SENDING_PREFIX + timeId(now()), keys }));
   const own: OwnRecord = {
     until,
     payer: payer.source === 'formulas' ? { b: 1 } : { c: contextTuple(payer) },
-    parts,
+    parts: inChunks(claimed).map((keys) => ({ name: SENDING_PREFIX + timeId(now()), keys })),
     atService: new Set(),
     claimed: new Set(claimed),
+    window,
   };
-  if (window) own.window = window;
-  return { own, values: partValues(own, parts) };
-}
-
-function jsonBytes(value: unknown): number {
-  return utf8Bytes(JSON.stringify(value)) + 1;
+  return { own, values: partValues(own) };
 }
 
 /** 9 KB a value (apps-script/guides/services/quotas). */
-function inChunks<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
+function inChunks<T>(items: readonly T[]): T[][] {
   const chunks: T[][] = [];
   let size = Number.POSITIVE_INFINITY;
   for (const item of items) {
-    const bytes = bytesOf(item);
+    const bytes = utf8Bytes(JSON.stringify(item)) + 1;
     if (size + bytes > PROPERTY_RECORD_BYTES) {
       chunks.push([]);
       size = 0;
@@ -213,9 +208,10 @@ function inChunks<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
   return chunks;
 }
 
-function partValues(own: OwnRecord, parts: OwnRecord['parts']): Record<string, string> {
+function partValues(own: OwnRecord, touched?: ReadonlySet<string>): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const part of parts) {
+  for (const part of own.parts) {
+    if (touched && !part.keys.some((key) => touched.has(key))) continue;
     const record: SendingRecord = {
       u: own.until,
       k: part.keys.filter((key) => own.atService.has(key)),
@@ -232,11 +228,7 @@ function partValues(own: OwnRecord, parts: OwnRecord['parts']): Record<string, s
 function moved(own: OwnRecord, keys: readonly string[], move: (key: string) => void): Record<string, string> {
   if (keys.length === 0) return {};
   keys.forEach(move);
-  const touched = new Set(keys);
-  return partValues(
-    own,
-    own.parts.filter((part) => part.keys.some((key) => touched.has(key))),
-  );
+  return partValues(own, new Set(keys));
 }
 
 /** Before a fetchAll. */
@@ -261,7 +253,7 @@ export function answered(
     if (requeued.includes(key)) own.claimed.add(key);
   });
   const encoded = results.map(([key, result]): [string, string] => [key, encodeResult(result, at)]);
-  for (const chunk of inChunks(encoded, jsonBytes)) {
+  for (const chunk of inChunks(encoded)) {
     values[ANSWERS_PREFIX + timeId(now())] = JSON.stringify({ t: at, r: chunk, ...own.payer });
   }
   return values;

@@ -18,16 +18,14 @@ import { answered, dropped, type OwnRecord, openRecord, readRecords, toService }
 import type { Store } from './store';
 import { hashOf } from './table';
 
-/** Else the profile is bought again (a re-check, a retry). */
-export type KeepsStored = (result: LookupResult, savedAt: number) => boolean;
-
 export interface Ask {
   /** Normalised URL -> the URL as written. */
   wanted: ReadonlyMap<string, string>;
   payer: ChargeContext;
   /** The sender's execution has ended by then. */
   until: number;
-  keeps?: KeepsStored;
+  /** Else the profile is bought again (a re-check, a retry). */
+  keeps?: (result: LookupResult, savedAt: number) => boolean;
   window?: string;
   /** The formulas' answers wait in document properties until a writer folds them: their budget bounds them. */
   bounded?: boolean;
@@ -104,9 +102,7 @@ export interface Report {
   outcomes: Map<string, LookupOutcome>;
   unsent: string[];
   halt?: ServiceError;
-  stop?: ServiceError;
   sent: number;
-  lost: number;
   pace: Pace;
   /** A run's slice applies them to its run's figure. */
   seen: BatchSeen[];
@@ -127,7 +123,7 @@ export function sendClaimed(
   const write = (values: Record<string, string>) => {
     if (Object.keys(values).length > 0) platform.documentProperties().setProperties(values);
   };
-  const report: Report = { outcomes: new Map(), unsent: [], sent: 0, lost: 0, pace: policy.pace, seen: [] };
+  const report: Report = { outcomes: new Map(), unsent: [], sent: 0, pace: policy.pace, seen: [] };
   let queue = [...made.mine];
   const tries = new Map<string, number>();
   const notBefore = new Map<string, number>();
@@ -150,8 +146,7 @@ export function sendClaimed(
     let size = Math.min(ready.length, policy.share, report.pace.size, fits);
     if (size < 1 && first && policy.firstGoes) size = Math.min(ready.length, Math.max(1, policy.share));
     if (size < 1) break;
-    if (!first) report.stop = policy.beforeBatch?.();
-    if (report.stop) break;
+    if (!first && policy.beforeBatch?.()) break;
     first = false;
     const batch = ready.slice(0, size);
     if (made.own) write(toService(made.own, batch));
@@ -163,7 +158,6 @@ export function sendClaimed(
     const thrown = 'thrown' in answer ? interpretFetchException(answer.thrown) : undefined;
     const lost = thrown !== undefined && 'sent' in answer && answer.sent > 0;
     report.sent += 'answers' in answer ? batch.length : answer.sent;
-    if (lost) report.lost += batch.length;
     const charged: Array<[string, LookupResult]> = [];
     const requeued: string[] = [];
     let refused = 0;

@@ -12,17 +12,15 @@ import {
 import { a1Of } from '../core/a1';
 import { DEFAULT_STEP_BUDGET_MS, WATCH_MAX_ROUNDS, WATCH_RUN_BUDGET_MS } from '../core/limits';
 import type { Platform } from '../core/ports';
-import { withoutStop } from '../core/text';
+import { numberText, withoutStop } from '../core/text';
 import { planWatchedRows } from './plan';
 import { loadWatch, saveWatch, updateWatch } from './store';
 import {
   countJobCredits,
   forTheWatch,
-  limitNote,
   limitReachedMessage,
   onDay,
   remainingToday,
-  type WaitingRows,
   type Watch,
   watchNoteRow,
 } from './watch';
@@ -76,16 +74,11 @@ export function runWatch(platform: Platform): WatchRunEnd {
   return 'time';
 }
 
-/** null when it stopped or is not this user's. */
-function todaysWatch(platform: Platform, me: string): Watch | null {
+function watchStep(platform: Platform, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
   const day = platform.clock.day(platform.clock.now());
   const watch = updateWatch(platform, (stored) => onDay(stored, day));
-  return watch && watch.state === 'watching' && watch.creatorId === me ? watch : null;
-}
-
-function watchStep(platform: Platform, me: string, hasTime: () => boolean): WatchRunEnd | 'again' {
-  const watch = todaysWatch(platform, me);
-  if (!watch) return 'stopped';
+  // Stopped, or not this user's.
+  if (watch?.state !== 'watching' || watch.creatorId !== me) return 'stopped';
   const job = loadJob(platform);
   if (job && isActive(job.state)) {
     if (job.origin !== 'watch' || job.ownerId !== me) {
@@ -107,7 +100,21 @@ function watchStep(platform: Platform, me: string, hasTime: () => boolean): Watc
     return 'up to date';
   }
   if (plan.kind === 'limit') {
-    limitReached(platform, plan.waiting);
+    // Said in the sidebar, and once a day as a note in the credits log.
+    const now = platform.clock.now();
+    platform.lock.with(() => {
+      const stored = loadWatch(platform);
+      if (!stored) return;
+      const first = stored.limitNotedDay !== stored.day;
+      saveWatch(platform, {
+        ...stored,
+        message: limitReachedMessage(stored, plan.waiting),
+        lastCheckedAt: now,
+        limitNotedDay: stored.day,
+      });
+      const text = `watch paused until tomorrow: today's limit of ${numberText(stored.limit, 'credit')} reached`;
+      if (first) platform.creditsLog.append([watchNoteRow(stored, text, now)]);
+    });
     return 'limit';
   }
   if (plan.kind === 'stop') {
@@ -166,23 +173,6 @@ function settle(platform: Platform, job: Job): WatchRunEnd | 'again' {
     `The last check met a problem (${withoutStop(job.message)}); the next change or opening tries again.`,
   );
   return 'tries again later';
-}
-
-/** Said in the sidebar, and once a day as a note in the credits log. */
-function limitReached(platform: Platform, waiting: WaitingRows): void {
-  const now = platform.clock.now();
-  platform.lock.with(() => {
-    const stored = loadWatch(platform);
-    if (!stored) return;
-    const first = stored.limitNotedDay !== stored.day;
-    saveWatch(platform, {
-      ...stored,
-      message: limitReachedMessage(stored, waiting),
-      lastCheckedAt: now,
-      limitNotedDay: stored.day,
-    });
-    if (first) platform.creditsLog.append([watchNoteRow(stored, limitNote(stored), now)]);
-  });
 }
 
 function note(platform: Platform, message: string): void {

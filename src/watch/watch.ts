@@ -143,10 +143,6 @@ export function forTheWatch(message: string): string {
   return message.replace(/\bthen Resume\b[^.]*\./g, 'then start the watch again in the Watch tab.');
 }
 
-export function limitNote(watch: Watch): string {
-  return `watch paused until tomorrow: today's limit of ${numberText(watch.limit, 'credit')} reached`;
-}
-
 /** Source "watch", no profile: not a charge. */
 export function watchNoteRow(watch: Watch, text: string, now: number): string[] {
   const column = columnLetters(watch.urlColumn);

@@ -25,10 +25,15 @@ describe('the pace', () => {
     expect(observe({ size: 50 }, seen(10), 25, CAP).size).toBe(50);
   });
 
-  it('falls by the requests the service refused (429), keeps its latest Retry-After, then grows slowly', () => {
+  it('falls by the requests the service refused (429), keeps its latest Retry-After, then holds', () => {
     const after = observe({ size: 50 }, seen(25, { refused: 5, retryAfterUntil: 9_000 }), 25, CAP);
     expect(after).toMatchObject({ size: 45, reason: 'rate_limited', notBefore: 9_000 });
-    expect(observe(after, seen(25), 25, CAP).size).toBe(46);
+    expect(observe(after, seen(25), 25, CAP).size).toBe(45);
+  });
+
+  it('after lost connections, grows back one request a clean batch', () => {
+    const after = observe({ size: 100 }, seen(40, { lost: true }), 40, CAP);
+    expect(observe(after, seen(40), 40, CAP).size).toBe(81);
   });
 
   it("one profile's own 500s are that profile's: the pace holds; many 500s or a lost batch halve the batch's part", () => {
