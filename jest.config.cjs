@@ -62,11 +62,11 @@ const UNIT_TESTS = fs
 
 module.exports = {
   /**
-   * Two test files at once on a 2-core machine. Four fill the cores while files wait (the whole suite used 302 s of
-   * CPU in 222-244 s), but two of five clean-clone runs at four then failed a test whose waits Chromium or the lock
-   * quota stretched past their bounds (test/browser/sidebar.test.ts, test/e2e/bulk/races.test.ts).
+   * Three test files at once on a 2-core machine: most tests wait on the sandbox's holds or a browser, so a third file
+   * fills the cores those waits leave (the whole suite 252 s at three, against 431 s before the tests went on virtual
+   * time at two).
    */
-  maxWorkers: 2,
+  maxWorkers: 3,
   /**
    * A worker that ended its tests has no handle left (its event loop is empty: its 'exit' event comes 1-43 ms after
    * jest's end message), but on a busy 2-core machine the process itself took 500-740 ms more to go away, past
