@@ -4,6 +4,8 @@
 // "Custom function runtime 30 sec / execution".
 export const EXECUTION_LIMIT_MS = 6 * 60 * 1000;
 export const CUSTOM_FUNCTION_LIMIT_MS = 30 * 1000;
+// apps-script/guides/triggers#restrictions: simple triggers "cannot run for longer than 30 seconds".
+export const SIMPLE_TRIGGER_LIMIT_MS = 30 * 1000;
 // Same page: "URL Fetch calls 20,000 / day" (consumer accounts).
 export const URLFETCH_DAILY_QUOTA = 20000;
 // UrlFetchApp gives up on a request after about 60 s (observed "Timeout: <url>" errors at that mark).

@@ -81,6 +81,8 @@ export class Environment extends SharedState implements ServiceHost {
   readonly deployment: 'installed' | 'test';
   readonly customFunctionDocumentWrites: 'allowed' | 'refused';
   private readonly simultaneousPerUser: number;
+  /** Documents where the add-on is enabled (addonEnabled). */
+  private readonly enabledIn = new Set<string>();
   /** Executions running now, by user (from the start of the call until it ends, waiting for a thread included). */
   private readonly running = new Map<string, number>();
   /** Evaluations of formulas an execution entered, under way. */
@@ -251,6 +253,7 @@ export class Environment extends SharedState implements ServiceHost {
       done: false,
     };
     if (exec.spreadsheetId) this.spreadsheet(exec.spreadsheetId);
+    if (exec.spreadsheetId && exec.authMode === 'FULL') this.enabledIn.add(exec.spreadsheetId);
     const running = this.running.get(exec.user) ?? 0;
     if (running >= this.simultaneousPerUser) {
       // Every kind counts ("too many scripts executing at once, although not necessarily the same script",
@@ -411,7 +414,7 @@ export class Environment extends SharedState implements ServiceHost {
 
   /**
    * A person edits cells: the values are entered as typed, then the bundle's `onEdit` simple trigger runs as that
-   * person in AuthMode.LIMITED with the edit event (`range`, and `value`/`oldValue` for a single cell), as Sheets
+   * person (AuthMode.LIMITED where the add-on is enabled, else NONE; at most 30 s) with the edit event (`range`, and `value`/`oldValue` for a single cell), as Sheets
    * fires it after each edit (apps-script/guides/triggers#onedite). Resolves with the trigger's execution. On a sheet
    * protected with a warning (Protection.setWarningOnly) the person is warned first (`protectionWarnings`); without
    * `confirmWarning` they cancel: nothing changes and it rejects with ProtectionWarningError.
@@ -461,16 +464,27 @@ export class Environment extends SharedState implements ServiceHost {
       event.value = this.values(spreadsheetId, a1, target.name)[0][0];
       if (options.oldValue !== undefined && options.oldValue !== '') event.oldValue = options.oldValue;
     }
-    return this.execute('onEdit', [], {
-      user: options.user ?? ss.owner,
+    return this.installableTriggers.simple(
+      'onEdit',
       spreadsheetId,
-      authMode: options.authMode ?? 'LIMITED',
+      options.user ?? ss.owner,
       event,
-    });
+      options.authMode,
+    );
+  }
+
+  /** Whether anyone used the add-on in the document: a menu item, a sidebar call or a trigger ran there. */
+  addonEnabled(spreadsheetId: string): boolean {
+    return this.enabledIn.has(spreadsheetId);
+  }
+
+  /** The add-on used in the document already (by a collaborator, before the test): simple triggers run in LIMITED. */
+  enableAddon(spreadsheetId: string): void {
+    this.enabledIn.add(spreadsheetId);
   }
 
   /**
-   * A person opens the spreadsheet: the simple `onOpen` as them (AuthMode.LIMITED), then every installable open
+   * A person opens the spreadsheet: the simple `onOpen` as them (LIMITED where the add-on is enabled, else NONE), then every installable open
    * trigger of the document, each as its creator (none when `readOnly`: a viewer or commenter).
    */
   open(spreadsheetId: string, options: { user?: string; readOnly?: boolean } = {}): Promise<Fired> {

@@ -11,9 +11,14 @@
  *
  * Each installable trigger runs as the user who created it ("always runs under the account of the person who
  * created" it, apps-script/guides/triggers/installable), in the document, in AuthMode.FULL, without a user
- * interface. The user's installable triggers share a daily runtime quota ("Triggers total runtime", the quotas
- * page): past it a trigger does not run.
+ * interface. The user's triggers, simple ones included, share a daily runtime quota ("Triggers total runtime", the
+ * quotas page): past it a trigger does not run. A simple trigger runs as the person who acted, at most 30 s, in
+ * AuthMode.LIMITED where the add-on is enabled (used there by anyone) and in AuthMode.NONE where it is only installed
+ * (workspace/add-ons/concepts/editor-auth-lifecycle; apps-script/guides/triggers: onOpen and onEdit of an Editor
+ * add-on may run "in a no-authorization mode").
  */
+
+import { SIMPLE_TRIGGER_LIMIT_MS } from '../constants';
 import { rangeName } from '../model/a1';
 import type { SheetModel } from '../model/spreadsheet';
 import type { ExecutionResult, RunOptions, TriggerRecord } from '../types';
@@ -37,6 +42,8 @@ export interface TriggerHost {
   };
   enter(spreadsheetId: string, a1: string, values: unknown[][], sheetName?: string): void;
   execute(fn: string, args: unknown[], options: RunOptions): Promise<ExecutionResult>;
+  /** Whether anyone used the add-on in the document (an execution in AuthMode.FULL there). */
+  addonEnabled(spreadsheetId: string): boolean;
 }
 
 /** One trigger the quota refused: it did not run. */
@@ -113,14 +120,44 @@ export class InstallableTriggers {
     usage.usedMs += ms;
   }
 
-  /** A person opens the spreadsheet: the simple onOpen as them, then the installable open triggers. */
-  async open(spreadsheetId: string, user: string, readOnly: boolean): Promise<Fired> {
-    const simple = await this.host.execute('onOpen', [], {
+  /**
+   * A simple trigger (`onOpen`, `onEdit`) as `user`: refused past the daily runtime quota, ended at 30 s, its runtime
+   * counted; in AuthMode.NONE unless the add-on is enabled in the document (or `authMode` says).
+   */
+  async simple(
+    fn: 'onOpen' | 'onEdit',
+    spreadsheetId: string,
+    user: string,
+    event: Record<string, unknown>,
+    authMode?: 'LIMITED' | 'NONE',
+  ): Promise<ExecutionResult> {
+    if (this.runtimeToday(user) >= this.dailyRuntimeMs) {
+      this.refused.push({ triggerId: fn, user, message: TRIGGER_RUNTIME_EXCEEDED, at: this.host.now() });
+      return {
+        id: -1,
+        fn,
+        user,
+        ok: false,
+        timedOut: false,
+        durationMs: 0,
+        counts: {},
+        error: { name: 'Exception', message: TRIGGER_RUNTIME_EXCEEDED },
+      };
+    }
+    const result = await this.host.execute(fn, [], {
       user,
       spreadsheetId,
-      authMode: 'LIMITED',
-      event: { user },
+      authMode: authMode ?? (this.host.addonEnabled(spreadsheetId) ? 'LIMITED' : 'NONE'),
+      event,
+      timeLimitMs: SIMPLE_TRIGGER_LIMIT_MS,
     });
+    this.count(user, result.durationMs);
+    return result;
+  }
+
+  /** A person opens the spreadsheet: the simple onOpen as them, then the installable open triggers. */
+  async open(spreadsheetId: string, user: string, readOnly: boolean): Promise<Fired> {
+    const simple = await this.simple('onOpen', spreadsheetId, user, { user });
     // Installable triggers "don't run if a file is opened in read-only (view or comment) mode"
     // (apps-script/guides/triggers/installable, Restrictions).
     const fired = readOnly

@@ -1,9 +1,10 @@
 /** CacheService and Cache. */
 import { fail } from '../errors';
 import type { StoreD } from '../protocol';
-import type { Exec, ServiceHost } from './context';
+import { type Exec, requireAuth, type ServiceHost } from './context';
 
 export function cacheService(_host: ServiceHost, exec: Exec, method: string): unknown {
+  requireAuth(exec, `CacheService.${method}`);
   switch (method) {
     case 'getScriptCache':
       return { kind: 'script' };
@@ -16,7 +17,8 @@ export function cacheService(_host: ServiceHost, exec: Exec, method: string): un
   }
 }
 
-export function cache(host: ServiceHost, _exec: Exec, method: string, args: unknown[]): unknown {
+export function cache(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `Cache.${method}`);
   const d = args[0] as StoreD;
   const cache =
     d.kind === 'script'

@@ -68,9 +68,13 @@ export type ServiceHandler = (
   args: unknown[],
 ) => unknown | Promise<unknown>;
 
+/**
+ * AuthMode.NONE (onOpen and onEdit where the add-on is installed but not enabled): no access to the file nor to
+ * services that need authorisation; "Other services: Logger, Utilities" and menus only
+ * (workspace/add-ons/concepts/editor-auth-lifecycle, the modes' table; workspace/add-ons/concepts/menus: "Do not
+ * attempt to take any action that requires authorization (such as checking the script Properties)").
+ */
 export function requireAuth(exec: Exec, what: string): void {
-  // https://developers.google.com/apps-script/add-ons/concepts/editor-auth-lifecycle: in AuthMode.NONE
-  // (onOpen before the add-on is enabled) only services without personal data are available.
   if (exec.authMode === 'NONE')
     fail(`You do not have permission to call ${what}. Required permissions are missing.`);
 }

@@ -1,9 +1,10 @@
 /** LockService and Lock: script, document and user locks shared by executions. */
 import { fail } from '../errors';
-import type { Exec, ServiceHost } from './context';
+import { type Exec, requireAuth, type ServiceHost } from './context';
 import { hasPendingWrites } from './pending';
 
 export function lockService(_host: ServiceHost, exec: Exec, method: string): unknown {
+  requireAuth(exec, `LockService.${method}`);
   switch (method) {
     case 'getScriptLock':
       return 'script';
@@ -18,6 +19,7 @@ export function lockService(_host: ServiceHost, exec: Exec, method: string): unk
 
 export async function lock(host: ServiceHost, exec: Exec, method: string, args: unknown[]): Promise<unknown> {
   const key = String(args[0]);
+  requireAuth(exec, `Lock.${method}`);
   const owner = String(exec.id);
   if (method !== 'hasLock') host.chargeLockCall(exec);
   switch (method) {

@@ -4,9 +4,10 @@ import { checkDims, clearCell, fill, forBox, mapBox, writeValues } from '../mode
 import type { RangeBox, SheetModel, SpreadsheetModel } from '../model/spreadsheet';
 import { displayValue } from '../model/values';
 import type { RangeD } from '../protocol';
-import { checkWrite, type Exec, type ServiceHost, SPREADSHEET_WRITES, sheetOf } from './context';
+import { checkWrite, type Exec, requireAuth, type ServiceHost, SPREADSHEET_WRITES, sheetOf } from './context';
 
 export function range(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `Range.${method}`);
   const d = args[0] as RangeD;
   const { ss, sheet } = sheetOf(host, d);
   const box: RangeBox = { row: d.row, col: d.col, numRows: d.numRows, numCols: d.numCols };
@@ -126,6 +127,7 @@ function rangeMethod(
 }
 
 export function rangeList(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `RangeList.${method}`);
   const ranges = args[0] as RangeD[];
   for (const d of ranges) range(host, exec, method, [d, ...args.slice(1)]);
   return null;

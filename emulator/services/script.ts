@@ -3,7 +3,7 @@ import { fail } from '../errors';
 import { requireScope } from '../host/manifest';
 import type { TriggerD } from '../protocol';
 import type { TriggerRecord } from '../types';
-import { type Exec, requireFullAuth, type ServiceHost } from './context';
+import { type Exec, requireAuth, requireFullAuth, type ServiceHost } from './context';
 
 /** Installable triggers a user may hold in one script ("Triggers 20 / user / script", the quotas page). */
 export const MAX_TRIGGERS_PER_USER = 20;
@@ -88,13 +88,14 @@ export function scriptApp(host: ServiceHost, exec: Exec, method: string, args: u
 }
 
 export function session(host: ServiceHost, exec: Exec, method: string): unknown {
+  requireAuth(exec, `Session.${method}`);
   // Both need userinfo.email (developers.google.com/apps-script/reference/base/session, "Authorization").
   if (method === 'getActiveUser' || method === 'getEffectiveUser')
     requireScope(host.manifest, `Session.${method}`, ['userinfo.email']);
   switch (method) {
     case 'getActiveUser':
       // Custom functions and simple triggers often get an empty active user.
-      return exec.kind === 'custom' || exec.authMode === 'NONE' ? '' : exec.user;
+      return exec.kind === 'custom' ? '' : exec.user;
     case 'getEffectiveUser':
       return exec.kind === 'custom' && exec.spreadsheetId
         ? host.spreadsheet(exec.spreadsheetId).owner

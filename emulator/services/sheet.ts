@@ -2,9 +2,10 @@
 import { fail } from '../errors';
 import { clearCell, stripSheet, writeValues } from '../model/cells';
 import type { SheetD } from '../protocol';
-import { checkWrite, type Exec, type ServiceHost, SPREADSHEET_WRITES, sheetOf } from './context';
+import { checkWrite, type Exec, requireAuth, type ServiceHost, SPREADSHEET_WRITES, sheetOf } from './context';
 
 export function sheet(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `Sheet.${method}`);
   const { ss, sheet } = sheetOf(host, args[0] as SheetD);
   if (SPREADSHEET_WRITES.has(method)) checkWrite(exec, `Sheet.${method}`);
   const base = { ss: ss.id, sheet: sheet.id };

@@ -10,6 +10,7 @@ export function spreadsheetApp(host: ServiceHost, exec: Exec, method: string, ar
     if (!exec.ui) fail('Cannot call SpreadsheetApp.getUi() from this context.');
     return null;
   }
+  requireAuth(exec, `SpreadsheetApp.${method}`);
   if (method === 'flush') return null;
   if (method === 'openById') {
     // Custom functions: "Cannot open other spreadsheets (SpreadsheetApp.openById() or openByUrl())".
@@ -74,6 +75,7 @@ export function activeRangeListD(ss: SpreadsheetModel): RangeD[] {
 }
 
 export function spreadsheet(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
+  requireAuth(exec, `Spreadsheet.${method}`);
   const d = args[0] as { ss: string };
   const ss = host.spreadsheet(d.ss);
   if (SPREADSHEET_WRITES.has(method)) checkWrite(exec, `Spreadsheet.${method}`);

@@ -5,6 +5,8 @@ import { fail } from '../errors';
 import type { DialogAnswer, DialogQuestion, RecordedOutput } from '../types';
 import type { Exec, ServiceHost } from './context';
 
+const DIALOGS = new Set(['showSidebar', 'showModalDialog', 'showModelessDialog', 'alert', 'prompt']);
+
 export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[]): unknown {
   const data = (args[0] ?? {}) as Record<string, unknown>;
   const output = (kind: RecordedOutput['kind']): RecordedOutput => ({
@@ -17,6 +19,10 @@ export function ui(host: ServiceHost, exec: Exec, method: string, args: unknown[
     user: exec.user,
     spreadsheetId: exec.spreadsheetId,
   });
+  // "Add-ons can't open sidebars or dialogs while executing in AuthMode.LIMITED"
+  // (workspace/add-ons/concepts/editor-auth-lifecycle); the text as reported (RomainVialard/ErrorHandler#11).
+  if (DIALOGS.has(method) && (exec.authMode === 'LIMITED' || exec.authMode === 'NONE'))
+    fail(`You do not have permission to call ${method}`);
   switch (method) {
     case 'addMenu':
       host.ui.menus.push({

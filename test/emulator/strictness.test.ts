@@ -20,6 +20,7 @@ import {
   ProtectionWarningError,
   propertyCalls,
   TEST_DEPLOYMENT_TRIGGERS,
+  TIME_LIMIT_MESSAGE,
   TOO_MANY_SIMULTANEOUS_MESSAGE,
   TOO_MANY_TRIGGERS,
   TRIGGER_RUNTIME_EXCEEDED,
@@ -63,6 +64,51 @@ function makeSheetTrigger(kind, handler) {
 
 function onOpen() {
   return 'simple';
+}
+
+/** The mode it ran in (after a pause long enough to be counted as runtime); in LIMITED, loops while "hold" is set. */
+function onEdit(e) {
+  Utilities.sleep(5);
+  var limited = String(e.authMode) !== 'NONE';
+  for (var i = 0; i < 600 && limited && PropertiesService.getScriptProperties().getProperty('hold'); i++) Utilities.sleep(50);
+  return String(e.authMode);
+}
+
+/** Which services answer: each name, then 'ok' or the message it threw. */
+function probeServices() {
+  var probes = {
+    spreadsheet: function () { return SpreadsheetApp.getActiveSpreadsheet().getName(); },
+    properties: function () { return PropertiesService.getDocumentProperties().getKeys(); },
+    cache: function () { return CacheService.getDocumentCache().get('k'); },
+    lock: function () { return LockService.getDocumentLock().tryLock(10); },
+    session: function () { return Session.getActiveUser().getEmail(); },
+    menu: function () { return SpreadsheetApp.getUi().createAddonMenu().addItem('Go', 'tick').addToUi(); },
+    utilities: function () { return Utilities.formatString('%s', 'x'); },
+  };
+  return Object.keys(probes).map(function (name) {
+    try { probes[name](); return name + ': ok'; } catch (err) { return name + ': ' + err.message; }
+  });
+}
+
+/** Opens a sidebar, then a dialog, then an alert: what each did. */
+function openPanels() {
+  var ui = SpreadsheetApp.getUi();
+  var html = function () { return HtmlService.createHtmlOutput('<p>hi</p>'); };
+  var tries = [
+    function () { ui.showSidebar(html()); },
+    function () { ui.showModalDialog(html(), 'Help'); },
+    function () { ui.alert('Hello'); },
+  ];
+  return tries.map(function (open) {
+    try { open(); return 'ok'; } catch (err) { return err.message; }
+  });
+}
+
+/** Puts n keys "<prefix><i>" for \`seconds\`; then whether \`probe\` is still cached. */
+function cacheFill(prefix, n, seconds, probe) {
+  var cache = CacheService.getScriptCache();
+  for (var i = 0; i < n; i++) cache.put(prefix + i, 'v', seconds);
+  return cache.get(probe) !== null;
 }
 
 /** What an installable trigger sees: who runs it, the event, the document. */
@@ -369,6 +415,14 @@ describe('the best-effort cache mode', () => {
     for (const [i, v] of a.values.entries()) expect([null, `v-${keys[i]}`]).toContain(v);
   });
 
+  it('past 1,000 items drops the first written, however long they had to live (first in, first out)', async () => {
+    const env = environment();
+    // The six-hour entry first, then a thousand ten-minute ones: "farthest from expiration" would keep it.
+    expect(await env.run('cacheFill', ['long', 1, 21600, 'long0'])).toBe(true);
+    expect(await env.run('cacheFill', ['short', 1000, 600, 'long0'])).toBe(false);
+    expect(await env.run('cacheFill', ['none', 0, 600, 'short999'])).toBe(true);
+  });
+
   it('with probability 1 every read comes back null', async () => {
     const env = environment({ cacheEviction: { probability: 1 } });
     expect(await env.run('cacheRoundTrip', [keys.slice(0, 3)])).toEqual([null, null, null]);
@@ -456,12 +510,39 @@ describe('triggers', () => {
     const env = environment({ triggerRuntimeDailyMs: 1 });
     const ss = env.createSpreadsheet({ owner: OWNER });
     await env.run('makeSheetTrigger', ['onChange', 'heard'], { spreadsheetId: ss.id });
-    expect((await env.change(ss.id, 'A1', [['a']])).installable).toHaveLength(1);
-    const refused = await env.change(ss.id, 'A2', [['b']]);
+    // The creator's installable trigger runs as them; the editor's simple onEdit counts toward the editor's quota.
+    const first = await env.change(ss.id, 'A1', [['a']], { user: EDITOR });
+    expect(first.simple?.ok).toBe(true);
+    expect(first.installable).toHaveLength(1);
+    const refused = await env.change(ss.id, 'A2', [['b']], { user: EDITOR });
+    expect(refused.simple?.error?.message).toBe(TRIGGER_RUNTIME_EXCEEDED);
     expect(refused.installable).toHaveLength(0);
     expect(refused.refused.map((r) => r.message)).toEqual([TRIGGER_RUNTIME_EXCEEDED]);
     env.advanceClock(24 * 3600_000);
-    expect((await env.change(ss.id, 'A3', [['c']])).installable).toHaveLength(1);
+    const nextDay = await env.change(ss.id, 'A3', [['c']], { user: EDITOR });
+    expect(nextDay.simple?.ok).toBe(true);
+    expect(nextDay.installable).toHaveLength(1);
+  });
+
+  it("count a simple trigger's runtime toward its person's quota, and end it at 30 s", async () => {
+    const env = environment({ triggerRuntimeDailyMs: 1 });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    expect((await env.edit(ss.id, 'A1', [['a']])).ok).toBe(true);
+    expect((await env.edit(ss.id, 'A2', [['b']])).error?.message).toBe(TRIGGER_RUNTIME_EXCEEDED);
+    // Another person's quota is theirs.
+    expect((await env.edit(ss.id, 'A3', [['c']], { user: EDITOR })).ok).toBe(true);
+    const fresh = environment();
+    const doc = fresh.createSpreadsheet({ owner: OWNER });
+    fresh.enableAddon(doc.id);
+    fresh.scriptProperties.set({ hold: '1' });
+    const editing = fresh.edit(doc.id, 'A1', [['a']]);
+    for (let i = 0; i < 1000 && fresh.runningExecutions(OWNER) < 1; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    fresh.passTime(29_000);
+    fresh.passTime(1_500);
+    const ended = await editing;
+    fresh.scriptProperties.set({ hold: '' });
+    expect(ended).toMatchObject({ ok: false, timedOut: true, error: { message: TIME_LIMIT_MESSAGE } });
   });
 
   it('are refused in a test deployment of an Editor add-on', async () => {
@@ -481,6 +562,59 @@ describe('triggers', () => {
     expect(result.error?.message).toBe(
       'Specified permissions are not sufficient to call ScriptApp.newTrigger. Required permissions: https://www.googleapis.com/auth/script.scriptapp',
     );
+  });
+});
+
+describe('authorization modes (workspace/add-ons/concepts/editor-auth-lifecycle)', () => {
+  it('AuthMode.NONE: no spreadsheet, Properties, Cache, Lock or Session; a menu and Utilities only', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const none = await env.run('probeServices', [], { spreadsheetId: ss.id, authMode: 'NONE' });
+    const refused = (name: string) => `${name}: You do not have permission to call`;
+    expect(none).toEqual([
+      expect.stringContaining(refused('spreadsheet')),
+      expect.stringContaining(refused('properties')),
+      expect.stringContaining(refused('cache')),
+      expect.stringContaining(refused('lock')),
+      expect.stringContaining(refused('session')),
+      'menu: ok',
+      'utilities: ok',
+    ]);
+    expect(await env.run('probeServices', [], { spreadsheetId: ss.id, authMode: 'LIMITED' })).toEqual([
+      'spreadsheet: ok',
+      'properties: ok',
+      'cache: ok',
+      'lock: ok',
+      'session: ok',
+      'menu: ok',
+      'utilities: ok',
+    ]);
+  });
+
+  it('onOpen and onEdit run in NONE where the add-on is only installed, in LIMITED once anyone used it there', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    expect((await env.edit(ss.id, 'A1', [['a']])).value).toBe('NONE');
+    expect((await env.open(ss.id)).simple?.ok).toBe(true);
+    // A formula is not a use of the add-on's menu or sidebar; a menu item is.
+    await env.run('tick', [], { spreadsheetId: ss.id, user: EDITOR });
+    expect((await env.edit(ss.id, 'A2', [['b']])).value).toBe('LIMITED');
+    const other = env.createSpreadsheet({ owner: OWNER });
+    expect((await env.edit(other.id, 'A1', [['a']])).value).toBe('NONE');
+  });
+
+  it('no sidebar, dialog or alert opens in LIMITED or NONE; each opens in FULL', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    for (const authMode of ['LIMITED', 'NONE'] as const)
+      expect(await env.run('openPanels', [], { spreadsheetId: ss.id, authMode })).toEqual([
+        'You do not have permission to call showSidebar',
+        'You do not have permission to call showModalDialog',
+        'You do not have permission to call alert',
+      ]);
+    expect(env.ui.sidebars).toHaveLength(0);
+    expect(await env.run('openPanels', [], { spreadsheetId: ss.id })).toEqual(['ok', 'ok', 'ok']);
+    expect(env.ui.sidebars).toHaveLength(1);
   });
 });
 

@@ -126,8 +126,11 @@ describe('the answers formulas paid for', () => {
     const buffered = () => (world ? answersWaiting(world) : []);
     expect(buffered()).toHaveLength(3);
 
-    await world.env.edit(world.ss.id, 'K1', [['a note']], { authMode: 'NONE' });
+    // No one used the add-on's menu or sidebar in the document yet: onEdit runs in NONE and touches nothing.
+    const none = await world.env.edit(world.ss.id, 'K1', [['a note']]);
+    expect(none.ok).toBe(true);
     expect(buffered()).toHaveLength(3);
+    await world.env.run('showSettings', [], world.as());
     const edit = await world.env.edit(world.ss.id, 'K1', [['another note']]);
     expect(edit.ok).toBe(true);
     expect(buffered()).toHaveLength(0);
