@@ -67,6 +67,8 @@ export interface WindowLease {
   to: number;
   token: string;
   until: number;
+  /** Lookups its batch holds: the run's slices together send no more than its pace. */
+  sent?: number;
 }
 
 export const emptyCounts = emptyRunCounts;

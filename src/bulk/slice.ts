@@ -77,6 +77,8 @@ interface Leased {
   window: PlannedWindow;
   claimed: Claim;
   share: number;
+  /** Lookups of the run's other slices at the service as it was leased. */
+  alongside: number;
   pace: Pace;
 }
 
@@ -125,11 +127,14 @@ export function openingSlice(
 /** The slices the starter's sidebar drives at once: BULK_SLICES, no more than the windows left to lease. */
 export function withSlices(platform: Platform, progress: Progress, job?: Job | null): Progress {
   if (progress.state !== 'running' || progress.readOnly || !job) return progress;
+  return { ...progress, slices: slicesFor(platform, job) };
+}
+
+/** BULK_SLICES, no more than the windows held or given back and the rows never leased. */
+function slicesFor(platform: Platform, job: Job): number {
   const share = Math.max(1, shareOf(platform, job.pace));
-  // Windows held or given back, and the rows never leased.
-  const windows = (job.windows ?? []).length;
   const unleased = Math.ceil(Math.max(0, job.lastRow - job.cursor + 1) / share);
-  return { ...progress, slices: Math.max(1, Math.min(mostSlices(platform), windows + unleased)) };
+  return Math.max(1, Math.min(mostSlices(platform), (job.windows ?? []).length + unleased));
 }
 
 /** `work`, unless the run cannot read or save its state (Apps Script's properties quota): then it waits, nothing lost. */
@@ -260,9 +265,11 @@ function sendLeased(setup: Setup, leased: Leased): Sent {
     endpoint: setup.endpoint,
     pace: leased.pace,
     share: leased.share,
+    alongside: leased.alongside,
     cap: setup.cap,
     deadline: setup.deadline,
     firstGoes: true,
+    givesBackRefused: true,
     beforeBatch: () => {
       const job = loadJob(platform);
       return job?.id === setup.jobId && job.state === 'running' ? undefined : stop;
@@ -410,9 +417,16 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
       continue;
     }
     if (wait > 0) return { waitMs: wait };
-    const others = new Set(liveWindows(job, now).map((held) => held.token));
-    others.delete(setup.token);
-    const share = Math.max(1, shareOf(setup.platform, job.pace, 1 + others.size));
+    const others = liveWindows(job, now).filter((held) => held.token !== setup.token);
+    // The slices the sidebar drives share the pace, the first one too.
+    const slices = Math.max(
+      1 + new Set(others.map((held) => held.token)).size,
+      slicesFor(setup.platform, job),
+    );
+    const inFlight = others.reduce((sum, held) => sum + (held.sent ?? 0), 0);
+    const paced = (job.pace?.size ?? PACE_START) - inFlight;
+    const fair = shareOf(setup.platform, job.pace, slices);
+    const share = Math.max(1, setup.batchSize ? fair : Math.min(paced, fair));
     const free = next === 'cursor' ? undefined : next;
     const from = free?.from ?? job.cursor;
     const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
@@ -421,7 +435,7 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
       scope,
       pass: job.pass,
       hosts: setup.hosts,
-      share: free ? Number.POSITIVE_INFINITY : share,
+      share,
       known: (keys) => knownAnswers(setup, job, keys, all),
       owns: (row) => inRanges(job.owns ?? [], row),
     });
@@ -438,11 +452,19 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
       },
       () => setup.platform.clock.now(),
     );
-    const lease = { from: window.from, to: window.to, token: setup.token, until: setup.until };
+    const lease = {
+      from: window.from,
+      to: window.to,
+      token: setup.token,
+      until: setup.until,
+      sent: claimed.mine.length,
+    };
     const apart = (job.windows ?? []).filter((held) => held.to < lease.from || held.from > lease.to);
-    setWindows(job, [...apart, lease], now);
+    // Rows given back are sent at the pace too (all at once they met the limit again): the rest stays free.
+    const rest = free && window.to < free.to ? [{ ...free, from: window.to + 1 }] : [];
+    setWindows(job, [...apart, lease, ...rest], now);
     if (window.to >= job.cursor) job.cursor = window.to + 1;
-    return { next: { window, claimed, share, pace: job.pace ?? { size: PACE_START } } };
+    return { next: { window, claimed, share, alongside: inFlight, pace: job.pace ?? { size: PACE_START } } };
   }
   return {};
 }

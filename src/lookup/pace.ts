@@ -8,12 +8,15 @@ export interface Pace {
   reason?: PaceReason;
   /** The latest Retry-After (epoch ms). */
   notBefore?: number;
-  /** The last batch's ms: a request took at most that long. */
+  /** The last batch's ms and its requests: k times as many take at most k times as long, however many run at once. */
   lastMs?: number;
+  lastSent?: number;
 }
 
 export interface BatchSeen {
   sent: number;
+  /** Requests of other executions of the run at the service meanwhile. */
+  alongside: number;
   ms: number;
   /** 429s (never charged). */
   refused: number;
@@ -26,30 +29,33 @@ export interface BatchSeen {
 /** fetchAll's parallelism is undocumented (reports: 10 to the whole batch); requests commonly take 2-4 s. */
 export const FEWEST_AT_ONCE = 10;
 export const SLOWEST_ASSUMED_MS = 4000;
+const CLEAN_GROWTH = 3;
 
 /** `share`: the most a batch holds (a run's slice sends its share of the figure). */
 export function observe(pace: Pace, seen: BatchSeen, share: number, cap: number): Pace {
-  const next: Pace = { ...pace, lastMs: seen.ms };
+  const next: Pace = { ...pace, lastMs: seen.ms, lastSent: seen.sent };
   if (seen.retryAfterUntil > (pace.notBefore ?? 0)) next.notBefore = seen.retryAfterUntil;
   // One profile's own 500 is that profile's error, not the service's.
   const failing = seen.failed >= Math.max(3, Math.ceil(seen.sent / 4));
   if (seen.refused > 0) {
-    next.size = Math.max(1, pace.size - seen.refused);
+    // The service took what it did not refuse: its limit, as far as this batch can tell.
+    next.size = Math.max(1, seen.sent + seen.alongside - seen.refused);
     next.reason = 'rate_limited';
   } else if (seen.lost || failing) {
     next.size = Math.max(1, pace.size - Math.ceil(seen.sent / 2));
     next.reason = 'connection_failures';
   } else if (seen.sent >= share && pace.reason !== 'rate_limited') {
-    // Doubles each round until a push-back; after lost connections it creeps up one a batch. Past a 429 it holds:
-    // each probe above the service's limit would stop the whole run for a Retry-After.
-    next.size = Math.min(cap, pace.size + (pace.reason ? 1 : share));
+    // Fourfold a round (the batches of a round add three times their shares) until a push-back; after lost
+    // connections it creeps up one a batch. Past a 429 it holds: each probe above the service's limit would stop the
+    // whole run for a Retry-After.
+    next.size = Math.min(cap, pace.size + (pace.reason ? 1 : CLEAN_GROWTH * share));
     if (next.size >= cap) delete next.reason;
   }
   return next;
 }
 
-/** Requests a batch may hold to end within `leftMs`. */
+/** Requests a batch may hold to end within `leftMs`: before any was timed, 10 at once at 4 s each. */
 export function fitting(pace: Pace, leftMs: number): number {
   const rounds = Math.floor(leftMs / Math.max(1, pace.lastMs ?? SLOWEST_ASSUMED_MS));
-  return Math.max(0, rounds * FEWEST_AT_ONCE);
+  return Math.max(0, rounds * Math.max(FEWEST_AT_ONCE, pace.lastMs ? (pace.lastSent ?? 0) : 0));
 }

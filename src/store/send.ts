@@ -91,9 +91,13 @@ export interface Policy {
   /** Requests a batch holds at most. */
   share: number;
   cap: number;
+  /** Requests of the run's other slices at the service as this one's batches go. */
+  alongside?: number;
   deadline: number;
   /** The first batch goes however little time is left. */
   firstGoes?: boolean;
+  /** A key the service refused (429) goes back unsent at once: the run sends it again at its pace. */
+  givesBackRefused?: boolean;
   /** Before each later batch: a Pause, or a halt another execution wrote. */
   beforeBatch?(): ServiceError | undefined;
 }
@@ -129,6 +133,7 @@ export function sendClaimed(
   const notBefore = new Map<string, number>();
   /** It stands when no time is left for the next try. */
   const failedLast = new Map<string, LookupOutcome>();
+  const givenBack: string[] = [];
   let first = true;
   for (let round = 0; queue.length > 0 && round < 10_000; round++) {
     const now = clock.now();
@@ -179,6 +184,10 @@ export function sendClaimed(
       else if (outcome.status && outcome.status >= 500) failed++;
       const after = outcome.retryAfterMs ?? 0;
       if (after > 0) retryAfterUntil = Math.max(retryAfterUntil, answer.at + after);
+      if (outcome.error === 'rate_limited' && policy.givesBackRefused) {
+        givenBack.push(key);
+        return;
+      }
       const most = outcome.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : DEFAULT_RETRY.maxAttempts;
       if (mayRetry(outcome) && attempt < most) {
         requeued.push(key);
@@ -190,12 +199,21 @@ export function sendClaimed(
       if (haltsRun(outcome)) report.halt ??= outcome;
     });
     if (made.own) write(answered(made.own, batch, charged, requeued, () => clock.now()));
-    queue = queue.filter((key) => !report.outcomes.has(key));
-    const seen = { sent: batch.length, ms, refused, failed, lost, retryAfterUntil };
+    queue = queue.filter((key) => !report.outcomes.has(key) && !givenBack.includes(key));
+    const seen = {
+      sent: batch.length,
+      alongside: policy.alongside ?? 0,
+      ms,
+      refused,
+      failed,
+      lost,
+      retryAfterUntil,
+    };
     report.seen.push(seen);
     report.pace = observe(report.pace, seen, policy.share, policy.cap);
     if (report.halt) break;
   }
+  queue.push(...givenBack);
   if (made.own && queue.length > 0) write(dropped(made.own, queue));
   // A key left after a 429 has no outcome: a later run sends it.
   for (const key of queue) {
