@@ -242,8 +242,7 @@ export function stopWatch(): api.WatchView {
 }
 
 /** A watch's open trigger: finds rows appended through the Sheets API, which fires no trigger. */
-export function onWatchOpen(e?: unknown): string {
-  void e;
+export function onWatchOpen(): string {
   return watch.onWatchEvent(appsScript);
 }
 
@@ -253,7 +252,6 @@ export function onWatchChange(e?: unknown): string {
 }
 
 /** A watch's form-submit trigger. */
-export function onWatchFormSubmit(e?: unknown): string {
-  void e;
+export function onWatchFormSubmit(): string {
   return watch.onWatchEvent(appsScript);
 }

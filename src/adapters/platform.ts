@@ -50,16 +50,14 @@ function documentProperties(): GoogleAppsScript.Properties.Properties {
 
 let scriptConfig: ScriptConfig | undefined;
 
-function positiveInt(raw: string | undefined): number | undefined {
-  const value = raw === undefined ? Number.NaN : Number(raw);
-  return Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
-}
-
 /** Once per execution (one property call). */
 function readScriptConfig(): ScriptConfig {
   if (scriptConfig) return scriptConfig;
   const props = PropertiesService.getScriptProperties().getProperties();
-  const int = (name: keyof typeof SCRIPT_PROPERTY) => positiveInt(props[SCRIPT_PROPERTY[name]]);
+  const int = (name: keyof typeof SCRIPT_PROPERTY) => {
+    const value = Number(props[SCRIPT_PROPERTY[name]] ?? Number.NaN);
+    return Number.isFinite(value) && value >= 1 ? Math.floor(value) : undefined;
+  };
   scriptConfig = {
     endpoint: configuredEndpoint(props[SCRIPT_PROPERTY.apiBaseUrl], __API_BASE_URL__, __URL_ALLOWLIST__),
     stepBudgetMs: int('stepBudgetMs'),

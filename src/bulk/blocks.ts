@@ -46,11 +46,6 @@ export function parseBlocks(raw: string | null | undefined): Block[] {
   return Array.isArray(parsed) ? parsed.filter(isBlock) : [];
 }
 
-/** Newest first, replacing the entry of `block`'s run. */
-export function withBlock(blocks: readonly Block[], block: Block): Block[] {
-  return fitting([block, ...blocks.filter((kept) => kept.id !== block.id)]);
-}
-
 /** One property value holds 9 KB (apps-script/guides/services/quotas): the oldest blocks go. */
 function fitting(blocks: Block[]): Block[] {
   const kept = [...blocks];
@@ -68,10 +63,9 @@ export function recordedBlocks(all: { blocks?: string | null; job?: string | nul
 /** Call it holding the document lock. */
 export function recordBlock(platform: { documentProperties(): Properties }, block: Block): void {
   const props = platform.documentProperties();
-  props.setProperty(
-    BLOCKS_PROPERTY,
-    JSON.stringify(withBlock(parseBlocks(props.getProperty(BLOCKS_PROPERTY)), block)),
-  );
+  // Newest first, replacing the entry of `block`'s run.
+  const kept = parseBlocks(props.getProperty(BLOCKS_PROPERTY)).filter((old) => old.id !== block.id);
+  props.setProperty(BLOCKS_PROPERTY, JSON.stringify(fitting([block, ...kept])));
 }
 
 export function readBlocks(props: { getProperty(key: string): string | null }): Block[] {

@@ -10,7 +10,6 @@ import { isBlankCell } from '../core/url';
 import type { LookupResult } from '../lookup/result';
 import { storeOf } from '../store/store';
 import { type Block, ownedBeside, placedOn, readBlocks } from './blocks';
-import type { Job } from './job';
 import { loadJob } from './jobStore';
 import type { ColumnRead } from './placement';
 import { isHeaderText, withFormulaCells } from './rowCells';
@@ -43,7 +42,12 @@ function targetRange(
   if (request.source === 'lastRun') {
     const job = loadJob(platform);
     const sheet = job && ss.sheetById(job.sheetId);
-    if (job && sheet) return { sheet, block: lastRunBlock(job) };
+    const top = job?.headerRow ?? job?.firstRow ?? 1;
+    if (job && sheet)
+      return {
+        sheet,
+        block: { row: top, column: job.urlColumn, rows: Math.max(1, job.lastRow - top + 1), columns: 1 },
+      };
   }
   const selection = ss.selection();
   if (!selection)
@@ -56,11 +60,6 @@ function targetRange(
   if (block.columns > 1)
     notes.push(`Several columns are selected: using the first one (${columnLetters(block.column)}).`);
   return { sheet, block, note: notes.length > 0 ? notes.join(' ') : undefined };
-}
-
-function lastRunBlock(job: Job): CellBlock {
-  const top = job.headerRow ?? job.firstRow;
-  return { row: top, column: job.urlColumn, rows: Math.max(1, job.lastRow - top + 1), columns: 1 };
 }
 
 /** From a row above the selection (a header there) to its last URL, every column right. */

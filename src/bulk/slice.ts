@@ -26,7 +26,7 @@ import { withoutStop } from '../core/text';
 import { timeId } from '../core/timeId';
 import type { NetworkHosts } from '../core/url';
 import { redactKey } from '../lookup/apiKey';
-import { observe, type Pace } from '../lookup/pace';
+import { fitting, observe, type Pace } from '../lookup/pace';
 import { serviceError } from '../lookup/result';
 import type { ChargeContext } from '../store/credits';
 import { type Claim, claim, type Report, sendClaimed } from '../store/send';
@@ -226,7 +226,7 @@ function holdAndSend(setup: Setup, maxWindows: number): Job | null | undefined {
   for (let holds = 0; holds < MOST_HOLDS; holds++) {
     // At least one batch a slice, so a slice always makes progress however small its budget.
     const more = windows === 0 || (windows < maxWindows && clock.now() < setup.deadline);
-    const work = () => holding(setup, sent, more);
+    const work = () => holding(setup, sent, more, windows === 0);
     // A batch to write is worth trying the lock again for; its answers are kept in its record whatever happens.
     const hold = sent ? tryRetried(() => lock.withRetried(work)) : lock.tryWith(work)?.value;
     if (!hold) return last;
@@ -279,7 +279,7 @@ function sendLeased(setup: Setup, leased: Leased): Sent {
 }
 
 /** One hold: the fold, the last window written, the next leased; the job and the new record in one write. */
-function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold {
+function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean, first: boolean): Hold {
   const { platform, store } = setup;
   const now = platform.clock.now();
   const read = platform.documentProperties().getProperties();
@@ -296,7 +296,7 @@ function holding(setup: Setup, sent: Sent | undefined, takeNext: boolean): Hold 
   if (job.state === 'cancelled' && job.reason === 'user') job.message = cancelledMessage(job.counts);
   let hold: Hold = { job };
   if (job.state === 'running' && mayDrive(job, setup.runnerId)) {
-    if (takeNext) hold = { job, ...leaseNext(setup, job, all, now) };
+    if (takeNext) hold = { job, ...leaseNext(setup, job, all, now, first) };
     else if (nextLease(job, now) === 'pass') startNextPass(setup, job, now);
   }
   // The slice leaves the run: the URL cells at its ends as it leaves them (a sort meanwhile changes them).
@@ -406,7 +406,14 @@ function nextLease(job: Job, now: number): WindowLease | 'cursor' | 'pass' | und
   return undefined;
 }
 
-function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: number): Omit<Hold, 'job'> {
+/** `first`: the slice's first batch goes however little time is left; a later one only as far as it fits. */
+function leaseNext(
+  setup: Setup,
+  job: Job,
+  all: Record<string, string>,
+  now: number,
+  first: boolean,
+): Omit<Hold, 'job'> {
   if (!followSheet(setup, job, now)) return {};
   const wait = (job.pace?.notBefore ?? 0) - now;
   for (let pass = 0; pass <= MAX_PASSES; pass++) {
@@ -417,16 +424,14 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
       continue;
     }
     if (wait > 0) return { waitMs: wait };
+    const pace = job.pace ?? { size: PACE_START };
     const others = liveWindows(job, now).filter((held) => held.token !== setup.token);
-    // The slices the sidebar drives share the pace, the first one too.
-    const slices = Math.max(
-      1 + new Set(others.map((held) => held.token)).size,
-      slicesFor(setup.platform, job),
-    );
     const inFlight = others.reduce((sum, held) => sum + (held.sent ?? 0), 0);
-    const paced = (job.pace?.size ?? PACE_START) - inFlight;
-    const fair = shareOf(setup.platform, job.pace, slices);
-    const share = Math.max(1, setup.batchSize ? fair : Math.min(paced, fair));
+    // The slices the sidebar drives share the pace, the first one too.
+    const fair = shareOf(setup.platform, pace, Math.max(1 + others.length, slicesFor(setup.platform, job)));
+    const paced = setup.batchSize ? fair : Math.max(1, Math.min(pace.size - inFlight, fair));
+    const share = first ? paced : Math.min(paced, fitting(pace, setup.deadline - now));
+    if (share < 1) return {};
     const free = next === 'cursor' ? undefined : next;
     const from = free?.from ?? job.cursor;
     const count = free ? free.to - free.from + 1 : Math.min(MAX_WINDOW_ROWS, job.lastRow - job.cursor + 1);
@@ -452,19 +457,14 @@ function leaseNext(setup: Setup, job: Job, all: Record<string, string>, now: num
       },
       () => setup.platform.clock.now(),
     );
-    const lease = {
-      from: window.from,
-      to: window.to,
-      token: setup.token,
-      until: setup.until,
-      sent: claimed.mine.length,
-    };
+    const { from: start, to } = window;
+    const lease = { from: start, to, token: setup.token, until: setup.until, sent: claimed.mine.length };
     const apart = (job.windows ?? []).filter((held) => held.to < lease.from || held.from > lease.to);
     // Rows given back are sent at the pace too (all at once they met the limit again): the rest stays free.
     const rest = free && window.to < free.to ? [{ ...free, from: window.to + 1 }] : [];
     setWindows(job, [...apart, lease, ...rest], now);
     if (window.to >= job.cursor) job.cursor = window.to + 1;
-    return { next: { window, claimed, share, alongside: inFlight, pace: job.pace ?? { size: PACE_START } } };
+    return { next: { window, claimed, share, alongside: inFlight, pace } };
   }
   return {};
 }

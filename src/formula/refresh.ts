@@ -3,7 +3,7 @@ import type { SingleCellsState } from '../api';
 import { SINGLE_CELLS_LOOK_MAX_CELLS, USER_SIMULTANEOUS_EXECUTIONS } from '../core/limits';
 import type { Platform } from '../core/ports';
 import { REFRESH_PATH } from '../core/product';
-import type { CellBlock, SheetPort, SpreadsheetPort } from '../core/sheet';
+import type { CellBlock, SheetPort } from '../core/sheet';
 import { foldFormulas } from '../store/store';
 import {
   longestSingleCellColumn,
@@ -62,14 +62,6 @@ function unfinishedIn(sheet: SheetPort, block: CellBlock, limitText?: string) {
 /** As getDataRange: A1 alone on an empty sheet. */
 function dataBlock(sheet: SheetPort): CellBlock {
   return { row: 1, column: 1, rows: Math.max(1, sheet.lastRow()), columns: Math.max(1, sheet.lastColumn()) };
-}
-
-/** A custom function reruns only when its text or an input changes (apps-script/guides/sheets/functions). */
-function enterFormulasAgain(spreadsheet: SpreadsheetPort, sheet: SheetPort, cells: Unfinished[]): void {
-  for (const { row, column } of cells) sheet.clear({ row, column, rows: 1, columns: 1 });
-  spreadsheet.flush();
-  for (const { row, column, formula } of cells) sheet.setFormula(row, column, formula);
-  spreadsheet.flush();
 }
 
 /** A column of single cells, and how many of them are not done. */
@@ -164,7 +156,11 @@ export function refreshFormulas(platform: Platform): string {
     const replaced = run && askAndReplace(platform, sheet, { run, unfinished: count }, ifNo, REFRESH_PATH);
     if (replaced) return replaced;
   }
-  enterFormulasAgain(spreadsheet, sheet, cells);
+  // A custom function reruns only when its text or an input changes (apps-script/guides/sheets/functions).
+  for (const { row, column } of cells) sheet.clear({ row, column, rows: 1, columns: 1 });
+  spreadsheet.flush();
+  for (const { row, column, formula } of cells) sheet.setFormula(row, column, formula);
+  spreadsheet.flush();
   const parts = [
     `Entered ${count} unfinished =FINDEMAIL formula${count === 1 ? '' : 's'} of ${where} again: Sheets runs ${count === 1 ? 'it' : 'them'} now; results already paid for cost nothing.`,
   ];

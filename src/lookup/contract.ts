@@ -100,7 +100,11 @@ export function interpretLookupResponse(
   headers: { location?: string; retryAfter?: string; date?: string } = {},
   now = 0,
 ): LookupOutcome {
-  if (status >= 300 && status < 400) return redirected(status, headers.location);
+  // A redirect means API_BASE_URL is not the service's own address; where it points stays out (maybe internal).
+  if (status >= 300 && status < 400) {
+    const message = `The service address redirects (HTTP ${status}${headers.location ? ' to another address' : ''}). Check API_BASE_URL: it must be the service's own address.`;
+    return serviceError('config', message, { status, effect: 'stop' });
+  }
   const stored = parseStored(body);
   const parsed = isRecord(stored) ? stored : undefined;
   // These mean the same with a gateway's HTML page as the body (a wrong API_BASE_URL path answers an HTML 404).
@@ -123,13 +127,6 @@ export function interpretLookupResponse(
     });
   const retryAfterMs = status === 429 ? parseRetryAfter(headers.retryAfter, now, headers.date) : undefined;
   return failure(status, errorText(json), retryAfterMs);
-}
-
-/** A redirect means API_BASE_URL is not the service's own address; where it points stays out (maybe internal). */
-function redirected(status: number, location: string | undefined): ServiceError {
-  const to = location ? ' to another address' : '';
-  const message = `The service address redirects (HTTP ${status}${to}). Check API_BASE_URL: it must be the service's own address.`;
-  return serviceError('config', message, { status, effect: 'stop' });
 }
 
 function success(json: Record<string, unknown>): LookupOutcome {

@@ -29,7 +29,6 @@ export interface BatchSeen {
 /** fetchAll's parallelism is undocumented (reports: 10 to the whole batch); requests commonly take 2-4 s. */
 export const FEWEST_AT_ONCE = 10;
 export const SLOWEST_ASSUMED_MS = 4000;
-const CLEAN_GROWTH = 3;
 
 /** `share`: the most a batch holds (a run's slice sends its share of the figure). */
 export function observe(pace: Pace, seen: BatchSeen, share: number, cap: number): Pace {
@@ -45,10 +44,9 @@ export function observe(pace: Pace, seen: BatchSeen, share: number, cap: number)
     next.size = Math.max(1, pace.size - Math.ceil(seen.sent / 2));
     next.reason = 'connection_failures';
   } else if (seen.sent >= share && pace.reason !== 'rate_limited') {
-    // Fourfold a round (the batches of a round add three times their shares) until a push-back; after lost
-    // connections it creeps up one a batch. Past a 429 it holds: each probe above the service's limit would stop the
-    // whole run for a Retry-After.
-    next.size = Math.min(cap, pace.size + (pace.reason ? 1 : CLEAN_GROWTH * share));
+    // Fourfold a round until a push-back; after lost connections one a batch. Past a 429 it holds: each probe above
+    // the service's limit would stop the whole run for a Retry-After.
+    next.size = Math.min(cap, pace.size + (pace.reason ? 1 : 3 * share));
     if (next.size >= cap) delete next.reason;
   }
   return next;

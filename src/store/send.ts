@@ -134,6 +134,7 @@ export function sendClaimed(
   /** It stands when no time is left for the next try. */
   const failedLast = new Map<string, LookupOutcome>();
   const givenBack: string[] = [];
+  const { alongside = 0 } = policy;
   let first = true;
   for (let round = 0; queue.length > 0 && round < 10_000; round++) {
     const now = clock.now();
@@ -200,15 +201,7 @@ export function sendClaimed(
     });
     if (made.own) write(answered(made.own, batch, charged, requeued, () => clock.now()));
     queue = queue.filter((key) => !report.outcomes.has(key) && !givenBack.includes(key));
-    const seen = {
-      sent: batch.length,
-      alongside: policy.alongside ?? 0,
-      ms,
-      refused,
-      failed,
-      lost,
-      retryAfterUntil,
-    };
+    const seen = { sent: batch.length, alongside, ms, refused, failed, lost, retryAfterUntil };
     report.seen.push(seen);
     report.pace = observe(report.pace, seen, policy.share, policy.cap);
     if (report.halt) break;
