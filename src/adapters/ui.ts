@@ -43,14 +43,11 @@ export function showAlert(message: string): void {
   ui.alert(ADDON_NAME, message, ui.ButtonSet.OK);
 }
 
-/** The build's (scripts/build.ts), or where to find it. */
-function privacyLink(): string {
-  return __PRIVACY_URL__
+export function showHelp(): void {
+  // The build's privacy policy address (scripts/build.ts), or where to find it.
+  const privacy = __PRIVACY_URL__
     ? `The whole privacy policy: <a href="${__PRIVACY_URL__}" target="_blank" rel="noopener">${__PRIVACY_URL__}</a>.`
     : "The whole privacy policy is linked from the add-on's page in the Google Workspace Marketplace.";
-}
-
-export function showHelp(): void {
   const html = HtmlService.createHtmlOutput(
     `<div style="font-family:Arial,sans-serif;font-size:13px;line-height:1.5">
 <p><b>Find e-mails for the selected column</b>: select profile URLs in one column, then choose the menu item. The
@@ -70,7 +67,7 @@ sheet, or only in the range you selected (more than one cell), so that Sheets ru
 <p><b>Your data</b>: the add-on sends the e-mail service only the profile URL and the API key that pays, and nothing
 to anyone else. The results and the credits log are kept in two hidden sheets of this spreadsheet, which anyone who
 can open or copy the file can read. <b>Settings &amp; API key › Remove this spreadsheet's add-on data</b> removes
-them. ${privacyLink()}</p></div>`,
+them. ${privacy}</p></div>`,
   )
     .setWidth(420)
     .setHeight(460);

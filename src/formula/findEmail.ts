@@ -139,7 +139,9 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
     }
     lockBusy = false;
     for (const [key, result] of claimed.stored) settle(key, result);
-    for (const key of claimed.unsaved) settle(key, UNSAVED);
+    // Counted at a reserve each until answered: once these are stored, as written, more may fit.
+    const again = claimed.unsaved.length > 0 && claimed.mine.length > 0;
+    if (!again) for (const key of claimed.unsaved) settle(key, UNSAVED);
     const refusal = serviceError('config', capMessage(setting));
     for (const key of claimed.over) settle(key, refusal);
     for (const [key, holder] of claimed.elsewhere) others.set(key, holder);
@@ -171,6 +173,7 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
         throw error;
       }
       if (report.unsent.length > 0) break;
+      if (again) continue;
     }
     // A bulk run's batch may take a minute: only other cells are waited for.
     if (![...claimed.elsewhere.values()].includes('formulas')) break;
