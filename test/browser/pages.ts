@@ -10,7 +10,8 @@ import { type Bridge, type ServerOverride, type SidebarView, startBridge } from 
 export interface SidebarPages {
   /**
    * A 300 px sidebar page of `user` opened on `view`, refusing any address but its bridge's; page errors go into
-   * `errors`. `overrides`: server functions the bridge answers itself (./bridge.ts).
+   * `errors`. `overrides`: server functions the bridge answers itself (./bridge.ts); `beforeOpen` runs on the
+   * page before it loads (e.g. Playwright's clock installed).
    */
   open(
     w: World,
@@ -18,6 +19,7 @@ export interface SidebarPages {
     errors: string[],
     view?: SidebarView,
     overrides?: Record<string, ServerOverride>,
+    beforeOpen?: (page: Page) => Promise<void>,
   ): Promise<{ page: Page; bridge: Bridge }>;
   /** Waits (a bound, not a figure) until the locator's text is `expected` or matches it. */
   waitForText(locator: Locator, expected: string | RegExp, timeoutMs?: number): Promise<void>;
@@ -52,7 +54,7 @@ export function sidebarPages(waitMs: number): SidebarPages {
       world = await startWorld(options);
       return world;
     },
-    async open(w, user, errors, view = 'settings', overrides = {}) {
+    async open(w, user, errors, view = 'settings', overrides = {}, beforeOpen) {
       const bridge = await startBridge({ env: w.env, user, spreadsheetId: w.ss.id, overrides });
       bridges.push(bridge);
       const context = await browser.newContext({
@@ -66,6 +68,7 @@ export function sidebarPages(waitMs: number): SidebarPages {
       );
       const page = await context.newPage();
       page.on('pageerror', (error) => errors.push(error.message));
+      await beforeOpen?.(page);
       await page.goto(bridge.url(view));
       await page.locator('#loading').waitFor({ state: 'hidden' });
       return { page, bridge };
