@@ -25,7 +25,7 @@ function fetchAll(requests: HttpRequest[]): ReturnType<Transport['fetchAll']> {
     return { answers: responses.map(rawAnswer), at: Date.now() };
   } catch (error) {
     const thrown = error instanceof Error ? error.message : String(error);
-    // The quotas ("too many times for one day", "in a short time") refuse the call before anything is sent.
+    // Taken as refused before anything is sent (undocumented; the messages name the service, not a request).
     const sent = /too many times (for one day|in a short time): urlfetch/i.test(thrown) ? 0 : requests.length;
     return { thrown, sent, at: Date.now() };
   }
