@@ -41,6 +41,12 @@ export interface EnvironmentOptions {
    */
   cacheEviction?: { probability: number; seed?: number };
   /**
+   * Sheet writes before a flush "may" be applied as they are made (apps-script/reference/spreadsheet/spreadsheet-app#flush):
+   * with this, each write applies the execution's pending writes at once with `probability` (seeded), so other
+   * executions may see them before its flush. Off by default: writes held until the flush catch a missing flush.
+   */
+  liveWrites?: { probability: number; seed?: number };
+  /**
    * How the add-on is deployed: 'installed' (default; from the Marketplace or a domain install) or 'test' (a test
    * deployment of an Editor add-on, where installable triggers are not supported).
    */

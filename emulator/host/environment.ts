@@ -80,6 +80,8 @@ export class Environment extends SharedState implements ServiceHost {
   readonly manifest: Manifest;
   readonly deployment: 'installed' | 'test';
   readonly customFunctionDocumentWrites: 'allowed' | 'refused';
+  /** The `liveWrites` option's coin: whether this write is applied at once (undefined: never). */
+  readonly writeGoesLive?: () => boolean;
   private readonly simultaneousPerUser: number;
   /** Documents where the add-on is enabled (addonEnabled). */
   private readonly enabledIn = new Set<string>();
@@ -131,6 +133,7 @@ export class Environment extends SharedState implements ServiceHost {
     this.deployment = options.deployment ?? 'installed';
     this.legacyTriggerDocumentContext = options.legacyTriggerDocumentContext === true;
     this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
+    this.writeGoesLive = evictor(options.liveWrites);
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
     this.lockRateLimit = options.lockRateLimit;
     this.propertiesRateLimit = options.propertiesRateLimit;
@@ -644,8 +647,8 @@ export class Environment extends SharedState implements ServiceHost {
   }
 }
 
-/** The best-effort cache mode's coin: seeded, so a test's drops repeat. */
-function evictor(mode: EnvironmentOptions['cacheEviction']): (() => boolean) | undefined {
+/** A seeded coin (the best-effort cache's drops, live writes): a test's choices repeat. */
+function evictor(mode: { probability: number; seed?: number } | undefined): (() => boolean) | undefined {
   if (!mode || !(mode.probability > 0)) return undefined;
   const random = seededRandom(mode.seed ?? 1);
   return () => random() < mode.probability;

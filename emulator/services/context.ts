@@ -50,6 +50,8 @@ export interface ServiceHost {
   readonly deployment: 'installed' | 'test';
   /** The `customFunctionDocumentWrites` option. */
   readonly customFunctionDocumentWrites: 'allowed' | 'refused';
+  /** The `liveWrites` option: whether a write is applied at once. */
+  readonly writeGoesLive?: () => boolean;
   /** LockService's rate quota (EnvironmentOptions.lockRateLimit): throws Apps Script's reported error past it. */
   chargeLockCall(exec: Exec): void;
   /** A whole property store written anew (`setProperties(values, true)`: every other key deleted), recorded. */

@@ -95,6 +95,8 @@ export function answerSheetCall(
     exec.pendingWrites ??= new Map();
     exec.pendingWrites.set(id, writes);
     writes.push({ handler, method, args, selection: !write });
+    // "Spreadsheet operations are sometimes bundled together" (spreadsheet-app#flush): or applied as they come.
+    if (write && host.writeGoesLive?.()) flushPending(host, exec);
   }
   return value;
 }

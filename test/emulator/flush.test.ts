@@ -97,6 +97,17 @@ describe('sheet writes before a flush', () => {
     env.scriptProperties.set({ go: '1' });
     await writer;
   });
+
+  it('may be applied as they are made (liveWrites): another execution sees them before any flush', async () => {
+    const env = environment({ liveWrites: { probability: 1 } });
+    const ss = env.createSpreadsheet({ owner: OWNER, data: [['before']] });
+    const writer = env.run('writeThenWait', [false], { spreadsheetId: ss.id });
+    await until(() => env.scriptProperties.get('written') === '1');
+    expect(await env.run('readA1', [], { spreadsheetId: ss.id })).toEqual(['mine', 2]);
+    expect(env.values(ss.id, 'A1', 'Sheet1')).toEqual([['mine']]);
+    env.scriptProperties.set({ go: '1' });
+    expect(await writer).toEqual(['mine', 2]);
+  });
 });
 
 describe('a lock released with writes pending', () => {

@@ -459,3 +459,37 @@ describe('several slices of one run at once', () => {
     expectEachPaidOnce(world, 200);
   });
 });
+
+describe('sheet writes applied as they are made (the emulator option liveWrites)', () => {
+  it('four slices at once and formula cells beside them, half of all writes seen by others before any flush: every row written, each profile paid once, the log equal to the ledger', async () => {
+    world = await startWorld({
+      data: [['Profile'], ...urls(200, 'liv-run')],
+      faults: { latencyMs: 200 },
+      env: { liveWrites: { probability: 0.5, seed: 3 } },
+      scriptProperties: { BULK_SLICES: '4', FETCH_MAX_CONCURRENCY: '20', ENRICH_STEP_BUDGET_MS: '1500' },
+    });
+    const w = world;
+    // Ten cells over profiles the run also holds.
+    w.env.enter(
+      w.ss.id,
+      'H2:H11',
+      Array.from({ length: 10 }, (_, i) => [`=FINDEMAIL(A${i + 2})`]),
+    );
+    const started = await start(w, 'A1:A201');
+    expect(started.state).toBe('running');
+    const lane = async () => {
+      let progress: ProgressView = started;
+      for (let call = 0; call < 200 && progress.state === 'running'; call++)
+        progress = (await w.env.run('continueEnrichment', [], w.as())) as ProgressView;
+      return progress;
+    };
+    const [, ...ends] = await Promise.all([w.env.recalculate(w.ss.id), lane(), lane(), lane(), lane()]);
+    expect(ends.map((end) => end.state)).toEqual(['done', 'done', 'done', 'done']);
+    expect(w.env.executions.some((e) => e.fn === 'continueEnrichment' && !e.ok)).toBe(false);
+    w.env.select(w.ss.id, 'H2:H11');
+    await w.env.run('refreshFormulas', [], w.as());
+    await w.env.formulasSettled();
+    expect(w.env.values(w.ss.id, 'H2:H11').every(([value]) => String(value).includes('@'))).toBe(true);
+    expectEachPaidOnce(w, 200);
+  });
+});
