@@ -252,7 +252,9 @@ describe('one count of a run in the playground', () => {
         last = { ...last, sidebar: processed };
       }
       const line = /(?:^| · )[^·]+ — (\d+) of (\d+) rows/.exec(status);
-      if (line) {
+      // Until the new run's first look, the line may still read the first run (its 10 of 10), never after.
+      const firstRun = line !== null && last.status === 0 && line[1] === '10' && line[2] === '10';
+      if (line && !firstRun) {
         expect(Number(line[2])).toBe(40);
         expect(Number(line[1])).toBeGreaterThanOrEqual(Math.max(10, last.status));
         last = { ...last, status: Number(line[1]) };
