@@ -269,7 +269,7 @@ function sendLeased(setup: Setup, leased: Leased): Sent {
     cap: setup.cap,
     deadline: setup.deadline,
     firstGoes: true,
-    givesBackRefused: true,
+    run: true,
     beforeBatch: () => {
       const job = loadJob(platform);
       return job?.id === setup.jobId && job.state === 'running' ? undefined : stop;

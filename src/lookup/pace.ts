@@ -30,17 +30,18 @@ export interface BatchSeen {
 export const FEWEST_AT_ONCE = 10;
 export const SLOWEST_ASSUMED_MS = 4000;
 
+/** One profile's own 500 is that profile's error; many in a batch are the service's. */
+export const serviceFailing = (failed: number, sent: number) => failed >= Math.max(3, Math.ceil(sent / 4));
+
 /** `share`: the most a batch holds (a run's slice sends its share of the figure). */
 export function observe(pace: Pace, seen: BatchSeen, share: number, cap: number): Pace {
   const next: Pace = { ...pace, lastMs: seen.ms, lastSent: seen.sent };
   if (seen.retryAfterUntil > (pace.notBefore ?? 0)) next.notBefore = seen.retryAfterUntil;
-  // One profile's own 500 is that profile's error, not the service's.
-  const failing = seen.failed >= Math.max(3, Math.ceil(seen.sent / 4));
   if (seen.refused > 0) {
     // The service took what it did not refuse: its limit, as far as this batch can tell.
     next.size = Math.max(1, seen.sent + seen.alongside - seen.refused);
     next.reason = 'rate_limited';
-  } else if (seen.lost || failing) {
+  } else if (seen.lost || serviceFailing(seen.failed, seen.sent)) {
     next.size = Math.max(1, pace.size - Math.ceil(seen.sent / 2));
     next.reason = 'connection_failures';
   } else if (seen.sent >= share && pace.reason !== 'rate_limited') {

@@ -9,12 +9,6 @@ const DAY_MS = 24 * 3600 * 1000;
 const SPENT_COUNTS = ['total', 'today', 'last7', 'last30'] as const;
 const LOST_COUNTS = ['lostTotal', 'lostToday', 'lost7', 'lost30'] as const;
 
-/** "run <id> · <range>" */
-export function runOfWhere(where: string): { runId: string; range: string } | undefined {
-  const match = /^run (\S+) · (.*)$/.exec(where);
-  return match ? { runId: match[1], range: unquotedRange(match[2]) } : undefined;
-}
-
 /** `rows` null: no log; `dayOf` tells the spreadsheet's days. */
 export function summarizeCredits(
   rows: readonly unknown[][] | null,
@@ -67,8 +61,9 @@ export function summarizeCredits(
     };
     source[lost ? 'lost' : 'credits']++;
     sources.set(sourceKey, source);
-    const run = charge.source === 'run' ? runOfWhere(charge.where) : undefined;
-    if (!run) continue;
+    const match = charge.source === 'run' ? /^run (\S+) · (.*)$/.exec(charge.where) : null;
+    if (!match) continue;
+    const run = { runId: match[1], range: unquotedRange(match[2]) };
     const entry = runs.get(run.runId) ?? {
       ...run,
       payer: charge.payer,

@@ -11,7 +11,7 @@ import {
 } from '../core/limits';
 import type { Platform } from '../core/ports';
 import { haltsRun, interpretAnswer, interpretFetchException, mayRetry } from '../lookup/contract';
-import { type BatchSeen, fitting, observe, type Pace } from '../lookup/pace';
+import { type BatchSeen, fitting, observe, type Pace, serviceFailing } from '../lookup/pace';
 import { type LookupOutcome, type LookupResult, lostAnswer, type ServiceError } from '../lookup/result';
 import type { ChargeContext } from './credits';
 import { answered, dropped, type OwnRecord, openRecord, readRecords, toService } from './records';
@@ -96,8 +96,8 @@ export interface Policy {
   deadline: number;
   /** The first batch goes however little time is left. */
   firstGoes?: boolean;
-  /** A key the service refused (429) goes back unsent at once: the run sends it again at its pace. */
-  givesBackRefused?: boolean;
+  /** A run's slice: a 429'd key goes back to the run at once; a lone 5xx is tried once more, at once. */
+  run?: boolean;
   /** Before each later batch: a Pause, or a halt another execution wrote. */
   beforeBatch?(): ServiceError | undefined;
 }
@@ -167,13 +167,17 @@ export function sendClaimed(
     const charged: Array<[string, LookupResult]> = [];
     const requeued: string[] = [];
     let refused = 0;
-    let failed = 0;
     let retryAfterUntil = 0;
-    batch.forEach((key, index) => {
-      let outcome: LookupOutcome =
+    const outcomes = batch.map((_, index): LookupOutcome => {
+      const outcome =
         thrown ??
         interpretAnswer(('answers' in answer ? answer.answers : [])[index], policy.apiKey, answer.at);
-      if (lost) outcome = lostAnswer(outcome.kind === 'error' ? outcome.message : 'a connection failed');
+      return lost ? lostAnswer(outcome.kind === 'error' ? outcome.message : 'a connection failed') : outcome;
+    });
+    const failed = outcomes.filter((o) => o.kind === 'error' && (o.status ?? 0) >= 500).length;
+    const lone = policy.run && !serviceFailing(failed, batch.length);
+    outcomes.forEach((outcome, index) => {
+      const key = batch[index];
       const attempt = (tries.get(key) ?? 0) + 1;
       tries.set(key, attempt);
       if (outcome.kind !== 'error') {
@@ -182,18 +186,18 @@ export function sendClaimed(
         return;
       }
       if (outcome.error === 'rate_limited') refused++;
-      else if (outcome.status && outcome.status >= 500) failed++;
       const after = outcome.retryAfterMs ?? 0;
       if (after > 0) retryAfterUntil = Math.max(retryAfterUntil, answer.at + after);
-      if (outcome.error === 'rate_limited' && policy.givesBackRefused) {
+      if (outcome.error === 'rate_limited' && policy.run) {
         givenBack.push(key);
         return;
       }
-      const most = outcome.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : DEFAULT_RETRY.maxAttempts;
+      const most =
+        outcome.error === 'rate_limited' ? RATE_LIMITED_ATTEMPTS : lone ? 2 : DEFAULT_RETRY.maxAttempts;
       if (mayRetry(outcome) && attempt < most) {
         requeued.push(key);
         if (outcome.error !== 'rate_limited') failedLast.set(key, outcome);
-        notBefore.set(key, answer.at + Math.max(after, retryDelayMs(attempt + 1)));
+        notBefore.set(key, answer.at + (lone ? after : Math.max(after, retryDelayMs(attempt + 1))));
         return;
       }
       report.outcomes.set(key, outcome);
