@@ -1,6 +1,6 @@
 /** The sidebar drives its user's running run (continueEnrichment again and again) and watches someone else's. */
 import { DRIVE_ATTEMPTS, MAX_IDLE_WAIT_MS, PROGRESS_LOOK_MS, WATCH_INTERVAL_MS } from '../core/limits';
-import { clearError, every, orShowError, showError, sleep } from './dom';
+import { $, clearError, every, orShowError, showError, sleep } from './dom';
 import { isUnderWay, pausedByClosedSidebar } from './progress';
 import { refreshProgress, renderProgress, setProgress } from './progressView';
 import { type Halt, ui } from './state';
@@ -102,6 +102,8 @@ export async function drive(): Promise<void> {
       widen();
     });
     if (ended && mine === generation) setProgress(ended);
+    if (ended && mine === generation && $('error-text').textContent?.startsWith('The run could not'))
+      clearError();
   } finally {
     if (mine === generation) {
       ui.driving = false;

@@ -1,7 +1,7 @@
 /** The Progress tab's run (and its notice on Settings); once it has ended, what it did and the last few runs. */
 import { rangeText } from '../core/a1';
 import { FAILED_KINDS, RETRIED_KINDS, reusedText, sumOf, timeTakenText } from '../core/runWords';
-import { countText, hitRateText } from '../core/text';
+import { hitRateText } from '../core/text';
 import { $, button, listItem, orShowError, setText, showText } from './dom';
 import {
   canCancel,
@@ -18,7 +18,7 @@ import {
   percentDone,
 } from './progress';
 import { ui } from './state';
-import { call, type KindCounts, type Progress, type RunSummary } from './types';
+import { call, type KindCounts, type Progress } from './types';
 import { historyLine, runPlanText, selectFailedLabel, summaryCreditsText, summaryTitle } from './words';
 
 /** The run's message while a Pause or Cancel pressed during Start waits for the run to exist. */
@@ -139,7 +139,8 @@ export function renderSummary(): void {
     showText('sum-lookups', summaryCreditsText(last), creditsUsed !== 0 || reusedText(last) !== '');
     showText('select-failed', selectFailedLabel(last), sumOf(last, FAILED_KINDS) !== 0);
     button('retry-failed').hidden = sumOf(last, RETRIED_KINDS) === 0;
-    if (isTrial) setText('trial-result', trialText(last));
+    const found = last.lookupsFound ?? last.found;
+    if (isTrial) setText('trial-result', `Trial: ${hitRateText(last.creditsSpent, found)}.`);
   }
   const entries = ui.history?.history ?? [];
   $('history-block').hidden = entries.length === 0;
@@ -149,11 +150,4 @@ export function renderSummary(): void {
       return listItem(historyLine(entry), entry.origin === 'watch' ? `Last check: ${time}` : time);
     }),
   );
-}
-
-/** A trial's share found (in rows for a run from before lookups were counted). */
-function trialText(last: RunSummary): string {
-  if (last.lookupsFound !== undefined) return `Trial: ${hitRateText(last.creditsSpent, last.lookupsFound)}.`;
-  const answered = last.found + last.noAddress + last.unprocessable;
-  return `Trial: ${last.found} of ${countText(answered, 'row')} looked up got an address.`;
 }
