@@ -78,7 +78,7 @@ export function ownerNotice(p: Progress): string {
 export function paceNotice(p: Progress): string {
   if (p.state !== 'running') return '';
   if (p.paceReason === 'connection_failures')
-    return 'Small batches after connection failures: the run goes on more slowly until the connection holds. Nothing to do.';
+    return 'Small batches after failed lookups (lost connections or service errors): the run goes on more slowly until they stop. Nothing to do.';
   if (p.paceReason === 'rate_limited')
     return 'Smaller batches: the service asked to slow down (HTTP 429). The run goes on at the pace it allows. Nothing to do.';
   return '';
