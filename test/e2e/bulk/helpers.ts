@@ -36,6 +36,14 @@ export async function drive(world: World, maxSlices = 400, idlePauseMs = 0): Pro
   return progress;
 }
 
+/** One lane as the sidebar drives it: continueEnrichment again while the run is running (200 calls at most). */
+export async function lane(world: World, started: ProgressView): Promise<ProgressView> {
+  let progress = started;
+  for (let call = 0; call < 200 && progress.state === 'running'; call++)
+    progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
+  return progress;
+}
+
 /**
  * Selects the rows and starts a run the way a person does who accepts its plan: the price shown (a run above the
  * threshold asks first), and `request.placement` when the columns beside the URLs hold data.

@@ -26,6 +26,7 @@ import {
   chargesByProfile,
   drive,
   expectLogEqualsLedger,
+  lane,
   lookups,
   mismatches,
   type ProgressView,
@@ -477,13 +478,8 @@ describe('sheet writes applied as they are made (the emulator option liveWrites)
     );
     const started = await start(w, 'A1:A201');
     expect(started.state).toBe('running');
-    const lane = async () => {
-      let progress: ProgressView = started;
-      for (let call = 0; call < 200 && progress.state === 'running'; call++)
-        progress = (await w.env.run('continueEnrichment', [], w.as())) as ProgressView;
-      return progress;
-    };
-    const [, ...ends] = await Promise.all([w.env.recalculate(w.ss.id), lane(), lane(), lane(), lane()]);
+    const lanes = [1, 2, 3, 4].map(() => lane(w, started));
+    const [, ...ends] = await Promise.all([w.env.recalculate(w.ss.id), ...lanes]);
     expect(ends.map((end) => end.state)).toEqual(['done', 'done', 'done', 'done']);
     expect(w.env.executions.some((e) => e.fn === 'continueEnrichment' && !e.ok)).toBe(false);
     w.env.select(w.ss.id, 'H2:H11');
