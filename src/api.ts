@@ -217,7 +217,7 @@ export interface RunHistory {
   history: RunSummary[];
 }
 
-// =FINDEMAIL's daily limit (src/formula/dailyLimitRules.ts).
+// =FINDEMAIL's daily limit (src/formula/dailyLimit.ts).
 
 export interface FormulaCapSetting {
   /** New lookups by formulas allowed at all (known results are always shown). */

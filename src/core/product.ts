@@ -3,7 +3,7 @@ export const SETTINGS_PATH = `Extensions › ${ADDON_NAME} › Settings & API ke
 export const KEY_SOURCE = "Account › API settings in the service's dashboard";
 export const BULK_RUN_ITEM = 'Find e-mails for the selected column';
 export const BULK_RUN_PATH = `Extensions › ${ADDON_NAME} › ${BULK_RUN_ITEM}`;
-/** Sheets has no "recalculate" for custom functions: every cell message that needs one names this item. */
+/** Sheets cannot run a custom function again on request: every cell message that needs it names this item. */
 export const REFRESH_ITEM = 'Refresh =FINDEMAIL cells';
 export const REFRESH_PATH = `Extensions › ${ADDON_NAME} › ${REFRESH_ITEM}`;
 export const WATCH_ITEM = 'Watch the selected column for new rows';

@@ -113,7 +113,7 @@ async function startPlanned(): Promise<void> {
   hidePlan();
   ui.starting = true;
   ui.pendingAction = null;
-  // While it starts: its plan, and the counts its job starts with (src/bulk/counting.ts).
+  // While it starts: its plan, and the counts its job starts with (src/bulk/outcomes.ts).
   const { rows, blanks, alreadyDone, placement } = shown;
   setProgress({
     ...emptyRunCounts(),

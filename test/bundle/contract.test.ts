@@ -355,8 +355,8 @@ describe('account-level failures stop the formula with an Error that never shows
 
   it('404 (API_BASE_URL points at a wrong path): says to check API_BASE_URL, one request', async () => {
     const w = await open();
-    // Set before any execution ran: the script cache holds no copy of the script properties yet, so the formula
-    // reads them (a copy would keep the old address for up to 10 minutes: test/e2e/store/configCache.test.ts).
+    // Each execution reads the script properties once, so the formula uses the wrong path set here
+    // (test/e2e/store/scriptConfig.test.ts: a change reaches formulas, sidebar and run at once).
     w.env.scriptProperties.set({ API_BASE_URL: `${w.sandbox.origin}/api/v2/` });
     await expectThrows(
       w,

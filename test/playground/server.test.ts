@@ -239,8 +239,8 @@ describe('the playground server', () => {
     expect(again.env.executions.some((e) => e.fn === 'FINDEMAIL')).toBe(false);
     expect(second.service.view().requests).toBe(before.requests);
     expect(again.env.displayValues(ss, 'G2')).toEqual([[jane.email]]);
-    // A profile never paid for goes to the restarted sandbox (a new port), not to the address in the add-on's
-    // copy of the script properties from before the restart (src/adapters/scriptConfig.ts).
+    // A profile never paid for goes to the restarted sandbox (a new port), not to the address from before the
+    // restart (each execution reads the script properties once: src/adapters/platform.ts).
     const newcomer = 'https://www.network.com/in/kim-after-restart';
     const kim = predictLookup(newcomer);
     if (kim.kind !== 'found') throw new Error('kim-after-restart has an address');

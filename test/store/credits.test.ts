@@ -1,6 +1,6 @@
 /**
  * The credits log's rows: one per credit spent or maybe spent, who paid and where; a row edited by hand is not
- * counted as a charge. Who pays for a batch's records: test/store/batches.test.ts.
+ * counted as a charge.
  */
 import { type LookupResult, lostAnswer, unusableAnswer } from '../../src/lookup/result';
 import {

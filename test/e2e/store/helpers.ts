@@ -69,7 +69,7 @@ export function propertyNames(world: World, prefix: string): string[] {
     .filter((key) => key.startsWith(prefix));
 }
 
-/** The profiles whose paid answers wait in batch answers (`pef.a.`, src/store/batches.ts) for a writing execution. */
+/** The profiles whose paid answers wait in batch answers (`pef.a.`, src/store/records.ts) for a writing execution. */
 export function answersWaiting(world: World): string[] {
   const all = world.env.documentProperties(world.ss.id).all();
   return Object.entries(all)
