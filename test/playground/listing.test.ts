@@ -107,6 +107,31 @@ describe('the listing screenshots', () => {
       30_000,
       'the run at work with a row written',
     );
+    // One moment on one screen: the sheet shows a status for as many rows as the sidebar counts processed, and the
+    // bar has reached the sidebar's percentage (its 0.2 s transition over).
+    await waitFor(
+      async () => {
+        const processed = Number(/^(\d+) of/.exec(await frameText(page, '#run-fraction'))?.[1] ?? -1);
+        const statuses = await Promise.all(
+          Array.from({ length: 21 }, (_, i) => cell(page, i + 2, 3).textContent()),
+        );
+        const bar = await page
+          .frameLocator('#sidebar-frame')
+          .locator('#run-bar')
+          .evaluate((track) => {
+            const fill = track.querySelector('#run-bar-fill') as HTMLElement;
+            return {
+              at: fill.getBoundingClientRect().width / track.getBoundingClientRect().width,
+              to: track.getAttribute('aria-valuenow'),
+            };
+          });
+        const settled = Math.abs(bar.at * 100 - Number(bar.to)) < 1;
+        return settled && processed === statuses.filter((text) => (text ?? '').trim() !== '').length;
+      },
+      (agree) => agree,
+      30_000,
+      'the sheet and the sidebar showing the same rows',
+    );
     await shoot('listing-2-progress.png');
     await waitFor(
       () => frameText(page, '#run-state'),
