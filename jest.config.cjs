@@ -10,7 +10,7 @@ const path = require('node:path');
 const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }] },
+  transform: { '^.+\\.ts$': '<rootDir>/test/support/transform.cjs' },
   testTimeout: 60000,
 };
 /**

@@ -27,7 +27,7 @@ import { DEFAULT_CREDITS, DEFAULT_LATENCY_MS, DEMO_KEY, type DemoService, startD
 import { clearState, loadState, type SavedState, STATE_VERSION, writeState } from './state';
 import { openWorkbook, type Workbook } from './workbook';
 
-// CommonJS (tsx and ts-jest both compile this package to it): no import.meta.
+// CommonJS (tsx and the tests' esbuild transform both compile this package to it): no import.meta.
 const here = __dirname;
 export const ROOT = join(here, '..');
 export const DEFAULT_PORT = 8080;
