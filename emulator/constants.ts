@@ -31,6 +31,12 @@ export const DEFAULT_MAX_CONCURRENT = 16;
  */
 export const TOO_MANY_LOCK_OPERATIONS = 'There are too many LockService operations against the same script.';
 export const LOCK_RATE_MAX_MESSAGE = 'Service invoked too many times in a short time: lockBean rateMax';
+/**
+ * "Spreadsheet operations are sometimes bundled together" (apps-script/reference/spreadsheet/spreadsheet-app#flush):
+ * which are, is undocumented. By default half of the writes made before a flush are applied at once (seeded), so
+ * neither a reader that needs a flush nor one that must not see a write early passes by luck.
+ */
+export const DEFAULT_LIVE_WRITES = { probability: 0.5, seed: 1 } as const;
 /** What releaseLock throws with `strictFlush` when the execution's sheet writes are not flushed. */
 export const RELEASE_WITH_PENDING_WRITES =
   'Lock released with sheet writes not flushed: call SpreadsheetApp.flush() before releaseLock().';

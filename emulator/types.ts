@@ -42,8 +42,9 @@ export interface EnvironmentOptions {
   cacheEviction?: { probability: number; seed?: number };
   /**
    * Sheet writes before a flush "may" be applied as they are made (apps-script/reference/spreadsheet/spreadsheet-app#flush):
-   * with this, each write applies the execution's pending writes at once with `probability` (seeded), so other
-   * executions may see them before its flush. Off by default: writes held until the flush catch a missing flush.
+   * each write applies the execution's pending writes at once with `probability` (seeded), so other executions may
+   * see them before its flush; applied or not, a write counts as not flushed until SpreadsheetApp.flush(). Default
+   * DEFAULT_LIVE_WRITES (half); `{ probability: 0 }` holds every write until the flush.
    */
   liveWrites?: { probability: number; seed?: number };
   /**

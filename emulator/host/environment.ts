@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import {
   CLOSE_GRACE_MS,
   CUSTOM_FUNCTION_LIMIT_MS,
+  DEFAULT_LIVE_WRITES,
   DEFAULT_MAX_CONCURRENT,
   EXECUTION_LIMIT_MS,
   FETCH_TIMEOUT_MS,
@@ -133,7 +134,7 @@ export class Environment extends SharedState implements ServiceHost {
     this.deployment = options.deployment ?? 'installed';
     this.legacyTriggerDocumentContext = options.legacyTriggerDocumentContext === true;
     this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
-    this.writeGoesLive = evictor(options.liveWrites);
+    this.writeGoesLive = evictor(options.liveWrites ?? DEFAULT_LIVE_WRITES);
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
     this.lockRateLimit = options.lockRateLimit;
     this.propertiesRateLimit = options.propertiesRateLimit;

@@ -24,6 +24,8 @@ export interface Exec {
   formulasEntered?: Array<{ ss: string; sheet: string; a1: string }>;
   /** Sheet writes not flushed yet, by spreadsheet id (services/pending.ts). */
   pendingWrites?: Map<string, PendingWrite[]>;
+  /** A write the platform applied at once (`liveWrites`) that no SpreadsheetApp.flush() has followed yet. */
+  liveSinceFlush?: boolean;
 }
 
 /** The environment's state the services read and change (Environment implements it). */

@@ -81,6 +81,7 @@ export function answerSheetCall(
 ): unknown {
   if (service === 'SpreadsheetApp' && method === 'flush') {
     flushPending(host, exec);
+    exec.liveSinceFlush = false;
     return null;
   }
   const id = spreadsheetIdOf(exec, service, args);
@@ -96,12 +97,17 @@ export function answerSheetCall(
     exec.pendingWrites.set(id, writes);
     writes.push({ handler, method, args, selection: !write });
     // "Spreadsheet operations are sometimes bundled together" (spreadsheet-app#flush): or applied as they come.
-    if (write && host.writeGoesLive?.()) flushPending(host, exec);
+    // Applied or not, the script cannot tell: until it flushes, the write counts as not flushed.
+    if (write && host.writeGoesLive?.()) {
+      flushPending(host, exec);
+      exec.liveSinceFlush = true;
+    }
   }
   return value;
 }
 
 export function hasPendingWrites(exec: Exec): boolean {
+  if (exec.liveSinceFlush) return true;
   return [...(exec.pendingWrites?.values() ?? [])].some((writes) => writes.some((write) => !write.selection));
 }
 

@@ -35,6 +35,22 @@ function readA1() {
   return [ss.getSheets()[0].getRange('A1').getValues()[0][0], ss.getSheets().length];
 }
 
+/** Writes 5 cells of column \`column\` one at a time, then waits for the script property "go" (at most 10 s). */
+function writeCellsThenWait(column) {
+  var sheet = SpreadsheetApp.getActiveSheet();
+  for (var i = 1; i <= 5; i++) sheet.getRange(i, column).setValue('w' + i);
+  var props = PropertiesService.getScriptProperties();
+  props.setProperty('written', String(column));
+  for (var j = 0; j < 500 && props.getProperty('go') !== String(column); j++) Utilities.sleep(20);
+  return column;
+}
+
+/** How many cells of column \`column\` another execution sees. */
+function countWritten(column) {
+  var values = SpreadsheetApp.getActiveSheet().getRange(1, column, 5, 1).getValues();
+  return values.filter(function (row) { return row[0] !== ''; }).length;
+}
+
 function writeUnderLock(flush) {
   var lock = LockService.getDocumentLock();
   lock.waitLock(5000);
@@ -72,8 +88,31 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('sheet writes before a flush', () => {
-  it('are seen by their own execution only, until it ends', async () => {
+  it('by default, some are applied as they are made and some are held until the flush (which, undocumented)', async () => {
     const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    const seen: number[] = [];
+    for (let column = 1; column <= 8; column++) {
+      const writer = env.run('writeCellsThenWait', [column], { spreadsheetId: ss.id });
+      await until(() => env.scriptProperties.get('written') === String(column));
+      seen.push((await env.run('countWritten', [column], { spreadsheetId: ss.id })) as number);
+      env.scriptProperties.set({ go: String(column) });
+      await writer;
+    }
+    // Another execution saw some writers' cells before their end, and missed some of others'.
+    expect(seen.some((count) => count > 0)).toBe(true);
+    expect(seen.some((count) => count < 5)).toBe(true);
+    // Their ends applied every write.
+    expect(
+      env
+        .values(ss.id, 'A1:H5')
+        .flat()
+        .filter((value) => value !== ''),
+    ).toHaveLength(40);
+  });
+
+  it('held until the flush (liveWrites 0): seen by their own execution only, until it ends', async () => {
+    const env = environment({ liveWrites: { probability: 0 } });
     const ss = env.createSpreadsheet({ owner: OWNER, data: [['before']] });
     const writer = env.run('writeThenWait', [false], { spreadsheetId: ss.id });
     await until(() => env.scriptProperties.get('written') === '1');
@@ -89,7 +128,7 @@ describe('sheet writes before a flush', () => {
   });
 
   it('are seen by every execution once flushed', async () => {
-    const env = environment();
+    const env = environment({ liveWrites: { probability: 0 } });
     const ss = env.createSpreadsheet({ owner: OWNER, data: [['before']] });
     const writer = env.run('writeThenWait', [true], { spreadsheetId: ss.id });
     await until(() => env.scriptProperties.get('written') === '1');
@@ -112,13 +151,22 @@ describe('sheet writes before a flush', () => {
 
 describe('a lock released with writes pending', () => {
   it('is counted; flushed first, it is not', async () => {
-    const env = environment();
+    const env = environment({ liveWrites: { probability: 0 } });
     const ss = env.createSpreadsheet({ owner: OWNER });
     await env.run('writeUnderLock', [true], { spreadsheetId: ss.id });
     expect(env.lockReleasesWithPendingWrites).toBe(0);
     await env.run('writeUnderLock', [false], { spreadsheetId: ss.id });
     expect(env.lockReleasesWithPendingWrites).toBe(1);
     expect(env.values(ss.id, 'A1')).toEqual([['locked write']]);
+  });
+
+  it('is counted when the platform had applied them already (liveWrites 1): the script cannot know it had', async () => {
+    const env = environment({ liveWrites: { probability: 1 } });
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    await env.run('writeUnderLock', [false], { spreadsheetId: ss.id });
+    expect(env.lockReleasesWithPendingWrites).toBe(1);
+    await env.run('writeUnderLock', [true], { spreadsheetId: ss.id });
+    expect(env.lockReleasesWithPendingWrites).toBe(1);
   });
 
   it('throws in the execution with strictFlush', async () => {
