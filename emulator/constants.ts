@@ -32,6 +32,11 @@ export const DEFAULT_MAX_CONCURRENT = 16;
 export const TOO_MANY_LOCK_OPERATIONS = 'There are too many LockService operations against the same script.';
 export const LOCK_RATE_MAX_MESSAGE = 'Service invoked too many times in a short time: lockBean rateMax';
 /**
+ * The quota's figure is neither documented nor reported: the default is ours, of the order nuadi/googlecrestscript#19
+ * met it at (a spreadsheet of 100+ custom functions, each taking and releasing a lock).
+ */
+export const DEFAULT_LOCK_RATE_LIMIT = { calls: 100, windowMs: 1000 } as const;
+/**
  * "Spreadsheet operations are sometimes bundled together" (apps-script/reference/spreadsheet/spreadsheet-app#flush):
  * which are, is undocumented. By default half of the writes made before a flush are applied at once (seeded), so
  * neither a reader that needs a flush nor one that must not see a write early passes by luck.

@@ -76,9 +76,10 @@ export interface EnvironmentOptions {
   /**
    * LockService's rate quota (reported, not on the quotas page): past `calls` Lock calls (tryLock, waitLock,
    * releaseLock) of the script within `windowMs` of the environment's clock, every Lock call throws `message`
-   * (default "There are too many LockService operations against the same script.").
+   * (default "There are too many LockService operations against the same script."). Default
+   * DEFAULT_LOCK_RATE_LIMIT; `false` for none.
    */
-  lockRateLimit?: { calls: number; windowMs: number; message?: string };
+  lockRateLimit?: { calls: number; windowMs: number; message?: string } | false;
   /**
    * PropertiesService's short-time limit (reported, no figure known): past `calls` property calls of a user within
    * `windowMs` of the environment's clock, each throws "Service invoked too many times in a short time: properties.

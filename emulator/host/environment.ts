@@ -9,6 +9,7 @@ import {
   CLOSE_GRACE_MS,
   CUSTOM_FUNCTION_LIMIT_MS,
   DEFAULT_LIVE_WRITES,
+  DEFAULT_LOCK_RATE_LIMIT,
   DEFAULT_MAX_CONCURRENT,
   EXECUTION_LIMIT_MS,
   FETCH_TIMEOUT_MS,
@@ -99,7 +100,7 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly serials = { output: 1, trigger: 1, exec: 1 };
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
-  private readonly lockRateLimit?: EnvironmentOptions['lockRateLimit'];
+  private readonly lockRateLimit?: { calls: number; windowMs: number; message?: string };
   /** PropertiesService's short-time limit (option propertiesRateLimit), and each user's calls in its window. */
   propertiesRateLimit?: EnvironmentOptions['propertiesRateLimit'];
   urlFetchRateLimit?: EnvironmentOptions['urlFetchRateLimit'];
@@ -136,7 +137,8 @@ export class Environment extends SharedState implements ServiceHost {
     this.customFunctionDocumentWrites = options.customFunctionDocumentWrites ?? 'allowed';
     this.writeGoesLive = evictor(options.liveWrites ?? DEFAULT_LIVE_WRITES);
     this.simultaneousPerUser = options.simultaneousExecutionsPerUser ?? SIMULTANEOUS_EXECUTIONS_PER_USER;
-    this.lockRateLimit = options.lockRateLimit;
+    this.lockRateLimit =
+      options.lockRateLimit === false ? undefined : (options.lockRateLimit ?? DEFAULT_LOCK_RATE_LIMIT);
     this.propertiesRateLimit = options.propertiesRateLimit;
     this.urlFetchRateLimit = options.urlFetchRateLimit;
     this.fetchAllAtOnce = options.fetchAllAtOnce ?? Number.POSITIVE_INFINITY;

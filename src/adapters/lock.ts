@@ -4,6 +4,8 @@ import { DocumentBusyError, type DocumentLock } from '../core/ports';
 
 /** A dialog must not be shown then (./ui.ts). */
 let holding = false;
+/** LockService threw (its rate quota) for the last lock not taken: no other execution held it. */
+let refused = false;
 
 export function documentLockHeld(): boolean {
   return holding;
@@ -16,9 +18,11 @@ export function documentLockHeld(): boolean {
 function tryWith<T>(work: () => T, deadline = Number.POSITIVE_INFINITY): { value: T } | undefined {
   let lock: GoogleAppsScript.Lock.Lock;
   try {
+    refused = false;
     lock = LockService.getDocumentLock();
     if (!lock.tryLock(Math.max(0, Math.min(LOCK_WAIT_MS, deadline - Date.now())))) return undefined;
   } catch {
+    refused = true;
     return undefined;
   }
   holding = true;
@@ -39,7 +43,7 @@ export const documentLock: DocumentLock = {
   tryWith,
   with(work) {
     const done = tryWith(work);
-    if (!done) throw new DocumentBusyError();
+    if (!done) throw new DocumentBusyError(refused);
     return done.value;
   },
   withRetried(work) {
@@ -49,8 +53,6 @@ export const documentLock: DocumentLock = {
       if (done) return done.value;
       if (Date.now() - started < LOCK_WAIT_MS / 2) Utilities.sleep(1000 * 2 ** attempt);
     }
-    throw new DocumentBusyError(
-      'The spreadsheet stayed busy (another execution held its lock); try again in a moment.',
-    );
+    throw new DocumentBusyError(refused);
   },
 };

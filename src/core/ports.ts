@@ -153,12 +153,14 @@ export interface Platform {
   triggers: WatchTriggers;
 }
 
-/** The lock stayed busy or was refused: nothing was done. */
+/** The lock stayed busy, or LockService refused it (`refused`: it threw, its rate quota): nothing was done. */
 export class DocumentBusyError extends Error {
-  constructor(
-    message = 'The spreadsheet is busy (another execution holds its lock). Try again in a moment.',
-  ) {
-    super(message);
+  constructor(refused = false) {
+    super(
+      refused
+        ? "Apps Script refused the spreadsheet's lock for a moment (too many lock requests at once). Nothing was done; try again in a moment."
+        : 'The spreadsheet is busy (another execution holds its lock). Try again in a moment.',
+    );
     this.name = 'DocumentBusyError';
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Sheet writes are an execution's own until it calls SpreadsheetApp.flush() or ends (apps-script/reference/lock/lock
  * releaseLock, apps-script/reference/spreadsheet/spreadsheet-app#flush); a lock released with writes pending is
- * counted; LockService's reported rate quota (option lockRateLimit). A small fixture script, not the bundle.
+ * counted; LockService's reported rate quota (option lockRateLimit, on by default). A small fixture script, not
+ * the bundle.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DEFAULT_LOCK_RATE_LIMIT,
   Environment,
   type EnvironmentOptions,
   RELEASE_WITH_PENDING_WRITES,
@@ -187,5 +189,20 @@ describe("LockService's rate quota (option lockRateLimit)", () => {
     expect(env.lockCallsRefused).toBe(1);
     env.advanceClock(61_000);
     expect(await env.run('lockCalls', [1], { spreadsheetId: ss.id })).toEqual(['taken', 'released']);
+  });
+
+  it('is on by default (its figure undocumented: ours, DEFAULT_LOCK_RATE_LIMIT); false turns it off', async () => {
+    const env = environment();
+    const ss = env.createSpreadsheet({ owner: OWNER });
+    // Each take and release is two calls: the quota passes before the 100th pair.
+    const seen = (await env.run('lockCalls', [100], { spreadsheetId: ss.id })) as string[];
+    expect(seen.filter((outcome) => outcome === 'released').length).toBeLessThanOrEqual(
+      DEFAULT_LOCK_RATE_LIMIT.calls / 2,
+    );
+    expect(seen).toContain(TOO_MANY_LOCK_OPERATIONS);
+    const off = environment({ lockRateLimit: false });
+    const other = off.createSpreadsheet({ owner: OWNER });
+    const free = (await off.run('lockCalls', [100], { spreadsheetId: other.id })) as string[];
+    expect(free.filter((outcome) => outcome === 'released')).toHaveLength(100);
   });
 });

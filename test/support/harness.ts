@@ -47,7 +47,10 @@ export function sentFor(profileUrl: string): string {
  * LockService's rate quota as the suites where money is at stake run it (20 calls a second, as lock-quota.test.ts:
  * the real quota is undocumented but reported, emulator/README.md).
  */
-export const LOCK_QUOTA: EnvironmentOptions = { lockRateLimit: { calls: 20, windowMs: 1_000 } };
+export const LOCK_QUOTA_WINDOW_MS = 1_000;
+export const LOCK_QUOTA: EnvironmentOptions = {
+  lockRateLimit: { calls: 20, windowMs: LOCK_QUOTA_WINDOW_MS },
+};
 
 export interface WorldOptions {
   credits?: number;

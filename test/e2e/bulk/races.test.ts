@@ -9,6 +9,7 @@ import { waitFor } from '../../sandbox/helpers';
 import {
   API_KEY_PROPERTY,
   LOCK_QUOTA,
+  LOCK_QUOTA_WINDOW_MS,
   OWNER,
   OWNER_KEY,
   startWorld,
@@ -48,7 +49,7 @@ function ended(promise: Promise<unknown>): () => boolean {
 }
 
 /** A slice refused by the lock quota: the drive pauses (the emulator's clock) one quota window, as the sidebar does. */
-const QUOTA_WINDOW_MS = LOCK_QUOTA.lockRateLimit?.windowMs ?? 1000;
+const QUOTA_WINDOW_MS = LOCK_QUOTA_WINDOW_MS;
 
 describe('bulk enrichment races', () => {
   it('Pause then Resume while the first slice waits on the service charges no URL twice', async () => {

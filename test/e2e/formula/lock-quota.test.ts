@@ -16,11 +16,15 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** Refused at its start, the menu action says the spreadsheet is busy: the person tries again a moment later. */
+/** What a menu action refused by LockService (not by another execution's hold) says. */
+const REFUSED =
+  /^Apps Script refused the spreadsheet's lock for a moment \(too many lock requests at once\)\. Nothing was done; try again in a moment\.$/;
+
+/** Refused at its start, the menu action says so: the person tries again a moment later. */
 async function startThroughBusy(w: World): Promise<void> {
   let started = await w.env.execute('enrichSelection', [], w.as());
   for (let attempt = 0; attempt < 5 && !started.ok; attempt++) {
-    expect(started.error?.message).toMatch(/busy/);
+    expect(started.error?.message).toMatch(REFUSED);
     w.env.advanceClock(2_000);
     started = await w.env.execute('enrichSelection', [], w.as());
   }
@@ -46,6 +50,21 @@ function lockCalls(counts: Record<string, number>): number {
     .filter(([name]) => name.startsWith('Lock.') || name.startsWith('LockService.'))
     .reduce((sum, [, n]) => sum + n, 0);
 }
+
+describe('a menu action under the lock rate quota', () => {
+  it('says Apps Script refused the lock, not that another execution holds it; a moment later it starts', async () => {
+    world = await startWorld({ data: [['Profile'], ...profiles().slice(0, 3)] });
+    world.env.select(world.ss.id, 'A1:A4');
+    const lift = world.env.refuseLockCalls();
+    const refused = await world.env.execute('enrichSelection', [], world.as());
+    lift();
+    expect(refused.error?.message).toMatch(REFUSED);
+    expect(world.sandbox.service.ledger()).toEqual([]);
+    await startThroughBusy(world);
+    expect((await drive(world)).state).toBe('done');
+    expect(mismatches(world.env.values(world.ss.id, 'A2:D4'))).toEqual([]);
+  });
+});
 
 describe('=FINDEMAIL under the lock rate quota', () => {
   it('120 cells: no Apps Script lock error in any cell, each profile paid once at most, a bulk run after completes', async () => {
