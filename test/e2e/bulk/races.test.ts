@@ -62,7 +62,8 @@ describe('bulk enrichment races', () => {
     const first = world.env.execute('enrichSelection', [], world.as());
     let resumed: Promise<ExecutionResult> = first;
     try {
-      await waitFor(() => service.held > 0, 10_000);
+      // The whole batch, its ten profiles, at the service (requests of one fetchAll arrive one by one).
+      await waitFor(() => service.held >= 10, 10_000);
       const firstHeld = service.held;
       const paused = (await world.env.run('pauseEnrichment', [], world.as())) as ProgressView;
       expect(paused.state).toBe('paused');
@@ -97,7 +98,8 @@ describe('bulk enrichment races', () => {
     const first = world.env.execute('enrichSelection', [], world.as());
     let continued: Promise<ExecutionResult> = first;
     try {
-      await waitFor(() => service.held > 0, 10_000);
+      // The whole batch, its three profiles, at the service (requests of one fetchAll arrive one by one).
+      await waitFor(() => service.held >= 3, 10_000);
       const firstHeld = service.held;
       // Within Apps Script's 6-minute limit the first execution may still be running: its rows stay its own.
       world.env.advanceClock(60_000);
