@@ -157,7 +157,9 @@ describe('npm run sandbox (sandbox/cli.ts)', () => {
     });
     const exited = new Promise<number | null>((resolve) => child!.on('exit', (code) => resolve(code)));
 
-    await waitFor(() => /Base URL: http:\/\/127\.0\.0\.1:\d+\/api\/v1\//.test(out), 30_000);
+    // The banner's lines may arrive in separate chunks: its last line says it is all there.
+    await waitFor(() => out.includes('Press Ctrl-C to stop.'), 30_000);
+    expect(out).toMatch(/Base URL: http:\/\/127\.0\.0\.1:\d+\/api\/v1\//);
     expect(out).toContain(cliKey);
     const baseUrl = /Base URL: (\S+)/.exec(out)![1];
     const res = await fetch(`${baseUrl}network_finder`, {
