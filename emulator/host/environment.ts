@@ -100,7 +100,7 @@ export class Environment extends SharedState implements ServiceHost {
   private readonly serials = { output: 1, trigger: 1, exec: 1 };
   private readonly inFlight = new Set<Promise<unknown>>();
   private closed = false;
-  private readonly lockRateLimit?: { calls: number; windowMs: number; message?: string };
+  private readonly lockRateLimit?: Exclude<EnvironmentOptions['lockRateLimit'], false>;
   /** PropertiesService's short-time limit (option propertiesRateLimit), and each user's calls in its window. */
   propertiesRateLimit?: EnvironmentOptions['propertiesRateLimit'];
   urlFetchRateLimit?: EnvironmentOptions['urlFetchRateLimit'];
