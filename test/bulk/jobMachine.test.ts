@@ -1,8 +1,10 @@
 import type { JobState } from '../../src/api';
 import { emptyCounts } from '../../src/bulk/job';
-import { HALT_STATE, type JobEvent, transition } from '../../src/bulk/jobMachine';
+import { HALT_STATE, haltOf, type JobEvent, transition } from '../../src/bulk/jobMachine';
 import { summarize } from '../../src/bulk/runHistory';
 import { timeTakenText } from '../../src/core/runWords';
+import { serviceError } from '../../src/lookup/result';
+import { forTheWatch } from '../../src/watch/watch';
 import { testJob as job } from '../support/job';
 
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
@@ -142,5 +144,22 @@ describe('working time', () => {
       updatedAt: 48_000,
     });
     expect(timeTakenText(summary)).toBe('6 s of work, waited 42 s while paused');
+  });
+});
+
+describe('the halt of the daily web requests quota', () => {
+  const { reason, message } = haltOf(
+    serviceError('quota', 'Service invoked too many times for one day: urlfetch.'),
+  );
+
+  it('names the Progress tab to resume in once the quota resets', () => {
+    expect(reason).toBe('quota');
+    expect(message).toMatch(/Wait until it resets, then Resume in the Progress tab\.$/);
+  });
+
+  it('said of the watch, names the Watch tab instead', () => {
+    expect(forTheWatch(message)).toMatch(
+      /Wait until it resets, then start the watch again in the Watch tab\.$/,
+    );
   });
 });

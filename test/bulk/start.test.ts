@@ -4,12 +4,13 @@ import { loadJob, saveJob } from '../../src/bulk/jobStore';
 import type { PlannedRun } from '../../src/bulk/plan';
 import { readColumn } from '../../src/bulk/plan';
 import { planRun } from '../../src/bulk/runPlan';
-import { createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
+import { checkKeyForRun, createUnderLock, enrichSelection, startRun } from '../../src/bulk/start';
 import { resolveEndpoint, type ScriptConfig } from '../../src/core/config';
 import type { Platform } from '../../src/core/ports';
 import { BLOCKS_PROPERTY, RUN_HISTORY_PROPERTY } from '../../src/core/propertyNames';
 import type { Selection, SpreadsheetPort } from '../../src/core/sheet';
 import { parseNetworkHosts } from '../../src/core/url';
+import { serviceError } from '../../src/lookup/result';
 import { testJob } from '../support/job';
 import {
   freeLock,
@@ -312,5 +313,40 @@ describe('enrichSelection (the menu)', () => {
     expect(shown).toEqual(['sidebar: plan']);
     expect(asked).toEqual([]);
     expect(sheet.writes).toBe(0);
+  });
+});
+
+const KEY = 'sk_live_abcdefgh1234';
+const THEN = 'click Start again';
+
+describe('checkKeyForRun', () => {
+  it('refuses without a key, asking the service nothing', () => {
+    const ask = jest.fn();
+    const check = checkKeyForRun(THEN, null, ask);
+    expect(check.refusal).toMatch(/No API key is saved for you/);
+    expect(check.refusal).toContain(THEN);
+    expect(ask).not.toHaveBeenCalled();
+  });
+
+  it('lets the run start with an accepted key', () => {
+    const ask = jest.fn(() => ({ valid: true as const }));
+    expect(checkKeyForRun(THEN, KEY, ask)).toEqual({});
+    expect(ask).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a rejected key without ever showing the key itself', () => {
+    const check = checkKeyForRun(THEN, KEY, () => ({
+      valid: false,
+      message: `key ${KEY} is revoked`,
+    }));
+    expect(check.refusal).toMatch(/The service rejected your API key/);
+    expect(check.refusal).toContain('revoked');
+    expect(check.refusal).not.toContain(KEY);
+    expect(check.refusal).toContain('1234');
+  });
+
+  it('lets the run start on any other answer (the run handles it as it does mid-run)', () => {
+    expect(checkKeyForRun(THEN, KEY, () => serviceError('server_error', 'down'))).toEqual({});
+    expect(checkKeyForRun(THEN, KEY, () => ({ config: 'no endpoint' }))).toEqual({});
   });
 });
