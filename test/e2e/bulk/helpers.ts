@@ -36,12 +36,41 @@ export async function drive(world: World, maxSlices = 400, idlePauseMs = 0): Pro
   return progress;
 }
 
-/** One lane as the sidebar drives it: continueEnrichment again while the run is running (200 calls at most). */
-export async function lane(world: World, started: ProgressView): Promise<ProgressView> {
-  let progress = started;
-  for (let call = 0; call < 200 && progress.state === 'running'; call++)
-    progress = (await world.env.run('continueEnrichment', [], world.as())) as ProgressView;
-  return progress;
+/**
+ * `count` lanes as the sidebar drives them: continueEnrichment again while the run is running (200 calls a lane at
+ * most). A call that moved nothing waits, as the sidebar pauses, for the next end of another lane's call or of
+ * `alongside` (formulas evaluated meanwhile): the rows it could not take are theirs. Without the wait the 200 calls
+ * are spent as fast as the machine makes them.
+ */
+export function lanes(
+  world: World,
+  started: ProgressView,
+  count: number,
+  alongside?: Promise<unknown>,
+): Promise<ProgressView[]> {
+  const busy = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    busy.add(work);
+    work.then(
+      () => busy.delete(work),
+      () => busy.delete(work),
+    );
+  };
+  if (alongside) track(alongside);
+  const one = async () => {
+    let progress = started;
+    for (let call = 0; call < 200 && progress.state === 'running'; call++) {
+      const before = progress.processed;
+      const made = world.env.run('continueEnrichment', [], world.as()) as Promise<ProgressView>;
+      track(made);
+      progress = await made;
+      busy.delete(made);
+      if (progress.state === 'running' && progress.processed === before && busy.size > 0)
+        await Promise.race(busy).catch(() => undefined);
+    }
+    return progress;
+  };
+  return Promise.all(Array.from({ length: count }, one));
 }
 
 /**

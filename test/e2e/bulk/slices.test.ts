@@ -26,7 +26,7 @@ import {
   chargesByProfile,
   drive,
   expectLogEqualsLedger,
-  lane,
+  lanes,
   lookups,
   mismatches,
   type ProgressView,
@@ -478,8 +478,8 @@ describe('sheet writes applied as they are made (the emulator option liveWrites)
     );
     const started = await start(w, 'A1:A201');
     expect(started.state).toBe('running');
-    const lanes = [1, 2, 3, 4].map(() => lane(w, started));
-    const [, ...ends] = await Promise.all([w.env.recalculate(w.ss.id), ...lanes]);
+    const evaluation = w.env.recalculate(w.ss.id);
+    const [, ends] = await Promise.all([evaluation, lanes(w, started, 4, evaluation)]);
     expect(ends.map((end) => end.state)).toEqual(['done', 'done', 'done', 'done']);
     expect(w.env.executions.some((e) => e.fn === 'continueEnrichment' && !e.ok)).toBe(false);
     w.env.select(w.ss.id, 'H2:H11');

@@ -3,7 +3,7 @@
 import { FORMULA_WORK_BUDGET_MS, POLL_FIRST_MS } from '../../../src/core/limits';
 import { waitFor } from '../../sandbox/helpers';
 import { LOCK_QUOTA, startWorld, url, type World } from '../../support/harness';
-import { chargedTwice, drive, expectLogEqualsLedger, lane, mismatches, start } from '../bulk/helpers';
+import { chargedTwice, drive, expectLogEqualsLedger, lanes, mismatches, start } from '../bulk/helpers';
 import { column, emailOf, fillDown, lookups } from './helpers';
 
 let world: World | undefined;
@@ -154,8 +154,8 @@ describe('=FINDEMAIL with a bulk run', () => {
     const started = await start(w, 'A1:A201');
     expect(started.state).toBe('running');
     // Four lanes as the sidebar drives them, and the cells evaluated meanwhile.
-    const lanes = [1, 2, 3, 4].map(() => lane(w, started));
-    const [evaluated, ...ends] = await Promise.all([w.env.recalculate(w.ss.id), ...lanes]);
+    const evaluation = w.env.recalculate(w.ss.id);
+    const [evaluated, ends] = await Promise.all([evaluation, lanes(w, started, 4, evaluation)]);
     expect(evaluated.results.every((result) => result.ok)).toBe(true);
     expect(ends.map((end) => end.state)).toEqual(['done', 'done', 'done', 'done']);
     expect(w.env.executions.some((e) => e.fn === 'continueEnrichment' && !e.ok)).toBe(false);
