@@ -453,7 +453,6 @@ function leaseNext(
         until: setup.until,
         // A re-check and a retry buy again some of the results stored before the run started.
         keeps: (result, savedAt) => scope.keepsStored(result, savedAt >= job.startedAt),
-        window: setup.token,
       },
       () => setup.platform.clock.now(),
     );

@@ -1,7 +1,7 @@
 /**
  * Sending records and answers: every lookup's money accounted for from its claim to the hidden sheets. Pure.
  *   pef.s.<id>  the claim: until (`u`; past it keys in `k` are lost), at the service (`k`), claimed (`q`), payer (`c`;
- *               `b`: the formulas), a slice's window (`w`). Written under the lock, then by its sender alone.
+ *               `b`: the formulas). Written under the lock, then by its sender alone.
  *   pef.a.<id>  one fetchAll's answers (`r`), when (`t`), payer: written as their keys leave `k`, never changed.
  */
 import { PENDING_RESULT_RESERVE_BYTES, PROPERTY_RECORD_BYTES, REQUEST_OUTLIVES_MS } from '../core/limits';
@@ -20,7 +20,6 @@ export interface SendingRecord {
   q?: string[];
   c?: string[];
   b?: 1;
-  w?: string;
 }
 
 export interface Answers {
@@ -30,19 +29,8 @@ export interface Answers {
   b?: 1;
 }
 
-const RECORD_FIELDS = {
-  u: 'number',
-  k: 'array',
-  q: 'array?',
-  c: 'array?',
-  b: 'number?',
-  w: 'string?',
-} as const;
+const RECORD_FIELDS = { u: 'number', k: 'array', q: 'array?', c: 'array?', b: 'number?' } as const;
 const ANSWERS_FIELDS = { t: 'number', r: 'array', c: 'array?', b: 'number?' } as const;
-
-export function parseRecord(raw: string | null | undefined): SendingRecord | undefined {
-  return storedRecord<SendingRecord>(raw, RECORD_FIELDS) ?? undefined;
-}
 
 type Payer = Pick<SendingRecord, 'b' | 'c'>;
 
@@ -89,7 +77,7 @@ export function readRecords(all: Readonly<Record<string, string>>, now: number):
       if (answers.b) read.pendingBytes += name.length + value.length;
       read.final.answers.push({ name, answers });
     } else if (name.startsWith(SENDING_PREFIX)) {
-      const record = parseRecord(value);
+      const record = storedRecord<SendingRecord>(value, RECORD_FIELDS);
       if (!record) continue;
       if (isFinal(record, now)) {
         for (const key of record.u <= now ? record.k : []) {
@@ -111,7 +99,7 @@ export function readRecords(all: Readonly<Record<string, string>>, now: number):
 function recordsIn(all: Readonly<Record<string, string>>): SendingRecord[] {
   return Object.entries(all)
     .filter(([name]) => name.startsWith(SENDING_PREFIX))
-    .flatMap(([, value]) => parseRecord(value) ?? []);
+    .flatMap(([, value]) => storedRecord<SendingRecord>(value, RECORD_FIELDS) ?? []);
 }
 
 /** A record at work, or one whose sender ended within the time a sent request may outlive it. */
@@ -168,7 +156,6 @@ export function fold(final: RecordsRead['final'], now: number, runs: boolean): F
 export interface OwnRecord {
   until: number;
   payer: Payer;
-  window?: string;
   parts: Array<{ name: string; keys: string[] }>;
   atService: Set<string>;
   claimed: Set<string>;
@@ -179,7 +166,6 @@ export function openRecord(
   until: number,
   payer: ChargeContext,
   now: () => number,
-  window?: string,
 ): { own: OwnRecord; values: Record<string, string> } {
   const own: OwnRecord = {
     until,
@@ -187,7 +173,6 @@ export function openRecord(
     parts: inChunks(claimed).map((keys) => ({ name: SENDING_PREFIX + timeId(now()), keys })),
     atService: new Set(),
     claimed: new Set(claimed),
-    window,
   };
   return { own, values: partValues(own) };
 }
@@ -219,7 +204,6 @@ function partValues(own: OwnRecord, touched?: ReadonlySet<string>): Record<strin
     };
     const claimed = part.keys.filter((key) => own.claimed.has(key));
     if (claimed.length > 0) record.q = claimed;
-    if (own.window) record.w = own.window;
     values[part.name] = JSON.stringify(record);
   }
   return values;

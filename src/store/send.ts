@@ -26,7 +26,6 @@ export interface Ask {
   until: number;
   /** Else the profile is bought again (a re-check, a retry). */
   keeps?: (result: LookupResult, savedAt: number) => boolean;
-  window?: string;
   /** The formulas' answers wait in document properties until a writer folds them: their budget bounds them. */
   bounded?: boolean;
   /** The formulas' daily limit: the others are `over`. */
@@ -81,7 +80,7 @@ export function claim(
     } else made.unsaved.push(key);
   }
   if (made.mine.length === 0) return made;
-  return { ...made, ...openRecord(made.mine, ask.until, ask.payer, now, ask.window) };
+  return { ...made, ...openRecord(made.mine, ask.until, ask.payer, now) };
 }
 
 export interface Policy {
