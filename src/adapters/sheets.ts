@@ -1,6 +1,5 @@
 /** SpreadsheetApp behind the ports of src/core/sheet.ts. */
 import { a1Of } from '../core/a1';
-import { ADDON_NAME } from '../core/product';
 import type { CellBlock, EditedCells, Selection, SheetPort, SpreadsheetPort } from '../core/sheet';
 
 type Sheet = GoogleAppsScript.Spreadsheet.Sheet;
@@ -80,7 +79,6 @@ export function spreadsheetPort(ss: Spreadsheet): SpreadsheetPort {
     activeSheet: () => sheetPort(ss.getActiveSheet()),
     selection: () => selectionOf(ss),
     flush: () => SpreadsheetApp.flush(),
-    toast: (message) => ss.toast(message, ADDON_NAME),
   };
 }
 

@@ -12,12 +12,7 @@ export const EXTRA_HEADERS = ['Account type', 'Name'] as const;
 /** Offsets of the output cells in an output row (Email first), in the order of BASE_HEADERS and EXTRA_HEADERS. */
 export const OUT = { email: 0, status: 1, catchAll: 2, note: 3, accountType: 4, name: 5 } as const;
 /** Offsets in a row read from the sheet: the URL cell, then the output cells. */
-export const CELL = {
-  url: 0,
-  email: 1 + OUT.email,
-  status: 1 + OUT.status,
-  catchAll: 1 + OUT.catchAll,
-} as const;
+export const CELL = { url: 0, email: 1 + OUT.email, status: 1 + OUT.status } as const;
 
 export function outputHeaders(extraFields: boolean): string[] {
   return extraFields ? [...BASE_HEADERS, ...EXTRA_HEADERS] : [...BASE_HEADERS];

@@ -48,7 +48,6 @@ export interface SpreadsheetPort {
   selection(): Selection | null;
   /** Other executions and the sheet's formulas see pending writes. */
   flush(): void;
-  toast(message: string): void;
 }
 
 export interface EditedCells {

@@ -1,5 +1,4 @@
 /** Compact, versioned JSON for cached lookup results (a property value holds 9 KB, all of them 500 KB). */
-import { FIELD_LIMITS } from '../core/limits';
 import { parseStored } from '../core/storedJson';
 import { boundResult, type LookupResult } from '../lookup/result';
 
@@ -12,14 +11,6 @@ export interface CachedResult {
 // Version 2 is in ms: a re-check tells a result stored just before its run from its own. Version 1: seconds.
 const VERSION = 2;
 const SECONDS_VERSION = 1;
-
-/** 6 bytes a code unit (JSON's `\u001f`), far below a property's 9 KB. */
-export const MAX_ENCODED_BYTES =
-  6 *
-    (FIELD_LIMITS.name +
-      FIELD_LIMITS.updatedAt +
-      Math.max(FIELD_LIMITS.email + 2 * FIELD_LIMITS.status, FIELD_LIMITS.message)) +
-  64;
 
 export function encodeResult(unbounded: LookupResult, savedAtMs: number): string {
   const result = boundResult(unbounded);

@@ -21,8 +21,6 @@ import { hashOf } from './table';
 
 type Properties = Readonly<Record<string, string>>;
 
-export type { CachedResult } from './codec';
-
 export type Store = ReturnType<typeof storeOf>;
 
 /** What one execution read of the results sheet is kept for it (./resultsCopy.ts). */

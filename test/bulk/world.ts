@@ -73,7 +73,6 @@ export function bulkWorld(rows: unknown[][], selected: CellBlock, options: BulkW
     activeSheet: () => sheet,
     selection: () => ({ sheet, block: selected, a1: () => 'A1', rangeCount: () => 1 }),
     flush: () => {},
-    toast: () => {},
   };
   const platform = testPlatform({
     clock,

@@ -37,7 +37,6 @@ describe('layout', () => {
     expect(CELL.url).toBe(0);
     expect(CELL.email).toBe(1);
     expect(CELL.status).toBe(2);
-    expect(CELL.catchAll).toBe(3);
   });
 
   test('every output column is plain text but Catch-all, cut at the columns written', () => {

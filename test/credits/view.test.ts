@@ -78,7 +78,6 @@ function spreadsheetOf(sheets: MemorySheet[]): SpreadsheetPort {
     activeSheet: () => sheets[0] as SheetPort,
     selection: () => null,
     flush: () => {},
-    toast: () => {},
   };
 }
 

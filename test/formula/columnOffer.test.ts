@@ -21,7 +21,6 @@ function onSheet(sheet: MemorySheet, confirm: (message: string) => boolean = () 
     id: () => 'spreadsheet-1',
     sheetById: (id) => (id === sheet.id ? sheet : undefined),
     sheetByName: (name) => (name === sheet.name() ? sheet : undefined),
-    toast: () => {},
     selection: () => null,
     activeSheet: () => sheet,
     flush: () => {},

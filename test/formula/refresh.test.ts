@@ -64,7 +64,6 @@ function onSheet(sheet: SheetWithResults, block?: CellBlock, spent = 0, answer =
     id: () => 'spreadsheet-1',
     sheetById: (id) => (id === sheet.id ? sheet : undefined),
     sheetByName: (name) => (name === sheet.name() ? sheet : undefined),
-    toast: () => {},
     selection: () => selection,
     activeSheet: () => sheet,
     flush: () => void sheet.log.push('flush'),
