@@ -128,11 +128,6 @@ export function exportCreditsLog(request: unknown): api.CreditsExport {
   return credits.exportCreditsLog(appsScript, credits.parseExportRequest(request));
 }
 
-/** The formulas' spending cap in this spreadsheet and what they spent today. */
-export function getFormulaCap(): api.FormulaCapState {
-  return formulaCap.readFormulaCapState(appsScript);
-}
-
 /** Saves this user's =FINDEMAIL cap for this spreadsheet (the owner's governs formulas). */
 export function saveFormulaCap(setting: unknown): api.FormulaCapState {
   return formulaCap.saveFormulaCapSetting(appsScript, setting);

@@ -78,10 +78,8 @@ it("an editor's own setting changes nothing: formulas spend the owner's credits 
   await world.env.recalculate(world.ss.id, { user: EDITOR });
   expect(column(world, 'B2')).toEqual([emailOf(url('ed-dan'))]);
   // And the owner's sidebar still shows the owner's own (default) limit.
-  const owner = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as {
-    setting: unknown;
-    usedToday: number;
-  };
+  const owner = ((await world.env.run('getSidebarState', [], world.as(OWNER))) as { formulas: unknown })
+    .formulas;
   expect(owner).toEqual({
     setting: { enabled: true, dailyCap: 500 },
     usedToday: 1,
@@ -140,7 +138,9 @@ it('answers lost after their charge count against the cap: ten new profiles unde
     today: number;
     lostToday: number;
   };
-  const state = (await world.env.run('getFormulaCap', [], world.as(OWNER))) as { usedToday: number };
-  expect(state.usedToday).toBe(log.today + log.lostToday);
+  const state = (await world.env.run('getSidebarState', [], world.as(OWNER))) as {
+    formulas: { usedToday: number };
+  };
+  expect(state.formulas.usedToday).toBe(log.today + log.lostToday);
   expect(log.today + log.lostToday).toBe(world.sandbox.service.totalCharged());
 });
