@@ -82,7 +82,7 @@ function resolveAll(platform: Platform, inputs: ProfileInput[]): Map<string, Row
   const config = platform.config();
   if (!config.endpoint.ok) throw new Error(config.endpoint.message);
   const store = storeOf(platform);
-  for (const [key, cached] of store.read([...wanted.keys()]).results) outcomes.set(key, cached.result);
+  for (const [key, result] of store.getMany([...wanted.keys()])) outcomes.set(key, result);
   for (const key of outcomes.keys()) wanted.delete(key);
   if (wanted.size === 0) return outcomes;
   const apiKey = platform.settings.apiKey();

@@ -44,18 +44,14 @@ export function storeOf(
 
   return {
     lookIn,
-    /** The sheet first (no property call), then one read of the properties (`all`) for the keys it lacks. */
-    read(keys: string[]): { results: Map<string, CachedResult>; all?: Record<string, string> } {
+    /** The sheet first (no property call), then one read of the properties for the keys it lacks. */
+    getMany(keys: string[]): Map<string, LookupResult> {
       const first = fromSheet(copy, keys.map(hashOf), copy.absentVersion ?? '');
       const results = decoded(keys, (hash) => first.get(hash));
-      if (results.size === keys.length) return { results };
-      const all = props().getProperties();
       const lacking = keys.filter((key) => !results.has(key));
-      for (const [key, cached] of lookIn(lacking, all, false)) results.set(key, cached);
-      return { results, all };
-    },
-    getMany(keys: string[]): Map<string, LookupResult> {
-      return new Map([...this.read(keys).results].map(([key, cached]) => [key, cached.result]));
+      if (lacking.length > 0)
+        for (const [key, cached] of lookIn(lacking, props().getProperties(), false)) results.set(key, cached);
+      return new Map([...results].map(([key, cached]) => [key, cached.result]));
     },
     allResults(): LookupResult[] {
       const all = props().getProperties();
