@@ -10,8 +10,6 @@ import {
 } from '../core/runWords';
 import type { Pace } from '../lookup/pace';
 
-export type Counts = RunCounts;
-
 export interface Job {
   id: string;
   sheetId: number;
@@ -39,7 +37,7 @@ export interface Job {
   state: JobState;
   reason?: RunReason;
   message: string;
-  counts: Counts;
+  counts: RunCounts;
   startedAt: number;
   haltedSince?: number;
   /** Ended paused and stopped stretches, in ms by reason: not working time. */
@@ -71,17 +69,10 @@ export interface WindowLease {
   sent?: number;
 }
 
-export const emptyCounts = emptyRunCounts;
-
 export function idleProgress(
   message = 'No run yet. Select a column of profile URLs, then Find e-mails.',
 ): Progress {
-  return { state: 'idle', message, ...emptyCounts() };
-}
-
-export interface Viewer {
-  runnerId: string | null;
-  now: number;
+  return { state: 'idle', message, ...emptyRunCounts() };
 }
 
 export function mayDrive(job: Pick<Job, 'ownerId'>, runnerId: string | null): boolean {
@@ -97,7 +88,7 @@ export function notYourRun(job: Pick<Job, 'ownerName'>): string {
 }
 
 /** A watch's run leaves out the rows it found done: "40 of 41" for one new row would read as 40 rows of its work. */
-export function countsShown(job: Pick<Job, 'counts' | 'origin'>): Counts {
+export function countsShown(job: Pick<Job, 'counts' | 'origin'>): RunCounts {
   const counts = { ...job.counts, processed: Math.min(job.counts.processed, job.counts.total) };
   if (job.origin !== 'watch') return counts;
   const done = counts.alreadyDone;
@@ -114,7 +105,7 @@ export const SIDEBAR_CLOSED_MESSAGE = `Paused: the sidebar was closed. It goes o
 export const STARTER_AWAY_MESSAGE =
   "Paused: its starter's sidebar is closed. It goes on when they open their sidebar again.";
 
-export function progressOf(job: Job | null, viewer?: Viewer): Progress {
+export function progressOf(job: Job | null, viewer?: { runnerId: string | null; now: number }): Progress {
   if (!job) return idleProgress();
   const counts = countsShown(job);
   const progress: Progress = {

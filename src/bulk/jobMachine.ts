@@ -1,9 +1,9 @@
 /** The bulk run's state machine: `transition` is the only place a job's state changes. Pure. */
-import type { JobState, RunReason } from '../api';
+import type { JobState, RunCounts, RunReason } from '../api';
 import { SETTINGS_PATH } from '../core/product';
 import { runText } from '../core/runWords';
 import { type ServiceError, withAdvice } from '../lookup/result';
-import type { Counts, Job } from './job';
+import type { Job } from './job';
 
 export const HALT_STATE = {
   out_of_credits: 'paused',
@@ -28,7 +28,7 @@ export type JobEvent =
   | { type: 'resume' }
   | { type: 'cancel' }
   | { type: 'halt'; reason: HaltReason; message: string }
-  | { type: 'finish'; counts: Counts; leftPending: boolean };
+  | { type: 'finish'; counts: RunCounts; leftPending: boolean };
 
 const isHalted = (state: JobState): boolean => state === 'paused' || state === 'stopped';
 
@@ -71,11 +71,11 @@ export function transition(job: Job, event: JobEvent, now: number): Job {
   }
 }
 
-export function cancelledMessage(counts: Counts): string {
+export function cancelledMessage(counts: RunCounts): string {
   return `Cancelled: ${runText(counts)}. Results written so far are kept.`;
 }
 
-function doneMessage(counts: Counts, leftPending: boolean): string {
+function doneMessage(counts: RunCounts, leftPending: boolean): string {
   const done = `Done: ${runText(counts)}.`;
   const left = counts.total - counts.processed;
   return leftPending || left > 0

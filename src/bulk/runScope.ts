@@ -15,10 +15,6 @@ export interface RunScopeSettings {
   newRowsOnly?: boolean;
 }
 
-export function readsOutput(kind: PlacementKind): boolean {
-  return kind !== 'insert';
-}
-
 export class RunScope {
   readonly redo: readonly string[] | null;
   readonly recheck: boolean;
@@ -40,7 +36,7 @@ export class RunScope {
     return new RunScope({
       redo: run.mode === 'retry' ? failed : null,
       recheck: run.mode === 'all' && run.recheck,
-      readsOutput: readsOutput(placement),
+      readsOutput: placement !== 'insert',
       newRowsOnly: run.mode === 'new',
     });
   }

@@ -21,7 +21,7 @@ import { addFolded, countSelection } from './outcomes';
 import { type PlannedRun, planFor } from './plan';
 import { cellHash, textCells } from './rowCells';
 import { recordRun } from './runHistory';
-import { RunScope, readsOutput } from './runScope';
+import { RunScope } from './runScope';
 import { openingSlice, PACE_START } from './slice';
 
 export function enrichSelection(platform: Platform): Progress {
@@ -189,7 +189,7 @@ function createJob(
   const scope = new RunScope({
     redo: plan.redo,
     recheck: plan.recheck,
-    readsOutput: readsOutput(plan.placement.kind),
+    readsOutput: plan.placement.kind !== 'insert',
     newRowsOnly: plan.mode === 'new',
   });
   const { counts, hasDuplicates } = countSelection(dataRows, scope, platform.config().networkHosts);

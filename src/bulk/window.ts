@@ -1,10 +1,11 @@
 /** A slice's window: planned in the hold that leases it, written in the next, each row checked right before. Pure. */
+import type { RunCounts } from '../api';
 import { CELL, rowNeedsPlainText } from '../core/cells';
 import type { SheetPort } from '../core/sheet';
 import type { NetworkHosts } from '../core/url';
 import { enrichmentRow, type RowOutcome } from '../lookup/cellValues';
 import { inRanges } from './blocks';
-import type { Counts, Job } from './job';
+import type { Job } from './job';
 import { countCopy, countOutcome } from './outcomes';
 import { textCells } from './rowCells';
 import { adjacentRuns, planRows, type RowPlan, sameInput } from './rowPlan';
@@ -69,7 +70,7 @@ export function writeWindow(
     scope: RunScope;
     hosts: NetworkHosts;
     width: number;
-    counts: Counts;
+    counts: RunCounts;
     answerOf(key: string): RowAnswer | undefined;
   },
 ): { left: Array<{ from: number; to: number }> } {

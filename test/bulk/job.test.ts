@@ -1,12 +1,7 @@
 import type { Progress } from '../../src/api';
-import {
-  emptyCounts,
-  type Job,
-  progressOf,
-  SIDEBAR_CLOSED_MESSAGE,
-  STARTER_AWAY_MESSAGE,
-} from '../../src/bulk/job';
+import { type Job, progressOf, SIDEBAR_CLOSED_MESSAGE, STARTER_AWAY_MESSAGE } from '../../src/bulk/job';
 import { WAITING_AFTER_MS } from '../../src/core/limits';
+import { emptyRunCounts } from '../../src/core/runWords';
 import {
   canCancel,
   canPause,
@@ -19,7 +14,7 @@ import {
 } from '../../src/sidebar/progress';
 
 const progress = (state: Progress['state'], reason?: Progress['reason'], message = ''): Progress => ({
-  ...emptyCounts(),
+  ...emptyRunCounts(),
   state,
   reason,
   message,
@@ -52,7 +47,7 @@ describe('describeState renders the reason, never the message', () => {
 
 describe('a paused run whose every row has its result (the answers on their way at Pause finished it)', () => {
   const job = {
-    counts: { ...emptyCounts(), total: 70, processed: 70 },
+    counts: { ...emptyRunCounts(), total: 70, processed: 70 },
     state: 'paused' as const,
     reason: 'user' as const,
     ownerId: 'starter-id',
@@ -80,7 +75,7 @@ describe('a paused run whose every row has its result (the answers on their way 
 
 describe('a run seen by someone who did not start it, and a run waiting for its sidebar', () => {
   const job = {
-    counts: emptyCounts(),
+    counts: emptyRunCounts(),
     state: 'running' as const,
     ownerId: 'starter-id',
     ownerName: 'owner@example.com',
@@ -164,7 +159,7 @@ describe('creditsShown: what was charged, and apart what may have been', () => {
 
 describe("a watch's run as a person sees it", () => {
   it('counts only its own rows: one new row below forty done reads 0 of 1, then 1 of 1, not 40 of 41', () => {
-    const counts = { ...emptyCounts(), total: 41, processed: 40, alreadyDone: 40 };
+    const counts = { ...emptyRunCounts(), total: 41, processed: 40, alreadyDone: 40 };
     const job = { counts, state: 'running', origin: 'watch', message: '', leaseUntil: 0, updatedAt: 0 };
     expect(progressOf(job as unknown as Job)).toMatchObject({ processed: 0, total: 1, alreadyDone: 0 });
     const written = { ...job, counts: { ...counts, processed: 41, found: 1, creditsUsed: 1 } };

@@ -1,8 +1,7 @@
 import type { JobState } from '../../src/api';
-import { emptyCounts } from '../../src/bulk/job';
 import { HALT_STATE, haltOf, type JobEvent, transition } from '../../src/bulk/jobMachine';
 import { summarize } from '../../src/bulk/runHistory';
-import { timeTakenText } from '../../src/core/runWords';
+import { emptyRunCounts, timeTakenText } from '../../src/core/runWords';
 import { serviceError } from '../../src/lookup/result';
 import { forTheWatch } from '../../src/watch/watch';
 import { testJob as job } from '../support/job';
@@ -10,7 +9,7 @@ import { testJob as job } from '../support/job';
 const STATES: JobState[] = ['idle', 'running', 'paused', 'stopped', 'cancelled', 'done'];
 
 const finished = {
-  ...emptyCounts(),
+  ...emptyRunCounts(),
   total: 8,
   processed: 8,
   found: 5,

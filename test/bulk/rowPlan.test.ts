@@ -1,4 +1,3 @@
-import { emptyCounts } from '../../src/bulk/job';
 import { countCopy, countOutcome, countSelection, finalCounts } from '../../src/bulk/outcomes';
 import { canReuse } from '../../src/bulk/placement';
 import { isOwnStatus, withFormulaCells } from '../../src/bulk/rowCells';
@@ -6,6 +5,7 @@ import { adjacentRuns, firstWithoutStatus, planRows, writtenResults } from '../.
 import { RunScope } from '../../src/bulk/runScope';
 import { OUT, outputHeaders } from '../../src/core/cells';
 import { RETRY_PATH } from '../../src/core/product';
+import { emptyRunCounts } from '../../src/core/runWords';
 import { parseNetworkHosts } from '../../src/core/url';
 import { columnRead, owning } from '../support/columnRead';
 
@@ -184,21 +184,21 @@ describe('counting', () => {
 
   it('countSelection skips final results, counts them by kind, and notices duplicate URLs', () => {
     const { counts, hasDuplicates } = countSelection(selection, ALL, HOSTS);
-    expect(counts).toEqual({ ...emptyCounts(), total: 4, processed: 2, alreadyDone: 2 });
+    expect(counts).toEqual({ ...emptyRunCounts(), total: 4, processed: 2, alreadyDone: 2 });
     expect(hasDuplicates).toBe(true);
   });
 
   it('countSelection skips nothing on a re-check, or when the columns are new', () => {
-    expect(countSelection(selection, RECHECK, HOSTS).counts).toEqual({ ...emptyCounts(), total: 4 });
+    expect(countSelection(selection, RECHECK, HOSTS).counts).toEqual({ ...emptyRunCounts(), total: 4 });
     expect(
       countSelection(selection, new RunScope({ redo: null, recheck: false, readsOutput: false }), HOSTS)
         .counts,
-    ).toEqual({ ...emptyCounts(), total: 4 });
+    ).toEqual({ ...emptyRunCounts(), total: 4 });
   });
 
   it('finalCounts keeps the counts made as rows were written, and the rows at the end as the total', () => {
     const before = {
-      ...emptyCounts(),
+      ...emptyRunCounts(),
       total: 3,
       processed: 3,
       found: 2,
@@ -212,11 +212,11 @@ describe('counting', () => {
   });
 
   it('countOutcome and countCopy', () => {
-    const counts = emptyCounts();
+    const counts = emptyRunCounts();
     countOutcome(counts, { kind: 'not_found', profile: {} });
     countOutcome(counts, { kind: 'invalid', reason: 'r' });
     countCopy(counts, ['a@x.test', 'VALID', true, '']);
-    expect(counts).toEqual({ ...emptyCounts(), processed: 3, found: 1, noAddress: 1, notProfile: 1 });
+    expect(counts).toEqual({ ...emptyRunCounts(), processed: 3, found: 1, noAddress: 1, notProfile: 1 });
   });
 });
 

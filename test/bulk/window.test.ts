@@ -3,8 +3,7 @@
  * of lookups in the hold that leases it, written in the next, each row checked again right before, in runs of
  * adjacent rows; the rows without an answer go back to the run.
  */
-import type { Counts } from '../../src/bulk/job';
-import { emptyCounts } from '../../src/bulk/job';
+import type { RunCounts } from '../../src/api';
 import { RunScope } from '../../src/bulk/runScope';
 import {
   type PlanContext,
@@ -14,6 +13,7 @@ import {
   writeWindow,
 } from '../../src/bulk/window';
 import { RETRY_PATH } from '../../src/core/product';
+import { emptyRunCounts } from '../../src/core/runWords';
 import { DEFAULT_NETWORK_HOSTS, parseProfileInput } from '../../src/core/url';
 import type { LookupResult } from '../../src/lookup/result';
 import { MemorySheet } from '../support/platform';
@@ -163,7 +163,7 @@ describe('writeWindow', () => {
     sheet: MemorySheet,
     window: PlannedWindow,
     answers: Record<string, RowAnswer>,
-    counts: Counts = emptyCounts(),
+    counts: RunCounts = emptyRunCounts(),
     job: Parameters<typeof writeWindow>[1] = JOB,
   ) {
     const now = sheet.rows.slice(FROM - 1, FROM - 1 + window.plans.length).map((row) => row.slice(0, WIDTH));
@@ -268,7 +268,7 @@ describe('writeWindow', () => {
       sheet,
       window,
       { a: answer('a@x.test'), b: answer('b@x.test') },
-      emptyCounts(),
+      emptyRunCounts(),
       { ...JOB, owns: [[FROM, FROM]] },
     );
     expect(sheet.rows[FROM - 1].slice(1, 3)).toEqual(['a@x.test', 'VALID']);

@@ -1,6 +1,7 @@
 /** A bulk run's job as the store keeps it, every field set: tests change what they need. */
 import type { JobState } from '../../src/api';
-import { emptyCounts, type Job } from '../../src/bulk/job';
+import type { Job } from '../../src/bulk/job';
+import { emptyRunCounts } from '../../src/core/runWords';
 
 export function testJob(state: JobState = 'running', extra: Partial<Job> = {}): Job {
   return {
@@ -25,7 +26,7 @@ export function testJob(state: JobState = 'running', extra: Partial<Job> = {}): 
     state,
     message: `was ${state}`,
     counts: {
-      ...emptyCounts(),
+      ...emptyRunCounts(),
       total: 8,
       processed: 3,
       found: 2,
